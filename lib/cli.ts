@@ -1,0 +1,189 @@
+/**
+ * Command-line plumbing shared by every command: option parsing, help text generated
+ * from the command's definition, `--json` output, and the one top-level catch that turns
+ * errors into exit codes (0 ok, 1 failed, 2 usage, 3 precondition not met, 4 check failed).
+ */
+import { parseArgs } from "node:util";
+import { EXIT, RobotArmyError, UsageError } from "./errors.ts";
+
+/** One `--option` of a command. */
+export interface OptionDef {
+  type: "string" | "boolean";
+  /** Placeholder shown in help for a string option, e.g. `PID`. */
+  value?: string;
+  short?: string;
+  multiple?: boolean;
+  description: string;
+}
+
+/** A leaf command: what it does, how it is called, which options it takes. */
+export interface CommandDef {
+  /** The words after `robot-army`, e.g. `episode start`. */
+  name: string;
+  summary: string;
+  /** The synopsis after `robot-army `, e.g. `episode start [--key K]`. */
+  usage: string;
+  description?: string;
+  options?: Record<string, OptionDef>;
+  /** How many positional arguments it takes (default none). */
+  positionals?: { min?: number; max?: number };
+  examples?: string[];
+}
+
+/** A command made of subcommands, e.g. `episode start|status|end`. */
+export interface FamilyDef {
+  name: string;
+  summary: string;
+  description?: string;
+  subcommands: Record<string, Subcommand>;
+}
+
+/** A subcommand's definition and the handler that runs it. */
+export interface Subcommand {
+  command: CommandDef;
+  run: (args: ParsedArgs) => Promise<number | void>;
+}
+
+/** Parsed options and positionals of one invocation. */
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/** Thrown by `parse` when `--help` was asked for; prints the help and exits 0. */
+export class HelpRequested extends Error {
+  help: string;
+  constructor(help: string) {
+    super("help requested");
+    this.help = help;
+  }
+}
+
+const HELP_OPTION: OptionDef = { type: "boolean", short: "h", description: "Show this help" };
+
+/** The help page of a leaf command, generated from its definition. */
+export function helpText(def: CommandDef): string {
+  const lines = [`Usage: robot-army ${def.usage}`, "", def.summary];
+  if (def.description) lines.push("", def.description.trimEnd());
+  const options = { ...def.options, help: HELP_OPTION };
+  lines.push("", "Options:");
+  const rows = Object.entries(options).map(([name, opt]) => {
+    const flag = `${opt.short ? `-${opt.short}, ` : ""}--${name}${opt.type === "string" ? ` ${opt.value ?? "VALUE"}` : ""}`;
+    return [flag, opt.description] as const;
+  });
+  const width = Math.max(...rows.map(([flag]) => flag.length)) + 2;
+  for (const [flag, text] of rows) lines.push(`  ${flag.padEnd(width)}${text}`);
+  if (def.examples?.length) {
+    lines.push("", "Examples:");
+    for (const example of def.examples) lines.push(`  ${example}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** The help page of a command family: its subcommands with their summaries. */
+export function familyHelpText(def: FamilyDef): string {
+  const lines = [`Usage: robot-army ${def.name} <subcommand> [options]`, "", def.summary];
+  if (def.description) lines.push("", def.description.trimEnd());
+  lines.push("", "Subcommands:");
+  const names = Object.keys(def.subcommands);
+  const width = Math.max(...names.map((n) => n.length)) + 2;
+  for (const name of names) {
+    lines.push(`  ${name.padEnd(width)}${def.subcommands[name].command.summary}`);
+  }
+  lines.push("", `Run "robot-army ${def.name} <subcommand> --help" for a subcommand's options.`);
+  return lines.join("\n") + "\n";
+}
+
+/** Parses argv against a command definition; unknown options and stray arguments are usage errors. */
+export function parse(def: CommandDef, argv: string[]): ParsedArgs {
+  const options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
+  for (const [name, opt] of Object.entries({ ...def.options, help: HELP_OPTION })) {
+    options[name] = { type: opt.type, ...(opt.short ? { short: opt.short } : {}), ...(opt.multiple ? { multiple: true } : {}) };
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(describeParseError(error), helpText(def));
+  }
+  if (parsed.values.help) throw new HelpRequested(helpText(def));
+  const { min = 0, max = 0 } = def.positionals ?? {};
+  if (parsed.positionals.length < min) {
+    throw new UsageError(`"${def.name}" needs ${min} argument(s), got ${parsed.positionals.length}`, helpText(def));
+  }
+  if (parsed.positionals.length > max) {
+    throw new UsageError(`Unexpected argument "${parsed.positionals[max]}" for "${def.name}"`, helpText(def));
+  }
+  return { values: parsed.values as ParsedArgs["values"], positionals: parsed.positionals };
+}
+
+function describeParseError(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  // node:util phrases these with advice for script authors; keep the first sentence.
+  return message.split(/\. (?=[A-Z])/)[0].replace(/\.$/, "");
+}
+
+/** Runs a family: picks the subcommand from argv[0] and hands it the rest. */
+export async function dispatch(def: FamilyDef, argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    if (name === undefined) throw new UsageError(`"${def.name}" needs a subcommand`, familyHelpText(def));
+    process.stdout.write(familyHelpText(def));
+    return EXIT.ok;
+  }
+  const sub = Object.hasOwn(def.subcommands, name) ? def.subcommands[name] : undefined;
+  if (!sub) throw new UsageError(`Unknown subcommand "${def.name} ${name}"`, familyHelpText(def));
+  return (await sub.run(parse(sub.command, rest))) ?? EXIT.ok;
+}
+
+/** Reads a string option, or undefined when it was not given. */
+export function stringOption(args: ParsedArgs, name: string): string | undefined {
+  const value = args.values[name];
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Reads an option that must be a whole number, e.g. `--limit 5`. */
+export function integerOption(args: ParsedArgs, name: string, min = 0): number | undefined {
+  const raw = stringOption(args, name);
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < min) {
+    throw new UsageError(`--${name} must be a whole number of at least ${min}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+/** Writes a value as indented JSON, the form every `--json` output takes. */
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+}
+
+/** Writes lines to stdout. */
+export function print(...lines: string[]): void {
+  process.stdout.write(lines.map((line) => line + "\n").join(""));
+}
+
+/**
+ * The one top-level catch: runs a command's main and maps what it throws to an exit code.
+ * Expected errors are one line on stderr; a usage error is followed by the command's help.
+ */
+export async function runMain(main: (argv: string[]) => Promise<number | void>, argv: string[]): Promise<void> {
+  try {
+    process.exitCode = (await main(argv)) ?? EXIT.ok;
+  } catch (error) {
+    process.exitCode = reportError(error);
+  }
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof HelpRequested) {
+    process.stdout.write(error.help);
+    return EXIT.ok;
+  }
+  if (error instanceof RobotArmyError) {
+    process.stderr.write(`robot-army: ${error.message}\n`);
+    if (error instanceof UsageError && error.help) process.stderr.write("\n" + error.help);
+    return error.exitCode;
+  }
+  process.stderr.write(`robot-army: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
+  return EXIT.failed;
+}

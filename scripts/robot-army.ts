@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * The `robot-army` router: `robot-army <command> ...` runs `scripts/<command>.ts`.
+ * Commands are imported only when called, so a read command pays only for what it uses.
+ */
+import { readFileSync } from "node:fs";
+import { print, runMain } from "../lib/cli.ts";
+import { UsageError } from "../lib/errors.ts";
+import type { CommandDef, FamilyDef } from "../lib/cli.ts";
+
+/** What every command module exports. */
+export interface CommandModule {
+  command: CommandDef | FamilyDef;
+  main: (argv: string[]) => Promise<number | void>;
+}
+
+/** Every command, in the order the overview lists them. */
+export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  episode: { summary: "Open, inspect and close the work journal's episodes", load: () => import("./episode.ts") },
+  ledger: { summary: "Append to and read the episode ledger", load: () => import("./ledger.ts") },
+  continuity: { summary: "What a new worker needs first: open episodes, records, ledger", load: () => import("./continuity.ts") },
+  recover: { summary: "Close what a crash left open, from evidence", load: () => import("./recover.ts") },
+  log: { summary: "Read the audit log", load: () => import("./log.ts") },
+  "example-config": { summary: "Print a fully commented config.toml", load: () => import("./example-config.ts") },
+};
+
+/** The overview printed by `robot-army --help`. */
+export function overview(): string {
+  const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length)) + 2;
+  return [
+    "Usage: robot-army <command> [options]",
+    "",
+    "robot-army supervises AI coding-agent sessions working on GitHub issues.",
+    "",
+    "Commands:",
+    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`),
+    "",
+    "Options:",
+    "  -h, --help     Show this help",
+    "  -V, --version  Show the version",
+    "",
+    'Run "robot-army <command> --help" for a command\'s options.',
+    "Exit codes: 0 ok, 1 failed, 2 usage, 3 precondition not met, 4 check failed.",
+    "",
+  ].join("\n");
+}
+
+/** The version in package.json. */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  return pkg.version;
+}
+
+/** Routes argv to a command. */
+export async function main(argv: string[]): Promise<number | void> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === "--help" || name === "-h" || name === "help") {
+    process.stdout.write(overview());
+    return 0;
+  }
+  if (name === "--version" || name === "-V") {
+    print(`robot-army ${version()}`);
+    return 0;
+  }
+  const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!entry) throw new UsageError(`Unknown command "${name}"`, overview());
+  const module = await entry.load();
+  return module.main(rest);
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
