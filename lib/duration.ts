@@ -1,0 +1,33 @@
+/** Durations as people write them (`90s`, `30m`, `12h`, `2d`, `1h30m`) and ages as we print them. */
+import { UsageError } from "./errors.ts";
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/**
+ * Parses a duration into milliseconds.
+ * @example parseDuration("1h30m") // 5_400_000
+ */
+export function parseDuration(text: string, what = "duration"): number {
+  const parts = [...text.matchAll(/(\d+)(ms|s|m|h|d|w)/g)];
+  if (!text || parts.map((p) => p[0]).join("") !== text) {
+    throw new UsageError(`${what} "${text}" is not a duration such as 90s, 30m, 12h or 2d`);
+  }
+  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * UNITS[unit], 0);
+}
+
+/**
+ * Formats milliseconds as a short age, largest two units: `3d 4h`, `12m 5s`, `0s`.
+ * @example formatAge(5_400_000) // "1h 30m"
+ */
+export function formatAge(ms: number): string {
+  if (ms < 0) return `-${formatAge(-ms)}`;
+  const order: Array<[string, number]> = [["d", UNITS.d], ["h", UNITS.h], ["m", UNITS.m], ["s", UNITS.s]];
+  const seconds = Math.floor(ms / 1000) * 1000;
+  const first = order.findIndex(([, size]) => seconds >= size);
+  if (first === -1) return "0s";
+  const [unit, size] = order[first];
+  const out = [`${Math.floor(seconds / size)}${unit}`];
+  const next = order[first + 1];
+  if (next && seconds % size >= next[1]) out.push(`${Math.floor((seconds % size) / next[1])}${next[0]}`);
+  return out.join(" ");
+}

@@ -1,0 +1,66 @@
+/**
+ * Builders for the real things tests and scenario setups stand on: temp dirs and git
+ * repositories with commits. Nothing here is mocked; every repository is a real one.
+ */
+import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { spawnSync } from "node:child_process";
+
+/** A fresh, empty temp dir (its real path, so output normalisation sees one spelling). */
+export function makeTempDir(prefix = "robot-army-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/** Removes a temp dir made by `makeTempDir`. */
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs git in a directory with a fixed identity; throws with git's stderr on failure. */
+export function git(cwd: string, ...args: string[]): string {
+  const result = spawnSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, ...GIT_IDENTITY },
+  });
+  if (result.status !== 0) {
+    throw new Error(`git ${args.join(" ")} failed in "${cwd}": ${result.stderr.trim()}`);
+  }
+  return result.stdout.trim();
+}
+
+const GIT_IDENTITY = {
+  GIT_AUTHOR_NAME: "Robot Army Test",
+  GIT_AUTHOR_EMAIL: "test@robot-army.invalid",
+  GIT_COMMITTER_NAME: "Robot Army Test",
+  GIT_COMMITTER_EMAIL: "test@robot-army.invalid",
+  GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z",
+  GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z",
+};
+
+/** A git repository at `dir` on branch `main` with one commit (a README). */
+export function makeGitRepo(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  git(dir, "init", "--quiet", "--initial-branch=main");
+  git(dir, "config", "user.name", GIT_IDENTITY.GIT_AUTHOR_NAME);
+  git(dir, "config", "user.email", GIT_IDENTITY.GIT_AUTHOR_EMAIL);
+  commitFile(dir, "README.md", "# A repository robot-army works in\n", "Start the project");
+  return dir;
+}
+
+/** Writes a file and commits it; returns the new commit's SHA. */
+export function commitFile(repo: string, path: string, content: string, message: string): string {
+  const full = join(repo, path);
+  mkdirSync(dirname(full), { recursive: true });
+  writeFileSync(full, content);
+  git(repo, "add", "--", path);
+  git(repo, "commit", "--quiet", "-m", message);
+  return git(repo, "rev-parse", "HEAD");
+}
+
+/** The pid of a process that has already exited (for "its client is gone" cases). */
+export function exitedPid(): number {
+  const result = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
+  return Number(result.stdout);
+}
