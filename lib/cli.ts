@@ -133,7 +133,13 @@ export async function dispatch(def: FamilyDef, argv: string[]): Promise<number> 
   }
   const sub = Object.hasOwn(def.subcommands, name) ? def.subcommands[name] : undefined;
   if (!sub) throw new UsageError(`Unknown subcommand "${def.name} ${name}"`, familyHelpText(def));
-  return (await sub.run(parse(sub.command, rest))) ?? EXIT.ok;
+  try {
+    return (await sub.run(parse(sub.command, rest))) ?? EXIT.ok;
+  } catch (error) {
+    // Option values checked after parsing (a bad number, a bad duration) show the subcommand's help too.
+    if (error instanceof UsageError && !error.help) error.help = helpText(sub.command);
+    throw error;
+  }
 }
 
 /** Reads a string option, or undefined when it was not given. */

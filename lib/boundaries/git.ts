@@ -1,0 +1,77 @@
+/**
+ * The git boundary: every git call robot-army makes, through dax (arguments are escaped
+ * by dax, never joined into a command string).
+ */
+import { RobotArmyError, PreconditionError } from "../errors.ts";
+
+type Dax = typeof import("dax-sh").$;
+let dax: Dax | undefined;
+
+async function $(): Promise<Dax> {
+  dax ??= (await import("dax-sh")).$;
+  return dax;
+}
+
+/** Runs git in a folder and returns its trimmed stdout; a non-zero exit throws with git's words. */
+async function git(cwd: string, args: string[]): Promise<string> {
+  const result = await (await $())`git ${args}`.cwd(cwd).quiet().noThrow();
+  if (result.code !== 0) {
+    throw new RobotArmyError(`git ${args.join(" ")} failed in "${cwd}": ${result.stderr.trim() || `exit ${result.code}`}`);
+  }
+  return result.stdout.trim();
+}
+
+/** Runs git where a non-zero exit is an answer (no such ref, no HEAD yet): undefined then. */
+async function gitAnswer(cwd: string, args: string[]): Promise<string | undefined> {
+  const result = await (await $())`git ${args}`.cwd(cwd).quiet().noThrow();
+  return result.code === 0 ? result.stdout.trim() : undefined;
+}
+
+/** Where a repository (or worktree) is and where it keeps its exclude file. */
+export interface RepositoryInfo {
+  root: string;
+  excludeFile: string;
+}
+
+/** The repository the folder is in; a folder outside any repository is a precondition error. */
+export async function repositoryAt(cwd: string): Promise<RepositoryInfo> {
+  const out = await gitAnswer(cwd, ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "info/exclude"]);
+  const [root, excludeFile] = out?.split("\n") ?? [];
+  if (!root || !excludeFile) throw new PreconditionError(`Not inside a git repository: "${cwd}"`);
+  return { root, excludeFile };
+}
+
+/** The current branch's short name, or undefined on a detached HEAD. */
+export function currentBranch(root: string): Promise<string | undefined> {
+  return gitAnswer(root, ["symbolic-ref", "--short", "-q", "HEAD"]);
+}
+
+/** The commit HEAD points at, or undefined in a repository with no commits yet. */
+export function headCommit(root: string): Promise<string | undefined> {
+  return gitAnswer(root, ["rev-parse", "-q", "--verify", "HEAD^{commit}"]);
+}
+
+/** A commit as a record lists it. */
+export interface CommitSummary {
+  sha: string;
+  subject: string;
+}
+
+/** Commits reachable from `to` and not from `from`, oldest first (all of `to` when `from` is undefined). */
+export async function commitsBetween(root: string, from: string | undefined, to: string): Promise<CommitSummary[]> {
+  const range = from ? `${from}..${to}` : to;
+  const out = await git(root, ["log", "--reverse", "--format=%H%x09%s", range]);
+  return out ? out.split("\n").map((line) => {
+    const [sha, ...subject] = line.split("\t");
+    return { sha, subject: subject.join("\t") };
+  }) : [];
+}
+
+/** Files that differ between two commits (every file of `to` when `from` is undefined). */
+export async function changedFiles(root: string, from: string | undefined, to: string): Promise<string[]> {
+  const args = from
+    ? ["diff", "--name-only", "--no-renames", from, to]
+    : ["ls-tree", "-r", "--name-only", to];
+  const out = await git(root, args);
+  return out ? out.split("\n") : [];
+}

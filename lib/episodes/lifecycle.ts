@@ -1,0 +1,125 @@
+/**
+ * What a worker does with its episodes: start one, mark it idle or busy, end it into a
+ * record. Each step leaves a ledger event stamped with the episode's id.
+ */
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
+import { changedFiles, commitsBetween, currentBranch, headCommit } from "../boundaries/git.ts";
+import type { CommitSummary } from "../boundaries/git.ts";
+import { isoSeconds } from "../clock.ts";
+import { PreconditionError } from "../errors.ts";
+import { identify } from "../processes.ts";
+import { shown } from "./journal.ts";
+import type { Journal } from "./journal.ts";
+import { appendEvent } from "./ledger.ts";
+import { createOpen, findOpen, removeOpen, rewriteOpen } from "./open-episodes.ts";
+import type { Episode } from "./open-episodes.ts";
+import { writeRecord } from "./records.ts";
+
+/** Opens an episode under `key`; refused when that key is already open. */
+export async function startEpisode(journal: Journal, options: { key: string; clientPid: number; now: Date }): Promise<Episode> {
+  const at = isoSeconds(options.now);
+  const episode: Episode = {
+    schema: 1,
+    id: randomUUID(),
+    key: options.key,
+    host: hostname(),
+    client: identify(options.clientPid),
+    started_at: at,
+    branch: (await currentBranch(journal.root)) ?? null,
+    start_head: (await headCommit(journal.root)) ?? null,
+    status: "busy",
+    status_changed_at: at,
+  };
+  if (!(await createOpen(journal, episode))) {
+    const open = await findOpen(journal, options.key);
+    const which = open?.episode ? `episode ${open.episode.id}, started ${open.episode.started_at}` : shown(journal, open?.file ?? "");
+    throw new PreconditionError(
+      `Episode key "${options.key}" is already open (${which}); end it with "robot-army episode end --key ${options.key}" or, if its worker is gone, close it with "robot-army recover episodes"`,
+    );
+  }
+  await appendEvent(journal, {
+    at, episode: episode.id, key: episode.key, kind: "episode.start",
+    data: { branch: episode.branch, head: episode.start_head, client_pid: episode.client.pid },
+  });
+  return episode;
+}
+
+/** The readable open episode with this key; a missing or unreadable one is a precondition error. */
+export async function requireOpen(journal: Journal, key: string): Promise<Episode> {
+  const entry = await findOpen(journal, key);
+  if (!entry) throw new PreconditionError(`No open episode with key "${key}"; "robot-army episode status --all" lists the open ones`);
+  if (!entry.episode) throw new PreconditionError(`Open episode "${shown(journal, entry.file)}" ${entry.problem}`);
+  return entry.episode;
+}
+
+/** Marks an episode idle or busy, which also counts as a sign of life. */
+export async function setStatus(journal: Journal, options: { key: string; status: "idle" | "busy"; now: Date }): Promise<Episode> {
+  const episode = await requireOpen(journal, options.key);
+  const at = isoSeconds(options.now);
+  const updated: Episode = { ...episode, status: options.status, status_changed_at: at };
+  await rewriteOpen(journal, updated);
+  await appendEvent(journal, { at, episode: episode.id, key: episode.key, kind: `episode.${options.status}`, data: {} });
+  return updated;
+}
+
+/** What ending an episode produced. */
+export interface EndResult {
+  episode: Episode;
+  recordFile: string;
+  commits: CommitSummary[] | null;
+  changedFiles: string[] | null;
+}
+
+/** Ends an episode: writes its record (commits and files changed since it started), logs it, removes the open file. */
+export async function endEpisode(journal: Journal, options: { key: string; outcome: string; now: Date }): Promise<EndResult> {
+  const episode = await requireOpen(journal, options.key);
+  const at = isoSeconds(options.now);
+  const endHead = (await headCommit(journal.root)) ?? null;
+  let commits: CommitSummary[] | null = [];
+  let files: string[] | null = [];
+  let unlisted: string | undefined;
+  if (endHead) {
+    try {
+      commits = await commitsBetween(journal.root, episode.start_head ?? undefined, endHead);
+      files = await changedFiles(journal.root, episode.start_head ?? undefined, endHead);
+    } catch (error) {
+      // The start commit may be gone (history rewritten and pruned): say so rather than claim none.
+      commits = null;
+      files = null;
+      unlisted = (error as Error).message;
+    }
+  }
+  const recordFile = await writeRecord(journal, {
+    schema: 1, id: episode.id, key: episode.key, host: episode.host, branch: episode.branch,
+    started_at: episode.started_at, ended_at: at, outcome: options.outcome,
+    start_head: episode.start_head, end_head: endHead,
+    commits, changed_files: files, written_by: "episode end",
+  }, endBody(episode, { at, outcome: options.outcome, commits, files, unlisted }));
+  await appendEvent(journal, {
+    at, episode: episode.id, key: episode.key, kind: "episode.end",
+    data: { outcome: options.outcome, record: shown(journal, recordFile), commits: commits?.length ?? null },
+  });
+  removeOpen(journal, episode.key);
+  return { episode, recordFile, commits, changedFiles: files };
+}
+
+function endBody(
+  episode: Episode,
+  end: { at: string; outcome: string; commits: CommitSummary[] | null; files: string[] | null; unlisted?: string },
+): string {
+  const lines = [
+    `# Episode ${episode.key}`,
+    "",
+    `Opened ${episode.started_at} on ${episode.host}${episode.branch ? `, branch ${episode.branch}` : ""}; ` +
+    `closed ${end.at} by \`robot-army episode end\` with outcome ${end.outcome}.`,
+    "",
+  ];
+  if (end.commits === null || end.files === null) {
+    lines.push(`The commits since the start could not be listed: ${end.unlisted}`);
+    return lines.join("\n");
+  }
+  lines.push(`## Commits (${end.commits.length})`, "", ...(end.commits.length ? end.commits.map((c) => `- ${c.sha} ${c.subject}`) : ["none"]), "");
+  lines.push(`## Changed files (${end.files.length})`, "", ...(end.files.length ? end.files.map((f) => `- ${f}`) : ["none"]));
+  return lines.join("\n");
+}

@@ -1,0 +1,85 @@
+/**
+ * Open episodes: one YAML file per key under `.ai/local/state/sessions-open/`. A file that
+ * cannot be read is still listed, with what is wrong, so that nothing open goes unseen.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { createFileExclusive, writeFileAtomic } from "../atomic.ts";
+import { describeProblem, validatorFor } from "../schema.ts";
+import type { Journal } from "./journal.ts";
+import type { ProcessIdentity } from "../processes.ts";
+
+/** An open episode as its file holds it. */
+export interface Episode {
+  schema: 1;
+  id: string;
+  key: string;
+  host: string;
+  client: ProcessIdentity;
+  started_at: string;
+  branch: string | null;
+  start_head: string | null;
+  status: "busy" | "idle";
+  status_changed_at: string;
+}
+
+/** One file in the open folder: the episode, or why it could not be read. */
+export interface OpenEntry {
+  key: string;
+  file: string;
+  episode?: Episode;
+  problem?: string;
+}
+
+/** The file that holds the open episode with this key. */
+export function openFile(journal: Journal, key: string): string {
+  return join(journal.openDir, `${key}.yaml`);
+}
+
+/** Every open episode, sorted by key. */
+export async function listOpen(journal: Journal): Promise<OpenEntry[]> {
+  if (!existsSync(journal.openDir)) return [];
+  const names = readdirSync(journal.openDir).filter((name) => name.endsWith(".yaml") && !name.startsWith(".")).sort();
+  return Promise.all(names.map((name) => readEntry(journal, name.slice(0, -".yaml".length))));
+}
+
+/** The open episode with this key, or undefined when none is open. */
+export async function findOpen(journal: Journal, key: string): Promise<OpenEntry | undefined> {
+  return existsSync(openFile(journal, key)) ? readEntry(journal, key) : undefined;
+}
+
+async function readEntry(journal: Journal, key: string): Promise<OpenEntry> {
+  const file = openFile(journal, key);
+  let value: unknown;
+  try {
+    const { parse } = await import("yaml");
+    value = parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    return { key, file, problem: `cannot be read: ${(error as Error).message.split("\n")[0]}` };
+  }
+  const problems = (await validatorFor("episode"))(value);
+  if (problems.length) return { key, file, problem: problems.map(describeProblem).join("; ") };
+  return { key, file, episode: value as Episode };
+}
+
+async function serialise(episode: Episode): Promise<string> {
+  const problems = (await validatorFor("episode"))(episode);
+  if (problems.length) throw new TypeError(`Episode "${episode.key}" is not valid: ${problems.map(describeProblem).join("; ")}`);
+  const { stringify } = await import("yaml");
+  return "# An open robot-army episode. Closed by `robot-army episode end` or `robot-army recover episodes`.\n" + stringify(episode);
+}
+
+/** Creates the open file; false when an episode with that key is already open. */
+export async function createOpen(journal: Journal, episode: Episode): Promise<boolean> {
+  return createFileExclusive(openFile(journal, episode.key), await serialise(episode));
+}
+
+/** Replaces the open file of an episode (status changes). */
+export async function rewriteOpen(journal: Journal, episode: Episode): Promise<void> {
+  writeFileAtomic(openFile(journal, episode.key), await serialise(episode));
+}
+
+/** Removes the open file once the episode's record is written. */
+export function removeOpen(journal: Journal, key: string): void {
+  rmSync(openFile(journal, key), { force: true });
+}

@@ -1,0 +1,66 @@
+/**
+ * Records: a closed episode becomes `.ai/repo/sessions/<started>--<id>.md`, a Markdown file
+ * whose front matter says what the stretch of work was and who wrote the record.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../atomic.ts";
+import type { CommitSummary } from "../boundaries/git.ts";
+import type { Journal } from "./journal.ts";
+
+/** The front matter of a record. */
+export interface EpisodeRecord {
+  schema: 1;
+  id: string;
+  key: string;
+  host: string;
+  branch: string | null;
+  started_at: string;
+  ended_at: string;
+  outcome: string;
+  start_head: string | null;
+  end_head: string | null;
+  /** null when they could not be listed (never "none" on a guess). */
+  commits: CommitSummary[] | null;
+  changed_files: string[] | null;
+  /** `episode end`, or `recover episodes` when recovery closed it. */
+  written_by: string;
+}
+
+/** Where the record of an episode goes: named by its start time (file-name safe) and id. */
+export function recordFile(journal: Journal, episode: { started_at: string; id: string }): string {
+  const started = episode.started_at.replace(/:/g, "-").replace(/[^0-9A-Za-z.+-]/g, "_");
+  return join(journal.recordsDir, `${started}--${episode.id}.md`);
+}
+
+/** Writes a record with its front matter and a body; returns the file's path. */
+export async function writeRecord(journal: Journal, record: EpisodeRecord, body: string): Promise<string> {
+  const { stringify } = await import("yaml");
+  const file = recordFile(journal, record);
+  writeFileAtomic(file, `---\n${stringify(record)}---\n\n${body.trimEnd()}\n`);
+  return file;
+}
+
+/** A record found on disk. */
+export interface RecordEntry {
+  file: string;
+  record?: EpisodeRecord;
+  problem?: string;
+}
+
+/** The newest records first (file names sort by start time), at most `limit`. */
+export async function latestRecords(journal: Journal, limit: number): Promise<RecordEntry[]> {
+  if (!existsSync(journal.recordsDir)) return [];
+  const { parse } = await import("yaml");
+  const names = readdirSync(journal.recordsDir).filter((name) => name.endsWith(".md")).sort().reverse().slice(0, limit);
+  return names.map((name) => {
+    const file = join(journal.recordsDir, name);
+    const match = /^---\n([\s\S]*?)\n---\n/.exec(readFileSync(file, "utf8"));
+    try {
+      if (!match) throw new Error("no front matter");
+      return { file, record: parse(match[1]) as EpisodeRecord };
+    } catch (error) {
+      return { file, problem: (error as Error).message.split("\n")[0] };
+    }
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * Knowing a process by its pid plus its start time (DESIGN rule 6), so a pid the system
+ * has reused for another program is never taken for the one we recorded.
+ */
+import { readFileSync } from "node:fs";
+
+/** Whether a recorded process is still the one running under its pid. */
+export type Liveness = "running" | "exited" | "unknown";
+
+/** A process as recorded: its pid and, when it could be read, when it started. */
+export interface ProcessIdentity {
+  pid: number;
+  started_at: string | null;
+}
+
+/** How Linux counts process start times in /proc (USER_HZ, 100 on every mainstream build). */
+const TICKS_PER_SECOND = 100;
+
+/** The start time of a running process as an ISO time, or undefined when it cannot be read. */
+export function processStartTime(pid: number): string | undefined {
+  const stat = readProcStat(pid);
+  if (!stat || stat.state === "Z") return undefined;
+  const bootTime = readBootTime();
+  if (bootTime === undefined) return undefined;
+  return new Date(bootTime * 1000 + (stat.startTicks * 1000) / TICKS_PER_SECOND).toISOString();
+}
+
+/** The identity of a running process, for recording now and checking later. */
+export function identify(pid: number): ProcessIdentity {
+  return { pid, started_at: processStartTime(pid) ?? null };
+}
+
+/**
+ * Whether the recorded process still runs. `exited` only with proof: no such pid, a
+ * zombie, or the pid now belongs to a process that started at another time. Without
+ * /proc, or without a recorded start time for a pid that exists, the answer is `unknown`.
+ */
+export function liveness(recorded: ProcessIdentity): Liveness {
+  if (!Number.isInteger(recorded.pid) || recorded.pid <= 1) return "unknown";
+  if (!procAvailable()) return "unknown";
+  const stat = readProcStat(recorded.pid);
+  if (!stat || stat.state === "Z") return "exited";
+  if (!recorded.started_at) return "unknown";
+  const current = processStartTime(recorded.pid);
+  if (current === undefined) return "unknown";
+  return current === recorded.started_at ? "running" : "exited";
+}
+
+function procAvailable(): boolean {
+  return readBootTime() !== undefined;
+}
+
+interface ProcStat {
+  state: string;
+  startTicks: number;
+}
+
+function readProcStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // The command name (field 2) may hold spaces and parentheses: fields resume after the last ")".
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  const startTicks = Number(fields[19]);
+  if (!Number.isFinite(startTicks)) return undefined;
+  return { state: fields[0], startTicks };
+}
+
+let bootTimeCache: number | undefined | null = null;
+
+function readBootTime(): number | undefined {
+  if (bootTimeCache !== null) return bootTimeCache;
+  try {
+    const match = /^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"));
+    bootTimeCache = match ? Number(match[1]) : undefined;
+  } catch {
+    bootTimeCache = undefined;
+  }
+  return bootTimeCache;
+}

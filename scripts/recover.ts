@@ -1,0 +1,121 @@
+/**
+ * `robot-army recover episodes`: closes episodes nobody ended, from evidence. Every open
+ * episode is printed with its measurement and verdict, including those nothing happens to.
+ */
+import { dispatch, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
+import { isoSeconds, now } from "../lib/clock.ts";
+import { parseDuration } from "../lib/duration.ts";
+import { openJournal, resolveKey, shown } from "../lib/episodes/journal.ts";
+import type { Journal } from "../lib/episodes/journal.ts";
+import { readLedger } from "../lib/episodes/ledger.ts";
+import { listOpen } from "../lib/episodes/open-episodes.ts";
+import { recordFile } from "../lib/episodes/records.ts";
+import { assessEpisodes, recoverEpisode } from "../lib/episodes/recovery.ts";
+import type { Assessment } from "../lib/episodes/recovery.ts";
+
+const DEFAULT_THRESHOLD = "12h";
+
+const episodes: CommandDef = {
+  name: "recover episodes",
+  summary: "Close stranded episodes into records that say recovery wrote them",
+  usage: "recover episodes [--check] [--older-than DURATION] [--json]",
+  description:
+    "An open episode is stranded when its last sign of life (the latest of its start, its last status\n" +
+    "change and its newest ledger line) is older than the threshold and its client process is not alive\n" +
+    "on this host (pid and start time; on another host, age alone decides). Stranded episodes are closed\n" +
+    "into records with outcome interrupted that claim no commits; a session.recovered ledger event names\n" +
+    "each. Live episodes are untouched; one whose last sign of life cannot be read is skipped and counted.",
+  options: {
+    check: { type: "boolean", description: "Write nothing: print what would be done" },
+    "older-than": { type: "string", value: "DURATION", description: `Silence after which an episode may be stranded (default: ${DEFAULT_THRESHOLD})` },
+    json: { type: "boolean", description: "Print JSON instead of text" },
+  },
+  examples: ["robot-army recover episodes --check", "robot-army recover episodes --older-than 2h"],
+};
+
+/** The `recover` family. */
+export const command: FamilyDef = {
+  name: "recover",
+  summary: "Close what a crash left open, from evidence",
+  subcommands: { episodes: { command: episodes, run: runEpisodes } },
+};
+
+export function main(argv: string[]): Promise<number> {
+  return dispatch(command, argv);
+}
+
+async function runEpisodes(args: ParsedArgs): Promise<number> {
+  const check = args.values.check === true;
+  const thresholdText = stringOption(args, "older-than") ?? DEFAULT_THRESHOLD;
+  const thresholdMs = parseDuration(thresholdText, "--older-than");
+  const at = now();
+  const journal = await openJournal(process.cwd(), { forWrite: !check });
+  const assessments = assessEpisodes(await listOpen(journal), await readLedger(journal), {
+    now: at, thresholdMs, ownKey: resolveKey(undefined),
+  });
+  const stranded = assessments.filter((a) => a.verdict.kind === "stranded");
+  const skipped = assessments.filter((a) => a.verdict.kind === "skipped").length;
+  const records = new Map<Assessment, string>();
+  if (!check) {
+    for (const assessment of stranded) {
+      const recovered = await recoverEpisode(journal, assessment, { now: at, thresholdMs });
+      if (recovered) records.set(assessment, shown(journal, recovered.recordFile));
+    }
+  }
+  if (args.values.json) {
+    printJson({
+      check, threshold: thresholdText, now: isoSeconds(at),
+      candidates: assessments.map((a) => toJson(journal, a, records.get(a))),
+      actions: check ? stranded.length : records.size, skipped,
+    });
+    return 0;
+  }
+  if (assessments.length === 0) print("no open episodes");
+  for (const assessment of assessments) print(...describe(journal, assessment, check, records.get(assessment)));
+  if (skipped) print(`skipped: ${skipped} episode(s) that cannot be measured; none of them is closed`);
+  const actions = check ? stranded.length : records.size;
+  const lost = stranded.length - records.size;
+  if (!check && lost > 0) print(`left open: ${lost} episode(s) changed while recovery ran; run it again`);
+  print(actions === 0 ? "nothing to recover" : `${check ? "check" : "recovered"}: ${actions} action(s)`);
+  return 0;
+}
+
+function measurement(a: Assessment): string {
+  const episode = a.entry.episode;
+  if (!episode) return `${a.entry.key}  unreadable file`;
+  const seen = a.lastSeen && "at" in a.lastSeen ? `last seen ${isoSeconds(a.lastSeen.at)}` : "last seen unreadable";
+  const client = a.client === undefined ? `client on ${episode.host}` : `client pid ${episode.client.pid} ${a.client}`;
+  return `${episode.key}  episode ${episode.id}  ${seen}, ${client}`;
+}
+
+function describe(journal: Journal, a: Assessment, check: boolean, record: string | undefined): string[] {
+  const lines = [measurement(a)];
+  const verdict = a.verdict;
+  if (verdict.kind === "stranded") {
+    lines.push(`  stranded: ${a.entry.episode!.id} (${verdict.evidence})`);
+    if (check) lines.push(`  would close it into ${shown(journal, recordFile(journal, a.entry.episode!))}`);
+    else if (record) lines.push(`  closed into ${record}`);
+    else lines.push("  left open: it changed while recovery ran");
+  } else {
+    lines.push(`  ${verdict.kind}: ${verdict.reason}`);
+  }
+  return lines;
+}
+
+function toJson(journal: Journal, a: Assessment, record: string | undefined) {
+  const episode = a.entry.episode;
+  return {
+    key: a.entry.key,
+    file: shown(journal, a.entry.file),
+    id: episode?.id ?? null,
+    last_seen: a.lastSeen && "at" in a.lastSeen ? isoSeconds(a.lastSeen.at) : null,
+    client: a.client ?? (episode ? "other-host" : null),
+    verdict: a.verdict.kind,
+    reason: a.verdict.kind === "stranded" ? a.verdict.evidence : a.verdict.reason,
+    record: record ?? null,
+  };
+}
+
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
