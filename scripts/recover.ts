@@ -5,7 +5,7 @@
 import { dispatch, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
-import { parseDuration } from "../lib/duration.ts";
+import { formatAge, parseDuration } from "../lib/duration.ts";
 import { openJournal, resolveKey, shown } from "../lib/episodes/journal.ts";
 import type { Journal } from "../lib/episodes/journal.ts";
 import { readLedger } from "../lib/episodes/ledger.ts";
@@ -72,7 +72,7 @@ async function runEpisodes(args: ParsedArgs): Promise<number> {
     return 0;
   }
   if (assessments.length === 0) print("no open episodes");
-  for (const assessment of assessments) print(...describe(journal, assessment, check, records.get(assessment)));
+  for (const assessment of assessments) print(...describe(journal, assessment, at, check, records.get(assessment)));
   if (skipped) print(`skipped: ${skipped} episode(s) that cannot be measured; none of them is closed`);
   const actions = check ? stranded.length : records.size;
   const lost = stranded.length - records.size;
@@ -81,16 +81,18 @@ async function runEpisodes(args: ParsedArgs): Promise<number> {
   return 0;
 }
 
-function measurement(a: Assessment): string {
+function measurement(a: Assessment, at: Date): string {
   const episode = a.entry.episode;
   if (!episode) return `${a.entry.key}  unreadable file`;
-  const seen = a.lastSeen && "at" in a.lastSeen ? `last seen ${isoSeconds(a.lastSeen.at)}` : "last seen unreadable";
+  const seen = a.lastSeen && "at" in a.lastSeen
+    ? `last seen ${isoSeconds(a.lastSeen.at)} (${formatAge(at.getTime() - a.lastSeen.at.getTime())} ago)`
+    : "last seen unreadable";
   const client = a.client === undefined ? `client on ${episode.host}` : `client pid ${episode.client.pid} ${a.client}`;
   return `${episode.key}  episode ${episode.id}  ${seen}, ${client}`;
 }
 
-function describe(journal: Journal, a: Assessment, check: boolean, record: string | undefined): string[] {
-  const lines = [measurement(a)];
+function describe(journal: Journal, a: Assessment, at: Date, check: boolean, record: string | undefined): string[] {
+  const lines = [measurement(a, at)];
   const verdict = a.verdict;
   if (verdict.kind === "stranded") {
     lines.push(`  stranded: ${a.entry.episode!.id} (${verdict.evidence})`);

@@ -4,17 +4,17 @@
  */
 import { RobotArmyError, PreconditionError } from "../errors.ts";
 
-type Dax = typeof import("dax-sh").$;
-let dax: Dax | undefined;
+let dax: typeof import("dax-sh").$ | undefined;
 
-async function $(): Promise<Dax> {
+/** Runs git quietly in a folder; the exit code is the caller's to read. dax is loaded on first use. */
+async function runGit(cwd: string, args: string[]) {
   dax ??= (await import("dax-sh")).$;
-  return dax;
+  return await dax`git ${args}`.cwd(cwd).quiet().noThrow();
 }
 
 /** Runs git in a folder and returns its trimmed stdout; a non-zero exit throws with git's words. */
 async function git(cwd: string, args: string[]): Promise<string> {
-  const result = await (await $())`git ${args}`.cwd(cwd).quiet().noThrow();
+  const result = await runGit(cwd, args);
   if (result.code !== 0) {
     throw new RobotArmyError(`git ${args.join(" ")} failed in "${cwd}": ${result.stderr.trim() || `exit ${result.code}`}`);
   }
@@ -23,7 +23,7 @@ async function git(cwd: string, args: string[]): Promise<string> {
 
 /** Runs git where a non-zero exit is an answer (no such ref, no HEAD yet): undefined then. */
 async function gitAnswer(cwd: string, args: string[]): Promise<string | undefined> {
-  const result = await (await $())`git ${args}`.cwd(cwd).quiet().noThrow();
+  const result = await runGit(cwd, args);
   return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
