@@ -1,0 +1,384 @@
+/**
+ * config.toml -> a validated, typed, frozen config with every default filled in.
+ *
+ * The file is `--config FILE`, else `RA_CONFIG`, else
+ * `<XDG_CONFIG_HOME or ~/.config>/robot-army/config.toml`. `schema/config.schema.json`
+ * is the single source of keys, types, descriptions and defaults; smol-toml and ajv are
+ * loaded on first use, so commands that never read the config do not pay for them.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import type { OptionDef, ParsedArgs } from "./cli.ts";
+import { stringOption } from "./cli.ts";
+import { parseDuration } from "./duration.ts";
+import { EXIT, RobotArmyError } from "./errors.ts";
+
+type Env = Record<string, string | undefined>;
+
+/** How much of the world is real, least first (see DESIGN "effect level"). */
+export const EFFECT_LEVELS = ["plan", "local", "no-remote", "live"] as const;
+export type EffectLevel = (typeof EFFECT_LEVELS)[number];
+
+/** The loaded config: the file's keys, with defaults for those it leaves out. */
+export interface Config {
+  readonly daemon: {
+    readonly tick_seconds: number;
+    readonly effect_level: EffectLevel;
+  };
+  readonly github: {
+    readonly api_base: string;
+    /** Absolute: resolved against the config file's directory and `~`. */
+    readonly token_file?: string;
+    readonly label: string;
+  };
+  readonly worker: {
+    readonly binary: string;
+    readonly args: readonly string[];
+    readonly terminal: "tmux" | "headless";
+    readonly max_sessions: number;
+  };
+  readonly episodes: {
+    /** A duration such as `12h`; `parseDuration` turns it into milliseconds. */
+    readonly stranded_after: string;
+  };
+  readonly notify: {
+    readonly max_per_cycle: number;
+  };
+}
+
+/** The config file could not be used; names the file, and the key and line when known. */
+export class ConfigError extends RobotArmyError {
+  path: string;
+  key: string | undefined;
+  line: number | undefined;
+  constructor(path: string, problem: string, where: { key?: string; line?: number; hint?: string } = {}) {
+    const line = where.line ? ` (line ${where.line})` : "";
+    super(`Cannot read config "${path}": ${problem}${line}${where.hint ? `; ${where.hint}` : ""}`, EXIT.precondition);
+    this.name = "ConfigError";
+    this.path = path;
+    this.key = where.key;
+    this.line = where.line;
+  }
+}
+
+/** The `--config FILE` option, for commands that read the config. */
+export const CONFIG_OPTION: OptionDef = {
+  type: "string",
+  value: "FILE",
+  description: "Read settings from FILE (default: $RA_CONFIG, else ~/.config/robot-army/config.toml)",
+};
+
+/** Which config file applies, and whether it was named explicitly (then it must exist). */
+export function configPath(flag?: string, env: Env = process.env): { path: string; explicit: boolean } {
+  if (flag) return { path: resolve(flag), explicit: true };
+  if (env.RA_CONFIG) return { path: resolve(env.RA_CONFIG), explicit: true };
+  const base = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : join(homeOf(env), ".config");
+  return { path: join(base, "robot-army", "config.toml"), explicit: false };
+}
+
+/** The config for a command that takes `CONFIG_OPTION` as `--config`. */
+export async function configFromArgs(args: ParsedArgs, env: Env = process.env): Promise<Config> {
+  return await loadConfig({ path: stringOption(args, "config"), env });
+}
+
+/**
+ * Reads and validates the config file. A missing file at the default path means all
+ * defaults; a missing file named by `--config` or `RA_CONFIG` is an error.
+ */
+export async function loadConfig(options: { path?: string; env?: Env } = {}): Promise<Config> {
+  const env = options.env ?? process.env;
+  const { path, explicit } = configPath(options.path, env);
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" && !explicit) text = "";
+    else if (code === "ENOENT") throw new ConfigError(path, "no such file");
+    else throw new ConfigError(path, (error as Error).message);
+  }
+  return await parseConfig(text, path, env);
+}
+
+/** Validates config text as read from `path` (which names it in errors and anchors relative paths). */
+export async function parseConfig(text: string, path: string, env: Env = process.env): Promise<Config> {
+  const [{ parse, TomlError }, validate] = await Promise.all([import("smol-toml"), validator()]);
+  let data: Record<string, unknown>;
+  try {
+    // smol-toml's tables have a null prototype; the config is made of plain objects.
+    data = plain(parse(text)) as Record<string, unknown>;
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    // smol-toml's message is "Invalid TOML document: <what>" followed by a code excerpt.
+    const what = error.message.replace(/^Invalid TOML document: /, "").split("\n")[0];
+    throw new ConfigError(path, `invalid TOML: ${what}`, { line: error.line });
+  }
+  const lines = keyLines(text);
+  refuseCredentials(data, path, lines);
+  if (!validate(data)) throw schemaError(validate.errors?.[0], data, path, lines);
+  resolvePaths(data, configSchema(), dirname(path), homeOf(env));
+  return deepFreeze(data) as unknown as Config;
+}
+
+/** A JSON Schema node, as far as this module and `example-config` read one. */
+export interface SchemaNode {
+  description?: string;
+  type?: string;
+  enum?: unknown[];
+  format?: string;
+  default?: unknown;
+  examples?: unknown[];
+  minimum?: number;
+  minLength?: number;
+  items?: SchemaNode;
+  properties?: Record<string, SchemaNode>;
+}
+
+let schema: SchemaNode | undefined;
+
+/** `schema/config.schema.json`, parsed once. */
+export function configSchema(): SchemaNode {
+  schema ??= JSON.parse(readFileSync(new URL("../schema/config.schema.json", import.meta.url), "utf8")) as SchemaNode;
+  return schema;
+}
+
+/** The config a missing file gives: every default from the schema. */
+export async function defaultConfig(): Promise<Config> {
+  return await parseConfig("", "(defaults)", {});
+}
+
+// Validation, and errors that say what is wrong where.
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
+
+let compiled: Promise<Validate> | undefined;
+
+function validator(): Promise<Validate> {
+  compiled ??= (async () => {
+    const { Ajv } = await import("ajv");
+    const ajv = new Ajv({ useDefaults: true, strict: true, allErrors: false });
+    ajv.addFormat("duration", { type: "string", validate: isDuration });
+    ajv.addFormat("url", { type: "string", validate: isHttpUrl });
+    ajv.addFormat("path", { type: "string", validate: (value: string) => value.length > 0 });
+    return ajv.compile(configSchema()) as Validate;
+  })();
+  return compiled;
+}
+
+function isDuration(value: string): boolean {
+  try {
+    parseDuration(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    return ["http:", "https:"].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
+const FORMAT_TEXT: Record<string, string> = {
+  duration: "must be a duration such as 90s, 30m, 12h or 2d",
+  url: "must be an http:// or https:// URL",
+  path: "must be a path",
+};
+
+function schemaError(error: AjvError | undefined, data: unknown, path: string, lines: Map<string, number>): ConfigError {
+  if (!error) return new ConfigError(path, "is not valid");
+  const segments = pointerSegments(error.instancePath);
+  if (error.keyword === "additionalProperties") {
+    const unknown = [...segments, String(error.params.additionalProperty)];
+    const known = Object.keys(schemaAt(segments)?.properties ?? {});
+    const key = displayKey(unknown, data);
+    const hint = known.length ? `known keys${segments.length ? ` of [${segments.join(".")}]` : ""}: ${known.join(", ")}` : undefined;
+    return new ConfigError(path, `unknown key "${key}"`, { key, line: lineOf(unknown, lines), hint });
+  }
+  const key = displayKey(segments, data);
+  const value = valueAt(segments, data);
+  return new ConfigError(path, `key "${key}" ${problemText(error, value)}`, { key, line: lineOf(segments, lines) });
+}
+
+function problemText(error: AjvError, value: unknown): string {
+  const p = error.params;
+  switch (error.keyword) {
+    case "type":
+      if (p.type === "integer") return typeof value === "number" ? "must be a whole number" : "must be a number";
+      if (p.type === "object") return "must be a table";
+      return `must be ${p.type === "array" ? "an" : "a"} ${p.type}`;
+    case "enum": {
+      const allowed = (p.allowedValues as unknown[]).map((v) => JSON.stringify(v));
+      return `must be one of ${allowed.slice(0, -1).join(", ")} or ${allowed.at(-1)}, got ${JSON.stringify(value)}`;
+    }
+    case "minimum":
+      return `must be at least ${p.limit}`;
+    case "minLength":
+      return "must not be empty";
+    case "format":
+      return FORMAT_TEXT[String(p.format)] ?? `must be a ${p.format}`;
+    default:
+      return error.message ?? "is not valid";
+  }
+}
+
+const CREDENTIAL_NAME = /token|passw(or)?d|secret|credential|api[_-]?key|private[_-]?key/i;
+const CREDENTIAL_VALUE = /^(gh[opusr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})/;
+
+/** DESIGN rule 5: a credential written into config.toml is a load error, its value never echoed. */
+function refuseCredentials(value: unknown, path: string, lines: Map<string, number>, segments: string[] = [], key = ""): void {
+  const refuse = (problem: string): never => {
+    const hint = "credentials live in 0600 files, named by a *_file key such as github.token_file";
+    throw new ConfigError(path, `key "${key}" ${problem}`, { key, line: lineOf(segments, lines), hint });
+  };
+  if (typeof value === "string" && CREDENTIAL_VALUE.test(value)) refuse("holds what looks like a GitHub token");
+  if (segments.length && CREDENTIAL_NAME.test(segments.at(-1)!) && !segments.at(-1)!.endsWith("_file")) {
+    refuse("looks like a credential");
+  }
+  if (Array.isArray(value)) {
+    value.forEach((entry, index) => refuseCredentials(entry, path, lines, [...segments, String(index)], `${key}[${index}]`));
+  } else if (typeof value === "object" && value !== null && !(value instanceof Date)) {
+    for (const [name, entry] of Object.entries(value)) {
+      refuseCredentials(entry, path, lines, [...segments, name], key ? `${key}.${name}` : name);
+    }
+  }
+}
+
+/** `format: "path"` values: `~` is the home dir, a relative path is relative to the config file. */
+function resolvePaths(data: Record<string, unknown>, node: SchemaNode, base: string, home: string): void {
+  for (const [name, child] of Object.entries(node.properties ?? {})) {
+    const value = data[name];
+    if (child.format === "path" && typeof value === "string") {
+      data[name] = value === "~" || value.startsWith("~/") ? join(home, value.slice(1)) : resolve(base, value);
+    } else if (child.properties && typeof value === "object" && value !== null) {
+      resolvePaths(value as Record<string, unknown>, child, base, home);
+    }
+  }
+}
+
+function schemaAt(segments: string[]): SchemaNode | undefined {
+  let node: SchemaNode | undefined = configSchema();
+  for (const segment of segments) node = node?.properties?.[segment] ?? node?.items;
+  return node;
+}
+
+function pointerSegments(pointer: string): string[] {
+  if (!pointer) return [];
+  return pointer.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+}
+
+function valueAt(segments: string[], data: unknown): unknown {
+  let value = data;
+  for (const segment of segments) value = (value as Record<string, unknown> | undefined)?.[segment];
+  return value;
+}
+
+/** `worker.args[1]`: dots between table keys, brackets for array positions. */
+function displayKey(segments: string[], data: unknown): string {
+  let text = "";
+  let value = data;
+  for (const segment of segments) {
+    text += Array.isArray(value) ? `[${segment}]` : `${text ? "." : ""}${segment}`;
+    value = (value as Record<string, unknown> | undefined)?.[segment];
+  }
+  return text;
+}
+
+/** The line of the nearest key on the path that the file spells out (array positions fall back to their key). */
+function lineOf(segments: string[], lines: Map<string, number>): number | undefined {
+  for (let n = segments.length; n > 0; n--) {
+    const line = lines.get(segments.slice(0, n).join("."));
+    if (line !== undefined) return line;
+  }
+  return undefined;
+}
+
+/**
+ * Maps each dotted key path to the line that defines it (table headers and `key =`
+ * lines). smol-toml reports no positions for values, so this light scan follows strings,
+ * multi-line strings and brackets just enough to find where statements start.
+ */
+export function keyLines(text: string): Map<string, number> {
+  const lines = new Map<string, number>();
+  let table: string[] = [];
+  let depth = 0;
+  let multiline: string | undefined;
+  text.split(/\r?\n/).forEach((line, index) => {
+    let rest = line;
+    if (multiline) {
+      const end = rest.indexOf(multiline);
+      if (end === -1) return;
+      rest = rest.slice(end + 3);
+      multiline = undefined;
+    } else if (depth === 0) {
+      const header = /^\s*\[\[?(.*?)\]\]?\s*(#.*)?$/.exec(rest);
+      if (header) {
+        table = parseKeyPath(header[1]) ?? table;
+        if (!lines.has(table.join("."))) lines.set(table.join("."), index + 1);
+        return;
+      }
+      const assignment = /^\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*=/.exec(rest);
+      if (!assignment) return;
+      const key = [...table, ...(parseKeyPath(assignment[1]) ?? [])].join(".");
+      if (!lines.has(key)) lines.set(key, index + 1);
+      rest = rest.slice(assignment[0].length);
+    }
+    ({ depth, multiline } = scanValue(rest, depth));
+  });
+  return lines;
+}
+
+function parseKeyPath(text: string): string[] | undefined {
+  const parts = [...text.matchAll(/\s*([A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')\s*(\.|$)/g)];
+  if (parts.length === 0) return undefined;
+  return parts.map(([, part]) => (part.startsWith('"') ? JSON.parse(part) : part.startsWith("'") ? part.slice(1, -1) : part));
+}
+
+function scanValue(text: string, depth: number): { depth: number; multiline: string | undefined } {
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "#") break;
+    if (text.startsWith('"""', i) || text.startsWith("'''", i)) {
+      const quote = text.slice(i, i + 3);
+      const end = text.indexOf(quote, i + 3);
+      if (end === -1) return { depth, multiline: quote };
+      i = end + 2;
+    } else if (c === '"') {
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
+    } else if (c === "'") {
+      i = text.indexOf("'", i + 1);
+      if (i === -1) break;
+    } else if (c === "[" || c === "{") depth++;
+    else if (c === "]" || c === "}") depth = Math.max(0, depth - 1);
+  }
+  return { depth, multiline: undefined };
+}
+
+function homeOf(env: Env): string {
+  return env.HOME || homedir();
+}
+
+function plain(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(plain);
+  if (typeof value !== "object" || value === null || value instanceof Date) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, plain(entry)]));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

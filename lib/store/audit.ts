@@ -1,0 +1,217 @@
+/**
+ * The audit log: append-only records of what robot-army observed and did. A record is a
+ * `fact` (a state change, a recovery), or one half of an outward effect: an `intent`
+ * written before the effect and an `outcome` written after it, sharing one `action_id`
+ * (DESIGN rule 3). An intent without an outcome is how a crash in the middle is found.
+ *
+ * The table's triggers refuse UPDATE and DELETE, so nothing here can rewrite history.
+ */
+import { isoSeconds, now, parseTimestamp } from "../clock.ts";
+import type { Store } from "./open.ts";
+
+/** What a record is: a plain fact, or the before/after of an outward effect. */
+export type AuditPhase = "intent" | "outcome" | "fact";
+
+/** Who a record is about; every subject is optional. */
+export interface AuditSubjects {
+  /** `owner/name` */
+  repo?: string;
+  /** The issue number of the work item. */
+  item?: number;
+  sessionId?: string;
+  episodeId?: string;
+}
+
+/** A record to append. */
+export interface AuditInput extends AuditSubjects {
+  /** Dotted, e.g. `state.work_item`, `session.recovered`, `github.comment`. */
+  kind: string;
+  /** Defaults to `fact`. */
+  phase?: AuditPhase;
+  /** Required for `intent` and `outcome`. */
+  actionId?: string;
+  /** True when the effect was simulated (effect level below `live`). */
+  simulated?: boolean;
+  body?: Record<string, unknown>;
+  /** ISO time; defaults to the clock's now. */
+  at?: string;
+}
+
+/** A stored record, as read back. */
+export interface AuditRecord {
+  id: number;
+  at: string;
+  kind: string;
+  phase: AuditPhase;
+  repo: string | null;
+  item: number | null;
+  sessionId: string | null;
+  episodeId: string | null;
+  actionId: string | null;
+  simulated: boolean;
+  body: Record<string, unknown>;
+}
+
+/** Which records `queryAudit` returns; every filter is optional. */
+export interface AuditQuery {
+  /** Records at or after this time. */
+  since?: string | Date;
+  /** An exact kind, or a prefix: `state` and `state.` both match `state.work_item`. */
+  kind?: string;
+  item?: number;
+  /** The newest N matching records. */
+  limit?: number;
+  /** Records with an id above this one (for following the log). */
+  afterId?: number;
+}
+
+/** The intent of an outward effect: what is about to be done, to whom. */
+export interface AuditEffectInput extends AuditSubjects {
+  kind: string;
+  simulated?: boolean;
+  body?: Record<string, unknown>;
+}
+
+const COLUMNS = "id, at, kind, phase, repo, item, session_id, episode_id, action_id, simulated, body";
+
+const INSERT = `INSERT INTO audit (at, kind, phase, repo, item, session_id, episode_id, action_id, simulated, body)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`;
+
+/**
+ * Appends one record and returns it as stored.
+ * @example appendAudit(store, { kind: "state.work_item", repo: "o/r", item: 12, body: { from: "ready", to: "dispatching" } })
+ */
+export function appendAudit(store: Store, record: AuditInput): AuditRecord {
+  const phase = record.phase ?? "fact";
+  if (!record.kind) throw new TypeError("An audit record needs a kind");
+  if (phase !== "fact" && !record.actionId) throw new TypeError(`An audit ${phase} needs an action id`);
+  const row = store.statement(INSERT).get(
+    recordTime(record.at),
+    record.kind,
+    phase,
+    record.repo ?? null,
+    record.item ?? null,
+    record.sessionId ?? null,
+    record.episodeId ?? null,
+    record.actionId ?? null,
+    record.simulated ? 1 : 0,
+    JSON.stringify(record.body ?? {}),
+  );
+  return fromRow(row);
+}
+
+/** Records matching the query, oldest first (newest last). */
+export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] {
+  const where: string[] = [];
+  const params: Array<string | number> = [];
+  if (query.afterId !== undefined) {
+    where.push("id > ?");
+    params.push(query.afterId);
+  }
+  if (query.since !== undefined) {
+    where.push("at >= ?");
+    params.push(recordTime(query.since));
+  }
+  if (query.kind !== undefined) {
+    const kind = query.kind.replace(/\.$/, "");
+    where.push("(kind = ? OR substr(kind, 1, ?) = ?)");
+    params.push(kind, kind.length + 1, `${kind}.`);
+  }
+  if (query.item !== undefined) {
+    where.push("item = ?");
+    params.push(query.item);
+  }
+  let sql = `SELECT ${COLUMNS} FROM audit${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY id`;
+  if (query.limit !== undefined) {
+    sql = `SELECT * FROM (${sql} DESC LIMIT ?) ORDER BY id`;
+    params.push(query.limit);
+  }
+  return store.statement(sql).all(...params).map(fromRow);
+}
+
+/**
+ * Runs an outward effect between an intent and an outcome that share one new action id:
+ * the intent is on disk before the effect starts, the outcome records `ok` (with what
+ * `summarize` makes of the result) or the error, which is rethrown. Refused inside a
+ * transaction, whose rollback could take the intent with it.
+ * @example
+ * await auditEffect(store, { kind: "github.comment", repo, item, body: { comment: "claimed" } },
+ *   () => github.comment(repo, item, text), (c) => ({ comment_id: c.id }));
+ */
+export async function auditEffect<T>(
+  store: Store,
+  intent: AuditEffectInput,
+  effect: (actionId: string) => T | Promise<T>,
+  summarize: (result: T) => Record<string, unknown> = () => ({}),
+): Promise<T> {
+  if (store.inTransaction) {
+    throw new TypeError(`Effect "${intent.kind}" cannot run inside a store transaction: its intent must be on disk first`);
+  }
+  const { body, ...about } = intent;
+  // The Web Crypto global: importing node:crypto would cost every reader ~20 ms of start-up.
+  const actionId = globalThis.crypto.randomUUID();
+  appendAudit(store, { ...about, body, phase: "intent", actionId });
+  let result: T;
+  try {
+    result = await effect(actionId);
+  } catch (error) {
+    appendAudit(store, { ...about, phase: "outcome", actionId, body: { ok: false, error: errorText(error) } });
+    throw error;
+  }
+  appendAudit(store, { ...about, phase: "outcome", actionId, body: { ok: true, ...summarizeSafely(summarize, result) } });
+  return result;
+}
+
+/** Intents with no outcome: effects that were started and never reported back. */
+export function intentsWithoutOutcome(store: Store): AuditRecord[] {
+  const sql = `SELECT ${COLUMNS} FROM audit AS i WHERE phase = 'intent' AND NOT EXISTS
+    (SELECT 1 FROM audit AS o WHERE o.action_id = i.action_id AND o.phase = 'outcome') ORDER BY id`;
+  return store.statement(sql).all().map(fromRow);
+}
+
+interface AuditRow {
+  id: number;
+  at: string;
+  kind: string;
+  phase: AuditPhase;
+  repo: string | null;
+  item: number | null;
+  session_id: string | null;
+  episode_id: string | null;
+  action_id: string | null;
+  simulated: number;
+  body: string;
+}
+
+function fromRow(row: unknown): AuditRecord {
+  // node:sqlite rows have a null prototype; the record is a plain object.
+  const { session_id, episode_id, action_id, simulated, body, ...rest } = { ...(row as AuditRow) };
+  return {
+    ...rest,
+    sessionId: session_id,
+    episodeId: episode_id,
+    actionId: action_id,
+    simulated: simulated === 1,
+    body: JSON.parse(body),
+  };
+}
+
+function recordTime(at: string | Date | undefined): string {
+  if (at === undefined) return isoSeconds(now());
+  const date = parseTimestamp(at);
+  if (!date) throw new TypeError(`Audit time "${String(at)}" is not an ISO time such as 2026-01-15T10:00:00Z`);
+  return isoSeconds(date);
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function summarizeSafely<T>(summarize: (result: T) => Record<string, unknown>, result: T): Record<string, unknown> {
+  // The effect happened: a summary that fails must not leave its intent looking unfinished.
+  try {
+    return summarize(result);
+  } catch (error) {
+    return { summary_error: errorText(error) };
+  }
+}

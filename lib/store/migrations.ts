@@ -1,0 +1,85 @@
+/**
+ * The store's schema, as forward-only migrations: step N brings a database from
+ * `PRAGMA user_version` N-1 to N. Steps are history: never edit one that has shipped,
+ * append a new one. Every table is STRICT.
+ */
+import type { DatabaseSync } from "node:sqlite";
+import { PreconditionError } from "../errors.ts";
+
+/** One schema step: what it adds, and the SQL that adds it. */
+export interface Migration {
+  name: string;
+  sql: string;
+}
+
+/** Every schema step, oldest first; the database's `user_version` counts those applied. */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    name: "audit log",
+    sql: `
+      CREATE TABLE audit (
+        id          INTEGER PRIMARY KEY,
+        at          TEXT NOT NULL,
+        kind        TEXT NOT NULL,
+        phase       TEXT NOT NULL CHECK (phase IN ('intent', 'outcome', 'fact')),
+        repo        TEXT,
+        item        INTEGER,
+        session_id  TEXT,
+        episode_id  TEXT,
+        action_id   TEXT CHECK (phase = 'fact' OR action_id IS NOT NULL),
+        simulated   INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0, 1)),
+        body        TEXT NOT NULL DEFAULT '{}' CHECK (json_valid(body))
+      ) STRICT;
+      CREATE INDEX audit_by_kind ON audit (kind, id);
+      CREATE INDEX audit_by_item ON audit (item, id) WHERE item IS NOT NULL;
+      CREATE INDEX audit_by_at ON audit (at);
+      -- One intent and one outcome per action; facts may cite an action freely.
+      CREATE UNIQUE INDEX audit_by_action ON audit (action_id, phase) WHERE phase IN ('intent', 'outcome');
+      CREATE TRIGGER audit_refuses_update BEFORE UPDATE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit records are append-only: UPDATE refused'); END;
+      CREATE TRIGGER audit_refuses_delete BEFORE DELETE ON audit
+        BEGIN SELECT RAISE(ABORT, 'audit records are append-only: DELETE refused'); END;
+      CREATE TRIGGER audit_outcome_needs_intent BEFORE INSERT ON audit
+        WHEN NEW.phase = 'outcome' AND NOT EXISTS
+          (SELECT 1 FROM audit WHERE action_id = NEW.action_id AND phase = 'intent')
+        BEGIN SELECT RAISE(ABORT, 'an audit outcome needs the intent of its action'); END;
+    `,
+  },
+];
+
+/** The schema version a database has (its `PRAGMA user_version`). */
+export function schemaVersion(db: DatabaseSync): number {
+  const row = db.prepare("PRAGMA user_version").get() as { user_version: number };
+  return row.user_version;
+}
+
+/**
+ * Brings a database forward to the last migration, in one `BEGIN IMMEDIATE`
+ * transaction, so two processes opening a fresh store at once migrate it once. A
+ * database newer than this code is refused rather than guessed at.
+ */
+export function migrate(db: DatabaseSync, path: string, migrations: readonly Migration[] = MIGRATIONS): void {
+  if (checkVersion(db, path, migrations) === migrations.length) return;
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    // Another process may have migrated while this one waited for the lock.
+    for (let version = checkVersion(db, path, migrations); version < migrations.length; version++) {
+      db.exec(migrations[version].sql);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+    }
+    db.exec("COMMIT");
+  } catch (error) {
+    if (db.isTransaction) db.exec("ROLLBACK");
+    throw error;
+  }
+}
+
+function checkVersion(db: DatabaseSync, path: string, migrations: readonly Migration[]): number {
+  const version = schemaVersion(db);
+  if (version > migrations.length) {
+    throw new PreconditionError(
+      `Database "${path}" has schema version ${version}, newer than this robot-army knows (${migrations.length}); upgrade robot-army to read it`,
+    );
+  }
+  return version;
+}

@@ -1,0 +1,193 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { spawnSync } from "node:child_process";
+import { existsSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { PreconditionError } from "../errors.ts";
+import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { MIGRATIONS, migrate, schemaVersion } from "./migrations.ts";
+import type { Migration } from "./migrations.ts";
+import { openExistingStore, openStore, storePath } from "./open.ts";
+import type { Store } from "./open.ts";
+
+async function withStore(fn: (store: Store, dir: string) => void | Promise<void>): Promise<void> {
+  const dir = makeTempDir();
+  const store = await openStore(join(dir, "state"));
+  try {
+    await fn(store, join(dir, "state"));
+  } finally {
+    store.close();
+    removeTempDir(dir);
+  }
+}
+
+function pragma(store: Store, name: string): unknown {
+  return Object.values({ ...store.db.prepare(`PRAGMA ${name}`).get() })[0];
+}
+
+test("opening creates the state dir (0700) and a WAL database with busy timeout and foreign keys", async () => {
+  await withStore((store, stateDir) => {
+    assert.is(store.path, storePath(stateDir));
+    assert.ok(existsSync(store.path));
+    assert.is(statSync(stateDir).mode & 0o777, 0o700);
+    assert.is(pragma(store, "journal_mode"), "wal");
+    assert.is(pragma(store, "busy_timeout"), 5000);
+    assert.is(pragma(store, "foreign_keys"), 1);
+    assert.is(schemaVersion(store.db), MIGRATIONS.length);
+  });
+});
+
+test("every table is STRICT", async () => {
+  await withStore((store) => {
+    const tables = store.db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table'").all();
+    assert.ok(tables.length > 0);
+    for (const table of tables) assert.match(String(table.sql), /\)\s*STRICT\s*$/, String(table.name));
+  });
+});
+
+test("migrations are idempotent on reopen", async () => {
+  const dir = makeTempDir();
+  try {
+    const first = await openStore(dir);
+    first.db.exec("INSERT INTO audit (at, kind, phase) VALUES ('2026-01-15T10:00:00Z', 'test.kept', 'fact')");
+    first.close();
+    const second = await openStore(dir);
+    assert.is(schemaVersion(second.db), MIGRATIONS.length);
+    assert.equal({ ...second.db.prepare("SELECT count(*) AS n FROM audit").get() }, { n: 1 });
+    second.close();
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+test("migrations run forward from the database's version, each once", async () => {
+  const dir = makeTempDir();
+  try {
+    const store = await openStore(dir);
+    const steps: Migration[] = [
+      ...MIGRATIONS,
+      { name: "a", sql: "CREATE TABLE extra_a (id INTEGER PRIMARY KEY) STRICT" },
+      { name: "b", sql: "CREATE TABLE extra_b (id INTEGER PRIMARY KEY) STRICT" },
+    ];
+    migrate(store.db, store.path, steps.slice(0, -1));
+    assert.is(schemaVersion(store.db), MIGRATIONS.length + 1);
+    migrate(store.db, store.path, steps);
+    migrate(store.db, store.path, steps);
+    assert.is(schemaVersion(store.db), MIGRATIONS.length + 2);
+    store.close();
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+test("a failing migration leaves the database at its old version", async () => {
+  await withStore((store) => {
+    const steps = [...MIGRATIONS, { name: "ok", sql: "CREATE TABLE fine (id INTEGER PRIMARY KEY) STRICT" }, { name: "bad", sql: "CREATE TABLE" }];
+    assert.throws(() => migrate(store.db, store.path, steps));
+    assert.is(schemaVersion(store.db), MIGRATIONS.length);
+    assert.is(store.db.prepare("SELECT name FROM sqlite_schema WHERE name = 'fine'").get(), undefined);
+  });
+});
+
+test("a database newer than the code is refused, naming both versions", async () => {
+  const dir = makeTempDir();
+  try {
+    const store = await openStore(dir);
+    store.db.exec(`PRAGMA user_version = ${MIGRATIONS.length + 5}`);
+    store.close();
+    try {
+      await openStore(dir);
+      assert.unreachable("opened a newer database");
+    } catch (error) {
+      assert.instance(error, PreconditionError);
+      assert.match((error as Error).message, `has schema version ${MIGRATIONS.length + 5}, newer than this robot-army knows (${MIGRATIONS.length})`);
+    }
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+test("openExistingStore creates nothing when there is no database", async () => {
+  const dir = makeTempDir();
+  try {
+    assert.is(await openExistingStore(join(dir, "state")), undefined);
+    assert.not.ok(existsSync(join(dir, "state")));
+    (await openStore(join(dir, "state"))).close();
+    const store = await openExistingStore(join(dir, "state"));
+    assert.ok(store);
+    store.close();
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+test("a statement is prepared once and reused", async () => {
+  await withStore((store) => {
+    const sql = "SELECT count(*) AS n FROM audit";
+    assert.is(store.statement(sql), store.statement(sql));
+  });
+});
+
+test("a transaction commits what its function wrote", async () => {
+  await withStore((store) => {
+    const id = store.transaction(() => {
+      assert.ok(store.inTransaction);
+      return store.statement("INSERT INTO audit (at, kind, phase) VALUES ('2026-01-15T10:00:00Z', 'test.one', 'fact') RETURNING id").get()?.id;
+    });
+    assert.is(id, 1);
+    assert.not.ok(store.inTransaction);
+    assert.is(store.db.isTransaction, false);
+  });
+});
+
+test("a transaction rolls back everything when its function throws, and rethrows", async () => {
+  await withStore((store) => {
+    const insert = "INSERT INTO audit (at, kind, phase) VALUES ('2026-01-15T10:00:00Z', 'test.gone', 'fact')";
+    assert.throws(
+      () =>
+        store.transaction(() => {
+          store.statement(insert).run();
+          store.transaction(() => store.statement(insert).run()); // nested: joins the outer one
+          throw new Error("half way");
+        }),
+      /half way/,
+    );
+    assert.equal({ ...store.db.prepare("SELECT count(*) AS n FROM audit").get() }, { n: 0 });
+    assert.is(store.db.isTransaction, false);
+  });
+});
+
+test("a transaction refuses an async function and rolls back what it began", async () => {
+  await withStore((store) => {
+    assert.throws(() => store.transaction(async () => {}), /must be synchronous/);
+    assert.is(store.db.isTransaction, false);
+  });
+});
+
+test("opening the store prints no warning on this runtime", async () => {
+  const dir = makeTempDir();
+  try {
+    const script = join(dir, "open.mjs");
+    writeFileSync(script, `
+      const { openStore } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, "open.ts")).href)});
+      (await openStore(process.argv[2])).close();
+      console.log("opened");
+    `);
+    const result = spawnSync(runtimeArgv()[0], [...runtimeArgv().slice(1), script, join(dir, "state")], { encoding: "utf8" });
+    assert.is(result.stderr, "");
+    assert.is(result.stdout.trim(), "opened");
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+/** The command that runs a script on the runtime running these tests. */
+function runtimeArgv(): string[] {
+  if ("Deno" in globalThis) {
+    return [process.execPath, "run", "-A", "--quiet", "--config", join(import.meta.dirname, "..", "..", "deno.json")];
+  }
+  return [process.execPath];
+}
+
+test.run();

@@ -1,0 +1,189 @@
+/**
+ * `npm run bench [-- <name>] [--runs N]`: prints benchmark figures; it never fails the
+ * suite. With no name it runs every benchmark (for now only `cli`).
+ *
+ * `cli`: the cold start of a read command, `robot-army log --limit 1` on a state dir with
+ * a few audit records, started as `npx robot-army` starts it (bin/robot-army.mjs, a new
+ * process each run, with Node's compile cache as any machine that has run robot-army
+ * once has it), against `node -e 0` on the same Node; the target is at most 2.5x. The
+ * very first start (empty compile cache), the `.ts` router started directly, and Deno's
+ * figures follow for information.
+ */
+import { spawnSync } from "node:child_process";
+import { realpathSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { CommandDef } from "../lib/cli.ts";
+import { integerOption, parse, runMain } from "../lib/cli.ts";
+import { UsageError } from "../lib/errors.ts";
+import { makeTempDir, removeTempDir } from "../lib/fixtures.ts";
+import { appendAudit } from "../lib/store/audit.ts";
+import { openStore } from "../lib/store/open.ts";
+
+export const command: CommandDef = {
+  name: "bench",
+  summary: "Print benchmark figures (start-up cost of the CLI)",
+  usage: "bench [cli] [--runs N] [--warmups N]",
+  options: {
+    runs: { type: "string", value: "N", description: "Timed runs of each command (default 15)" },
+    warmups: { type: "string", value: "N", description: "Untimed runs first (default 2)" },
+  },
+  positionals: { max: 1 },
+};
+
+/** The start-up target: `robot-army log` at most this many times `node -e 0`. */
+export const CLI_TARGET_RATIO = 2.5;
+
+const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli };
+
+interface Runs {
+  runs: number;
+  warmups: number;
+}
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const runs = { runs: integerOption(args, "runs", 1) ?? 15, warmups: integerOption(args, "warmups", 0) ?? 2 };
+  const names = args.positionals.length ? args.positionals : Object.keys(BENCHMARKS);
+  for (const name of names) {
+    const bench = Object.hasOwn(BENCHMARKS, name) ? BENCHMARKS[name] : undefined;
+    if (!bench) throw new UsageError(`Unknown benchmark "${name}"; there are: ${Object.keys(BENCHMARKS).join(", ")}`);
+    await bench(runs);
+  }
+  return 0;
+}
+
+/** One command to time: what to call it, its argv, its extra environment. */
+interface Case {
+  label: string;
+  argv: string[];
+  env?: Record<string, string>;
+  /** Printed after the figure: what this case shows. */
+  note?: string;
+  /** Extra environment made anew for each run (a fresh, empty cache). */
+  fresh?: () => Record<string, string>;
+}
+
+async function benchCli({ runs, warmups }: Runs): Promise<void> {
+  const dir = makeTempDir("robot-army-bench-");
+  try {
+    const stateDir = join(dir, "state");
+    await seedAuditLog(stateDir);
+    const emptyTs = join(dir, "empty.ts");
+    writeFileSync(emptyTs, "export {};\n");
+    const node = nodeBinary();
+    const deno = realpathSync(join(root, "node_modules", ".bin", "deno"));
+    const bin = join(root, "bin", "robot-army.mjs");
+    const router = join(root, "scripts", "robot-army.ts");
+    const denoRun = [deno, "run", "-A", "--quiet", "--config", join(root, "deno.json"), router];
+    const log = ["log", "--limit", "1"];
+    const cache = (name: string) => ({ NODE_COMPILE_CACHE: join(dir, name) });
+    let firstStarts = 0;
+
+    const baseline: Case = { label: "node -e 0", argv: [node, "-e", "0"] };
+    const subject: Case = { label: "robot-army log --limit 1", argv: [node, bin, ...log], env: cache("compile-cache") };
+    const explain: Case[] = [
+      {
+        label: "  first start (empty compile cache)",
+        argv: [node, bin, ...log],
+        env: {},
+        fresh: () => cache(`first-start-${firstStarts++}`),
+        note: "once per machine and robot-army version",
+      },
+      { label: "  node scripts/robot-army.ts log", argv: [node, router, ...log], note: "the .ts router started directly: no compile cache" },
+      { label: "  node <empty .ts file>", argv: [node, emptyTs], note: "loading Node's type stripper, paid by any .ts entry point" },
+      { label: "  robot-army --help", argv: [node, bin, "--help"], env: cache("compile-cache"), note: "the router alone" },
+    ];
+    const denoBaseline: Case = { label: "deno eval 0", argv: [deno, "eval", "0"] };
+    const denoSubject: Case = { label: "robot-army log --limit 1 on deno", argv: [...denoRun, ...log] };
+
+    const env: NodeJS.ProcessEnv = { ...process.env, RA_STATE_DIR: stateDir };
+    // The headline figure is the plain start: no compile cache or options from outside.
+    delete env.NODE_COMPILE_CACHE;
+    delete env.NODE_OPTIONS;
+    checkLogOutput(subject, { ...env, ...subject.env });
+    checkLogOutput(denoSubject, env);
+    const medians = timeInterleaved([baseline, subject, ...explain, denoBaseline, denoSubject], env, runs, warmups);
+
+    const nodeVersion = run([node, "--version"], env).trim();
+    const denoVersion = run([deno, "--version"], env).split(" (")[0].trim();
+    const ratio = medians.get(subject)! / medians.get(baseline)!;
+    const width = 42;
+    const row = (c: Case, against?: Case, tail = "") =>
+      `  ${c.label.padEnd(width)}${ms(medians.get(c)!)}${against ? `  ${times(medians.get(c)! / medians.get(against)!)}` : ""}${tail}`;
+    const lines = [
+      `cli: cold start of \`robot-army log --limit 1\` against \`node -e 0\``,
+      `  (node ${nodeVersion}, ${denoVersion}; median of ${runs} runs after ${warmups} warm-ups, interleaved)`,
+      row(baseline),
+      row(subject, baseline, `  target at most ${CLI_TARGET_RATIO}x: ${ratio <= CLI_TARGET_RATIO ? "met" : "NOT MET"}`),
+      "  for information:",
+      ...explain.map((c) => row(c, baseline, c.note ? `  ${c.note}` : "")),
+      "  deno (information):",
+      row(denoBaseline),
+      row(denoSubject, denoBaseline, " deno eval 0"),
+    ];
+    console.log(lines.join("\n"));
+  } finally {
+    removeTempDir(dir);
+  }
+}
+
+/** A state dir whose audit log has a few records, as after a short session. */
+async function seedAuditLog(stateDir: string): Promise<void> {
+  const store = await openStore(stateDir);
+  try {
+    for (let item = 1; item <= 5; item++) {
+      appendAudit(store, { kind: "state.work_item", repo: "bench/repo", item, body: { from: "discovered", to: "ready" } });
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** Runs each case once per round, in turn, so drift in the machine's load hits them alike. */
+function timeInterleaved(cases: Case[], env: NodeJS.ProcessEnv, runs: number, warmups: number): Map<Case, number> {
+  const samples = new Map<Case, number[]>(cases.map((c) => [c, []]));
+  for (let round = 0; round < warmups + runs; round++) {
+    for (const c of cases) {
+      const start = performance.now();
+      run(c.argv, { ...env, ...c.env, ...c.fresh?.() });
+      if (round >= warmups) samples.get(c)!.push(performance.now() - start);
+    }
+  }
+  return new Map(cases.map((c) => [c, median(samples.get(c)!)]));
+}
+
+function checkLogOutput(c: Case, env: NodeJS.ProcessEnv): void {
+  const out = run(c.argv, env);
+  if (!out.includes("state.work_item")) throw new Error(`${c.label} printed no record: ${JSON.stringify(out)}`);
+}
+
+function run(argv: string[], env: NodeJS.ProcessEnv): string {
+  const result = spawnSync(argv[0], argv.slice(1), { env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (result.status !== 0) throw new Error(`${argv.join(" ")} exited ${result.status ?? result.signal}: ${result.stderr}`);
+  return result.stdout;
+}
+
+/** The Node 24 binary: this one when Node runs the bench, else the project's devDependency. */
+function nodeBinary(): string {
+  if (!("Deno" in globalThis)) return process.execPath;
+  return realpathSync(join(root, "node_modules", ".bin", "node"));
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1).padStart(7)} ms`;
+}
+
+function times(ratio: number): string {
+  return `${ratio.toFixed(2)}x`;
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -1,0 +1,41 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { readFileSync } from "node:fs";
+import { defaultConfig, parseConfig } from "../lib/config.ts";
+import { run } from "./example-config.ts";
+
+const committed = new URL("../config.example.toml", import.meta.url);
+
+test("config.example.toml is what `robot-army example-config` prints", () => {
+  const fresh = run();
+  const onDisk = readFileSync(committed, "utf8");
+  assert.ok(
+    fresh === onDisk,
+    "config.example.toml has drifted from schema/config.schema.json: run `node scripts/robot-army.ts example-config > config.example.toml`",
+  );
+});
+
+test("the example file loads, and yields exactly the defaults", async () => {
+  const config = await parseConfig(readFileSync(committed, "utf8"), committed.pathname);
+  assert.equal(config, await defaultConfig());
+});
+
+test("every key is in the example, commented out with its default or an example value", () => {
+  const text = run();
+  assert.match(text, /^\[daemon\]$/m);
+  assert.match(text, /^# tick_seconds = 60$/m);
+  assert.match(text, /^# effect_level = "plan"$/m);
+  assert.match(text, /^# One of "plan", "local", "no-remote", "live"\. Default: "plan"\.$/m);
+  assert.match(text, /^# token_file = "~\/\.config\/robot-army\/github-token"$/m);
+  assert.match(text, /^# args = \[\]$/m);
+  assert.match(text, /^# stranded_after = "12h"$/m);
+});
+
+test("uncommenting every key gives a file that still loads", async () => {
+  const uncommented = run().replace(/^# (\w+ = .*)$/gm, "$1");
+  const config = await parseConfig(uncommented, "/home/owner/.config/robot-army/config.toml", { HOME: "/home/owner" });
+  assert.is(config.github.token_file, "/home/owner/.config/robot-army/github-token");
+  assert.is(config.daemon.tick_seconds, 60);
+});
+
+test.run();

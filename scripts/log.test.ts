@@ -1,0 +1,207 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { parse } from "../lib/cli.ts";
+import { UsageError } from "../lib/errors.ts";
+import { makeTempDir, removeTempDir } from "../lib/fixtures.ts";
+import { appendAudit, auditEffect } from "../lib/store/audit.ts";
+import { openStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { command, formatLine, logOptions, run } from "./log.ts";
+import type { LogOptions } from "./log.ts";
+
+const NOW = new Date("2026-01-15T10:00:00Z");
+
+function options(...argv: string[]): LogOptions {
+  return logOptions(parse(command, argv), NOW);
+}
+
+async function withStateDir(fn: (stateDir: string) => Promise<void>): Promise<void> {
+  const dir = makeTempDir();
+  try {
+    await fn(join(dir, "state"));
+  } finally {
+    removeTempDir(dir);
+  }
+}
+
+async function output(opts: LogOptions, stateDir: string): Promise<string> {
+  let text = "";
+  await run(opts, { stateDir, write: (chunk) => (text += chunk) });
+  return text;
+}
+
+async function seeded(stateDir: string): Promise<Store> {
+  const store = await openStore(stateDir);
+  appendAudit(store, { at: "2026-01-15T08:00:00Z", kind: "state.work_item", repo: "o/r", item: 12, body: { from: "ready", to: "dispatching" } });
+  appendAudit(store, { at: "2026-01-15T09:30:00Z", kind: "session.recovered", item: 12, sessionId: "s-1", body: { reason: "exit record found" } });
+  appendAudit(store, { at: "2026-01-15T09:45:00Z", kind: "state.work_item", repo: "o/r", item: 13, body: { from: "discovered", to: "ready" } });
+  return store;
+}
+
+test("with no database, the log is empty and nothing is created", async () => {
+  await withStateDir(async (stateDir) => {
+    assert.is(await output(options(), stateDir), "no audit records\n");
+    assert.is(await output(options("--json"), stateDir), "[]\n");
+    assert.not.ok(existsSync(stateDir));
+  });
+});
+
+test("an empty database prints the same", async () => {
+  await withStateDir(async (stateDir) => {
+    (await openStore(stateDir)).close();
+    assert.is(await output(options(), stateDir), "no audit records\n");
+    assert.is(await output(options("--json"), stateDir), "[]\n");
+  });
+});
+
+test("one line per record, oldest first: time, phase, kind, subjects, action id, body", async () => {
+  await withStateDir(async (stateDir) => {
+    (await seeded(stateDir)).close();
+    assert.is(
+      await output(options(), stateDir),
+      [
+        "2026-01-15T08:00:00Z  fact  state.work_item  o/r#12  -  from=ready to=dispatching",
+        '2026-01-15T09:30:00Z  fact  session.recovered  #12 session=s-1  -  reason="exit record found"',
+        "2026-01-15T09:45:00Z  fact  state.work_item  o/r#13  -  from=discovered to=ready",
+        "",
+      ].join("\n"),
+    );
+  });
+});
+
+test("an effect shows as intent and outcome sharing an action id; simulated ones say so", async () => {
+  await withStateDir(async (stateDir) => {
+    const store = await openStore(stateDir);
+    await auditEffect(store, { kind: "github.comment", repo: "o/r", item: 12, simulated: true, episodeId: "e-1" }, () => 1);
+    store.close();
+    const lines = (await output(options(), stateDir)).trimEnd().split("\n");
+    assert.is(lines.length, 2);
+    const id = /  ([0-9a-f-]{36})$/.exec(lines[0])?.[1];
+    assert.ok(id);
+    assert.match(lines[0], `  intent (simulated)  github.comment  o/r#12 episode=e-1  ${id}`);
+    assert.match(lines[1], `  outcome (simulated)  github.comment  o/r#12 episode=e-1  ${id}  ok=true`);
+  });
+});
+
+test("filters: --since (duration or ISO), --kind prefix, --item, --limit", async () => {
+  await withStateDir(async (stateDir) => {
+    (await seeded(stateDir)).close();
+    const kinds = async (...argv: string[]) => JSON.parse(await output(options("--json", ...argv), stateDir)).map((r: { id: number }) => r.id);
+    assert.equal(await kinds("--since", "1h"), [2, 3]);
+    assert.equal(await kinds("--since", "2026-01-15T09:40:00Z"), [3]);
+    assert.equal(await kinds("--kind", "state."), [1, 3]);
+    assert.equal(await kinds("--kind", "session"), [2]);
+    assert.equal(await kinds("--item", "12"), [1, 2]);
+    assert.equal(await kinds("--limit", "1"), [3]);
+    assert.equal(await kinds("--item", "12", "--limit", "1"), [2]);
+  });
+});
+
+test("--json prints records as the API returns them", async () => {
+  await withStateDir(async (stateDir) => {
+    (await seeded(stateDir)).close();
+    const [first] = JSON.parse(await output(options("--json", "--limit", "3"), stateDir));
+    assert.equal(first, {
+      id: 1,
+      at: "2026-01-15T08:00:00Z",
+      kind: "state.work_item",
+      phase: "fact",
+      repo: "o/r",
+      item: 12,
+      sessionId: null,
+      episodeId: null,
+      actionId: null,
+      simulated: false,
+      body: { from: "ready", to: "dispatching" },
+    });
+  });
+});
+
+test("a bad --since, --limit or --item is a usage error that carries the help", () => {
+  for (const argv of [["--since", "yesterday"], ["--since", "2026-01-15"], ["--limit", "0"], ["--limit", "ten"], ["--item", "0"]]) {
+    try {
+      options(...argv);
+      assert.unreachable(argv.join(" "));
+    } catch (error) {
+      assert.instance(error, UsageError);
+      assert.match((error as Error).message, `"${argv[1]}"`);
+      assert.match(String((error as UsageError).help), "Usage: robot-army log");
+    }
+  }
+});
+
+test("--follow prints what is there, then new records as they come, until stopped", async () => {
+  await withStateDir(async (stateDir) => {
+    const store = await seeded(stateDir);
+    const stop = new AbortController();
+    let text = "";
+    const following = run(options("--follow", "--limit", "1", "--kind", "state"), {
+      stateDir,
+      write: (chunk) => (text += chunk),
+      signal: stop.signal,
+      pollMs: 10,
+    });
+    await waitFor(() => text.includes("o/r#13"));
+    appendAudit(store, { at: "2026-01-15T10:00:00Z", kind: "session.other", item: 14 });
+    appendAudit(store, { at: "2026-01-15T10:00:01Z", kind: "state.work_item", repo: "o/r", item: 15 });
+    await waitFor(() => text.includes("o/r#15"));
+    stop.abort();
+    assert.is(await following, 0);
+    store.close();
+    assert.equal(text.trimEnd().split("\n").map((line) => line.split("  ")[3]), ["o/r#13", "o/r#15"]);
+  });
+});
+
+test("--follow --json prints one object per line, and waits for a database that does not exist yet", async () => {
+  await withStateDir(async (stateDir) => {
+    const stop = new AbortController();
+    let text = "";
+    const following = run(options("--follow", "--json"), { stateDir, write: (chunk) => (text += chunk), signal: stop.signal, pollMs: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.is(text, "");
+    assert.not.ok(existsSync(stateDir), "following does not create the state dir");
+    const store = await seeded(stateDir);
+    await waitFor(() => text.split("\n").length > 3);
+    stop.abort();
+    await following;
+    store.close();
+    assert.equal(text.trimEnd().split("\n").map((line) => JSON.parse(line).id), [1, 2, 3]);
+  });
+});
+
+test("formatLine keeps a long body to one short line", () => {
+  const line = formatLine({
+    id: 1, at: "2026-01-15T10:00:00Z", kind: "k", phase: "fact", repo: null, item: null,
+    sessionId: null, episodeId: null, actionId: null, simulated: false, body: { text: "x".repeat(500) },
+  });
+  assert.ok(line.length < 200);
+  assert.ok(line.endsWith("…"));
+});
+
+test("log's import graph stays light: no ajv, yaml, smol-toml or octokit, even dynamically", () => {
+  const heavy = /^(ajv|yaml|smol-toml|@octokit\/.*)$/;
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const source = readFileSync(file, "utf8");
+    for (const [, specifier] of source.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+      assert.not.match(specifier, heavy, `${file} imports ${specifier}`);
+      if (specifier.startsWith(".")) visit(resolve(dirname(file), specifier));
+    }
+  };
+  visit(join(import.meta.dirname, "log.ts"));
+  assert.ok(seen.has(join(import.meta.dirname, "..", "lib", "store", "audit.ts")), "the graph was walked");
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const start = Date.now();
+  while (!condition()) {
+    if (Date.now() - start > timeoutMs) throw new Error("timed out waiting");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+test.run();

@@ -1,0 +1,186 @@
+/**
+ * `robot-army log`: reads the audit log, oldest first, one line per record or JSON, and
+ * with `--follow` keeps printing new records until interrupted.
+ *
+ * A read never creates anything: with no database yet there is nothing recorded, which
+ * is not an error. This command is on the start-up path people feel, so it imports only
+ * the store (no ajv, yaml, smol-toml or octokit).
+ */
+import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
+import { helpText, integerOption, parse, runMain, stringOption } from "../lib/cli.ts";
+import { isoSeconds, now, parseTimestamp } from "../lib/clock.ts";
+import { parseDuration } from "../lib/duration.ts";
+import { UsageError } from "../lib/errors.ts";
+import { stateDirPath } from "../lib/state-dir.ts";
+import { queryAudit } from "../lib/store/audit.ts";
+import type { AuditQuery, AuditRecord } from "../lib/store/audit.ts";
+import { openExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+
+export const command: CommandDef = {
+  name: "log",
+  summary: "Read the audit log",
+  usage: "log [--since DURATION|ISO] [--kind K] [--item N] [--limit N] [--follow] [--json]",
+  description: `\
+Prints the audit log, oldest first: one line per record,
+  <at>  <phase>  <kind>  <subjects>  <action id>  <body>
+where phase is intent (an outward effect is about to happen), outcome (it happened, or
+failed) or fact, and an intent and its outcome share one action id. Records of simulated
+effects (effect level below live) are marked "(simulated)".
+`,
+  options: {
+    since: { type: "string", value: "DURATION|ISO", description: "Only records from this long ago (12h, 30m) or since this ISO time" },
+    kind: { type: "string", value: "K", description: "Only records of this kind, or kinds under it (state, state.work_item)" },
+    item: { type: "string", value: "N", description: "Only records about work item (issue) N" },
+    limit: { type: "string", value: "N", description: "Only the newest N records" },
+    follow: { type: "boolean", short: "f", description: "Keep printing new records until interrupted" },
+    json: { type: "boolean", description: "Print a JSON array (with --follow, one JSON object per line)" },
+  },
+  examples: [
+    "robot-army log --since 2h",
+    "robot-army log --kind state. --item 12",
+    "robot-army log --follow --json",
+  ],
+};
+
+/** What `log` was asked for. */
+export interface LogOptions {
+  filter: Omit<AuditQuery, "afterId">;
+  follow: boolean;
+  json: boolean;
+}
+
+/** What `log` reads from and writes to. */
+export interface LogDeps {
+  stateDir: string;
+  write: (text: string) => void;
+  /** Ends `--follow`. */
+  signal?: AbortSignal;
+  /** How often `--follow` looks for new records. */
+  pollMs?: number;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const opts = logOptions(parse(command, argv), now());
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  if (opts.follow) {
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+    // A closed pipe (`log -f | head`) ends following too.
+    process.stdout.on("error", onSignal);
+  }
+  try {
+    return await run(opts, { stateDir: stateDirPath(), write: (text) => process.stdout.write(text), signal: stop.signal });
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    process.stdout.off("error", onSignal);
+  }
+}
+
+/** Turns parsed arguments into options; `since` durations count back from `at`. */
+export function logOptions(args: ParsedArgs, at: Date): LogOptions {
+  try {
+    const since = stringOption(args, "since");
+    return {
+      filter: {
+        since: since === undefined ? undefined : sinceTime(since, at),
+        kind: stringOption(args, "kind"),
+        item: integerOption(args, "item", 1),
+        limit: integerOption(args, "limit", 1),
+      },
+      follow: args.values.follow === true,
+      json: args.values.json === true,
+    };
+  } catch (error) {
+    if (error instanceof UsageError && !error.help) error.help = helpText(command);
+    throw error;
+  }
+}
+
+/** Prints the matching records, then with `follow` new ones every `pollMs` until `signal` aborts. */
+export async function run(opts: LogOptions, deps: LogDeps): Promise<number> {
+  let store = await openExistingStore(deps.stateDir);
+  try {
+    const records = store ? queryAudit(store, opts.filter) : [];
+    if (!opts.follow) {
+      deps.write(opts.json ? JSON.stringify(records, null, 2) + "\n" : formatLines(records) || "no audit records\n");
+      return 0;
+    }
+    const write = (batch: AuditRecord[]) => {
+      if (batch.length) deps.write(opts.json ? batch.map((r) => JSON.stringify(r) + "\n").join("") : formatLines(batch));
+    };
+    write(records);
+    let lastId = records.at(-1)?.id ?? 0;
+    const { limit: _all, ...filter } = opts.filter;
+    while (!deps.signal?.aborted) {
+      await sleep(deps.pollMs ?? 500, deps.signal);
+      if (deps.signal?.aborted) break;
+      // The database may appear while we wait: something recorded its first record.
+      store ??= await openExistingStore(deps.stateDir);
+      if (!store) continue;
+      const fresh = queryAudit(store, { ...filter, afterId: lastId });
+      write(fresh);
+      lastId = fresh.at(-1)?.id ?? lastId;
+    }
+    return 0;
+  } finally {
+    (store as Store | undefined)?.close();
+  }
+}
+
+/** One line per record: `<at>  <phase>  <kind>  <subjects>  <action id>  <body>`. */
+export function formatLine(record: AuditRecord): string {
+  const phase = record.simulated ? `${record.phase} (simulated)` : record.phase;
+  const columns = [record.at, phase, record.kind, subjects(record), record.actionId ?? "-"];
+  const body = bodySummary(record.body);
+  if (body) columns.push(body);
+  return columns.join("  ");
+}
+
+function formatLines(records: AuditRecord[]): string {
+  return records.map((record) => formatLine(record) + "\n").join("");
+}
+
+function subjects(record: AuditRecord): string {
+  const parts: string[] = [];
+  if (record.repo !== null || record.item !== null) parts.push(`${record.repo ?? ""}${record.item !== null ? `#${record.item}` : ""}`);
+  if (record.sessionId !== null) parts.push(`session=${record.sessionId}`);
+  if (record.episodeId !== null) parts.push(`episode=${record.episodeId}`);
+  return parts.join(" ") || "-";
+}
+
+const BODY_WIDTH = 120;
+
+/** `from=ready to=dispatching`: top-level keys, values JSON unless a plain word. */
+function bodySummary(body: Record<string, unknown>): string {
+  const text = Object.entries(body)
+    .map(([key, value]) => `${key}=${typeof value === "string" && /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value)}`)
+    .join(" ");
+  return text.length > BODY_WIDTH ? text.slice(0, BODY_WIDTH - 1) + "…" : text;
+}
+
+function sinceTime(value: string, at: Date): string {
+  const time = parseTimestamp(value);
+  if (time) return isoSeconds(time);
+  try {
+    return isoSeconds(new Date(at.getTime() - parseDuration(value)));
+  } catch {
+    throw new UsageError(`--since "${value}" is not a duration such as 12h or an ISO time such as 2026-01-15T10:00:00Z`);
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
