@@ -5,6 +5,10 @@
 import { dispatch, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
+import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
+import { ensureStateDir } from "../lib/state-dir.ts";
+import { auditEffect } from "../lib/store/audit.ts";
+import { openStore } from "../lib/store/open.ts";
 import { formatAge, parseDuration } from "../lib/duration.ts";
 import { openJournal, resolveKey, shown } from "../lib/episodes/journal.ts";
 import type { Journal } from "../lib/episodes/journal.ts";
@@ -14,7 +18,6 @@ import { recordFile } from "../lib/episodes/records.ts";
 import { assessEpisodes, recoverEpisode } from "../lib/episodes/recovery.ts";
 import type { Assessment } from "../lib/episodes/recovery.ts";
 
-const DEFAULT_THRESHOLD = "12h";
 
 const episodes: CommandDef = {
   name: "recover episodes",
@@ -25,11 +28,13 @@ const episodes: CommandDef = {
     "change and its newest ledger line) is older than the threshold and its client process is not alive\n" +
     "on this host (pid and start time; on another host, age alone decides). Stranded episodes are closed\n" +
     "into records with outcome interrupted that claim no commits; a session.recovered ledger event names\n" +
-    "each. Live episodes are untouched; one whose last sign of life cannot be read is skipped and counted.",
+    "each. Live episodes are untouched; one whose last sign of life cannot be read is skipped and counted.\n" +
+    "Each closing is written to the audit log as an intent and an outcome (robot-army log --kind episode.).",
   options: {
     check: { type: "boolean", description: "Write nothing: print what would be done" },
-    "older-than": { type: "string", value: "DURATION", description: `Silence after which an episode may be stranded (default: ${DEFAULT_THRESHOLD})` },
+    "older-than": { type: "string", value: "DURATION", description: "Silence after which an episode may be stranded (default: episodes.stranded_after, 12h)" },
     json: { type: "boolean", description: "Print JSON instead of text" },
+    config: CONFIG_OPTION,
   },
   examples: ["robot-army recover episodes --check", "robot-army recover episodes --older-than 2h"],
 };
@@ -47,7 +52,7 @@ export function main(argv: string[]): Promise<number> {
 
 async function runEpisodes(args: ParsedArgs): Promise<number> {
   const check = args.values.check === true;
-  const thresholdText = stringOption(args, "older-than") ?? DEFAULT_THRESHOLD;
+  const thresholdText = stringOption(args, "older-than") ?? (await configFromArgs(args)).episodes.stranded_after;
   const thresholdMs = parseDuration(thresholdText, "--older-than");
   const at = now();
   const journal = await openJournal(process.cwd(), { forWrite: !check });
@@ -57,10 +62,22 @@ async function runEpisodes(args: ParsedArgs): Promise<number> {
   const stranded = assessments.filter((a) => a.verdict.kind === "stranded");
   const skipped = assessments.filter((a) => a.verdict.kind === "skipped").length;
   const records = new Map<Assessment, string>();
-  if (!check) {
-    for (const assessment of stranded) {
-      const recovered = await recoverEpisode(journal, assessment, { now: at, thresholdMs });
-      if (recovered) records.set(assessment, shown(journal, recovered.recordFile));
+  if (!check && stranded.length) {
+    const store = await openStore(ensureStateDir());
+    try {
+      for (const assessment of stranded) {
+        const episode = assessment.entry.episode!;
+        const evidence = assessment.verdict.kind === "stranded" ? assessment.verdict.evidence : "";
+        const recovered = await auditEffect(
+          store,
+          { kind: "episode.recovered", episodeId: episode.id, body: { repository: journal.root, key: episode.key, evidence } },
+          () => recoverEpisode(journal, assessment, { now: at, thresholdMs }),
+          (result) => result ? { record: shown(journal, result.recordFile) } : { left_open: "it changed while recovery ran" },
+        );
+        if (recovered) records.set(assessment, shown(journal, recovered.recordFile));
+      }
+    } finally {
+      store.close();
     }
   }
   if (args.values.json) {
