@@ -3,7 +3,7 @@
  * file + rename), an exclusive create fails when the name is taken, and a log line is one
  * append.
  */
-import { appendFileSync, linkSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, fstatSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
 
@@ -43,8 +43,30 @@ export function createFileExclusive(path: string, content: string): boolean {
   }
 }
 
-/** Appends one line in a single write, so concurrent writers never interleave within it. */
+/**
+ * Appends one line in a single write, so concurrent writers never interleave within it.
+ * After a line cut short by a crash, the new line starts on a line of its own.
+ */
 export function appendLine(path: string, line: string): void {
   mkdirSync(dirname(path), { recursive: true });
-  appendFileSync(path, line.replace(/\n/g, " ") + "\n");
+  const separator = endsMidLine(path) ? "\n" : "";
+  appendFileSync(path, separator + line.replace(/\n/g, " ") + "\n");
+}
+
+function endsMidLine(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return false;
+  }
+  try {
+    const size = fstatSync(fd).size;
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    readSync(fd, last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    closeSync(fd);
+  }
 }

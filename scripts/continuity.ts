@@ -38,7 +38,7 @@ export async function main(argv: string[]): Promise<number> {
     outcome: entry.record?.outcome ?? null,
     ended_at: entry.record?.ended_at ?? null,
     written_by: entry.record?.written_by ?? null,
-    commits: entry.record?.commits?.length ?? null,
+    commits: entry.record?.written_by === "recover episodes" ? null : entry.record?.commits?.length ?? null,
     problem: entry.problem ?? null,
   }));
   const events = eventCount ? ledger.events.slice(-eventCount) : [];
@@ -52,12 +52,18 @@ export async function main(argv: string[]): Promise<number> {
   print(...(records.length
     ? records.map((r) => r.problem
       ? `  ${r.file}  unreadable: ${r.problem}`
-      : `  ${r.ended_at}  ${r.key}  ${r.outcome}  ${r.commits ?? "?"} commit(s)  by ${r.written_by}  ${r.file}`)
+      : `  ${r.ended_at}  ${r.key}  ${r.outcome}  ${commitsShown(r)}  by ${r.written_by}  ${r.file}`)
     : ["  none"]));
   print("", `Ledger (last ${events.length})`);
   print(...(events.length ? events.map((e) => `  ${describeEvent(e)}`) : ["  empty"]));
   if (ledger.unreadable.length) print(`  ${ledger.unreadable.length} unreadable line(s) skipped`);
   return 0;
+}
+
+/** Recovery claims no commits, so its records say "commits not listed" rather than "0 commit(s)". */
+function commitsShown(record: { written_by: string | null; commits: number | null }): string {
+  if (record.written_by === "recover episodes" || record.commits === null) return "commits not listed";
+  return `${record.commits} commit(s)`;
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -69,9 +69,10 @@ export async function commitsBetween(root: string, from: string | undefined, to:
 
 /** Files that differ between two commits (every file of `to` when `from` is undefined). */
 export async function changedFiles(root: string, from: string | undefined, to: string): Promise<string[]> {
+  // -z: names exactly as they are, where plain output would quote unusual ones.
   const args = from
-    ? ["diff", "--name-only", "--no-renames", from, to]
-    : ["ls-tree", "-r", "--name-only", to];
+    ? ["diff", "-z", "--name-only", "--no-renames", from, to]
+    : ["ls-tree", "-z", "-r", "--name-only", to];
   const out = await git(root, args);
-  return out ? out.split("\n") : [];
+  return out.split("\0").filter((name) => name !== "");
 }

@@ -45,7 +45,6 @@ export function excludeLocalState(journal: Journal): void {
   const current = existsSync(journal.excludeFile) ? readFileSync(journal.excludeFile, "utf8") : "";
   const lines = current.split("\n").map((line) => line.trim());
   if (lines.includes(EXCLUDE_LINE) || lines.includes(".ai/local/") || lines.includes(".ai/local")) return;
-  if (current && !current.endsWith("\n")) appendLine(journal.excludeFile, "");
   appendLine(journal.excludeFile, "# robot-army: the work journal's local state is never committed");
   appendLine(journal.excludeFile, EXCLUDE_LINE);
 }

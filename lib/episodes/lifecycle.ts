@@ -58,6 +58,10 @@ export async function setStatus(journal: Journal, options: { key: string; status
   const episode = await requireOpen(journal, options.key);
   const at = isoSeconds(options.now);
   const updated: Episode = { ...episode, status: options.status, status_changed_at: at };
+  // Recovery may have closed it since it was read: never bring a closed episode back.
+  if ((await findOpen(journal, options.key))?.episode?.id !== episode.id) {
+    throw new PreconditionError(`Episode "${options.key}" (${episode.id}) was closed while its status was being set`);
+  }
   await rewriteOpen(journal, updated);
   await appendEvent(journal, { at, episode: episode.id, key: episode.key, kind: `episode.${options.status}`, data: {} });
   return updated;

@@ -11,7 +11,7 @@ import { liveness as checkLiveness } from "../processes.ts";
 import type { Liveness, ProcessIdentity } from "../processes.ts";
 import { shown } from "./journal.ts";
 import type { Journal } from "./journal.ts";
-import { appendEvent, newestEventByEpisode } from "./ledger.ts";
+import { appendEvent, newestEventByEpisode, readLedger } from "./ledger.ts";
 import type { LedgerContents } from "./ledger.ts";
 import { findOpen, removeOpen } from "./open-episodes.ts";
 import type { Episode, OpenEntry } from "./open-episodes.ts";
@@ -97,13 +97,16 @@ export interface Recovered {
 /**
  * Closes a stranded episode into a record that says recovery wrote it and on what
  * evidence, logs `session.recovered` for the recovered episode, removes the open file.
- * Refuses (returns undefined) when the open file changed since it was assessed.
+ * Refuses (returns undefined) when the episode showed a sign of life since it was
+ * assessed: its open file changed or the ledger has a newer line of it.
  */
 export async function recoverEpisode(journal: Journal, assessment: Assessment, options: { now: Date; thresholdMs: number }): Promise<Recovered | undefined> {
   const episode = assessment.entry.episode;
   if (!episode || assessment.verdict.kind !== "stranded" || !assessment.lastSeen || !("at" in assessment.lastSeen)) return undefined;
   const current = await findOpen(journal, episode.key);
   if (current?.episode?.id !== episode.id || current.episode.status_changed_at !== episode.status_changed_at) return undefined;
+  const seenNow = lastSignOfLife(current.episode, newestEventByEpisode(await readLedger(journal)));
+  if (!("at" in seenNow) || seenNow.at.getTime() !== assessment.lastSeen.at.getTime()) return undefined;
   const at = isoSeconds(options.now);
   const lastSeen = isoSeconds(assessment.lastSeen.at);
   const recordFile = await writeRecord(journal, {

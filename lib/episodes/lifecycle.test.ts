@@ -1,0 +1,271 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { PreconditionError } from "../errors.ts";
+import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir } from "../fixtures.ts";
+import { identify } from "../processes.ts";
+import { openJournal } from "./journal.ts";
+import type { Journal } from "./journal.ts";
+import { readLedger } from "./ledger.ts";
+import { endEpisode, requireOpen, setStatus, startEpisode } from "./lifecycle.ts";
+import { openFile } from "./open-episodes.ts";
+
+const T0 = new Date("2026-01-15T10:00:00Z");
+const T1 = new Date("2026-01-15T10:20:00Z");
+const T2 = new Date("2026-01-15T11:45:30Z");
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+// Building a repository takes several git calls; each test works in a copy of this one.
+const templates = makeTempDir();
+const template = makeGitRepo(join(templates, "repo"));
+rmSync(join(template, ".git/hooks"), { recursive: true, force: true }); // only samples, and slow to copy
+test.after(() => removeTempDir(templates));
+
+/** A fresh real repository (branch main, one commit) at `<dir>/repo`. */
+function copyRepo(dir: string): string {
+  const repo = join(dir, "repo");
+  cpSync(template, repo, { recursive: true });
+  return repo;
+}
+
+/** A real repository (one commit on main) and its journal, removed afterwards. */
+async function inRepo(fn: (repo: string, journal: Journal) => Promise<void>, options: { empty?: boolean } = {}): Promise<void> {
+  const dir = makeTempDir();
+  try {
+    const repo = options.empty ? join(dir, "repo") : copyRepo(dir);
+    if (options.empty) git(dir, "init", "--quiet", "--initial-branch=main", repo);
+    await fn(repo, await openJournal(repo, { forWrite: true }));
+  } finally {
+    removeTempDir(dir);
+  }
+}
+
+async function rejects(promise: Promise<unknown>, type: Function, ...fragments: string[]): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, type);
+    for (const fragment of fragments) assert.match((error as Error).message, fragment);
+    return error as Error;
+  }
+  assert.unreachable(`expected a ${type.name}`);
+  throw new Error("unreachable");
+}
+
+function frontMatter(file: string): Record<string, unknown> {
+  const match = /^---\n([\s\S]*?)\n---\n/.exec(readFileSync(file, "utf8"));
+  assert.ok(match, `front matter in ${file}`);
+  return parse(match![1]);
+}
+
+test("start writes the open file with everything that identifies the episode", () =>
+  inRepo(async (repo, journal) => {
+    const episode = await startEpisode(journal, { key: "issue-7", clientPid: process.pid, now: T0 });
+    const file = join(repo, ".ai/local/state/sessions-open/issue-7.yaml");
+    assert.is(openFile(journal, "issue-7"), file);
+    const onDisk = parse(readFileSync(file, "utf8"));
+    assert.equal(onDisk, episode);
+    assert.match(episode.id, UUID);
+    assert.equal({ ...episode, id: "" }, {
+      schema: 1,
+      id: "",
+      key: "issue-7",
+      host: hostname(),
+      client: identify(process.pid),
+      started_at: "2026-01-15T10:00:00Z",
+      branch: "main",
+      start_head: git(repo, "rev-parse", "HEAD"),
+      status: "busy",
+      status_changed_at: "2026-01-15T10:00:00Z",
+    });
+    assert.ok(episode.client.started_at, "the client is known by its start time too");
+  }));
+
+test("start logs episode.start stamped with the episode's id", () =>
+  inRepo(async (repo, journal) => {
+    const episode = await startEpisode(journal, { key: "issue-7", clientPid: process.pid, now: T0 });
+    assert.equal(await readLedger(journal), {
+      events: [{
+        at: "2026-01-15T10:00:00Z", episode: episode.id, key: "issue-7", kind: "episode.start",
+        data: { branch: "main", head: git(repo, "rev-parse", "HEAD"), client_pid: process.pid },
+      }],
+      unreadable: [],
+    });
+  }));
+
+test("start on a detached HEAD records no branch", () =>
+  inRepo(async (repo, journal) => {
+    git(repo, "switch", "--quiet", "--detach");
+    const episode = await startEpisode(journal, { key: "k", clientPid: process.pid, now: T0 });
+    assert.is(episode.branch, null);
+    assert.is(episode.start_head, git(repo, "rev-parse", "HEAD"));
+  }));
+
+test("starting a key that is open is refused, naming the open episode and recover episodes", () =>
+  inRepo(async (_repo, journal) => {
+    const first = await startEpisode(journal, { key: "work", clientPid: process.pid, now: T0 });
+    const before = readFileSync(openFile(journal, "work"), "utf8");
+    await rejects(startEpisode(journal, { key: "work", clientPid: process.pid, now: T1 }), PreconditionError,
+      `"work"`, first.id, "2026-01-15T10:00:00Z", "recover episodes", "episode end --key work");
+    assert.is(readFileSync(openFile(journal, "work"), "utf8"), before, "the open episode is untouched");
+    assert.equal((await readLedger(journal)).events.map((e) => e.episode), [first.id], "nothing logged for the refused start");
+    const other = await startEpisode(journal, { key: "other", clientPid: process.pid, now: T1 });
+    assert.is.not(other.id, first.id);
+  }));
+
+test("starting a key whose open file is unreadable is refused, naming the file", () =>
+  inRepo(async (_repo, journal) => {
+    mkdirSync(journal.openDir, { recursive: true });
+    writeFileSync(openFile(journal, "work"), "key: [unclosed\n");
+    await rejects(startEpisode(journal, { key: "work", clientPid: process.pid, now: T0 }), PreconditionError,
+      ".ai/local/state/sessions-open/work.yaml", "recover episodes");
+  }));
+
+test("idle and busy change the status and its time, and log an event each", () =>
+  inRepo(async (_repo, journal) => {
+    const started = await startEpisode(journal, { key: "work", clientPid: process.pid, now: T0 });
+    const idle = await setStatus(journal, { key: "work", status: "idle", now: T1 });
+    assert.equal(idle, { ...started, status: "idle", status_changed_at: "2026-01-15T10:20:00Z" });
+    assert.equal(await requireOpen(journal, "work"), idle);
+    const busy = await setStatus(journal, { key: "work", status: "busy", now: T2 });
+    assert.equal(await requireOpen(journal, "work"), { ...started, status: "busy", status_changed_at: "2026-01-15T11:45:30Z" });
+    assert.equal(busy.started_at, "2026-01-15T10:00:00Z");
+    const events = (await readLedger(journal)).events;
+    assert.equal(events.map((e) => [e.at, e.episode, e.key, e.kind, e.data]), [
+      ["2026-01-15T10:00:00Z", started.id, "work", "episode.start", events[0].data],
+      ["2026-01-15T10:20:00Z", started.id, "work", "episode.idle", {}],
+      ["2026-01-15T11:45:30Z", started.id, "work", "episode.busy", {}],
+    ]);
+    assert.is(readdirSync(journal.openDir).length, 1, "no temp files left beside the open file");
+  }));
+
+test("idle on a key with no open episode is a precondition error", () =>
+  inRepo(async (_repo, journal) => {
+    await rejects(setStatus(journal, { key: "nobody", status: "idle", now: T0 }), PreconditionError, `"nobody"`);
+    assert.not.ok(existsSync(journal.ledgerFile));
+  }));
+
+test("end writes a record listing exactly the commits and files of the episode, then closes it", () =>
+  inRepo(async (repo, journal) => {
+    commitFile(repo, "before.txt", "made before the episode\n", "Before the episode");
+    const startHead = git(repo, "rev-parse", "HEAD");
+    const episode = await startEpisode(journal, { key: "issue-7", clientPid: process.pid, now: T0 });
+    const one = commitFile(repo, "README.md", "# Changed\n", "Change the README");
+    const two = commitFile(repo, "src/feature.ts", "export {};\n", "Add\tthe feature");
+    const result = await endEpisode(journal, { key: "issue-7", outcome: "done", now: T2 });
+
+    const expectedFile = join(repo, `.ai/repo/sessions/2026-01-15T10-00-00Z--${episode.id}.md`);
+    assert.is(result.recordFile, expectedFile);
+    const commits = [{ sha: one, subject: "Change the README" }, { sha: two, subject: "Add\tthe feature" }];
+    assert.equal(frontMatter(expectedFile), {
+      schema: 1, id: episode.id, key: "issue-7", host: hostname(), branch: "main",
+      started_at: "2026-01-15T10:00:00Z", ended_at: "2026-01-15T11:45:30Z", outcome: "done",
+      start_head: startHead, end_head: two, commits, changed_files: ["README.md", "src/feature.ts"],
+      written_by: "episode end",
+    });
+    assert.equal(result.commits, commits);
+    assert.equal(result.changedFiles, ["README.md", "src/feature.ts"]);
+    const body = readFileSync(expectedFile, "utf8");
+    assert.match(body, `## Commits (2)\n\n- ${one} Change the README\n- ${two} Add\tthe feature`);
+    assert.match(body, "## Changed files (2)\n\n- README.md\n- src/feature.ts");
+
+    assert.not.ok(existsSync(openFile(journal, "issue-7")), "the open file is removed");
+    const last = (await readLedger(journal)).events.at(-1)!;
+    assert.equal(last, {
+      at: "2026-01-15T11:45:30Z", episode: episode.id, key: "issue-7", kind: "episode.end",
+      data: { outcome: "done", record: `.ai/repo/sessions/2026-01-15T10-00-00Z--${episode.id}.md`, commits: 2 },
+    });
+    const again = await startEpisode(journal, { key: "issue-7", clientPid: process.pid, now: T2 });
+    assert.is.not(again.id, episode.id, "the key can be opened again");
+  }));
+
+test("end with no commits since the start lists none", () =>
+  inRepo(async (repo, journal) => {
+    await startEpisode(journal, { key: "k", clientPid: process.pid, now: T0 });
+    const result = await endEpisode(journal, { key: "k", outcome: "abandoned", now: T1 });
+    const record = frontMatter(result.recordFile);
+    assert.equal([record.commits, record.changed_files, record.outcome], [[], [], "abandoned"]);
+    assert.is(record.end_head, git(repo, "rev-parse", "HEAD"));
+    assert.match(readFileSync(result.recordFile, "utf8"), "## Commits (0)\n\nnone");
+  }));
+
+test("end of an episode started before the first commit lists every commit", () =>
+  inRepo(async (repo, journal) => {
+    const episode = await startEpisode(journal, { key: "k", clientPid: process.pid, now: T0 });
+    assert.equal([episode.start_head, episode.branch], [null, "main"]);
+    const one = commitFile(repo, "a.txt", "a\n", "First ever");
+    const two = commitFile(repo, "lib/b.txt", "b\n", "Second");
+    const record = frontMatter((await endEpisode(journal, { key: "k", outcome: "done", now: T1 })).recordFile);
+    assert.equal(record.commits, [{ sha: one, subject: "First ever" }, { sha: two, subject: "Second" }]);
+    assert.equal(record.changed_files, ["a.txt", "lib/b.txt"]);
+    assert.equal([record.start_head, record.end_head], [null, two]);
+  }, { empty: true }));
+
+test("end of an episode that never saw a commit in an empty repository lists none", () =>
+  inRepo(async (_repo, journal) => {
+    await startEpisode(journal, { key: "k", clientPid: process.pid, now: T0 });
+    const record = frontMatter((await endEpisode(journal, { key: "k", outcome: "done", now: T1 })).recordFile);
+    assert.equal([record.commits, record.changed_files, record.end_head], [[], [], null]);
+  }, { empty: true }));
+
+test("end says the commits could not be listed when the start commit is gone, never none", () =>
+  inRepo(async (repo, journal) => {
+    const doomed = commitFile(repo, "doomed.txt", "x\n", "A commit about to be rewritten away");
+    const episode = await startEpisode(journal, { key: "k", clientPid: process.pid, now: T0 });
+    git(repo, "reset", "--quiet", "--hard", "HEAD~1");
+    commitFile(repo, "other.txt", "y\n", "Another history");
+    // What `git gc --prune=now` would do once the reflog forgets it, without its cost: the object goes.
+    rmSync(join(repo, ".git/objects", doomed.slice(0, 2), doomed.slice(2)));
+    assert.throws(() => git(repo, "cat-file", "-e", doomed), undefined, "the start commit is gone");
+    const result = await endEpisode(journal, { key: "k", outcome: "done", now: T1 });
+    assert.equal([result.commits, result.changedFiles], [null, null]);
+    const record = frontMatter(result.recordFile);
+    assert.equal([record.commits, record.changed_files, record.start_head], [null, null, episode.start_head]);
+    assert.match(readFileSync(result.recordFile, "utf8"), "could not be listed");
+    assert.is((await readLedger(journal)).events.at(-1)!.data.commits, null);
+  }));
+
+test("requireOpen on a key with no open episode is a precondition error", () =>
+  inRepo(async (_repo, journal) => {
+    await rejects(requireOpen(journal, "missing"), PreconditionError, `"missing"`, "episode status --all");
+    await rejects(endEpisode(journal, { key: "missing", outcome: "done", now: T0 }), PreconditionError, `"missing"`);
+    assert.not.ok(existsSync(journal.recordsDir), "no record for an episode that was never open");
+  }));
+
+test("requireOpen on an open file that is not YAML is a precondition error naming the file", () =>
+  inRepo(async (_repo, journal) => {
+    mkdirSync(journal.openDir, { recursive: true });
+    writeFileSync(openFile(journal, "broken"), "id: [unclosed\nkey: broken\n");
+    await rejects(requireOpen(journal, "broken"), PreconditionError, ".ai/local/state/sessions-open/broken.yaml", "cannot be read");
+    await rejects(endEpisode(journal, { key: "broken", outcome: "done", now: T0 }), PreconditionError, "broken.yaml");
+    assert.ok(existsSync(openFile(journal, "broken")), "an unreadable episode is never removed");
+  }));
+
+test("requireOpen on an open file that breaks the episode schema is a precondition error", () =>
+  inRepo(async (_repo, journal) => {
+    const episode = await startEpisode(journal, { key: "k", clientPid: process.pid, now: T0 });
+    writeFileSync(openFile(journal, "k"), `id: ${episode.id}\nkey: k\nstatus: sleeping\n`);
+    await rejects(requireOpen(journal, "k"), PreconditionError, "k.yaml", "status");
+  }));
+
+test("the open file is removed only after the record is written", () =>
+  inRepo(async (_repo, journal) => {
+    await startEpisode(journal, { key: "k", clientPid: process.pid, now: T0 });
+    // A records folder that cannot be written to: a file where the folder should be.
+    mkdirSync(join(journal.root, ".ai/repo"), { recursive: true });
+    writeFileSync(journal.recordsDir, "not a folder");
+    try {
+      await endEpisode(journal, { key: "k", outcome: "done", now: T1 });
+      assert.unreachable("the record cannot be written");
+    } catch (error) {
+      assert.not.instance(error, assert.Assertion);
+    }
+    assert.ok(existsSync(openFile(journal, "k")), "the episode stays open");
+    rmSync(journal.recordsDir);
+    assert.is((await endEpisode(journal, { key: "k", outcome: "done", now: T1 })).episode.key, "k");
+  }));
+
+test.run();
