@@ -171,13 +171,16 @@ test("--follow --json prints one object per line, and waits for a database that 
   });
 });
 
-test("formatLine keeps a long body to one short line", () => {
-  const line = formatLine({
+test("formatLine keeps a long body to one short line on a terminal, whole otherwise", () => {
+  const record = {
     id: 1, at: "2026-01-15T10:00:00Z", kind: "k", phase: "fact", repo: null, item: null,
     sessionId: null, episodeId: null, actionId: null, simulated: false, body: { text: "x".repeat(500) },
-  });
-  assert.ok(line.length < 200);
-  assert.ok(line.endsWith("…"));
+  } as const;
+  const short = formatLine(record, true);
+  assert.ok(short.length < 200);
+  assert.ok(short.endsWith("…"));
+  const whole = formatLine(record);
+  assert.ok(whole.includes("x".repeat(500)));
 });
 
 test("log's import graph stays light: no ajv, yaml, smol-toml or octokit, even dynamically", () => {

@@ -131,16 +131,17 @@ export async function run(opts: LogOptions, deps: LogDeps): Promise<number> {
 }
 
 /** One line per record: `<at>  <phase>  <kind>  <subjects>  <action id>  <body>`. */
-export function formatLine(record: AuditRecord): string {
+export function formatLine(record: AuditRecord, shorten = false): string {
   const phase = record.simulated ? `${record.phase} (simulated)` : record.phase;
   const columns = [record.at, phase, record.kind, subjects(record), record.actionId ?? "-"];
-  const body = bodySummary(record.body);
+  const body = bodySummary(record.body, shorten);
   if (body) columns.push(body);
   return columns.join("  ");
 }
 
 function formatLines(records: AuditRecord[]): string {
-  return records.map((record) => formatLine(record) + "\n").join("");
+  const shorten = process.stdout.isTTY === true;
+  return records.map((record) => formatLine(record, shorten) + "\n").join("");
 }
 
 function subjects(record: AuditRecord): string {
@@ -153,12 +154,15 @@ function subjects(record: AuditRecord): string {
 
 const BODY_WIDTH = 120;
 
-/** `from=ready to=dispatching`: top-level keys, values JSON unless a plain word. */
-function bodySummary(body: Record<string, unknown>): string {
+/**
+ * `from=ready to=dispatching`: top-level keys, values JSON unless a plain word. Shortened
+ * only on a terminal: piped output stays whole for the tools that read it.
+ */
+function bodySummary(body: Record<string, unknown>, shorten: boolean): string {
   const text = Object.entries(body)
     .map(([key, value]) => `${key}=${typeof value === "string" && /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value)}`)
     .join(" ");
-  return text.length > BODY_WIDTH ? text.slice(0, BODY_WIDTH - 1) + "…" : text;
+  return shorten && text.length > BODY_WIDTH ? text.slice(0, BODY_WIDTH - 1) + "…" : text;
 }
 
 function sinceTime(value: string, at: Date): string {

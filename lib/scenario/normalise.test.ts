@@ -1,0 +1,80 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { Normaliser } from "./normalise.ts";
+
+const UUID_A = "3f2c9a1e-8b7d-4c6e-9f01-23456789abcd";
+const UUID_B = "00000000-1111-4222-8333-444455556666";
+const SHA_A = "a".repeat(40);
+const SHA_B = "0123456789abcdef0123456789abcdef01234567";
+const REAL_NOW = Date.parse("2026-06-01T12:00:00Z");
+
+function normaliser(places = [{ path: "/tmp/ra-x/repo", placeholder: "<repo>" }, { path: "/tmp/ra-x", placeholder: "<tmp>" }]) {
+  return new Normaliser(places, "build-host", REAL_NOW);
+}
+
+test("the longest path wins, whatever order the places come in", () => {
+  const n = normaliser([{ path: "/tmp/ra-x", placeholder: "<tmp>" }, { path: "/tmp/ra-x/home", placeholder: "<home>" }, { path: "/tmp/ra-x/repo", placeholder: "<repo>" }]);
+  assert.is(n.normalise("/tmp/ra-x/repo/.ai and /tmp/ra-x/home/.config and /tmp/ra-x/other"), "<repo>/.ai and <home>/.config and <tmp>/other");
+});
+
+test("a path ends where a name cannot go on", () => {
+  const n = normaliser();
+  assert.is(n.normalise("/tmp/ra-x/repo.git /tmp/ra-x/repository /tmp/ra-x/repo."), "<tmp>/repo.git <tmp>/repository <repo>.");
+});
+
+test("a folder reached through a symlink is known by its real path too", () => {
+  const dir = makeTempDir("robot-army-normalise-");
+  try {
+    mkdirSync(join(dir, "real"));
+    symlinkSync(join(dir, "real"), join(dir, "link"));
+    const n = new Normaliser([{ path: join(dir, "link"), placeholder: "<repo>" }], "build-host", REAL_NOW);
+    assert.is(n.normalise(`${dir}/link/a ${dir}/real/b`), "<repo>/a <repo>/b");
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+test("ids and SHAs are numbered by first appearance across the whole scenario", () => {
+  const n = normaliser();
+  assert.is(n.normalise(`episode ${UUID_B} at ${SHA_B}`), "episode <id-1> at <sha-1>");
+  assert.is(n.normalise(`${UUID_A} then ${UUID_B.toUpperCase()} again, ${SHA_A} ${SHA_B}`), "<id-2> then <id-1> again, <sha-2> <sha-1>");
+});
+
+test("ids in a path are numbered after the path is replaced", () => {
+  const n = normaliser();
+  assert.is(n.normalise(`/tmp/ra-x/repo/.ai/${UUID_A}.json`), "<repo>/.ai/<id-1>.json");
+});
+
+test("reading a file does not claim numbers for what only it holds", () => {
+  const n = normaliser();
+  n.normalise(UUID_A);
+  assert.is(n.normalise(`${UUID_A} ${UUID_B}`, { record: false }), "<id-1> <id-2>");
+  assert.is(n.normalise(`${SHA_A} ${UUID_B}`), "<sha-1> <id-2>");
+});
+
+test("the host is replaced only as a whole word", () => {
+  const n = normaliser();
+  assert.is(n.normalise("on build-host, not build-hosts or my-build-host or build-host.example"), "on <host>, not build-hosts or my-build-host or build-host.example");
+});
+
+test("elapsed times become <duration>, ages from the fixed clock stay", () => {
+  const n = normaliser();
+  assert.is(n.normalise("took 12ms, 0.4ms and 1.52s"), "took <duration>, <duration> and <duration>");
+  assert.is(n.normalise("idle 12h, last seen 30m ago, 5s, 1h 30m, 2d, v1.52s"), "idle 12h, last seen 30m ago, 5s, 1h 30m, 2d, v1.52s");
+});
+
+test("process ids become <pid>", () => {
+  const n = normaliser();
+  assert.is(n.normalise(`client pid 12345, pid=77 {"pid": 4242, "client_pid":9}`), `client pid <pid>, pid=<pid> {"pid": <pid>, "client_pid":<pid>}`);
+  assert.is(n.normalise("rapid 5 and pids 3"), "rapid 5 and pids 3");
+});
+
+test("times from the real clock become <real-time>, the scenario's clock stays", () => {
+  const n = normaliser();
+  assert.is(n.normalise("started 2026-06-01T11:59:58.120Z, now 2026-01-15T10:00:00Z"), "started <real-time>, now 2026-01-15T10:00:00Z");
+});
+
+test.run();

@@ -1,0 +1,101 @@
+/**
+ * Output normalisation: what varies between two runs of one scenario (temp paths, ids,
+ * SHAs, the host, elapsed times, pids) becomes a placeholder, so a scenario's recorded
+ * output is byte-identical run after run and expectations can name `<repo>` or `<id-1>`.
+ */
+import { realpathSync } from "node:fs";
+import { hostname } from "node:os";
+
+/** A folder whose path is replaced by a placeholder such as `<repo>`. */
+export interface Place {
+  path: string;
+  placeholder: string;
+}
+
+const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+const SHA = /\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b/g;
+// Only elapsed run times: `12ms`, `0.4ms` and decimal seconds `1.52s`. Ages such as `12h`,
+// `30m` or `5s` come from the fixed clock and stay as they are.
+const ELAPSED = /(?<![\w.])(?:\d+(?:\.\d+)?ms|\d+\.\d+s)\b/g;
+// Times read from the real clock (a process's start time), told apart from the scenario's
+// fixed clock by being near the real time now.
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})/g;
+const REAL_TIME_WINDOW_MS = 2 * 86_400_000;
+const PID = /\b((?:\w+_)?pid)(\s+|=|:\s*|"\s*:\s*)\d+\b/gi;
+
+/**
+ * Normalises every output of one scenario; ids and SHAs are numbered by first appearance
+ * across the whole scenario, so feed it the outputs in the order they happened.
+ * @example
+ * const n = new Normaliser([{ path: "/tmp/ra-1/repo", placeholder: "<repo>" }]);
+ * n.normalise("/tmp/ra-1/repo/.ai 3f2c...") // "<repo>/.ai <id-1>"
+ */
+export class Normaliser {
+  #places: RegExp | undefined;
+  #placeholders = new Map<string, string>();
+  #host: RegExp | undefined;
+  #ids = new Map<string, string>();
+  #shas = new Map<string, string>();
+  /** Numbers handed out by a `record: false` call, taken back when it ends. */
+  #pending: Array<[Map<string, string>, string]> = [];
+
+  #realNow: number;
+
+  /** `realNow` is the real clock (not `RA_NOW`): times within two days of it become `<real-time>`. */
+  constructor(places: Place[], host: string = hostname(), realNow: number = Date.now()) {
+    this.#realNow = realNow;
+    for (const { path, placeholder } of places) {
+      for (const spelling of [path, realPath(path)]) {
+        // The longest path that is still unclaimed wins: `<repo>` inside `<tmp>`, not `<tmp>/repo`.
+        if (spelling.length > 1 && !this.#placeholders.has(spelling)) this.#placeholders.set(spelling, placeholder);
+      }
+    }
+    const paths = [...this.#placeholders.keys()].sort((a, b) => b.length - a.length);
+    // A path ends where a name cannot go on: `<dir>/repo.git` is not `<repo>.git`.
+    if (paths.length) this.#places = new RegExp(`(?:${paths.map(escape).join("|")})(?![\\w-]|\\.\\w)`, "g");
+    if (host) this.#host = new RegExp(`(?<![\\w.-])${escape(host)}(?![\\w-]|\\.\\w)`, "g");
+  }
+
+  /**
+   * Normalises one text. With `record: false` (for file contents an expectation reads),
+   * ids and SHAs not seen yet get the numbers they would get, without claiming them.
+   */
+  normalise(text: string, options: { record?: boolean } = {}): string {
+    const record = options.record ?? true;
+    let out = this.#places ? text.replace(this.#places, (path) => this.#placeholders.get(path)!) : text;
+    out = out.replace(UUID, (id) => this.#number(this.#ids, id.toLowerCase(), "id", record));
+    out = out.replace(SHA, (sha) => this.#number(this.#shas, sha, "sha", record));
+    if (!record) this.#forget();
+    if (this.#host) out = out.replace(this.#host, "<host>");
+    out = out.replace(ISO_TIME, (time) => (Math.abs(Date.parse(time) - this.#realNow) < REAL_TIME_WINDOW_MS ? "<real-time>" : time));
+    out = out.replace(ELAPSED, "<duration>");
+    return out.replace(PID, "$1$2<pid>");
+  }
+
+  #number(seen: Map<string, string>, value: string, kind: string, record: boolean): string {
+    let placeholder = seen.get(value);
+    if (placeholder === undefined) {
+      placeholder = `<${kind}-${seen.size + 1}>`;
+      seen.set(value, placeholder);
+      if (!record) this.#pending.push([seen, value]);
+    }
+    return placeholder;
+  }
+
+  #forget(): void {
+    for (const [seen, value] of this.#pending) seen.delete(value);
+    this.#pending = [];
+  }
+}
+
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}

@@ -1,0 +1,48 @@
+/**
+ * The named setups a scenario can stand on (`setup: git-repo`). Each is a module exporting
+ * `setup(ctx)`, imported only when a scenario names it. To add one, write
+ * `lib/scenario/setups/<name>.ts` and add one line to `SETUPS`.
+ */
+
+/** What a setup is given: the scenario's fresh folder and the environment its steps will get. */
+export interface SetupContext {
+  /** The scenario's own fresh temp dir (real path). */
+  dir: string;
+  /** The environment the steps will get (HOME, RA_STATE_DIR, RA_NOW, XDG_*, PATH, ...). */
+  env: Record<string, string>;
+  runtime: "node" | "deno";
+  /** Runs the real robot-army binary on the scenario's runtime, as a step would. */
+  robotArmy(argv: string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/** What a setup made: where the steps run, `${NAME}` variables for them, and extra environment. */
+export interface SetupResult {
+  cwd: string;
+  vars?: Record<string, string>;
+  env?: Record<string, string>;
+}
+
+/** What every setup module exports. */
+export interface SetupModule {
+  setup(ctx: SetupContext): Promise<SetupResult>;
+}
+
+/** Every setup by name; the scenario schema's `setup` must be one of these. */
+export const SETUPS: Record<string, () => Promise<SetupModule>> = {
+  "empty-dir": () => import("./empty-dir.ts"),
+  "git-repo": () => import("./git-repo.ts"),
+  "episode-repo": () => import("./episode-repo.ts"),
+  "repo-with-open-episode": () => import("./repo-with-open-episode.ts"),
+  "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),
+};
+
+/** Whether a setup of this name is registered. */
+export function isSetup(name: string): boolean {
+  return Object.hasOwn(SETUPS, name);
+}
+
+/** Loads a registered setup's module. */
+export async function loadSetup(name: string): Promise<SetupModule> {
+  if (!isSetup(name)) throw new Error(`Unknown setup "${name}" (known: ${Object.keys(SETUPS).join(", ")})`);
+  return await SETUPS[name]();
+}

@@ -1,0 +1,76 @@
+/**
+ * `npm run catalogue [-- --check]`: re-runs every scenario on Node and writes `catalogue/`
+ * (a page per scenario, an index, a command reference from the commands' own help).
+ * With `--check` it writes nothing and fails (exit 1, as CI expects of a stale build) when the committed catalogue differs.
+ */
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { runMain } from "../lib/cli.ts";
+import { RobotArmyError, UsageError } from "../lib/errors.ts";
+import { buildCatalogue, compareCatalogue, renderCommandReference, writeCatalogue } from "../lib/scenario/catalogue.ts";
+import type { CatalogueDrift } from "../lib/scenario/catalogue.ts";
+import { loadScenarios, PROJECT_ROOT } from "../lib/scenario/load.ts";
+import { resultLines } from "../lib/scenario/report.ts";
+import { runScenarios } from "../lib/scenario/run.ts";
+import { COMMANDS, overview } from "./robot-army.ts";
+
+const USAGE = `Usage: npm run catalogue -- [--check]
+
+Re-runs every scenario on Node and writes catalogue/ from what they printed.
+
+Options:
+  --check     Write nothing; exit 1 when the committed catalogue differs from what the code produces
+  -h, --help  Show this help
+`;
+
+/** Writes (or checks) the catalogue; any failing scenario fails it before anything is written. */
+export async function main(argv: string[]): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({ args: argv, options: { check: { type: "boolean" }, help: { type: "boolean", short: "h" } } }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message.split(". ")[0], USAGE);
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const reference = await renderCommandReference(overview(), COMMANDS);
+  const { scenarios, problems } = await loadScenarios();
+  if (problems.length) throw new RobotArmyError(`Cannot write the catalogue, a scenario is invalid:\n${problems.join("\n")}`);
+  const results = await runScenarios(scenarios, { runtime: "node", jobs: 2 }, (result) => {
+    if (result.failure) console.log(resultLines(result).join("\n"));
+  });
+  const failed = results.filter((r) => r.failure);
+  if (failed.length) throw new RobotArmyError(`Cannot write the catalogue: ${failed.length} of ${results.length} scenario(s) failed`);
+  const files = buildCatalogue(results, reference);
+  const dir = join(PROJECT_ROOT, "catalogue");
+  if (values.check) {
+    const drift = compareCatalogue(dir, files);
+    if (hasDrift(drift)) {
+      throw new RobotArmyError(`The catalogue differs from what the code produces; run \`npm run catalogue\`:\n${describeDrift(drift)}`);
+    }
+    console.log(`catalogue is fresh (${files.size} pages)`);
+    return 0;
+  }
+  const drift = writeCatalogue(dir, files);
+  console.log(hasDrift(drift) ? describeDrift(drift, { stale: "updated:", missing: "added:  ", extra: "removed:" }) : "  nothing changed");
+  console.log(`wrote catalogue/ (${files.size} pages)`);
+  return 0;
+}
+
+function hasDrift(drift: CatalogueDrift): boolean {
+  return drift.stale.length + drift.missing.length + drift.extra.length > 0;
+}
+
+/** One line per page that differs, in the words of a check or of a write. */
+function describeDrift(drift: CatalogueDrift, words = { stale: "stale:  ", missing: "missing:", extra: "extra:  " }): string {
+  const lines = [
+    ...drift.stale.map((path) => `  ${words.stale} catalogue/${path}`),
+    ...drift.missing.map((path) => `  ${words.missing} catalogue/${path}`),
+    ...drift.extra.map((path) => `  ${words.extra} catalogue/${path}`),
+  ];
+  return lines.join("\n");
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
