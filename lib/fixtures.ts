@@ -2,7 +2,7 @@
  * Builders for the real things tests and scenario setups stand on: temp dirs and git
  * repositories with commits. Nothing here is mocked; every repository is a real one.
  */
-import { mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
+import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
@@ -15,6 +15,16 @@ export function makeTempDir(prefix = "robot-army-"): string {
 /** Removes a temp dir made by `makeTempDir`. */
 export function removeTempDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** Runs `fn` in a fresh temp dir and removes the dir afterwards, whether `fn` fails or not. */
+export async function withTempDir(fn: (dir: string) => void | Promise<void>): Promise<void> {
+  const dir = makeTempDir();
+  try {
+    await fn(dir);
+  } finally {
+    removeTempDir(dir);
+  }
 }
 
 /** Runs git in a directory with a fixed identity; throws with git's stderr on failure. */
@@ -49,6 +59,31 @@ export function makeGitRepo(dir: string): string {
   return dir;
 }
 
+/** A repository built once for a test file to copy per test; see `repoTemplate`. */
+export interface RepoTemplate {
+  /** A fresh real repository (branch main, one commit) at `<dir>/repo`; returns its path. */
+  copy(dir: string): string;
+  /** Removes the template; call it once the file's tests are done. */
+  remove(): void;
+}
+
+/** A repository (branch main, one commit) built once, for tests to copy instead of running git to build their own. */
+export function repoTemplate(): RepoTemplate {
+  const templates = makeTempDir();
+  const template = makeGitRepo(join(templates, "repo"));
+  rmSync(join(template, ".git/hooks"), { recursive: true, force: true }); // only samples, and slow to copy
+  return {
+    copy(dir) {
+      const repo = join(dir, "repo");
+      cpSync(template, repo, { recursive: true });
+      return repo;
+    },
+    remove() {
+      removeTempDir(templates);
+    },
+  };
+}
+
 /** Writes a file and commits it; returns the new commit's SHA. */
 export function commitFile(repo: string, path: string, content: string, message: string): string {
   const full = join(repo, path);
@@ -63,4 +98,7 @@ export function commitFile(repo: string, path: string, content: string, message:
 export function exitedPid(): number {
   const result = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
   return Number(result.stdout);
+}
+
+  return [process.execPath];
 }

@@ -1,57 +1,39 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cpSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
-import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir } from "../fixtures.ts";
+import { commitFile, git, repoTemplate, withTempDir } from "../fixtures.ts";
 import { changedFiles, commitsBetween, currentBranch, headCommit, repositoryAt } from "./git.ts";
 
 // Building a repository takes several git calls; each test works in a copy of this one.
-const templates = makeTempDir();
-const template = makeGitRepo(join(templates, "repo"));
-rmSync(join(template, ".git/hooks"), { recursive: true, force: true }); // only samples, and slow to copy
-test.after(() => removeTempDir(templates));
-
-/** A fresh real repository (branch main, one commit) at `<dir>/repo`. */
-function copyRepo(dir: string): string {
-  const repo = join(dir, "repo");
-  cpSync(template, repo, { recursive: true });
-  return repo;
-}
-
-async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = makeTempDir();
-  try {
-    await fn(dir);
-  } finally {
-    removeTempDir(dir);
-  }
-}
+const template = repoTemplate();
+test.after(() => template.remove());
 
 test("git calls answer on this runtime (dax is called, not a promise of it)", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     assert.is(await headCommit(repo), git(repo, "rev-parse", "HEAD"));
   }));
 
 test("repositoryAt finds the top of the repository and its exclude file from a subfolder", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     mkdirSync(join(repo, "src/deep"), { recursive: true });
     const info = await repositoryAt(join(repo, "src/deep"));
     assert.equal(info, { root: repo, excludeFile: join(repo, ".git/info/exclude") });
   }));
 
 test("repositoryAt in a linked worktree gives the worktree's root and the common exclude file", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const worktree = join(dir, "worktree");
     git(repo, "worktree", "add", "--quiet", "-b", "feature", worktree);
     assert.equal(await repositoryAt(worktree), { root: worktree, excludeFile: join(repo, ".git/info/exclude") });
   }));
 
 test("repositoryAt outside any repository is a precondition error naming the folder", () =>
-  inTempDir(async (dir) => {
+  withTempDir(async (dir) => {
     try {
       await repositoryAt(dir);
       assert.unreachable("a plain folder is not a repository");
@@ -62,8 +44,8 @@ test("repositoryAt outside any repository is a precondition error naming the fol
   }));
 
 test("currentBranch names the branch, and is undefined on a detached HEAD", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     git(repo, "switch", "--quiet", "-c", "feature/x");
     assert.is(await currentBranch(repo), "feature/x");
     git(repo, "switch", "--quiet", "--detach");
@@ -71,7 +53,7 @@ test("currentBranch names the branch, and is undefined on a detached HEAD", () =
   }));
 
 test("headCommit is undefined in a repository with no commits yet, and its branch is the unborn one", () =>
-  inTempDir(async (dir) => {
+  withTempDir(async (dir) => {
     const repo = join(dir, "empty");
     git(dir, "init", "--quiet", "--initial-branch=main", repo);
     assert.is(await headCommit(repo), undefined);
@@ -81,8 +63,8 @@ test("headCommit is undefined in a repository with no commits yet, and its branc
   }));
 
 test("commitsBetween lists the commits after `from`, oldest first, subjects with tabs intact", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const base = git(repo, "rev-parse", "HEAD");
     const one = commitFile(repo, "one.txt", "1\n", "First change");
     const two = commitFile(repo, "two.txt", "2\n", "fix:\tsubject\twith tabs");
@@ -97,8 +79,8 @@ test("commitsBetween lists the commits after `from`, oldest first, subjects with
   }));
 
 test("commitsBetween with no `from` lists every commit of `to`", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const base = git(repo, "rev-parse", "HEAD");
     const next = commitFile(repo, "b.txt", "b\n", "Second");
     assert.equal(await commitsBetween(repo, undefined, next), [
@@ -108,8 +90,8 @@ test("commitsBetween with no `from` lists every commit of `to`", () =>
   }));
 
 test("commitsBetween from a commit that does not exist throws with git's words", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     try {
       await commitsBetween(repo, "0123456789012345678901234567890123456789", "HEAD");
       assert.unreachable("an unknown start commit cannot be listed from");
@@ -120,8 +102,8 @@ test("commitsBetween from a commit that does not exist throws with git's words",
   }));
 
 test("changedFiles lists added, modified, deleted and renamed files (both names) between two commits", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     writeFileSync(join(repo, "gone.txt"), "soon gone\n");
     git(repo, "add", "--all");
     const base = commitFile(repo, "old-name.txt", "moved\n", "Add a file to delete and one to rename");
@@ -135,15 +117,15 @@ test("changedFiles lists added, modified, deleted and renamed files (both names)
   }));
 
 test("changedFiles with no `from` lists every file of `to`", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const end = commitFile(repo, "lib/a.ts", "a\n", "Add a");
     assert.equal(await changedFiles(repo, undefined, end), ["README.md", "lib/a.ts"]);
   }));
 
 test("changedFiles names files as they are called, not in git's quoted form", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const base = git(repo, "rev-parse", "HEAD");
     const end = commitFile(repo, 'say "hi".txt', "hi\n", "A name git quotes");
     assert.equal(await changedFiles(repo, base, end), ['say "hi".txt']);

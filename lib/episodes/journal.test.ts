@@ -1,33 +1,15 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cpSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError, UsageError } from "../errors.ts";
-import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir } from "../fixtures.ts";
+import { commitFile, git, repoTemplate, withTempDir } from "../fixtures.ts";
 import { openJournal, resolveKey, shown } from "./journal.ts";
 import { startEpisode } from "./lifecycle.ts";
 
 // Building a repository takes several git calls; each test works in a copy of this one.
-const templates = makeTempDir();
-const template = makeGitRepo(join(templates, "repo"));
-rmSync(join(template, ".git/hooks"), { recursive: true, force: true }); // only samples, and slow to copy
-test.after(() => removeTempDir(templates));
-
-/** A fresh real repository (branch main, one commit) at `<dir>/repo`. */
-function copyRepo(dir: string): string {
-  const repo = join(dir, "repo");
-  cpSync(template, repo, { recursive: true });
-  return repo;
-}
-
-async function inTempDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = makeTempDir();
-  try {
-    await fn(dir);
-  } finally {
-    removeTempDir(dir);
-  }
-}
+const template = repoTemplate();
+test.after(() => template.remove());
 
 const NOW = new Date("2026-01-15T10:00:00Z");
 
@@ -36,7 +18,7 @@ function excludeLines(file: string): string[] {
 }
 
 test("openJournal outside a repository is a precondition error", () =>
-  inTempDir(async (dir) => {
+  withTempDir(async (dir) => {
     try {
       await openJournal(dir, { forWrite: true });
       assert.unreachable("a plain folder has no journal");
@@ -47,8 +29,8 @@ test("openJournal outside a repository is a precondition error", () =>
   }));
 
 test("openJournal from a subfolder places the journal at the repository root", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     commitFile(repo, "src/a.ts", "a\n", "Add a");
     const journal = await openJournal(join(repo, "src"));
     assert.equal(journal, {
@@ -62,16 +44,16 @@ test("openJournal from a subfolder places the journal at the repository root", (
   }));
 
 test("openJournal only for reading leaves the exclude file alone", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const before = readFileSync(join(repo, ".git/info/exclude"), "utf8");
     await openJournal(repo);
     assert.is(readFileSync(join(repo, ".git/info/exclude"), "utf8"), before);
   }));
 
 test("openJournal for writing adds /.ai/local/ to the exclude file exactly once", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const excludeFile = join(repo, ".git/info/exclude");
     const before = readFileSync(excludeFile, "utf8");
     await openJournal(repo, { forWrite: true });
@@ -82,8 +64,8 @@ test("openJournal for writing adds /.ai/local/ to the exclude file exactly once"
   }));
 
 test("openJournal for writing puts its line on a line of its own when the exclude file lacks a final newline", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const excludeFile = join(repo, ".git/info/exclude");
     writeFileSync(excludeFile, "*.log");
     await openJournal(repo, { forWrite: true });
@@ -93,8 +75,8 @@ test("openJournal for writing puts its line on a line of its own when the exclud
   }));
 
 test("openJournal for writing respects an exclude line already written by hand", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const excludeFile = join(repo, ".git/info/exclude");
     writeFileSync(excludeFile, ".ai/local/\n");
     await openJournal(repo, { forWrite: true });
@@ -102,16 +84,16 @@ test("openJournal for writing respects an exclude line already written by hand",
   }));
 
 test("an episode's local files never make the repository dirty", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const journal = await openJournal(repo, { forWrite: true });
     await startEpisode(journal, { key: "work", clientPid: process.pid, now: NOW });
     assert.is(git(repo, "status", "--porcelain", "--untracked-files=all"), "");
   }));
 
 test("in a linked worktree the exclude line goes to the common git dir and the worktree stays clean", () =>
-  inTempDir(async (dir) => {
-    const repo = copyRepo(dir);
+  withTempDir(async (dir) => {
+    const repo = template.copy(dir);
     const worktree = join(dir, "worktree");
     git(repo, "worktree", "add", "--quiet", "-b", "feature", worktree);
     const journal = await openJournal(worktree, { forWrite: true });

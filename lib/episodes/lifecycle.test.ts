@@ -1,11 +1,11 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { PreconditionError } from "../errors.ts";
-import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir } from "../fixtures.ts";
+import { commitFile, git, repoTemplate, withTempDir } from "../fixtures.ts";
 import { identify } from "../processes.ts";
 import { openJournal } from "./journal.ts";
 import type { Journal } from "./journal.ts";
@@ -19,28 +19,16 @@ const T2 = new Date("2026-01-15T11:45:30Z");
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // Building a repository takes several git calls; each test works in a copy of this one.
-const templates = makeTempDir();
-const template = makeGitRepo(join(templates, "repo"));
-rmSync(join(template, ".git/hooks"), { recursive: true, force: true }); // only samples, and slow to copy
-test.after(() => removeTempDir(templates));
-
-/** A fresh real repository (branch main, one commit) at `<dir>/repo`. */
-function copyRepo(dir: string): string {
-  const repo = join(dir, "repo");
-  cpSync(template, repo, { recursive: true });
-  return repo;
-}
+const template = repoTemplate();
+test.after(() => template.remove());
 
 /** A real repository (one commit on main) and its journal, removed afterwards. */
-async function inRepo(fn: (repo: string, journal: Journal) => Promise<void>, options: { empty?: boolean } = {}): Promise<void> {
-  const dir = makeTempDir();
-  try {
-    const repo = options.empty ? join(dir, "repo") : copyRepo(dir);
+function inRepo(fn: (repo: string, journal: Journal) => Promise<void>, options: { empty?: boolean } = {}): Promise<void> {
+  return withTempDir(async (dir) => {
+    const repo = options.empty ? join(dir, "repo") : template.copy(dir);
     if (options.empty) git(dir, "init", "--quiet", "--initial-branch=main", repo);
     await fn(repo, await openJournal(repo, { forWrite: true }));
-  } finally {
-    removeTempDir(dir);
-  }
+  });
 }
 
 async function rejects(promise: Promise<unknown>, type: Function, ...fragments: string[]): Promise<Error> {

@@ -1,10 +1,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { exitedPid, makeGitRepo, makeTempDir, removeTempDir } from "../fixtures.ts";
+import { exitedPid, repoTemplate, withTempDir } from "../fixtures.ts";
 import { identify } from "../processes.ts";
 import type { Liveness, ProcessIdentity } from "../processes.ts";
 import { openJournal } from "./journal.ts";
@@ -172,25 +172,11 @@ test("an unreadable ledger line of the episode makes it skipped, never stranded"
 // recoverEpisode, on a real repository.
 
 // Building a repository takes several git calls; each test works in a copy of this one.
-const templates = makeTempDir();
-const template = makeGitRepo(join(templates, "repo"));
-rmSync(join(template, ".git/hooks"), { recursive: true, force: true }); // only samples, and slow to copy
-test.after(() => removeTempDir(templates));
+const template = repoTemplate();
+test.after(() => template.remove());
 
-/** A fresh real repository (branch main, one commit) at `<dir>/repo`. */
-function copyRepo(dir: string): string {
-  const repo = join(dir, "repo");
-  cpSync(template, repo, { recursive: true });
-  return repo;
-}
-
-async function inRepo(fn: (journal: Journal) => Promise<void>): Promise<void> {
-  const dir = makeTempDir();
-  try {
-    await fn(await openJournal(copyRepo(dir), { forWrite: true }));
-  } finally {
-    removeTempDir(dir);
-  }
+function inRepo(fn: (journal: Journal) => Promise<void>): Promise<void> {
+  return withTempDir(async (dir) => fn(await openJournal(template.copy(dir), { forWrite: true })));
 }
 
 async function assessJournal(journal: Journal, overrides: Partial<AssessOptions> = {}) {

@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { runtimeArgv } from "../runtime.ts";
 import { appendAudit, auditEffect, intentsWithoutOutcome, queryAudit } from "./audit.ts";
 import type { AuditRecord } from "./audit.ts";
 import { openStore } from "./open.ts";
@@ -189,7 +190,7 @@ test("a process that dies between intent and outcome leaves the intent alone, to
         return new Promise(() => {});
       });
     `);
-    const result = spawnSync(runtimeArgv()[0], [...runtimeArgv().slice(1), script, join(dir, "state")], { encoding: "utf8" });
+    const result = spawnSync(runtimeArgv(script)[0], [...runtimeArgv(script).slice(1), join(dir, "state")], { encoding: "utf8" });
     assert.is(result.signal, "SIGKILL", result.stderr);
     const store = await openStore(join(dir, "state"));
     try {
@@ -203,12 +204,5 @@ test("a process that dies between intent and outcome leaves the intent alone, to
     removeTempDir(dir);
   }
 });
-
-function runtimeArgv(): string[] {
-  if ("Deno" in globalThis) {
-    return [process.execPath, "run", "-A", "--quiet", "--config", join(import.meta.dirname, "..", "..", "deno.json")];
-  }
-  return [process.execPath];
-}
 
 test.run();

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PreconditionError } from "../errors.ts";
 import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { runtimeArgv } from "../runtime.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "./migrations.ts";
 import type { Migration } from "./migrations.ts";
 import { openExistingStore, openStore, storePath } from "./open.ts";
@@ -174,20 +175,12 @@ test("opening the store prints no warning on this runtime", async () => {
       (await openStore(process.argv[2])).close();
       console.log("opened");
     `);
-    const result = spawnSync(runtimeArgv()[0], [...runtimeArgv().slice(1), script, join(dir, "state")], { encoding: "utf8" });
+    const result = spawnSync(runtimeArgv(script)[0], [...runtimeArgv(script).slice(1), join(dir, "state")], { encoding: "utf8" });
     assert.is(result.stderr, "");
     assert.is(result.stdout.trim(), "opened");
   } finally {
     removeTempDir(dir);
   }
 });
-
-/** The command that runs a script on the runtime running these tests. */
-function runtimeArgv(): string[] {
-  if ("Deno" in globalThis) {
-    return [process.execPath, "run", "-A", "--quiet", "--config", join(import.meta.dirname, "..", "..", "deno.json")];
-  }
-  return [process.execPath];
-}
 
 test.run();
