@@ -99,6 +99,3 @@ export function exitedPid(): number {
   const result = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
   return Number(result.stdout);
 }
-
-  return [process.execPath];
-}
