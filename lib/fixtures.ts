@@ -96,6 +96,8 @@ export function commitFile(repo: string, path: string, content: string, message:
 
 /** The pid of a process that has already exited (for "its client is gone" cases). */
 export function exitedPid(): number {
-  const result = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"], { encoding: "utf8" });
-  return Number(result.stdout);
+  const result = spawnSync("sh", ["-c", "echo $$"], { encoding: "utf8" });
+  const pid = Number(result.stdout.trim());
+  if (!Number.isInteger(pid) || pid <= 1) throw new Error(`Could not learn an exited pid: ${JSON.stringify(result.stdout)}`);
+  return pid;
 }
