@@ -20,6 +20,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   ledger: { summary: "Append to and read the episode ledger", load: () => import("./ledger.ts") },
   continuity: { summary: "What a new worker needs first: open episodes, records, ledger", load: () => import("./continuity.ts") },
   recover: { summary: "Close what a crash left open, from evidence", load: () => import("./recover.ts") },
+  session: { summary: "Run and manage worker processes whose exits are never lost", load: () => import("./session.ts") },
   log: { summary: "Read the audit log", load: () => import("./log.ts") },
   "example-config": { summary: "Print a fully commented config.toml", load: () => import("./example-config.ts") },
 };

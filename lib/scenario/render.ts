@@ -3,6 +3,7 @@
  * would type it, its exit code and its real (normalised) output, then what it pins.
  */
 import type { ScenarioResult } from "./run.ts";
+import { quoteWord } from "../shell-words.ts";
 
 /** The page for a scenario that ran to the end, as markdown. */
 export function renderPage(result: ScenarioResult): string {
@@ -45,12 +46,11 @@ export function commandLine(argv: string[], env: Record<string, string> = {}): s
 
 /** Quotes one word for a POSIX shell, only when it needs it. */
 export function shellQuote(word: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
   if (/\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(word)) {
     // Keep setup variables expandable: double quotes, escaping all but `${NAME}`.
     return `"${word.replace(/["\\`]|\$(?!\{[A-Za-z_][A-Za-z0-9_]*\})/g, "\\$&")}"`;
   }
-  return `'${word.replace(/'/g, `'\\''`)}'`;
+  return quoteWord(word);
 }
 
 /** A fenced code block long enough that no run of backticks inside can close it. */

@@ -1,0 +1,150 @@
+/**
+ * `session gc`: stateless; each run re-reads every record from disk, then in order stops
+ * and removes orphans, records abandoned permanent sessions, respawns permanent sessions
+ * that ended (marking those that flap), and sweeps ended sessions nobody keeps. Every
+ * action re-reads its session under the session's lock and acts only if it is still the
+ * generation and state this pass saw.
+ */
+import { existsSync } from "node:fs";
+import { isoSeconds, now } from "../clock.ts";
+import { withLock } from "./lock.ts";
+import { isKept, listRecords, readRecord, readSessionEvents, removeSessionFiles, sessionFiles, writeRecord, appendSessionEvent } from "./records.ts";
+import type { SessionRecord } from "./records.ts";
+import { noteRespawn, respawnRecord, startDetached } from "./start.ts";
+import { childRunning, sessionState } from "./state.ts";
+import type { SessionState } from "./state.ts";
+import { stopSession } from "./stop.ts";
+
+/** One session gc acted on (or would have), and why. */
+export interface GcEntry {
+  name: string;
+  id: string;
+  reason: string;
+}
+
+/** What a gc pass did, bucket by bucket. */
+export interface GcReport {
+  dryRun: boolean;
+  orphans: GcEntry[];
+  abandoned: GcEntry[];
+  respawned: GcEntry[];
+  flapping: GcEntry[];
+  removed: GcEntry[];
+  kept: GcEntry[];
+  skipped: GcEntry[];
+}
+
+/** Three exits this close together mark a permanent session as flapping. */
+const FLAP_EXITS = 3;
+const FLAP_WINDOW_MS = 60_000;
+
+/** Runs one gc pass over the session root. */
+export async function collectGarbage(root: string, options: { dryRun?: boolean } = {}): Promise<GcReport> {
+  const dryRun = options.dryRun ?? false;
+  const report: GcReport = { dryRun, orphans: [], abandoned: [], respawned: [], flapping: [], removed: [], kept: [], skipped: [] };
+  const seen = listRecords(root).map((record) => ({ record, state: sessionState(root, record) }));
+  const done = new Set<string>();
+  const entry = (r: SessionRecord, reason: string): GcEntry => ({ name: r.name, id: r.id, reason });
+
+  /**
+   * Under the session's lock, re-reads it and runs `change` only if it is still the
+   * generation this pass saw (and, unless this pass stopped it, still ended as seen).
+   */
+  const act = async (r: SessionRecord, bucket: GcEntry[], reason: string, change: (current: SessionRecord) => void, stopped = false) => {
+    done.add(r.id);
+    if (dryRun) {
+      bucket.push(entry(r, reason));
+      return false;
+    }
+    const acted = await withLock(sessionFiles(root, r.id).lock, () => {
+      const current = readRecord(root, r.id);
+      // A session this pass stopped may have been reaped by its own holder (--ephemeral): that is done too.
+      if (!current) return stopped;
+      if (current.generation !== r.generation || (!stopped && current.exitedAt !== r.exitedAt)) return false;
+      change(current);
+      return true;
+    });
+    (acted ? bucket : report.skipped).push(entry(r, acted ? reason : "changed since this pass read it"));
+    return acted;
+  };
+  const removeFiles = (current: SessionRecord) => removeSessionFiles(root, current.id);
+
+  // 1. Orphans: a session whose parent session is gone is stopped and removed.
+  for (const { record, state } of seen) {
+    const parentRef = record.tags.parent;
+    if (parentRef === undefined || state === "unknown") continue;
+    const parent = seen.find((s) => s.record.name === parentRef || s.record.id === parentRef);
+    if (parent && (parent.state === "running" || parent.state === "starting" || parent.state === "unknown")) continue;
+    const running = state === "running" && !dryRun;
+    if (running) await stopSession(root, record);
+    await act(record, report.orphans, `parent "${parentRef}" is gone`, removeFiles, running);
+  }
+
+  // 2. Abandoned: a permanent session whose working directory is gone is stopped and recorded so.
+  for (const { record, state } of seen) {
+    if (done.has(record.id) || !record.permanent || record.ended === "abandoned" || existsSync(record.cwd) || state === "unknown") continue;
+    const running = state === "running" && !dryRun;
+    if (running) await stopSession(root, record);
+    await act(record, report.abandoned, `working directory ${record.cwd} is gone`, (current) => {
+      writeRecord(root, { ...current, ended: "abandoned", exitedAt: current.exitedAt ?? isoSeconds(now()) });
+      appendSessionEvent(root, record.id, "abandoned", { cwd: record.cwd, generation: record.generation });
+    }, running);
+  }
+
+  // 3. Respawn: a permanent session that ended is started again, unless it flaps.
+  for (const { record, state } of seen) {
+    if (done.has(record.id) || !record.permanent || !ended(state) || record.ended === "abandoned" || record.tags.flapping === "true") continue;
+    if (state === "vanished" && childRunning(record) !== false) {
+      done.add(record.id);
+      report.skipped.push(entry(record, `holder gone but child pid ${record.childPid} may still run`));
+      continue;
+    }
+    const recent = readSessionEvents(root, record.id)
+      .filter((e) => e.kind === "exit" && now().getTime() - Date.parse(e.at) <= FLAP_WINDOW_MS).length;
+    if (recent >= FLAP_EXITS) {
+      await act(record, report.flapping, `${recent} exits within ${FLAP_WINDOW_MS / 1000}s`, (current) => {
+        writeRecord(root, { ...current, tags: { ...current.tags, flapping: "true" } });
+        appendSessionEvent(root, record.id, "tag", { set: { flapping: "true" }, by: "gc" });
+      });
+      continue;
+    }
+    const respawn = respawnRecord(record);
+    const claimed = await act(record, report.respawned, `generation ${respawn.generation}`, () => {
+      writeRecord(root, respawn);
+      noteRespawn(root, respawn);
+    });
+    if (claimed) await startDetached(root, respawn.id);
+  }
+
+  // 4. Sweep: ended sessions that are neither permanent nor kept are removed.
+  for (const { record, state } of seen) {
+    if (done.has(record.id)) continue;
+    if (state === "unknown") {
+      report.skipped.push(entry(record, `holder pid ${record.holderPid} cannot be checked`));
+      continue;
+    }
+    if (!ended(state)) continue;
+    if (record.permanent) continue;
+    if (isKept(record)) {
+      report.kept.push(entry(record, `keep=${record.tags.keep}`));
+      continue;
+    }
+    if (state === "vanished" && childRunning(record) !== false) {
+      report.skipped.push(entry(record, `holder gone but child pid ${record.childPid} may still run`));
+      continue;
+    }
+    await act(record, report.removed, state === "vanished" ? "vanished: its holder died without recording an exit" : describeEnd(record), removeFiles);
+  }
+  return report;
+}
+
+function ended(state: SessionState): boolean {
+  return state === "exited" || state === "vanished";
+}
+
+function describeEnd(record: SessionRecord): string {
+  if (record.ended === "killed") return "killed";
+  if (record.ended === "crashed") return `crashed (${record.exitSignal})`;
+  if (record.ended === "failed-to-start") return "failed to start";
+  return `exited ${record.exitCode}`;
+}

@@ -1,0 +1,166 @@
+/**
+ * The holder: the small process that runs a session's command, records its start and its
+ * exit, and at exit reaps the session's files unless the session is kept, permanent or
+ * was killed. A worker's exit (tag `ra_item`) goes to the exit spool first, so the
+ * supervisor learns it even while it is down.
+ */
+import { spawn } from "node:child_process";
+import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
+import { constants } from "node:os";
+import { isoSeconds, now } from "../clock.ts";
+import { identify } from "../processes.ts";
+import { withLock } from "./lock.ts";
+import { appendSessionEvent, isKept, readRecord, removeSessionFiles, sessionFiles, writeRecord } from "./records.ts";
+import type { SessionRecord } from "./records.ts";
+import { spoolExit } from "./spool.ts";
+
+/** How the child's output is shown: to the log only (detached), through this process too, or straight to the terminal. */
+export type OutputMode = "log" | "tee" | "terminal";
+
+/** How the child ended, as the foreground `session run` reports it. */
+export interface HolderResult {
+  /** The record as the exit left it; undefined when `session rm` removed it meanwhile. */
+  record: SessionRecord | undefined;
+  code: number | null;
+  signal: string | null;
+  reaped: boolean;
+}
+
+const LAST_LINES = 20;
+
+/**
+ * Runs session `id` from its record: claims it for this process, starts the child, waits
+ * for it, records the exit and reaps. A detached session's child gets a process group of
+ * its own (so a kill reaches what it started); a foreground one stays in the terminal's.
+ */
+export async function holdSession(
+  root: string,
+  id: string,
+  output: OutputMode,
+  onStarted: (outcome: { pid: number } | { error: string }) => void = () => {},
+): Promise<HolderResult> {
+  const files = sessionFiles(root, id);
+  const holder = identify(process.pid);
+  let record = await update(root, id, (r) => ({ ...r, holderPid: holder.pid, holderStartedAt: holder.started_at }));
+  const log = openSync(files.log, "a");
+  const detached = output === "log";
+  const child = spawn(record.command, record.args, {
+    cwd: record.cwd,
+    env: { ...process.env, ...record.env, RA_SESSION_ID: record.id, RA_SESSION_NAME: record.name },
+    detached,
+    stdio: output === "terminal" ? "inherit" : ["ignore", output === "log" ? log : "pipe", output === "log" ? log : "pipe"],
+  });
+  if (output === "tee") {
+    child.stdout!.on("data", (chunk: Buffer) => { process.stdout.write(chunk); writeSync(log, chunk); });
+    child.stderr!.on("data", (chunk: Buffer) => { process.stderr.write(chunk); writeSync(log, chunk); });
+  }
+  const started = await new Promise<{ error?: Error }>((resolve) => {
+    child.once("spawn", () => resolve({}));
+    child.once("error", (error) => resolve({ error }));
+  });
+  if (started.error) {
+    closeSync(log);
+    record = await update(root, id, (r) => ({
+      ...r, ended: "failed-to-start", startError: started.error!.message, exitedAt: isoSeconds(now()),
+    }));
+    appendSessionEvent(root, id, "exit", { ended: "failed-to-start", error: started.error.message });
+    onStarted({ error: started.error.message });
+    return { record, code: 127, signal: null, reaped: false };
+  }
+  const childIdentity = identify(child.pid!);
+  record = await update(root, id, (r) => ({
+    ...r, childPid: child.pid!, childStartedAt: childIdentity.started_at, childPgid: detached ? child.pid! : null,
+  }));
+  appendSessionEvent(root, id, "start", { generation: record.generation, childPid: child.pid, holderPid: holder.pid });
+  onStarted({ pid: child.pid! });
+  const stopForwarding = forwardSignals(record);
+
+  const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("close", (c, s) => resolve([c, s])));
+  stopForwarding();
+  closeSync(log);
+  return await finish(root, id, code, signal);
+}
+
+/** Records the exit, spools a worker's exit record, and reaps unless the session is to be retained. */
+async function finish(root: string, id: string, code: number | null, signal: string | null): Promise<HolderResult> {
+  const files = sessionFiles(root, id);
+  return await withLock(files.lock, () => {
+    const current = readRecord(root, id);
+    if (!current) return { record: undefined, code, signal, reaped: true };
+    const record: SessionRecord = {
+      ...current,
+      exitedAt: isoSeconds(now()),
+      exitCode: code,
+      exitSignal: signal,
+      ended: current.killRequestedAt ? "killed" : signal ? "crashed" : "exited",
+      lastLines: lastLines(files.log),
+    };
+    writeRecord(root, record);
+    appendSessionEvent(root, id, "exit", { ended: record.ended, code, signal, generation: record.generation });
+    if (record.tags.ra_item !== undefined) spoolExit(record);
+    const reaped = !retained(record);
+    if (reaped) removeSessionFiles(root, id);
+    return { record, code, signal, reaped };
+  });
+}
+
+/**
+ * Whether a session's files stay after its exit: `keep` beats everything but `rm`; a
+ * permanent session stays for gc to respawn; a killed one stays to be looked at, unless
+ * it was started `--ephemeral`.
+ */
+export function retained(record: SessionRecord): boolean {
+  if (isKept(record)) return true;
+  if (record.permanent) return true;
+  if (record.ended === "killed" && !record.ephemeral) return true;
+  return false;
+}
+
+/** The exit code a foreground `session run` passes on: the child's, or 128 + the signal's number. */
+export function exitCodeOf(result: { code: number | null; signal: string | null }): number {
+  if (result.code !== null) return result.code;
+  const number = result.signal ? (constants.signals as Record<string, number>)[result.signal] : undefined;
+  return number ? 128 + number : 1;
+}
+
+/** Changes a record under its lock and returns what was written. */
+export async function update(root: string, id: string, change: (record: SessionRecord) => SessionRecord): Promise<SessionRecord> {
+  return await withLock(sessionFiles(root, id).lock, () => {
+    const current = readRecord(root, id);
+    if (!current) throw new Error(`Session ${id} was removed while it was being changed`);
+    const next = change(current);
+    writeRecord(root, next);
+    return next;
+  });
+}
+
+function lastLines(log: string): string[] {
+  try {
+    const text = readFileSync(log, "utf8");
+    return text.split("\n").filter((line, index, all) => line !== "" || index < all.length - 1).slice(-LAST_LINES);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * A holder told to stop (its window closed, a service manager's TERM) passes the signal
+ * to the child, so the child ends and its exit is recorded; a terminal's Ctrl-C already
+ * reaches a foreground child directly.
+ */
+function forwardSignals(record: SessionRecord): () => void {
+  const handlers = new Map<NodeJS.Signals, () => void>();
+  for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as NodeJS.Signals[]) {
+    const handler = () => {
+      if (signal === "SIGINT" && record.childPgid === null) return;
+      try {
+        process.kill(record.childPgid !== null ? -record.childPgid : record.childPid!, signal);
+      } catch {
+        // Already gone: its exit is on its way.
+      }
+    };
+    handlers.set(signal, handler);
+    process.on(signal, handler);
+  }
+  return () => { for (const [signal, handler] of handlers) process.off(signal, handler); };
+}

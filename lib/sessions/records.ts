@@ -1,0 +1,148 @@
+/**
+ * The on-disk record of managed sessions, in the session root (`$RA_SESSION_ROOT`, else
+ * `<state dir>/sessions`, created 0700): `<id>.json` (the record, rewritten atomically),
+ * `<id>.events.jsonl` (start, exit, tag, kill, respawn), `<id>.log` (the output) and
+ * `<id>.lock` while someone changes it.
+ */
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { appendLine, writeFileAtomic } from "../atomic.ts";
+import { isoSeconds, now } from "../clock.ts";
+import { PreconditionError, UsageError } from "../errors.ts";
+import { ensureStateDir, makePrivateDir, stateDirPath } from "../state-dir.ts";
+
+type Env = Record<string, string | undefined>;
+
+/** How a session ended. `vanished` is never recorded: it is what a record without an exit and without a holder is. */
+export type Ending = "exited" | "crashed" | "killed" | "abandoned" | "failed-to-start";
+
+/** A managed session as `<id>.json` holds it. */
+export interface SessionRecord {
+  schema: 1;
+  id: string;
+  name: string;
+  command: string;
+  args: string[];
+  cwd: string;
+  /** Variables given with `--env`, on top of the environment the session was started from. */
+  env: Record<string, string>;
+  tags: Record<string, string>;
+  permanent: boolean;
+  ephemeral: boolean;
+  /** Bumped by each respawn, so a stale gc pass never acts on a session that replaced the one it saw. */
+  generation: number;
+  startedAt: string;
+  holderPid: number | null;
+  holderStartedAt: string | null;
+  childPid: number | null;
+  childStartedAt: string | null;
+  /** The process group the holder made for the child (a detached session), else null. */
+  childPgid: number | null;
+  killRequestedAt: string | null;
+  exitedAt: string | null;
+  exitCode: number | null;
+  exitSignal: string | null;
+  ended: Ending | null;
+  startError: string | null;
+  lastLines: string[];
+  log: string;
+}
+
+/** The session root: `$RA_SESSION_ROOT`, else `<state dir>/sessions`. */
+export function sessionRoot(env: Env = process.env): string {
+  return env.RA_SESSION_ROOT ? resolve(env.RA_SESSION_ROOT) : join(stateDirPath(env), "sessions");
+}
+
+/** The session root, created 0700 when missing. */
+export function ensureSessionRoot(env: Env = process.env): string {
+  if (!env.RA_SESSION_ROOT) ensureStateDir(env);
+  const root = sessionRoot(env);
+  makePrivateDir(root);
+  return root;
+}
+
+/** The files of one session. */
+export function sessionFiles(root: string, id: string) {
+  return {
+    record: join(root, `${id}.json`),
+    events: join(root, `${id}.events.jsonl`),
+    log: join(root, `${id}.log`),
+    lock: join(root, `${id}.lock`),
+  };
+}
+
+/** Reads one record; undefined when it is gone (reaped or removed). */
+export function readRecord(root: string, id: string): SessionRecord | undefined {
+  try {
+    return JSON.parse(readFileSync(sessionFiles(root, id).record, "utf8")) as SessionRecord;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new PreconditionError(`Session record "${sessionFiles(root, id).record}" cannot be read: ${(error as Error).message}`);
+  }
+}
+
+/** Writes a record atomically. */
+export function writeRecord(root: string, record: SessionRecord): void {
+  writeFileAtomic(sessionFiles(root, record.id).record, JSON.stringify(record, null, 2) + "\n");
+}
+
+/** Every record in the root, oldest first. */
+export function listRecords(root: string): SessionRecord[] {
+  if (!existsSync(root)) return [];
+  const ids = readdirSync(root).filter((name) => name.endsWith(".json") && !name.startsWith(".")).map((name) => name.slice(0, -5));
+  return ids.map((id) => readRecord(root, id)).filter((r): r is SessionRecord => r !== undefined)
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.name.localeCompare(b.name));
+}
+
+/** Appends an event to a session's events file. */
+export function appendSessionEvent(root: string, id: string, kind: string, data: Record<string, unknown> = {}): void {
+  appendLine(sessionFiles(root, id).events, JSON.stringify({ at: isoSeconds(now()), kind, ...data }));
+}
+
+/** A session's events, oldest first; lines that cannot be read are left out. */
+export function readSessionEvents(root: string, id: string): Array<{ at: string; kind: string; [key: string]: unknown }> {
+  let text: string;
+  try {
+    text = readFileSync(sessionFiles(root, id).events, "utf8");
+  } catch {
+    return [];
+  }
+  return text.split("\n").flatMap((line) => {
+    try {
+      return line.trim() ? [JSON.parse(line)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Removes every file of a session. */
+export function removeSessionFiles(root: string, id: string): void {
+  const files = sessionFiles(root, id);
+  for (const path of [files.log, files.events, files.record]) rmSync(path, { force: true });
+}
+
+/**
+ * Finds a session by name, id, or an id prefix that only one session has.
+ * @example resolveRef(root, "repro1")
+ */
+export function resolveRef(root: string, ref: string): SessionRecord {
+  const records = listRecords(root);
+  const exact = records.find((r) => r.name === ref || r.id === ref);
+  if (exact) return exact;
+  const byPrefix = ref.length >= 4 ? records.filter((r) => r.id.startsWith(ref)) : [];
+  if (byPrefix.length === 1) return byPrefix[0];
+  if (byPrefix.length > 1) {
+    throw new UsageError(`Session "${ref}" is ambiguous: it starts the ids of ${byPrefix.map((r) => r.name).join(", ")}`);
+  }
+  throw new PreconditionError(`No session "${ref}" on record; "robot-army session ls" lists them`);
+}
+
+/** The values of `keep` that mean "do not keep"; any other value keeps the session. */
+const NOT_KEPT = new Set(["false", "0", "no", "off"]);
+
+/** Whether a session carries `keep` (any value but false, 0, no, off). */
+export function isKept(record: SessionRecord): boolean {
+  const value = record.tags.keep;
+  return value !== undefined && !NOT_KEPT.has(value.trim().toLowerCase());
+}

@@ -1,0 +1,42 @@
+/**
+ * What a session is now, from its record and its holder's liveness (pid plus start time):
+ * never from a process name or command line.
+ */
+import { statSync } from "node:fs";
+import { liveness } from "../processes.ts";
+import { sessionFiles } from "./records.ts";
+import type { SessionRecord } from "./records.ts";
+
+/**
+ * `starting`: the holder has not written its pid yet; `running`: its holder runs;
+ * `exited`: an exit is recorded; `vanished`: no exit recorded and the holder is proven
+ * gone; `unknown`: the holder cannot be checked, so nothing may act on it.
+ */
+export type SessionState = "starting" | "running" | "exited" | "vanished" | "unknown";
+
+/** A holder writes its pid within moments of starting; a record without one for this long has no holder. */
+const START_GRACE_MS = 60_000;
+
+/** The state of a session as of now. */
+export function sessionState(root: string, record: SessionRecord): SessionState {
+  if (record.exitedAt) return "exited";
+  if (record.holderPid === null) {
+    let age: number;
+    try {
+      age = Date.now() - statSync(sessionFiles(root, record.id).record).mtimeMs;
+    } catch {
+      return "unknown";
+    }
+    return age < START_GRACE_MS ? "starting" : "vanished";
+  }
+  const holder = liveness({ pid: record.holderPid, started_at: record.holderStartedAt });
+  if (holder === "running") return "running";
+  return holder === "exited" ? "vanished" : "unknown";
+}
+
+/** Whether the session's child process is still the one recorded and running. */
+export function childRunning(record: SessionRecord): boolean | undefined {
+  if (record.childPid === null) return false;
+  const state = liveness({ pid: record.childPid, started_at: record.childStartedAt });
+  return state === "unknown" ? undefined : state === "running";
+}

@@ -1,0 +1,63 @@
+/**
+ * Stopping a session: SIGTERM to its child (to the process group its holder made, for a
+ * detached session), SIGKILL after a grace period. The kill is marked in the record
+ * first, so the holder records the exit as `killed`. Signals go only to a child proven to
+ * be the recorded one (pid plus start time), never to pid 0 or 1.
+ */
+import { isoSeconds, now } from "../clock.ts";
+import { PreconditionError } from "../errors.ts";
+import { liveness } from "../processes.ts";
+import { update } from "./holder.ts";
+import { appendSessionEvent, readRecord } from "./records.ts";
+import type { SessionRecord } from "./records.ts";
+import { childRunning, sessionState } from "./state.ts";
+
+/** What stopping found and did. */
+export type StopResult = "stopped" | "not-running";
+
+/** Stops a running session and waits until its exit is recorded. */
+export async function stopSession(root: string, seen: SessionRecord, options: { graceMs?: number } = {}): Promise<StopResult> {
+  const state = sessionState(root, seen);
+  if (state === "exited") return "not-running";
+  if (state === "starting") throw new PreconditionError(`Session "${seen.name}" is still starting; try again in a moment`);
+  if (state === "unknown") throw new PreconditionError(`Session "${seen.name}": its holder pid ${seen.holderPid} cannot be checked, so it is not signalled`);
+  const record = await update(root, seen.id, (r) => ({ ...r, killRequestedAt: r.killRequestedAt ?? isoSeconds(now()) }));
+  appendSessionEvent(root, record.id, "kill", { generation: record.generation });
+  const graceMs = options.graceMs ?? 5_000;
+  for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+    if (childRunning(record)) signalChild(record, signal);
+    if (await exitRecorded(root, record, signal === "SIGTERM" ? graceMs : 5_000)) return "stopped";
+  }
+  // The holder is gone (vanished) or stuck: with the child proven ended, record the exit here.
+  if (childRunning(record) === false) {
+    await update(root, record.id, (r) => r.exitedAt ? r : { ...r, exitedAt: isoSeconds(now()), ended: "killed", exitSignal: "SIGKILL" });
+    appendSessionEvent(root, record.id, "exit", { ended: "killed", recordedBy: "session kill", generation: record.generation });
+    return "stopped";
+  }
+  throw new PreconditionError(`Session "${record.name}" did not stop after SIGKILL; its child pid ${record.childPid} may be stuck in the kernel`);
+}
+
+function signalChild(record: SessionRecord, signal: NodeJS.Signals): void {
+  const pid = record.childPid;
+  if (pid === null || pid <= 1) return;
+  // A group is signalled only when the holder made it, and only while its leader is the recorded child.
+  const target = record.childPgid !== null && record.childPgid === pid ? -pid : pid;
+  try {
+    process.kill(target, signal);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
+}
+
+/** Waits until the exit is recorded, the record is gone, or the holder and child are both gone. */
+async function exitRecorded(root: string, record: SessionRecord, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const current = readRecord(root, record.id);
+    if (!current || current.generation !== record.generation || current.exitedAt) return true;
+    const holderGone = liveness({ pid: current.holderPid ?? 0, started_at: current.holderStartedAt }) === "exited";
+    if (holderGone && childRunning(current) === false) return false;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return false;
+}
