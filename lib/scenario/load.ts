@@ -32,6 +32,8 @@ export interface Step {
   stdin?: string;
   env?: Record<string, string>;
   note?: string;
+  /** Seconds to keep re-running the step until its expectations hold. */
+  eventually?: number;
   expect: Expectation;
 }
 

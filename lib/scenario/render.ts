@@ -22,6 +22,7 @@ export function renderPage(result: ScenarioResult): string {
   steps.forEach(({ step, code, stdout, stderr }, index) => {
     out.push(`### ${index + 1}. ${step.id}`, "");
     if (step.note) out.push(paragraph(step.note), "");
+    if (step.eventually) out.push(`*Run again until its expectations hold, for up to ${step.eventually} s: what it waits for happens in the background.*`, "");
     const command = `$ ${commandLine(step.run, step.env)}`;
     if (step.stdin !== undefined) out.push("With this on standard input:", "", ...fenced(step.stdin, "text"), "");
     out.push(...fenced(command, "console"), "", `Exit code: ${code}`, "");

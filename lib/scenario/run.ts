@@ -125,10 +125,20 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
         fail(step.id, [(error as Error).message]);
         return result;
       }
-      const raw = await run(argv, cwd, stepEnv, stdin);
+      const check = (o: StepOutcome, problems: string[]) =>
+        [...problems, ...checkExpectation(expect, o, cwd, (text) => normaliser.normalise(text, { record: false }))];
+      let raw = await run(argv, cwd, stepEnv, stdin);
+      // `eventually`: re-run until the expectations hold; trial runs hand out no placeholder numbers.
+      const deadline = Date.now() + (step.eventually ?? 0) * 1000;
+      while (Date.now() < deadline) {
+        const trial = { code: raw.code, stdout: normaliser.normalise(raw.stdout, { record: false }), stderr: normaliser.normalise(raw.stderr, { record: false }) };
+        if (check(trial, raw.problems).length === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        raw = await run(argv, cwd, stepEnv, stdin);
+      }
       const outcome = { code: raw.code, stdout: normaliser.normalise(raw.stdout), stderr: normaliser.normalise(raw.stderr) };
       result.steps.push({ step, ...outcome });
-      const messages = [...raw.problems, ...checkExpectation(expect, outcome, cwd, (text) => normaliser.normalise(text, { record: false }))];
+      const messages = check(outcome, raw.problems);
       if (messages.length) {
         fail(step.id, messages, { expect, outcome, argv: step.run });
         return result;
