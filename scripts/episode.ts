@@ -5,6 +5,7 @@
  */
 import { dispatch, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
+import { CALLER_PID } from "../lib/caller.ts";
 import { now } from "../lib/clock.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { describeEpisode, viewEpisodes } from "../lib/episodes/describe.ts";
@@ -24,7 +25,8 @@ const start: CommandDef = {
     "Writes .ai/local/state/sessions-open/<K>.yaml with a new episode id, the key, this host, the client's pid\n" +
     "and process start time, the branch, the start commit and status busy, and logs episode.start in the\n" +
     "ledger. The client is the agent process the episode belongs to: by default the process that ran this\n" +
-    "command (an agent's hook). A key that is already open is refused (exit 3).",
+    "command. From an agent's hook, pass the agent: --client-pid $PPID. A key that is already open is\n" +
+    "refused (exit 3).",
   options: {
     key: KEY_OPTION,
     "client-pid": { type: "string", value: "PID", description: "The agent process this episode belongs to (default: the parent process)" },
@@ -90,7 +92,7 @@ function requireKey(args: ParsedArgs, def: CommandDef): string {
 
 async function runStart(args: ParsedArgs): Promise<number> {
   const key = requireKey(args, start);
-  const clientPid = integerOption(args, "client-pid", 1) ?? process.ppid;
+  const clientPid = integerOption(args, "client-pid", 2) ?? CALLER_PID;
   const journal = await openJournal(process.cwd(), { forWrite: true });
   const episode = await startEpisode(journal, { key, clientPid, now: now() });
   if (args.values.json) {
