@@ -16,7 +16,7 @@ export type AuditPhase = "intent" | "outcome" | "fact";
 export interface AuditSubjects {
   /** `owner/name` */
   repo?: string;
-  /** The issue number of the work item. */
+  /** The work item's id (`robot-army show <id>`); `repo` names its repository. */
   item?: number;
   sessionId?: string;
   episodeId?: string;

@@ -45,6 +45,46 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'an audit outcome needs the intent of its action'); END;
     `,
   },
+  {
+    name: "work items, repositories and conditional-request cache",
+    sql: `
+      CREATE TABLE work_items (
+        id               INTEGER PRIMARY KEY,
+        repo             TEXT NOT NULL,
+        issue            INTEGER NOT NULL,
+        state            TEXT NOT NULL CHECK (state IN ('discovered', 'ready', 'dispatching', 'active',
+                           'awaiting_review', 'interrupted', 'needs_info', 'failed', 'done', 'abandoned')),
+        reason           TEXT,
+        title            TEXT NOT NULL,
+        body             TEXT NOT NULL,
+        author           TEXT NOT NULL,
+        labels           TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(labels)),
+        issue_state      TEXT NOT NULL,
+        issue_updated_at TEXT,
+        simulated        INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0, 1)),
+        created_at       TEXT NOT NULL,
+        updated_at       TEXT NOT NULL
+      ) STRICT;
+      -- One live item per issue; a finished one may be followed by a new one (a label put back).
+      CREATE UNIQUE INDEX work_items_live_issue ON work_items (repo, issue) WHERE state NOT IN ('done', 'abandoned');
+      CREATE INDEX work_items_by_state ON work_items (state, repo);
+      CREATE TABLE repos (
+        name            TEXT PRIMARY KEY,
+        path            TEXT NOT NULL,
+        state           TEXT NOT NULL CHECK (state IN ('onboarded', 'needs_reapproval')),
+        fingerprint     TEXT NOT NULL CHECK (json_valid(fingerprint)),
+        seen            TEXT CHECK (seen IS NULL OR json_valid(seen)),
+        onboarded_at    TEXT NOT NULL,
+        updated_at      TEXT NOT NULL
+      ) STRICT;
+      CREATE TABLE etags (
+        url         TEXT PRIMARY KEY,
+        etag        TEXT NOT NULL,
+        body        TEXT NOT NULL CHECK (json_valid(body)),
+        fetched_at  TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -1,0 +1,86 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { join } from "node:path";
+import { PreconditionError } from "../errors.ts";
+import { withTempDir } from "../fixtures.ts";
+import { queryAudit } from "../store/audit.ts";
+import { openStore } from "../store/open.ts";
+import type { Store } from "../store/open.ts";
+import { createItem, getItem, listItems, liveItemOf } from "./queries.ts";
+import type { IssueSnapshot } from "./queries.ts";
+import { transition } from "./transition.ts";
+
+const ISSUE: IssueSnapshot = {
+  repo: "demo/widgets", issue: 7, title: "Fix the widget", body: "It wobbles", author: "owner",
+  labels: ["robot-army"], issue_state: "open", issue_updated_at: "2026-01-15T09:00:00Z",
+};
+
+async function withStore(fn: (store: Store) => void | Promise<void>): Promise<void> {
+  await withTempDir(async (dir) => {
+    const store = await openStore(join(dir, "state"));
+    try {
+      await fn(store);
+    } finally {
+      store.close();
+    }
+  });
+}
+
+const refused = (fn: () => unknown, pattern: RegExp) =>
+  assert.throws(fn, (e: unknown) => e instanceof PreconditionError && pattern.test(e.message));
+
+test("a new item is discovered, with an audit record from nothing", () =>
+  withStore((store) => {
+    const item = createItem(store, ISSUE, { simulated: false });
+    assert.is(item.state, "discovered");
+    assert.equal(item.labels, ["robot-army"]);
+    const [record] = queryAudit(store, { kind: "state.work_item" });
+    assert.equal([record.item, record.repo, record.body.from, record.body.to], [item.id, "demo/widgets", null, "discovered"]);
+  }));
+
+test("every move writes the state and its audit record together", () =>
+  withStore((store) => {
+    const item = createItem(store, ISSUE, { simulated: false });
+    transition(store, item.id, "ready", { reason: "repository onboarded" });
+    transition(store, item.id, "dispatching", { reason: "a slot is free" });
+    assert.is(getItem(store, item.id)!.state, "dispatching");
+    const moves = queryAudit(store, { item: item.id }).map((r) => `${r.body.from}->${r.body.to}`);
+    assert.equal(moves, ["null->discovered", "discovered->ready", "ready->dispatching"]);
+  }));
+
+test("a move the state machine does not allow is refused and changes nothing", () =>
+  withStore((store) => {
+    const item = createItem(store, ISSUE, { simulated: false });
+    refused(() => transition(store, item.id, "active", { reason: "skip ahead" }), /cannot go from discovered to active/);
+    assert.is(getItem(store, item.id)!.state, "discovered");
+    assert.is(queryAudit(store, { item: item.id }).length, 1);
+  }));
+
+test("only the pass that observed the issue closed writes done, and done is terminal", () =>
+  withStore((store) => {
+    const item = createItem(store, ISSUE, { simulated: false });
+    refused(() => transition(store, item.id, "done", { reason: "looks finished" }), /only the pass that observed the issue closed/);
+    transition(store, item.id, "done", { reason: "issue closed", issueClosedObserved: true });
+    refused(() => transition(store, item.id, "ready", { reason: "again" }), /cannot go from done to ready/);
+  }));
+
+test("one live item per issue; a finished one may be followed by a new one", () =>
+  withStore((store) => {
+    const first = createItem(store, ISSUE, { simulated: false });
+    assert.throws(() => createItem(store, ISSUE, { simulated: false }), /UNIQUE/);
+    transition(store, first.id, "abandoned", { reason: "label removed before dispatch" });
+    assert.is(liveItemOf(store, "demo/widgets", 7), undefined);
+    const second = createItem(store, ISSUE, { simulated: false });
+    assert.is(liveItemOf(store, "demo/widgets", 7)!.id, second.id);
+  }));
+
+test("simulated items are left out of lists unless asked for", () =>
+  withStore((store) => {
+    createItem(store, ISSUE, { simulated: true });
+    createItem(store, { ...ISSUE, issue: 8 }, { simulated: false });
+    assert.equal(listItems(store).map((i) => i.issue), [8]);
+    assert.equal(listItems(store, { includeSimulated: true }).map((i) => i.issue), [7, 8]);
+    assert.ok(queryAudit(store, { kind: "state.work_item" }).find((r) => r.body.issue === 7)!.simulated);
+  }));
+
+test.run();
