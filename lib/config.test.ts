@@ -10,6 +10,7 @@ import { makeTempDir, removeTempDir } from "./fixtures.ts";
 const DEFAULTS: Config = {
   daemon: { tick_seconds: 60, effect_level: "plan" },
   github: { api_base: "https://api.github.com", label: "robot-army" },
+  repos: {},
   worker: { binary: "demo-worker", args: [], terminal: "tmux", max_sessions: 2 },
   episodes: { stranded_after: "12h" },
   notify: { max_per_cycle: 5 },
@@ -88,7 +89,7 @@ test("an unknown key is an error naming the key, its line and the keys that exis
 
 test("an unknown table is an error too", async () => {
   const error = await configError("[daemon]\n\n[deamon]\ntick_seconds = 1\n");
-  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, worker, episodes, notify');
+  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, repos, worker, episodes, notify');
 });
 
 test("a TOML syntax error names the line", async () => {
@@ -119,11 +120,123 @@ test("a GitHub token pasted as a value is refused too", async () => {
   assert.not.match(error.message, "aaaa");
 });
 
+test("token, api_token and friends are refused wherever they are, repository tables included", async () => {
+  for (const [text, key, line] of [
+    ["[github]\ntoken = \"abc\"\n", "github.token", 2],
+    ["[github]\napi_token = \"abc\"\n", "github.api_token", 2],
+    ["[github]\ntoken_envs = \"abc\"\n", "github.token_envs", 2],
+    ["[repos.\"octo-org/widgets\"]\npath = \"w\"\ntoken = \"abc\"\n", 'repos."octo-org/widgets".token', 3],
+  ] as const) {
+    const error = await configError(text);
+    assert.is(error.key, key);
+    assert.is(error.line, line);
+    assert.match(error.message, `key "${key}" looks like a credential (line ${line}); credentials live in 0600 files`);
+    assert.not.match(error.message, "abc");
+  }
+});
+
+test("github.author and github.token_env (a variable's name, not a credential) are accepted", async () => {
+  const config = await parseConfig("[github]\nauthor = \"octocat\"\ntoken_env = \"GITHUB_TOKEN\"\n", PATH);
+  assert.equal(config.github, { api_base: "https://api.github.com", author: "octocat", token_env: "GITHUB_TOKEN", label: "robot-army" });
+  assert.is((await parseConfig("[github]\ntoken_env = \"_RA_TOKEN2\"\n", PATH)).github.token_env, "_RA_TOKEN2");
+});
+
+test("github.token_env must be an environment variable's name, and the bad value is not echoed", async () => {
+  for (const name of ["github-token", "gh_token", "1TOKEN", ""]) {
+    const error = await configError(`[github]\nlabel = "x"\ntoken_env = ${JSON.stringify(name)}\n`);
+    assert.is(error.message, 'Cannot read config "/x/config.toml": key "github.token_env" must match ^[A-Z_][A-Z0-9_]*$ (line 3); for example "GITHUB_TOKEN"');
+    assert.is(error.line, 3);
+  }
+  assert.match((await configError("[github]\nauthor = \"\"\n")).message, 'key "github.author" must not be empty (line 2)');
+});
+
+test("a GitHub token is refused even where a variable's name belongs", async () => {
+  for (const token of [`ghp_${"b".repeat(36)}`, `github_pat_${"c".repeat(40)}`]) {
+    const error = await configError(`[github]\ntoken_env = "${token}"\n`);
+    assert.is(error.key, "github.token_env");
+    assert.match(error.message, 'key "github.token_env" holds what looks like a GitHub token (line 2)');
+    assert.not.match(error.message, /bbbb|cccc/);
+  }
+});
+
 test("a *_file key naming a credential file is allowed, resolved against the config's dir or ~", async () => {
   const relative = await parseConfig("[github]\ntoken_file = \"secrets/gh\"\n", PATH, { HOME: "/home/owner" });
   assert.is(relative.github.token_file, "/x/secrets/gh");
   const home = await parseConfig("[github]\ntoken_file = \"~/.config/robot-army/gh\"\n", PATH, { HOME: "/home/owner" });
   assert.is(home.github.token_file, "/home/owner/.config/robot-army/gh");
+});
+
+test("repository tables: paths resolved like token_file, defaults filled, max_sessions from [worker]", async () => {
+  const text = [
+    "[worker]",
+    "max_sessions = 4",
+    "",
+    "[repos.\"octo-org/widgets\"]",
+    "path = \"~/src/widgets\"",
+    "",
+    "[repos.\"octo-org/gadgets.js\"]",
+    "path = \"clones/gadgets\"",
+    "base_branch = \"trunk\"",
+    "max_sessions = 1",
+    "priority = -2",
+    "",
+    "[repos.\"Some_User/a-b\"]",
+    "path = \"/abs/a-b\"",
+    "priority = 10",
+  ].join("\n");
+  const config = await parseConfig(text, PATH, { HOME: "/home/owner" });
+  assert.equal(config.repos, {
+    "octo-org/widgets": { path: "/home/owner/src/widgets", base_branch: "main", max_sessions: 4, priority: 0 },
+    "octo-org/gadgets.js": { path: "/x/clones/gadgets", base_branch: "trunk", max_sessions: 1, priority: -2 },
+    "Some_User/a-b": { path: "/abs/a-b", base_branch: "main", max_sessions: 4, priority: 10 },
+  });
+  assert.ok(Object.isFrozen(config.repos));
+  assert.ok(Object.isFrozen(config.repos["octo-org/widgets"]));
+});
+
+test("a repository table may also be written inline or with dotted keys", async () => {
+  const inline = await parseConfig("repos = { \"a/b\" = { path = \"b\" } }\n", PATH);
+  const dotted = await parseConfig("[repos]\n\"a/b\".path = \"b\"\n", PATH);
+  const expected = { "a/b": { path: "/x/b", base_branch: "main", max_sessions: 2, priority: 0 } };
+  assert.equal(inline.repos, expected);
+  assert.equal(dotted.repos, expected);
+});
+
+test("a repository name is data: words like token or secret in it are not credentials", async () => {
+  const config = await parseConfig("[repos.\"acme/token-service\"]\npath = \"t\"\n[repos.\"acme/secrets\"]\npath = \"s\"\n", PATH);
+  assert.equal(Object.keys(config.repos), ["acme/token-service", "acme/secrets"]);
+});
+
+test("a repository key that is not owner/name is an error naming the key and its line", async () => {
+  const error = await configError("[github]\nlabel = \"x\"\n\n[repos.widgets]\npath = \"w\"\n");
+  assert.is(error.message, 'Cannot read config "/x/config.toml": key "repos.widgets" is not a valid name: it must match ^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$ (line 4); for example "octo-org/widgets"');
+  assert.is(error.key, "repos.widgets");
+  assert.is(error.line, 4);
+  for (const [name, line] of [["a/b/c", 3], ["octo org/widgets", 3], ["/widgets", 3], ["octo-org/", 3]] as const) {
+    const bad = await configError(`[repos."x/y"]\npath = "y"\n[repos.${JSON.stringify(name)}]\npath = "w"\n`);
+    assert.is(bad.key, `repos.${JSON.stringify(name)}`);
+    assert.is(bad.line, line);
+  }
+});
+
+test("an unknown key in a repository table names the table, the key and its line", async () => {
+  const error = await configError("[repos.\"octo-org/widgets\"]\npath = \"w\"\nbranch = \"dev\"\n");
+  assert.is(
+    error.message,
+    'Cannot read config "/x/config.toml": unknown key "repos."octo-org/widgets".branch" (line 3); known keys of [repos."octo-org/widgets"]: path, base_branch, max_sessions, priority',
+  );
+  assert.is(error.key, 'repos."octo-org/widgets".branch');
+  assert.is(error.line, 3);
+});
+
+test("repository values are checked: max_sessions at least 1, path required, whole numbers, tables", async () => {
+  const widgets = "[repos.\"octo-org/widgets\"]\npath = \"w\"\n";
+  assert.match((await configError(`${widgets}max_sessions = 0\n`)).message, 'key "repos."octo-org/widgets".max_sessions" must be at least 1 (line 3)');
+  assert.match((await configError(`${widgets}priority = 1.5\n`)).message, 'key "repos."octo-org/widgets".priority" must be a whole number (line 3)');
+  assert.match((await configError(`${widgets}base_branch = ""\n`)).message, 'key "repos."octo-org/widgets".base_branch" must not be empty (line 3)');
+  assert.match((await configError("[daemon]\n[repos.\"a/b\"]\nbase_branch = \"dev\"\n")).message, 'key "repos."a/b".path" is required (line 2)');
+  assert.match((await configError("[repos]\n\"a/b\" = \"~/src/b\"\n")).message, 'key "repos."a/b"" must be a table (line 2)');
+  assert.match((await configError("repos = [\"a/b\"]\n")).message, 'key "repos" must be a table (line 1)');
 });
 
 test("the config file is --config, else RA_CONFIG, else under XDG_CONFIG_HOME or ~/.config", () => {
@@ -172,11 +285,29 @@ test("the effect levels in code are the schema's, in order", () => {
 test("every schema key has a description, and every required-looking key a default or an example", () => {
   for (const [section, table] of Object.entries(configSchema().properties ?? {})) {
     assert.ok(table.description, section);
-    for (const [key, node] of Object.entries(table.properties ?? {})) {
+    const entry = typeof table.additionalProperties === "object" ? table.additionalProperties : undefined;
+    if (entry) assert.ok(table.propertyNames?.examples?.length, `${section} needs an example name`);
+    for (const [key, node] of Object.entries({ ...table.properties, ...entry?.properties })) {
       assert.ok(node.description, `${section}.${key}`);
       assert.ok(node.default !== undefined || node.examples?.length, `${section}.${key}`);
     }
   }
+});
+
+test("no key the schema defines is refused as a credential", async () => {
+  const text = [
+    "[github]",
+    "author = \"octocat\"",
+    "token_file = \"gh\"",
+    "token_env = \"GITHUB_TOKEN\"",
+    "[repos.\"octo-org/widgets\"]",
+    "path = \"w\"",
+    "base_branch = \"main\"",
+    "max_sessions = 1",
+    "priority = 0",
+  ].join("\n");
+  const config = await parseConfig(text, PATH);
+  assert.is(config.github.token_env, "GITHUB_TOKEN");
 });
 
 test("key lines follow tables, dotted and quoted keys, and skip multi-line values", () => {
@@ -193,6 +324,8 @@ test("key lines follow tables, dotted and quoted keys, and skip multi-line value
     "worker.binary = \"x\"", //         10
     "[\"quoted key\"]", //              11
     "'lit' = 2", //                     12
+    "[repos.\"octo-org/widgets\"]", //   13
+    "path = \"w\"", //                   14
   ].join("\n");
   assert.equal(Object.fromEntries(keyLines(text)), {
     title: 1,
@@ -203,6 +336,8 @@ test("key lines follow tables, dotted and quoted keys, and skip multi-line value
     "daemon.worker.binary": 10,
     "quoted key": 11,
     "quoted key.lit": 12,
+    "repos.octo-org/widgets": 13,
+    "repos.octo-org/widgets.path": 14,
   });
 });
 

@@ -13,6 +13,10 @@ import type { OptionDef, ParsedArgs } from "./cli.ts";
 import { stringOption } from "./cli.ts";
 import { parseDuration } from "./duration.ts";
 import { EXIT, RobotArmyError } from "./errors.ts";
+import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
+
+/** Where each key of a TOML text is defined, by dotted path (re-exported for tests and tools). */
+export { keyLines };
 
 type Env = Record<string, string | undefined>;
 
@@ -28,10 +32,16 @@ export interface Config {
   };
   readonly github: {
     readonly api_base: string;
+    /** The GitHub login whose issues become work items; intake takes nothing without it. */
+    readonly author?: string;
     /** Absolute: resolved against the config file's directory and `~`. */
     readonly token_file?: string;
+    /** The name of the environment variable holding the token, never the token. */
+    readonly token_env?: string;
     readonly label: string;
   };
+  /** The repositories robot-army works on, keyed by `owner/name`; empty when the file names none. */
+  readonly repos: Readonly<Record<string, RepoConfig>>;
   readonly worker: {
     readonly binary: string;
     readonly args: readonly string[];
@@ -45,6 +55,17 @@ export interface Config {
   readonly notify: {
     readonly max_per_cycle: number;
   };
+}
+
+/** One `[repos."owner/name"]` table. */
+export interface RepoConfig {
+  /** The local clone; absolute, resolved like `github.token_file`. */
+  readonly path: string;
+  readonly base_branch: string;
+  /** The table's own limit, else `worker.max_sessions`. */
+  readonly max_sessions: number;
+  /** Higher goes first. */
+  readonly priority: number;
 }
 
 /** The config file could not be used; names the file, and the key and line when known. */
@@ -118,6 +139,7 @@ export async function parseConfig(text: string, path: string, env: Env = process
   refuseCredentials(data, path, lines);
   if (!validate(data)) throw schemaError(validate.errors?.[0], data, path, lines);
   resolvePaths(data, configSchema(), dirname(path), homeOf(env));
+  inheritSessionLimits(data);
   return deepFreeze(data) as unknown as Config;
 }
 
@@ -131,8 +153,13 @@ export interface SchemaNode {
   examples?: unknown[];
   minimum?: number;
   minLength?: number;
+  pattern?: string;
   items?: SchemaNode;
   properties?: Record<string, SchemaNode>;
+  required?: string[];
+  /** A schema here makes the table a map: any name `propertyNames` allows, each value this. */
+  additionalProperties?: boolean | SchemaNode;
+  propertyNames?: SchemaNode;
 }
 
 let schema: SchemaNode | undefined;
@@ -155,6 +182,8 @@ interface AjvError {
   instancePath: string;
   params: Record<string, unknown>;
   message?: string;
+  /** Set when a table's key name, not its value, broke `propertyNames`. */
+  propertyName?: string;
 }
 
 type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
@@ -203,12 +232,29 @@ function schemaError(error: AjvError | undefined, data: unknown, path: string, l
     const unknown = [...segments, String(error.params.additionalProperty)];
     const known = Object.keys(schemaAt(segments)?.properties ?? {});
     const key = displayKey(unknown, data);
-    const hint = known.length ? `known keys${segments.length ? ` of [${segments.join(".")}]` : ""}: ${known.join(", ")}` : undefined;
+    const hint = known.length ? `known keys${segments.length ? ` of [${displayKey(segments, data)}]` : ""}: ${known.join(", ")}` : undefined;
     return new ConfigError(path, `unknown key "${key}"`, { key, line: lineOf(unknown, lines), hint });
+  }
+  if (error.propertyName !== undefined) {
+    const named = [...segments, error.propertyName];
+    const key = displayKey(named, data);
+    const hint = exampleHint(schemaAt(segments)?.propertyNames);
+    const problem = `is not a valid name: it ${problemText(error, error.propertyName)}`;
+    return new ConfigError(path, `key "${key}" ${problem}`, { key, line: lineOf(named, lines), hint });
+  }
+  if (error.keyword === "required") {
+    const key = displayKey([...segments, String(error.params.missingProperty)], data);
+    return new ConfigError(path, `key "${key}" is required`, { key, line: lineOf(segments, lines) });
   }
   const key = displayKey(segments, data);
   const value = valueAt(segments, data);
-  return new ConfigError(path, `key "${key}" ${problemText(error, value)}`, { key, line: lineOf(segments, lines) });
+  const hint = error.keyword === "pattern" ? exampleHint(schemaAt(segments)) : undefined;
+  return new ConfigError(path, `key "${key}" ${problemText(error, value)}`, { key, line: lineOf(segments, lines), hint });
+}
+
+function exampleHint(node: SchemaNode | undefined): string | undefined {
+  const example = node?.examples?.[0];
+  return example === undefined ? undefined : `for example ${JSON.stringify(example)}`;
 }
 
 function problemText(error: AjvError, value: unknown): string {
@@ -226,6 +272,9 @@ function problemText(error: AjvError, value: unknown): string {
       return `must be at least ${p.limit}`;
     case "minLength":
       return "must not be empty";
+    case "pattern":
+      // The value is not echoed: a pattern guards names, and a secret may sit where a name belongs.
+      return `must match ${p.pattern}`;
     case "format":
       return FORMAT_TEXT[String(p.format)] ?? `must be a ${p.format}`;
     default:
@@ -234,42 +283,68 @@ function problemText(error: AjvError, value: unknown): string {
 }
 
 const CREDENTIAL_NAME = /token|passw(or)?d|secret|credential|api[_-]?key|private[_-]?key/i;
+/** Names that say where a credential lives (a file, an environment variable), not the credential. */
+const CREDENTIAL_POINTER = /_(file|env)$/;
 const CREDENTIAL_VALUE = /^(gh[opusr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})/;
+const CREDENTIAL_HINT = "credentials live in 0600 files named by a *_file key such as github.token_file, or in an environment variable named by github.token_env";
 
-/** DESIGN rule 5: a credential written into config.toml is a load error, its value never echoed. */
-function refuseCredentials(value: unknown, path: string, lines: Map<string, number>, segments: string[] = [], key = ""): void {
-  const refuse = (problem: string): never => {
-    const hint = "credentials live in 0600 files, named by a *_file key such as github.token_file";
-    throw new ConfigError(path, `key "${key}" ${problem}`, { key, line: lineOf(segments, lines), hint });
+/**
+ * DESIGN rule 5: a credential written into config.toml is a load error, its value never
+ * echoed. Runs before the schema, so a misspelt key cannot slip a credential past it. The
+ * names of a map's entries (`[repos."acme/token-service"]`) are data, not setting names.
+ */
+function refuseCredentials(data: Record<string, unknown>, path: string, lines: Map<string, number>): void {
+  const refuse = (segments: string[], problem: string): never => {
+    const key = displayKey(segments, data);
+    throw new ConfigError(path, `key "${key}" ${problem}`, { key, line: lineOf(segments, lines), hint: CREDENTIAL_HINT });
   };
-  if (typeof value === "string" && CREDENTIAL_VALUE.test(value)) refuse("holds what looks like a GitHub token");
-  if (segments.length && CREDENTIAL_NAME.test(segments.at(-1)!) && !segments.at(-1)!.endsWith("_file")) {
-    refuse("looks like a credential");
-  }
-  if (Array.isArray(value)) {
-    value.forEach((entry, index) => refuseCredentials(entry, path, lines, [...segments, String(index)], `${key}[${index}]`));
-  } else if (typeof value === "object" && value !== null && !(value instanceof Date)) {
-    for (const [name, entry] of Object.entries(value)) {
-      refuseCredentials(entry, path, lines, [...segments, name], key ? `${key}.${name}` : name);
+  const visit = (value: unknown, node: SchemaNode | undefined, segments: string[]): void => {
+    if (typeof value === "string" && CREDENTIAL_VALUE.test(value)) refuse(segments, "holds what looks like a GitHub token");
+    if (Array.isArray(value)) {
+      value.forEach((entry, index) => visit(entry, node?.items, [...segments, String(index)]));
+    } else if (isTable(value)) {
+      for (const [name, entry] of Object.entries(value)) {
+        const isEntryName = !node?.properties?.[name] && entrySchema(node) !== undefined;
+        if (!isEntryName && CREDENTIAL_NAME.test(name) && !CREDENTIAL_POINTER.test(name)) {
+          refuse([...segments, name], "looks like a credential");
+        }
+        visit(entry, childSchema(node, name), [...segments, name]);
+      }
+    }
+  };
+  visit(data, configSchema(), []);
+}
+
+/** `format: "path"` values: `~` is the home dir, a relative path is relative to the config file. */
+function resolvePaths(table: Record<string, unknown>, node: SchemaNode, base: string, home: string): void {
+  for (const [name, value] of Object.entries(table)) {
+    const child = childSchema(node, name);
+    if (child?.format === "path" && typeof value === "string") {
+      table[name] = value === "~" || value.startsWith("~/") ? join(home, value.slice(1)) : resolve(base, value);
+    } else if (child && isTable(value)) {
+      resolvePaths(value, child, base, home);
     }
   }
 }
 
-/** `format: "path"` values: `~` is the home dir, a relative path is relative to the config file. */
-function resolvePaths(data: Record<string, unknown>, node: SchemaNode, base: string, home: string): void {
-  for (const [name, child] of Object.entries(node.properties ?? {})) {
-    const value = data[name];
-    if (child.format === "path" && typeof value === "string") {
-      data[name] = value === "~" || value.startsWith("~/") ? join(home, value.slice(1)) : resolve(base, value);
-    } else if (child.properties && typeof value === "object" && value !== null) {
-      resolvePaths(value as Record<string, unknown>, child, base, home);
-    }
-  }
+/** A repository without its own `max_sessions` gets `worker.max_sessions`, so no reader needs the fallback. */
+function inheritSessionLimits(data: Record<string, unknown>): void {
+  const config = data as { worker: { max_sessions: number }; repos: Record<string, { max_sessions?: number }> };
+  for (const repo of Object.values(config.repos)) repo.max_sessions ??= config.worker.max_sessions;
+}
+
+/** The schema of a table's key, of a map's entry (`[repos."owner/name"]`) or of a list's item. */
+function childSchema(node: SchemaNode | undefined, segment: string): SchemaNode | undefined {
+  return node?.properties?.[segment] ?? entrySchema(node) ?? node?.items;
+}
+
+function entrySchema(node: SchemaNode | undefined): SchemaNode | undefined {
+  return typeof node?.additionalProperties === "object" ? node.additionalProperties : undefined;
 }
 
 function schemaAt(segments: string[]): SchemaNode | undefined {
   let node: SchemaNode | undefined = configSchema();
-  for (const segment of segments) node = node?.properties?.[segment] ?? node?.items;
+  for (const segment of segments) node = childSchema(node, segment);
   return node;
 }
 
@@ -284,89 +359,12 @@ function valueAt(segments: string[], data: unknown): unknown {
   return value;
 }
 
-/** `worker.args[1]`: dots between table keys, brackets for array positions. */
-function displayKey(segments: string[], data: unknown): string {
-  let text = "";
-  let value = data;
-  for (const segment of segments) {
-    text += Array.isArray(value) ? `[${segment}]` : `${text ? "." : ""}${segment}`;
-    value = (value as Record<string, unknown> | undefined)?.[segment];
-  }
-  return text;
-}
-
-/** The line of the nearest key on the path that the file spells out (array positions fall back to their key). */
-function lineOf(segments: string[], lines: Map<string, number>): number | undefined {
-  for (let n = segments.length; n > 0; n--) {
-    const line = lines.get(segments.slice(0, n).join("."));
-    if (line !== undefined) return line;
-  }
-  return undefined;
-}
-
-/**
- * Maps each dotted key path to the line that defines it (table headers and `key =`
- * lines). smol-toml reports no positions for values, so this light scan follows strings,
- * multi-line strings and brackets just enough to find where statements start.
- */
-export function keyLines(text: string): Map<string, number> {
-  const lines = new Map<string, number>();
-  let table: string[] = [];
-  let depth = 0;
-  let multiline: string | undefined;
-  text.split(/\r?\n/).forEach((line, index) => {
-    let rest = line;
-    if (multiline) {
-      const end = rest.indexOf(multiline);
-      if (end === -1) return;
-      rest = rest.slice(end + 3);
-      multiline = undefined;
-    } else if (depth === 0) {
-      const header = /^\s*\[\[?(.*?)\]\]?\s*(#.*)?$/.exec(rest);
-      if (header) {
-        table = parseKeyPath(header[1]) ?? table;
-        if (!lines.has(table.join("."))) lines.set(table.join("."), index + 1);
-        return;
-      }
-      const assignment = /^\s*((?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*'))*)\s*=/.exec(rest);
-      if (!assignment) return;
-      const key = [...table, ...(parseKeyPath(assignment[1]) ?? [])].join(".");
-      if (!lines.has(key)) lines.set(key, index + 1);
-      rest = rest.slice(assignment[0].length);
-    }
-    ({ depth, multiline } = scanValue(rest, depth));
-  });
-  return lines;
-}
-
-function parseKeyPath(text: string): string[] | undefined {
-  const parts = [...text.matchAll(/\s*([A-Za-z0-9_-]+|"(?:[^"\\]|\\.)*"|'[^']*')\s*(\.|$)/g)];
-  if (parts.length === 0) return undefined;
-  return parts.map(([, part]) => (part.startsWith('"') ? JSON.parse(part) : part.startsWith("'") ? part.slice(1, -1) : part));
-}
-
-function scanValue(text: string, depth: number): { depth: number; multiline: string | undefined } {
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (c === "#") break;
-    if (text.startsWith('"""', i) || text.startsWith("'''", i)) {
-      const quote = text.slice(i, i + 3);
-      const end = text.indexOf(quote, i + 3);
-      if (end === -1) return { depth, multiline: quote };
-      i = end + 2;
-    } else if (c === '"') {
-      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === "\\") i++;
-    } else if (c === "'") {
-      i = text.indexOf("'", i + 1);
-      if (i === -1) break;
-    } else if (c === "[" || c === "{") depth++;
-    else if (c === "]" || c === "}") depth = Math.max(0, depth - 1);
-  }
-  return { depth, multiline: undefined };
-}
-
 function homeOf(env: Env): string {
   return env.HOME || homedir();
+}
+
+function isTable(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && !(value instanceof Date);
 }
 
 function plain(value: unknown): unknown {

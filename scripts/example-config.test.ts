@@ -31,11 +31,28 @@ test("every key is in the example, commented out with its default or an example 
   assert.match(text, /^# stranded_after = "12h"$/m);
 });
 
-test("uncommenting every key gives a file that still loads", async () => {
-  const uncommented = run().replace(/^# (\w+ = .*)$/gm, "$1");
+test("the repository table is one commented-out example, its keys from the schema", () => {
+  const text = run();
+  assert.match(text, /^# \[repos\."octo-org\/widgets"\]$/m);
+  assert.not.match(text, /^\[repos/m);
+  assert.match(text, /^# Type: path\. Required\.\n# path = "~\/src\/widgets"$/m);
+  assert.match(text, /^# base_branch = "main"$/m);
+  assert.match(text, /^# Type: whole number, at least 1\. Optional, no default\.\n# max_sessions = 1$/m);
+  assert.match(text, /^# priority = 0$/m);
+  assert.match(text, /^# author = "octocat"$/m);
+  assert.match(text, /^# Type: string, matching \^\[A-Z_\]\[A-Z0-9_\]\*\$\. Optional, no default\.\n# token_env = "GITHUB_TOKEN"$/m);
+});
+
+test("uncommenting every key and the example table's header gives a file that still loads", async () => {
+  const uncommented = run().replace(/^# (\w+ = .*)$/gm, "$1").replace(/^# (\[repos\..*\])$/gm, "$1");
   const config = await parseConfig(uncommented, "/home/owner/.config/robot-army/config.toml", { HOME: "/home/owner" });
   assert.is(config.github.token_file, "/home/owner/.config/robot-army/github-token");
+  assert.is(config.github.author, "octocat");
+  assert.is(config.github.token_env, "GITHUB_TOKEN");
   assert.is(config.daemon.tick_seconds, 60);
+  assert.equal(config.repos, {
+    "octo-org/widgets": { path: "/home/owner/src/widgets", base_branch: "main", max_sessions: 1, priority: 0 },
+  });
 });
 
 test.run();
