@@ -13,7 +13,7 @@ import { commandText } from "../lib/shell-words.ts";
 import { collectGarbage } from "../lib/sessions/gc.ts";
 import type { GcReport } from "../lib/sessions/gc.ts";
 import { exitCodeOf, holdSession, update } from "../lib/sessions/holder.ts";
-import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, removeSessionFiles, resolveRef, sessionFiles, sessionRoot } from "../lib/sessions/records.ts";
+import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, removeSessionFiles, resolveRef, sessionFiles, sessionRoot } from "../lib/sessions/records.ts";
 import type { SessionRecord } from "../lib/sessions/records.ts";
 import { withLock } from "../lib/sessions/lock.ts";
 import { createSession, startDetached } from "../lib/sessions/start.ts";
@@ -244,7 +244,10 @@ async function runKill(args: ParsedArgs): Promise<number> {
   const root = sessionRoot();
   const record = resolveRef(root, args.positionals[0]);
   const result = await stopSession(root, record, { graceMs: grace * 1000 });
-  print(result === "stopped" ? `killed ${record.name} ${record.id}; its files are kept` : `${record.name} was not running; nothing to kill`);
+  if (result === "not-running") print(`${record.name} was not running; nothing to kill`);
+  // An --ephemeral session's holder removes its files even when it is killed: say which happened.
+  else if (readRecord(root, record.id)) print(`killed ${record.name} ${record.id}; its files are kept`);
+  else print(`killed ${record.name} ${record.id}; its files were removed (--ephemeral)`);
   return 0;
 }
 

@@ -77,4 +77,13 @@ test("times from the real clock become <real-time>, the scenario's clock stays",
   assert.is(n.normalise("started 2026-06-01T11:59:58.120Z, now 2026-01-15T10:00:00Z"), "started <real-time>, now 2026-01-15T10:00:00Z");
 });
 
+test("short ids share the number of the full id they start, in either order; camel-case pids become <pid>", () => {
+  const n = new Normaliser([], "", 0);
+  const id = "9c366dbd-1111-4111-8111-111111111111";
+  assert.is(n.normalise("victim 9c366dbd up"), "victim <id-1> up");
+  assert.is(n.normalise(`started ${id}`), "started <id-1>");
+  assert.is(n.normalise("12345678 stays a number"), "12345678 stays a number");
+  assert.is(n.normalise('"holderPid": 5019, "childPgid": 77, "rapid": 5'), '"holderPid": <pid>, "childPgid": <pid>, "rapid": 5');
+});
+
 test.run();

@@ -22,6 +22,11 @@ const ELAPSED = /(?<![\w.])(?:\d+(?:\.\d+)?ms|\d+\.\d+s)\b/g;
 const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})/g;
 const REAL_TIME_WINDOW_MS = 2 * 86_400_000;
 const PID = /\b((?:\w+_)?pid)(\s+|=|:\s*|"\s*:\s*)\d+\b/gi;
+// JSON fields such as "holderPid": 123 and "childPgid": 123.
+const CAMEL_PID = /\b([a-z]\w*(?:Pid|Pgid))("\s*:\s*)\d+\b/g;
+// The first 8 hex digits of an id, as `session ls` shows it: numbered with the full id it
+// starts, whichever is seen first. Eight decimal digits are taken for an id only once its full form was seen.
+const SHORT_ID = /(?<![\w-])[0-9a-f]{8}(?![\w-])/g;
 
 /**
  * Normalises every output of one scenario; ids and SHAs are numbered by first appearance
@@ -63,13 +68,14 @@ export class Normaliser {
   normalise(text: string, options: { record?: boolean } = {}): string {
     const record = options.record ?? true;
     let out = this.#places ? text.replace(this.#places, (path) => this.#placeholders.get(path)!) : text;
-    out = out.replace(UUID, (id) => this.#number(this.#ids, id.toLowerCase(), "id", record));
+    out = out.replace(UUID, (id) => this.#number(this.#ids, id.toLowerCase().slice(0, 8), "id", record));
+    out = out.replace(SHORT_ID, (id) => (/[a-f]/.test(id) || this.#ids.has(id) ? this.#number(this.#ids, id, "id", record) : id));
     out = out.replace(SHA, (sha) => this.#number(this.#shas, sha, "sha", record));
     if (!record) this.#forget();
     if (this.#host) out = out.replace(this.#host, "<host>");
     out = out.replace(ISO_TIME, (time) => (Math.abs(Date.parse(time) - this.#realNow) < REAL_TIME_WINDOW_MS ? "<real-time>" : time));
     out = out.replace(ELAPSED, "<duration>");
-    return out.replace(PID, "$1$2<pid>");
+    return out.replace(PID, "$1$2<pid>").replace(CAMEL_PID, "$1$2<pid>");
   }
 
   #number(seen: Map<string, string>, value: string, kind: string, record: boolean): string {

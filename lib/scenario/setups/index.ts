@@ -34,6 +34,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "episode-repo": () => import("./episode-repo.ts"),
   "repo-with-open-episode": () => import("./repo-with-open-episode.ts"),
   "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),
+  "vanished-session": () => import("./vanished-session.ts"),
 };
 
 /** Whether a setup of this name is registered. */
