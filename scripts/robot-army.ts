@@ -22,6 +22,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   recover: { summary: "Close what a crash left open, from evidence", load: () => import("./recover.ts") },
   session: { summary: "Run and manage worker processes whose exits are never lost", load: () => import("./session.ts") },
   log: { summary: "Read the audit log", load: () => import("./log.ts") },
+  forge: { summary: "Run and seed the sandbox forge, a stand-in for GitHub on loopback", load: () => import("./forge.ts") },
   "example-config": { summary: "Print a fully commented config.toml", load: () => import("./example-config.ts") },
 };
 

@@ -1,0 +1,168 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { failure, forgeTemplate, SEED_TIME } from "./_test-forge.ts";
+import { pushBranch } from "./_test-git.ts";
+
+// Seeded: #1..#7 labelled by owner, #8 labelled by stranger, #9 unlabelled by owner.
+const template = forgeTemplate({ issues: 7 });
+test.after(() => template.remove());
+const repo = { owner: "demo", repo: "widgets" };
+const names = (labels: Array<string | { name?: string }>) => labels.map((l) => (typeof l === "string" ? l : l.name));
+
+test("the issues carry GitHub's fields: number, user.login, labels as objects, ISO times, html_url", () =>
+  template.use(async ({ owner }) => {
+    const { data } = await owner.rest.issues.get({ ...repo, issue_number: 1 });
+    assert.is(data.number, 1);
+    assert.is(data.user?.login, "owner");
+    assert.equal(names(data.labels), ["robot-army"]);
+    assert.is(data.state, "open");
+    assert.is(data.state_reason, null);
+    assert.is(data.created_at, "2026-01-15T10:00:00Z");
+    assert.is(data.updated_at, "2026-01-15T10:00:00Z");
+    assert.is(data.closed_at, null);
+    assert.match(data.html_url, /\/demo\/widgets\/issues\/1$/);
+    assert.is(data.author_association, "COLLABORATOR", "demo is an organisation; owner may push to it");
+    assert.not.ok("pull_request" in data);
+  }));
+
+test("listing by label needs every label named; state filters open, closed or all", () =>
+  template.use(async ({ owner }) => {
+    const list = async (params: Record<string, string>) => (await owner.rest.issues.listForRepo({ ...repo, per_page: 100, ...params })).data.map((i) => i.number);
+    assert.equal(await list({}), [9, 8, 7, 6, 5, 4, 3, 2, 1], "open issues, newest first");
+    assert.equal(await list({ labels: "robot-army" }), [8, 7, 6, 5, 4, 3, 2, 1]);
+    await owner.rest.issues.addLabels({ ...repo, issue_number: 2, labels: ["urgent"] });
+    assert.equal(await list({ labels: "robot-army,urgent" }), [2]);
+    assert.equal(await list({ labels: "ROBOT-ARMY, Urgent" }), [2], "label names match whatever their case");
+    await owner.rest.issues.update({ ...repo, issue_number: 3, state: "closed" });
+    assert.equal(await list({ labels: "robot-army", state: "closed" }), [3]);
+    assert.equal(await list({ labels: "robot-army", state: "all" }), [8, 7, 6, 5, 4, 3, 2, 1]);
+    assert.not.ok((await list({ labels: "robot-army" })).includes(3));
+    assert.is((await failure(owner.rest.issues.listForRepo({ ...repo, state: "shut" as "open" }))).status, 422);
+  }));
+
+let clock = SEED_TIME;
+test("creator, since, sort and direction filter and order the list", () =>
+  template.use(
+    async ({ owner }) => {
+      const list = async (params: Record<string, string>) => (await owner.rest.issues.listForRepo({ ...repo, per_page: 100, ...params })).data.map((i) => i.number);
+      assert.equal(await list({ creator: "stranger" }), [8]);
+      assert.equal(await list({ creator: "owner", labels: "robot-army", direction: "asc" }), [1, 2, 3, 4, 5, 6, 7]);
+      clock = new Date("2026-02-01T00:00:00Z");
+      await owner.rest.issues.update({ ...repo, issue_number: 4, body: "touched" });
+      assert.equal(await list({ since: "2026-01-20T00:00:00Z" }), [4]);
+      assert.equal((await list({ sort: "updated" }))[0], 4);
+      assert.is((await failure(owner.rest.issues.listForRepo({ ...repo, since: "yesterday" }))).status, 422);
+    },
+    { now: () => clock },
+  ));
+
+test("pagination: per_page and page slice the list; Link names next, last, prev and first", () =>
+  template.use(async ({ owner, forge }) => {
+    const first = await owner.rest.issues.listForRepo({ ...repo, labels: "robot-army", per_page: 3 });
+    assert.equal(first.data.map((i) => i.number), [8, 7, 6]);
+    const link = first.headers.link!;
+    assert.ok(link.includes(`<${forge.url}/repos/demo/widgets/issues?labels=robot-army&per_page=3&page=2>; rel="next"`), link);
+    assert.ok(link.includes('page=3>; rel="last"'), link);
+    assert.not.ok(link.includes('rel="prev"'));
+    const middle = await owner.rest.issues.listForRepo({ ...repo, labels: "robot-army", per_page: 3, page: 2 });
+    assert.equal(middle.data.map((i) => i.number), [5, 4, 3]);
+    for (const rel of ["prev", "next", "last", "first"]) assert.ok(middle.headers.link!.includes(`rel="${rel}"`), rel);
+    const last = await owner.rest.issues.listForRepo({ ...repo, labels: "robot-army", per_page: 3, page: 3 });
+    assert.equal(last.data.map((i) => i.number), [2, 1]);
+    assert.not.ok(last.headers.link!.includes('rel="next"'));
+    const all = await owner.paginate(owner.rest.issues.listForRepo, { ...repo, labels: "robot-army", per_page: 3 });
+    assert.equal(all.map((i) => i.number), [8, 7, 6, 5, 4, 3, 2, 1], "Octokit follows the Link header");
+    const single = await owner.rest.issues.listForRepo({ ...repo, labels: "robot-army" });
+    assert.is(single.headers.link, undefined, "one page needs no Link");
+  }));
+
+test("pull requests appear in the issue list with a pull_request key, sharing the numbering", () =>
+  template.use(async ({ owner, seeded, tmp }) => {
+    pushBranch(tmp, seeded.repository.clone_url, "feature", "feature.txt");
+    const pull = await owner.rest.pulls.create({ ...repo, title: "A change", head: "feature", base: "main" });
+    assert.is(pull.data.number, 10);
+    const listed = (await owner.rest.issues.listForRepo(repo)).data.find((i) => i.number === 10);
+    assert.ok(listed?.pull_request?.url?.endsWith("/repos/demo/widgets/pulls/10"));
+    assert.is((await owner.rest.issues.get({ ...repo, issue_number: 10 })).data.pull_request?.merged_at, null);
+    assert.is((await owner.rest.issues.create({ ...repo, title: "Next" })).data.number, 11);
+  }));
+
+test("create an issue: 201, by the token's user, with labels created as needed", () =>
+  template.use(async ({ owner }) => {
+    const made = await owner.rest.issues.create({ ...repo, title: "New work", body: "Do it", labels: ["robot-army", "fresh"] });
+    assert.is(made.status, 201);
+    assert.is(made.data.number, 10);
+    assert.is(made.data.user?.login, "owner");
+    assert.is(made.data.body, "Do it");
+    assert.equal(names(made.data.labels), ["robot-army", "fresh"]);
+    assert.ok((await owner.rest.issues.listLabelsForRepo(repo)).data.some((l) => l.name === "fresh"));
+  }));
+
+test("a stranger's labels are dropped on create, and a stranger cannot label or close others' issues", () =>
+  template.use(async ({ stranger }) => {
+    const made = await stranger.rest.issues.create({ ...repo, title: "Mine", labels: ["robot-army"] });
+    assert.equal(made.data.labels, [], "as on GitHub, without push access labels are silently dropped");
+    assert.is(made.data.author_association, "NONE");
+    assert.is((await failure(stranger.rest.issues.addLabels({ ...repo, issue_number: made.data.number, labels: ["robot-army"] }))).status, 403);
+    assert.is((await failure(stranger.rest.issues.update({ ...repo, issue_number: 1, state: "closed" }))).status, 403);
+    assert.is((await stranger.rest.issues.update({ ...repo, issue_number: made.data.number, title: "Mine, edited" })).data.title, "Mine, edited");
+  }));
+
+test("update: title, body, close with a reason, reopen; updated_at and closed_at follow the clock", () =>
+  template.use(
+    async ({ owner }) => {
+      const edited = await owner.rest.issues.update({ ...repo, issue_number: 1, title: "Renamed", body: "New body" });
+      assert.is(edited.data.title, "Renamed");
+      assert.is(edited.data.body, "New body");
+      assert.is(edited.data.updated_at, "2026-03-01T12:00:00Z");
+      const closed = await owner.rest.issues.update({ ...repo, issue_number: 1, state: "closed", state_reason: "not_planned" });
+      assert.is(closed.data.state, "closed");
+      assert.is(closed.data.state_reason, "not_planned");
+      assert.is(closed.data.closed_at, "2026-03-01T12:00:00Z");
+      assert.is(closed.data.closed_by?.login, "owner");
+      const reopened = await owner.rest.issues.update({ ...repo, issue_number: 1, state: "open" });
+      assert.is(reopened.data.state_reason, "reopened");
+      assert.is(reopened.data.closed_at, null);
+      const completed = await owner.rest.issues.update({ ...repo, issue_number: 2, state: "closed" });
+      assert.is(completed.data.state_reason, "completed", "closing without a reason completes");
+      const relabelled = await owner.rest.issues.update({ ...repo, issue_number: 2, labels: ["other"] });
+      assert.equal(names(relabelled.data.labels), ["other"], "labels in an update replace the issue's labels");
+      assert.is((await failure(owner.rest.issues.update({ ...repo, issue_number: 2, state: "gone" as "open" }))).status, 422);
+    },
+    { now: () => new Date("2026-03-01T12:00:00.250Z") },
+  ));
+
+test("labels: add returns all of the issue's labels; remove one; removing one it lacks is 404", () =>
+  template.use(async ({ owner }) => {
+    const added = await owner.rest.issues.addLabels({ ...repo, issue_number: 9, labels: ["robot-army", "later"] });
+    assert.equal(names(added.data), ["robot-army", "later"]);
+    const again = await owner.rest.issues.addLabels({ ...repo, issue_number: 9, labels: ["robot-army"] });
+    assert.equal(names(again.data), ["robot-army", "later"], "adding a label it has changes nothing");
+    const removed = await owner.rest.issues.removeLabel({ ...repo, issue_number: 9, name: "robot-army" });
+    assert.equal(names(removed.data), ["later"]);
+    const missing = await failure(owner.rest.issues.removeLabel({ ...repo, issue_number: 9, name: "robot-army" }));
+    assert.is(missing.status, 404);
+    assert.is(missing.data.message, "Label does not exist");
+    const spaced = await owner.rest.issues.addLabels({ ...repo, issue_number: 9, labels: ["needs info"] });
+    assert.ok(names(spaced.data).includes("needs info"));
+    assert.equal(names((await owner.rest.issues.removeLabel({ ...repo, issue_number: 9, name: "needs info" })).data), ["later"]);
+    assert.is((await failure(owner.rest.issues.addLabels({ ...repo, issue_number: 9 }))).status, 422);
+  }));
+
+test("comments: create (201, by the token's user) and list oldest first; an empty body is 422", () =>
+  template.use(async ({ owner, stranger }) => {
+    const first = await owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "Working on it in ra-widgets-2" });
+    assert.is(first.status, 201);
+    assert.is(first.data.user?.login, "owner");
+    assert.match(first.data.html_url, /\/issues\/2#issuecomment-\d+$/);
+    await stranger.rest.issues.createComment({ ...repo, issue_number: 2, body: "me too" });
+    const listed = await owner.rest.issues.listComments({ ...repo, issue_number: 2 });
+    assert.equal(listed.data.map((c) => [c.user?.login, c.body]), [["owner", "Working on it in ra-widgets-2"], ["stranger", "me too"]]);
+    assert.is((await owner.rest.issues.get({ ...repo, issue_number: 2 })).data.comments, 2);
+    const empty = await failure(owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "" }));
+    assert.is(empty.status, 422);
+    assert.equal(empty.data.errors, [{ resource: "IssueComment", code: "missing_field", field: "body" }]);
+    assert.is((await failure(owner.rest.issues.listComments({ ...repo, issue_number: 99 }))).status, 404);
+  }));
+
+test.run();

@@ -1,0 +1,166 @@
+/**
+ * The forge's issue endpoints: list (with `labels`, `state`, `since`, `creator`, `sort`,
+ * `direction` and pagination), get, create, update, labels add/replace/remove, and
+ * comments list/create. Pull requests are issues here too, as on GitHub.
+ */
+import type { ForgeIssue, ForgeRepo } from "./state.ts";
+import { addIssue, canPush, ensureLabel, findIssue, findLabel, nextId, setIssueState } from "./state.ts";
+import type { Reply, Route, RouteContext } from "./http.ts";
+import {
+  bodyObject,
+  choiceField,
+  labelNames,
+  mustHavePush,
+  notFound,
+  numberParam,
+  paginate,
+  queryChoice,
+  querySince,
+  repoOf,
+  stringField,
+  validationFailed,
+} from "./http.ts";
+import { commentJson, issueJson, labelJson } from "./shapes.ts";
+
+const ISSUES = "/repos/{owner}/{repo}/issues";
+const ISSUE = `${ISSUES}/{number}`;
+
+/** The issue routes. */
+export const issueRoutes: Route[] = [
+  { method: "GET", template: ISSUES, handler: listIssues },
+  { method: "POST", template: ISSUES, writes: true, handler: createIssue },
+  { method: "GET", template: ISSUE, handler: getIssue },
+  { method: "PATCH", template: ISSUE, writes: true, handler: updateIssue },
+  { method: "GET", template: `${ISSUE}/labels`, handler: listIssueLabels },
+  { method: "POST", template: `${ISSUE}/labels`, writes: true, handler: (ctx) => changeLabels(ctx, "add") },
+  { method: "PUT", template: `${ISSUE}/labels`, writes: true, handler: (ctx) => changeLabels(ctx, "replace") },
+  { method: "DELETE", template: `${ISSUE}/labels/{name}`, writes: true, handler: removeLabel },
+  { method: "GET", template: `${ISSUE}/comments`, handler: listComments },
+  { method: "POST", template: `${ISSUE}/comments`, writes: true, handler: createComment },
+];
+
+function listIssues(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  const state = queryChoice(ctx, "state", ["open", "closed", "all"] as const, "open");
+  const sort = queryChoice(ctx, "sort", ["created", "updated", "comments"] as const, "created");
+  const direction = queryChoice(ctx, "direction", ["asc", "desc"] as const, "desc");
+  const since = querySince(ctx);
+  const labels = (ctx.query.get("labels") ?? "").split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
+  const creator = ctx.query.get("creator")?.toLowerCase();
+  const comments = (issue: ForgeIssue) => repo.comments.filter((c) => c.issue === issue.number).length;
+  const key = (issue: ForgeIssue) => (sort === "comments" ? comments(issue) : Date.parse(sort === "created" ? issue.created_at : issue.updated_at));
+  const sign = direction === "asc" ? 1 : -1;
+  const matching = repo.issues
+    .filter((issue) => state === "all" || issue.state === state)
+    .filter((issue) => labels.every((wanted) => issue.labels.some((name) => name.toLowerCase() === wanted)))
+    .filter((issue) => since === undefined || Date.parse(issue.updated_at) >= since)
+    .filter((issue) => creator === undefined || issue.user.toLowerCase() === creator)
+    .sort((a, b) => sign * (key(a) - key(b) || a.number - b.number));
+  const { page, headers } = paginate(ctx, matching);
+  return { status: 200, body: page.map((issue) => issueJson(ctx.shapes, repo, issue)), headers };
+}
+
+function getIssue(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  return { status: 200, body: issueJson(ctx.shapes, repo, issueOf(ctx, repo)) };
+}
+
+function createIssue(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  const body = bodyObject(ctx);
+  const title = stringField(body, "title", "Issue", true);
+  const text = stringField(body, "body", "Issue");
+  // As on GitHub, labels from someone without push access are dropped without a word.
+  const labels = body.labels !== undefined && canPush(repo, ctx.user.login) ? labelNames(body.labels) : [];
+  const issue = addIssue(ctx.data, repo, { title, body: text ?? null, user: ctx.user.login, labels }, ctx.now());
+  return { status: 201, body: issueJson(ctx.shapes, repo, issue), headers: { location: `${ctx.shapes.base}/repos/${repo.owner}/${repo.name}/issues/${issue.number}` } };
+}
+
+function updateIssue(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  const issue = issueOf(ctx, repo);
+  const body = bodyObject(ctx);
+  const pusher = canPush(repo, ctx.user.login);
+  if (!pusher && issue.user.toLowerCase() !== ctx.user.login.toLowerCase()) throw mustHavePush();
+  const title = stringField(body, "title", "Issue");
+  const text = stringField(body, "body", "Issue");
+  const state = choiceField(body, "state", "Issue", ["open", "closed"] as const);
+  const reason = choiceField(body, "state_reason", "Issue", ["completed", "not_planned", "reopened"] as const);
+  const labels = body.labels !== undefined && body.labels !== null ? labelNames(body.labels) : undefined;
+  if (title === null) throw validationFailed({ resource: "Issue", code: "missing_field", field: "title" });
+  const before = JSON.stringify(issue);
+  const at = ctx.now();
+  if (title !== undefined) issue.title = title;
+  if (text !== undefined) issue.body = text;
+  if (labels !== undefined && pusher) issue.labels = [...new Set(labels.map((name) => ensureLabel(ctx.data, repo, name).name))];
+  if (state !== undefined) setIssueState(issue, state, ctx.user.login, at, state === "closed" ? (reason ?? "completed") : undefined);
+  else if (reason !== undefined && issue.state === "closed" && reason !== "reopened") issue.state_reason = reason;
+  if (JSON.stringify(issue) !== before) issue.updated_at = at;
+  return { status: 200, body: issueJson(ctx.shapes, repo, issue) };
+}
+
+function changeLabels(ctx: RouteContext, how: "add" | "replace"): Reply {
+  const repo = repoOf(ctx);
+  const issue = issueOf(ctx, repo);
+  if (!canPush(repo, ctx.user.login)) throw mustHavePush();
+  const given = Array.isArray(ctx.body) ? ctx.body : bodyObject(ctx).labels;
+  if (given === undefined) throw validationFailed({ resource: "Label", code: "missing_field", field: "labels" });
+  const names = labelNames(typeof given === "string" ? [given] : given).map((name) => ensureLabel(ctx.data, repo, name).name);
+  const next = [...new Set([...(how === "add" ? issue.labels : []), ...names])];
+  if (JSON.stringify(next) !== JSON.stringify(issue.labels)) {
+    issue.labels = next;
+    issue.updated_at = ctx.now();
+  }
+  return issueLabels(ctx, issue, repo);
+}
+
+function removeLabel(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  const issue = issueOf(ctx, repo);
+  if (!canPush(repo, ctx.user.login)) throw mustHavePush();
+  const wanted = ctx.params.name.toLowerCase();
+  if (!issue.labels.some((name) => name.toLowerCase() === wanted)) throw notFound("Label does not exist");
+  issue.labels = issue.labels.filter((name) => name.toLowerCase() !== wanted);
+  issue.updated_at = ctx.now();
+  return issueLabels(ctx, issue, repo);
+}
+
+function listIssueLabels(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  return issueLabels(ctx, issueOf(ctx, repo), repo);
+}
+
+function issueLabels(ctx: RouteContext, issue: ForgeIssue, repo: ForgeRepo): Reply {
+  const labels = issue.labels.flatMap((name) => findLabel(repo, name) ?? []);
+  return { status: 200, body: labels.map((label) => labelJson(ctx.shapes, repo, label)) };
+}
+
+function listComments(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  const issue = issueOf(ctx, repo);
+  const since = querySince(ctx);
+  const comments = repo.comments
+    .filter((comment) => comment.issue === issue.number)
+    .filter((comment) => since === undefined || Date.parse(comment.updated_at) >= since)
+    .sort((a, b) => a.id - b.id);
+  const { page, headers } = paginate(ctx, comments);
+  return { status: 200, body: page.map((comment) => commentJson(ctx.shapes, repo, comment)), headers };
+}
+
+function createComment(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  const issue = issueOf(ctx, repo);
+  const text = stringField(bodyObject(ctx), "body", "IssueComment", true);
+  const at = ctx.now();
+  const comment = { id: nextId(ctx.data), issue: issue.number, user: ctx.user.login, body: text, created_at: at, updated_at: at };
+  repo.comments.push(comment);
+  issue.updated_at = at;
+  return { status: 201, body: commentJson(ctx.shapes, repo, comment), headers: { location: `${ctx.shapes.base}/repos/${repo.owner}/${repo.name}/issues/comments/${comment.id}` } };
+}
+
+/** The issue (or pull request) the route names. */
+export function issueOf(ctx: RouteContext, repo: ForgeRepo): ForgeIssue {
+  const issue = findIssue(repo, numberParam(ctx));
+  if (!issue) throw notFound();
+  return issue;
+}

@@ -1,0 +1,151 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { git } from "../fixtures.ts";
+import { closingReferences } from "./pulls.ts";
+import type { ForgeRepo } from "./state.ts";
+import { failure, forgeTemplate } from "./_test-forge.ts";
+import { makeBranch, pushBranch } from "./_test-git.ts";
+
+// Seeded: #1..#3 labelled by owner, #4 labelled by stranger, #5 unlabelled by owner.
+const template = forgeTemplate();
+test.after(() => template.remove());
+const repo = { owner: "demo", repo: "widgets" };
+
+test("creating a pull request for a branch the bare repository lacks is 422 naming head", () =>
+  template.use(async ({ owner }) => {
+    const answer = await failure(owner.rest.pulls.create({ ...repo, title: "Nothing", head: "no-such-branch", base: "main" }));
+    assert.is(answer.status, 422);
+    assert.is(answer.data.message, "Validation Failed");
+    assert.equal(answer.data.errors, [{ resource: "PullRequest", field: "head", code: "invalid" }]);
+    const noTitle = await failure(owner.request("POST /repos/{owner}/{repo}/pulls", { ...repo, head: "main", base: "main" }));
+    assert.equal(noTitle.data.errors, [{ resource: "PullRequest", code: "missing_field", field: "title" }]);
+  }));
+
+test("a pull request is opened for a branch of the bare repository: 201, head and base with their commits, mergeable", () =>
+  template.use(async ({ owner, seeded }) => {
+    const sha = makeBranch(seeded.repository.clone_url, "ra/issue-2", "fix.txt");
+    const made = await owner.rest.pulls.create({ ...repo, title: "Fix pagination", head: "demo:ra/issue-2", base: "main", body: "Closes #2" });
+    assert.is(made.status, 201);
+    assert.is(made.data.number, 6, "pull requests share the issues' numbering");
+    assert.is(made.data.state, "open");
+    assert.is(made.data.head.ref, "ra/issue-2");
+    assert.is(made.data.head.sha, sha);
+    assert.is(made.data.head.label, "demo:ra/issue-2");
+    assert.is(made.data.base.ref, "main");
+    assert.is(made.data.base.sha, git(seeded.repository.clone_url, "rev-parse", "main"));
+    assert.is(made.data.user.login, "owner");
+    assert.is(made.data.merged, false);
+    assert.is(made.data.mergeable, true);
+    assert.is(made.data.commits, 1);
+    assert.match(made.data.html_url, /\/demo\/widgets\/pull\/6$/);
+  }));
+
+test("refused: no commits between base and head, and a second open pull request for one branch", () =>
+  template.use(async ({ owner, seeded }) => {
+    makeBranch(seeded.repository.clone_url, "feature", "f.txt");
+    git(seeded.repository.clone_url, "branch", "empty", "main");
+    const empty = await failure(owner.rest.pulls.create({ ...repo, title: "x", head: "empty", base: "main" }));
+    assert.is(empty.status, 422);
+    assert.is(empty.data.errors[0].message, "No commits between main and empty");
+    await owner.rest.pulls.create({ ...repo, title: "first", head: "feature", base: "main" });
+    const twice = await failure(owner.rest.pulls.create({ ...repo, title: "second", head: "feature", base: "main" }));
+    assert.is(twice.status, 422);
+    assert.is(twice.data.errors[0].message, "A pull request already exists for demo:feature.");
+    assert.is((await failure(owner.rest.pulls.create({ ...repo, title: "x", head: "feature", base: "nowhere" }))).data.errors[0].field, "base");
+  }));
+
+test("list pull requests by head, base and state; a push moves head.sha", () =>
+  template.use(async ({ owner, seeded }) => {
+    makeBranch(seeded.repository.clone_url, "one", "one.txt");
+    makeBranch(seeded.repository.clone_url, "two", "two.txt");
+    await owner.rest.pulls.create({ ...repo, title: "one", head: "one", base: "main" });
+    await owner.rest.pulls.create({ ...repo, title: "two", head: "two", base: "main" });
+    const numbers = async (params: Record<string, string>) => (await owner.rest.pulls.list({ ...repo, ...params })).data.map((p) => p.number);
+    assert.equal(await numbers({}), [7, 6]);
+    assert.equal(await numbers({ head: "demo:two" }), [7]);
+    assert.equal(await numbers({ head: "someone-else:two" }), [], "another owner's branch of that name is not this one");
+    assert.equal(await numbers({ base: "main", direction: "asc" }), [6, 7]);
+    await owner.rest.pulls.update({ ...repo, pull_number: 6, state: "closed" });
+    assert.equal(await numbers({ state: "closed" }), [6]);
+    assert.equal(await numbers({ state: "all" }), [7, 6]);
+    const before = await owner.rest.pulls.list({ ...repo, head: "demo:two" });
+    const moved = makeBranch(seeded.repository.clone_url, "two", "two-more.txt", "more\n", "two");
+    const after = await owner.rest.pulls.list({ ...repo, head: "demo:two", headers: { "if-none-match": before.headers.etag } });
+    assert.is(after.status, 200, "a push changes the list, so its ETag");
+    assert.is(after.data[0].head.sha, moved);
+  }));
+
+test("merge merges head into base in the bare repository and closes the issue the body names", () =>
+  template.use(async ({ owner, seeded, tmp, forge }) => {
+    const head = pushBranch(tmp, seeded.repository.clone_url, "ra/issue-2", "fix.txt", "fixed\n");
+    const pull = await owner.rest.pulls.create({ ...repo, title: "Fix pagination", head: "ra/issue-2", base: "main", body: "This fixes it.\n\nCloses #2, and fixes demo/widgets#3; not other/repo#1" });
+    const merged = await owner.rest.pulls.merge({ ...repo, pull_number: pull.data.number });
+    assert.equal(merged.data.merged, true);
+    assert.is(merged.data.message, "Pull Request successfully merged");
+    const clone = tmp + "/clone";
+    git(clone, "fetch", "--quiet", "origin");
+    assert.is(git(clone, "rev-parse", "origin/main"), merged.data.sha, "main in the bare repository is the merge commit");
+    assert.is(git(clone, "rev-parse", "origin/main^2"), head, "a merge commit has the head as its second parent");
+    assert.is(git(clone, "show", "origin/main:fix.txt"), "fixed");
+    assert.match(git(clone, "log", "-1", "--format=%s", "origin/main"), `Merge pull request #${pull.data.number} from demo/ra/issue-2`);
+
+    const after = await owner.rest.pulls.get({ ...repo, pull_number: pull.data.number });
+    assert.is(after.data.state, "closed");
+    assert.is(after.data.merged, true);
+    assert.is(after.data.merge_commit_sha, merged.data.sha);
+    assert.ok(after.data.merged_at);
+    assert.is(after.data.merged_by?.login, "owner");
+    assert.is((await owner.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/merge", { ...repo, pull_number: pull.data.number })).status, 204);
+    for (const number of [2, 3]) {
+      const issue = await owner.rest.issues.get({ ...repo, issue_number: number });
+      assert.is(issue.data.state, "closed", `#${number} is closed by the merge`);
+      assert.is(issue.data.state_reason, "completed");
+      assert.is(issue.data.closed_by?.login, "owner");
+    }
+    assert.is((await owner.rest.issues.get({ ...repo, issue_number: 1 })).data.state, "open", "other issues stay open");
+    const listed = (await owner.rest.issues.listForRepo({ ...repo, state: "closed" })).data.find((i) => i.number === pull.data.number);
+    assert.is(listed?.pull_request?.merged_at, after.data.merged_at);
+    assert.is((await failure(owner.rest.pulls.merge({ ...repo, pull_number: pull.data.number }))).status, 405, "a merged pull request cannot merge again");
+    assert.ok(forge.stats().by_route["PUT /repos/{owner}/{repo}/pulls/{number}/merge"]);
+  }));
+
+test("squash merge writes one commit on the base; a pull request into another branch closes no issue", () =>
+  template.use(async ({ owner, seeded }) => {
+    const bare = seeded.repository.clone_url;
+    makeBranch(bare, "release", "release.txt");
+    makeBranch(bare, "topic", "topic.txt", "topic\n", "release");
+    const pull = await owner.rest.pulls.create({ ...repo, title: "Topic", head: "topic", base: "release", body: "Fixes #1" });
+    const merged = await owner.rest.pulls.merge({ ...repo, pull_number: pull.data.number, merge_method: "squash" });
+    assert.is(git(bare, "rev-parse", "release"), merged.data.sha);
+    assert.is(git(bare, "rev-list", "--parents", "-n", "1", "release").split(" ").length, 2, "a squash commit has one parent");
+    assert.is(git(bare, "log", "-1", "--format=%s", "release"), `Topic (#${pull.data.number})`);
+    assert.is(git(bare, "show", "release:topic.txt"), "topic");
+    assert.is((await owner.rest.issues.get({ ...repo, issue_number: 1 })).data.state, "open", "only merges into the default branch close issues");
+  }));
+
+test("merge refusals: a conflict (405, mergeable false), a moved head (409), a stranger (403), rebase (405)", () =>
+  template.use(async ({ owner, stranger, seeded }) => {
+    makeBranch(seeded.repository.clone_url, "left", "same.txt", "left\n");
+    makeBranch(seeded.repository.clone_url, "right", "same.txt", "right\n");
+    const left = await owner.rest.pulls.create({ ...repo, title: "left", head: "left", base: "main" });
+    const right = await owner.rest.pulls.create({ ...repo, title: "right", head: "right", base: "main" });
+    assert.is((await failure(stranger.rest.pulls.merge({ ...repo, pull_number: left.data.number }))).status, 403);
+    assert.is((await failure(owner.rest.pulls.merge({ ...repo, pull_number: left.data.number, merge_method: "rebase" }))).status, 405);
+    const moved = await failure(owner.rest.pulls.merge({ ...repo, pull_number: left.data.number, sha: "0".repeat(40) }));
+    assert.is(moved.status, 409);
+    await owner.rest.pulls.merge({ ...repo, pull_number: left.data.number, sha: left.data.head.sha });
+    assert.is((await owner.rest.pulls.get({ ...repo, pull_number: right.data.number })).data.mergeable, false);
+    const conflict = await failure(owner.rest.pulls.merge({ ...repo, pull_number: right.data.number }));
+    assert.is(conflict.status, 405);
+    assert.is(conflict.data.message, "Pull Request is not mergeable");
+    assert.is((await owner.rest.pulls.get({ ...repo, pull_number: right.data.number })).data.state, "open");
+  }));
+
+test("closingReferences reads every closing keyword, in any case, for this repository only", () => {
+  const repo = { owner: "demo", name: "widgets" } as ForgeRepo;
+  assert.equal(closingReferences(repo, "Closes #1\nfixed #2. RESOLVES #3, close: #4"), [1, 2, 3, 4]);
+  assert.equal(closingReferences(repo, "fixes Demo/Widgets#5 and fixes other/repo#6"), [5]);
+  assert.equal(closingReferences(repo, "See #7; prefixes #8; closes#9"), []);
+});
+
+test.run();

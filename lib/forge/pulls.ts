@@ -1,0 +1,200 @@
+/**
+ * The forge's pull request endpoints: list (by `state`, `head`, `base`), get, create
+ * (the head branch must exist in the bare repository), update, and merge, which merges
+ * for real in the bare repository and closes the issues the body names with
+ * `Closes #N` / `Fixes #N` / `Resolves #N` when the base is the default branch.
+ */
+import type { ForgeIssue, ForgeRepo } from "./state.ts";
+import { addIssue, bareRepoPath, canPush, findIssue, setIssueState } from "./state.ts";
+import type { Reply, Route, RouteContext } from "./http.ts";
+import { ForgeHttpError, bodyObject, choiceField, mustHavePush, notFound, numberParam, paginate, queryChoice, repoOf, stringField, validationFailed } from "./http.ts";
+import { pullJson } from "./shapes.ts";
+import { branchHead, branchHeads, commitsAhead, mergeBranch, mergedTree } from "./git.ts";
+
+const PULLS = "/repos/{owner}/{repo}/pulls";
+const PULL = `${PULLS}/{number}`;
+
+/** The pull request routes. */
+export const pullRoutes: Route[] = [
+  { method: "GET", template: PULLS, handler: listPulls },
+  { method: "POST", template: PULLS, writes: true, handler: createPull },
+  { method: "GET", template: PULL, handler: getPull },
+  { method: "PATCH", template: PULL, writes: true, handler: updatePull },
+  { method: "GET", template: `${PULL}/merge`, handler: isMerged },
+  { method: "PUT", template: `${PULL}/merge`, writes: true, handler: mergePull },
+];
+
+async function listPulls(ctx: RouteContext): Promise<Reply> {
+  const repo = repoOf(ctx);
+  const state = queryChoice(ctx, "state", ["open", "closed", "all"] as const, "open");
+  const sort = queryChoice(ctx, "sort", ["created", "updated"] as const, "created");
+  const direction = queryChoice(ctx, "direction", ["asc", "desc"] as const, "desc");
+  const head = headFilter(repo, ctx.query.get("head"));
+  const base = ctx.query.get("base");
+  const sign = direction === "asc" ? 1 : -1;
+  const key = (issue: ForgeIssue) => Date.parse(sort === "created" ? issue.created_at : issue.updated_at);
+  const matching = repo.issues
+    .filter((issue) => issue.pull && (state === "all" || issue.state === state))
+    .filter((issue) => head === undefined || issue.pull!.head === head)
+    .filter((issue) => !base || issue.pull!.base === base)
+    .sort((a, b) => sign * (key(a) - key(b) || a.number - b.number));
+  const { page, headers } = paginate(ctx, matching);
+  const heads = page.length ? await branchHeads(gitPath(ctx, repo)) : new Map<string, string>();
+  return { status: 200, body: page.map((issue) => pullJson(ctx.shapes, repo, issue, heads)), headers };
+}
+
+async function getPull(ctx: RouteContext): Promise<Reply> {
+  const repo = repoOf(ctx);
+  const issue = pullOf(ctx, repo);
+  return { status: 200, body: await pullDetail(ctx, repo, issue) };
+}
+
+async function createPull(ctx: RouteContext): Promise<Reply> {
+  const repo = repoOf(ctx);
+  const body = bodyObject(ctx);
+  const title = stringField(body, "title", "PullRequest", true);
+  const headField = stringField(body, "head", "PullRequest", true);
+  const base = stringField(body, "base", "PullRequest", true);
+  const text = stringField(body, "body", "PullRequest");
+  const draft = body.draft === true;
+  const head = headFilter(repo, headField);
+  const path = gitPath(ctx, repo);
+  const heads = await branchHeads(path);
+  const headSha = head === undefined ? undefined : heads.get(head);
+  if (head === undefined || !headSha) throw validationFailed({ resource: "PullRequest", field: "head", code: "invalid" });
+  const baseSha = heads.get(base);
+  if (!baseSha) throw validationFailed({ resource: "PullRequest", field: "base", code: "invalid" });
+  if (repo.issues.some((issue) => issue.state === "open" && issue.pull?.head === head && issue.pull.base === base)) {
+    throw validationFailed({ resource: "PullRequest", code: "custom", message: `A pull request already exists for ${repo.owner}:${head}.` });
+  }
+  if ((await commitsAhead(path, baseSha, headSha)) === 0) {
+    throw validationFailed({ resource: "PullRequest", code: "custom", message: `No commits between ${base} and ${head}` });
+  }
+  const pull = { head, base, head_sha: headSha, base_sha: baseSha, draft, merged_at: null, merge_commit_sha: null, merged_by: null };
+  const issue = addIssue(ctx.data, repo, { title, body: text ?? null, user: ctx.user.login, pull }, ctx.now());
+  return { status: 201, body: await pullDetail(ctx, repo, issue, heads), headers: { location: `${ctx.shapes.base}/repos/${repo.owner}/${repo.name}/pulls/${issue.number}` } };
+}
+
+async function updatePull(ctx: RouteContext): Promise<Reply> {
+  const repo = repoOf(ctx);
+  const issue = pullOf(ctx, repo);
+  if (!canPush(repo, ctx.user.login) && issue.user.toLowerCase() !== ctx.user.login.toLowerCase()) throw mustHavePush();
+  const body = bodyObject(ctx);
+  const title = stringField(body, "title", "PullRequest");
+  const text = stringField(body, "body", "PullRequest");
+  const state = choiceField(body, "state", "PullRequest", ["open", "closed"] as const);
+  const base = stringField(body, "base", "PullRequest");
+  if (title === null) throw validationFailed({ resource: "PullRequest", code: "missing_field", field: "title" });
+  if (base && !(await branchHead(gitPath(ctx, repo), base))) throw validationFailed({ resource: "PullRequest", field: "base", code: "invalid" });
+  if (state === "open" && issue.pull!.merged_at) throw validationFailed({ resource: "PullRequest", code: "custom", field: "state", message: "state cannot be changed. The pull request cannot be reopened." });
+  const before = JSON.stringify(issue);
+  const at = ctx.now();
+  if (title !== undefined) issue.title = title;
+  if (text !== undefined) issue.body = text;
+  if (base) issue.pull!.base = base;
+  if (state === "closed" && issue.state === "open") await freezeHeads(ctx, repo, issue);
+  if (state !== undefined) setIssueState(issue, state, ctx.user.login, at);
+  if (JSON.stringify(issue) !== before) issue.updated_at = at;
+  return { status: 200, body: await pullDetail(ctx, repo, issue) };
+}
+
+function isMerged(ctx: RouteContext): Reply {
+  const issue = pullOf(ctx, repoOf(ctx));
+  if (!issue.pull!.merged_at) throw notFound();
+  return { status: 204 };
+}
+
+async function mergePull(ctx: RouteContext): Promise<Reply> {
+  const repo = repoOf(ctx);
+  const issue = pullOf(ctx, repo);
+  const pull = issue.pull!;
+  if (!canPush(repo, ctx.user.login)) throw mustHavePush();
+  const body = bodyObject(ctx);
+  const method = choiceField(body, "merge_method", "PullRequest", ["merge", "squash", "rebase"] as const) ?? "merge";
+  const sha = stringField(body, "sha", "PullRequest");
+  const commitTitle = stringField(body, "commit_title", "PullRequest");
+  const commitMessage = stringField(body, "commit_message", "PullRequest");
+  if (method === "rebase") throw new ForgeHttpError(405, { message: "Rebase merges are not allowed on this repository." });
+  if (issue.state !== "open") throw new ForgeHttpError(405, { message: "Pull Request is not mergeable" });
+  if (pull.draft) throw new ForgeHttpError(405, { message: "Pull Request is still a draft" });
+  const path = gitPath(ctx, repo);
+  const headSha = await branchHead(path, pull.head);
+  if (sha && sha !== headSha) throw new ForgeHttpError(409, { message: "Head branch was modified. Review and try the merge again." });
+  const at = ctx.now();
+  const source = `${repo.owner}/${pull.head}`;
+  const subject = commitTitle ?? (method === "merge" ? `Merge pull request #${issue.number} from ${source}` : `${issue.title} (#${issue.number})`);
+  const rest = commitMessage ?? (method === "merge" ? issue.title : (issue.body ?? ""));
+  const result = await mergeBranch(path, {
+    base: pull.base,
+    head: pull.head,
+    method,
+    message: rest ? `${subject}\n\n${rest}` : subject,
+    who: { name: ctx.user.login, email: `${ctx.user.login}@users.noreply.forge.invalid`, date: at },
+  });
+  if (!result.merged) throw new ForgeHttpError(405, { message: "Pull Request is not mergeable" });
+  pull.head_sha = headSha!;
+  pull.base_sha = result.sha;
+  pull.merged_at = at;
+  pull.merge_commit_sha = result.sha;
+  pull.merged_by = ctx.user.login;
+  setIssueState(issue, "closed", ctx.user.login, at);
+  if (pull.base === repo.default_branch) {
+    for (const number of closingReferences(repo, issue.body ?? "")) {
+      const closed = findIssue(repo, number);
+      if (closed && !closed.pull && closed.state === "open") setIssueState(closed, "closed", ctx.user.login, at, "completed");
+    }
+  }
+  return { status: 200, body: { sha: result.sha, merged: true, message: "Pull Request successfully merged" } };
+}
+
+/**
+ * The issue numbers a pull request's body closes on merge: `Closes #N`, `Fixes #N`,
+ * `Resolves #N` (any tense, any case), or `... owner/repo#N` naming this repository.
+ */
+export function closingReferences(repo: ForgeRepo, body: string): number[] {
+  const found = new Set<number>();
+  const pattern = /\b(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?):?\s+([\w.-]+\/[\w.-]+)?#(\d+)\b/gi;
+  for (const match of body.matchAll(pattern)) {
+    if (match[1] && match[1].toLowerCase() !== `${repo.owner}/${repo.name}`.toLowerCase()) continue;
+    found.add(Number(match[2]));
+  }
+  return [...found];
+}
+
+async function pullDetail(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue, known?: Map<string, string>) {
+  const path = gitPath(ctx, repo);
+  const heads = known ?? (await branchHeads(path));
+  const pull = issue.pull!;
+  const head = heads.get(pull.head);
+  const base = heads.get(pull.base);
+  const open = issue.state === "open" && head && base;
+  const mergeable = open ? (await mergedTree(path, base, head)) !== undefined : null;
+  // A closed pull request counts what it had: from where its base stood to its last head.
+  const from = pull.merge_commit_sha ? `${pull.merge_commit_sha}^1` : pull.base_sha;
+  const commits = open ? await commitsAhead(path, base, head) : await commitsAhead(path, from, pull.head_sha).catch(() => 0);
+  return pullJson(ctx.shapes, repo, issue, heads, { mergeable, commits });
+}
+
+async function freezeHeads(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue): Promise<void> {
+  const heads = await branchHeads(gitPath(ctx, repo));
+  issue.pull!.head_sha = heads.get(issue.pull!.head) ?? issue.pull!.head_sha;
+  issue.pull!.base_sha = heads.get(issue.pull!.base) ?? issue.pull!.base_sha;
+}
+
+/** `owner:branch` (or a bare branch) as a branch of this repository; another owner's branch is none of ours. */
+function headFilter(repo: ForgeRepo, value: string | null | undefined): string | undefined {
+  if (value === null || value === undefined || value === "") return undefined;
+  const colon = value.indexOf(":");
+  if (colon < 0) return value;
+  return value.slice(0, colon).toLowerCase() === repo.owner.toLowerCase() ? value.slice(colon + 1) : "\0no-such-branch";
+}
+
+function pullOf(ctx: RouteContext, repo: ForgeRepo): ForgeIssue {
+  const issue = findIssue(repo, numberParam(ctx));
+  if (!issue?.pull) throw notFound();
+  return issue;
+}
+
+function gitPath(ctx: RouteContext, repo: ForgeRepo): string {
+  return bareRepoPath(ctx.dir, repo.owner, repo.name);
+}

@@ -1,0 +1,36 @@
+/** Finds the route for a request: method plus a path matched against templates such as `/repos/{owner}/{repo}`. */
+import type { Route } from "./http.ts";
+
+/** The route a request matched and its decoded `{name}` parts. */
+export interface RouteMatch {
+  route: Route;
+  params: Record<string, string>;
+}
+
+/** A matcher over the routes, tried in order; a trailing slash is ignored, a badly encoded part matches nothing. */
+export function makeRouter(routes: Route[]): (method: string, path: string) => RouteMatch | undefined {
+  const table = routes.map((route) => ({ route, ...templatePattern(route.template) }));
+  return (method, path) => {
+    const trimmed = path.replace(/\/+$/, "") || "/";
+    for (const { route, regex, names } of table) {
+      if (route.method !== method) continue;
+      const match = regex.exec(trimmed);
+      if (!match) continue;
+      try {
+        return { route, params: Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1])])) };
+      } catch {
+        return undefined;
+      }
+    }
+    return undefined;
+  };
+}
+
+function templatePattern(template: string): { regex: RegExp; names: string[] } {
+  const names: string[] = [];
+  const source = template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)\}/g, (_, name: string) => {
+    names.push(name);
+    return "([^/]+)";
+  });
+  return { regex: new RegExp(`^${source}$`), names };
+}

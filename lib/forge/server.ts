@@ -1,0 +1,297 @@
+/**
+ * The sandbox forge's HTTP server: GitHub's REST API (the part robot-army uses) on
+ * loopback, with token authentication, a primary rate limit, ETags and 304 answers,
+ * request counts, and test hooks under `/_forge/`.
+ *
+ * @example
+ * const forge = await startForge({ dir });
+ * const octokit = new Octokit({ baseUrl: forge.url, auth: token });
+ * await octokit.rest.issues.listForRepo({ owner: "demo", repo: "widgets" });
+ * await forge.close();
+ */
+import { createHash } from "node:crypto";
+import { createServer } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { join } from "node:path";
+import { writeFileAtomic } from "../atomic.ts";
+import { isoSeconds } from "../clock.ts";
+import { ensureBareRepo } from "./git.ts";
+import { ForgeHttpError, notFound } from "./http.ts";
+import type { Reply, Route, RouteContext } from "./http.ts";
+import { issueRoutes } from "./issues.ts";
+import { pullRoutes } from "./pulls.ts";
+import { repoRoutes } from "./repos.ts";
+import { makeRouter } from "./router.ts";
+import type { RouteMatch } from "./router.ts";
+import { bareRepoPath, loadForgeData, saveForgeData, stateStamp, userByToken } from "./state.ts";
+import { Faults, RateLimits, RequestCounter, faultAnswer, rateHeaders } from "./traffic.ts";
+import type { ForgeStats, RateSetting } from "./traffic.ts";
+
+/** How to start a forge. */
+export interface ForgeOptions {
+  /** The folder holding the forge's state, its bare repositories and `stats.json`. */
+  dir: string;
+  /** 0 (the default) picks a free port. */
+  port?: number;
+  /** A loopback address; the default is 127.0.0.1. */
+  host?: string;
+  /** Requests per user per hour (default 5000, as on GitHub). */
+  rateLimit?: number;
+  /** The forge's clock, for timestamps and the rate-limit window (default: real time). */
+  now?: () => Date;
+  /** Where an unexpected error in a handler is reported (default: stderr). */
+  onError?: (error: unknown) => void;
+}
+
+/** A running forge. */
+export interface Forge {
+  /** The API root, e.g. `http://127.0.0.1:41234`: Octokit's `baseUrl`. */
+  url: string;
+  port: number;
+  /** The folder the forge keeps its state in. */
+  dir: string;
+  /** Stops listening, ends open connections and writes the last stats. */
+  close(): Promise<void>;
+  /** The request counts so far. */
+  stats(): ForgeStats;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+
+/** Starts a forge on loopback, with the state its folder holds (or an empty one). */
+export async function startForge(options: ForgeOptions): Promise<Forge> {
+  const { dir, port = 0, host = "127.0.0.1" } = options;
+  if (!LOOPBACK.has(host)) throw new RangeError(`The sandbox forge listens on loopback only, not "${host}"`);
+  const now = options.now ?? (() => new Date());
+  const onError = options.onError ?? ((error: unknown) => process.stderr.write(`forge: ${error instanceof Error ? error.stack : String(error)}\n`));
+  let data = loadForgeData(dir);
+  saveForgeData(dir, data);
+  let stamp = stateStamp(dir);
+  for (const repo of data.repos) {
+    await ensureBareRepo(bareRepoPath(dir, repo.owner, repo.name), repo.default_branch, `# ${repo.name}\n`, { name: repo.owner, email: `${repo.owner}@users.noreply.forge.invalid`, date: repo.created_at });
+  }
+  const counter = new RequestCounter(now);
+  const limits = new RateLimits(options.rateLimit ?? 5000, now);
+  const faults = new Faults();
+  const statsFile = join(dir, "stats.json");
+  const writeStats = () => writeFileAtomic(statsFile, JSON.stringify(counter.snapshot(), null, 2) + "\n");
+  writeStats();
+  let requests = 0;
+  let writing: Promise<unknown> = Promise.resolve();
+  let url = "";
+
+  const routes: Route[] = [
+    ...repoRoutes,
+    ...issueRoutes,
+    ...pullRoutes,
+    { method: "GET", template: "/rate_limit", handler: (ctx) => ({ status: 200, body: rateLimitBody(limits.peek(ctx.user.login)) }) },
+  ];
+  const matchRoute = makeRouter(routes);
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      onError(error);
+      if (!res.headersSent) send(res, 500, { message: "Server Error" }, {});
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = `F0RGE:${(++requests).toString(16).toUpperCase()}`;
+    // Appended, not resolved: a path such as `//x` must stay a path, never become a host.
+    const target = new URL(url + (req.url?.startsWith("/") ? req.url : "/"));
+    const method = (req.method ?? "GET").toUpperCase();
+    const raw = await readBody(req);
+    if (target.pathname.startsWith("/_forge/")) return hook(method, target.pathname, raw, res);
+    const found = matchRoute(method, target.pathname);
+    const routeName = `${method} ${found?.route.template ?? "(no route)"}`;
+    const base = { "x-github-request-id": requestId, "x-github-media-type": "github.v3; format=json" };
+
+    const fault = faults.take(method, target.pathname);
+    if (fault?.delay_ms) await sleep(fault.delay_ms);
+    const faulted = fault && faultAnswer(fault, requestId);
+    if (faulted) {
+      counter.count(routeName, faulted.status, { faulted: true });
+      writeStats();
+      return send(res, faulted.status, faulted.body, { ...base, ...faulted.headers });
+    }
+
+    if (stateStamp(dir) !== stamp) {
+      data = loadForgeData(dir);
+      stamp = stateStamp(dir);
+    }
+    const user = userByToken(data, tokenOf(req.headers.authorization));
+    if (!user) {
+      counter.count(routeName, 401);
+      writeStats();
+      const anonymous = { limit: 60, remaining: 60, used: 0, reset: Math.floor(now().getTime() / 1000) + 3600 };
+      return send(res, 401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" }, { ...base, ...rateHeaders(anonymous) });
+    }
+    let rate = limits.peek(user.login);
+    if (rate.remaining === 0) {
+      counter.count(routeName, 403, { rateLimited: true });
+      writeStats();
+      const message = `API rate limit exceeded for user ID ${user.id}. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`;
+      const body = { message, documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", status: "403" };
+      return send(res, 403, body, { ...base, ...rateHeaders(rate) });
+    }
+
+    const reply = await answer(found, method, target, raw, user.id);
+    const json = reply.status === 204 || reply.body === undefined ? "" : JSON.stringify(reply.body);
+    const headers: Record<string, string> = { ...base, ...reply.headers };
+    if (method === "GET" && reply.status === 200) {
+      headers.etag = `W/"${createHash("sha256").update(json).update("\0").update(headers.link ?? "").digest("hex").slice(0, 40)}"`;
+      headers["cache-control"] = "private, max-age=60, s-maxage=60";
+      headers.vary = "Accept, Authorization, Cookie, X-GitHub-OTP";
+      if (etagMatches(req.headers["if-none-match"], headers.etag)) {
+        counter.count(routeName, 304);
+        writeStats();
+        return send(res, 304, undefined, { ...headers, ...rateHeaders(rate) });
+      }
+    }
+    // /rate_limit costs nothing on GitHub either.
+    if (found?.route.template !== "/rate_limit") rate = limits.spend(user.login);
+    counter.count(routeName, reply.status);
+    writeStats();
+    send(res, reply.status, json === "" ? undefined : json, { ...headers, ...rateHeaders(rate), "x-oauth-scopes": "repo" });
+  }
+
+  async function answer(found: RouteMatch | undefined, method: string, target: URL, raw: string, userId: number): Promise<Reply> {
+    try {
+      if (!found) throw notFound();
+      let body: unknown;
+      if (raw.trim() !== "" && method !== "GET") {
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          throw new ForgeHttpError(400, { message: "Problems parsing JSON" });
+        }
+      }
+      const run = async () => {
+        const user = data.users.find((u) => u.id === userId)!;
+        const ctx: RouteContext = {
+          params: found.params,
+          query: target.searchParams,
+          body,
+          url: target,
+          user,
+          data,
+          dir,
+          shapes: { base: url, data, clonePath: (repo) => bareRepoPath(dir, repo.owner, repo.name) },
+          now: () => isoSeconds(now()),
+        };
+        const reply = await found.route.handler(ctx);
+        if (found.route.writes && reply.status < 400) {
+          saveForgeData(dir, data);
+          stamp = stateStamp(dir);
+        }
+        return reply;
+      };
+      if (!found.route.writes) return await run();
+      // Writes run one at a time: a merge awaits git between reading and changing the state.
+      const result = writing.then(run);
+      writing = result.catch(() => undefined);
+      return await result;
+    } catch (error) {
+      if (error instanceof ForgeHttpError) return { status: error.status, body: error.body, headers: error.headers };
+      onError(error);
+      return { status: 500, body: { message: "Server Error", status: "500" } };
+    }
+  }
+
+  function hook(method: string, path: string, raw: string, res: ServerResponse): void {
+    const parse = (): unknown => (raw.trim() === "" ? {} : JSON.parse(raw));
+    try {
+      if (method === "GET" && path === "/_forge/stats") return send(res, 200, counter.snapshot(), {});
+      if (method === "POST" && path === "/_forge/reset-stats") {
+        counter.reset();
+        writeStats();
+        return send(res, 200, counter.snapshot(), {});
+      }
+      if (method === "GET" && path === "/_forge/faults") return send(res, 200, faults.list(), {});
+      if (method === "DELETE" && path === "/_forge/faults") {
+        faults.clear();
+        return send(res, 204, undefined, {});
+      }
+      if (method === "POST" && path === "/_forge/faults") {
+        const given = parse();
+        for (const spec of Array.isArray(given) ? given : [given]) faults.add(Faults.validate(spec));
+        return send(res, 201, faults.list(), {});
+      }
+      if (method === "POST" && path === "/_forge/rate-limit") {
+        limits.set(parse() as RateSetting);
+        return send(res, 200, { ok: true }, {});
+      }
+      send(res, 404, { message: "Not Found" }, {});
+    } catch (error) {
+      send(res, 400, { message: error instanceof Error ? error.message : String(error) }, {});
+    }
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const actualPort = typeof address === "object" && address ? address.port : port;
+  url = `http://${host.includes(":") ? `[${host}]` : host}:${actualPort}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port: actualPort,
+    dir,
+    stats: () => counter.snapshot(),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }).then(() => writing).then(() => writeStats());
+      return closing;
+    },
+  };
+}
+
+function rateLimitBody(state: ReturnType<RateLimits["peek"]>): Record<string, unknown> {
+  const core = { limit: state.limit, used: state.used, remaining: state.remaining, reset: state.reset };
+  return { resources: { core }, rate: core };
+}
+
+/** The token of an `Authorization: token X` or `Bearer X` header. */
+function tokenOf(header: string | undefined): string {
+  const match = /^(?:token|bearer)\s+(\S+)\s*$/i.exec(header ?? "");
+  return match ? match[1] : "\0no token";
+}
+
+/** Whether an `If-None-Match` header names this ETag (weak comparison, as GitHub does). */
+function etagMatches(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, "");
+  return header.split(",").some((tag) => tag.trim() === "*" || opaque(tag) === opaque(etag));
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string>): void {
+  const text = body === undefined ? "" : typeof body === "string" ? body : JSON.stringify(body);
+  const all: Record<string, string> = { ...headers };
+  if (text !== "") {
+    all["content-type"] = "application/json; charset=utf-8";
+    all["content-length"] = String(Buffer.byteLength(text));
+  }
+  res.writeHead(status, all);
+  res.end(status === 304 || status === 204 ? undefined : text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

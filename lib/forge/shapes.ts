@@ -1,0 +1,242 @@
+/**
+ * The forge's answers in GitHub's JSON shapes: users, labels, repositories, issues,
+ * comments and pull requests, built from the stored state and the URL the forge is
+ * reached at (API links under it; web links as `<base>/<owner>/<repo>/...`).
+ */
+import type { ForgeComment, ForgeData, ForgeIssue, ForgeLabel, ForgeRepo } from "./state.ts";
+import { canPush, findLabel, userByLogin } from "./state.ts";
+
+/** Where the forge is reached and the state the shapes read users and labels from. */
+export interface ShapeContext {
+  /** The API root, e.g. `http://127.0.0.1:4567`. */
+  base: string;
+  data: ForgeData;
+  /** The bare repository behind a repository, the clone URL. */
+  clonePath: (repo: ForgeRepo) => string;
+}
+
+type Json = Record<string, unknown>;
+
+/** A user, as GitHub embeds one in an issue, comment or pull request. */
+export function userJson(ctx: ShapeContext, login: string): Json {
+  const user = userByLogin(ctx.data, login);
+  const name = user?.login ?? login;
+  return {
+    login: name,
+    id: user?.id ?? 0,
+    node_id: nodeId("U", user?.id ?? 0),
+    avatar_url: `${ctx.base}/_forge/avatars/${name}`,
+    gravatar_id: "",
+    url: `${ctx.base}/users/${name}`,
+    html_url: `${ctx.base}/${name}`,
+    type: user?.type ?? "User",
+    site_admin: false,
+  };
+}
+
+/** A label. */
+export function labelJson(ctx: ShapeContext, repo: ForgeRepo, label: ForgeLabel): Json {
+  return {
+    id: label.id,
+    node_id: nodeId("LA", label.id),
+    url: `${repoApi(ctx, repo)}/labels/${encodeURIComponent(label.name)}`,
+    name: label.name,
+    color: label.color,
+    default: false,
+    description: label.description,
+  };
+}
+
+/** A repository, as `GET /repos/{owner}/{repo}` answers. */
+export function repoJson(ctx: ShapeContext, repo: ForgeRepo, viewer: string): Json {
+  const api = repoApi(ctx, repo);
+  const push = canPush(repo, viewer);
+  return {
+    id: repo.id,
+    node_id: nodeId("R", repo.id),
+    name: repo.name,
+    full_name: `${repo.owner}/${repo.name}`,
+    private: repo.private,
+    owner: userJson(ctx, repo.owner),
+    html_url: `${ctx.base}/${repo.owner}/${repo.name}`,
+    description: repo.description,
+    fork: false,
+    url: api,
+    issues_url: `${api}/issues{/number}`,
+    pulls_url: `${api}/pulls{/number}`,
+    labels_url: `${api}/labels{/name}`,
+    clone_url: ctx.clonePath(repo),
+    git_url: ctx.clonePath(repo),
+    ssh_url: ctx.clonePath(repo),
+    created_at: repo.created_at,
+    updated_at: repo.updated_at,
+    pushed_at: repo.updated_at,
+    visibility: repo.private ? "private" : "public",
+    default_branch: repo.default_branch,
+    has_issues: true,
+    archived: false,
+    disabled: false,
+    open_issues_count: repo.issues.filter((issue) => issue.state === "open").length,
+    allow_merge_commit: true,
+    allow_squash_merge: true,
+    allow_rebase_merge: false,
+    permissions: { admin: viewer.toLowerCase() === repo.owner.toLowerCase(), maintain: push, push, triage: push, pull: true },
+  };
+}
+
+/** An issue, as the issues endpoints answer; a pull request carries `pull_request`, as on GitHub. */
+export function issueJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue): Json {
+  const api = `${repoApi(ctx, repo)}/issues/${issue.number}`;
+  const html = `${repoHtml(ctx, repo)}/${issue.pull ? "pull" : "issues"}/${issue.number}`;
+  return {
+    url: api,
+    repository_url: repoApi(ctx, repo),
+    labels_url: `${api}/labels{/name}`,
+    comments_url: `${api}/comments`,
+    events_url: `${api}/events`,
+    html_url: html,
+    id: issue.id,
+    node_id: nodeId(issue.pull ? "PR" : "I", issue.id),
+    number: issue.number,
+    title: issue.title,
+    user: userJson(ctx, issue.user),
+    labels: labelsJson(ctx, repo, issue),
+    state: issue.state,
+    locked: false,
+    assignee: null,
+    assignees: [],
+    milestone: null,
+    comments: repo.comments.filter((comment) => comment.issue === issue.number).length,
+    created_at: issue.created_at,
+    updated_at: issue.updated_at,
+    closed_at: issue.closed_at,
+    author_association: association(repo, issue.user),
+    active_lock_reason: null,
+    ...(issue.pull ? { draft: issue.pull.draft, pull_request: pullLinks(ctx, repo, issue) } : {}),
+    body: issue.body,
+    closed_by: issue.closed_by ? userJson(ctx, issue.closed_by) : null,
+    state_reason: issue.pull ? null : issue.state_reason,
+  };
+}
+
+/** A comment on an issue or pull request. */
+export function commentJson(ctx: ShapeContext, repo: ForgeRepo, comment: ForgeComment): Json {
+  const issue = repo.issues.find((i) => i.number === comment.issue);
+  return {
+    url: `${repoApi(ctx, repo)}/issues/comments/${comment.id}`,
+    html_url: `${repoHtml(ctx, repo)}/${issue?.pull ? "pull" : "issues"}/${comment.issue}#issuecomment-${comment.id}`,
+    issue_url: `${repoApi(ctx, repo)}/issues/${comment.issue}`,
+    id: comment.id,
+    node_id: nodeId("IC", comment.id),
+    user: userJson(ctx, comment.user),
+    created_at: comment.created_at,
+    updated_at: comment.updated_at,
+    author_association: association(repo, comment.user),
+    body: comment.body,
+  };
+}
+
+/** Branch heads read from the bare repository when the answer is built; closed pull requests keep what they had. */
+export type BranchHeads = Map<string, string>;
+
+/**
+ * A pull request. `detail` adds what only `GET /pulls/{n}` carries on GitHub (merged,
+ * mergeable, counts); lists leave it out.
+ */
+export function pullJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, heads: BranchHeads, detail?: { mergeable: boolean | null; commits: number }): Json {
+  const pull = issue.pull!;
+  const api = `${repoApi(ctx, repo)}/pulls/${issue.number}`;
+  const html = `${repoHtml(ctx, repo)}/pull/${issue.number}`;
+  const open = issue.state === "open";
+  const headSha = (open && heads.get(pull.head)) || pull.head_sha;
+  const baseSha = (open && heads.get(pull.base)) || pull.base_sha;
+  const branch = (ref: string, sha: string) => ({
+    label: `${repo.owner}:${ref}`,
+    ref,
+    sha,
+    user: userJson(ctx, repo.owner),
+    repo: repoJson(ctx, repo, repo.owner),
+  });
+  const shape: Json = {
+    url: api,
+    id: issue.id,
+    node_id: nodeId("PR", issue.id),
+    html_url: html,
+    diff_url: `${html}.diff`,
+    patch_url: `${html}.patch`,
+    issue_url: `${repoApi(ctx, repo)}/issues/${issue.number}`,
+    commits_url: `${api}/commits`,
+    comments_url: `${repoApi(ctx, repo)}/issues/${issue.number}/comments`,
+    number: issue.number,
+    state: issue.state,
+    locked: false,
+    title: issue.title,
+    user: userJson(ctx, issue.user),
+    body: issue.body,
+    labels: labelsJson(ctx, repo, issue),
+    milestone: null,
+    active_lock_reason: null,
+    created_at: issue.created_at,
+    updated_at: issue.updated_at,
+    closed_at: issue.closed_at,
+    merged_at: pull.merged_at,
+    merge_commit_sha: pull.merge_commit_sha,
+    assignee: null,
+    assignees: [],
+    requested_reviewers: [],
+    requested_teams: [],
+    head: branch(pull.head, headSha),
+    base: branch(pull.base, baseSha),
+    author_association: association(repo, issue.user),
+    auto_merge: null,
+    draft: pull.draft,
+  };
+  if (!detail) return shape;
+  return {
+    ...shape,
+    merged: pull.merged_at !== null,
+    mergeable: detail.mergeable,
+    mergeable_state: detail.mergeable === null ? "unknown" : detail.mergeable ? "clean" : "dirty",
+    merged_by: pull.merged_by ? userJson(ctx, pull.merged_by) : null,
+    comments: repo.comments.filter((comment) => comment.issue === issue.number).length,
+    review_comments: 0,
+    maintainer_can_modify: false,
+    commits: detail.commits,
+  };
+}
+
+/** The API root of a repository. */
+export function repoApi(ctx: ShapeContext, repo: ForgeRepo): string {
+  return `${ctx.base}/repos/${repo.owner}/${repo.name}`;
+}
+
+function repoHtml(ctx: ShapeContext, repo: ForgeRepo): string {
+  return `${ctx.base}/${repo.owner}/${repo.name}`;
+}
+
+function labelsJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue): Json[] {
+  return issue.labels.flatMap((name) => {
+    const label = findLabel(repo, name);
+    return label ? [labelJson(ctx, repo, label)] : [];
+  });
+}
+
+function pullLinks(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue): Json {
+  const html = `${repoHtml(ctx, repo)}/pull/${issue.number}`;
+  return {
+    url: `${repoApi(ctx, repo)}/pulls/${issue.number}`,
+    html_url: html,
+    diff_url: `${html}.diff`,
+    patch_url: `${html}.patch`,
+    merged_at: issue.pull?.merged_at ?? null,
+  };
+}
+
+function association(repo: ForgeRepo, login: string): string {
+  if (login.toLowerCase() === repo.owner.toLowerCase()) return "OWNER";
+  return canPush(repo, login) ? "COLLABORATOR" : "NONE";
+}
+
+function nodeId(kind: string, id: number): string {
+  return Buffer.from(`${kind}_forge_${id}`).toString("base64url");
+}

@@ -1,0 +1,248 @@
+/**
+ * The sandbox forge's state on disk: users with their tokens, repositories, labels,
+ * issues (pull requests are issues with a `pull` part, sharing their numbers, as on
+ * GitHub) and comments, kept as one JSON file written atomically after every change.
+ */
+import { readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../atomic.ts";
+import { PreconditionError } from "../errors.ts";
+import { makePrivateDir } from "../state-dir.ts";
+
+/** A user the forge knows, and the token that authenticates as them (an organisation has none). */
+export interface ForgeUser {
+  id: number;
+  login: string;
+  /** Empty for an organisation: no request authenticates as it. */
+  token: string;
+  type?: "User" | "Organization";
+}
+
+/** A label a repository has. */
+export interface ForgeLabel {
+  id: number;
+  name: string;
+  color: string;
+  description: string | null;
+}
+
+/** What makes an issue a pull request: its branches and how it ended. */
+export interface ForgePull {
+  head: string;
+  base: string;
+  /** The head commit when the pull request was opened, refreshed at merge or close. */
+  head_sha: string;
+  base_sha: string;
+  draft: boolean;
+  merged_at: string | null;
+  merge_commit_sha: string | null;
+  merged_by: string | null;
+}
+
+/** An issue or pull request; `user` and `labels` hold logins and label names. */
+export interface ForgeIssue {
+  id: number;
+  number: number;
+  title: string;
+  body: string | null;
+  user: string;
+  state: "open" | "closed";
+  state_reason: "completed" | "not_planned" | "reopened" | null;
+  labels: string[];
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  closed_by: string | null;
+  pull?: ForgePull;
+}
+
+/** A comment on an issue or pull request. */
+export interface ForgeComment {
+  id: number;
+  issue: number;
+  user: string;
+  body: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A repository: its metadata, who may push, and its issues. Its git objects live in the bare repository. */
+export interface ForgeRepo {
+  id: number;
+  owner: string;
+  name: string;
+  default_branch: string;
+  private: boolean;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
+  /** Logins with push access (the owner among them). */
+  collaborators: string[];
+  labels: ForgeLabel[];
+  issues: ForgeIssue[];
+  comments: ForgeComment[];
+}
+
+/** Everything the forge keeps. */
+export interface ForgeData {
+  version: 1;
+  /** The next id handed out to a user, repository, label, issue or comment. */
+  next_id: number;
+  users: ForgeUser[];
+  repos: ForgeRepo[];
+}
+
+/** The state file inside a forge's folder. */
+export function statePath(dir: string): string {
+  return join(dir, "state.json");
+}
+
+/** The bare git repository behind `owner/name`. */
+export function bareRepoPath(dir: string, owner: string, name: string): string {
+  return join(dir, "git", owner, `${name}.git`);
+}
+
+/** An empty forge. */
+export function emptyForgeData(): ForgeData {
+  return { version: 1, next_id: 1, users: [], repos: [] };
+}
+
+/** Reads the forge's state; a folder with no state file yet holds an empty forge, a broken one is a PreconditionError. */
+export function loadForgeData(dir: string): ForgeData {
+  let text: string;
+  try {
+    text = readFileSync(statePath(dir), "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return emptyForgeData();
+    throw error;
+  }
+  let data: ForgeData;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    throw new PreconditionError(`Cannot read forge state "${statePath(dir)}": ${(error as Error).message}`);
+  }
+  if (data?.version !== 1 || !Array.isArray(data.users) || !Array.isArray(data.repos)) {
+    throw new PreconditionError(`Cannot read forge state "${statePath(dir)}": not a version 1 forge state`);
+  }
+  return data;
+}
+
+/** Writes the forge's state atomically; the folder is private, since the state holds tokens. */
+export function saveForgeData(dir: string, data: ForgeData): void {
+  makePrivateDir(dir);
+  writeFileAtomic(statePath(dir), JSON.stringify(data, null, 1) + "\n");
+}
+
+/** What identifies one version of the state file on disk, to notice another process's write. */
+export function stateStamp(dir: string): string {
+  try {
+    const stat = statSync(statePath(dir));
+    return `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
+  } catch {
+    return "absent";
+  }
+}
+
+/** Hands out the next id. */
+export function nextId(data: ForgeData): number {
+  return data.next_id++;
+}
+
+/** The user a token belongs to. */
+export function userByToken(data: ForgeData, token: string): ForgeUser | undefined {
+  if (token === "") return undefined;
+  return data.users.find((user) => user.token === token);
+}
+
+/** A user by login (case-insensitive, as on GitHub). */
+export function userByLogin(data: ForgeData, login: string): ForgeUser | undefined {
+  const wanted = login.toLowerCase();
+  return data.users.find((user) => user.login.toLowerCase() === wanted);
+}
+
+/** A repository by owner and name (case-insensitive, as on GitHub). */
+export function findRepo(data: ForgeData, owner: string, name: string): ForgeRepo | undefined {
+  const full = `${owner}/${name}`.toLowerCase();
+  return data.repos.find((repo) => `${repo.owner}/${repo.name}`.toLowerCase() === full);
+}
+
+/** An issue or pull request by number. */
+export function findIssue(repo: ForgeRepo, number: number): ForgeIssue | undefined {
+  return repo.issues.find((issue) => issue.number === number);
+}
+
+/** A repository's label by name (case-insensitive, as on GitHub). */
+export function findLabel(repo: ForgeRepo, name: string): ForgeLabel | undefined {
+  const wanted = name.toLowerCase();
+  return repo.labels.find((label) => label.name.toLowerCase() === wanted);
+}
+
+/** The repository's label of that name, created (grey) when it has none yet, as GitHub does when an issue is labelled. */
+export function ensureLabel(data: ForgeData, repo: ForgeRepo, name: string, color = "ededed", description: string | null = null): ForgeLabel {
+  const found = findLabel(repo, name);
+  if (found) return found;
+  const label = { id: nextId(data), name, color, description };
+  repo.labels.push(label);
+  return label;
+}
+
+/** Whether a user may push to the repository (and so label, close others' issues, merge). */
+export function canPush(repo: ForgeRepo, login: string): boolean {
+  return repo.collaborators.some((name) => name.toLowerCase() === login.toLowerCase());
+}
+
+/** The number the next issue or pull request gets. */
+export function nextNumber(repo: ForgeRepo): number {
+  return repo.issues.reduce((max, issue) => Math.max(max, issue.number), 0) + 1;
+}
+
+/** What a new issue starts with. */
+export interface NewIssue {
+  title: string;
+  body?: string | null;
+  user: string;
+  labels?: string[];
+  pull?: ForgePull;
+}
+
+/** Opens an issue (or, with `pull`, a pull request) at `at`; its labels are created on the repository as needed. */
+export function addIssue(data: ForgeData, repo: ForgeRepo, issue: NewIssue, at: string): ForgeIssue {
+  const labels = (issue.labels ?? []).map((name) => ensureLabel(data, repo, name).name);
+  const made: ForgeIssue = {
+    id: nextId(data),
+    number: nextNumber(repo),
+    title: issue.title,
+    body: issue.body ?? null,
+    user: issue.user,
+    state: "open",
+    state_reason: null,
+    labels: [...new Set(labels)],
+    created_at: at,
+    updated_at: at,
+    closed_at: null,
+    closed_by: null,
+    ...(issue.pull ? { pull: issue.pull } : {}),
+  };
+  repo.issues.push(made);
+  return made;
+}
+
+/** Closes or reopens an issue, keeping closed_at, closed_by and state_reason as GitHub does. */
+export function setIssueState(issue: ForgeIssue, state: "open" | "closed", by: string, at: string, reason?: ForgeIssue["state_reason"]): void {
+  if (issue.state === state) {
+    if (state === "closed" && reason !== undefined) issue.state_reason = reason;
+    return;
+  }
+  issue.state = state;
+  if (state === "closed") {
+    issue.closed_at = at;
+    issue.closed_by = by;
+    issue.state_reason = reason ?? "completed";
+  } else {
+    issue.closed_at = null;
+    issue.closed_by = null;
+    issue.state_reason = "reopened";
+  }
+  issue.updated_at = at;
+}
