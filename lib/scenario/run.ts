@@ -14,7 +14,7 @@ import { PROJECT_ROOT } from "./load.ts";
 import type { Expectation, Scenario, Step } from "./load.ts";
 import { Normaliser } from "./normalise.ts";
 import { loadSetup } from "./setups/index.ts";
-import type { SetupContext } from "./setups/index.ts";
+import type { SetupContext, SetupResult } from "./setups/index.ts";
 
 /** Which runtime runs the steps' `robot-army`. */
 export type Runtime = "node" | "deno";
@@ -78,6 +78,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
   const dir = makeTempDir("robot-army-scenario-");
   const result: ScenarioResult = { scenario, steps: [] };
   let current = "setup";
+  let made: SetupResult | undefined;
   const fail = (step: string, messages: string[], more: Partial<NonNullable<ScenarioResult["failure"]>> = {}) => {
     result.failure = { step, messages, ...more };
   };
@@ -92,7 +93,6 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
       runtime: options.runtime,
       robotArmy: (argv, o = {}) => run(argv, o.cwd ?? dir, { ...env, ...o.env }),
     };
-    let made;
     try {
       made = await (await loadSetup(scenario.setup)).setup(ctx);
     } catch (error) {
@@ -150,6 +150,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
     fail(current, [`unexpected error: ${error instanceof Error ? error.stack : String(error)}`]);
     return result;
   } finally {
+    // What the setup started (a sandbox forge) stops before its folder goes.
+    await made?.cleanup?.().catch((error) => fail(current, [`setup cleanup failed: ${(error as Error).message}`]));
     if (options.keep) result.kept = dir;
     else removeTempDir(dir);
   }

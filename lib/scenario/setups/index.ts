@@ -20,6 +20,8 @@ export interface SetupResult {
   cwd: string;
   vars?: Record<string, string>;
   env?: Record<string, string>;
+  /** Stops what the setup started (a sandbox forge), after the last step and before the temp dir goes. */
+  cleanup?: () => Promise<void>;
 }
 
 /** What every setup module exports. */
@@ -31,6 +33,7 @@ export interface SetupModule {
 export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "empty-dir": () => import("./empty-dir.ts"),
   "git-repo": () => import("./git-repo.ts"),
+  "forge-with-clone": () => import("./forge-with-clone.ts"),
   "episode-repo": () => import("./episode-repo.ts"),
   "repo-with-open-episode": () => import("./repo-with-open-episode.ts"),
   "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),
