@@ -1,0 +1,72 @@
+/**
+ * What robot-army reads from and writes to GitHub (or the sandbox forge), as the rest of
+ * the code sees it. `lib/boundaries/github.ts` implements it with @octokit/rest;
+ * `lib/effects.ts` chooses real or simulated writes once, from the effect level.
+ */
+
+/** An issue as intake reads it. */
+export interface GitHubIssue {
+  number: number;
+  title: string;
+  body: string;
+  state: "open" | "closed";
+  /** The login of the user who opened it. */
+  author: string;
+  labels: string[];
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  html_url: string;
+}
+
+/** A repository's metadata: what onboarding fingerprints and dispatch needs. */
+export interface GitHubRepository {
+  full_name: string;
+  default_branch: string;
+  clone_url: string;
+  html_url: string;
+  private: boolean;
+  /** Settings whose change makes onboarding ask for approval again. */
+  settings: Record<string, unknown>;
+}
+
+/** What the last answer said of the rate limit, and whether calls are being held back. */
+export interface RateLimitState {
+  limit: number;
+  remaining: number;
+  /** ISO time when the limit resets. */
+  reset: string;
+  /** ISO time until which calls are deferred, when robot-army chose to wait. */
+  deferredUntil: string | null;
+}
+
+/** The issues of a repository that changed since the last poll (one conditional request when nothing did). */
+export interface IssueChanges {
+  /** False when GitHub answered 304 to every request: nothing changed. */
+  changed: boolean;
+  /** Issues (not pull requests) updated since the last poll, newest first; all of them on a first poll. */
+  issues: GitHubIssue[];
+  /** How many HTTP requests it took, and how many were answered 304. */
+  requests: number;
+  notModified: number;
+}
+
+/** Reads from GitHub. */
+export interface GitHubReader {
+  getRepository(repo: string): Promise<GitHubRepository>;
+  getIssue(repo: string, number: number): Promise<GitHubIssue>;
+  /** Issues changed since the previous call for this repository (state all, labels not filtered). */
+  issueChanges(repo: string): Promise<IssueChanges>;
+  /** The login the token belongs to (doctor's check), or null when reading anonymously. */
+  whoami(): Promise<string | null>;
+  rateLimit(): RateLimitState | null;
+}
+
+/** Writes to GitHub; simulated below the `live` effect level. */
+export interface GitHubWriter {
+  /** True when the writes only say what they would do. */
+  readonly simulated: boolean;
+  comment(repo: string, issue: number, body: string): Promise<{ id: number | null; url: string | null }>;
+  addLabels(repo: string, issue: number, labels: string[]): Promise<void>;
+  removeLabel(repo: string, issue: number, label: string): Promise<void>;
+}
