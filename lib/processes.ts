@@ -2,7 +2,7 @@
  * Knowing a process by its pid plus its start time (DESIGN rule 6), so a pid the system
  * has reused for another program is never taken for the one we recorded.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Whether a recorded process is still the one running under its pid. */
 export type Liveness = "running" | "exited" | "unknown";
@@ -80,4 +80,31 @@ function readBootTime(): number | undefined {
     bootTimeCache = undefined;
   }
   return bootTimeCache;
+}
+
+/**
+ * The pids of live processes in a process group (zombies left out), read from /proc. A
+ * group id stays reserved while any member lives, so members found here belong to the
+ * group that was made under that id.
+ */
+export function groupMembers(pgid: number): number[] {
+  if (!Number.isInteger(pgid) || pgid <= 1) return [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const members: number[] = [];
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid && fields[0] !== "Z") members.push(Number(entry));
+    } catch {
+      // Ended while we looked.
+    }
+  }
+  return members;
 }

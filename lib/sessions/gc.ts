@@ -69,26 +69,45 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean }
   };
   const removeFiles = (current: SessionRecord) => removeSessionFiles(root, current.id);
 
+  /**
+   * Whether a session's command must be stopped before it is acted on: true while it runs,
+   * or while its holder is gone and its child may still run; "unknown" (reported as
+   * skipped) when that cannot be told.
+   */
+  const mustStop = async (record: SessionRecord, state: SessionState): Promise<boolean | "unknown"> => {
+    if (state === "running") return true;
+    if (state !== "vanished") return false;
+    const child = childRunning(record);
+    if (child === undefined) {
+      done.add(record.id);
+      report.skipped.push(entry(record, `holder gone and child pid ${record.childPid} cannot be checked`));
+      return "unknown";
+    }
+    return child;
+  };
+
   // 1. Orphans: a session whose parent session is gone is stopped and removed.
   for (const { record, state } of seen) {
     const parentRef = record.tags.parent;
     if (parentRef === undefined || state === "unknown") continue;
     const parent = seen.find((s) => s.record.name === parentRef || s.record.id === parentRef);
     if (parent && (parent.state === "running" || parent.state === "starting" || parent.state === "unknown")) continue;
-    const running = state === "running" && !dryRun;
-    if (running) await stopSession(root, record);
-    await act(record, report.orphans, `parent "${parentRef}" is gone`, removeFiles, running);
+    const stop = await mustStop(record, state);
+    if (stop === "unknown") continue;
+    if (stop && !dryRun) await stopSession(root, record);
+    await act(record, report.orphans, `parent "${parentRef}" is gone`, removeFiles, stop && !dryRun);
   }
 
   // 2. Abandoned: a permanent session whose working directory is gone is stopped and recorded so.
   for (const { record, state } of seen) {
     if (done.has(record.id) || !record.permanent || record.ended === "abandoned" || existsSync(record.cwd) || state === "unknown") continue;
-    const running = state === "running" && !dryRun;
-    if (running) await stopSession(root, record);
+    const stop = await mustStop(record, state);
+    if (stop === "unknown") continue;
+    if (stop && !dryRun) await stopSession(root, record);
     await act(record, report.abandoned, `working directory ${record.cwd} is gone`, (current) => {
       writeRecord(root, { ...current, ended: "abandoned", exitedAt: current.exitedAt ?? isoSeconds(now()) });
       appendSessionEvent(root, record.id, "abandoned", { cwd: record.cwd, generation: record.generation });
-    }, running);
+    }, stop && !dryRun);
   }
 
   // 3. Respawn: a permanent session that ended is started again, unless it flaps.
@@ -113,7 +132,15 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean }
       writeRecord(root, respawn);
       noteRespawn(root, respawn);
     });
-    if (claimed) await startDetached(root, respawn.id);
+    if (!claimed) continue;
+    try {
+      await startDetached(root, respawn.id);
+    } catch (error) {
+      // One session that cannot start again must not cost the rest of the pass; its holder
+      // recorded the failed start, which counts towards flapping.
+      report.respawned.pop();
+      report.skipped.push(entry(record, `could not start again: ${(error as Error).message}`));
+    }
   }
 
   // 4. Sweep: ended sessions that are neither permanent nor kept are removed.

@@ -50,6 +50,8 @@ export async function holdSession(
     detached,
     stdio: output === "terminal" ? "inherit" : ["ignore", output === "log" ? log : "pipe", output === "log" ? log : "pipe"],
   });
+  // Installed before anyone can learn of the start, so a stop sent at once is passed on too.
+  const stopForwarding = forwardSignals(child.pid, detached);
   if (output === "tee") {
     child.stdout!.on("data", (chunk: Buffer) => { process.stdout.write(chunk); writeSync(log, chunk); });
     child.stderr!.on("data", (chunk: Buffer) => { process.stderr.write(chunk); writeSync(log, chunk); });
@@ -59,6 +61,7 @@ export async function holdSession(
     child.once("error", (error) => resolve({ error }));
   });
   if (started.error) {
+    stopForwarding();
     closeSync(log);
     record = await update(root, id, (r) => ({
       ...r, ended: "failed-to-start", startError: started.error!.message, exitedAt: isoSeconds(now()),
@@ -73,7 +76,6 @@ export async function holdSession(
   }));
   appendSessionEvent(root, id, "start", { generation: record.generation, childPid: child.pid, holderPid: holder.pid });
   onStarted({ pid: child.pid! });
-  const stopForwarding = forwardSignals(record);
 
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("close", (c, s) => resolve([c, s])));
   stopForwarding();
@@ -148,13 +150,15 @@ function lastLines(log: string): string[] {
  * to the child, so the child ends and its exit is recorded; a terminal's Ctrl-C already
  * reaches a foreground child directly.
  */
-function forwardSignals(record: SessionRecord): () => void {
+function forwardSignals(pid: number | undefined, ownGroup: boolean): () => void {
+  if (pid === undefined || pid <= 1) return () => {};
   const handlers = new Map<NodeJS.Signals, () => void>();
   for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as NodeJS.Signals[]) {
     const handler = () => {
-      if (signal === "SIGINT" && record.childPgid === null) return;
+      if (signal === "SIGINT" && !ownGroup) return;
       try {
-        process.kill(record.childPgid !== null ? -record.childPgid : record.childPid!, signal);
+        // The group only when this holder made it (a detached session).
+        process.kill(ownGroup ? -pid : pid, signal);
       } catch {
         // Already gone: its exit is on its way.
       }

@@ -6,7 +6,7 @@
  */
 import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
-import { liveness } from "../processes.ts";
+import { groupMembers, liveness } from "../processes.ts";
 import { update } from "./holder.ts";
 import { appendSessionEvent, readRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
@@ -24,17 +24,44 @@ export async function stopSession(root: string, seen: SessionRecord, options: { 
   const record = await update(root, seen.id, (r) => ({ ...r, killRequestedAt: r.killRequestedAt ?? isoSeconds(now()) }));
   appendSessionEvent(root, record.id, "kill", { generation: record.generation });
   const graceMs = options.graceMs ?? 5_000;
+  let sent: NodeJS.Signals | null = null;
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-    if (childRunning(record)) signalChild(record, signal);
-    if (await exitRecorded(root, record, signal === "SIGTERM" ? graceMs : 5_000)) return "stopped";
+    if (childRunning(record)) {
+      signalChild(record, signal);
+      sent = signal;
+    }
+    if (await exitRecorded(root, record, signal === "SIGTERM" ? graceMs : 5_000)) {
+      await killLeftInGroup(record, graceMs);
+      return "stopped";
+    }
   }
-  // The holder is gone (vanished) or stuck: with the child proven ended, record the exit here.
+  // The holder is gone (vanished) or stuck: with the child proven ended, record the exit here,
+  // claiming only the signal this process sent.
   if (childRunning(record) === false) {
-    await update(root, record.id, (r) => r.exitedAt ? r : { ...r, exitedAt: isoSeconds(now()), ended: "killed", exitSignal: "SIGKILL" });
-    appendSessionEvent(root, record.id, "exit", { ended: "killed", recordedBy: "session kill", generation: record.generation });
+    await killLeftInGroup(record, graceMs);
+    if (sent === null) return "not-running";
+    await update(root, record.id, (r) => r.exitedAt ? r : { ...r, exitedAt: isoSeconds(now()), ended: "killed", exitSignal: sent });
+    appendSessionEvent(root, record.id, "exit", { ended: "killed", signal: sent, recordedBy: "session kill", generation: record.generation });
     return "stopped";
   }
   throw new PreconditionError(`Session "${record.name}" did not stop after SIGKILL; its child pid ${record.childPid} may be stuck in the kernel`);
+}
+
+/**
+ * What the child started in the group its holder made may outlive it (a background job
+ * that ignores TERM): after the grace period, SIGKILL to that group ends it too.
+ */
+async function killLeftInGroup(record: SessionRecord, graceMs: number): Promise<void> {
+  const pgid = record.childPgid;
+  if (pgid === null || pgid !== record.childPid || pgid <= 1) return;
+  const deadline = Date.now() + graceMs;
+  while (groupMembers(pgid).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  if (groupMembers(pgid).length === 0) return;
+  try {
+    process.kill(-pgid, "SIGKILL");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
+  }
 }
 
 function signalChild(record: SessionRecord, signal: NodeJS.Signals): void {

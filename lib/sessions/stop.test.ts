@@ -1,0 +1,321 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync } from "node:fs";
+import { join } from "node:path";
+import { PreconditionError } from "../errors.ts";
+import { withTempDir } from "../fixtures.ts";
+import { identify, liveness } from "../processes.ts";
+import type { ProcessIdentity } from "../processes.ts";
+import { exitCodeOf, holdSession } from "./holder.ts";
+import { readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
+import type { SessionRecord } from "./records.ts";
+import { createSession, startDetached } from "./start.ts";
+import type { SessionSpec } from "./start.ts";
+import { childRunning, sessionState } from "./state.ts";
+import { stopSession } from "./stop.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = probe();
+    if (answer) return answer;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a rejection");
+}
+
+/** Processes whose process group is `pgid`, read from /proc (never by name). */
+function groupMembers(pgid: number): ProcessIdentity[] {
+  const members: ProcessIdentity[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (fields[0] !== "Z" && Number(fields[2]) === pgid) members.push(identify(Number(entry)));
+  }
+  return members;
+}
+
+/**
+ * Waits a moment for every member of a signalled group to be gone: a process that got a
+ * fatal signal together with the recorded child may take a few ms longer to die.
+ */
+async function allGone(members: ProcessIdentity[]): Promise<void> {
+  try {
+    await waitFor("every process of the group to end", () => members.every((m) => liveness(m) === "exited"), 1_000);
+  } catch {
+    assert.equal(members.filter((m) => liveness(m) !== "exited").map((m) => m.pid), [], "these pids still run");
+  }
+}
+
+/** Holders and process groups this file started, so none outlives its test. */
+const holders: ProcessIdentity[] = [];
+const groups: number[] = [];
+const leaked: string[] = [];
+
+test.after.each((context) => {
+  const testName = (context as { __test__?: string }).__test__ ?? "a test";
+  for (const pgid of groups.splice(0)) {
+    if (groupMembers(pgid).length === 0) continue;
+    leaked.push(`${testName}: process group ${pgid}`);
+    try {
+      process.kill(-pgid, "SIGKILL");
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  for (const holder of holders.splice(0)) {
+    if (liveness(holder) !== "running") continue;
+    leaked.push(`${testName}: holder ${holder.pid}`);
+    process.kill(holder.pid, "SIGKILL");
+  }
+});
+
+function inSessionDir(fn: (dirs: { root: string; state: string; work: string }) => Promise<void>): () => Promise<void> {
+  return () => withTempDir(async (dir) => {
+    const dirs = { root: join(dir, "sessions"), state: join(dir, "state"), work: join(dir, "work") };
+    mkdirSync(dirs.root, { mode: 0o700 });
+    mkdirSync(dirs.work);
+    const before = process.env.RA_STATE_DIR;
+    process.env.RA_STATE_DIR = dirs.state;
+    try {
+      await fn(dirs);
+    } finally {
+      if (before === undefined) delete process.env.RA_STATE_DIR;
+      else process.env.RA_STATE_DIR = before;
+    }
+  });
+}
+
+/** Starts a detached session and remembers its holder and its child's group. */
+async function startSession(root: string, spec: SessionSpec): Promise<SessionRecord> {
+  const created = await createSession(root, spec);
+  await startDetached(root, created.id);
+  const record = readRecord(root, created.id)!;
+  holders.push({ pid: record.holderPid!, started_at: record.holderStartedAt });
+  groups.push(record.childPgid!);
+  return record;
+}
+
+async function holderGone(record: SessionRecord): Promise<void> {
+  const holder = { pid: record.holderPid!, started_at: record.holderStartedAt };
+  await waitFor(`holder ${holder.pid} to exit`, () => liveness(holder) === "exited");
+}
+
+// --- sessionState
+
+test("sessionState: starting, then running, exited once the exit is recorded", inSessionDir(async ({ root, work }) => {
+  const created = await createSession(root, { command: "sleep", args: ["0.1"], cwd: work, tags: { keep: "true" } });
+  assert.is(sessionState(root, created), "starting");
+  await startDetached(root, created.id);
+  const running = readRecord(root, created.id)!;
+  holders.push({ pid: running.holderPid!, started_at: running.holderStartedAt });
+  assert.is(sessionState(root, running), "running");
+  assert.is(childRunning(running), true);
+  const exited = await waitFor("the exit", () => {
+    const r = readRecord(root, created.id);
+    return r?.exitedAt ? r : undefined;
+  });
+  assert.is(sessionState(root, exited), "exited");
+  assert.is(childRunning(exited), false);
+  await holderGone(running);
+}));
+
+test("sessionState: a record with no holder long after it was written has vanished", inSessionDir(async ({ root, work }) => {
+  const created = await createSession(root, { command: "sleep", args: ["1"], cwd: work });
+  const old = new Date(Date.now() - 120_000);
+  utimesSync(sessionFiles(root, created.id).record, old, old);
+  assert.is(sessionState(root, created), "vanished");
+}));
+
+test("sessionState: a holder pid with no recorded start time cannot be checked: unknown", inSessionDir(async ({ root, work }) => {
+  const created = await createSession(root, { command: "sleep", args: ["1"], cwd: work });
+  assert.is(sessionState(root, { ...created, holderPid: process.pid, holderStartedAt: null }), "unknown");
+  assert.is(sessionState(root, { ...created, holderPid: process.pid, holderStartedAt: identify(process.pid).started_at }), "running");
+  assert.is(sessionState(root, { ...created, holderPid: process.pid, holderStartedAt: "2001-01-01T00:00:00.000Z" }), "vanished", "a reused pid is not our holder");
+}));
+
+// --- stopSession
+
+test("stopSession: SIGTERM ends a detached child and everything in its process group; the files stay", inSessionDir(async ({ root, work }) => {
+  const record = await startSession(root, { command: "sh", args: ["-c", "sleep 30 & sleep 30"], cwd: work, name: "pair" });
+  const members = await waitFor("sh and its two sleeps", () => {
+    const found = groupMembers(record.childPgid!);
+    return found.length === 3 && found;
+  });
+  assert.ok(members.every((m) => liveness(m) === "running"));
+  assert.is(await stopSession(root, record, { graceMs: 3_000 }), "stopped");
+  await allGone(members);
+  const after = readRecord(root, record.id)!;
+  assert.is(after.ended, "killed");
+  assert.is(after.exitSignal, "SIGTERM");
+  assert.ok(after.killRequestedAt);
+  assert.ok(after.exitedAt);
+  assert.is(sessionState(root, after), "exited");
+  const files = sessionFiles(root, record.id);
+  await holderGone(record);
+  assert.ok(existsSync(files.record) && existsSync(files.events) && existsSync(files.log), "a killed session's files stay");
+  assert.equal(readSessionEvents(root, record.id).map((e) => e.kind), ["start", "kill", "exit"]);
+}));
+
+test("stopSession: SIGKILL after the grace period reaches a child (and its group) that ignores TERM", inSessionDir(async ({ root, work }) => {
+  // The sleep inherits the ignored TERM: only a KILL to the whole group ends it.
+  const record = await startSession(root, { command: "sh", args: ["-c", "trap '' TERM; sleep 30; echo not-reached"], cwd: work });
+  const members = await waitFor("sh and its sleep", () => {
+    const found = groupMembers(record.childPgid!);
+    return found.length === 2 && found;
+  });
+  const began = Date.now();
+  assert.is(await stopSession(root, record, { graceMs: 300 }), "stopped");
+  assert.ok(Date.now() - began >= 300, "TERM was given its grace period");
+  await allGone(members);
+  const after = readRecord(root, record.id)!;
+  assert.is(after.ended, "killed");
+  assert.is(after.exitSignal, "SIGKILL");
+  await holderGone(record);
+}));
+
+test("stopSession reaches a process of the session's group that ignores TERM, even when the child itself ends on TERM", inSessionDir(async ({ root, work }) => {
+  // sh ends on TERM at once; the sleep in the subshell ignores it: only the KILL after the grace period ends it.
+  const record = await startSession(root, { command: "sh", args: ["-c", "(trap '' TERM; sleep 30; echo x) & wait"], cwd: work });
+  const members = await waitFor("sh, the subshell and its sleep", () => {
+    const found = groupMembers(record.childPgid!);
+    return found.length === 3 && found;
+  });
+  try {
+    assert.is(await stopSession(root, record, { graceMs: 300 }), "stopped");
+    await holderGone(record);
+    await allGone(members);
+  } finally {
+    // The group our holder made for this session; ended here so the bug above leaves nothing behind.
+    if (groupMembers(record.childPgid!).length) process.kill(-record.childPgid!, "SIGKILL");
+    await waitFor("the group to end", () => groupMembers(record.childPgid!).length === 0);
+  }
+}));
+
+test("stopSession: a killed --ephemeral session is removed by its holder", inSessionDir(async ({ root, work }) => {
+  const record = await startSession(root, { command: "sleep", args: ["30"], cwd: work, ephemeral: true });
+  assert.is(await stopSession(root, record), "stopped");
+  await holderGone(record);
+  assert.equal(readdirSync(root).filter((f) => f.includes(record.id)), []);
+  assert.is(liveness({ pid: record.childPid!, started_at: record.childStartedAt }), "exited");
+}));
+
+test("stopSession: a killed session tagged keep stays, even --ephemeral", inSessionDir(async ({ root, work }) => {
+  const created = await createSession(root, { command: "sleep", args: ["30"], cwd: work, ephemeral: true, tags: { keep: "true" } });
+  let holding: Promise<Awaited<ReturnType<typeof holdSession>>> | undefined;
+  await new Promise<void>((resolve) => {
+    holding = holdSession(root, created.id, "tee", () => resolve());
+  });
+  assert.is(await stopSession(root, readRecord(root, created.id)!), "stopped");
+  assert.is((await holding!).reaped, false);
+  assert.is(readRecord(root, created.id)?.ended, "killed");
+}));
+
+test("sessionState says vanished once the holder is SIGKILLed; stopSession then ends the child and records the exit itself", inSessionDir(async ({ root, work }) => {
+  const record = await startSession(root, { command: "sh", args: ["-c", "sleep 30 & sleep 30"], cwd: work });
+  const members = await waitFor("sh and its two sleeps", () => {
+    const found = groupMembers(record.childPgid!);
+    return found.length === 3 && found;
+  });
+  assert.is(sessionState(root, record), "running");
+  process.kill(record.holderPid!, "SIGKILL");
+  await holderGone(record);
+  assert.is(sessionState(root, readRecord(root, record.id)!), "vanished");
+  assert.ok(members.every((m) => liveness(m) === "running"), "the child and its group run on");
+  assert.is(await stopSession(root, record, { graceMs: 2_000 }), "stopped");
+  await allGone(members);
+  const after = readRecord(root, record.id)!;
+  assert.ok(after.exitedAt);
+  assert.is(after.ended, "killed");
+  assert.ok(after.killRequestedAt);
+  assert.is(sessionState(root, after), "exited");
+  const exit = readSessionEvents(root, record.id).find((e) => e.kind === "exit");
+  assert.is(exit?.recordedBy, "session kill");
+}));
+
+test("stopSession recording a vanished session's exit claims no signal it did not send", inSessionDir(async ({ root, work }) => {
+  const record = await startSession(root, { command: "sleep", args: ["30"], cwd: work });
+  process.kill(record.holderPid!, "SIGKILL");
+  await holderGone(record);
+  assert.is(await stopSession(root, record, { graceMs: 2_000 }), "stopped");
+  // TERM ended the child: SIGKILL was never sent, and nobody saw how the child ended.
+  const after = readRecord(root, record.id)!;
+  assert.ok(after.exitSignal === null || after.exitSignal === "SIGTERM", `exitSignal is ${after.exitSignal}, but no SIGKILL was sent`);
+}));
+
+test("stopSession stops a session held in this process; the holder reports the kill", inSessionDir(async ({ root, work }) => {
+  const created = await createSession(root, { command: "sleep", args: ["30"], cwd: work });
+  let holding: Promise<Awaited<ReturnType<typeof holdSession>>> | undefined;
+  const childStarted = new Promise<void>((resolve) => {
+    holding = holdSession(root, created.id, "tee", () => resolve());
+  });
+  await childStarted;
+  const running = readRecord(root, created.id)!;
+  assert.is(running.holderPid, process.pid);
+  assert.is(await stopSession(root, running), "stopped");
+  const result = await holding!;
+  assert.is(result.signal, "SIGTERM");
+  assert.is(exitCodeOf(result), 143);
+  assert.is(result.reaped, false);
+  assert.is(result.record?.ended, "killed", "a kill is not a crash");
+}));
+
+test("stopSession: an exited session is not running: nothing is signalled or changed", inSessionDir(async ({ root, work }) => {
+  const created = await createSession(root, { command: "sh", args: ["-c", "exit 2"], cwd: work, tags: { keep: "1" } });
+  await holdSession(root, created.id, "tee");
+  const exited = readRecord(root, created.id)!;
+  assert.is(await stopSession(root, exited), "not-running");
+  assert.equal(readRecord(root, created.id), exited);
+}));
+
+test("stopSession refuses a session still starting", inSessionDir(async ({ root, work }) => {
+  const created = await createSession(root, { command: "sleep", args: ["1"], cwd: work });
+  const error = await rejection(stopSession(root, created));
+  assert.instance(error, PreconditionError);
+  assert.match((error as Error).message, /still starting/);
+  assert.is(readRecord(root, created.id)?.killRequestedAt, null);
+}));
+
+test("stopSession refuses a session whose holder cannot be checked, and signals nothing", inSessionDir(async ({ root, work }) => {
+  const bystander = spawn("sleep", ["30"], { stdio: "ignore" });
+  const closed = new Promise((resolve) => bystander.once("close", resolve));
+  try {
+    const created = await createSession(root, { command: "sleep", args: ["30"], cwd: work });
+    const unknown: SessionRecord = {
+      ...created, holderPid: bystander.pid!, holderStartedAt: null, childPid: bystander.pid!, childStartedAt: null, childPgid: null,
+    };
+    writeRecord(root, unknown);
+    const error = await rejection(stopSession(root, unknown, { graceMs: 100 }));
+    assert.instance(error, PreconditionError);
+    assert.match((error as Error).message, /cannot be checked/);
+    assert.is(liveness(identify(bystander.pid!)), "running", "the process was not signalled");
+    assert.is(readRecord(root, created.id)?.killRequestedAt, null);
+  } finally {
+    bystander.kill("SIGKILL");
+    await closed;
+  }
+}));
+
+test("no test above left a process running", () => {
+  assert.equal(leaked, []);
+});
+
+test.run();
