@@ -61,6 +61,9 @@ export class HelpRequested extends Error {
 
 const HELP_OPTION: OptionDef = { type: "boolean", short: "h", description: "Show this help" };
 
+/** The `--json` option every read command takes. */
+export const JSON_OPTION: OptionDef = { type: "boolean", description: "Print JSON instead of text" };
+
 /** The help page of a leaf command, generated from its definition. */
 export function helpText(def: CommandDef): string {
   const lines = [`Usage: robot-army ${def.usage}`, "", def.summary];

@@ -2,7 +2,7 @@
  * `robot-army continuity`: what a new worker in this repository needs first: the open
  * episodes with their last sign of life, the latest closed records, and the ledger tail.
  */
-import { integerOption, parse, print, printJson, runMain } from "../lib/cli.ts";
+import { JSON_OPTION, integerOption, parse, print, printJson, runMain } from "../lib/cli.ts";
 import type { CommandDef } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { describeEpisode, viewEpisodes } from "../lib/episodes/describe.ts";
@@ -21,7 +21,7 @@ export const command: CommandDef = {
   options: {
     records: { type: "string", value: "N", description: "How many of the latest records (default: 5)" },
     events: { type: "string", value: "N", description: "How many ledger events (default: 10)" },
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
   },
 };
 

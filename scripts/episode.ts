@@ -3,7 +3,7 @@
  * repository it works in. The supervisor measures idleness from them; a closed episode
  * becomes a record under `.ai/repo/sessions/`.
  */
-import { dispatch, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, dispatch, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { CALLER_PID } from "../lib/caller.ts";
 import { now } from "../lib/clock.ts";
@@ -15,7 +15,6 @@ import { endEpisode, setStatus, startEpisode } from "../lib/episodes/lifecycle.t
 import { findOpen, listOpen } from "../lib/episodes/open-episodes.ts";
 
 const KEY_OPTION = { type: "string", value: "K", description: "The episode's key (default: $RA_EPISODE_KEY)" } as const;
-const JSON_OPTION = { type: "boolean", description: "Print JSON instead of text" } as const;
 
 const start: CommandDef = {
   name: "episode start",

@@ -2,7 +2,7 @@
  * `robot-army ledger append|tail`: the episode's append-only log in
  * `.ai/local/state/ledger.jsonl`, one JSON event per line stamped with the episode id.
  */
-import { dispatch, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, dispatch, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -32,7 +32,7 @@ const tail: CommandDef = {
   usage: "ledger tail [-n N] [--json]",
   options: {
     lines: { type: "string", short: "n", value: "N", description: "How many events (default: 10)" },
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
   },
 };
 

@@ -2,7 +2,7 @@
  * `robot-army recover episodes`: closes episodes nobody ended, from evidence. Every open
  * episode is printed with its measurement and verdict, including those nothing happens to.
  */
-import { dispatch, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, dispatch, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -33,7 +33,7 @@ const episodes: CommandDef = {
   options: {
     check: { type: "boolean", description: "Write nothing: print what would be done" },
     "older-than": { type: "string", value: "DURATION", description: "Silence after which an episode may be stranded (default: episodes.stranded_after, 12h)" },
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
     config: CONFIG_OPTION,
   },
   examples: ["robot-army recover episodes --check", "robot-army recover episodes --older-than 2h"],

@@ -4,7 +4,7 @@
  * sessions do not pile up.
  */
 import { readFileSync } from "node:fs";
-import { dispatch, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, dispatch, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { formatAge } from "../lib/duration.ts";
@@ -20,7 +20,6 @@ import { createSession, startDetached } from "../lib/sessions/start.ts";
 import { sessionState } from "../lib/sessions/state.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
 
-const JSON_OPTION = { type: "boolean", description: "Print JSON instead of text" } as const;
 
 const run: CommandDef = {
   name: "session run",
@@ -57,9 +56,9 @@ const ls: CommandDef = {
 const peek: CommandDef = {
   name: "session peek",
   summary: "Show the last lines of a session's output",
-  usage: "session peek <ref> [-n N]",
+  usage: "session peek <ref> [-n N] [--json]",
   description: "A ref is a session's name, its id, or the start of its id.",
-  options: { lines: { type: "string", short: "n", value: "N", description: "How many lines (default: 20)" } },
+  options: { lines: { type: "string", short: "n", value: "N", description: "How many lines (default: 20)" }, json: JSON_OPTION },
   positionals: { min: 1, max: 1 },
 };
 
@@ -216,7 +215,8 @@ async function runPeek(args: ParsedArgs): Promise<number> {
   }
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
-  if (lines.length === 0) print(`(no output from ${record.name} yet)`);
+  if (args.values.json) printJson({ name: record.name, id: record.id, lines: lines.slice(-count) });
+  else if (lines.length === 0) print(`(no output from ${record.name} yet)`);
   else print(...lines.slice(-count));
   return 0;
 }
