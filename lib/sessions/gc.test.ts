@@ -4,7 +4,6 @@ import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { describeGc } from "../../scripts/session.ts";
 import { createFileExclusive } from "../atomic.ts";
-import { withTempDir } from "../fixtures.ts";
 import { identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { collectGarbage } from "./gc.ts";
@@ -13,55 +12,15 @@ import { holdSession, update } from "./holder.ts";
 import type { HolderResult } from "./holder.ts";
 import { listRecords, readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
-import { createSession, respawnRecord, startDetached } from "./start.ts";
+import { createSession, respawnRecord } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { sessionState } from "./state.ts";
 import { stopSession } from "./stop.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = probe();
-    if (answer) return answer;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+import { holderGone, inSessionDir, sleep, trackSessionProcesses, waitFor } from "./_test-sessions.ts";
 
 /** Holders and children this file started, so none outlives its test. */
-const started: ProcessIdentity[] = [];
-const leaked: string[] = [];
-
-test.after.each((context) => {
-  const testName = (context as { __test__?: string }).__test__ ?? "a test";
-  for (const identity of started.splice(0)) {
-    if (liveness(identity) !== "running") continue;
-    leaked.push(`${testName}: pid ${identity.pid}`);
-    try {
-      process.kill(identity.pid, "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-});
-
-function inSessionDir(fn: (dirs: { root: string; state: string; work: string }) => Promise<void>): () => Promise<void> {
-  return () => withTempDir(async (dir) => {
-    const dirs = { root: join(dir, "sessions"), state: join(dir, "state"), work: join(dir, "work") };
-    mkdirSync(dirs.root, { mode: 0o700 });
-    mkdirSync(dirs.work);
-    const before = process.env.RA_STATE_DIR;
-    process.env.RA_STATE_DIR = dirs.state;
-    try {
-      await fn(dirs);
-    } finally {
-      if (before === undefined) delete process.env.RA_STATE_DIR;
-      else process.env.RA_STATE_DIR = before;
-    }
-  });
-}
+const processes = trackSessionProcesses(test, { childrenBy: "pid" });
+const { started, leaked } = processes;
 
 /** A session run to its end in this process; `keep` stays on record only if asked. */
 async function endedSession(root: string, spec: SessionSpec, options: { keep?: boolean } = {}): Promise<SessionRecord> {
@@ -89,16 +48,7 @@ async function runningHere(root: string, spec: SessionSpec): Promise<{ record: S
 
 /** A detached session; its holder and child are remembered so the test can end them. */
 async function startSession(root: string, spec: SessionSpec): Promise<SessionRecord> {
-  const created = await createSession(root, spec);
-  await startDetached(root, created.id);
-  const record = readRecord(root, created.id)!;
-  started.push({ pid: record.holderPid!, started_at: record.holderStartedAt }, { pid: record.childPid!, started_at: record.childStartedAt });
-  return record;
-}
-
-async function holderGone(record: SessionRecord): Promise<void> {
-  const holder = { pid: record.holderPid!, started_at: record.holderStartedAt };
-  await waitFor(`holder ${holder.pid} to exit`, () => liveness(holder) === "exited");
+  return (await processes.start(root, spec)).record;
 }
 
 /** A detached session whose holder this test SIGKILLs, leaving its child running (vanished). */

@@ -1,99 +1,25 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError, UsageError } from "../errors.ts";
-import { withTempDir } from "../fixtures.ts";
 import { identify, liveness } from "../processes.ts";
-import type { ProcessIdentity } from "../processes.ts";
 import { exitCodeOf, holdSession, retained, update } from "./holder.ts";
 import { listRecords, readRecord, readSessionEvents, removeSessionFiles, sessionFiles } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { sessionState } from "./state.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it answers something truthy; fails naming `what` after `timeoutMs`. */
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = probe();
-    if (answer) return answer;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
+import { holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "./_test-sessions.ts";
 
 /** Every process a test started (holders and children), so none outlives its test. */
-const started: ProcessIdentity[] = [];
-const leaked: string[] = [];
-
-test.after.each((context) => {
-  const testName = (context as { __test__?: string }).__test__ ?? "a test";
-  for (const identity of started.splice(0)) {
-    if (liveness(identity) !== "running") continue;
-    leaked.push(`${testName}: pid ${identity.pid}`);
-    try {
-      process.kill(identity.pid, "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-});
-
-/**
- * A temp dir holding a session root (`sessions/`), a state dir (`state/`, for the exit
- * spool, which holders find through RA_STATE_DIR) and a working directory (`work/`).
- */
-function inSessionDir(fn: (dirs: { root: string; state: string; work: string }) => Promise<void>): () => Promise<void> {
-  return () => withTempDir(async (dir) => {
-    const dirs = { root: join(dir, "sessions"), state: join(dir, "state"), work: join(dir, "work") };
-    mkdirSync(dirs.root, { mode: 0o700 });
-    mkdirSync(dirs.work);
-    const before = process.env.RA_STATE_DIR;
-    process.env.RA_STATE_DIR = dirs.state;
-    try {
-      await fn(dirs);
-    } finally {
-      if (before === undefined) delete process.env.RA_STATE_DIR;
-      else process.env.RA_STATE_DIR = before;
-    }
-  });
-}
+const { start: startSession, leaked } = trackSessionProcesses(test, { childrenBy: "pid" });
 
 const shell = (script: string, extra: Partial<SessionSpec> = {}): SessionSpec => ({ command: "sh", args: ["-c", script], ...extra });
 
 /** The files the root holds for one session (the lock file included). */
 function filesOf(root: string, id: string): string[] {
   return readdirSync(root).filter((name) => name.includes(id)).sort();
-}
-
-/** Starts a detached session and remembers its holder and child so the test can end them. */
-async function startSession(root: string, spec: SessionSpec): Promise<{ record: SessionRecord; pid: number }> {
-  const record = await createSession(root, spec);
-  const { pid } = await startDetached(root, record.id);
-  const now = readRecord(root, record.id);
-  if (now?.holderPid) started.push({ pid: now.holderPid, started_at: now.holderStartedAt });
-  if (now?.childPid) started.push({ pid: now.childPid, started_at: now.childStartedAt });
-  return { record: now ?? record, pid };
-}
-
-/** Waits until the holder of a session has exited, so nothing writes into the temp dir after the test. */
-async function holderGone(record: SessionRecord): Promise<void> {
-  if (record.holderPid === null) return;
-  const holder = { pid: record.holderPid, started_at: record.holderStartedAt };
-  await waitFor(`holder ${record.holderPid} to exit`, () => liveness(holder) === "exited");
 }
 
 async function exitRecorded(root: string, id: string): Promise<SessionRecord> {

@@ -10,17 +10,7 @@ import { exitedPid, withTempDir } from "../fixtures.ts";
 import { identify, liveness } from "../processes.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { withLock } from "./lock.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
+import { rejection, sleep } from "./_test-sessions.ts";
 
 /** A `sleep` this test starts and must stop; stopped by its own pid. */
 function startSleeper(): { child: ChildProcess; stop: () => Promise<void> } {

@@ -1,10 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, readdirSync, utimesSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, utimesSync } from "node:fs";
 import { PreconditionError } from "../errors.ts";
-import { withTempDir } from "../fixtures.ts";
 import { identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { exitCodeOf, holdSession } from "./holder.ts";
@@ -14,44 +12,7 @@ import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { childRunning, sessionState } from "./state.ts";
 import { stopSession } from "./stop.ts";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = probe();
-    if (answer) return answer;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected a rejection");
-}
-
-/** Processes whose process group is `pgid`, read from /proc (never by name). */
-function groupMembers(pgid: number): ProcessIdentity[] {
-  const members: ProcessIdentity[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-    } catch {
-      continue;
-    }
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (fields[0] !== "Z" && Number(fields[2]) === pgid) members.push(identify(Number(entry)));
-  }
-  return members;
-}
+import { groupMembers, holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "./_test-sessions.ts";
 
 /**
  * Waits a moment for every member of a signalled group to be gone: a process that got a
@@ -66,57 +27,12 @@ async function allGone(members: ProcessIdentity[]): Promise<void> {
 }
 
 /** Holders and process groups this file started, so none outlives its test. */
-const holders: ProcessIdentity[] = [];
-const groups: number[] = [];
-const leaked: string[] = [];
-
-test.after.each((context) => {
-  const testName = (context as { __test__?: string }).__test__ ?? "a test";
-  for (const pgid of groups.splice(0)) {
-    if (groupMembers(pgid).length === 0) continue;
-    leaked.push(`${testName}: process group ${pgid}`);
-    try {
-      process.kill(-pgid, "SIGKILL");
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  for (const holder of holders.splice(0)) {
-    if (liveness(holder) !== "running") continue;
-    leaked.push(`${testName}: holder ${holder.pid}`);
-    process.kill(holder.pid, "SIGKILL");
-  }
-});
-
-function inSessionDir(fn: (dirs: { root: string; state: string; work: string }) => Promise<void>): () => Promise<void> {
-  return () => withTempDir(async (dir) => {
-    const dirs = { root: join(dir, "sessions"), state: join(dir, "state"), work: join(dir, "work") };
-    mkdirSync(dirs.root, { mode: 0o700 });
-    mkdirSync(dirs.work);
-    const before = process.env.RA_STATE_DIR;
-    process.env.RA_STATE_DIR = dirs.state;
-    try {
-      await fn(dirs);
-    } finally {
-      if (before === undefined) delete process.env.RA_STATE_DIR;
-      else process.env.RA_STATE_DIR = before;
-    }
-  });
-}
+const processes = trackSessionProcesses(test, { childrenBy: "group" });
+const { started: holders, leaked } = processes;
 
 /** Starts a detached session and remembers its holder and its child's group. */
 async function startSession(root: string, spec: SessionSpec): Promise<SessionRecord> {
-  const created = await createSession(root, spec);
-  await startDetached(root, created.id);
-  const record = readRecord(root, created.id)!;
-  holders.push({ pid: record.holderPid!, started_at: record.holderStartedAt });
-  groups.push(record.childPgid!);
-  return record;
-}
-
-async function holderGone(record: SessionRecord): Promise<void> {
-  const holder = { pid: record.holderPid!, started_at: record.holderStartedAt };
-  await waitFor(`holder ${holder.pid} to exit`, () => liveness(holder) === "exited");
+  return (await processes.start(root, spec)).record;
 }
 
 // --- sessionState

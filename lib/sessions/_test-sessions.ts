@@ -1,0 +1,138 @@
+/**
+ * Test scaffolding for the managed-session tests: a temp session root per test, detached
+ * sessions whose processes are ended after each test and reported when they leaked, and
+ * the waits those tests need.
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Test } from "uvu";
+import { withTempDir } from "../fixtures.ts";
+import { groupMembers as groupPids, identify, liveness } from "../processes.ts";
+import type { ProcessIdentity } from "../processes.ts";
+import { readRecord } from "./records.ts";
+import type { SessionRecord } from "./records.ts";
+import { createSession, startDetached } from "./start.ts";
+import type { SessionSpec } from "./start.ts";
+
+/** Resolves after `ms` milliseconds. */
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Polls `probe` until it answers something truthy; fails naming `what` after `timeoutMs`. */
+export async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answer = probe();
+    if (answer) return answer;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** The error `promise` rejects with; fails if it fulfils instead. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("Expected a rejection");
+}
+
+/** The folders `inSessionDir` gives a test. */
+export interface SessionDirs {
+  /** The session root (`sessions/`, mode 0700). */
+  root: string;
+  /** The state dir (`state/`), where holders find the exit spool through RA_STATE_DIR. */
+  state: string;
+  /** A working directory for the sessions' commands (`work/`). */
+  work: string;
+}
+
+/**
+ * A test body run in a fresh temp dir holding a session root, a state dir (set as
+ * RA_STATE_DIR for the test, then restored) and a working directory.
+ */
+export function inSessionDir(fn: (dirs: SessionDirs) => Promise<void>): () => Promise<void> {
+  return () => withTempDir(async (dir) => {
+    const dirs = { root: join(dir, "sessions"), state: join(dir, "state"), work: join(dir, "work") };
+    mkdirSync(dirs.root, { mode: 0o700 });
+    mkdirSync(dirs.work);
+    const before = process.env.RA_STATE_DIR;
+    process.env.RA_STATE_DIR = dirs.state;
+    try {
+      await fn(dirs);
+    } finally {
+      if (before === undefined) delete process.env.RA_STATE_DIR;
+      else process.env.RA_STATE_DIR = before;
+    }
+  });
+}
+
+/** The live members of process group `pgid`, as identities (read from /proc, never by name). */
+export function groupMembers(pgid: number): ProcessIdentity[] {
+  return groupPids(pgid).map(identify);
+}
+
+/** Waits until the holder of a session has exited, so nothing writes into the temp dir after the test. */
+export async function holderGone(record: SessionRecord): Promise<void> {
+  if (record.holderPid === null) return;
+  const holder = { pid: record.holderPid, started_at: record.holderStartedAt };
+  await waitFor(`holder ${record.holderPid} to exit`, () => liveness(holder) === "exited");
+}
+
+/** The processes a test file started, ended after each test; see `trackSessionProcesses`. */
+export interface SessionProcesses {
+  /** Processes (holders, children) to end after each test if they still run. */
+  started: ProcessIdentity[];
+  /** Process groups to end after each test if any member still runs. */
+  groups: number[];
+  /** What a test left running, as `<test>: pid N`; the file's last test asserts it is empty. */
+  leaked: string[];
+  /** Starts a detached session and remembers its holder and its child (by pid or by group). */
+  start(root: string, spec: SessionSpec): Promise<{ record: SessionRecord; pid: number }>;
+}
+
+/**
+ * Remembers the processes a test file's sessions start and, after each test of `suite`,
+ * SIGKILLs what still runs and notes it in `leaked`. Call it once per test file, at the
+ * top: uvu drops a suite's hooks when the file's `test.run()` queues it.
+ * `childrenBy: "group"` follows each child's process group, for commands that start
+ * processes of their own; `"pid"` follows the child alone.
+ */
+export function trackSessionProcesses(suite: Test, options: { childrenBy: "pid" | "group" }): SessionProcesses {
+  const started: ProcessIdentity[] = [];
+  const groups: number[] = [];
+  const leaked: string[] = [];
+  suite.after.each((context) => {
+    const testName = context.__test__ || "a test";
+    for (const pgid of groups.splice(0)) {
+      if (groupPids(pgid).length === 0) continue;
+      leaked.push(`${testName}: process group ${pgid}`);
+      kill(-pgid);
+    }
+    for (const identity of started.splice(0)) {
+      if (liveness(identity) !== "running") continue;
+      leaked.push(`${testName}: pid ${identity.pid}`);
+      kill(identity.pid);
+    }
+  });
+  async function start(root: string, spec: SessionSpec): Promise<{ record: SessionRecord; pid: number }> {
+    const created = await createSession(root, spec);
+    const { pid } = await startDetached(root, created.id);
+    const record = readRecord(root, created.id) ?? created;
+    if (record.holderPid) started.push({ pid: record.holderPid, started_at: record.holderStartedAt });
+    if (options.childrenBy === "group" && record.childPgid) groups.push(record.childPgid);
+    if (options.childrenBy === "pid" && record.childPid) started.push({ pid: record.childPid, started_at: record.childStartedAt });
+    return { record, pid };
+  }
+  return { started, groups, leaked, start };
+}
+
+/** SIGKILLs a pid (or, negative, a process group) that may have ended meanwhile. */
+function kill(pid: number): void {
+  try {
+    process.kill(pid, "SIGKILL");
+  } catch {
+    // Gone meanwhile.
+  }
+}
