@@ -71,12 +71,22 @@ test("one line per record, oldest first: time, phase, kind, subjects, action id,
   });
 });
 
+test("simulated records are hidden, and counted, unless --include-simulated", async () => {
+  await withStateDir(async (stateDir) => {
+    const store = await openStore(stateDir);
+    await auditEffect(store, { kind: "github.comment", repo: "o/r", item: 12, simulated: true }, () => 1);
+    store.close();
+    assert.is(await output(options(), stateDir), "no audit records\n2 simulated record(s) hidden; --include-simulated shows them\n");
+    assert.equal(JSON.parse(await output(options("--json"), stateDir)), []);
+  });
+});
+
 test("an effect shows as intent and outcome sharing an action id; simulated ones say so", async () => {
   await withStateDir(async (stateDir) => {
     const store = await openStore(stateDir);
     await auditEffect(store, { kind: "github.comment", repo: "o/r", item: 12, simulated: true, episodeId: "e-1" }, () => 1);
     store.close();
-    const lines = (await output(options(), stateDir)).trimEnd().split("\n");
+    const lines = (await output(options("--include-simulated"), stateDir)).trimEnd().split("\n");
     assert.is(lines.length, 2);
     const id = /  ([0-9a-f-]{36})$/.exec(lines[0])?.[1];
     assert.ok(id);

@@ -20,19 +20,21 @@ import type { Store } from "../lib/store/open.ts";
 export const command: CommandDef = {
   name: "log",
   summary: "Read the audit log",
-  usage: "log [--since DURATION|ISO] [--kind K] [--item N] [--limit N] [--follow] [--json]",
+  usage: "log [--since DURATION|ISO] [--kind K] [--item N] [--limit N] [--include-simulated] [--follow] [--json]",
   description: `\
 Prints the audit log, oldest first: one line per record,
   <at>  <phase>  <kind>  <subjects>  <action id>  <body>
 where phase is intent (an outward effect is about to happen), outcome (it happened, or
-failed) or fact, and an intent and its outcome share one action id. Records of simulated
-effects (effect level below live) are marked "(simulated)".
+failed) or fact, and an intent and its outcome share one action id. Records made below
+the live effect level are simulated: hidden unless --include-simulated, then marked
+"(simulated)".
 `,
   options: {
     since: { type: "string", value: "DURATION|ISO", description: "Only records from this long ago (12h, 30m) or since this ISO time" },
     kind: { type: "string", value: "K", description: "Only records of this kind, or kinds under it (state, state.work_item)" },
-    item: { type: "string", value: "N", description: "Only records about work item (issue) N" },
+    item: { type: "string", value: "N", description: "Only records about work item N" },
     limit: { type: "string", value: "N", description: "Only the newest N records" },
+    "include-simulated": { type: "boolean", description: "Show records made below the live effect level too" },
     follow: { type: "boolean", short: "f", description: "Keep printing new records until interrupted" },
     json: { type: "boolean", description: "Print a JSON array (with --follow, one JSON object per line)" },
   },
@@ -89,6 +91,7 @@ export function logOptions(args: ParsedArgs, at: Date): LogOptions {
         kind: stringOption(args, "kind"),
         item: integerOption(args, "item", 1),
         limit: integerOption(args, "limit", 1),
+        ...(args.values["include-simulated"] ? {} : { simulated: false }),
       },
       follow: args.values.follow === true,
       json: args.values.json === true,
@@ -106,6 +109,9 @@ export async function run(opts: LogOptions, deps: LogDeps): Promise<number> {
     const records = store ? queryAudit(store, opts.filter) : [];
     if (!opts.follow) {
       deps.write(opts.json ? JSON.stringify(records, null, 2) + "\n" : formatLines(records) || "no audit records\n");
+      const hidden = store && !opts.json && opts.filter.simulated === false
+        ? queryAudit(store, { ...opts.filter, limit: undefined, simulated: true }).length : 0;
+      if (hidden) deps.write(`${hidden} simulated record(s) hidden; --include-simulated shows them\n`);
       return 0;
     }
     const write = (batch: AuditRecord[]) => {

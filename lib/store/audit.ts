@@ -63,6 +63,8 @@ export interface AuditQuery {
   limit?: number;
   /** Records with an id above this one (for following the log). */
   afterId?: number;
+  /** Only simulated records (true), only real ones (false), or both (left out). */
+  simulated?: boolean;
 }
 
 /** The intent of an outward effect: what is about to be done, to whom. */
@@ -120,6 +122,10 @@ export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] 
   if (query.item !== undefined) {
     where.push("item = ?");
     params.push(query.item);
+  }
+  if (query.simulated !== undefined) {
+    where.push("simulated = ?");
+    params.push(query.simulated ? 1 : 0);
   }
   let sql = `SELECT ${COLUMNS} FROM audit${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY id`;
   if (query.limit !== undefined) {
