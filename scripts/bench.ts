@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <name>] [--runs N]`: prints benchmark figures; it never fails the
- * suite. With no name it runs every benchmark (for now only `cli`).
+ * suite. With no name it runs every benchmark (`cli`, `poll`).
  *
  * `cli`: the cold start of a read command, `robot-army log --limit 1` on a state dir with
  * a few audit records, started as `npx robot-army` starts it (bin/robot-army.mjs, a new
@@ -8,6 +8,11 @@
  * once has it), against `node -e 0` on the same Node; the target is at most 2.5x. The
  * very first start (empty compile cache), the `.ts` router started directly, and Deno's
  * figures follow for information.
+ *
+ * `poll`: one intake pass over 5 repositories of 200 labelled issues each on the sandbox
+ * forge (in process, at the plan level), cold (an empty store: every page is read and
+ * 1000 items made) and warm (nothing changed since), with the requests and 304 answers
+ * the forge counted; the target is one request per repository, all answered 304.
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
@@ -22,8 +27,8 @@ import { openStore } from "../lib/store/open.ts";
 
 export const command: CommandDef = {
   name: "bench",
-  summary: "Print benchmark figures (start-up cost of the CLI)",
-  usage: "bench [cli] [--runs N] [--warmups N]",
+  summary: "Print benchmark figures (start-up cost of the CLI, requests of a poll)",
+  usage: "bench [cli|poll] [--runs N] [--warmups N]",
   options: {
     runs: { type: "string", value: "N", description: "Timed runs of each command (default 15)" },
     warmups: { type: "string", value: "N", description: "Untimed runs first (default 2)" },
@@ -34,7 +39,7 @@ export const command: CommandDef = {
 /** The start-up target: `robot-army log` at most this many times `node -e 0`. */
 export const CLI_TARGET_RATIO = 2.5;
 
-const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli };
+const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli, poll: benchPoll };
 
 interface Runs {
   runs: number;
@@ -126,6 +131,59 @@ async function benchCli({ runs, warmups }: Runs): Promise<void> {
     ];
     console.log(lines.join("\n"));
   } finally {
+    removeTempDir(dir);
+  }
+}
+
+/** The poll benchmark's forge: this many repositories with this many labelled issues each. */
+export const POLL_REPOS = 5;
+export const POLL_ISSUES = 200;
+
+async function benchPoll({ runs }: Runs): Promise<void> {
+  const [{ seedForge }, { startForge }, { connectGitHub }, { wireEffects }, { pollRepositories }, { recordApproval }, { defaultConfig }] = await Promise.all([
+    import("../lib/forge/seed.ts"), import("../lib/forge/server.ts"), import("../lib/boundaries/github.ts"), import("../lib/effects.ts"),
+    import("../lib/intake/poll.ts"), import("../lib/repos/records.ts"), import("../lib/config.ts"),
+  ]);
+  const dir = makeTempDir("robot-army-bench-");
+  const forgeDir = join(dir, "forge");
+  const names = Array.from({ length: POLL_REPOS }, (_, i) => `bench/repo-${i + 1}`);
+  let tokenFile = "";
+  for (const repo of names) tokenFile = (await seedForge(forgeDir, { repo, issues: POLL_ISSUES, now: () => new Date("2026-01-15T10:00:00Z") })).users[0].token_file;
+  const forge = await startForge({ dir: forgeDir });
+  const store = await openStore(join(dir, "state"));
+  try {
+    const base = await defaultConfig();
+    const repos = Object.fromEntries(names.map((name) => [name, { path: join(dir, name), base_branch: "main", max_sessions: 1, priority: 0 }]));
+    const config = { ...base, github: { ...base.github, api_base: forge.url, token_file: tokenFile, author: "owner" }, repos };
+    for (const name of names) recordApproval(store, name, repos[name].path, {});
+    const github = await connectGitHub(config, store);
+    const deps = { store, reader: github, effects: wireEffects("plan", { github: github.writer }), rules: { author: "owner", label: "robot-army" }, host: "bench" };
+    const pass = async () => {
+      await fetch(`${forge.url}/_forge/reset-stats`, { method: "POST" });
+      const start = performance.now();
+      const results = await pollRepositories(deps, names);
+      const wall = performance.now() - start;
+      const stats = (await (await fetch(`${forge.url}/_forge/stats`)).json()) as { total: number; not_modified: number };
+      const failed = results.find((r) => r.error || r.deferred_until);
+      if (failed) throw new Error(`poll of ${failed.repo} failed: ${failed.error ?? `deferred until ${failed.deferred_until}`}`);
+      return { wall, requests: stats.total, notModified: stats.not_modified, made: results.reduce((n, r) => n + r.new, 0) };
+    };
+    const cold = await pass();
+    const warm = [];
+    for (let run = 0; run < runs; run++) warm.push(await pass());
+    const warmMedian = { ...warm[0], wall: median(warm.map((w) => w.wall)) };
+    const met = warm.every((w) => w.requests === POLL_REPOS && w.notModified === POLL_REPOS && w.made === 0);
+    const row = (label: string, p: { wall: number; requests: number; notModified: number; made: number }) =>
+      `  ${label.padEnd(12)}${String(p.requests).padStart(4)} requests ${String(p.notModified).padStart(4)} answered 304 ${String(p.made).padStart(6)} items made ${ms(p.wall)}`;
+    console.log([
+      `poll: ${POLL_REPOS} repositories of ${POLL_ISSUES} labelled issues each on the sandbox forge (in process, plan level; counts from /_forge/stats)`,
+      row("cold poll", cold),
+      row("warm poll", warmMedian) + `  (median of ${runs})`,
+      `  target: warm poll is one request per repository, all answered 304: ${met ? "met" : "NOT MET"}`,
+    ].join("\n"));
+  } finally {
+    store.close();
+    await forge.close();
     removeTempDir(dir);
   }
 }

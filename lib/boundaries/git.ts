@@ -76,3 +76,18 @@ export async function changedFiles(root: string, from: string | undefined, to: s
   const out = await git(root, args);
   return out.split("\0").filter((name) => name !== "");
 }
+
+/** The URL of a remote as configured (`git remote get-url`), or undefined when there is no such remote. */
+export function remoteUrl(root: string, remote: string): Promise<string | undefined> {
+  return gitAnswer(root, ["remote", "get-url", "--", remote]);
+}
+
+/** What `git --version` says (`git version 2.43.0`), or undefined when git cannot be run. */
+export async function gitVersion(): Promise<string | undefined> {
+  try {
+    return await gitAnswer("/", ["--version"]);
+  } catch {
+    // dax throws when the binary is not on PATH at all.
+    return undefined;
+  }
+}

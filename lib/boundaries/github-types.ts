@@ -49,6 +49,12 @@ export interface IssueChanges {
   /** How many HTTP requests it took, and how many were answered 304. */
   requests: number;
   notModified: number;
+  /**
+   * Remembers this answer (the list's ETag and the newest update seen) so the next call
+   * asks only for what changed since. Call it once the issues are processed: a crash
+   * before it makes the next poll read them again.
+   */
+  commit(): void;
 }
 
 /** Reads from GitHub. */

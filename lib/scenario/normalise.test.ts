@@ -86,4 +86,9 @@ test("short ids share the number of the full id they start, in either order; cam
   assert.is(n.normalise('"holderPid": 5019, "childPgid": 77, "rapid": 5'), '"holderPid": <pid>, "childPgid": <pid>, "rapid": 5');
 });
 
+test("tool versions become <version>", () => {
+  const n = new Normaliser([], "", 0);
+  assert.is(n.normalise("ok git version 2.39.5; ok tmux 3.3a"), "ok git version <version>; ok tmux <version>");
+});
+
 test.run();

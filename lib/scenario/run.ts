@@ -109,6 +109,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
       { path: dir, placeholder: "<tmp>" },
       { path: root, placeholder: "<robot-army>" },
       ...(options.cacheDir ? [{ path: options.cacheDir, placeholder: "<cache>" }] : []),
+      ...Object.entries(made.placeholders ?? {}).map(([path, placeholder]) => ({ path, placeholder })),
     ]);
     for (const step of scenario.steps) {
       current = step.id;

@@ -85,6 +85,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    name: "GitHub rate-limit state",
+    sql: `
+      -- What the last answer from each GitHub (or forge) API said of its rate limit, and
+      -- until when robot-army holds its calls back; robot-army status shows it.
+      CREATE TABLE github_rate_limit (
+        api_base        TEXT PRIMARY KEY,
+        rate_limit      INTEGER NOT NULL,
+        remaining       INTEGER NOT NULL,
+        reset           TEXT NOT NULL,
+        deferred_until  TEXT,
+        updated_at      TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -6,7 +6,7 @@
  * owner's token file, author `owner`, and `[repos."demo/widgets"]` with the clone's path.
  *
  * Variables: `${FORGE_URL}`, `${FORGE_DIR}`, `${CLONE}`, `${CONFIG}`, `${OWNER_TOKEN}`,
- * `${STRANGER_TOKEN}`.
+ * `${STRANGER_TOKEN}`. The forge's URL (its port changes every run) is shown as `<forge>`.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -42,6 +42,7 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
       FORGE_URL: forge.url, FORGE_DIR: forgeDir, CLONE: clone, CONFIG: config,
       OWNER_TOKEN: token("owner"), STRANGER_TOKEN: token("stranger"),
     },
+    placeholders: { [forge.url]: "<forge>" },
     cleanup: () => forge.close(),
   };
 }

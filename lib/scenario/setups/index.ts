@@ -20,6 +20,8 @@ export interface SetupResult {
   cwd: string;
   vars?: Record<string, string>;
   env?: Record<string, string>;
+  /** Texts that differ from run to run and the placeholders shown instead, e.g. a forge's URL -> `<forge>`. */
+  placeholders?: Record<string, string>;
   /** Stops what the setup started (a sandbox forge), after the last step and before the temp dir goes. */
   cleanup?: () => Promise<void>;
 }
@@ -34,6 +36,12 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "empty-dir": () => import("./empty-dir.ts"),
   "git-repo": () => import("./git-repo.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
+  "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
+  "forge-with-changed-settings": () => import("./forge-with-changed-settings.ts"),
+  "forge-issue-closed": () => import("./forge-issue-closed.ts"),
+  "forge-label-removed": () => import("./forge-label-removed.ts"),
+  "forge-flaky": () => import("./forge-flaky.ts"),
+  "forge-token-readable": () => import("./forge-token-readable.ts"),
   "episode-repo": () => import("./episode-repo.ts"),
   "repo-with-open-episode": () => import("./repo-with-open-episode.ts"),
   "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),

@@ -1,0 +1,76 @@
+/**
+ * What the GitHub boundary remembers between runs: the ETag and high-water mark of each
+ * list it polls (table `etags`) and the last rate-limit state it saw (table
+ * `github_rate_limit`). Without a store (a check that must leave nothing behind) it
+ * remembers in memory for the life of the connection.
+ */
+import { isoSeconds, now } from "../clock.ts";
+import type { Store } from "../store/open.ts";
+import type { RateLimitState } from "./github-types.ts";
+
+/** A list's conditional-request state: its page-1 ETag and the newest `updated_at` processed. */
+export interface ListMark {
+  etag: string;
+  /** The newest `updated_at` among the items of the poll that stored this mark. */
+  highWater: string | null;
+}
+
+/** Where the boundary keeps list marks and rate-limit state. */
+export interface GitHubMemory {
+  mark(url: string): ListMark | undefined;
+  saveMark(url: string, mark: ListMark): void;
+  rateLimit(): RateLimitState | null;
+  saveRateLimit(state: RateLimitState): void;
+}
+
+/** The boundary's memory in the store, or in this process when there is no store. */
+export function gitHubMemory(store: Store | null, apiBase: string): GitHubMemory {
+  return store ? storeMemory(store, apiBase) : processMemory();
+}
+
+/**
+ * The rate-limit state last recorded for an API (for `robot-army status`), or null when
+ * robot-army has not talked to it yet.
+ */
+export function readRateLimitState(store: Store, apiBase: string): RateLimitState | null {
+  const row = store.statement(
+    "SELECT rate_limit, remaining, reset, deferred_until FROM github_rate_limit WHERE api_base = ?",
+  ).get(apiBase) as { rate_limit: number; remaining: number; reset: string; deferred_until: string | null } | undefined;
+  return row ? { limit: row.rate_limit, remaining: row.remaining, reset: row.reset, deferredUntil: row.deferred_until } : null;
+}
+
+function storeMemory(store: Store, apiBase: string): GitHubMemory {
+  return {
+    mark(url) {
+      const row = store.statement("SELECT etag, body FROM etags WHERE url = ?").get(url) as { etag: string; body: string } | undefined;
+      if (!row) return undefined;
+      const body = JSON.parse(row.body) as { high_water?: string | null };
+      return { etag: row.etag, highWater: body.high_water ?? null };
+    },
+    saveMark(url, mark) {
+      store.statement(
+        `INSERT INTO etags (url, etag, body, fetched_at) VALUES (?, ?, ?, ?)
+         ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, body = excluded.body, fetched_at = excluded.fetched_at`,
+      ).run(url, mark.etag, JSON.stringify({ high_water: mark.highWater }), isoSeconds(now()));
+    },
+    rateLimit: () => readRateLimitState(store, apiBase),
+    saveRateLimit(state) {
+      store.statement(
+        `INSERT INTO github_rate_limit (api_base, rate_limit, remaining, reset, deferred_until, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (api_base) DO UPDATE SET rate_limit = excluded.rate_limit, remaining = excluded.remaining,
+           reset = excluded.reset, deferred_until = excluded.deferred_until, updated_at = excluded.updated_at`,
+      ).run(apiBase, state.limit, state.remaining, state.reset, state.deferredUntil, isoSeconds(now()));
+    },
+  };
+}
+
+function processMemory(): GitHubMemory {
+  const marks = new Map<string, ListMark>();
+  let rate: RateLimitState | null = null;
+  return {
+    mark: (url) => marks.get(url),
+    saveMark: (url, mark) => void marks.set(url, mark),
+    rateLimit: () => rate,
+    saveRateLimit: (state) => void (rate = state),
+  };
+}

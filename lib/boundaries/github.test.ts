@@ -1,0 +1,238 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { chmodSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { PreconditionError } from "../errors.ts";
+import { forgeTemplate } from "../forge/_test-forge.ts";
+import type { TestForge } from "../forge/_test-forge.ts";
+import { addPullRequest, forgeConfig, quickOptions, testStore } from "./_github-test-kit.ts";
+import { GitHubError, RateLimitDeferred, connectGitHub, readRateLimitState, readToken } from "./github.ts";
+
+const template = forgeTemplate();
+test.after(() => template.remove());
+
+const refused = async (call: Promise<unknown>, check: (error: unknown) => boolean) => {
+  try {
+    await call;
+  } catch (error) {
+    assert.ok(check(error), `unexpected error: ${(error as Error).stack}`);
+    return error;
+  }
+  assert.unreachable("the call succeeded");
+};
+
+const stats = async (t: TestForge) => (await t.hook("GET", "/_forge/stats")).body as { total: number; not_modified: number; by_status: Record<string, number> };
+
+test("a token file another user can read is refused, naming the file and its mode", () =>
+  template.use(async (t) => {
+    const file = join(t.tmp, "token");
+    writeFileSync(file, "ghp_x\n", { mode: 0o644 });
+    chmodSync(file, 0o644);
+    const github = { ...(await forgeConfig(t)).github, token_file: file };
+    assert.throws(() => readToken(github), (e: unknown) =>
+      e instanceof PreconditionError && e.exitCode === 3 && e.message === `Token file "${file}" has mode 0644; it must be 0600 (chmod 600 "${file}")`);
+    chmodSync(file, 0o600);
+    assert.is(readToken(github), "ghp_x");
+    chmodSync(file, 0o400);
+    assert.is(readToken(github), "ghp_x", "read-only for its owner is tighter still, and fine");
+  }));
+
+test("the token may come from the variable token_env names; both sources at once are refused", () =>
+  template.use(async (t) => {
+    const base = (await forgeConfig(t)).github;
+    const fromEnv = { ...base, token_file: undefined, token_env: "RA_TEST_TOKEN" };
+    assert.is(readToken(fromEnv, { RA_TEST_TOKEN: " ghp_env \n" }), "ghp_env");
+    assert.throws(() => readToken(fromEnv, {}), /"RA_TEST_TOKEN", which is not set or empty/);
+    assert.throws(() => readToken({ ...base, token_env: "RA_TEST_TOKEN" }, { RA_TEST_TOKEN: "x" }), /sets both github.token_file .* and github.token_env/);
+    assert.is(readToken({ ...base, token_file: undefined }), null, "no source: anonymous");
+    const github = await connectGitHub({ ...(await forgeConfig(t)), github: fromEnv }, null, quickOptions([], { env: { RA_TEST_TOKEN: t.token("owner") } }));
+    assert.is(await github.whoami(), "owner");
+    const anonymous = await connectGitHub({ ...(await forgeConfig(t)), github: { ...base, token_file: undefined } }, null, quickOptions());
+    assert.is(await anonymous.whoami(), null);
+    assert.is(anonymous.authenticated, false);
+  }));
+
+test("an unchanged repository costs one request, answered 304; an edited issue is read again", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const github = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      const first = await github.issueChanges("demo/widgets");
+      assert.equal([first.changed, first.requests, first.notModified], [true, 1, 0]);
+      assert.equal(first.issues.map((i) => i.number).sort(), [1, 2, 3, 4, 5]);
+      assert.equal(first.issues.find((i) => i.number === 1)!.labels, ["robot-army"]);
+      assert.is(first.issues.find((i) => i.number === 4)!.author, "stranger");
+      first.commit();
+      await t.hook("POST", "/_forge/reset-stats");
+      const second = await github.issueChanges("demo/widgets");
+      assert.equal([second.changed, second.issues.length, second.requests, second.notModified], [false, 0, 1, 1]);
+      assert.equal([(await stats(t)).total, (await stats(t)).not_modified], [1, 1], "the forge saw one request and answered 304");
+      await t.owner.rest.issues.update({ owner: "demo", repo: "widgets", issue_number: 2, title: "Fix the off-by-one, really" });
+      const third = await github.issueChanges("demo/widgets");
+      assert.equal([third.changed, third.requests, third.notModified], [true, 1, 0]);
+      assert.is(third.issues.find((i) => i.number === 2)!.title, "Fix the off-by-one, really");
+    } finally {
+      store.close();
+    }
+  }));
+
+test("the ETag is remembered only once the poll is committed: a crash before it re-reads", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const github = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      await github.issueChanges("demo/widgets");
+      const again = await github.issueChanges("demo/widgets");
+      assert.is(again.changed, true, "no commit, so no If-None-Match");
+      again.commit();
+      const restarted = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      assert.is((await restarted.issueChanges("demo/widgets")).changed, false, "the ETag survives in the store");
+    } finally {
+      store.close();
+    }
+  }));
+
+test("pull requests are left out of issue changes", () =>
+  template.use(async (t) => {
+    const pull = addPullRequest(t);
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions());
+    const changes = await github.issueChanges("demo/widgets");
+    assert.ok(!changes.issues.some((i) => i.number === pull));
+    assert.is(changes.issues.length, 5);
+  }));
+
+test("a 502 is retried after a backoff, then the answer is used", () =>
+  template.use(async (t) => {
+    await t.hook("POST", "/_forge/faults", { method: "GET", path: "/repos/demo/widgets/issues", status: 502, times: 2 });
+    const waits: number[] = [];
+    const retries: string[] = [];
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions(waits, { onRetry: (r) => retries.push(r.reason) }));
+    const changes = await github.issueChanges("demo/widgets");
+    assert.is(changes.issues.length, 5);
+    assert.is(changes.requests, 3);
+    assert.equal(waits, [10, 20], "exponential backoff");
+    assert.equal(retries, ["502 Bad Gateway", "502 Bad Gateway"]);
+    assert.is((await stats(t)).by_status["502"], 2);
+  }));
+
+test("a 5xx that does not stop gives up after the last attempt, with the status", () =>
+  template.use(async (t) => {
+    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", status: 503, times: 10 });
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions([], { maxAttempts: 3 }));
+    const error = await refused(github.getRepository("demo/widgets"), (e) => e instanceof GitHubError && e.status === 503);
+    assert.match((error as Error).message, "GitHub answered 503 to GET /repos/demo/widgets: gave up after 3 attempts");
+  }));
+
+test("a 404 is not retried", () =>
+  template.use(async (t) => {
+    const waits: number[] = [];
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions(waits));
+    const error = await refused(github.getRepository("demo/nothing"), (e) => e instanceof GitHubError && e.status === 404);
+    assert.is((error as Error).message, "GitHub answered 404 to GET /repos/demo/nothing: Not Found");
+    assert.equal(waits, []);
+    assert.is((await stats(t)).total, 1);
+  }));
+
+test("a secondary rate limit is waited out as retry-after says; one asking too long defers", () =>
+  template.use(async (t) => {
+    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", kind: "secondary-rate-limit", retry_after: 3 });
+    const waits: number[] = [];
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions(waits));
+    assert.is((await github.getRepository("demo/widgets")).default_branch, "main");
+    assert.equal(waits, [3000]);
+    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", kind: "secondary-rate-limit", retry_after: 3600 });
+    await refused(github.getRepository("demo/widgets"), (e) => e instanceof RateLimitDeferred);
+    assert.equal(waits, [3000]);
+  }));
+
+test("writes are retried after a secondary rate limit, never after a 5xx that may have done them", () =>
+  template.use(async (t) => {
+    const comments = "/repos/demo/widgets/issues/1/comments";
+    await t.hook("POST", "/_forge/faults", { method: "POST", path: comments, kind: "secondary-rate-limit", retry_after: 1 });
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions());
+    const made = await github.writer.comment("demo/widgets", 1, "robot-army queued this issue as work item 1 on host.");
+    assert.ok(made.id && made.url?.endsWith(`/demo/widgets/issues/1#issuecomment-${made.id}`));
+    await t.hook("POST", "/_forge/faults", { method: "POST", path: comments, status: 502 });
+    await refused(github.writer.comment("demo/widgets", 1, "again"), (e) => e instanceof GitHubError && e.status === 502);
+    const listed = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: 1 });
+    assert.equal(listed.data.map((c) => c.body), ["robot-army queued this issue as work item 1 on host."]);
+  }));
+
+test("when little of the rate limit is left, later calls are deferred until the reset, and status can read it", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const reset = Math.floor(Date.now() / 1000) + 600;
+      await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 10, reset });
+      const github = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      await github.getRepository("demo/widgets");
+      const until = new Date(reset * 1000).toISOString().replace(/\.000Z$/, "Z");
+      assert.equal(github.rateLimit(), { limit: 5000, remaining: 9, reset: until, deferredUntil: until });
+      await t.hook("POST", "/_forge/reset-stats");
+      const error = await refused(github.issueChanges("demo/widgets"), (e) => e instanceof RateLimitDeferred);
+      assert.is((error as RateLimitDeferred).until, until);
+      assert.match((error as Error).message, `GitHub calls are deferred until ${until}: 9 of 5000 requests were left`);
+      assert.is((await stats(t)).total, 0, "nothing was sent");
+      assert.is(readRateLimitState(store, t.forge.url)!.deferredUntil, until, "kept in the store for status");
+      const later = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      await refused(later.whoami(), (e) => e instanceof RateLimitDeferred);
+      const afterReset = await connectGitHub(await forgeConfig(t), store, quickOptions([], { now: () => new Date((reset + 1) * 1000) }));
+      assert.is(await afterReset.whoami(), "owner", "after the reset calls go again");
+    } finally {
+      store.close();
+    }
+  }));
+
+test("a used-up rate limit defers instead of retrying", () =>
+  template.use(async (t) => {
+    await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 0 });
+    const waits: number[] = [];
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions(waits));
+    await refused(github.getRepository("demo/widgets"), (e) => e instanceof RateLimitDeferred && /the rate limit is used up/.test(e.message));
+    assert.equal(waits, []);
+    assert.is((await stats(t)).total, 1);
+  }));
+
+test("every call has a timeout; a read that times out is tried again", () =>
+  template.use(async (t) => {
+    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", delay_ms: 400, times: 1 });
+    const once = await connectGitHub(await forgeConfig(t), null, quickOptions([], { timeoutMs: 100, maxAttempts: 1 }));
+    await refused(once.getRepository("demo/widgets"), (e) => e instanceof GitHubError && e.status === null && /timed out after 100 ms/.test(e.message));
+    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", delay_ms: 400, times: 1 });
+    const twice = await connectGitHub(await forgeConfig(t), null, quickOptions([], { timeoutMs: 100, maxAttempts: 2 }));
+    assert.is((await twice.getRepository("demo/widgets")).full_name, "demo/widgets");
+  }));
+
+test("a refused connection is retried, reads and writes alike (nothing was sent), then reported with its cause", () =>
+  template.use(async (t) => {
+    const waits: number[] = [];
+    const config = await forgeConfig(t, { api_base: `http://127.0.0.1:${await closedPort()}` });
+    const github = await connectGitHub(config, null, quickOptions(waits, { maxAttempts: 2 }));
+    const error = await refused(github.getIssue("demo/widgets", 1), (e) => e instanceof GitHubError && e.status === null);
+    assert.match((error as Error).message, /^GitHub did not answer to GET \/repos\/demo\/widgets\/issues\/1: gave up after 2 attempts; the last: .*(ECONNREFUSED|Connection refused)/);
+    await refused(github.writer.comment("demo/widgets", 1, "x"), (e) => e instanceof GitHubError && /gave up after 2 attempts/.test(e.message));
+    assert.equal(waits, [10, 10]);
+  }));
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+test("repository metadata, an issue, and who the token is", () =>
+  template.use(async (t) => {
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions());
+    const repo = await github.getRepository("demo/widgets");
+    assert.equal([repo.full_name, repo.default_branch, repo.private], ["demo/widgets", "main", false]);
+    assert.is(repo.settings.default_branch, "main");
+    const issue = await github.getIssue("demo/widgets", 4);
+    assert.equal([issue.author, issue.state, issue.labels], ["stranger", "open", ["robot-army"]]);
+    assert.is(await github.whoami(), "owner");
+  }));
+
+test.run();

@@ -1,0 +1,215 @@
+/**
+ * The GitHub boundary: reads and writes GitHub (or the sandbox forge) through
+ * @octokit/rest at `github.api_base`. Every call has a timeout and is retried where that
+ * is safe; the rate limit is read from every answer and calls are deferred rather than
+ * the limit burnt; issue lists are polled with conditional requests, so a poll that finds
+ * nothing changed costs one 304 per repository.
+ *
+ * Octokit is imported by `connectGitHub`, so commands that never talk to GitHub never
+ * load it.
+ *
+ * @example
+ * const github = await connectGitHub(config, store);
+ * const changes = await github.issueChanges("demo/widgets");
+ * for (const issue of changes.issues) take(issue);
+ * changes.commit(); // only now is the ETag remembered: a crash before this re-reads
+ */
+import type { Octokit } from "@octokit/rest";
+import type { Config } from "../config.ts";
+import { now as clockNow } from "../clock.ts";
+import type { Store } from "../store/open.ts";
+import { gitHubMemory } from "./_github-state.ts";
+import { readToken } from "./_github-token.ts";
+import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
+import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
+import type { GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges } from "./github-types.ts";
+
+export { GitHubError, RateLimitDeferred };
+export type { RetryNotice };
+export { readRateLimitState } from "./_github-state.ts";
+export { readToken, readTokenFile } from "./_github-token.ts";
+
+/** How `connectGitHub` behaves; tests shorten the waits. */
+export interface GitHubOptions extends Partial<TransportOptions> {
+  /** Where `github.token_env` is looked up (default: the process environment). */
+  env?: Record<string, string | undefined>;
+}
+
+/** A connection to GitHub: the reader, the real writer, and where it points. */
+export interface GitHub extends GitHubReader {
+  /** The real writer; `wireEffects` decides whether anything uses it. */
+  readonly writer: GitHubWriter;
+  /** `github.api_base`, without a trailing slash. */
+  readonly apiBase: string;
+  /** Whether a token was found (otherwise reads are anonymous). */
+  readonly authenticated: boolean;
+}
+
+/** The page size of issue lists: GitHub's largest. */
+const PER_PAGE = 100;
+
+/**
+ * Connects to `config.github.api_base` with the token from `github.token_file` (which
+ * must be readable by its owner only) or the variable `github.token_env` names. ETags and
+ * the rate-limit state are kept in `store` (in memory without one).
+ */
+export async function connectGitHub(config: Config, store: Store | null, options: GitHubOptions = {}): Promise<GitHub> {
+  const token = readToken(config.github, options.env);
+  const apiBase = config.github.api_base.replace(/\/+$/, "");
+  const memory = gitHubMemory(store, apiBase);
+  const { Octokit } = await import("@octokit/rest");
+  const octokit: Octokit = new Octokit({ baseUrl: apiBase, auth: token ?? undefined, userAgent: "robot-army", log: SILENT });
+  const transport = makeTransport(memory, (call) => octokit.request.endpoint.parse(call as never), {
+    timeoutMs: options.timeoutMs ?? 30_000,
+    maxAttempts: options.maxAttempts ?? 4,
+    backoffMs: options.backoffMs ?? 1000,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? 120_000,
+    rateLimitFloor: options.rateLimitFloor ?? 50,
+    sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    now: options.now ?? (() => clockNow()),
+    onRetry: options.onRetry,
+  });
+  octokit.hook.wrap("request", transport.hook as never);
+
+  const counted = async <T>(read: () => Promise<T>): Promise<T & { requests: number; notModified: number }> => {
+    const before = { ...transport.counts };
+    const result = await read();
+    return { ...result, requests: transport.counts.requests - before.requests, notModified: transport.counts.notModified - before.notModified };
+  };
+
+  return {
+    apiBase,
+    authenticated: token !== null,
+    async getRepository(repo) {
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}", split(repo));
+      return toRepository(data as unknown as Record<string, unknown>);
+    },
+    async getIssue(repo, number) {
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { ...split(repo), issue_number: number });
+      return toIssue(data as unknown as RawIssue);
+    },
+    issueChanges: (repo) => counted(() => readIssueChanges(octokit, memory, apiBase, repo)),
+    async whoami() {
+      if (token === null) return null;
+      const { data } = await octokit.request("GET /user");
+      return data.login;
+    },
+    rateLimit: () => memory.rateLimit(),
+    writer: realWriter(octokit),
+  };
+}
+
+type RawIssue = {
+  number: number; title: string; body?: string | null; state: string; user: { login: string } | null;
+  labels: Array<string | { name?: string }>; created_at: string; updated_at: string; closed_at: string | null;
+  html_url: string; pull_request?: unknown;
+};
+
+/**
+ * One conditional read of page 1 (sorted by last update, newest first): 304 means no
+ * issue changed. On 200, later pages are read only while they may still hold issues
+ * updated since the last processed poll.
+ */
+async function readIssueChanges(octokit: Octokit, memory: ReturnType<typeof gitHubMemory>, apiBase: string, repo: string): Promise<Omit<IssueChanges, "requests" | "notModified">> {
+  const query = { state: "all", sort: "updated", direction: "desc", per_page: PER_PAGE } as const;
+  const key = `${apiBase}/repos/${repo}/issues?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
+  const mark = memory.mark(key);
+  const first = await octokit.request("GET /repos/{owner}/{repo}/issues", {
+    ...split(repo), ...query, headers: mark ? { "if-none-match": mark.etag } : {},
+  });
+  if ((first.status as number) === 304) return { changed: false, issues: [], commit() {} };
+  const since = mark?.highWater ? Date.parse(mark.highWater) : undefined;
+  const items = [...(first.data as unknown as RawIssue[])];
+  let page = items;
+  let link = first.headers.link;
+  for (let next = nextLink(link); next && (since === undefined || olderThan(page, since) === false); next = nextLink(link)) {
+    const response = await octokit.request({ method: "GET", url: next });
+    page = response.data as unknown as RawIssue[];
+    items.push(...page);
+    link = response.headers.link;
+  }
+  // Equal times are kept: GitHub's times are to the second, and taking an issue twice is harmless.
+  const fresh = items.filter((item) => since === undefined || Date.parse(item.updated_at) >= since);
+  const newest = items.reduce<string | null>((max, item) => (max === null || Date.parse(item.updated_at) > Date.parse(max) ? item.updated_at : max), mark?.highWater ?? null);
+  const etag = first.headers.etag;
+  return {
+    changed: true,
+    issues: fresh.filter((item) => item.pull_request === undefined).map(toIssue),
+    commit() {
+      if (etag) memory.saveMark(key, { etag, highWater: newest });
+    },
+  };
+}
+
+/** Whether a page's last (oldest) item was updated before `since`: nothing after it is new. */
+function olderThan(page: RawIssue[], since: number): boolean {
+  const last = page.at(-1);
+  return last === undefined || Date.parse(last.updated_at) < since;
+}
+
+function nextLink(link: string | undefined): string | undefined {
+  return link?.split(",").map((part) => /<([^>]+)>;\s*rel="next"/.exec(part)?.[1]).find(Boolean);
+}
+
+function realWriter(octokit: Octokit): GitHubWriter {
+  return {
+    simulated: false,
+    async comment(repo, issue, body) {
+      const { data } = await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...split(repo), issue_number: issue, body });
+      return { id: Number(data.id), url: data.html_url };
+    },
+    async addLabels(repo, issue, labels) {
+      await octokit.request("POST /repos/{owner}/{repo}/issues/{issue_number}/labels", { ...split(repo), issue_number: issue, labels });
+    },
+    async removeLabel(repo, issue, label) {
+      try {
+        await octokit.request("DELETE /repos/{owner}/{repo}/issues/{issue_number}/labels/{name}", { ...split(repo), issue_number: issue, name: label });
+      } catch (error) {
+        // Already gone is what was wanted.
+        if (!(error instanceof GitHubError && error.status === 404)) throw error;
+      }
+    },
+  };
+}
+
+/** An issue from GitHub's JSON. */
+export function toIssue(raw: RawIssue): GitHubIssue {
+  return {
+    number: raw.number,
+    title: raw.title,
+    body: raw.body ?? "",
+    state: raw.state === "closed" ? "closed" : "open",
+    // A deleted account shows as GitHub's "ghost".
+    author: raw.user?.login ?? "ghost",
+    labels: raw.labels.map((label) => (typeof label === "string" ? label : label.name ?? "")).filter(Boolean),
+    created_at: raw.created_at,
+    updated_at: raw.updated_at,
+    closed_at: raw.closed_at,
+    html_url: raw.html_url,
+  };
+}
+
+/** The settings whose change makes onboarding ask again (those GitHub reports to this token alike every time). */
+const SETTINGS = ["default_branch", "private", "visibility", "archived", "disabled", "has_issues", "allow_merge_commit", "allow_squash_merge", "allow_rebase_merge", "allow_auto_merge", "delete_branch_on_merge"];
+
+function toRepository(raw: Record<string, unknown>): GitHubRepository {
+  const settings: Record<string, unknown> = {};
+  for (const key of SETTINGS) if (raw[key] !== undefined) settings[key] = raw[key];
+  settings.owner = (raw.owner as { login?: string } | undefined)?.login;
+  return {
+    full_name: String(raw.full_name),
+    default_branch: String(raw.default_branch),
+    clone_url: String(raw.clone_url),
+    html_url: String(raw.html_url),
+    private: raw.private === true,
+    settings,
+  };
+}
+
+function split(repo: string): { owner: string; repo: string } {
+  const [owner, name, ...rest] = repo.split("/");
+  if (!owner || !name || rest.length) throw new TypeError(`Repository "${repo}" is not of the form owner/name`);
+  return { owner, repo: name };
+}
+
+const SILENT = { debug() {}, info() {}, warn() {}, error() {} };

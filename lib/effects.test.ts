@@ -1,0 +1,116 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { GitHubWriter } from "./boundaries/github-types.ts";
+import { parse } from "./cli.ts";
+import { defaultConfig } from "./config.ts";
+import type { Config } from "./config.ts";
+import { EFFECT_LEVEL_OPTIONS, SIMULATED_GITHUB, commentOnIssue, effectsFor, resolveLevel, wireEffects } from "./effects.ts";
+import { UsageError } from "./errors.ts";
+import { withTempDir } from "./fixtures.ts";
+import { queryAudit } from "./store/audit.ts";
+import { openStore } from "./store/open.ts";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** A writer that records what it was asked to do. */
+function recordingWriter(calls: string[]): GitHubWriter {
+  return {
+    simulated: false,
+    comment: async (repo, issue, body) => {
+      calls.push(`comment ${repo}#${issue}: ${body}`);
+      return { id: 41, url: `https://forge.invalid/${repo}/issues/${issue}#issuecomment-41` };
+    },
+    addLabels: async (repo, issue, labels) => void calls.push(`label ${repo}#${issue} ${labels.join(",")}`),
+    removeLabel: async (repo, issue, label) => void calls.push(`unlabel ${repo}#${issue} ${label}`),
+  };
+}
+
+const COMMAND = { name: "poll", summary: "", usage: "poll", options: EFFECT_LEVEL_OPTIONS };
+
+test("each level makes real exactly what it names, and only live writes to GitHub", () => {
+  const real = recordingWriter([]);
+  const table = (["plan", "local", "no-remote", "live"] as const).map((level) => {
+    const e = wireEffects(level, { github: real });
+    return [level, e.simulated, e.github === real, e.worktrees, e.sessions, e.notifications];
+  });
+  assert.equal(table, [
+    ["plan", true, false, false, false, false],
+    ["local", true, false, true, false, false],
+    ["no-remote", true, false, true, true, false],
+    ["live", false, true, true, true, true],
+  ]);
+});
+
+test("the level is --effect-level, else daemon.effect_level; an unknown one is a usage error", async () => {
+  const base = await defaultConfig();
+  assert.is(resolveLevel(parse(COMMAND, []), base), "plan", "the default is plan");
+  const live: Config = { ...base, daemon: { ...base.daemon, effect_level: "live" } };
+  assert.is(resolveLevel(parse(COMMAND, []), live), "live");
+  assert.is(resolveLevel(parse(COMMAND, ["--effect-level", "local"]), live), "local", "the flag wins");
+  assert.throws(() => resolveLevel(parse(COMMAND, ["--effect-level", "loud"]), base),
+    (e: unknown) => e instanceof UsageError && e.message === `--effect-level must be one of plan, local, no-remote, live, got "loud"`);
+  assert.is(effectsFor(parse(COMMAND, ["--effect-level", "no-remote"]), base, { github: SIMULATED_GITHUB }).sessions, true);
+});
+
+test("the simulated writer writes nothing and returns nulls", async () => {
+  assert.equal(await SIMULATED_GITHUB.comment("demo/widgets", 3, "x"), { id: null, url: null });
+  assert.is(SIMULATED_GITHUB.simulated, true);
+});
+
+test("a comment below live is audited as a simulated intent and outcome, and nothing is written", () =>
+  withTempDir(async (dir) => {
+    const store = await openStore(join(dir, "state"));
+    try {
+      const calls: string[] = [];
+      const effects = wireEffects("plan", { github: recordingWriter(calls) });
+      const result = await commentOnIssue(store, effects, { repo: "demo/widgets", issue: 3, item: 1, body: "queued as work item 1", purpose: "queued" });
+      assert.equal(result, { simulated: true, id: null, url: null });
+      assert.equal(calls, []);
+      const records = queryAudit(store, { kind: "github.comment" });
+      assert.equal(records.map((r) => [r.phase, r.simulated, r.item, r.repo]), [["intent", true, 1, "demo/widgets"], ["outcome", true, 1, "demo/widgets"]]);
+      assert.is(records[0].actionId, records[1].actionId);
+      assert.equal(records[0].body, { issue: 3, purpose: "queued", comment: "queued as work item 1" });
+      assert.equal(records[1].body, { ok: true, simulated: true });
+    } finally {
+      store.close();
+    }
+  }));
+
+test("a comment at live is really written, with an intent and an outcome naming it", () =>
+  withTempDir(async (dir) => {
+    const store = await openStore(join(dir, "state"));
+    try {
+      const calls: string[] = [];
+      const effects = wireEffects("live", { github: recordingWriter(calls) });
+      const result = await commentOnIssue(store, effects, { repo: "demo/widgets", issue: 3, item: 1, body: "queued", purpose: "queued" });
+      assert.is(result.simulated, false);
+      assert.equal(calls, ["comment demo/widgets#3: queued"]);
+      const [intent, outcome] = queryAudit(store, { kind: "github.comment" });
+      assert.equal([intent.simulated, outcome.simulated, outcome.body.ok, outcome.body.comment_id], [false, false, true, 41]);
+    } finally {
+      store.close();
+    }
+  }));
+
+test("no module but lib/effects.ts (and the config that defines it) reads the effect level", () => {
+  const allowed = new Set(["lib/effects.ts", "lib/config.ts"]);
+  const offenders: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) {
+        const name = relative(root, path);
+        if (!allowed.has(name) && /effect_level|effectLevel/.test(readFileSync(path, "utf8"))) offenders.push(name);
+      }
+    }
+  };
+  walk(join(root, "lib"));
+  walk(join(root, "scripts"));
+  assert.equal(offenders, [], `these read the effect level; ask lib/effects.ts instead: ${offenders.join(", ")}`);
+});
+
+test.run();

@@ -1,0 +1,120 @@
+/**
+ * The effect level, read here and nowhere else: `plan` < `local` < `no-remote` < `live`.
+ * `wireEffects` turns it once into what is real (the GitHub writer, worktrees, sessions,
+ * notifications); the rest of the code asks those, never the level. Below `live` GitHub
+ * writes are simulated: they write nothing, the caller says `would ...`, and the audit log
+ * records them with `simulated: true`.
+ *
+ * @example
+ * const effects = effectsFor(args, config, { github: github.writer });
+ * await commentOnIssue(store, effects, { repo, issue: 3, item: 7, body: "..." });
+ */
+import type { OptionDef, ParsedArgs } from "./cli.ts";
+import { stringOption } from "./cli.ts";
+import type { Config, EffectLevel } from "./config.ts";
+import { EFFECT_LEVELS } from "./config.ts";
+import { UsageError } from "./errors.ts";
+import type { GitHubWriter } from "./boundaries/github-types.ts";
+import { auditEffect } from "./store/audit.ts";
+import type { Store } from "./store/open.ts";
+
+export type { EffectLevel };
+
+/** The `--effect-level` option, for commands with outward effects: spread it into `options`. */
+export const EFFECT_LEVEL_OPTIONS: Record<string, OptionDef> = {
+  "effect-level": {
+    type: "string",
+    value: "L",
+    description: "plan, local, no-remote or live (default: daemon.effect_level); below live nothing is written to GitHub",
+  },
+};
+
+/** The level a command runs at: its `--effect-level`, else `daemon.effect_level`. */
+export function resolveLevel(args: ParsedArgs, config: Config): EffectLevel {
+  const flag = stringOption(args, "effect-level");
+  if (flag === undefined) return config.daemon.effect_level;
+  if (!(EFFECT_LEVELS as readonly string[]).includes(flag)) {
+    throw new UsageError(`--effect-level must be one of ${EFFECT_LEVELS.join(", ")}, got "${flag}"`);
+  }
+  return flag as EffectLevel;
+}
+
+/** The effects of a command taking `EFFECT_LEVEL_OPTIONS`: `wireEffects` at the level its flag or the config chose. */
+export function effectsFor(args: ParsedArgs, config: Config, boundaries: { github: GitHubWriter }): Effects {
+  return wireEffects(resolveLevel(args, config), boundaries);
+}
+
+/** What is real at a level; every field is decided here, once. */
+export interface Effects {
+  /** For reports only ("effect level: plan"); decide by the fields below, never by this. */
+  readonly level: EffectLevel;
+  /** True below `live`: rows made now are marked simulated, GitHub writes are printed as `would ...`. */
+  readonly simulated: boolean;
+  /** Real at `live`; below it, a writer that writes nothing and returns nulls. */
+  readonly github: GitHubWriter;
+  /** Real git worktrees (from `local`). */
+  readonly worktrees: boolean;
+  /** Real worker sessions and terminals (from `no-remote`). */
+  readonly sessions: boolean;
+  /** Real notifications (at `live`). */
+  readonly notifications: boolean;
+}
+
+/** Wires the boundaries for a level: the real GitHub writer only at `live`. */
+export function wireEffects(level: EffectLevel, boundaries: { github: GitHubWriter }): Effects {
+  const rank = EFFECT_LEVELS.indexOf(level);
+  if (rank < 0) throw new RangeError(`Unknown effect level "${String(level)}"`);
+  const live = level === "live";
+  return Object.freeze({
+    level,
+    simulated: !live,
+    github: live ? boundaries.github : SIMULATED_GITHUB,
+    worktrees: rank >= EFFECT_LEVELS.indexOf("local"),
+    sessions: rank >= EFFECT_LEVELS.indexOf("no-remote"),
+    notifications: live,
+  });
+}
+
+/** The GitHub writer below `live`: writes nothing, returns nulls. */
+export const SIMULATED_GITHUB: GitHubWriter = Object.freeze({
+  simulated: true,
+  comment: async () => ({ id: null, url: null }),
+  addLabels: async () => {},
+  removeLabel: async () => {},
+});
+
+/** A comment to post on an issue, and the work item it is about. */
+export interface IssueComment {
+  repo: string;
+  issue: number;
+  item?: number;
+  body: string;
+  /** Why it is posted, for the audit record (`queued`, `claimed`, ...). */
+  purpose: string;
+}
+
+/** What became of a comment: posted (with its URL), or only described below `live`. */
+export interface CommentResult {
+  simulated: boolean;
+  id: number | null;
+  url: string | null;
+}
+
+/**
+ * Posts (or, below `live`, only records) a comment between an audit intent and outcome of
+ * kind `github.comment`, marked simulated below `live` (DESIGN rule 3). The caller says
+ * `would comment on ...` when `simulated` comes back true.
+ */
+export async function commentOnIssue(store: Store, effects: Effects, comment: IssueComment): Promise<CommentResult> {
+  const writer = effects.github;
+  const made = await auditEffect(
+    store,
+    {
+      kind: "github.comment", repo: comment.repo, item: comment.item, simulated: writer.simulated,
+      body: { issue: comment.issue, purpose: comment.purpose, comment: comment.body },
+    },
+    () => writer.comment(comment.repo, comment.issue, comment.body),
+    (result) => (writer.simulated ? { simulated: true } : { comment_id: result.id, url: result.url }),
+  );
+  return { simulated: writer.simulated, ...made };
+}

@@ -1,0 +1,168 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { addPullRequest, forgeConfig, quickOptions, testStore } from "../boundaries/_github-test-kit.ts";
+import { connectGitHub } from "../boundaries/github.ts";
+import type { Config } from "../config.ts";
+import { wireEffects } from "../effects.ts";
+import type { EffectLevel } from "../effects.ts";
+import { forgeTemplate } from "../forge/_test-forge.ts";
+import type { TestForge } from "../forge/_test-forge.ts";
+import { recordApproval } from "../repos/records.ts";
+import { queryAudit } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import { getItem, listItems } from "../work-items/queries.ts";
+import { transition } from "../work-items/transition.ts";
+import { SUPERSEDED, pollRepository } from "./poll.ts";
+import type { RepoPoll } from "./poll.ts";
+
+const template = forgeTemplate();
+test.after(() => template.remove());
+const REPO = { owner: "demo", repo: "widgets" };
+
+interface Intake {
+  t: TestForge;
+  store: Store;
+  config: Config;
+  poll(level?: EffectLevel): Promise<RepoPoll>;
+  onboard(): void;
+  states(): Array<[number, string, boolean]>;
+}
+
+/** A forge, a store and a poll of demo/widgets at a level (plan unless told). */
+function withIntake(fn: (i: Intake) => Promise<void>) {
+  return template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const config = await forgeConfig(t);
+      const github = await connectGitHub(config, store, quickOptions());
+      const poll = (level: EffectLevel = "plan") =>
+        pollRepository({ store, reader: github, effects: wireEffects(level, { github: github.writer }), rules: { author: "owner", label: "robot-army" }, host: "testhost" }, "demo/widgets");
+      const onboard = () => void recordApproval(store, "demo/widgets", config.repos["demo/widgets"].path, { default_branch: "main" });
+      const states = () => listItems(store, { includeSimulated: true }).map((i) => [i.issue, i.state, i.simulated] as [number, string, boolean]);
+      await fn({ t, store, config, poll, onboard, states });
+    } finally {
+      store.close();
+    }
+  });
+}
+
+test("labelled issues by the author become ready items in an onboarded repository; a stranger's is ignored and counted", () =>
+  withIntake(async ({ store, poll, onboard, states }) => {
+    onboard();
+    const result = await poll();
+    assert.equal([result.new, result.ready, result.ignored, result.requests, result.not_modified], [3, 3, 1, 1, 0]);
+    assert.equal(states(), [[1, "ready", true], [2, "ready", true], [3, "ready", true]], "the unlabelled #5 and the stranger's #4 are not items");
+    assert.equal(result.events.filter((e) => e.event === "ignored"), [{ event: "ignored", issue: 4, reason: "not opened by owner" }]);
+    const item = getItem(store, 1)!;
+    assert.equal([item.title, item.author, item.labels, item.issue_state], ["Add a --verbose flag to the widget builder", "owner", ["robot-army"], "open"]);
+    const moves = queryAudit(store, { kind: "state.work_item", item: 1 }).map((r) => `${r.body.from}->${r.body.to}`);
+    assert.equal(moves, ["null->discovered", "discovered->ready"]);
+  }));
+
+test("below live the queued comment is simulated: nothing on the forge, an intent and outcome marked simulated", () =>
+  withIntake(async ({ t, store, poll, onboard }) => {
+    onboard();
+    const result = await poll("no-remote");
+    const comment = result.events.find((e) => e.event === "comment" && e.issue === 2);
+    assert.equal(comment, { event: "comment", issue: 2, item: 2, body: "robot-army queued this issue as work item 2 on testhost.", simulated: true, url: null });
+    const records = queryAudit(store, { kind: "github.comment", item: 2 });
+    assert.equal(records.map((r) => [r.phase, r.simulated]), [["intent", true], ["outcome", true]]);
+    assert.is((await t.owner.rest.issues.listComments({ ...REPO, issue_number: 2 })).data.length, 0);
+  }));
+
+test("at live the queued comment is really on the issue, with identifiers only", () =>
+  withIntake(async ({ t, store, poll, onboard, states }) => {
+    onboard();
+    const result = await poll("live");
+    assert.equal(states(), [[1, "ready", false], [2, "ready", false], [3, "ready", false]], "rows made at live are real");
+    const listed = await t.owner.rest.issues.listComments({ ...REPO, issue_number: 3 });
+    assert.equal(listed.data.map((c) => [c.user?.login, c.body]), [["owner", "robot-army queued this issue as work item 3 on testhost."]]);
+    const comment = result.events.find((e) => e.event === "comment" && e.issue === 3);
+    assert.is(comment && "url" in comment && comment.url, listed.data[0].html_url);
+    const outcome = queryAudit(store, { kind: "github.comment", item: 3 }).find((r) => r.phase === "outcome")!;
+    assert.equal([outcome.simulated, outcome.body.comment_id], [false, listed.data[0].id]);
+  }));
+
+test("in a repository not yet onboarded items wait in discovered, and are queued by the first poll after onboarding", () =>
+  withIntake(async ({ poll, onboard, states }) => {
+    const first = await poll();
+    assert.equal([first.new, first.ready, first.onboarded], [3, 0, false]);
+    assert.equal(states().map(([, state]) => state), ["discovered", "discovered", "discovered"]);
+    onboard();
+    const second = await poll();
+    assert.equal([second.not_modified, second.new, second.ready], [1, 0, 3], "nothing changed on GitHub, and the items are queued");
+    assert.equal(states().map(([, state]) => state), ["ready", "ready", "ready"]);
+    assert.is(second.events.filter((e) => e.event === "comment").length, 3);
+  }));
+
+test("an issue closed makes its item done, with the audit record saying the pass observed it", () =>
+  withIntake(async ({ t, store, poll, onboard, states }) => {
+    onboard();
+    await poll();
+    await t.owner.rest.issues.update({ ...REPO, issue_number: 2, state: "closed" });
+    const result = await poll();
+    assert.equal([result.done, result.new, result.requests, result.not_modified], [1, 0, 1, 0]);
+    assert.equal(states(), [[1, "ready", true], [2, "done", true], [3, "ready", true]]);
+    const last = queryAudit(store, { kind: "state.work_item", item: 2 }).at(-1)!;
+    assert.equal([last.body.from, last.body.to, last.body.reason], ["ready", "done", "issue closed"]);
+    assert.is(getItem(store, 2)!.issue_state, "closed", "the snapshot follows the issue");
+    assert.is((await poll()).done, 0, "done once");
+  }));
+
+test("the label removed before dispatch abandons the item with the reason; after dispatch it is recorded and the work goes on", () =>
+  withIntake(async ({ t, store, poll, onboard, states }) => {
+    onboard();
+    await poll();
+    transition(store, 1, "dispatching", { reason: "a slot is free" });
+    for (const issue of [1, 3]) await t.owner.rest.issues.removeLabel({ ...REPO, issue_number: issue, name: "robot-army" });
+    const result = await poll();
+    assert.equal([result.abandoned, result.done], [1, 0]);
+    assert.equal(states(), [[1, "dispatching", true], [2, "ready", true], [3, "abandoned", true]]);
+    assert.equal(getItem(store, 3)!.reason, "label removed before dispatch");
+    const fact = queryAudit(store, { kind: "work_item.label_removed" });
+    assert.equal(fact.map((r) => [r.item, r.body.state]), [[1, "dispatching"]]);
+    await t.owner.rest.issues.update({ ...REPO, issue_number: 1, title: "Touched again" });
+    await poll();
+    assert.is(queryAudit(store, { kind: "work_item.label_removed" }).length, 1, "recorded once");
+    assert.is(getItem(store, 1)!.title, "Touched again", "live items' snapshots are refreshed");
+  }));
+
+test("a pull request never becomes an item, labelled or not", () =>
+  withIntake(async ({ t, poll, onboard, states }) => {
+    onboard();
+    const pull = addPullRequest(t);
+    await poll();
+    assert.ok(!states().some(([issue]) => issue === pull));
+    assert.is(states().length, 3);
+  }));
+
+test("a live poll replaces simulated items with real ones", () =>
+  withIntake(async ({ t, poll, onboard, states }) => {
+    onboard();
+    await poll("plan");
+    await t.owner.rest.issues.update({ ...REPO, issue_number: 1, body: "More detail" });
+    const result = await poll("live");
+    const superseded = result.events.filter((e) => e.event === "superseded").map((e) => e.issue);
+    assert.equal(superseded, [1, 2, 3], "every issue is re-read: their times are equal to the second");
+    assert.equal(states().filter(([, , simulated]) => !simulated), [[1, "ready", false], [2, "ready", false], [3, "ready", false]]);
+    assert.ok(states().filter(([, , simulated]) => simulated).every(([, state]) => state === "abandoned"));
+    assert.ok(result.events.some((e) => e.event === "superseded" && e.reason === SUPERSEDED));
+  }));
+
+test("a rate-limit deferral is reported, and the issues are taken by a poll after the reset", () =>
+  withIntake(async ({ t, store, config, poll, onboard, states }) => {
+    onboard();
+    await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 3 });
+    // Another command's call saw how little is left; the store remembers it for the poll.
+    await (await connectGitHub(config, store, quickOptions())).whoami();
+    const deferred = await poll();
+    assert.ok(deferred.deferred_until);
+    assert.is(deferred.error, null);
+    assert.equal(states(), []);
+    const later = await connectGitHub(config, store, quickOptions([], { now: () => new Date(Date.parse(deferred.deferred_until!) + 1000) }));
+    const effects = wireEffects("plan", { github: later.writer });
+    const result = await pollRepository({ store, reader: later, effects, rules: { author: "owner", label: "robot-army" }, host: "h" }, "demo/widgets");
+    assert.is(result.new, 3, "nothing was lost: the first poll's answer was never committed");
+  }));
+
+test.run();

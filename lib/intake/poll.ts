@@ -1,0 +1,195 @@
+/**
+ * Intake: one pass over the configured repositories that turns labelled issues into work
+ * items and keeps the items in step with their issues. An issue opened by the author with
+ * the label becomes an item (`discovered`, then `ready` at once when its repository is
+ * onboarded, with a comment naming the item); a closed issue makes its live item `done`
+ * (this pass is the only writer of `done`); a label removed before dispatch abandons the
+ * item; snapshots of live items are refreshed. Every state change goes through
+ * `transition()`, which writes its audit record.
+ */
+import type { GitHubIssue, GitHubReader } from "../boundaries/github-types.ts";
+import { RateLimitDeferred } from "../boundaries/github.ts";
+import type { Effects } from "../effects.ts";
+import { commentOnIssue } from "../effects.ts";
+import { getRepoRecord } from "../repos/records.ts";
+import { appendAudit } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import { createItem, listItems, liveItemOf, refreshSnapshot } from "../work-items/queries.ts";
+import type { IssueSnapshot, WorkItem } from "../work-items/queries.ts";
+import { transition } from "../work-items/transition.ts";
+import { decide } from "./decide.ts";
+import type { IgnoreReason, IntakeRules } from "./decide.ts";
+
+/** What a pass needs: the store, GitHub to read, the wired effects, and this host's name. */
+export interface PollDeps {
+  store: Store;
+  reader: GitHubReader;
+  effects: Effects;
+  rules: IntakeRules;
+  /** Named in the comment that tells an issue it was queued. */
+  host: string;
+}
+
+/** One thing that happened to an issue, in the order it happened. */
+export type PollEvent =
+  | { event: "new"; issue: number; item: number; state: string }
+  | { event: "ready" | "done" | "abandoned"; issue: number; item: number; reason: string }
+  | { event: "superseded"; issue: number; item: number; reason: string }
+  | { event: "label_removed"; issue: number; item: number; state: string }
+  | { event: "ignored"; issue: number; reason: IgnoreReason }
+  | { event: "comment"; issue: number; item: number; body: string; simulated: boolean; url: string | null; error?: string };
+
+/** What a pass did in one repository. */
+export interface RepoPoll {
+  repo: string;
+  onboarded: boolean;
+  new: number;
+  ready: number;
+  done: number;
+  abandoned: number;
+  ignored: number;
+  events: PollEvent[];
+  requests: number;
+  not_modified: number;
+  /** Set when GitHub calls were held back: nothing was read, and the next poll after it reads. */
+  deferred_until: string | null;
+  /** Set when the repository could not be read. */
+  error: string | null;
+}
+
+/** The reason a live poll gives a simulated item it replaces with a real one. */
+export const SUPERSEDED = "superseded by a live poll";
+
+/** Polls each repository in turn; one that cannot be read is reported and the others go on. */
+export async function pollRepositories(deps: PollDeps, repos: readonly string[]): Promise<RepoPoll[]> {
+  const results: RepoPoll[] = [];
+  for (const repo of repos) results.push(await pollRepository(deps, repo));
+  return results;
+}
+
+/** Reads what changed in one repository's issues and brings its work items in step. */
+export async function pollRepository(deps: PollDeps, repo: string): Promise<RepoPoll> {
+  const { store, effects } = deps;
+  const result: RepoPoll = {
+    repo, onboarded: getRepoRecord(store, repo)?.state === "onboarded",
+    new: 0, ready: 0, done: 0, abandoned: 0, ignored: 0, events: [], requests: 0, not_modified: 0, deferred_until: null, error: null,
+  };
+  let changes;
+  try {
+    changes = await deps.reader.issueChanges(repo);
+  } catch (error) {
+    if (error instanceof RateLimitDeferred) result.deferred_until = error.until;
+    else result.error = error instanceof Error ? error.message : String(error);
+    return result;
+  }
+  result.requests = changes.requests;
+  result.not_modified = changes.notModified;
+  for (const issue of [...changes.issues].sort((a, b) => a.number - b.number)) {
+    const item = applyIssue(deps, repo, issue, result);
+    if (item && result.onboarded) await tellQueued(deps, item, result);
+  }
+  // Processed: only now may the next poll skip what this one read.
+  changes.commit();
+  if (result.onboarded) {
+    // Items discovered before the repository was onboarded join the queue now. A pass
+    // queues only items of its own kind: a simulated pass never queues a real item
+    // (whose comment would then never be posted), nor a live pass a simulated one.
+    const waiting = listItems(store, { repo, states: ["discovered"], includeSimulated: true }).filter((item) => item.simulated === effects.simulated);
+    for (const item of waiting) {
+      markReady(deps, item, "its repository was onboarded since", result);
+      await tellQueued(deps, item, result);
+    }
+  }
+  return result;
+}
+
+/** Applies the decision for one issue; returns the item when it made a new one (ready when the repository is onboarded). */
+function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, result: RepoPoll): WorkItem | undefined {
+  const { store, effects } = deps;
+  let live = liveItemOf(store, repo, issue.number);
+  if (live && live.simulated && !effects.simulated) {
+    transition(store, live.id, "abandoned", { reason: SUPERSEDED });
+    result.events.push({ event: "superseded", issue: issue.number, item: live.id, reason: SUPERSEDED });
+    live = undefined;
+  }
+  const decision = decide(issue, live, deps.rules);
+  const snapshot = snapshotOf(repo, issue);
+  switch (decision.kind) {
+    case "take":
+      // One transaction: the item is never seen discovered in an onboarded repository.
+      return store.transaction(() => {
+        const item = createItem(store, snapshot, { simulated: effects.simulated });
+        result.new++;
+        result.events.push({ event: "new", issue: issue.number, item: item.id, state: item.state });
+        if (result.onboarded) markReady(deps, item, "its repository is onboarded", result);
+        return item;
+      });
+    case "refresh":
+      refreshSnapshot(store, live!.id, snapshot);
+      return undefined;
+    case "done":
+      store.transaction(() => {
+        refreshSnapshot(store, live!.id, snapshot);
+        transition(store, live!.id, "done", { reason: "issue closed", issueClosedObserved: true, details: { closed_at: issue.closed_at } });
+      });
+      result.done++;
+      result.events.push({ event: "done", issue: issue.number, item: live!.id, reason: "issue closed" });
+      return undefined;
+    case "abandon":
+      store.transaction(() => {
+        refreshSnapshot(store, live!.id, snapshot);
+        transition(store, live!.id, "abandoned", { reason: decision.reason });
+      });
+      result.abandoned++;
+      result.events.push({ event: "abandoned", issue: issue.number, item: live!.id, reason: decision.reason });
+      return undefined;
+    case "label-removed-after-dispatch":
+      store.transaction(() => {
+        refreshSnapshot(store, live!.id, snapshot);
+        appendAudit(store, {
+          kind: "work_item.label_removed", repo, item: live!.id, simulated: live!.simulated,
+          body: { issue: issue.number, state: live!.state, label: deps.rules.label, note: "after dispatch: the work goes on" },
+        });
+      });
+      result.events.push({ event: "label_removed", issue: issue.number, item: live!.id, state: live!.state });
+      return undefined;
+    case "ignore":
+      result.ignored++;
+      result.events.push({ event: "ignored", issue: issue.number, reason: decision.reason });
+      return undefined;
+    case "none":
+      return undefined;
+  }
+}
+
+/** Moves an item to `ready`. */
+function markReady(deps: PollDeps, item: WorkItem, reason: string, result: RepoPoll): void {
+  transition(deps.store, item.id, "ready", { reason });
+  result.ready++;
+  result.events.push({ event: "ready", issue: item.issue, item: item.id, reason });
+}
+
+/** Tells a queued item's issue, with identifiers only (DESIGN rule 4). */
+async function tellQueued(deps: PollDeps, item: WorkItem, result: RepoPoll): Promise<void> {
+  const body = queuedComment(item.id, deps.host);
+  try {
+    const made = await commentOnIssue(deps.store, deps.effects, { repo: item.repo, issue: item.issue, item: item.id, body, purpose: "queued" });
+    result.events.push({ event: "comment", issue: item.issue, item: item.id, body, simulated: made.simulated, url: made.url });
+  } catch (error) {
+    // The item stays queued; the failure is in the comment's audit outcome and in this report.
+    const message = error instanceof Error ? error.message : String(error);
+    result.events.push({ event: "comment", issue: item.issue, item: item.id, body, simulated: deps.effects.simulated, url: null, error: message });
+  }
+}
+
+/** The public comment on a queued issue: the item's number and the host, nothing else. */
+export function queuedComment(item: number, host: string): string {
+  return `robot-army queued this issue as work item ${item} on ${host}.`;
+}
+
+function snapshotOf(repo: string, issue: GitHubIssue): IssueSnapshot {
+  return {
+    repo, issue: issue.number, title: issue.title, body: issue.body, author: issue.author,
+    labels: issue.labels, issue_state: issue.state, issue_updated_at: issue.updated_at,
+  };
+}

@@ -1,0 +1,62 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { recordChangedSettings } from "./records.ts";
+import { dispatchQueue } from "./queue.ts";
+import { configWithRepos, makeItem, onboard, withStore } from "./_test-items.ts";
+
+const order = (queue: ReturnType<typeof dispatchQueue>) => queue.queue.map((q) => `${q.position}:${q.item.repo}#${q.item.issue}`);
+
+test("the queue takes higher priority first, then the oldest item, and numbers the places", () =>
+  withStore(async (store) => {
+    const config = await configWithRepos({ "demo/widgets": 0, "demo/urgent": 5, "demo/later": -1 });
+    onboard(store, "demo/widgets", "demo/urgent", "demo/later");
+    makeItem(store, { repo: "demo/widgets", issue: 2, at: "2026-01-15T08:00:00Z" });
+    makeItem(store, { repo: "demo/later", issue: 9, at: "2026-01-14T08:00:00Z" });
+    makeItem(store, { repo: "demo/urgent", issue: 7, at: "2026-01-15T09:30:00Z" });
+    makeItem(store, { repo: "demo/widgets", issue: 1, at: "2026-01-15T07:00:00Z" });
+    makeItem(store, { repo: "demo/urgent", issue: 3, at: "2026-01-15T09:00:00Z" });
+    makeItem(store, { repo: "demo/widgets", issue: 5, state: "active" });
+    makeItem(store, { repo: "demo/widgets", issue: 6, state: "discovered" });
+    const queue = dispatchQueue(store, config);
+    assert.equal(order(queue), ["1:demo/urgent#3", "2:demo/urgent#7", "3:demo/widgets#1", "4:demo/widgets#2", "5:demo/later#9"]);
+    assert.equal(queue.queue.map((q) => q.priority), [5, 5, 0, 0, -1]);
+    assert.equal(queue.held, []);
+  }));
+
+test("items created in the same second go in the order they were made", () =>
+  withStore(async (store) => {
+    const config = await configWithRepos({ "demo/widgets": 0 });
+    onboard(store, "demo/widgets");
+    for (const issue of [4, 2, 9]) makeItem(store, { issue, at: "2026-01-15T08:00:00Z" });
+    assert.equal(order(dispatchQueue(store, config)), ["1:demo/widgets#4", "2:demo/widgets#2", "3:demo/widgets#9"]);
+  }));
+
+test("items of a repository that needs reapproval, is not onboarded or left the config are held, with why", () =>
+  withStore(async (store) => {
+    const config = await configWithRepos({ "demo/widgets": 0, "demo/changed": 9, "demo/new": 1 });
+    onboard(store, "demo/widgets", "demo/changed", "demo/gone");
+    recordChangedSettings(store, "demo/changed", { path: "/src/changed", private: true });
+    makeItem(store, { repo: "demo/widgets", issue: 1 });
+    makeItem(store, { repo: "demo/changed", issue: 2 });
+    makeItem(store, { repo: "demo/new", issue: 3 });
+    makeItem(store, { repo: "demo/gone", issue: 4 });
+    const queue = dispatchQueue(store, config);
+    assert.equal(order(queue), ["1:demo/widgets#1"]);
+    assert.equal(queue.held.map((h) => [`${h.item.repo}#${h.item.issue}`, h.reason]), [
+      ["demo/changed#2", "needs reapproval"],
+      ["demo/new#3", "not onboarded"],
+      ["demo/gone#4", "not in the config"],
+    ]);
+  }));
+
+test("simulated items are queued only when asked for", () =>
+  withStore(async (store) => {
+    const config = await configWithRepos({ "demo/widgets": 0 });
+    onboard(store, "demo/widgets");
+    makeItem(store, { issue: 1, simulated: true, at: "2026-01-15T07:00:00Z" });
+    makeItem(store, { issue: 2 });
+    assert.equal(order(dispatchQueue(store, config)), ["1:demo/widgets#2"]);
+    assert.equal(order(dispatchQueue(store, config, { includeSimulated: true })), ["1:demo/widgets#1", "2:demo/widgets#2"]);
+  }));
+
+test.run();

@@ -1,0 +1,127 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { quickOptions } from "../lib/boundaries/_github-test-kit.ts";
+import { connectGitHub } from "../lib/boundaries/github.ts";
+import { CheckFailedError } from "../lib/errors.ts";
+import { forgeTemplate } from "../lib/forge/_test-forge.ts";
+import type { TestForge } from "../lib/forge/_test-forge.ts";
+import { run } from "./doctor.ts";
+import type { DoctorDeps } from "./doctor.ts";
+
+const template = forgeTemplate();
+test.after(() => template.remove());
+
+/** A config.toml for the test forge, with `extra` lines appended; returns its path. */
+function writeConfig(t: TestForge, extra: string[] = [], github: string[] = [`token_file = ${JSON.stringify(join(t.dir, "tokens", "owner"))}`, 'author = "owner"']): string {
+  const file = join(t.tmp, "config.toml");
+  writeFileSync(file, ["[github]", `api_base = ${JSON.stringify(t.forge.url)}`, ...github, "", ...extra, ""].join("\n"));
+  return file;
+}
+
+async function doctor(t: TestForge, options: { config?: string; json?: boolean; deps?: Partial<DoctorDeps> } = {}): Promise<{ text: string; error?: CheckFailedError }> {
+  let text = "";
+  const deps: DoctorDeps = {
+    configFlag: options.config ?? writeConfig(t),
+    env: { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state") },
+    connect: (config) => connectGitHub(config, null, quickOptions()),
+    tmuxVersion: async () => "tmux 3.4",
+    write: (chunk) => (text += chunk),
+    ...options.deps,
+  };
+  try {
+    await run({ json: options.json ?? false }, deps);
+    return { text };
+  } catch (error) {
+    if (!(error instanceof CheckFailedError)) throw error;
+    return { text, error };
+  }
+}
+
+const line = (text: string, check: string) => text.split("\n").find((l) => l.slice(6).startsWith(check + " ")) ?? "";
+
+test("against the forge with a private token file, every check passes", () =>
+  template.use(async (t) => {
+    const { text, error } = await doctor(t);
+    assert.is(error, undefined);
+    const token = join(t.dir, "tokens", "owner");
+    assert.match(line(text, "config"), /^ok    config     .*config\.toml$/);
+    assert.is(line(text, "token"), `ok    token      ${token} (mode 0600)`);
+    assert.match(line(text, "git"), /^ok    git        git version \d/);
+    assert.is(line(text, "tmux"), "ok    tmux       tmux 3.4");
+    assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (not there yet; made on first use)`);
+    assert.is(line(text, "github"), "ok    github     answers; the token is owner's");
+    assert.is(line(text, "author"), "ok    author     issues opened by owner are taken");
+    assert.match(text, /\nall 7 checks passed\n$/);
+    assert.not.ok(existsSync(join(t.tmp, "state")), "doctor creates no state dir");
+  }));
+
+test("a token file others can read fails its check (exit 4), says how to fix it, and GitHub is not tried with it", () =>
+  template.use(async (t) => {
+    const token = join(t.dir, "tokens", "owner");
+    chmodSync(token, 0o644);
+    const { text, error } = await doctor(t);
+    assert.instance(error, CheckFailedError);
+    assert.is(error!.exitCode, 4);
+    assert.is(error!.message, "1 of 7 checks failed: token");
+    assert.is(line(text, "token"), `FAIL  token      Token file "${token}" has mode 0644; it must be 0600 (chmod 600 "${token}")`);
+    assert.is(line(text, "github"), "skip  github     needs a usable token");
+    assert.not.match(text, "checks passed");
+  }));
+
+test("--json gives every check and whether all passed", () =>
+  template.use(async (t) => {
+    chmodSync(join(t.dir, "tokens", "owner"), 0o640);
+    const { text } = await doctor(t, { json: true });
+    const json = JSON.parse(text);
+    assert.is(json.ok, false);
+    assert.equal(json.checks.map((c: { check: string; status: string }) => `${c.check}=${c.status}`),
+      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "state dir=ok", "github=skip", "author=ok"]);
+  }));
+
+test("a config that does not load fails and the checks that need it are skipped", () =>
+  template.use(async (t) => {
+    const file = join(t.tmp, "broken.toml");
+    writeFileSync(file, "[daemon]\ntick_seconds = \"soon\"\n");
+    const { text, error } = await doctor(t, { config: file });
+    assert.is(error!.message, "1 of 7 checks failed: config");
+    assert.match(line(text, "config"), /^FAIL  config     Cannot read config ".*broken.toml": key "daemon.tick_seconds" must be a number \(line 2\); fix the file/);
+    for (const check of ["token", "github", "author"]) assert.match(line(text, check), /^skip  .*needs the config$/);
+  }));
+
+test("a missing author, a token nobody accepts and a missing tmux each fail with what to do", () =>
+  template.use(async (t) => {
+    const bad = join(t.tmp, "bad-token");
+    writeFileSync(bad, "ghp_not_a_token_the_forge_knows_1234\n", { mode: 0o600 });
+    const config = writeConfig(t, [], [`token_file = ${JSON.stringify(bad)}`]);
+    const { text, error } = await doctor(t, { config, deps: { tmuxVersion: async () => undefined } });
+    assert.is(error!.message, "3 of 7 checks failed: tmux, github, author");
+    assert.is(line(text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] terminal = "headless"');
+    assert.match(line(text, "github"), new RegExp(`^FAIL  github     ${t.forge.url.replaceAll(".", "\\.")}: GitHub answered 401 .*Bad credentials; check github.api_base, the network and the token$`));
+    assert.is(line(text, "author"), 'FAIL  author     github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
+  }));
+
+test("tmux is not needed by headless workers; no token at all fails; an existing state dir is written to", () =>
+  template.use(async (t) => {
+    mkdirSync(join(t.tmp, "state"));
+    const config = writeConfig(t, ["[worker]", 'terminal = "headless"'], ['author = "owner"']);
+    const { text, error } = await doctor(t, { config, deps: { tmuxVersion: () => Promise.reject(new Error("tmux is not asked")) } });
+    assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.terminal is headless");
+    assert.match(line(text, "token"), /^FAIL  token      no token: set github.token_file/);
+    assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (writable)`);
+    assert.is(error!.message, "1 of 7 checks failed: token");
+  }));
+
+test("a token from token_env passes when the variable is set and fails when it is not", () =>
+  template.use(async (t) => {
+    const config = writeConfig(t, [], ['token_env = "RA_DOCTOR_TOKEN"', 'author = "owner"']);
+    const unset = await doctor(t, { config });
+    assert.is(line(unset.text, "token"), 'FAIL  token      github.token_env names the environment variable "RA_DOCTOR_TOKEN", which is not set or empty');
+    const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), RA_DOCTOR_TOKEN: t.token("owner") };
+    const set = await doctor(t, { config, deps: { env, connect: (c) => connectGitHub(c, null, quickOptions([], { env })) } });
+    assert.is(set.error, undefined);
+    assert.is(line(set.text, "token"), "ok    token      from the environment variable RA_DOCTOR_TOKEN");
+  }));
+
+test.run();

@@ -1,0 +1,188 @@
+/**
+ * `robot-army doctor`: checks what robot-army needs before it can work, one line each,
+ * `ok` or `FAIL` with what to do: the config loads, the token file is private, git and
+ * tmux are there, the state dir is writable, GitHub (or the forge) answers to the token,
+ * and the author is set. Exit 4 when a check fails.
+ *
+ * It changes nothing: no state dir or database is created, and GitHub is only read.
+ */
+import { accessSync, constants, existsSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import type { CommandDef } from "../lib/cli.ts";
+import { parse, runMain, stringOption } from "../lib/cli.ts";
+import type { GitHubReader } from "../lib/boundaries/github-types.ts";
+import { gitVersion } from "../lib/boundaries/git.ts";
+import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
+import type { Config } from "../lib/config.ts";
+import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
+import { CheckFailedError } from "../lib/errors.ts";
+import { stateDirPath } from "../lib/state-dir.ts";
+
+export const command: CommandDef = {
+  name: "doctor",
+  summary: "Check that robot-army has what it needs: config, token, git, tmux, state dir, GitHub",
+  usage: "doctor [--config FILE] [--json]",
+  description: `\
+Runs each check and prints one line for it: ok, FAIL with what to do, or skip when a
+check it depends on failed.
+  config     the config file loads (a missing default file means all defaults)
+  token      the token file is readable by you only (mode 0600), or token_env is set
+  git        git runs (its version)
+  tmux       tmux runs, when worker.terminal is tmux (its version)
+  state dir  the state dir is writable (or can be created)
+  github     github.api_base answers to the token, and says whose it is
+  author     github.author is set: without it no issue is ever taken
+Nothing is changed. Exit 4 when any check fails.
+`,
+  options: {
+    config: CONFIG_OPTION,
+    json: { type: "boolean", description: "Print JSON instead of text" },
+  },
+  examples: ["robot-army doctor", "robot-army doctor --config ./robot-army.toml --json"],
+};
+
+/** One check's verdict; `detail` says what was found and, on failure, what to do. */
+export interface CheckResult {
+  check: string;
+  status: "ok" | "FAIL" | "skip";
+  detail: string;
+}
+
+/** What `doctor` reads; tests pass their own environment and probes. */
+export interface DoctorDeps {
+  /** `--config`, when given. */
+  configFlag?: string;
+  env: Record<string, string | undefined>;
+  /** Connects to GitHub without a store (doctor leaves nothing behind). */
+  connect: (config: Config) => Promise<Pick<GitHubReader, "whoami">>;
+  /** What `<tool> -V` says, or undefined when it cannot be run. */
+  tmuxVersion: () => Promise<string | undefined>;
+  write: (text: string) => void;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  return await run({ json: args.values.json === true }, {
+    configFlag: stringOption(args, "config"),
+    env: process.env,
+    connect: (config) => connectGitHub(config, null, { maxAttempts: 2, timeoutMs: 10_000 }),
+    tmuxVersion,
+    write: (text) => process.stdout.write(text),
+  });
+}
+
+/** Runs every check, prints them, and throws `CheckFailedError` (exit 4) when one failed. */
+export async function run(opts: { json: boolean }, deps: DoctorDeps): Promise<number> {
+  const results = await runChecks(deps);
+  const failed = results.filter((r) => r.status === "FAIL");
+  if (opts.json) {
+    deps.write(JSON.stringify({ ok: failed.length === 0, checks: results }, null, 2) + "\n");
+  } else {
+    const width = Math.max(...results.map((r) => r.check.length)) + 2;
+    deps.write(results.map((r) => `${r.status.padEnd(6)}${r.check.padEnd(width)}${r.detail}\n`).join(""));
+    if (failed.length === 0) deps.write(`all ${results.length} checks passed\n`);
+  }
+  if (failed.length) {
+    throw new CheckFailedError(`${failed.length} of ${results.length} checks failed: ${failed.map((r) => r.check).join(", ")}`);
+  }
+  return 0;
+}
+
+/** Every check, in order; one that needs a failed one is skipped. */
+export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  const add = (check: string, status: CheckResult["status"], detail: string) => results.push({ check, status, detail });
+  const { path } = configPath(deps.configFlag, deps.env);
+  let config: Config | undefined;
+  try {
+    config = await loadConfig({ path: deps.configFlag, env: deps.env });
+    add("config", "ok", existsSync(path) ? path : `no file at ${path}: every setting has its default`);
+  } catch (error) {
+    add("config", "FAIL", `${message(error)}; fix the file ("robot-army example-config" prints every key)`);
+  }
+  const token = config ? checkToken(config, deps.env) : { status: "skip" as const, detail: "needs the config" };
+  add("token", token.status, token.detail);
+  const git = await gitVersion();
+  add("git", git ? "ok" : "FAIL", git ?? 'git does not run: install git and make sure it is on PATH');
+  add("tmux", ...(await checkTmux(config, deps)));
+  add("state dir", ...checkStateDir(stateDirPath(deps.env)));
+  const github: [CheckResult["status"], string] = config && token.status === "ok"
+    ? await checkGitHub(config, deps)
+    : ["skip", config ? "needs a usable token" : "needs the config"];
+  add("github", ...github);
+  if (!config) add("author", "skip", "needs the config");
+  else if (config.github.author) add("author", "ok", `issues opened by ${config.github.author} are taken`);
+  else add("author", "FAIL", 'github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
+  return results;
+}
+
+/** The token's source: a file nobody else can read (DESIGN rule 5), or a variable that is set; read as the GitHub boundary reads it. */
+function checkToken(config: Config, env: DoctorDeps["env"]): { status: "ok" | "FAIL"; detail: string } {
+  let token: string | null;
+  try {
+    token = readToken(config.github, env);
+  } catch (error) {
+    return { status: "FAIL", detail: message(error) };
+  }
+  if (token === null) return { status: "FAIL", detail: "no token: set github.token_file to a file holding your token (mode 0600), or github.token_env" };
+  const file = config.github.token_file;
+  if (!file) return { status: "ok", detail: `from the environment variable ${config.github.token_env}` };
+  return { status: "ok", detail: `${file} (mode 0${(statSync(file).mode & 0o777).toString(8).padStart(3, "0")})` };
+}
+
+async function checkTmux(config: Config | undefined, deps: DoctorDeps): Promise<["ok" | "FAIL", string]> {
+  if (config?.worker.terminal === "headless") return ["ok", "not needed: worker.terminal is headless"];
+  const version = await deps.tmuxVersion();
+  if (version) return ["ok", version];
+  return ["FAIL", 'tmux does not run: install tmux, or set [worker] terminal = "headless"'];
+}
+
+/** Writable means a file can be made in it; a missing dir is fine when its nearest existing parent is writable. */
+function checkStateDir(dir: string): ["ok" | "FAIL", string] {
+  if (existsSync(dir)) {
+    const probe = join(dir, `.doctor-${process.pid}`);
+    try {
+      writeFileSync(probe, "");
+      unlinkSync(probe);
+      return ["ok", `${dir} (writable)`];
+    } catch (error) {
+      return ["FAIL", `cannot write in ${dir} (${(error as NodeJS.ErrnoException).code ?? message(error)}): make it yours and writable, or set RA_STATE_DIR`];
+    }
+  }
+  let parent = dirname(dir);
+  while (!existsSync(parent) && dirname(parent) !== parent) parent = dirname(parent);
+  try {
+    accessSync(parent, constants.W_OK | constants.X_OK);
+    return ["ok", `${dir} (not there yet; made on first use)`];
+  } catch {
+    return ["FAIL", `${dir} does not exist and ${parent} is not writable: create it, or set RA_STATE_DIR`];
+  }
+}
+
+async function checkGitHub(config: Config, deps: DoctorDeps): Promise<["ok" | "FAIL", string]> {
+  try {
+    const login = await (await deps.connect(config)).whoami();
+    const note = config.github.author && login && login.toLowerCase() !== config.github.author.toLowerCase()
+      ? ` (not the author, ${config.github.author}: comments will be signed ${login})`
+      : "";
+    return ["ok", `answers; the token is ${login}'s${note}`];
+  } catch (error) {
+    return ["FAIL", `${config.github.api_base}: ${message(error)}; check github.api_base, the network and the token`];
+  }
+}
+
+async function tmuxVersion(): Promise<string | undefined> {
+  try {
+    const { $ } = await import("dax-sh");
+    const result = await $`tmux -V`.quiet().noThrow();
+    return result.code === 0 ? result.stdout.trim() : undefined;
+  } catch {
+    return undefined; // not on PATH at all
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -1,0 +1,131 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { join } from "node:path";
+import { parse } from "../lib/cli.ts";
+import type { Config } from "../lib/config.ts";
+import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { withTempDir } from "../lib/fixtures.ts";
+import { atTime, configWithRepos, makeItem, withStore } from "../lib/repos/_test-items.ts";
+import { appendAudit } from "../lib/store/audit.ts";
+import { openExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { transition } from "../lib/work-items/transition.ts";
+import { command, run, showOptions } from "./show.ts";
+
+async function show(store: Store | undefined, ...argv: string[]): Promise<string> {
+  return await showWith(await configWithRepos({ "demo/widgets": 0 }), store, ...argv);
+}
+
+async function showWith(config: Config, store: Store | undefined, ...argv: string[]): Promise<string> {
+  let text = "";
+  run(showOptions(parse(command, argv)), { config, store, write: (chunk) => (text += chunk) });
+  return text;
+}
+
+function refused(fn: () => Promise<unknown>, pattern: RegExp) {
+  return fn().then(
+    () => assert.unreachable("expected a refusal"),
+    (error: unknown) => {
+      assert.instance(error, PreconditionError);
+      assert.is((error as PreconditionError).exitCode, 3);
+      assert.match((error as Error).message, pattern);
+    },
+  );
+}
+
+test("show by id prints the issue, the state and every state change from the audit log", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 7, title: "Fix the widget", at: "2026-01-15T08:00:00Z" });
+    const text = await show(store, "1");
+    assert.is(text, [
+      "item    : 1",
+      'issue   : demo/widgets#7 "Fix the widget" (open, updated 2026-01-15T08:00:00Z)',
+      "author  : owner",
+      "url     : https://github.com/demo/widgets/issues/7",
+      "labels  : robot-army",
+      "state   : ready (repository onboarded), since 2026-01-15T08:00:00Z",
+      "history : 2 state changes",
+      "  2026-01-15T08:00:00Z  (new) -> discovered  labelled by its author",
+      "  2026-01-15T08:00:00Z  discovered -> ready  repository onboarded",
+      "sessions : none",
+      "pull requests : none",
+      "cleanup : none",
+      "",
+    ].join("\n"));
+  }));
+
+test("show by owner/name#N finds the live item of the issue, else its latest", () =>
+  withStore(async (store) => {
+    const first = makeItem(store, { issue: 7, state: "abandoned" });
+    assert.match(await show(store, "demo/widgets#7"), `item    : ${first.id}\n`);
+    const second = makeItem(store, { issue: 7 });
+    assert.match(await show(store, "demo/widgets#7"), `item    : ${second.id}\n`);
+    await refused(() => show(store, "demo/widgets#8"), /^No work item for demo\/widgets#8; "robot-army status" lists them$/);
+  }));
+
+test("a failed item has a failure line with its reason, and the failure in its history", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 3, state: "failed", at: "2026-01-15T09:00:00Z" });
+    const text = await show(store, "demo/widgets#3");
+    assert.match(text, "state   : failed (worktree could not be made: disk full), since 2026-01-15T09:00:00Z\n");
+    assert.match(text, "\nfailure : worktree could not be made: disk full\n");
+    assert.match(text, "  2026-01-15T09:00:00Z  dispatching -> failed  worktree could not be made: disk full\n");
+    const json = JSON.parse(await show(store, "1", "--json"));
+    assert.is(json.failure, "worktree could not be made: disk full");
+    assert.equal(json.history.map((h: { from: string | null; to: string }) => `${h.from}->${h.to}`), ["null->discovered", "discovered->ready", "ready->dispatching", "dispatching->failed"]);
+    assert.equal([json.sessions, json.pull_requests, json.cleanup], [[], [], null]);
+  }));
+
+test("no failure line unless the item failed; later moves join the history", () =>
+  withStore(async (store) => {
+    const item = makeItem(store, { issue: 3, state: "failed" });
+    atTime("2026-01-15T09:30:00Z", () => transition(store, item.id, "ready", { reason: "owner retried" }));
+    const text = await show(store, String(item.id));
+    assert.not.match(text, "failure :");
+    assert.match(text, "history : 5 state changes");
+    assert.match(text, "  2026-01-15T09:30:00Z  failed -> ready  owner retried\n");
+  }));
+
+test("an unknown id, or any id with no database, is exit 3", () =>
+  withTempDir(async (dir) => {
+    await refused(async () => show(await openExistingStore(join(dir, "state")), "99"), /^No work item 99; "robot-army status" lists them$/);
+    await withStore(async (store) => refused(() => show(store, "99"), /^No work item 99/));
+  }));
+
+test("by issue, a real item is preferred to a simulated one unless simulated ones are included", () =>
+  withStore(async (store) => {
+    const real = makeItem(store, { issue: 7, state: "abandoned" });
+    const simulated = makeItem(store, { issue: 7, simulated: true });
+    assert.match(await show(store, "demo/widgets#7"), `item    : ${real.id}\n`);
+    assert.match(await show(store, "demo/widgets#7", "--include-simulated"), `item    : ${simulated.id} (simulated)\n`);
+    makeItem(store, { issue: 8, simulated: true });
+    await refused(() => show(store, "demo/widgets#8"), /is simulated .*--include-simulated shows it$/);
+  }));
+
+test("a simulated item is shown only with --include-simulated, and says it is simulated", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 4, simulated: true });
+    await refused(() => show(store, "1"), /^Work item 1 is simulated \(made below the live effect level\); --include-simulated shows it$/);
+    const text = await show(store, "demo/widgets#4", "--include-simulated");
+    assert.match(text, "item    : 1 (simulated)\n");
+    assert.match(text, "(new) -> discovered  labelled by its author  (simulated)\n");
+  }));
+
+test("the issue's address comes from the audit log when recorded, else from GitHub's API base", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 7 });
+    const config = await configWithRepos({});
+    const at = (apiBase: string) => ({ ...config, github: { ...config.github, api_base: apiBase } });
+    assert.match(await showWith(at("https://ghe.example.com/api/v3"), store, "1"), "url     : https://ghe.example.com/demo/widgets/issues/7\n");
+    assert.not.match(await showWith(at("http://127.0.0.1:4567"), store, "1"), "url", "a forge's address is not guessed");
+    appendAudit(store, { kind: "intake.seen", repo: "demo/widgets", item: 1, body: { html_url: "http://127.0.0.1:4567/demo/widgets/issues/7" } });
+    assert.match(await showWith(at("http://127.0.0.1:4567"), store, "1"), "url     : http://127.0.0.1:4567/demo/widgets/issues/7\n");
+  }));
+
+test("anything but an id or owner/name#N is a usage error with the help", () => {
+  for (const bad of ["x", "demo/widgets", "#7", "demo#7", "-1"]) {
+    assert.throws(() => showOptions(parse(command, ["--", bad])), (e: unknown) => e instanceof UsageError && e.help?.startsWith("Usage: robot-army show") === true);
+  }
+});
+
+test.run();

@@ -1,0 +1,170 @@
+/**
+ * `robot-army show <id | owner/name#N>`: one work item: its issue as last read, its state
+ * and reason, every state change from the audit log, and its sessions, pull requests and
+ * cleanup (none yet: those arrive with dispatch). A failed item has a `failure :` line.
+ *
+ * A read never creates anything: with no database yet, no item exists.
+ */
+import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
+import { helpText, parse, runMain } from "../lib/cli.ts";
+import type { Config } from "../lib/config.ts";
+import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
+import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { stateDirPath } from "../lib/state-dir.ts";
+import { queryAudit } from "../lib/store/audit.ts";
+import { openExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { getItem, listItems } from "../lib/work-items/queries.ts";
+import type { WorkItem } from "../lib/work-items/queries.ts";
+
+export const command: CommandDef = {
+  name: "show",
+  summary: "One work item: its issue, state, history, sessions and pull requests",
+  usage: "show <id | owner/name#N> [--include-simulated] [--config FILE] [--json]",
+  description: `\
+Shows a work item, named by its id (as status lists it) or by its issue, owner/name#N
+(the issue's live item, else its latest one): the issue as last read (title, author,
+labels), the item's state and the reason for it, every state change from the audit log
+(time, from -> to, reason), and its sessions, pull requests and cleanup state. A failed
+item has a line "failure : <reason>". An unknown item is exit 3.
+
+Items made below the live effect level are simulated and shown only with
+--include-simulated.
+`,
+  options: {
+    "include-simulated": { type: "boolean", description: "Show an item made below the live effect level" },
+    config: CONFIG_OPTION,
+    json: { type: "boolean", description: "Print JSON instead of text" },
+  },
+  positionals: { min: 1, max: 1 },
+  examples: ["robot-army show 12", "robot-army show octo-org/widgets#7 --json"],
+};
+
+/** Which item: by id, or by its issue. */
+export type ItemRef = { id: number } | { repo: string; issue: number };
+
+/** What `show` was asked for. */
+export interface ShowOptions {
+  ref: ItemRef;
+  includeSimulated: boolean;
+  json: boolean;
+}
+
+/** What `show` reads. */
+export interface ShowDeps {
+  config: Config;
+  store: Store | undefined;
+  write: (text: string) => void;
+}
+
+/** One state change, as the audit log recorded it. */
+export interface HistoryEntry {
+  at: string;
+  from: string | null;
+  to: string;
+  reason: string | null;
+  simulated: boolean;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const opts = showOptions(args);
+  const config = await configFromArgs(args);
+  const store = await openExistingStore(stateDirPath());
+  try {
+    return run(opts, { config, store, write: (text) => process.stdout.write(text) });
+  } finally {
+    store?.close();
+  }
+}
+
+/** Reads the arguments: a whole number, or `owner/name#N`. */
+export function showOptions(args: ParsedArgs): ShowOptions {
+  const given = args.positionals[0];
+  const byIssue = /^([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)#(\d+)$/.exec(given);
+  let ref: ItemRef;
+  if (/^\d+$/.test(given)) ref = { id: Number(given) };
+  else if (byIssue) ref = { repo: byIssue[1], issue: Number(byIssue[2]) };
+  else throw new UsageError(`A work item is an id such as 12 or an issue such as owner/name#7, got "${given}"`, helpText(command));
+  return { ref, includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
+}
+
+/** Prints the item; an unknown one (or a simulated one not asked for) is a PreconditionError. */
+export function run(opts: ShowOptions, deps: ShowDeps): number {
+  const item = deps.store ? findItem(deps.store, opts.ref, opts.includeSimulated) : undefined;
+  const named = "id" in opts.ref ? `${opts.ref.id}` : `for ${opts.ref.repo}#${opts.ref.issue}`;
+  if (!item) throw new PreconditionError(`No work item ${named}; "robot-army status" lists them`);
+  if (item.simulated && !opts.includeSimulated) {
+    throw new PreconditionError(`Work item ${item.id} is simulated (made below the live effect level); --include-simulated shows it`);
+  }
+  const history = historyOf(deps.store!, item.id);
+  const url = issueUrl(deps.store!, item, deps.config.github.api_base);
+  if (opts.json) {
+    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, history, sessions: [], pull_requests: [], cleanup: null };
+    deps.write(JSON.stringify(json, null, 2) + "\n");
+  } else {
+    deps.write(formatItem(item, url, history).map((line) => line + "\n").join(""));
+  }
+  return 0;
+}
+
+/**
+ * The item an id names, or the live (else the latest) item of an issue; of an issue's
+ * items, a real one is preferred to a simulated one unless simulated ones are included.
+ */
+export function findItem(store: Store, ref: ItemRef, includeSimulated = false): WorkItem | undefined {
+  if ("id" in ref) return getItem(store, ref.id);
+  const all = listItems(store, { repo: ref.repo, includeSimulated: true }).filter((item) => item.issue === ref.issue);
+  const pick = (items: WorkItem[]) => items.find((item) => item.state !== "done" && item.state !== "abandoned") ?? items.at(-1);
+  return pick(includeSimulated ? all : all.filter((item) => !item.simulated)) ?? pick(all);
+}
+
+/** Every `state.work_item` record of the item, oldest first. */
+export function historyOf(store: Store, id: number): HistoryEntry[] {
+  return queryAudit(store, { kind: "state.work_item", item: id }).map((record) => ({
+    at: record.at,
+    from: typeof record.body.from === "string" ? record.body.from : null,
+    to: String(record.body.to),
+    reason: typeof record.body.reason === "string" ? record.body.reason : null,
+    simulated: record.simulated,
+  }));
+}
+
+/** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
+export function formatItem(item: WorkItem, url: string | null, history: HistoryEntry[]): string[] {
+  const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
+  const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
+  const lines = [
+    field("item", `${item.id}${item.simulated ? " (simulated)" : ""}`),
+    field("issue", `${item.repo}#${item.issue} ${JSON.stringify(item.title)} (${issueState})`),
+    field("author", item.author),
+  ];
+  if (url) lines.push(field("url", url));
+  lines.push(
+    field("labels", item.labels.length ? item.labels.join(", ") : "none"),
+    field("state", `${item.state}${item.reason ? ` (${item.reason})` : ""}, since ${item.updated_at}`),
+  );
+  if (item.state === "failed") lines.push(field("failure", item.reason ?? "no reason was recorded"));
+  lines.push(field("history", history.length ? `${history.length} state change${history.length === 1 ? "" : "s"}` : "none recorded"));
+  for (const h of history) {
+    lines.push(`  ${h.at}  ${h.from ?? "(new)"} -> ${h.to}${h.reason ? `  ${h.reason}` : ""}${h.simulated ? "  (simulated)" : ""}`);
+  }
+  lines.push(field("sessions", "none"), field("pull requests", "none"), field("cleanup", "none"));
+  return lines;
+}
+
+/**
+ * The issue's web address: as an audit record of the item gave it, else from the API
+ * base when it is GitHub's own or an Enterprise server's `/api/v3`; null when not known.
+ */
+function issueUrl(store: Store, item: WorkItem, apiBase: string): string | null {
+  for (const record of queryAudit(store, { item: item.id }).reverse()) {
+    if (typeof record.body.html_url === "string") return record.body.html_url;
+  }
+  const base = apiBase.replace(/\/+$/, "");
+  if (base === "https://api.github.com") return `https://github.com/${item.repo}/issues/${item.issue}`;
+  if (base.endsWith("/api/v3")) return `${base.slice(0, -"/api/v3".length)}/${item.repo}/issues/${item.issue}`;
+  return null;
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));

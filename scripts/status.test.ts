@@ -1,0 +1,105 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { gitHubMemory } from "../lib/boundaries/_github-state.ts";
+import { withTempDir } from "../lib/fixtures.ts";
+import { recordChangedSettings } from "../lib/repos/records.ts";
+import { atTime, configWithRepos, makeItem, onboard, withStore } from "../lib/repos/_test-items.ts";
+import { openExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { run } from "./status.ts";
+import type { StatusReport } from "./status.ts";
+
+async function status(store: Store | undefined, argv: { includeSimulated?: boolean; json?: boolean } = {}, priorities = { "demo/widgets": 0, "demo/urgent": 3 }): Promise<string> {
+  let text = "";
+  const config = await configWithRepos(priorities);
+  atTime("2026-01-15T10:00:00Z", () =>
+    run({ includeSimulated: argv.includeSimulated ?? false, json: argv.json ?? false }, { config, store, write: (chunk) => (text += chunk) }));
+  return text;
+}
+
+test("with no database, status says there is nothing and creates nothing", () =>
+  withTempDir(async (dir) => {
+    const stateDir = join(dir, "state");
+    const store = await openExistingStore(stateDir);
+    assert.is(await status(store), "work items: none\nqueue: empty\nrate limit: not yet seen\n");
+    const json = JSON.parse(await status(store, { json: true })) as StatusReport;
+    assert.equal([json.total, json.queue, json.held, json.rate_limit, json.simulated_hidden, json.counts.ready], [0, [], [], null, 0, 0]);
+    assert.not.ok(existsSync(stateDir));
+  }));
+
+test("counts by state, then the queue in dispatch order with positions, priorities first", () =>
+  withStore(async (store) => {
+    onboard(store, "demo/widgets", "demo/urgent");
+    makeItem(store, { issue: 1, at: "2026-01-15T07:00:00Z", title: "Oldest" });
+    makeItem(store, { issue: 2, at: "2026-01-15T08:00:00Z", title: "Newer" });
+    makeItem(store, { repo: "demo/urgent", issue: 9, at: "2026-01-15T09:00:00Z", title: "Urgent" });
+    makeItem(store, { issue: 3, state: "active" });
+    makeItem(store, { issue: 4, state: "failed" });
+    makeItem(store, { issue: 5, state: "discovered" });
+    const text = await status(store);
+    assert.is(text, [
+      "work items: 6",
+      "  discovered  1",
+      "  ready       3",
+      "  active      1",
+      "  failed      1",
+      "queue: 3 ready, in dispatch order",
+      '  1. demo/urgent#9  item 3  "Urgent"  priority 3',
+      '  2. demo/widgets#1  item 1  "Oldest"  priority 0',
+      '  3. demo/widgets#2  item 2  "Newer"  priority 0',
+      "rate limit: not yet seen",
+      "",
+    ].join("\n"));
+    const json = JSON.parse(await status(store, { json: true })) as StatusReport;
+    assert.equal(json.counts, { discovered: 1, ready: 3, dispatching: 0, active: 1, awaiting_review: 0, interrupted: 0, needs_info: 0, failed: 1, done: 0, abandoned: 0 });
+    assert.equal(json.queue.map((q) => [q.position, q.repo, q.issue, q.priority]), [[1, "demo/urgent", 9, 3], [2, "demo/widgets", 1, 0], [3, "demo/widgets", 2, 0]]);
+  }));
+
+test("ready items of a repository that needs reapproval are held apart, with why", () =>
+  withStore(async (store) => {
+    onboard(store, "demo/widgets", "demo/urgent");
+    recordChangedSettings(store, "demo/urgent", { path: "/src/urgent", private: true });
+    makeItem(store, { issue: 1 });
+    makeItem(store, { repo: "demo/urgent", issue: 9, title: "Urgent" });
+    const text = await status(store);
+    assert.match(text, 'queue: 1 ready, in dispatch order\n  1. demo/widgets#1  item 1  "Issue 1"  priority 0\n');
+    assert.match(text, 'held: 1 ready, waiting on their repository\n  demo/urgent#9  item 2  "Urgent"  (demo/urgent needs reapproval)\n');
+  }));
+
+test("simulated items are hidden and counted, and shown with --include-simulated", () =>
+  withStore(async (store) => {
+    onboard(store, "demo/widgets");
+    makeItem(store, { issue: 1 });
+    for (const issue of [2, 3, 4]) makeItem(store, { issue, simulated: true });
+    const hidden = await status(store);
+    assert.match(hidden, "work items: 1\n");
+    assert.match(hidden, "queue: 1 ready");
+    assert.match(hidden, "3 simulated items hidden; --include-simulated shows them\n");
+    assert.not.match(hidden, "demo/widgets#2");
+    const shown = await status(store, { includeSimulated: true });
+    assert.match(shown, "work items: 4\n");
+    assert.match(shown, '  4. demo/widgets#4  item 4  "Issue 4"  (simulated)  priority 0');
+    assert.not.match(shown, "hidden");
+    assert.is((JSON.parse(await status(store, { json: true })) as StatusReport).simulated_hidden, 3);
+  }));
+
+test("one simulated item hidden is said in the singular", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 1, simulated: true });
+    assert.match(await status(store), "1 simulated item hidden; --include-simulated shows them");
+  }));
+
+test("the rate limit the GitHub boundary recorded is shown, with a deferral while it lasts", () =>
+  withStore(async (store) => {
+    const memory = gitHubMemory(store, "https://api.github.com");
+    memory.saveRateLimit({ limit: 5000, remaining: 4321, reset: "2026-01-15T10:30:00Z", deferredUntil: null });
+    assert.match(await status(store), "rate limit: 4321 of 5000 left, resets at 2026-01-15T10:30:00Z\n");
+    memory.saveRateLimit({ limit: 5000, remaining: 10, reset: "2026-01-15T10:30:00Z", deferredUntil: "2026-01-15T10:30:00Z" });
+    assert.match(await status(store), "rate limit: 10 of 5000 left, resets at 2026-01-15T10:30:00Z; calls deferred until 2026-01-15T10:30:00Z\n");
+    memory.saveRateLimit({ limit: 5000, remaining: 10, reset: "2026-01-15T09:30:00Z", deferredUntil: "2026-01-15T09:30:00Z" });
+    assert.not.match(await status(store), "deferred", "a deferral that has run out is not shown");
+  }));
+
+test.run();

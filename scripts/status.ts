@@ -1,0 +1,140 @@
+/**
+ * `robot-army status`: how many work items are in each state, the dispatch queue with
+ * positions, the ready items held back by their repository, and the GitHub rate limit as
+ * last seen. Simulated items (made below the `live` effect level) are left out, and
+ * counted, unless `--include-simulated`.
+ *
+ * A read never creates anything: with no database yet there is nothing to show.
+ */
+import type { CommandDef } from "../lib/cli.ts";
+import { parse, runMain } from "../lib/cli.ts";
+import { readRateLimitState } from "../lib/boundaries/github.ts";
+import type { RateLimitState } from "../lib/boundaries/github-types.ts";
+import { now, parseTimestamp } from "../lib/clock.ts";
+import type { Config } from "../lib/config.ts";
+import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
+import { dispatchQueue } from "../lib/repos/queue.ts";
+import type { DispatchQueue } from "../lib/repos/queue.ts";
+import { stateDirPath } from "../lib/state-dir.ts";
+import { openExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { WORK_ITEM_STATES, countSimulated } from "../lib/work-items/queries.ts";
+import type { WorkItem, WorkItemState } from "../lib/work-items/queries.ts";
+
+export const command: CommandDef = {
+  name: "status",
+  summary: "Work items by state, the dispatch queue and the GitHub rate limit",
+  usage: "status [--include-simulated] [--config FILE] [--json]",
+  description: `\
+Counts work items by state, lists the queue (items in ready, in the order dispatch takes
+them: the repository's priority from the config, higher first, then the oldest item
+first) with positions, the ready items held back because their repository is not
+onboarded or needs reapproval, and the rate limit GitHub last reported.
+
+Items made below the live effect level are simulated and left out unless
+--include-simulated; the output says how many were left out.
+`,
+  options: {
+    "include-simulated": { type: "boolean", description: "Include items made below the live effect level" },
+    config: CONFIG_OPTION,
+    json: { type: "boolean", description: "Print JSON instead of text" },
+  },
+  examples: ["robot-army status", "robot-army status --include-simulated --json"],
+};
+
+/** What `status` was asked for. */
+export interface StatusOptions {
+  includeSimulated: boolean;
+  json: boolean;
+}
+
+/** What `status` reads: the config (priorities, the API whose rate limit to show) and the store, if there is one. */
+export interface StatusDeps {
+  config: Config;
+  store: Store | undefined;
+  write: (text: string) => void;
+}
+
+/** Everything `status` reports, as `--json` prints it. */
+export interface StatusReport {
+  counts: Record<WorkItemState, number>;
+  total: number;
+  queue: Array<ItemJson & { position: number; priority: number }>;
+  held: Array<ItemJson & { priority: number; reason: string }>;
+  rate_limit: RateLimitState | null;
+  simulated_hidden: number;
+}
+
+type ItemJson = { id: number; repo: string; issue: number; title: string; created_at: string; simulated: boolean };
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const config = await configFromArgs(args);
+  const store = await openExistingStore(stateDirPath());
+  try {
+    const opts = { includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
+    return run(opts, { config, store, write: (text) => process.stdout.write(text) });
+  } finally {
+    store?.close();
+  }
+}
+
+/** Prints the status. */
+export function run(opts: StatusOptions, deps: StatusDeps): number {
+  const report = statusReport(deps.store, deps.config, opts.includeSimulated);
+  deps.write(opts.json ? JSON.stringify(report, null, 2) + "\n" : formatStatus(report).map((line) => line + "\n").join(""));
+  return 0;
+}
+
+/** What the store says now; an absent store is an empty one. */
+export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean): StatusReport {
+  const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
+  if (!store) return { counts, total: 0, queue: [], held: [], rate_limit: null, simulated_hidden: 0 };
+  const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
+  for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
+  const { queue, held }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
+  return {
+    counts,
+    total: Object.values(counts).reduce((sum, n) => sum + n, 0),
+    queue: queue.map((q) => ({ position: q.position, ...itemJson(q.item), priority: q.priority })),
+    held: held.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
+    // The boundary keys its records by the API base without a trailing slash.
+    rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
+    simulated_hidden: includeSimulated ? 0 : countSimulated(store),
+  };
+}
+
+/** The report as lines of text. */
+export function formatStatus(report: StatusReport): string[] {
+  const lines: string[] = [];
+  const present = WORK_ITEM_STATES.filter((state) => report.counts[state] > 0);
+  lines.push(report.total === 0 ? "work items: none" : `work items: ${report.total}`);
+  const width = Math.max(0, ...present.map((state) => state.length)) + 2;
+  for (const state of present) lines.push(`  ${state.padEnd(width)}${report.counts[state]}`);
+  lines.push(report.queue.length === 0 ? "queue: empty" : `queue: ${report.queue.length} ready, in dispatch order`);
+  for (const q of report.queue) lines.push(`  ${q.position}. ${itemLine(q)}  priority ${q.priority}`);
+  if (report.held.length) lines.push(`held: ${report.held.length} ready, waiting on their repository`);
+  for (const h of report.held) lines.push(`  ${itemLine(h)}  (${h.repo} ${h.reason})`);
+  lines.push(rateLimitLine(report.rate_limit));
+  const hidden = report.simulated_hidden;
+  if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
+  return lines;
+}
+
+function itemLine(entry: ItemJson): string {
+  return `${entry.repo}#${entry.issue}  item ${entry.id}  ${JSON.stringify(entry.title)}${entry.simulated ? "  (simulated)" : ""}`;
+}
+
+function rateLimitLine(rate: RateLimitState | null): string {
+  if (!rate) return "rate limit: not yet seen";
+  // A deferral that has run out is history, not state.
+  const until = rate.deferredUntil ? parseTimestamp(rate.deferredUntil) : undefined;
+  const deferred = until && until > now() ? `; calls deferred until ${rate.deferredUntil}` : "";
+  return `rate limit: ${rate.remaining} of ${rate.limit} left, resets at ${rate.reset}${deferred}`;
+}
+
+function itemJson(item: WorkItem): ItemJson {
+  return { id: item.id, repo: item.repo, issue: item.issue, title: item.title, created_at: item.created_at, simulated: item.simulated };
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
