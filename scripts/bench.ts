@@ -140,9 +140,9 @@ export const POLL_REPOS = 5;
 export const POLL_ISSUES = 200;
 
 async function benchPoll({ runs }: Runs): Promise<void> {
-  const [{ seedForge }, { startForge }, { connectGitHub }, { wireEffects }, { pollRepositories }, { recordApproval }, { defaultConfig }] = await Promise.all([
+  const [{ seedForge }, { startForge }, { connectGitHub }, { wireEffects }, { pollRepositories }, { recordApproval }, { defaultConfig }, { fingerprintOf }] = await Promise.all([
     import("../lib/forge/seed.ts"), import("../lib/forge/server.ts"), import("../lib/boundaries/github.ts"), import("../lib/effects.ts"),
-    import("../lib/intake/poll.ts"), import("../lib/repos/records.ts"), import("../lib/config.ts"),
+    import("../lib/intake/poll.ts"), import("../lib/repos/records.ts"), import("../lib/config.ts"), import("../lib/repos/fingerprint.ts"),
   ]);
   const dir = makeTempDir("robot-army-bench-");
   const forgeDir = join(dir, "forge");
@@ -155,9 +155,10 @@ async function benchPoll({ runs }: Runs): Promise<void> {
     const base = await defaultConfig();
     const repos = Object.fromEntries(names.map((name) => [name, { path: join(dir, name), base_branch: "main", max_sessions: 1, priority: 0 }]));
     const config = { ...base, github: { ...base.github, api_base: forge.url, token_file: tokenFile, author: "owner" }, repos };
-    for (const name of names) recordApproval(store, name, repos[name].path, {});
     const github = await connectGitHub(config, store);
-    const deps = { store, reader: github, effects: wireEffects("plan", { github: github.writer }), rules: { author: "owner", label: "robot-army" }, host: "bench" };
+    for (const name of names) recordApproval(store, name, repos[name].path, fingerprintOf(await github.getRepository(name), repos[name].path));
+    const paths = Object.fromEntries(names.map((name) => [name, repos[name].path]));
+    const deps = { store, reader: github, effects: wireEffects("plan", { github: github.writer }), rules: { author: "owner", label: "robot-army" }, host: "bench", paths };
     const pass = async () => {
       await fetch(`${forge.url}/_forge/reset-stats`, { method: "POST" });
       const start = performance.now();

@@ -104,7 +104,8 @@ export function pollOptions(args: ParsedArgs, config: Config): PollOptions {
 /** Runs one pass and reports it; exit 1 when a repository could not be read (a deferral is not a failure). */
 export async function run(opts: PollOptions, deps: PollCommandDeps): Promise<number> {
   const rules = { author: deps.config.github.author!, label: deps.config.github.label };
-  const results = await pollRepositories({ store: deps.store, reader: deps.reader, effects: deps.effects, rules, host: deps.host }, opts.repos);
+  const paths = Object.fromEntries(Object.entries(deps.config.repos).map(([name, repo]) => [name, repo.path]));
+  const results = await pollRepositories({ store: deps.store, reader: deps.reader, effects: deps.effects, rules, host: deps.host, paths }, opts.repos);
   const queue = queueCount(deps.store, opts.includeSimulated);
   if (opts.json) {
     const effects = { level: deps.effects.level, simulated: deps.effects.simulated };

@@ -7,6 +7,8 @@ import { wireEffects } from "../effects.ts";
 import type { EffectLevel } from "../effects.ts";
 import { forgeTemplate } from "../forge/_test-forge.ts";
 import type { TestForge } from "../forge/_test-forge.ts";
+import { findRepo, loadForgeData, saveForgeData } from "../forge/state.ts";
+import { fingerprintOf } from "../repos/fingerprint.ts";
 import { recordApproval } from "../repos/records.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -35,9 +37,11 @@ function withIntake(fn: (i: Intake) => Promise<void>) {
     try {
       const config = await forgeConfig(t);
       const github = await connectGitHub(config, store, quickOptions());
+      const path = config.repos["demo/widgets"].path;
       const poll = (level: EffectLevel = "plan") =>
-        pollRepository({ store, reader: github, effects: wireEffects(level, { github: github.writer }), rules: { author: "owner", label: "robot-army" }, host: "testhost" }, "demo/widgets");
-      const onboard = () => void recordApproval(store, "demo/widgets", config.repos["demo/widgets"].path, { default_branch: "main" });
+        pollRepository({ store, reader: github, effects: wireEffects(level, { github: github.writer }), rules: { author: "owner", label: "robot-army" }, host: "testhost", paths: { "demo/widgets": path } }, "demo/widgets");
+      const approved = fingerprintOf(await github.getRepository("demo/widgets"), path);
+      const onboard = () => void recordApproval(store, "demo/widgets", path, approved);
       const states = () => listItems(store, { includeSimulated: true }).map((i) => [i.issue, i.state, i.simulated] as [number, string, boolean]);
       await fn({ t, store, config, poll, onboard, states });
     } finally {
@@ -127,6 +131,19 @@ test("the label removed before dispatch abandons the item with the reason; after
     assert.is(getItem(store, 1)!.title, "Touched again", "live items' snapshots are refreshed");
   }));
 
+test("a repository whose settings changed since onboarding queues nothing until it is approved again", () =>
+  withIntake(async ({ t, store, poll, onboard, states }) => {
+    onboard();
+    const data = loadForgeData(t.dir);
+    findRepo(data, "demo", "widgets")!.private = true;
+    saveForgeData(t.dir, data);
+    const result = await poll();
+    assert.equal(result.needs_reapproval, [`private false -> true, visibility "public" -> "private"`]);
+    assert.equal([result.new, result.ready], [3, 0]);
+    assert.equal(states().map(([, state]) => state), ["discovered", "discovered", "discovered"]);
+    assert.is(queryAudit(store, { kind: "repo.needs_reapproval" }).length, 1);
+  }));
+
 test("a pull request never becomes an item, labelled or not", () =>
   withIntake(async ({ t, poll, onboard, states }) => {
     onboard();
@@ -161,7 +178,7 @@ test("a rate-limit deferral is reported, and the issues are taken by a poll afte
     assert.equal(states(), []);
     const later = await connectGitHub(config, store, quickOptions([], { now: () => new Date(Date.parse(deferred.deferred_until!) + 1000) }));
     const effects = wireEffects("plan", { github: later.writer });
-    const result = await pollRepository({ store, reader: later, effects, rules: { author: "owner", label: "robot-army" }, host: "h" }, "demo/widgets");
+    const result = await pollRepository({ store, reader: later, effects, rules: { author: "owner", label: "robot-army" }, host: "h", paths: {} }, "demo/widgets");
     assert.is(result.new, 3, "nothing was lost: the first poll's answer was never committed");
   }));
 

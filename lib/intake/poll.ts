@@ -11,6 +11,8 @@ import type { GitHubIssue, GitHubReader } from "../boundaries/github-types.ts";
 import { RateLimitDeferred } from "../boundaries/github.ts";
 import type { Effects } from "../effects.ts";
 import { commentOnIssue } from "../effects.ts";
+import { describeChanges } from "../repos/fingerprint.ts";
+import { checkFingerprint } from "../repos/onboard.ts";
 import { getRepoRecord } from "../repos/records.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -28,6 +30,8 @@ export interface PollDeps {
   rules: IntakeRules;
   /** Named in the comment that tells an issue it was queued. */
   host: string;
+  /** Each repository's local clone, from the config: part of the fingerprint onboarding approved. */
+  paths: Readonly<Record<string, string>>;
 }
 
 /** One thing that happened to an issue, in the order it happened. */
@@ -55,6 +59,8 @@ export interface RepoPoll {
   deferred_until: string | null;
   /** Set when the repository could not be read. */
   error: string | null;
+  /** Settings that changed since onboarding approved them: nothing is queued until `onboard --reapprove`. */
+  needs_reapproval: string[] | null;
 }
 
 /** The reason a live poll gives a simulated item it replaces with a real one. */
@@ -73,6 +79,7 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
   const result: RepoPoll = {
     repo, onboarded: getRepoRecord(store, repo)?.state === "onboarded",
     new: 0, ready: 0, done: 0, abandoned: 0, ignored: 0, events: [], requests: 0, not_modified: 0, deferred_until: null, error: null,
+    needs_reapproval: null,
   };
   let changes;
   try {
@@ -84,6 +91,21 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
   }
   result.requests = changes.requests;
   result.not_modified = changes.notModified;
+  // Something changed, so work may be queued: first make sure the repository is still the
+  // one the owner approved. An unchanged poll (all 304) queues nothing and skips this read.
+  if (changes.changed && result.onboarded) {
+    try {
+      const check = await checkFingerprint(store, deps.reader, { name: repo, path: deps.paths[repo] ?? "" });
+      if (check.state !== "onboarded") {
+        result.onboarded = false;
+        result.needs_reapproval = [describeChanges(check.changes)];
+      }
+    } catch (error) {
+      if (error instanceof RateLimitDeferred) result.deferred_until = error.until;
+      else result.error = error instanceof Error ? error.message : String(error);
+      return result;
+    }
+  }
   for (const issue of [...changes.issues].sort((a, b) => a.number - b.number)) {
     const item = applyIssue(deps, repo, issue, result);
     if (item && result.onboarded) await tellQueued(deps, item, result);

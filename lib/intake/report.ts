@@ -21,7 +21,9 @@ export function reportLines(results: readonly RepoPoll[], queue: QueueCount, sim
     lines.push(summaryLine(result));
     lines.push(...ignoredLines(result));
     const waiting = result.events.some((e) => e.event === "new" && e.state === "discovered");
-    if (!result.onboarded && waiting) lines.push(`  ${result.repo} is not onboarded: its items wait in discovered until "robot-army onboard ${result.repo}"`);
+    if (result.needs_reapproval) {
+      lines.push(`  ${result.repo} needs reapproval (${result.needs_reapproval.join("; ")}): nothing is queued until "robot-army onboard ${result.repo} --reapprove"`);
+    } else if (!result.onboarded && waiting) lines.push(`  ${result.repo} is not onboarded: its items wait in discovered until "robot-army onboard ${result.repo}"`);
   }
   lines.push(queueLine(queue));
   return lines;
