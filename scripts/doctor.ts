@@ -9,7 +9,7 @@
 import { accessSync, constants, existsSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, stringOption } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import { gitVersion } from "../lib/boundaries/git.ts";
 import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
@@ -36,7 +36,7 @@ Nothing is changed. Exit 4 when any check fails.
 `,
   options: {
     config: CONFIG_OPTION,
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
   },
   examples: ["robot-army doctor", "robot-army doctor --config ./robot-army.toml --json"],
 };

@@ -4,7 +4,7 @@
  * of its settings; `--reapprove` accepts settings that changed since.
  */
 import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { helpText, parse, runMain } from "../lib/cli.ts";
+import { JSON_OPTION, helpText, parse, runMain } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -36,7 +36,7 @@ A clone whose origin is another repository is refused (exit 3).
   options: {
     reapprove: { type: "boolean", description: "Approve settings that changed since the repository was onboarded" },
     config: CONFIG_OPTION,
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
   },
   positionals: { min: 1, max: 1 },
   examples: ["robot-army onboard octo-org/widgets", "robot-army onboard octo-org/widgets --reapprove"],

@@ -6,7 +6,7 @@
  */
 import { hostname } from "node:os";
 import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { parse, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, stringOption } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -44,7 +44,7 @@ repository is reported as not read and the next poll after the reset reads it.
     repo: { type: "string", value: "R", description: "Only this configured repository (owner/name)" },
     ...EFFECT_LEVEL_OPTIONS,
     "include-simulated": { type: "boolean", description: "Count simulated items in the queue line" },
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
     config: CONFIG_OPTION,
   },
   examples: ["robot-army poll", "robot-army poll --repo demo/widgets --effect-level live", "robot-army poll --json"],

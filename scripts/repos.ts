@@ -4,7 +4,7 @@
  * again, so a change is seen here (and the repository then needs reapproval).
  */
 import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -36,7 +36,7 @@ be read, the recorded state is shown and says it was not checked.
 `,
   options: {
     config: CONFIG_OPTION,
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
   },
   examples: ["robot-army repos", "robot-army repos --json"],
 };

@@ -6,7 +6,7 @@
  * A read never creates anything: with no database yet, no item exists.
  */
 import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { helpText, parse, runMain } from "../lib/cli.ts";
+import { JSON_OPTION, helpText, parse, runMain } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
@@ -34,7 +34,7 @@ Items made below the live effect level are simulated and shown only with
   options: {
     "include-simulated": { type: "boolean", description: "Show an item made below the live effect level" },
     config: CONFIG_OPTION,
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
   },
   positionals: { min: 1, max: 1 },
   examples: ["robot-army show 12", "robot-army show octo-org/widgets#7 --json"],

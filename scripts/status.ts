@@ -7,7 +7,7 @@
  * A read never creates anything: with no database yet there is nothing to show.
  */
 import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
 import { readRateLimitState } from "../lib/boundaries/github.ts";
 import type { RateLimitState } from "../lib/boundaries/github-types.ts";
 import { now, parseTimestamp } from "../lib/clock.ts";
@@ -37,7 +37,7 @@ Items made below the live effect level are simulated and left out unless
   options: {
     "include-simulated": { type: "boolean", description: "Include items made below the live effect level" },
     config: CONFIG_OPTION,
-    json: { type: "boolean", description: "Print JSON instead of text" },
+    json: JSON_OPTION,
   },
   examples: ["robot-army status", "robot-army status --include-simulated --json"],
 };
