@@ -9,6 +9,7 @@ import type { EffectLevel } from "../lib/effects.ts";
 import { PreconditionError } from "../lib/errors.ts";
 import { forgeTemplate } from "../lib/forge/_test-forge.ts";
 import type { TestForge } from "../lib/forge/_test-forge.ts";
+import { fingerprintOf } from "../lib/repos/fingerprint.ts";
 import { recordApproval } from "../lib/repos/records.ts";
 import { command, pollOptions, run } from "./poll.ts";
 
@@ -20,8 +21,9 @@ async function poll(t: TestForge, argv: string[], config?: Config, level: Effect
   config ??= await forgeConfig(t);
   const store = await testStore(t);
   try {
-    recordApproval(store, "demo/widgets", config.repos["demo/widgets"].path, {});
     const github = await connectGitHub(config, store, quickOptions());
+    const path = config.repos["demo/widgets"].path;
+    recordApproval(store, "demo/widgets", path, fingerprintOf(await github.getRepository("demo/widgets"), path));
     let out = "";
     const code = await run(pollOptions(parse(command, argv), config), {
       config, store, reader: github, effects: wireEffects(level, { github: github.writer }), host: "testhost", write: (text) => void (out += text),
