@@ -35,6 +35,7 @@ export interface SetupModule {
 export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "empty-dir": () => import("./empty-dir.ts"),
   "git-repo": () => import("./git-repo.ts"),
+  "config-mistakes": () => import("./config-mistakes.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
   "forge-with-changed-settings": () => import("./forge-with-changed-settings.ts"),
