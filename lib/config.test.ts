@@ -8,10 +8,12 @@ import { EXIT } from "./errors.ts";
 import { makeTempDir, removeTempDir } from "./fixtures.ts";
 
 const DEFAULTS: Config = {
-  daemon: { tick_seconds: 60, effect_level: "plan" },
+  daemon: { tick_seconds: 60, effect_level: "plan", poll_seconds: 60, max_concurrent_sessions: 4, confirm_timeout: "30s" },
   github: { api_base: "https://api.github.com", label: "robot-army" },
   repos: {},
-  worker: { binary: "demo-worker", args: [], terminal: "tmux", max_sessions: 2 },
+  worker: { binary: "demo-worker", args: [], resume_args: [], launcher: "tmux", tmux_session: "robot-army", max_sessions: 2 },
+  dispatch: { order: "priority" },
+  worktrees: { post_create: [] },
   episodes: { stranded_after: "12h" },
   notify: { max_per_cycle: 5 },
 };
@@ -39,8 +41,8 @@ test("set keys are kept and the rest of their table defaults", async () => {
     ["[daemon]", "effect_level = \"live\"", "", "[worker]", "binary = \"claude\"", "args = [\"--model\", \"opus\"]"].join("\n"),
     PATH,
   );
-  assert.equal(config.daemon, { tick_seconds: 60, effect_level: "live" });
-  assert.equal(config.worker, { binary: "claude", args: ["--model", "opus"], terminal: "tmux", max_sessions: 2 });
+  assert.equal(config.daemon, { ...DEFAULTS.daemon, effect_level: "live" });
+  assert.equal(config.worker, { ...DEFAULTS.worker, binary: "claude", args: ["--model", "opus"] });
 });
 
 test("the config is frozen all the way down", async () => {
@@ -82,14 +84,14 @@ test("limits, formats and list items are checked, with lines", async () => {
 
 test("an unknown key is an error naming the key, its line and the keys that exist", async () => {
   const error = await configError("[daemon]\ntick_seconds = 30\ntick_secs = 30\n");
-  assert.is(error.message, 'Cannot read config "/x/config.toml": unknown key "daemon.tick_secs" (line 3); known keys of [daemon]: tick_seconds, effect_level');
+  assert.is(error.message, 'Cannot read config "/x/config.toml": unknown key "daemon.tick_secs" (line 3); known keys of [daemon]: tick_seconds, effect_level, poll_seconds, max_concurrent_sessions, confirm_timeout');
   assert.is(error.key, "daemon.tick_secs");
   assert.is(error.line, 3);
 });
 
 test("an unknown table is an error too", async () => {
   const error = await configError("[daemon]\n\n[deamon]\ntick_seconds = 1\n");
-  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, repos, worker, episodes, notify');
+  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, repos, worker, dispatch, worktrees, episodes, notify');
 });
 
 test("a TOML syntax error names the line", async () => {

@@ -29,6 +29,10 @@ export interface Config {
   readonly daemon: {
     readonly tick_seconds: number;
     readonly effect_level: EffectLevel;
+    readonly poll_seconds: number;
+    readonly max_concurrent_sessions: number;
+    /** A duration such as `30s`. */
+    readonly confirm_timeout: string;
   };
   readonly github: {
     readonly api_base: string;
@@ -45,8 +49,19 @@ export interface Config {
   readonly worker: {
     readonly binary: string;
     readonly args: readonly string[];
-    readonly terminal: "tmux" | "headless";
+    readonly resume_args: readonly string[];
+    readonly launcher: "tmux" | "process" | "kitty";
+    readonly tmux_session: string;
     readonly max_sessions: number;
+  };
+  readonly dispatch: {
+    readonly order: "oldest" | "priority";
+  };
+  readonly worktrees: {
+    /** Absolute when set; unset means `<state dir>/worktrees`. */
+    readonly root?: string;
+    /** Commands run in a new worktree, each an argv list. */
+    readonly post_create: readonly (readonly string[])[];
   };
   readonly episodes: {
     /** A duration such as `12h`; `parseDuration` turns it into milliseconds. */

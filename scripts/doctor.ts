@@ -28,7 +28,7 @@ check it depends on failed.
   config     the config file loads (a missing default file means all defaults)
   token      the token file is readable by you only (mode 0600), or token_env is set
   git        git runs (its version)
-  tmux       tmux runs, when worker.terminal is tmux (its version)
+  tmux       tmux runs, when worker.launcher is tmux (its version)
   state dir  the state dir is writable (or can be created)
   github     github.api_base answers to the token, and says whose it is
   author     github.author is set: without it no issue is ever taken
@@ -131,7 +131,7 @@ function checkToken(config: Config, env: DoctorDeps["env"]): { status: "ok" | "F
 }
 
 async function checkTmux(config: Config | undefined, deps: DoctorDeps): Promise<["ok" | "FAIL", string]> {
-  if (config?.worker.terminal === "headless") return ["ok", "not needed: worker.terminal is headless"];
+  if (config && config.worker.launcher !== "tmux") return ["ok", `not needed: worker.launcher is ${config.worker.launcher}`];
   const version = await deps.tmuxVersion();
   if (version) return ["ok", version];
   return ["FAIL", 'tmux does not run: install tmux, or set [worker] terminal = "headless"'];
