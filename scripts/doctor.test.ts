@@ -102,12 +102,12 @@ test("a missing author, a token nobody accepts and a missing tmux each fail with
     assert.is(line(text, "author"), 'FAIL  author     github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
   }));
 
-test("tmux is not needed by headless workers; no token at all fails; an existing state dir is written to", () =>
+test("tmux is not needed by the process launcher; no token at all fails; an existing state dir is written to", () =>
   template.use(async (t) => {
     mkdirSync(join(t.tmp, "state"));
-    const config = writeConfig(t, ["[worker]", 'terminal = "headless"'], ['author = "owner"']);
+    const config = writeConfig(t, ["[worker]", 'launcher = "process"'], ['author = "owner"']);
     const { text, error } = await doctor(t, { config, deps: { tmuxVersion: () => Promise.reject(new Error("tmux is not asked")) } });
-    assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.terminal is headless");
+    assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.launcher is process");
     assert.match(line(text, "token"), /^FAIL  token      no token: set github.token_file/);
     assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (writable)`);
     assert.is(error!.message, "1 of 7 checks failed: token");
