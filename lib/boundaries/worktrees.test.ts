@@ -1,0 +1,290 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PreconditionError } from "../errors.ts";
+import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir, withTempDir } from "../fixtures.ts";
+import { branchName } from "../dispatch/branch-name.ts";
+import type { Worktree } from "./worktrees.ts";
+import {
+  createWorktree, existingWorktree, FetchError, PostCreateError, removeWorktree, runPostCreate, worktreeDirty, worktreePath,
+} from "./worktrees.ts";
+
+/** A bare "origin", a seed repository that pushes to it, and the clone robot-army works from. */
+interface World {
+  dir: string;
+  seed: string;
+  origin: string;
+  clone: string;
+  root: string;
+}
+
+// Building the three repositories takes a dozen git calls; each test works in a copy of one set.
+const templates = makeTempDir();
+test.after(() => removeTempDir(templates));
+const template = (() => {
+  const seed = makeGitRepo(join(templates, "seed"));
+  const origin = join(templates, "origin.git");
+  git(templates, "init", "--quiet", "--bare", "--initial-branch=main", origin);
+  git(seed, "push", "--quiet", origin, "main");
+  git(templates, "clone", "--quiet", origin, join(templates, "clone"));
+  for (const repo of ["seed/.git", "origin.git", "clone/.git"]) rmSync(join(templates, repo, "hooks"), { recursive: true, force: true });
+  return templates;
+})();
+
+function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
+  return withTempDir(async (dir) => {
+    cpSync(template, dir, { recursive: true });
+    const w = { dir, seed: join(dir, "seed"), origin: join(dir, "origin.git"), clone: join(dir, "clone"), root: join(dir, "worktrees") };
+    git(w.clone, "remote", "set-url", "origin", w.origin);
+    await fn(w);
+  });
+}
+
+function create(w: World, issue = 7, title = "Fix the login page"): Promise<Worktree> {
+  return createWorktree({ repoPath: w.clone, baseBranch: "main", root: w.root, repo: "octo/app", issue, branch: branchName(issue, title) });
+}
+
+async function rejects(promise: Promise<unknown>, type: Function, ...fragments: string[]): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    assert.instance(error, type);
+    for (const fragment of fragments) assert.match((error as Error).message, fragment);
+    return error as Error;
+  }
+  assert.unreachable(`expected a ${type.name}`);
+  throw new Error("unreachable");
+}
+
+const branches = (repo: string) => git(repo, "branch", "--format=%(refname:short)").split("\n");
+
+test("worktreePath is <root>/<owner>/<name>/issue-<n>, and refuses anything that could leave the root", () => {
+  assert.is(worktreePath("/srv/wt", "octo/app.js", 12), "/srv/wt/octo/app.js/issue-12");
+  for (const repo of ["octo", "octo/app/x", "../app", "octo/..", "octo/.", "/app", "octo/a b", "octo/$(x)", ""]) {
+    assert.throws(() => worktreePath("/srv/wt", repo, 1), (e: unknown) => e instanceof TypeError, repo);
+  }
+  assert.throws(() => worktreePath("relative/root", "octo/app", 1), (e: unknown) => e instanceof TypeError);
+  assert.throws(() => worktreePath("/srv/wt", "octo/app", 0), (e: unknown) => e instanceof RangeError);
+});
+
+test("createWorktree fetches first: the worktree starts at a commit that reached origin after the clone was made", () =>
+  withWorld(async (w) => {
+    const landed = commitFile(w.seed, "new.txt", "new\n", "Land on origin");
+    git(w.seed, "push", "--quiet", w.origin, "main");
+    assert.is.not(git(w.clone, "rev-parse", "origin/main"), landed);
+
+    const made = await create(w);
+    const path = join(w.root, "octo/app/issue-7");
+    assert.equal(made, { path, branch: "robot-army/issue-7-fix-the-login-page", base: "main", head: landed });
+    assert.is(git(path, "symbolic-ref", "--short", "HEAD"), made.branch);
+    assert.is(git(path, "rev-parse", "--abbrev-ref", "@{upstream}"), "origin/main");
+    assert.ok(existsSync(join(path, "new.txt")));
+  }));
+
+test("a fetch that fails is a FetchError naming the repository, and nothing is created", () =>
+  withWorld(async (w) => {
+    rmSync(w.origin, { recursive: true });
+    const error = (await rejects(create(w), FetchError, `"octo/app"`, `"main"`)) as FetchError;
+    assert.is(error.repo, "octo/app");
+    assert.ok(error.stderrTail.length > 0);
+    assert.not.ok(existsSync(join(w.root, "octo/app/issue-7")));
+    assert.not.ok(branches(w.clone).includes("robot-army/issue-7-fix-the-login-page"));
+  }));
+
+test("a base branch origin does not have is a FetchError, not a guess from a local branch", () =>
+  withWorld(async (w) => {
+    git(w.clone, "branch", "develop");
+    const spec = { repoPath: w.clone, baseBranch: "develop", root: w.root, repo: "octo/app", issue: 3, branch: "robot-army/issue-3" };
+    await rejects(createWorktree(spec), FetchError, `"develop"`, "couldn't find remote ref");
+  }));
+
+test("a worktree that already exists is refused with a precondition error naming it; resume finds it instead", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    await rejects(create(w), PreconditionError, `"${made.path}"`, `"${made.branch}"`, "resume or restart");
+    assert.equal(await existingWorktree({ repoPath: w.clone, path: made.path, branch: made.branch }), {
+      path: made.path, branch: made.branch, head: made.head,
+    });
+  }));
+
+test("a branch that already exists, or a folder in the way, is refused before anything is fetched or made", () =>
+  withWorld(async (w) => {
+    git(w.clone, "branch", "robot-army/issue-7-fix-the-login-page");
+    await rejects(create(w), PreconditionError, `Branch "robot-army/issue-7-fix-the-login-page" already exists`);
+    const blocked = join(w.root, "octo/app/issue-8");
+    mkdirSync(blocked, { recursive: true });
+    await rejects(create(w, 8), PreconditionError, `"${blocked}" already exists and is not a worktree`);
+  }));
+
+test("a branch name git would refuse, read as an option, or expand is refused before git is asked to create it", () =>
+  withWorld(async (w) => {
+    for (const branch of ["-x", "--force", "a..b", "@{-1}", "a b", "x.lock", "a:b"]) {
+      const spec = { repoPath: w.clone, baseBranch: "main", root: w.root, repo: "octo/app", issue: 1, branch };
+      await rejects(createWorktree(spec), TypeError, JSON.stringify(branch));
+    }
+    await rejects(createWorktree({ repoPath: w.clone, baseBranch: "--upload-pack=x", root: w.root, repo: "octo/app", issue: 1, branch: "ok" }), TypeError);
+  }));
+
+test("a hostile title makes a working branch and worktree, and nothing in it is executed", () =>
+  withWorld(async (w) => {
+    const marker = join(w.dir, "pwned");
+    const title = `$(touch ${marker}) \`touch ${marker}\`; touch ${marker} && echo "x" > ${marker}\n..@{-1}~^:?*[\\ 🚀 ‮`;
+    const made = await create(w, 99, title);
+    assert.match(made.branch, /^robot-army\/issue-99-[a-z0-9-]+$/);
+    assert.ok(branches(w.clone).includes(made.branch));
+    assert.not.ok(existsSync(marker), "a title reached a shell");
+  }));
+
+test("existingWorktree is undefined for another branch, a plain folder, another repository's worktree, a deleted one and the main checkout", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    const ask = (path: string, branch = made.branch, repoPath = w.clone) => existingWorktree({ repoPath, path, branch });
+    assert.ok(await ask(made.path));
+    assert.is(await ask(made.path, "robot-army/issue-7-other"), undefined);
+    assert.is(await ask(w.dir), undefined);
+    assert.is(await ask(w.clone, "main"), undefined);
+    const other = join(w.dir, "other-wt");
+    git(w.seed, "worktree", "add", "--quiet", "-b", made.branch, other);
+    assert.is(await ask(other), undefined, "a worktree of the seed repository is not one of the clone");
+    rmSync(made.path, { recursive: true });
+    assert.is(await ask(made.path), undefined, "a registered worktree whose folder is gone");
+  }));
+
+test("worktreeDirty: clean, modified, untracked; a folder outside git throws rather than answer clean", () =>
+  withWorld(async (w) => {
+    const { path } = await create(w);
+    assert.is(await worktreeDirty(path), false);
+    writeFileSync(join(path, "untracked.txt"), "u\n");
+    assert.is(await worktreeDirty(path), true);
+    rmSync(join(path, "untracked.txt"));
+    writeFileSync(join(path, "README.md"), "changed\n");
+    assert.is(await worktreeDirty(path), true);
+    const plain = join(w.dir, "plain");
+    mkdirSync(plain);
+    await rejects(worktreeDirty(plain), Error, `"${plain}"`);
+  }));
+
+test("post-create steps run in order in the worktree, as programs with literal arguments", () =>
+  withWorld(async (w) => {
+    const { path } = await create(w);
+    const hostile = "$(touch pwned); echo hi `touch pwned` > x";
+    await runPostCreate(path, [
+      ["sh", "-c", "echo one >> order.log"],
+      ["cp", "-p", "README.md", "copied.md"], // -p is the real cp's; dax's own cp would refuse it
+      ["touch", hostile],
+      ["sh", "-c", "echo two >> order.log"],
+    ]);
+    assert.is(readFileSync(join(path, "order.log"), "utf8"), "one\ntwo\n");
+    assert.ok(existsSync(join(path, "copied.md")));
+    assert.ok(readdirSync(path).includes(hostile), "the argument arrived as one literal file name");
+    assert.not.ok(existsSync(join(path, "pwned")));
+  }));
+
+test("a failing post-create step stops the rest and carries the step, its exit code and its stderr", () =>
+  withWorld(async (w) => {
+    const { path } = await create(w);
+    const failing = ["sh", "-c", "echo preparing >&2; echo 'npm ERR! missing script' >&2; exit 3"];
+    const error = (await rejects(
+      runPostCreate(path, [["sh", "-c", "echo first >> order.log"], failing, ["sh", "-c", "echo never >> order.log"]]),
+      PostCreateError, "step 2", "exit 3", "npm ERR! missing script", `"${path}"`,
+    )) as PostCreateError;
+    assert.equal(error.step, failing);
+    assert.is(error.index, 1);
+    assert.is(error.exitCode, 3);
+    assert.is(error.stderrTail, "preparing\nnpm ERR! missing script");
+    assert.is(readFileSync(join(path, "order.log"), "utf8"), "first\n");
+  }));
+
+test("a post-create program that does not exist, or runs out of time, is a PostCreateError too", () =>
+  withWorld(async (w) => {
+    const { path } = await create(w);
+    const missing = (await rejects(runPostCreate(path, [["no-such-program-ra", "x"]]), PostCreateError, "exit 127")) as PostCreateError;
+    assert.match(missing.stderrTail, "no-such-program-ra");
+    await rejects(runPostCreate(path, [["sleep", "5"]], { timeoutMs: 200 }), PostCreateError, "ran out of time");
+    await rejects(runPostCreate(path, [[]]), TypeError, "step 1 is empty");
+  }));
+
+test("removal is refused while a session is live or its liveness is unknown, even with force", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    for (const liveSession of [true, "unknown"] as const) {
+      for (const force of [false, true]) {
+        const report = await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force, liveSession });
+        assert.is(report.worktree.status, "kept", `${liveSession} ${force}`);
+        assert.match((report.worktree as { reason: string }).reason, liveSession === true ? "a live session" : "unknown");
+        assert.is(report.branch.status, "kept");
+      }
+    }
+    assert.ok(existsSync(made.path));
+    assert.ok(branches(w.clone).includes(made.branch));
+  }));
+
+test("git's refusal over uncommitted or untracked work stands and is reported in git's words; force removes", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    const remove = (force: boolean) => removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force, liveSession: false });
+    writeFileSync(join(made.path, "README.md"), "uncommitted\n");
+    let report = await remove(false);
+    assert.is(report.worktree.status, "kept");
+    assert.match((report.worktree as { reason: string }).reason, "contains modified or untracked files");
+    assert.equal(report.branch, { status: "kept", reason: "its worktree was kept" });
+    git(made.path, "checkout", "--", "README.md");
+    writeFileSync(join(made.path, "notes.txt"), "untracked\n");
+    report = await remove(false);
+    assert.is(report.worktree.status, "kept");
+    assert.ok(existsSync(join(made.path, "notes.txt")));
+
+    report = await remove(true);
+    assert.equal(report, { worktree: { status: "removed" }, branch: { status: "deleted" } });
+    assert.not.ok(existsSync(made.path));
+    assert.not.ok(branches(w.clone).includes(made.branch));
+  }));
+
+test("an unmerged branch is kept after its clean worktree is removed; force deletes it", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    commitFile(made.path, "work.txt", "work\n", "Unmerged work");
+    const remove = (force: boolean) => removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force, liveSession: false });
+    const first = await remove(false);
+    assert.equal(first.worktree, { status: "removed" });
+    assert.is(first.branch.status, "kept");
+    assert.match((first.branch as { reason: string }).reason, "not fully merged");
+    assert.ok(branches(w.clone).includes(made.branch));
+    assert.equal(await remove(true), { worktree: { status: "absent" }, branch: { status: "deleted" } });
+    assert.not.ok(branches(w.clone).includes(made.branch));
+  }));
+
+test("a clean, merged worktree and branch are removed; a folder deleted by hand is reported absent, not removed", () =>
+  withWorld(async (w) => {
+    const one = await create(w, 1, "One");
+    assert.equal(await removeWorktree({ repoPath: w.clone, path: one.path, branch: one.branch, liveSession: false }), {
+      worktree: { status: "removed" }, branch: { status: "deleted" },
+    });
+    const two = await create(w, 2, "Two");
+    rmSync(two.path, { recursive: true });
+    assert.equal(await removeWorktree({ repoPath: w.clone, path: two.path, branch: two.branch, liveSession: false }), {
+      worktree: { status: "absent" }, branch: { status: "deleted" },
+    });
+    assert.not.match(git(w.clone, "worktree", "list", "--porcelain"), two.path);
+  }));
+
+test("removal keeps a folder that is not that worktree: a plain folder, another branch, a locked worktree under force", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    const plain = join(w.dir, "plain");
+    mkdirSync(plain);
+    const notOurs = await removeWorktree({ repoPath: w.clone, path: plain, branch: made.branch, force: true, liveSession: false });
+    assert.match((notOurs.worktree as { reason: string }).reason, "is not a worktree of");
+    assert.ok(existsSync(plain));
+    const wrong = await removeWorktree({ repoPath: w.clone, path: made.path, branch: "robot-army/issue-8", force: true, liveSession: false });
+    assert.match((wrong.worktree as { reason: string }).reason, `it is on branch "${made.branch}"`);
+    git(w.clone, "worktree", "lock", made.path);
+    const locked = await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force: true, liveSession: false });
+    assert.is(locked.worktree.status, "kept");
+    assert.match((locked.worktree as { reason: string }).reason, "locked");
+    assert.ok(existsSync(made.path));
+    assert.ok(branches(w.clone).includes(made.branch));
+  }));
+
+test.run();

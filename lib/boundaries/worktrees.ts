@@ -1,0 +1,288 @@
+/**
+ * The worktree boundary: creating a work item's worktree and branch from the freshly
+ * fetched base, running the owner's post-create steps in it, and removing both under the
+ * guards of DESIGN rule 2 (a live or unknown session refuses, git's refusals stand unless
+ * forced, and a report never says "removed" for something still on disk).
+ *
+ * Every git call and every step goes through dax with its arguments as an array (needs git
+ * 2.36 or later for `worktree list -z`).
+ */
+import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { PreconditionError, RobotArmyError } from "../errors.ts";
+
+/** A worktree robot-army made: where it is, its branch, the base it came from and the commit it started at. */
+export interface Worktree {
+  path: string;
+  branch: string;
+  base: string;
+  head: string;
+}
+
+/** What `createWorktree` needs: the local clone, the base branch on `origin`, and the item. */
+export interface NewWorktree {
+  repoPath: string;
+  baseBranch: string;
+  root: string;
+  repo: string;
+  issue: number;
+  branch: string;
+}
+
+/** Fetching the base branch failed: dispatch stops here rather than start from a stale copy. */
+export class FetchError extends RobotArmyError {
+  /** The repository (`owner/name`) whose origin could not be fetched. */
+  repo: string;
+  /** The base branch that was asked for. */
+  base: string;
+  /** The end of git's stderr. */
+  stderrTail: string;
+  constructor(repo: string, repoPath: string, base: string, stderrTail: string) {
+    super(`Cannot fetch branch "${base}" of "${repo}" from origin in "${repoPath}": ${stderrTail || "git gave no reason"}`);
+    this.name = "FetchError";
+    this.repo = repo;
+    this.base = base;
+    this.stderrTail = stderrTail;
+  }
+}
+
+/** A post-create step failed; the steps after it were not run. */
+export class PostCreateError extends RobotArmyError {
+  /** The step's argv, as configured. */
+  step: string[];
+  /** Its position among the steps, from 0. */
+  index: number;
+  /** Its exit code (124 when it ran out of time). */
+  exitCode: number;
+  /** The end of its stderr. */
+  stderrTail: string;
+  constructor(step: string[], index: number, exitCode: number, stderrTail: string, path: string, timedOut: boolean) {
+    const how = timedOut ? "ran out of time" : `failed with exit ${exitCode}`;
+    super(`Post-create step ${index + 1} ${JSON.stringify(step)} ${how} in "${path}"${stderrTail ? `: ${lastLine(stderrTail)}` : ""}`);
+    this.name = "PostCreateError";
+    this.step = step;
+    this.index = index;
+    this.exitCode = exitCode;
+    this.stderrTail = stderrTail;
+  }
+}
+
+/** Where an item's worktree lives: `<root>/<owner>/<name>/issue-<n>`. */
+export function worktreePath(root: string, repo: string, issue: number): string {
+  if (!isAbsolute(root)) throw new TypeError(`Worktree root must be an absolute path, got "${root}"`);
+  const [owner, name, ...rest] = repo.split("/");
+  if (rest.length > 0 || !isRepoPart(owner) || !isRepoPart(name)) throw new TypeError(`Repository must be "owner/name", got "${repo}"`);
+  if (!Number.isSafeInteger(issue) || issue <= 0) throw new RangeError(`Issue number must be a positive integer, got ${JSON.stringify(issue)}`);
+  return join(root, owner, name, `issue-${issue}`);
+}
+
+/**
+ * Fetches `origin/<base>` and adds the item's worktree on a new branch from it. A worktree
+ * already at that path, or a branch already by that name, is a precondition error: resume
+ * and restart reuse one explicitly through `existingWorktree`.
+ */
+export async function createWorktree(spec: NewWorktree): Promise<Worktree> {
+  const { repoPath, baseBranch: base, branch } = spec;
+  const path = worktreePath(spec.root, spec.repo, spec.issue);
+  await requireBranchName(repoPath, branch);
+  await requireBranchName(repoPath, base);
+  const listed = await listWorktrees(repoPath);
+  const atPath = listed.find((w) => samePath(w.path, path));
+  if (atPath) throw new PreconditionError(`A worktree of "${spec.repo}" already exists at "${path}" on ${describeHead(atPath)}: resume or restart reuse it, reset removes it`);
+  if (existsSync(path)) throw new PreconditionError(`"${path}" already exists and is not a worktree of "${repoPath}"`);
+  const holder = listed.find((w) => w.branch === `refs/heads/${branch}`);
+  if (holder) throw new PreconditionError(`Branch "${branch}" is already checked out in "${holder.path}"`);
+  if (await branchExists(repoPath, branch)) throw new PreconditionError(`Branch "${branch}" already exists in "${repoPath}" without a worktree`);
+
+  // An explicit refspec updates origin/<base> whatever fetch refspec the clone was made with.
+  const fetched = await runGit(repoPath, ["fetch", "--quiet", "--no-tags", "origin", "--", `+refs/heads/${base}:refs/remotes/origin/${base}`]);
+  if (fetched.code !== 0) throw new FetchError(spec.repo, repoPath, base, tail(fetched.stderr));
+
+  mkdirSync(dirname(path), { recursive: true });
+  // --track: the branch's upstream is origin/<base>, so `git branch -d` later weighs it against the remote's base, not whatever the clone has checked out.
+  await git(repoPath, ["worktree", "add", "--quiet", "--track", "-b", branch, path, `refs/remotes/origin/${base}`]);
+  const head = await git(path, ["rev-parse", "--verify", "HEAD^{commit}"]);
+  return { path, branch, base, head };
+}
+
+/** The worktree at `path` when it is a linked worktree of `repoPath`, present on disk, on `branch`; undefined otherwise. */
+export async function existingWorktree(spec: { repoPath: string; path: string; branch: string }): Promise<Omit<Worktree, "base"> | undefined> {
+  const listed = await listWorktrees(spec.repoPath);
+  const found = listed.find((w) => !w.main && samePath(w.path, spec.path));
+  if (!found || found.prunable || !existsSync(spec.path)) return undefined;
+  if (found.branch !== `refs/heads/${spec.branch}` || !found.head) return undefined;
+  return { path: spec.path, branch: spec.branch, head: found.head };
+}
+
+/** Whether a worktree has uncommitted changes or untracked files; a folder git cannot read throws (unknown is not clean). */
+export async function worktreeDirty(path: string): Promise<boolean> {
+  const out = await git(path, ["status", "--porcelain", "-z", "--untracked-files=all"]);
+  return out !== "";
+}
+
+/** Runs the post-create steps in a worktree, in order, each argv as a program (never a shell); the first failure stops them. */
+export async function runPostCreate(path: string, steps: readonly (readonly string[])[], options: { timeoutMs?: number } = {}): Promise<void> {
+  const $ = await loadDax();
+  for (const [index, step] of steps.entries()) {
+    if (step.length === 0 || step[0] === "") throw new TypeError(`Post-create step ${index + 1} is empty`);
+    let command = $`${[...step]}`.cwd(path).stdin("null").stdout("null").stderr("piped").noThrow();
+    // dax answers some names itself (cp, rm, echo, ...) with fewer options than the real programs; a step means the program.
+    for (const name of DAX_BUILTINS) command = command.unregisterCommand(name);
+    if (options.timeoutMs !== undefined) command = command.timeout(options.timeoutMs);
+    const started = Date.now();
+    const result = await command;
+    if (result.code !== 0) {
+      const timedOut = options.timeoutMs !== undefined && result.code === 124 && Date.now() - started >= options.timeoutMs;
+      throw new PostCreateError([...step], index, result.code, tail(result.stderr), path, timedOut);
+    }
+  }
+}
+
+/** Whether a session works in the worktree, as the caller knows it; "unknown" refuses removal like `true` does. */
+export type LiveSession = boolean | "unknown";
+
+/** What to remove: the worktree at `path` of `repoPath`, then its `branch`. */
+export interface WorktreeRemovalSpec {
+  repoPath: string;
+  path: string;
+  branch: string;
+  force?: boolean;
+  liveSession: LiveSession;
+}
+
+/** What became of the worktree directory: `removed` only when it is gone because of this call. */
+export type WorktreeOutcome = { status: "removed" } | { status: "absent" } | { status: "kept"; reason: string };
+
+/** What became of the branch: `deleted` only when the ref is gone. */
+export type BranchOutcome = { status: "deleted" } | { status: "absent" } | { status: "kept"; reason: string };
+
+/** Exactly what `removeWorktree` did. */
+export interface WorktreeRemoval {
+  worktree: WorktreeOutcome;
+  branch: BranchOutcome;
+}
+
+/**
+ * Removes a worktree and then its branch, keeping each when a guard says no: a live or
+ * unknown session keeps both; git's refusal over uncommitted or untracked work keeps the
+ * worktree unless `force`; `git branch -d` keeps unmerged work unless `force`; the branch
+ * is only touched once the worktree is gone. Refusals are outcomes, not exceptions.
+ */
+export async function removeWorktree(spec: WorktreeRemovalSpec): Promise<WorktreeRemoval> {
+  const { repoPath, branch, force = false } = spec;
+  const worktree = await removeWorktreeDirectory(spec);
+  if (worktree.status === "kept") return { worktree, branch: { status: "kept", reason: "its worktree was kept" } };
+  if (!(await branchExists(repoPath, branch))) return { worktree, branch: { status: "absent" } };
+  const deleted = await runGit(repoPath, ["branch", force ? "-D" : "-d", "--", branch]);
+  if (await branchExists(repoPath, branch)) {
+    return { worktree, branch: { status: "kept", reason: deleted.code !== 0 ? tail(deleted.stderr) : `git branch left "${branch}" in place` } };
+  }
+  return { worktree, branch: { status: "deleted" } };
+}
+
+async function removeWorktreeDirectory(spec: WorktreeRemovalSpec): Promise<WorktreeOutcome> {
+  const { repoPath, path, branch, force = false, liveSession } = spec;
+  if (liveSession === "unknown") return { status: "kept", reason: "whether a session works in it is unknown" };
+  if (liveSession !== false) return { status: "kept", reason: "a live session works in it" };
+  const found = (await listWorktrees(repoPath)).find((w) => samePath(w.path, path));
+  if (!found) {
+    return existsSync(path) ? { status: "kept", reason: `"${path}" is not a worktree of "${repoPath}"` } : { status: "absent" };
+  }
+  if (found.main) return { status: "kept", reason: `"${path}" is the repository's main checkout` };
+  if (found.branch !== `refs/heads/${branch}`) return { status: "kept", reason: `it is on ${describeHead(found)}, not branch "${branch}"` };
+  const wasThere = existsSync(path);
+  const removed = await runGit(repoPath, ["worktree", "remove", ...(force ? ["--force"] : []), path]);
+  if (removed.code !== 0) return { status: "kept", reason: tail(removed.stderr) || `git worktree remove exited ${removed.code}` };
+  if (existsSync(path)) return { status: "kept", reason: `"${path}" is still there after git worktree remove` };
+  // A directory that was already gone had only its registration cleared: nothing was removed from disk here.
+  return wasThere ? { status: "removed" } : { status: "absent" };
+}
+
+/** One entry of `git worktree list --porcelain -z`. */
+interface ListedWorktree {
+  path: string;
+  head?: string;
+  branch?: string;
+  main: boolean;
+  prunable: boolean;
+}
+
+async function listWorktrees(repoPath: string): Promise<ListedWorktree[]> {
+  const out = await git(repoPath, ["worktree", "list", "--porcelain", "-z"]);
+  const entries: ListedWorktree[] = [];
+  let current: ListedWorktree | undefined;
+  for (const line of out.split("\0")) {
+    if (line === "") {
+      current = undefined;
+      continue;
+    }
+    const space = line.indexOf(" ");
+    const [key, value] = space === -1 ? [line, ""] : [line.slice(0, space), line.slice(space + 1)];
+    if (key === "worktree") {
+      current = { path: value, main: entries.length === 0, prunable: false };
+      entries.push(current);
+    } else if (current && key === "HEAD") current.head = value;
+    else if (current && key === "branch") current.branch = value;
+    else if (current && key === "prunable") current.prunable = true;
+  }
+  return entries;
+}
+
+function describeHead(w: ListedWorktree): string {
+  return w.branch ? `branch "${w.branch.replace(/^refs\/heads\//, "")}"` : "a detached HEAD";
+}
+
+/** Refuses a name git would not take as a branch (or would read as an option, or expand like `@{-1}`). */
+async function requireBranchName(repoPath: string, name: string): Promise<void> {
+  const checked = name.startsWith("-") ? undefined : await runGit(repoPath, ["check-ref-format", "--branch", name]);
+  if (!checked || checked.code !== 0 || checked.stdout.trim() !== name) throw new TypeError(`"${name}" is not a branch name git accepts`);
+}
+
+async function branchExists(repoPath: string, branch: string): Promise<boolean> {
+  return (await runGit(repoPath, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0;
+}
+
+const REPO_PART = /^[A-Za-z0-9_.-]+$/;
+
+function isRepoPart(part: string | undefined): part is string {
+  return part !== undefined && REPO_PART.test(part) && part !== "." && part !== "..";
+}
+
+/** Two spellings of one place: symlinks resolved where the path exists. */
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+  return real(a) === real(b);
+}
+
+/** The last lines of a command's stderr, enough to say why without flooding a record. */
+function tail(text: string, lines = 20, chars = 2000): string {
+  return text.trim().split("\n").slice(-lines).join("\n").slice(-chars);
+}
+
+function lastLine(text: string): string {
+  return text.trim().split("\n").at(-1) ?? "";
+}
+
+/** The names dax 0.44 runs itself instead of looking up a program. */
+const DAX_BUILTINS = ["cd", "printenv", "echo", "cat", "exit", "export", "sleep", "test", "rm", "mkdir", "cp", "mv", "pwd", "touch", "unset", "which"];
+
+let dax: typeof import("dax-sh").$ | undefined;
+
+/** dax, loaded on first use. */
+async function loadDax(): Promise<typeof import("dax-sh").$> {
+  dax ??= (await import("dax-sh")).$;
+  return dax;
+}
+
+/** Runs git quietly with no terminal to prompt on; the exit code is the caller's to read. */
+async function runGit(cwd: string, args: string[]) {
+  const $ = await loadDax();
+  return await $`git ${args}`.cwd(cwd).stdin("null").env("GIT_TERMINAL_PROMPT", "0").quiet().noThrow();
+}
+
+/** Runs git and returns its trimmed stdout; a non-zero exit throws with git's words. */
+async function git(cwd: string, args: string[]): Promise<string> {
+  const result = await runGit(cwd, args);
+  if (result.code !== 0) throw new RobotArmyError(`git ${args.join(" ")} failed in "${cwd}": ${tail(result.stderr) || `exit ${result.code}`}`);
+  return result.stdout.trim();
+}
