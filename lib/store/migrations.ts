@@ -100,6 +100,28 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    name: "dispatch pause and holds",
+    sql: `
+      -- Durable switches the owner sets (the key 'paused': dispatch stops until unpaused).
+      CREATE TABLE controls (
+        key     TEXT PRIMARY KEY,
+        value   TEXT,
+        set_at  TEXT NOT NULL
+      ) STRICT;
+      -- An item or a whole repository dispatch leaves alone until unheld; one hold each.
+      CREATE TABLE holds (
+        id      INTEGER PRIMARY KEY,
+        item    INTEGER REFERENCES work_items (id),
+        repo    TEXT,
+        reason  TEXT,
+        set_at  TEXT NOT NULL,
+        CHECK ((item IS NULL) <> (repo IS NULL))
+      ) STRICT;
+      CREATE UNIQUE INDEX holds_by_item ON holds (item) WHERE item IS NOT NULL;
+      CREATE UNIQUE INDEX holds_by_repo ON holds (repo) WHERE repo IS NOT NULL;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -1,0 +1,234 @@
+/**
+ * Capacity: how many worker sessions run on this machine and in each repository, from
+ * the managed-session root, against `daemon.max_concurrent_sessions` and each
+ * repository's `max_sessions`. A worker session is one tagged `ra_item`; it is ours when
+ * that names an item of this store (and its `ra_store` tag, when it has one, names this
+ * store), else another's. Kept sessions count like any other and are reported apart.
+ *
+ * A session whose liveness cannot be known, or a root or record that cannot be read,
+ * makes the count unobservable, and nothing may be dispatched on it (DESIGN rule 1).
+ */
+import { readdirSync, realpathSync } from "node:fs";
+import type { Config } from "../config.ts";
+import { keyLines } from "../config.ts";
+import { isKept, readRecord } from "../sessions/records.ts";
+import type { SessionRecord } from "../sessions/records.ts";
+import { childRunning, sessionState } from "../sessions/state.ts";
+import type { Store } from "../store/open.ts";
+import { getItem } from "../work-items/queries.ts";
+
+/** The tag that makes a managed session a worker: the work item's id. */
+export const ITEM_TAG = "ra_item";
+
+/**
+ * The tag naming the store a worker belongs to (its database file). Two robot-armies
+ * sharing one session root both have an item 3; this tells whose item 3 a session works on.
+ */
+export const STORE_TAG = "ra_store";
+
+/** Where a repository's limit comes from. */
+export type LimitSource = "configured" | "worker.max_sessions";
+
+/** One repository's live worker sessions (ours) against its limit. */
+export interface RepoCapacity {
+  live: number;
+  kept: number;
+  max: number;
+  source: LimitSource;
+}
+
+/** A worker session that counts: live (starting or running), or with a child still running. */
+export interface LiveWorker {
+  id: string;
+  name: string;
+  item: string;
+  ours: boolean;
+  /** The item's repository, when the item is ours and in the store. */
+  repo: string | null;
+  kept: boolean;
+}
+
+/** Whether one more worker may start in a repository, and why (not). */
+export interface DispatchAnswer {
+  ok: boolean;
+  reason: string;
+}
+
+/** The counts, and the one question dispatch asks of them. */
+export interface Capacity {
+  /** False when any worker session's liveness, or the root itself, could not be read. */
+  observable: boolean;
+  /** Why the count cannot be observed; set only when `observable` is false. */
+  why?: string;
+  /** Live worker sessions on this machine: ours (of which kept) and others'. */
+  machine: { ours: number; kept: number; other: number; max: number };
+  /** Our live workers by their item's repository: every configured repository, and any other one a worker of ours runs in. */
+  repos: Record<string, RepoCapacity>;
+  /** The live workers counted; when not observable, only those that could be read. */
+  workers: LiveWorker[];
+  /** Whether a worker for `repo` may start now. Always no when the count is not observable. */
+  canDispatch(repo: string): DispatchAnswer;
+}
+
+/** What `observeCapacity` reads. */
+export interface CapacityInput {
+  sessionRoot: string;
+  config: Config;
+  /** The store whose items are ours; without one, every worker is another's. */
+  store: Store | undefined;
+  /**
+   * Repositories whose config table sets `max_sessions` itself (see `configuredLimits`).
+   * Without it, a limit equal to `worker.max_sessions` is reported as coming from there.
+   */
+  configuredLimits?: ReadonlySet<string>;
+}
+
+/**
+ * Counts the live worker sessions in the session root.
+ * @example
+ * const capacity = observeCapacity({ sessionRoot: sessionRoot(), config, store });
+ * const { ok, reason } = capacity.canDispatch("demo/widgets");
+ */
+export function observeCapacity(input: CapacityInput): Capacity {
+  const { config, store } = input;
+  const problems: string[] = [];
+  const workers: LiveWorker[] = [];
+  for (const record of readRecords(input.sessionRoot, problems)) {
+    const item = record.tags[ITEM_TAG];
+    if (item === undefined) continue;
+    const live = isLive(input.sessionRoot, record, problems);
+    if (live) workers.push({ id: record.id, name: record.name, item, ...ownership(record, store), kept: isKept(record) });
+  }
+  const repos: Record<string, RepoCapacity> = {};
+  const limitOf = (repo: string): RepoCapacity => {
+    const max = Object.hasOwn(config.repos, repo) ? config.repos[repo].max_sessions : config.worker.max_sessions;
+    const configured = input.configuredLimits?.has(repo) ?? (Object.hasOwn(config.repos, repo) && max !== config.worker.max_sessions);
+    return { live: 0, kept: 0, max, source: configured ? "configured" : "worker.max_sessions" };
+  };
+  for (const repo of Object.keys(config.repos).sort()) repos[repo] = limitOf(repo);
+  const ours = workers.filter((w) => w.ours);
+  for (const worker of ours) {
+    if (worker.repo === null) continue;
+    const entry = (repos[worker.repo] ??= limitOf(worker.repo));
+    entry.live++;
+    if (worker.kept) entry.kept++;
+  }
+  const machine = {
+    ours: ours.length,
+    kept: ours.filter((w) => w.kept).length,
+    other: workers.length - ours.length,
+    max: config.daemon.max_concurrent_sessions,
+  };
+  const why = problems.length ? summarise(problems) : undefined;
+  return {
+    observable: why === undefined,
+    ...(why === undefined ? {} : { why }),
+    machine,
+    repos,
+    workers,
+    canDispatch(repo) {
+      if (why !== undefined) return { ok: false, reason: `capacity cannot be observed: ${why}` };
+      const total = machine.ours + machine.other;
+      if (total >= machine.max) {
+        return { ok: false, reason: `this machine runs ${total} of ${machine.max} worker sessions (daemon.max_concurrent_sessions)` };
+      }
+      const entry = repos[repo] ?? limitOf(repo);
+      if (entry.live >= entry.max) {
+        return { ok: false, reason: `repository ${repo} runs ${entry.live} of ${entry.max} sessions (${entry.source})` };
+      }
+      return { ok: true, reason: `a slot is free: ${total} of ${machine.max} sessions on this machine, ${entry.live} of ${entry.max} in ${repo}` };
+    },
+  };
+}
+
+/** The tags a worker session for an item of this store carries. */
+export function workerTags(store: Store, item: number): Record<string, string> {
+  return { [ITEM_TAG]: String(item), [STORE_TAG]: store.path };
+}
+
+/**
+ * The repositories whose table in a config file's text sets `max_sessions` itself; the
+ * loaded config fills the rest from `worker.max_sessions` and no longer tells them apart.
+ */
+export function configuredLimits(configText: string, repos: Iterable<string>): Set<string> {
+  const keys = keyLines(configText);
+  return new Set([...repos].filter((repo) => keys.has(`repos.${repo}.max_sessions`)));
+}
+
+/** Every record in the root; what cannot be read is a problem, never "no session". */
+function readRecords(root: string, problems: string[]): SessionRecord[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch (error) {
+    // No root yet: no session was ever recorded in it, so none runs.
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    problems.push(`the session root "${root}" cannot be read: ${(error as Error).message}`);
+    return [];
+  }
+  const records: SessionRecord[] = [];
+  for (const name of names.filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort()) {
+    let record: SessionRecord | undefined;
+    try {
+      record = readRecord(root, name.slice(0, -5));
+    } catch (error) {
+      problems.push(lowerFirst((error as Error).message));
+      continue;
+    }
+    if (record === undefined) continue; // reaped between the listing and the read
+    if (typeof record.tags !== "object" || record.tags === null) {
+      problems.push(`session record "${root}/${name}" has no tags, so whether it is a worker is not known`);
+      continue;
+    }
+    records.push(record);
+  }
+  return records;
+}
+
+/** Whether a worker session takes a slot; an unknown answer is noted as a problem and counts as no slot known. */
+function isLive(root: string, record: SessionRecord, problems: string[]): boolean {
+  const state = sessionState(root, record);
+  if (state === "starting" || state === "running") return true;
+  if (state === "exited") return false;
+  const label = `worker session "${record.name}" (${ITEM_TAG}=${record.tags[ITEM_TAG]})`;
+  if (state === "unknown") {
+    const holder = record.holderPid === null ? "its record's age cannot be read" : `its holder (pid ${record.holderPid}) cannot be proven running or gone`;
+    problems.push(`${label} cannot be checked: ${holder}`);
+    return false;
+  }
+  // Vanished: its holder is gone without recording an exit, but its command may live on.
+  const child = childRunning(record);
+  if (child === undefined) {
+    problems.push(`${label} lost its holder and its command (pid ${record.childPid}) cannot be checked`);
+    return false;
+  }
+  return child;
+}
+
+function ownership(record: SessionRecord, store: Store | undefined): { ours: boolean; repo: string | null } {
+  if (!store) return { ours: false, repo: null };
+  const storeTag = record.tags[STORE_TAG];
+  if (storeTag !== undefined && !sameFile(storeTag, store.path)) return { ours: false, repo: null };
+  const raw = record.tags[ITEM_TAG];
+  const item = /^\d+$/.test(raw) ? getItem(store, Number(raw)) : undefined;
+  // Tagged with this store: ours even when the item is not (or no longer) on record.
+  return { ours: item !== undefined || storeTag !== undefined, repo: item?.repo ?? null };
+}
+
+function sameFile(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+function summarise(problems: string[]): string {
+  const shown = problems.slice(0, 3).join("; ");
+  return problems.length > 3 ? `${shown}; and ${problems.length - 3} more` : shown;
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}

@@ -1,0 +1,67 @@
+/**
+ * `robot-army hold <id> | --repo R`: dispatch leaves a work item, or every item of a
+ * repository, alone until `robot-army unhold`. Kept in the store and audited.
+ */
+import type { CommandDef } from "../lib/cli.ts";
+import { helpText, parse, runMain, stringOption } from "../lib/cli.ts";
+import { describeHold, hold, parseHoldTarget } from "../lib/dispatch/controls.ts";
+import type { HoldTarget } from "../lib/dispatch/controls.ts";
+import { UsageError } from "../lib/errors.ts";
+import { ensureStateDir } from "../lib/state-dir.ts";
+import { openStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+
+/** How the command is called; its help is generated from this. */
+export const command: CommandDef = {
+  name: "hold",
+  summary: "Keep dispatch away from a work item or a repository",
+  usage: "hold <id> | --repo R [--reason TEXT]",
+  description: `\
+A held item, or any item of a held repository, is not dispatched (resume and restart
+included, unless --force) until "robot-army unhold". A session already running goes on:
+a hold governs what starts, never what runs. Written to the audit log (control.hold).
+Holding again keeps the first hold and its reason.
+`,
+  options: {
+    repo: { type: "string", value: "R", description: "Hold every item of repository R (owner/name)" },
+    reason: { type: "string", value: "TEXT", description: "Why, shown by holds" },
+  },
+  positionals: { max: 1 },
+  examples: ["robot-army hold 12", 'robot-army hold --repo demo/widgets --reason "release freeze"'],
+};
+
+/** Parses argv, opens what the command reads, and runs it. */
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const target = withHelp(() => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
+  const store = await openStore(ensureStateDir());
+  try {
+    return run({ target, reason: stringOption(args, "reason") || undefined }, { store, write: (text) => process.stdout.write(text) });
+  } finally {
+    store.close();
+  }
+}
+
+/** Holds the target and says so, or says it already was. */
+export function run(opts: { target: HoldTarget; reason?: string }, deps: { store: Store; write: (text: string) => void }): number {
+  const { changed, current } = hold(deps.store, opts.target, { reason: opts.reason });
+  const what = describeHold(deps.store, current);
+  const why = current.reason ? ` (${current.reason})` : "";
+  const unhold = "item" in opts.target ? `robot-army unhold ${opts.target.item}` : `robot-army unhold --repo ${opts.target.repo}`;
+  deps.write(changed
+    ? `held: ${what}${why}: not dispatched until "${unhold}"\n`
+    : `already held since ${current.set_at}: ${what}${why}\n`);
+  return 0;
+}
+
+/** Runs `fn`; a usage error it throws shows this command's help. */
+function withHelp<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof UsageError && !error.help) error.help = helpText(command);
+    throw error;
+  }
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -1,0 +1,48 @@
+/**
+ * `robot-army pause`: no new worker session is dispatched until `robot-army unpause`.
+ * The pause lives in the store, so it outlives the daemon and a restart of the machine.
+ */
+import type { CommandDef } from "../lib/cli.ts";
+import { parse, runMain, stringOption } from "../lib/cli.ts";
+import { pause } from "../lib/dispatch/controls.ts";
+import { ensureStateDir } from "../lib/state-dir.ts";
+import { openStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+
+/** How the command is called; its help is generated from this. */
+export const command: CommandDef = {
+  name: "pause",
+  summary: "Stop dispatching new worker sessions until unpause",
+  usage: "pause [--reason TEXT]",
+  description: `\
+Nothing new is dispatched (resume and restart included, unless --force) until
+"robot-army unpause". Sessions already running go on: the pause governs what starts,
+never what runs. It is kept in the store and written to the audit log (control.pause).
+Pausing again keeps the first pause and its reason.
+`,
+  options: { reason: { type: "string", value: "TEXT", description: "Why, shown by capacity and holds" } },
+  examples: ["robot-army pause", 'robot-army pause --reason "the CI is down"'],
+};
+
+/** Parses argv, opens what the command reads, and runs it. */
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const store = await openStore(ensureStateDir());
+  try {
+    return run({ reason: stringOption(args, "reason") || undefined }, { store, write: (text) => process.stdout.write(text) });
+  } finally {
+    store.close();
+  }
+}
+
+/** Pauses dispatch and says so, or says it already was. */
+export function run(opts: { reason?: string }, deps: { store: Store; write: (text: string) => void }): number {
+  const { changed, current } = pause(deps.store, opts);
+  const why = current.reason ? ` (${current.reason})` : "";
+  deps.write(changed
+    ? `paused${why}: no worker session is dispatched until "robot-army unpause"\n`
+    : `already paused since ${current.since}${why}\n`);
+  return 0;
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -1,0 +1,78 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { defaultConfig } from "../lib/config.ts";
+import type { Config } from "../lib/config.ts";
+import { PreconditionError } from "../lib/errors.ts";
+import { withTempDir } from "../lib/fixtures.ts";
+import { makeItem, withStore } from "../lib/repos/_test-items.ts";
+import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
+import { openStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { run } from "./prompt.ts";
+
+function prompt(config: Config, stateDir: string, store: Store | undefined, id: number, json = false): string {
+  let text = "";
+  run({ id, json }, { config, stateDir, store, write: (chunk) => (text += chunk) });
+  return text;
+}
+
+test("prompt <id> prints the item's prompt: issue, ids, branch from the title, worktree under the state dir", () =>
+  withStore(async (store, stateDir) => {
+    const item = makeItem(store, { issue: 7, title: "Fix the widget's $(pagination)" });
+    const text = prompt(await defaultConfig(), stateDir, store, item.id);
+    assert.ok(text.startsWith(`You are working on GitHub issue demo/widgets#7 for robot-army, as work item ${item.id}.\n`));
+    assert.match(text, "Title:     Fix the widget's $(pagination)\n");
+    assert.match(text, `Work item: ${item.id}\n`);
+    assert.match(text, "Branch:    robot-army/issue-7-fix-the-widget-s-pagination\n");
+    assert.match(text, `Worktree:  ${join(stateDir, "worktrees", "demo", "widgets", "issue-7")}\n`);
+    assert.match(text, `robot-army episode start --key item-${item.id} --client-pid $PPID`);
+    assert.match(text, "> Do the thing\n");
+    assert.match(text, "Closes #7\n");
+  }));
+
+test("prompt --json gives the parts and the prompt; worktrees.root from the config is used", () =>
+  withStore(async (store, stateDir) => {
+    const item = makeItem(store, { issue: 3, title: "Document it" });
+    const base = await defaultConfig();
+    const config = { ...base, worktrees: { ...base.worktrees, root: "/srv/trees" } };
+    const json = JSON.parse(prompt(config, stateDir, store, item.id, true));
+    assert.equal({ ...json, prompt: undefined }, {
+      item: item.id, repo: "demo/widgets", issue: 3, branch: "robot-army/issue-3-document-it",
+      worktree: "/srv/trees/demo/widgets/issue-3", episode_key: `item-${item.id}`, prompt: undefined,
+    });
+    assert.is(json.prompt, prompt(config, stateDir, store, item.id));
+  }));
+
+test("prompt for an unknown id, or with no database at all, is a precondition error", () =>
+  withStore(async (store, stateDir) => {
+    const config = await defaultConfig();
+    for (const where of [store, undefined]) {
+      assert.throws(() => prompt(config, stateDir, where, 99), (error: Error) =>
+        error instanceof PreconditionError && error.exitCode === 3 && error.message === 'No work item 99; "robot-army status" lists them');
+    }
+  }));
+
+test("robot-army prompt on the real binary: an item's prompt (exit 0), an unknown id (exit 3), a bad id (exit 2)", () =>
+  withTempDir(async (dir) => {
+    const stateDir = join(dir, "state");
+    const store = await openStore(stateDir);
+    const item = makeItem(store, { issue: 5, title: "Make names case-insensitive" });
+    store.close();
+    const env = { ...process.env, RA_STATE_DIR: stateDir, XDG_CONFIG_HOME: join(dir, "config"), RA_CONFIG: "", HOME: dir };
+    const [command, ...args] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+    const ra = (...argv: string[]) => spawnSync(command, [...args, ...argv], { env, encoding: "utf8", cwd: dir });
+    const shown = ra("prompt", String(item.id));
+    assert.is(shown.status, 0, shown.stderr);
+    assert.match(shown.stdout, "Branch:    robot-army/issue-5-make-names-case-insensitive\n");
+    const unknown = ra("prompt", "99");
+    assert.is(unknown.status, 3);
+    assert.is(unknown.stdout, "");
+    assert.is(unknown.stderr, 'robot-army: No work item 99; "robot-army status" lists them\n');
+    const bad = ra("prompt", "twelve");
+    assert.is(bad.status, 2);
+    assert.match(bad.stderr, 'robot-army: A work item id is a whole number such as 12, got "twelve"\n\nUsage: robot-army prompt <id>');
+  }));
+
+test.run();

@@ -1,0 +1,87 @@
+/**
+ * `robot-army prompt <id>`: prints the prompt a worker for a work item starts with, as
+ * dispatch composes it: the issue, the item, its branch and worktree, and how to keep
+ * the journal.
+ *
+ * A read never creates anything: with no database yet, no item exists.
+ */
+import { join } from "node:path";
+import type { CommandDef } from "../lib/cli.ts";
+import { JSON_OPTION, helpText, parse, runMain } from "../lib/cli.ts";
+import { worktreePath } from "../lib/boundaries/worktrees.ts";
+import type { Config } from "../lib/config.ts";
+import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
+import { branchName } from "../lib/dispatch/branch-name.ts";
+import { composePrompt } from "../lib/dispatch/prompt.ts";
+import type { PromptInput } from "../lib/dispatch/prompt.ts";
+import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { stateDirPath } from "../lib/state-dir.ts";
+import { openExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { getItem } from "../lib/work-items/queries.ts";
+
+export const command: CommandDef = {
+  name: "prompt",
+  summary: "Print the prompt a worker for a work item starts with",
+  usage: "prompt <id> [--config FILE] [--json]",
+  description: `\
+Prints the prompt dispatch gives the worker of a work item: the issue (repository and
+number, title, and its body quoted as the author's words), the item id, the branch and
+worktree, and how the worker keeps the journal (episode start, busy, idle and end, ledger
+notes) and finishes (commit, push, a pull request whose body says Closes #N).
+
+The worker receives it in a file only its owner can read, never in its command line or
+environment. An unknown item is exit 3.
+`,
+  options: { config: CONFIG_OPTION, json: JSON_OPTION },
+  positionals: { min: 1, max: 1 },
+  examples: ["robot-army prompt 12", "robot-army prompt 12 --json"],
+};
+
+/** What `prompt` reads: the config (where worktrees go), the state dir and the store, if there is one. */
+export interface PromptDeps {
+  config: Config;
+  stateDir: string;
+  store: Store | undefined;
+  write: (text: string) => void;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const id = itemId(args.positionals[0]);
+  const config = await configFromArgs(args);
+  const stateDir = stateDirPath();
+  const store = await openExistingStore(stateDir);
+  try {
+    return run({ id, json: args.values.json === true }, { config, stateDir, store, write: (text) => process.stdout.write(text) });
+  } finally {
+    store?.close();
+  }
+}
+
+/** Prints the item's prompt, or its parts as JSON; an unknown item is a PreconditionError. */
+export function run(opts: { id: number; json: boolean }, deps: PromptDeps): number {
+  const item = deps.store ? getItem(deps.store, opts.id) : undefined;
+  if (!item) throw new PreconditionError(`No work item ${opts.id}; "robot-army status" lists them`);
+  const input: PromptInput = {
+    item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
+    branch: branchName(item.issue, item.title),
+    worktree: worktreePath(deps.config.worktrees.root ?? join(deps.stateDir, "worktrees"), item.repo, item.issue),
+    episodeKey: `item-${item.id}`,
+  };
+  const prompt = composePrompt(input);
+  if (opts.json) {
+    const { item: id, repo, issue, branch, worktree, episodeKey } = input;
+    deps.write(JSON.stringify({ item: id, repo, issue, branch, worktree, episode_key: episodeKey, prompt }, null, 2) + "\n");
+  } else {
+    deps.write(prompt);
+  }
+  return 0;
+}
+
+function itemId(given: string): number {
+  if (!/^\d+$/.test(given)) throw new UsageError(`A work item id is a whole number such as 12, got "${given}"`, helpText(command));
+  return Number(given);
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));

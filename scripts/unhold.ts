@@ -1,0 +1,59 @@
+/** `robot-army unhold <id> | --repo R`: lifts a hold, so dispatch may take the item or repository again. */
+import type { CommandDef } from "../lib/cli.ts";
+import { helpText, parse, runMain, stringOption } from "../lib/cli.ts";
+import { describeHold, parseHoldTarget, unhold } from "../lib/dispatch/controls.ts";
+import type { HoldTarget } from "../lib/dispatch/controls.ts";
+import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { stateDirPath } from "../lib/state-dir.ts";
+import { openExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+
+/** How the command is called; its help is generated from this. */
+export const command: CommandDef = {
+  name: "unhold",
+  summary: "Lift the hold on a work item or a repository",
+  usage: "unhold <id> | --repo R",
+  description: "Written to the audit log (control.unhold). An item of a held repository stays held until the repository is unheld.",
+  options: { repo: { type: "string", value: "R", description: "Lift the hold on repository R (owner/name)" } },
+  positionals: { max: 1 },
+  examples: ["robot-army unhold 12", "robot-army unhold --repo demo/widgets"],
+};
+
+/** Parses argv, opens what the command reads, and runs it. */
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const target = withHelp(() => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
+  // With no store there is no hold to lift, and nothing is created to say so.
+  const store = await openExistingStore(stateDirPath());
+  try {
+    return run({ target }, { store, write: (text) => process.stdout.write(text) });
+  } finally {
+    store?.close();
+  }
+}
+
+/** Lifts the hold and says so, or says there was none. */
+export function run(opts: { target: HoldTarget }, deps: { store: Store | undefined; write: (text: string) => void }): number {
+  const { store } = deps;
+  if (!store) {
+    if ("item" in opts.target) throw new PreconditionError(`No work item ${opts.target.item}; "robot-army status" lists them`);
+    deps.write(`not held: repository ${opts.target.repo}\n`);
+    return 0;
+  }
+  const lifted = unhold(store, opts.target);
+  const what = describeHold(store, "item" in opts.target ? { item: opts.target.item, repo: null } : { item: null, repo: opts.target.repo });
+  deps.write(lifted ? `unheld: ${what} (held since ${lifted.current.set_at})\n` : `not held: ${what}\n`);
+  return 0;
+}
+
+/** Runs `fn`; a usage error it throws shows this command's help. */
+function withHelp<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof UsageError && !error.help) error.help = helpText(command);
+    throw error;
+  }
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -1,0 +1,37 @@
+/** `robot-army unpause`: lifts `robot-army pause`, so dispatch starts worker sessions again. */
+import type { CommandDef } from "../lib/cli.ts";
+import { parse, runMain } from "../lib/cli.ts";
+import { unpause } from "../lib/dispatch/controls.ts";
+import { stateDirPath } from "../lib/state-dir.ts";
+import { openExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+
+/** How the command is called; its help is generated from this. */
+export const command: CommandDef = {
+  name: "unpause",
+  summary: "Let dispatch start worker sessions again",
+  usage: "unpause",
+  description: "Lifts the pause (written to the audit log as control.unpause). Holds stay as they are.",
+  examples: ["robot-army unpause"],
+};
+
+/** Parses argv, opens what the command reads, and runs it. */
+export async function main(argv: string[]): Promise<number> {
+  parse(command, argv);
+  // With no store there is no pause to lift, and nothing is created to say so.
+  const store = await openExistingStore(stateDirPath());
+  try {
+    return run({ store, write: (text) => process.stdout.write(text) });
+  } finally {
+    store?.close();
+  }
+}
+
+/** Lifts the pause and says so, or says there was none. */
+export function run(deps: { store: Store | undefined; write: (text: string) => void }): number {
+  const lifted = deps.store ? unpause(deps.store) : undefined;
+  deps.write(lifted ? `unpaused: dispatch runs again (it was paused since ${lifted.current.since})\n` : "not paused\n");
+  return 0;
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
