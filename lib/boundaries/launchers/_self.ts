@@ -1,0 +1,14 @@
+/** How a launched terminal runs robot-army itself, on the runtime running this process. */
+import { join } from "node:path";
+import { PROJECT_ROOT, isDeno, runtimeArgv } from "../../runtime.ts";
+
+/**
+ * The argv that runs robot-army on this runtime: `bin/robot-army.mjs` on Node, the router
+ * `scripts/robot-army.ts` with `run -A --quiet --config deno.json` on Deno.
+ * @example [...robotArmyArgv(), "session", "ls"]
+ */
+export function robotArmyArgv(): string[] {
+  return isDeno()
+    ? runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"))
+    : runtimeArgv(join(PROJECT_ROOT, "bin", "robot-army.mjs"));
+}

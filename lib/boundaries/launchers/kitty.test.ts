@@ -1,0 +1,119 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readRecord } from "../../sessions/records.ts";
+import { KittyLauncher } from "./kitty.ts";
+import { robotArmyArgv } from "./_self.ts";
+import { writeKittyStandIn, writeUnreachableKitty } from "./_kitty-standin.ts";
+import type { KittyStandIn } from "./_kitty-standin.ts";
+import { LauncherTests, logOf, rejection, waitFor } from "./_test-launchers.ts";
+import type { LauncherDirs } from "./_test-launchers.ts";
+import { LaunchError } from "./types.ts";
+import type { LaunchSpec } from "./types.ts";
+
+const tests = new LauncherTests();
+const TO = "unix:/run/user/1000/kitty-test";
+const SECRET = "PROMPT-c41e: rewrite the parser";
+
+/** A test with the kitty stand-in written into its temp dir and a launcher that uses it. */
+function kittyTest(name: string, fn: (dirs: LauncherDirs, kitty: KittyStandIn, launcher: KittyLauncher) => Promise<void>) {
+  return tests.in(name, async (dirs) => {
+    const kitty = writeKittyStandIn(dirs.dir);
+    const launcher = new KittyLauncher({ env: { ...dirs.env, ...kitty.env }, binary: kitty.binary, to: TO });
+    await fn(dirs, kitty, launcher);
+  });
+}
+
+function spec(item: number, dirs: LauncherDirs, more: Partial<LaunchSpec> = {}): LaunchSpec {
+  return { item, name: `ra-demo-${item}`, cwd: dirs.work, argv: ["sh", "-c", 'cat "$RA_PROMPT_FILE"; exec sleep 30'], tags: {}, ...more };
+}
+
+/** Writes the prompt file a launch hands over by path. */
+function promptFile(dirs: LauncherDirs): string {
+  const path = join(dirs.dir, "prompt.md");
+  writeFileSync(path, SECRET + "\n", { mode: 0o600 });
+  return path;
+}
+
+/** Asserts that no argument of any kitty call holds the prompt's text. */
+function assertNoPromptInArgv(kitty: KittyStandIn): void {
+  for (const call of kitty.calls()) {
+    for (const arg of call.argv) assert.not.match(arg, "PROMPT-c41e", `kitty was called with the prompt in ${JSON.stringify(arg)}`);
+  }
+}
+
+test("launch calls kitty @ launch with exactly this argv; the session runs the worker, the prompt by file", kittyTest("launch", async (dirs, kitty, launcher) => {
+  const prompt = promptFile(dirs);
+  const launched = await launcher.launch(spec(7, dirs, { tags: { repo: "o/demo" }, env: { HINT: "x y" }, stdinFile: prompt }));
+  tests.note(dirs.root);
+  assert.equal(kitty.calls()[0].argv, [
+    "@", "--to", TO,
+    "launch", "--type=tab", "--hold", "--tab-title", "ra-demo-7", "--var", "ra_item=7", "--cwd", dirs.work,
+    "--env", `RA_STATE_DIR=${dirs.state}`, "--env", `RA_SESSION_ROOT=${dirs.root}`,
+    "--", ...robotArmyArgv(), "session", "run", "--name=ra-demo-7", "--tag=ra_item=7", "--tag=repo=o/demo", `--cwd=${dirs.work}`,
+    "--env=HINT=x y", `--env=RA_PROMPT_FILE=${prompt}`,
+    "--", "sh", "-c", 'cat "$RA_PROMPT_FILE"; exec sleep 30',
+  ]);
+  assert.equal({ ...launched, sessionId: "" }, { launcher: "kitty", marker: "ra_item=7", sessionName: "ra-demo-7", sessionId: "", window: "1" });
+  const record = readRecord(dirs.root, launched.sessionId)!;
+  assert.equal(record.tags, { ra_item: "7", repo: "o/demo" });
+  await waitFor("the worker to read its prompt", () => logOf(record).includes(SECRET));
+  assert.is(await launcher.close(7), "closed");
+  assertNoPromptInArgv(kitty);
+}));
+
+test("find reads user_vars.ra_item from kitty @ ls, exactly: 7 is not 17", kittyTest("find", async (dirs, kitty, launcher) => {
+  kitty.seed([{ id: 50, title: "ra-demo-17", vars: { ra_item: "17" } }, { id: 51, title: "owner's shell", vars: {} }]);
+  assert.is(await launcher.find(7), null);
+  assert.is(await launcher.find(1), null);
+  assert.equal(await launcher.find(17), { launcher: "kitty", id: "50", marker: "ra_item=17", running: null });
+  const launched = await launcher.launch(spec(7, dirs, { stdinFile: promptFile(dirs) }));
+  tests.note(dirs.root);
+  assert.is(launched.window, "52");
+  assert.equal(await launcher.find(7), { launcher: "kitty", id: "52", marker: "ra_item=7", running: null });
+  assert.equal(kitty.calls().filter((c) => c.argv.includes("ls")).map((c) => c.argv), Array(4).fill(["@", "--to", TO, "ls"]));
+  assert.is(await launcher.close(7), "closed");
+}));
+
+test("close closes only the tab with the item's anchored marker; attachCommand focuses it", kittyTest("close", async (dirs, kitty, launcher) => {
+  kitty.seed([{ id: 50, title: "ra-demo-17", vars: { ra_item: "17" } }]);
+  const launched = await launcher.launch(spec(7, dirs, { stdinFile: promptFile(dirs) }));
+  tests.note(dirs.root);
+  assert.equal(await launcher.attachCommand(7), [kitty.binary, "@", "--to", TO, "focus-tab", "--match", "var:ra_item=^7$"]);
+  assert.is(await launcher.attachCommand(8), null);
+  assert.is(await launcher.close(8), "absent");
+  assert.is(await launcher.close(7), "closed");
+  assert.equal(kitty.calls().at(-1)!.argv, ["@", "--to", TO, "close-tab", "--match", "var:ra_item=^7$"]);
+  assert.equal(kitty.tabs().map((t) => t.id), [50], "item 17's tab stays");
+  // The tab's program was hung up: the holder passed that on to the worker and recorded the exit.
+  await waitFor("item 7's session to end", () => readRecord(dirs.root, launched.sessionId)?.exitedAt ?? !readRecord(dirs.root, launched.sessionId));
+  assert.is(await launcher.find(7), null);
+  const before = kitty.calls().length;
+  assert.is(await launcher.close(7), "absent");
+  assert.equal(kitty.calls().slice(before).map((c) => c.argv.at(3)), ["ls"], "nothing to close: no close-tab call");
+}));
+
+test("a kitty that cannot be reached: find and close unknown, never absent; launch a LaunchError", tests.in("unreachable", async (dirs) => {
+  const launcher = new KittyLauncher({ env: dirs.env, binary: writeUnreachableKitty(dirs.dir) });
+  assert.is(await launcher.find(7), "unknown");
+  assert.is(await launcher.close(7), "unknown");
+  assert.is(await launcher.attachCommand(7), null);
+  const error = await rejection(launcher.launch(spec(7, dirs)));
+  assert.instance(error, LaunchError);
+  assert.match(error.message, "(kitty): kitty @ launch failed: Error: Could not connect to the kitty socket");
+}));
+
+test("a worker that cannot start is a LaunchError; the tab is held open by kitty", kittyTest("cannot-start", async (dirs, kitty, launcher) => {
+  const error = await rejection(launcher.launch(spec(9, dirs, { argv: ["/nonexistent/worker"] })));
+  assert.instance(error, LaunchError);
+  assert.match(error.message, 'its command "/nonexistent/worker" could not start');
+  assert.match(error.message, "(kitty window 1)");
+  assert.equal(kitty.tabs().map((t) => t.vars), [{ ra_item: "9" }]);
+}));
+
+test("no test left a session process running", () => {
+  assert.equal(tests.leaked, []);
+});
+
+test.run();

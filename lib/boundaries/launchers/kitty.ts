@@ -1,0 +1,117 @@
+/**
+ * The kitty launcher: a tab per worker through kitty's remote control
+ * (`kitty @ launch --type=tab --hold`), running `robot-army session run` in the
+ * foreground; the window's user variable `ra_item=<id>` is its marker. `--hold` keeps a
+ * tab whose command failed at once readable. Matches are anchored (`^<id>$`): kitty reads
+ * them as regular expressions, and item 7 must not match item 17.
+ */
+import { resolve } from "node:path";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./_session-run.ts";
+import type { CommandResult, Env, LauncherBaseOptions } from "./_session-run.ts";
+import { LaunchError } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
+
+/** Options of the kitty launcher. */
+export interface KittyLauncherOptions extends LauncherBaseOptions {
+  /** The kitty program (default `kitty`). */
+  binary?: string;
+  /** The kitty to control (`kitty @ --to ADDRESS`); default: `$KITTY_LISTEN_ON`, else the kitty this runs in. */
+  to?: string;
+}
+
+/** What `kitty @ ls` says of a window, as far as finding a marker needs. */
+interface KittyWindow {
+  id: number;
+  user_vars?: Record<string, string>;
+}
+
+/** `kitty @ ls`: OS windows, their tabs, the tabs' windows. */
+type KittyLs = Array<{ tabs?: Array<{ windows?: KittyWindow[] }> }>;
+
+/** Runs workers in kitty tabs, each window carrying the user variable `ra_item=<id>`. */
+export class KittyLauncher implements Launcher {
+  readonly name = "kitty" as const;
+  #binary: string;
+  #to: string | undefined;
+  #env: Env;
+  #timeoutMs: number;
+
+  constructor(options: KittyLauncherOptions = {}) {
+    this.#binary = options.binary ?? "kitty";
+    this.#to = options.to;
+    this.#env = options.env ?? process.env;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
+  }
+
+  /** Opens the worker's tab and waits until its session is on record and started. */
+  async launch(spec: LaunchSpec): Promise<Launched> {
+    const watch = watchLaunch(this.name, this.#env, spec);
+    const vars = Object.entries(sessionEnv(this.#env)).flatMap(([key, value]) => ["--env", `${key}=${value}`]);
+    const result = await this.#kitty([
+      "launch", "--type=tab", "--hold", "--tab-title", spec.name, "--var", `ra_item=${spec.item}`, "--cwd", resolve(spec.cwd), ...vars,
+      "--", ...sessionRunArgv(spec, { detach: false }),
+    ]);
+    if (result.code !== 0) throw new LaunchError(this.name, spec, `kitty @ launch failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
+    const window = /^\d+$/m.exec(result.stdout)?.[0] ?? null;
+    try {
+      return launched(this.name, markerOf(spec.item), await watch.wait({ timeoutMs: this.#timeoutMs }), window);
+    } catch (error) {
+      if (error instanceof LaunchError && window) error.message += ` (kitty window ${window})`;
+      throw error;
+    }
+  }
+
+  /** The item's newest window; null when kitty lists none with its marker, "unknown" when kitty cannot be asked. */
+  async find(item: number): Promise<WindowRef | null | "unknown"> {
+    const windows = await this.#windows();
+    if (windows === "unknown") return "unknown";
+    const mine = windows.filter((w) => w.user_vars?.ra_item === String(item)).sort((a, b) => b.id - a.id);
+    if (!mine.length) return null;
+    // With --hold a tab stays after its command ended; kitty's listing does not say which.
+    return { launcher: this.name, id: String(mine[0].id), marker: markerOf(item), running: null };
+  }
+
+  /** Closes the tabs holding a window with the item's marker. */
+  async close(item: number): Promise<"closed" | "absent" | "unknown"> {
+    const ref = await this.find(item);
+    if (ref === null || ref === "unknown") return ref === null ? "absent" : "unknown";
+    const result = await this.#kitty(["close-tab", "--match", matchOf(item)]);
+    return result.code === 0 ? "closed" : "unknown";
+  }
+
+  /** `kitty @ focus-tab` on the item's tab. */
+  async attachCommand(item: number): Promise<string[] | null> {
+    const ref = await this.find(item);
+    if (ref === null || ref === "unknown") return null;
+    return [this.#binary, "@", ...this.#toArgs(), "focus-tab", "--match", matchOf(item)];
+  }
+
+  async #windows(): Promise<KittyWindow[] | "unknown"> {
+    const result = await this.#kitty(["ls"]);
+    if (result.code !== 0) return "unknown";
+    try {
+      const listing = JSON.parse(result.stdout) as KittyLs;
+      return listing.flatMap((os) => os.tabs ?? []).flatMap((tab) => tab.windows ?? []);
+    } catch {
+      return "unknown";
+    }
+  }
+
+  #kitty(args: string[]): Promise<CommandResult> {
+    return runCommand([this.#binary, "@", ...this.#toArgs(), ...args], this.#env, { timeoutMs: 10_000 });
+  }
+
+  #toArgs(): string[] {
+    return this.#to === undefined ? [] : ["--to", this.#to];
+  }
+}
+
+/** The marker a kitty launch writes. */
+function markerOf(item: number): string {
+  return `ra_item=${item}`;
+}
+
+/** The tabs with a window whose `ra_item` is exactly the item. */
+function matchOf(item: number): string {
+  return `var:ra_item=^${item}$`;
+}

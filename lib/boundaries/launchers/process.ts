@@ -1,0 +1,92 @@
+/**
+ * The headless launcher, for servers and CI: the worker runs in a detached managed session
+ * (`session run -d`) with no terminal. Its marker is the session's name; it is found by
+ * the session tag `ra_item` and closed by stopping the session.
+ */
+import { listRecords, sessionRoot } from "../../sessions/records.ts";
+import type { SessionRecord } from "../../sessions/records.ts";
+import { sessionState } from "../../sessions/state.ts";
+import type { SessionState } from "../../sessions/state.ts";
+import { stopSession } from "../../sessions/stop.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, assertNameFree, failureLine, runCommand, sessionEnv, sessionRunArgv } from "./_session-run.ts";
+import type { Env, LauncherBaseOptions } from "./_session-run.ts";
+import { LaunchError } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
+
+/** Options of the process launcher. */
+export interface ProcessLauncherOptions extends LauncherBaseOptions {
+  /** How long `close` waits after SIGTERM before SIGKILL (default 5 s). */
+  graceMs?: number;
+}
+
+/** Runs workers headless in detached managed sessions. */
+export class ProcessLauncher implements Launcher {
+  readonly name = "process" as const;
+  #env: Env;
+  #timeoutMs: number;
+  #graceMs: number;
+
+  constructor(options: ProcessLauncherOptions = {}) {
+    this.#env = options.env ?? process.env;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
+    this.#graceMs = options.graceMs ?? 5_000;
+  }
+
+  /** Starts `session run -d`, which returns once the worker is confirmed started. */
+  async launch(spec: LaunchSpec): Promise<Launched> {
+    assertNameFree(this.name, sessionRoot(this.#env), spec);
+    const argv = sessionRunArgv(spec, { detach: true });
+    const result = await runCommand(argv, { ...this.#env, ...sessionEnv(this.#env) }, { timeoutMs: this.#timeoutMs });
+    if (result.code === 124) throw new LaunchError(this.name, spec, `session run did not confirm the start within ${this.#timeoutMs / 1000}s`);
+    if (result.code !== 0) throw new LaunchError(this.name, spec, failureLine(result.stderr) || `session run exited with ${result.code}`);
+    // "started <name> <id> (pid N)": the session may have ended and been reaped already, so its id comes from here.
+    const match = /^started (\S+) ([0-9a-f-]{36}) \(pid \d+\)$/m.exec(result.stdout);
+    if (!match) throw new LaunchError(this.name, spec, `session run answered ${JSON.stringify(result.stdout.trim())}`);
+    return { launcher: this.name, marker: match[1], sessionName: match[1], sessionId: match[2], window: null };
+  }
+
+  /** The item's running session, else its latest on record; "unknown" when the records cannot be read. */
+  async find(item: number): Promise<WindowRef | null | "unknown"> {
+    const sessions = this.#sessionsOf(item);
+    if (sessions === "unknown") return "unknown";
+    const pick = sessions.find((s) => s.state === "running") ?? sessions.find((s) => s.state === "starting" || s.state === "unknown") ?? sessions.at(-1);
+    if (!pick) return null;
+    const running = pick.state === "running" ? true : pick.state === "exited" || pick.state === "vanished" ? false : null;
+    return { launcher: this.name, id: pick.record.name, marker: pick.record.name, running };
+  }
+
+  /** Stops every session of the item that may run; one that cannot be checked or stopped makes it "unknown". */
+  async close(item: number): Promise<"closed" | "absent" | "unknown"> {
+    const sessions = this.#sessionsOf(item);
+    if (sessions === "unknown") return "unknown";
+    const root = sessionRoot(this.#env);
+    let outcome: "closed" | "absent" | "unknown" = "absent";
+    for (const { record, state } of sessions) {
+      if (state === "exited" || state === "vanished") continue;
+      try {
+        const stopped = await stopSession(root, record, { graceMs: this.#graceMs });
+        if (stopped === "stopped" && outcome === "absent") outcome = "closed";
+      } catch {
+        // Still starting, or its holder cannot be checked: nothing is signalled, and nothing is claimed.
+        outcome = "unknown";
+      }
+    }
+    return outcome;
+  }
+
+  /** A headless session has no terminal to attach to (`robot-army session peek <name>` shows its output). */
+  async attachCommand(_item: number): Promise<string[] | null> {
+    return null;
+  }
+
+  #sessionsOf(item: number): Array<{ record: SessionRecord; state: SessionState }> | "unknown" {
+    const root = sessionRoot(this.#env);
+    try {
+      return listRecords(root)
+        .filter((record) => record.tags.ra_item === String(item))
+        .map((record) => ({ record, state: sessionState(root, record) }));
+    } catch {
+      return "unknown";
+    }
+  }
+}

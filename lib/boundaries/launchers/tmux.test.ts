@@ -1,0 +1,192 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { readRecord } from "../../sessions/records.ts";
+import { runCommand } from "./_session-run.ts";
+import type { Env } from "./_session-run.ts";
+import { LauncherTests, recordNamed, rejection, waitFor } from "./_test-launchers.ts";
+import type { LauncherDirs } from "./_test-launchers.ts";
+import { TmuxLauncher } from "./tmux.ts";
+import { LaunchError } from "./types.ts";
+import type { LaunchSpec } from "./types.ts";
+
+const tests = new LauncherTests();
+const SESSION = "ra-workers";
+
+/** Each test has a tmux server of its own: `-L <socket>`, the socket in the test's temp dir (TMUX_TMPDIR). */
+const SOCKET = `ra-test-${process.pid}`;
+
+/** Runs tmux on the test's private server. */
+async function tmux(dirs: LauncherDirs, ...args: string[]): Promise<string> {
+  const result = await runCommand(["tmux", "-L", SOCKET, ...args], dirs.env);
+  if (result.code !== 0) throw new Error(`tmux ${args.join(" ")} failed: ${result.stderr.trim()}`);
+  return result.stdout.trim();
+}
+
+/** Kills the test's own tmux server (never another) and waits until its process is gone. */
+async function killServer(dirs: LauncherDirs): Promise<void> {
+  const pid = await tmux(dirs, "display-message", "-p", "#{pid}").catch(() => "");
+  await runCommand(["tmux", "-L", SOCKET, "kill-server"], dirs.env);
+  if (!pid) return;
+  await waitFor(`tmux server ${pid} to exit`, () => !isAlive(Number(pid)));
+}
+
+/** Whether a process runs (a zombie does not): read from /proc, the server being a daemon that is not our child. */
+function isAlive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** A launcher test with a private tmux server, killed at the end whatever happens. */
+function tmuxTest(name: string, fn: (dirs: LauncherDirs, launcher: TmuxLauncher) => Promise<void>) {
+  return tests.in(name, (dirs) => fn(dirs, new TmuxLauncher({ env: dirs.env, session: SESSION, socket: SOCKET })), killServer);
+}
+
+function spec(item: number, cwd: string, argv: string[], more: Partial<LaunchSpec> = {}): LaunchSpec {
+  return { item, name: `ra-demo-${item}`, cwd, argv, tags: {}, ...more };
+}
+
+/** Window id, dead flag and marker of every window of the workers' session. */
+async function windows(dirs: LauncherDirs): Promise<Array<{ id: string; dead: string; marker: string }>> {
+  const out = await tmux(dirs, "list-windows", "-t", `=${SESSION}`, "-F", "#{window_id} #{pane_dead} #{@ra_item}");
+  return out.split("\n").map((line) => {
+    const [id, dead, marker = ""] = line.split(" ");
+    return { id, dead, marker };
+  });
+}
+
+test("launch opens a window marked @ra_item, remain-on-exit on, the worker running in its session", tmuxTest("launch", async (dirs, launcher) => {
+  const launched = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "echo hi; exec sleep 30"], { tags: { repo: "o/demo" } }));
+  tests.note(dirs.root);
+  assert.match(launched.window!, /^@\d+$/);
+  assert.equal({ ...launched, sessionId: "", window: "" }, { launcher: "tmux", marker: "@ra_item=7", sessionName: "ra-demo-7", sessionId: "", window: "" });
+  assert.is(await tmux(dirs, "show-options", "-w", "-v", "-t", launched.window!, "@ra_item"), "7");
+  assert.is(await tmux(dirs, "show-options", "-w", "-v", "-t", launched.window!, "remain-on-exit"), "on");
+  assert.is(await tmux(dirs, "display-message", "-p", "-t", launched.window!, "#{session_name} #{window_name} #{pane_current_path}"), `${SESSION} ra-demo-7 ${dirs.work}`);
+
+  const record = readRecord(dirs.root, launched.sessionId)!;
+  assert.equal(record.tags, { ra_item: "7", repo: "o/demo" });
+  assert.is(record.childPgid, null, "a window's worker runs in the foreground, in the pane's terminal");
+  await waitFor("the worker's output in the pane", async () => (await tmux(dirs, "capture-pane", "-p", "-S", "-", "-t", launched.window!)).includes("hi"));
+
+  assert.equal(await launcher.find(7), { launcher: "tmux", id: launched.window, marker: "@ra_item=7", running: true });
+  assert.is(await launcher.find(8), null);
+}));
+
+test("attachCommand attaches to the window by id, or switches to it from inside the same server", tmuxTest("attach", async (dirs, launcher) => {
+  const launched = await launcher.launch(spec(7, dirs.work, ["sleep", "30"]));
+  tests.note(dirs.root);
+  const socket = SOCKET;
+  assert.equal(await launcher.attachCommand(7), ["tmux", "-L", socket, "attach-session", "-t", `=${SESSION}:${launched.window}`]);
+  assert.is(await launcher.attachCommand(8), null);
+  const inside = new TmuxLauncher({ env: { ...dirs.env, TMUX: `${join(dirs.dir, `tmux-${process.getuid!()}`, socket)},123,0` }, session: SESSION, socket });
+  assert.equal(await inside.attachCommand(7), ["tmux", "-L", socket, "switch-client", "-t", `=${SESSION}:${launched.window}`]);
+  const elsewhere = new TmuxLauncher({ env: { ...dirs.env, TMUX: "/tmp/tmux-0/default,123,0" }, session: SESSION, socket });
+  assert.is((await elsewhere.attachCommand(7))![3], "attach-session", "inside another server, attach");
+}));
+
+test("remain-on-exit keeps the window of a worker that could not start, readable, and launch fails", tmuxTest("cannot-start", async (dirs, launcher) => {
+  await launcher.launch(spec(1, dirs.work, ["sleep", "30"]));
+  tests.note(dirs.root);
+  const error = await rejection(launcher.launch(spec(8, dirs.work, ["/nonexistent/worker"])));
+  assert.instance(error, LaunchError);
+  assert.match(error.message, 'Cannot launch session "ra-demo-8" for work item 8 (tmux): its command "/nonexistent/worker" could not start');
+  const ref = await launcher.find(8);
+  assert.equal(ref && ref !== "unknown" && { ...ref, id: "" }, { launcher: "tmux", id: "", marker: "@ra_item=8", running: false });
+  const window = (ref as { id: string }).id;
+  assert.match(error.message, `(tmux window ${window})`);
+  await waitFor("session run's message in the dead pane", async () => (await tmux(dirs, "capture-pane", "-p", "-S", "-", "-t", window)).includes("could not start"));
+  assert.is(recordNamed(dirs.root, "ra-demo-8")?.ended, "failed-to-start");
+}));
+
+test("a session run that fails before its record is written leaves the reason in the error and the window", tmuxTest("no-cwd", async (dirs, launcher) => {
+  const missing = join(dirs.dir, "gone", "x".repeat(60));
+  const error = await rejection(launcher.launch(spec(6, missing, ["sleep", "30"])));
+  assert.instance(error, LaunchError);
+  // tmux may see the terminal close before it learns the exit status, so the status is not asserted.
+  assert.match(error.message, /its command ended (with status 3 )?before the worker started: Working directory ".*" does not exist/);
+  assert.match(error.message, missing);
+  assert.equal((await windows(dirs)).map((w) => [w.dead, w.marker]), [["1", "6"]]);
+}));
+
+test("a worker that ends at once was launched; its window stays with its output and status", tmuxTest("ends-at-once", async (dirs, launcher) => {
+  const launched = await launcher.launch(spec(9, dirs.work, ["sh", "-c", "echo oops; exit 3"]));
+  // tmux may see the terminal close before it learns the exit status; the status is in the exit spool either way.
+  await waitFor("the pane to be dead", async () => (await tmux(dirs, "display-message", "-p", "-t", launched.window!, "#{pane_dead}")) === "1");
+  const spooled = join(dirs.state, "spool", `${launched.sessionId}.1.json`);
+  await waitFor("the exit record", () => existsSync(spooled));
+  assert.is(JSON.parse(readFileSync(spooled, "utf8")).code, 3);
+  assert.match(await tmux(dirs, "capture-pane", "-p", "-S", "-", "-t", launched.window!), "oops");
+  assert.equal(await launcher.find(9), { launcher: "tmux", id: launched.window, marker: "@ra_item=9", running: false });
+}));
+
+test("close kills only the windows whose marker is the item's", tmuxTest("close", async (dirs, launcher) => {
+  const seven = await launcher.launch(spec(7, dirs.work, ["sleep", "30"]));
+  const seventeen = await launcher.launch(spec(17, dirs.work, ["sleep", "30"]));
+  await tmux(dirs, "new-window", "-d", "-t", `=${SESSION}:`, "--", "sleep", "30");
+  tests.note(dirs.root);
+  assert.is(await launcher.close(1), "absent");
+  assert.is(await launcher.close(7), "closed");
+  assert.equal((await windows(dirs)).map((w) => w.marker), ["17", ""], "item 17's window and the unmarked one stay");
+  assert.is(await launcher.find(7), null);
+  assert.is(await launcher.close(7), "absent");
+  assert.equal(await launcher.find(17), { launcher: "tmux", id: seventeen.window, marker: "@ra_item=17", running: true });
+  // The closed window's holder was hung up: it passed that on to its worker and recorded the exit.
+  const record = await waitFor("item 7's session to end", () => {
+    const r = readRecord(dirs.root, seven.sessionId);
+    return r === undefined || r.exitedAt ? r ?? "reaped" : undefined;
+  });
+  assert.ok(record);
+}));
+
+test("arguments ending in ';', '#{...}' and a cwd with '#' reach the worker unchanged", tmuxTest("literal", async (dirs, launcher) => {
+  const cwd = join(dirs.dir, "w#{session_name};");
+  mkdirSync(cwd);
+  const out = join(dirs.dir, "args.txt");
+  const args = [";", "a;", "b\\;", "#{window_id}", "$(touch pwned)", "two words"];
+  await launcher.launch(spec(4, cwd, ["sh", "-c", 'pwd > "$0"; printf "%s\\n" "$@" >> "$0"; exec sleep 30', out, ...args]));
+  tests.note(dirs.root);
+  const written = await waitFor("the worker's file", () => {
+    try {
+      return readFileSync(out, "utf8");
+    } catch {
+      return undefined;
+    }
+  });
+  assert.equal(written.split("\n").slice(0, -1), [cwd, ...args]);
+}));
+
+test("no server or no session: find null, close absent; tmux that cannot run: unknown, and launch fails", tmuxTest("absent", async (dirs, launcher) => {
+  assert.is(await launcher.find(7), null);
+  assert.is(await launcher.close(7), "absent");
+  assert.is(await launcher.attachCommand(7), null);
+  await tmux(dirs, "new-session", "-d", "-s", "other", "--", "sleep", "30");
+  assert.is(await launcher.find(7), null, "a server without the workers' session has none of their windows");
+  const broken = new TmuxLauncher({ env: dirs.env, session: SESSION, binary: join(dirs.dir, "no-tmux") });
+  assert.is(await broken.find(7), "unknown");
+  assert.is(await broken.close(7), "unknown");
+  const error = await rejection(broken.launch(spec(7, dirs.work, ["sleep", "1"])));
+  assert.instance(error, LaunchError);
+  assert.match(error.message, "tmux cannot list the windows");
+}));
+
+test("a name already on record is refused before any window opens; a session name tmux would misread is refused", tmuxTest("refusals", async (dirs, launcher) => {
+  await launcher.launch(spec(7, dirs.work, ["sleep", "30"]));
+  tests.note(dirs.root);
+  const error = await rejection(launcher.launch(spec(8, dirs.work, ["sleep", "30"], { name: "ra-demo-7" })));
+  assert.match(error.message, 'a session named "ra-demo-7" is already on record');
+  assert.is((await windows(dirs)).length, 1);
+  for (const bad of ["a:b", "a.b", "a#b", ""]) {
+    assert.throws(() => new TmuxLauncher({ env: dirs.env as Env, session: bad }), /tmux session name/);
+  }
+}));
+
+test("no test left a session process running", () => {
+  assert.equal(tests.leaked, []);
+});
+
+test.run();

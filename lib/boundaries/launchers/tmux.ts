@@ -1,0 +1,200 @@
+/**
+ * The tmux launcher: one window per worker in the tmux session `worker.tmux_session`
+ * (created detached when missing), running `robot-army session run` in the foreground so
+ * the worker has the terminal. The window option `@ra_item=<id>` is its marker, and
+ * `remain-on-exit on` keeps a window whose command failed at once readable. Both are set
+ * in the same tmux command sequence that opens the window, before its command can end.
+ *
+ * tmux splits its argv into commands at arguments ending in `;`, and expands `#{...}` in
+ * `-c` and `-n`: every argument is escaped for that, so no value is ever read as tmux syntax.
+ */
+import { basename, resolve } from "node:path";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./_session-run.ts";
+import type { CommandResult, Env, LauncherBaseOptions } from "./_session-run.ts";
+import { LaunchError } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
+
+/** Options of the tmux launcher. */
+export interface TmuxLauncherOptions extends LauncherBaseOptions {
+  /** The tmux session that holds the workers' windows (`worker.tmux_session`). */
+  session: string;
+  /** A tmux socket name (`tmux -L <name>`, a server of its own); default: tmux's own choice. */
+  socket?: string;
+  /** The tmux program (default `tmux`). */
+  binary?: string;
+}
+
+/** One window of the workers' tmux session, as `list-windows` describes it. */
+interface WindowRow {
+  id: string;
+  index: number;
+  dead: boolean;
+  marker: string;
+}
+
+const SESSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const NO_SESSION = /can't find session|no server running|error connecting to .*\((No such file or directory|Connection refused)\)/;
+const ROW_FORMAT = "#{window_id} #{window_index} #{pane_dead} #{@ra_item}";
+
+/** Whether a tmux session name is one target only: no ":" or "." (target syntax), no "#" (format syntax). */
+export function isTmuxSessionName(name: string): boolean {
+  return SESSION_NAME.test(name);
+}
+
+/** Runs workers in windows of a tmux session, each marked `@ra_item=<id>`. */
+export class TmuxLauncher implements Launcher {
+  readonly name = "tmux" as const;
+  #session: string;
+  #socket: string | undefined;
+  #binary: string;
+  #env: Env;
+  #timeoutMs: number;
+
+  constructor(options: TmuxLauncherOptions) {
+    if (!isTmuxSessionName(options.session)) {
+      throw new TypeError(`tmux session name "${options.session}" must be letters, digits, "_" or "-" (at most 64)`);
+    }
+    this.#session = options.session;
+    this.#socket = options.socket;
+    this.#binary = options.binary ?? "tmux";
+    this.#env = options.env ?? process.env;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
+  }
+
+  /** Opens the worker's window and waits until its session is on record and started. */
+  async launch(spec: LaunchSpec): Promise<Launched> {
+    const watch = watchLaunch(this.name, this.#env, spec);
+    const window = await this.#openWindow(spec, sessionRunArgv(spec, { detach: false }));
+    try {
+      const session = await watch.wait({ timeoutMs: this.#timeoutMs, ended: () => this.#paneEnded(window) });
+      return launched(this.name, markerOf(spec.item), session, window);
+    } catch (error) {
+      if (error instanceof LaunchError) error.message += ` (tmux window ${window})`;
+      throw error;
+    }
+  }
+
+  /** The item's window: a live one first, else the newest; null when the session or server is gone. */
+  async find(item: number): Promise<WindowRef | null | "unknown"> {
+    const rows = await this.#windows();
+    if (!Array.isArray(rows)) return "unknown";
+    const mine = rows.filter((row) => row.marker === String(item)).sort((a, b) => windowNumber(b.id) - windowNumber(a.id));
+    const pick = mine.find((row) => !row.dead) ?? mine[0];
+    if (!pick) return null;
+    return { launcher: this.name, id: pick.id, marker: markerOf(item), running: !pick.dead };
+  }
+
+  /** Kills every window of the workers' session whose marker is the item's, and no other. */
+  async close(item: number): Promise<"closed" | "absent" | "unknown"> {
+    const rows = await this.#windows();
+    if (!Array.isArray(rows)) return "unknown";
+    let outcome: "closed" | "absent" | "unknown" = "absent";
+    for (const row of rows.filter((r) => r.marker === String(item))) {
+      // Window ids are never reused while the server runs: this kills the window listed, or nothing.
+      const result = await this.#tmux([["kill-window", "-t", row.id]]);
+      if (result.code === 0) outcome = outcome === "absent" ? "closed" : outcome;
+      else if (!/can't find window/.test(result.stderr)) outcome = "unknown";
+    }
+    return outcome;
+  }
+
+  /** `tmux attach-session` to the item's window, or `switch-client` when already inside this tmux server. */
+  async attachCommand(item: number): Promise<string[] | null> {
+    const ref = await this.find(item);
+    if (ref === null || ref === "unknown") return null;
+    const verb = this.#insideThisServer() ? "switch-client" : "attach-session";
+    return [this.#binary, ...this.#socketArgs(), verb, "-t", `=${this.#session}:${ref.id}`];
+  }
+
+  /** Creates the window (and the session when missing) with its marker and remain-on-exit in one command sequence. */
+  async #openWindow(spec: LaunchSpec, command: string[]): Promise<string> {
+    const vars = Object.entries(sessionEnv(this.#env)).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
+    const place = ["-n", formatLiteral(spec.name), "-c", formatLiteral(resolve(spec.cwd)), ...vars, "-P", "-F", "#{window_id}"];
+    let reason = "";
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const rows = await this.#windows();
+      if (!Array.isArray(rows)) throw new LaunchError(this.name, spec, `tmux cannot list the windows of session "${this.#session}": ${rows.unknown}`);
+      // The options below must reach this window and no other, whatever hooks the owner's tmux runs: in a new
+      // session it is the first window (`^`); in an existing one, the window at the next free index.
+      const target = rows.length === 0 ? `=${this.#session}:^` : `=${this.#session}:${Math.max(...rows.map((r) => r.index)) + 1}`;
+      const open = rows.length === 0
+        ? ["new-session", "-d", "-s", this.#session, ...place, "--", ...command]
+        : ["new-window", "-d", "-t", target, ...place, "--", ...command];
+      const result = await this.#tmux([
+        open,
+        ["set-option", "-w", "-t", target, "remain-on-exit", "on"],
+        ["set-option", "-w", "-t", target, "@ra_item", String(spec.item)],
+      ]);
+      const window = /^@\d+$/m.exec(result.stdout)?.[0];
+      if (result.code === 0 && window) return window;
+      if (window) {
+        // Opened but not marked: a window nothing could find again is closed at once.
+        await this.#tmux([["kill-window", "-t", window]]);
+        throw new LaunchError(this.name, spec, `tmux opened window ${window} but could not mark it: ${failureLine(result.stderr)}`);
+      }
+      reason = failureLine(result.stderr) || `tmux exited with ${result.code}`;
+      // Another launch made the session or took the index meanwhile: look again.
+      if (!/duplicate session|index \d+ in use/.test(reason)) break;
+    }
+    throw new LaunchError(this.name, spec, `tmux could not open a window: ${reason}`);
+  }
+
+  /** Why the launched window's command is gone (with robot-army's own message from the pane, when it left one), or undefined while it runs. */
+  async #paneEnded(window: string): Promise<string | undefined> {
+    const result = await this.#tmux([["display-message", "-p", "-t", window, "#{pane_dead} #{pane_dead_status}"]]);
+    if (result.code !== 0) return /can't find window/.test(result.stderr) ? "its tmux window closed before the worker started" : undefined;
+    const [dead, status] = result.stdout.trim().split(" ");
+    if (dead !== "1") return undefined;
+    const pane = await this.#tmux([["capture-pane", "-p", "-J", "-S", "-", "-t", window]]);
+    const said = pane.stdout.split("\n").find((line) => line.startsWith("robot-army: "));
+    return `its command ended${status ? ` with status ${status}` : ""} before the worker started${said ? `: ${failureLine(said)}` : ""}`;
+  }
+
+  /** The windows of the workers' session; empty when the session or the whole server is gone. */
+  async #windows(): Promise<WindowRow[] | { unknown: string }> {
+    const result = await this.#tmux([["list-windows", "-t", `=${this.#session}`, "-F", ROW_FORMAT]]);
+    if (result.code !== 0) {
+      if (NO_SESSION.test(result.stderr)) return [];
+      return { unknown: failureLine(result.stderr) || `tmux exited with ${result.code}` };
+    }
+    return result.stdout.split("\n").filter(Boolean).map((line) => {
+      const [id, index, dead, ...marker] = line.split(" ");
+      return { id, index: Number(index), dead: dead === "1", marker: marker.join(" ") };
+    });
+  }
+
+  /** Runs a tmux command sequence on this launcher's server. */
+  #tmux(commands: string[][]): Promise<CommandResult> {
+    const args = commands.flatMap((command, i) => [...(i ? [";"] : []), ...command.map(literalArgument)]);
+    return runCommand([this.#binary, ...this.#socketArgs(), ...args], this.#env, { timeoutMs: 10_000 });
+  }
+
+  #socketArgs(): string[] {
+    return this.#socket === undefined ? [] : ["-L", this.#socket];
+  }
+
+  /** Whether this process runs in a pane of the server this launcher uses (`$TMUX` names its socket). */
+  #insideThisServer(): boolean {
+    const socketPath = this.#env.TMUX?.split(",")[0];
+    return !!socketPath && basename(socketPath) === (this.#socket ?? "default");
+  }
+}
+
+/** The marker a tmux launch writes. */
+function markerOf(item: number): string {
+  return `@ra_item=${item}`;
+}
+
+function windowNumber(id: string): number {
+  return Number(id.slice(1));
+}
+
+/** tmux ends a command at an argument ending in `;` unless it ends in `\;` (which becomes `;`). */
+function literalArgument(arg: string): string {
+  return arg.endsWith(";") ? `${arg.slice(0, -1)}\\;` : arg;
+}
+
+/** `#` starts a tmux format in `-c` and `-n`; `##` is a literal `#`. */
+function formatLiteral(text: string): string {
+  return text.replaceAll("#", "##");
+}
