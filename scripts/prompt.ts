@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { CommandDef } from "../lib/cli.ts";
 import { JSON_OPTION, helpText, parse, runMain } from "../lib/cli.ts";
 import { worktreePath } from "../lib/boundaries/worktrees.ts";
+import { worktreeRoot } from "../lib/dispatch/worktree-root.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { branchName } from "../lib/dispatch/branch-name.ts";
@@ -66,7 +67,7 @@ export function run(opts: { id: number; json: boolean }, deps: PromptDeps): numb
   const input: PromptInput = {
     item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
     branch: branchName(item.issue, item.title),
-    worktree: worktreePath(deps.config.worktrees.root ?? join(deps.stateDir, "worktrees"), item.repo, item.issue),
+    worktree: worktreePath(worktreeRoot(deps.config, deps.stateDir), item.repo, item.issue),
     episodeKey: `item-${item.id}`,
   };
   const prompt = composePrompt(input);

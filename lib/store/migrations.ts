@@ -122,6 +122,31 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX holds_by_repo ON holds (repo) WHERE repo IS NOT NULL;
     `,
   },
+  {
+    name: "worker sessions of work items",
+    sql: `
+      CREATE TABLE sessions (
+        id              TEXT PRIMARY KEY,
+        item            INTEGER NOT NULL REFERENCES work_items (id),
+        name            TEXT NOT NULL,
+        host            TEXT NOT NULL,
+        launcher        TEXT NOT NULL,
+        marker          TEXT NOT NULL,
+        pid             INTEGER,
+        pid_started_at  TEXT,
+        worktree        TEXT NOT NULL,
+        branch          TEXT NOT NULL,
+        attempt         INTEGER NOT NULL,
+        started_at      TEXT NOT NULL,
+        ended_at        TEXT,
+        end_reason      TEXT CHECK (end_reason IS NULL OR end_reason IN
+                          ('exited', 'crashed', 'killed', 'retired', 'cancelled', 'lost', 'recovered')),
+        exit_code       INTEGER,
+        simulated       INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0, 1))
+      ) STRICT;
+      CREATE INDEX sessions_by_item ON sessions (item, started_at);
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -1,0 +1,122 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { forgeConfig, quickOptions, testStore } from "../boundaries/_github-test-kit.ts";
+import { connectGitHub } from "../boundaries/github.ts";
+import { launcherFor } from "../boundaries/launchers/select.ts";
+import type { Config } from "../config.ts";
+import { wireEffects } from "../effects.ts";
+import { git } from "../fixtures.ts";
+import { forgeTemplate } from "../forge/_test-forge.ts";
+import type { TestForge } from "../forge/_test-forge.ts";
+import { pollRepository } from "../intake/poll.ts";
+import { fingerprintOf } from "../repos/fingerprint.ts";
+import { recordApproval } from "../repos/records.ts";
+import { listRecords } from "../sessions/records.ts";
+import { stopSession } from "../sessions/stop.ts";
+import type { Store } from "../store/open.ts";
+import { queryAudit } from "../store/audit.ts";
+import { getItem } from "../work-items/queries.ts";
+import { dispatchReady } from "./dispatch.ts";
+import type { DispatchDeps } from "./dispatch.ts";
+import { pause } from "./controls.ts";
+import { sessionsOf } from "./sessions.ts";
+
+const template = forgeTemplate();
+test.after(() => template.remove());
+
+/** A forge with demo/widgets, a real clone, an onboarded repository, three ready items at live, and dispatch wired to the process launcher. */
+async function withDispatch(fn: (d: { t: TestForge; store: Store; deps: DispatchDeps; config: Config }) => Promise<void>, worker: Partial<Config["worker"]> = {}, baseBranch = "main") {
+  await template.use(async (t) => {
+    const store = await testStore(t);
+    const stateDir = join(t.tmp, "state");
+    const env = { ...process.env, RA_STATE_DIR: stateDir, RA_SESSION_ROOT: join(stateDir, "sessions") };
+    try {
+      git(t.tmp, "clone", "--quiet", join(t.dir, "git", "demo", "widgets.git"), "widgets");
+      const base = await forgeConfig(t);
+      const config: Config = {
+        ...base,
+        repos: { "demo/widgets": { ...base.repos["demo/widgets"], base_branch: baseBranch, max_sessions: 1 } },
+        worker: { ...base.worker, binary: "sh", args: ["-c", "echo working; sleep 30"], launcher: "process", ...worker },
+      };
+      const github = await connectGitHub(config, store, quickOptions());
+      const path = config.repos["demo/widgets"].path;
+      recordApproval(store, "demo/widgets", path, fingerprintOf(await github.getRepository("demo/widgets"), path));
+      const effects = wireEffects("live", { github: github.writer });
+      await pollRepository({ store, reader: github, effects, rules: { author: "owner", label: "robot-army" }, host: "testhost", paths: { "demo/widgets": path } }, "demo/widgets");
+      const deps: DispatchDeps = {
+        store, config, stateDir, sessionRoot: env.RA_SESSION_ROOT, github, effects, host: "testhost",
+        launcher: launcherFor(config, { env, timeoutMs: 15_000 }),
+      };
+      try {
+        await fn({ t, store, deps, config });
+      } finally {
+        for (const record of listRecords(env.RA_SESSION_ROOT)) await stopSession(env.RA_SESSION_ROOT, record).catch(() => {});
+      }
+    } finally {
+      store.close();
+    }
+  });
+}
+
+async function comments(t: TestForge, issue: number): Promise<string[]> {
+  const { data } = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: issue });
+  return data.map((c) => c.body ?? "");
+}
+
+test("a ready item becomes a worktree, a worker session and a comment listing where it runs; the cap holds the rest", () =>
+  withDispatch(async ({ t, store, deps }) => {
+    const { withheld, outcomes } = await dispatchReady(deps);
+    assert.is(withheld, null);
+    assert.equal(outcomes.map((o) => [o.issue, o.result, o.reason]), [[1, "active", null], [2, "waiting", outcomes[1].reason], [3, "waiting", outcomes[2].reason]]);
+    assert.match(outcomes[1].reason!, /demo\/widgets/);
+    const session = outcomes[0].session!;
+    assert.is(session.name, "ra-widgets-1");
+    assert.match(session.branch, /^robot-army\/issue-1-/);
+    assert.ok(existsSync(join(session.worktree, "README.md")), "the worktree holds the base branch");
+    assert.is(git(session.worktree, "rev-parse", "--abbrev-ref", "HEAD"), session.branch);
+    assert.is(getItem(store, 1)!.state, "active");
+    const [row] = sessionsOf(store, 1);
+    assert.equal([row.id, row.name, row.attempt, row.launcher], [session.id, "ra-widgets-1", 1, "process"]);
+    const [record] = listRecords(deps.sessionRoot);
+    assert.equal([record.name, record.tags.ra_item, record.cwd], ["ra-widgets-1", "1", session.worktree]);
+    const dispatched = (await comments(t, 1)).find((c) => c.startsWith("robot-army dispatched"))!;
+    assert.equal(dispatched.split("\n"), [
+      "robot-army dispatched a session for this issue.", "",
+      "- Host: testhost", "- Session: ra-widgets-1", `- Session id: ${session.id}`, `- Branch: ${session.branch}`, `- Worktree: ${session.worktree}`,
+    ]);
+  }));
+
+test("a failure to start fails the item with its reason kept private; the issue hears only the host and the item", () =>
+  withDispatch(async ({ t, store, deps }) => {
+    const { outcomes } = await dispatchReady(deps);
+    assert.equal(outcomes[0].result, "failed");
+    const item = getItem(store, 1)!;
+    assert.is(item.state, "failed");
+    assert.match(item.reason!, /no-such-base/);
+    const failed = (await comments(t, 1)).find((c) => c.startsWith("robot-army could not start"))!;
+    assert.equal(failed.split("\n"), ["robot-army could not start a session for this issue.", "", "- Host: testhost", "- Work item: 1"]);
+    const moves = queryAudit(store, { kind: "state.work_item", item: 1 }).map((r) => `${r.body.from}->${r.body.to}`);
+    assert.equal(moves, ["null->discovered", "discovered->ready", "ready->dispatching", "dispatching->failed"]);
+  }, {}, "no-such-base"));
+
+test("a title full of shell syntax gives a safe branch and runs nothing", () =>
+  withDispatch(async ({ store, deps }) => {
+    const marker = join(deps.stateDir, "pwned");
+    store.statement("UPDATE work_items SET title = ? WHERE id = 1").run(`"; touch ${marker}; $(touch ${marker}) \`touch ${marker}\`\nnext line ü`);
+    const { outcomes } = await dispatchReady(deps);
+    assert.is(outcomes[0].result, "active");
+    assert.match(outcomes[0].session!.branch, /^robot-army\/issue-1-[a-z0-9-]+$/);
+    assert.not.ok(existsSync(marker), "nothing from the title was run");
+  }));
+
+test("paused dispatch starts nothing", () =>
+  withDispatch(async ({ store, deps }) => {
+    pause(store, { reason: "lunch" });
+    const result = await dispatchReady(deps);
+    assert.match(result.withheld!, /paused/);
+    assert.is(getItem(store, 1)!.state, "ready");
+  }));
+
+test.run();

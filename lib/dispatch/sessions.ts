@@ -1,0 +1,35 @@
+/** The store's rows of work items' worker sessions: one per attempt at an item. */
+import { isoSeconds, now } from "../clock.ts";
+import type { Store } from "../store/open.ts";
+
+/** A worker session as the store keeps it. */
+export interface SessionRow {
+  id: string;
+  item: number;
+  name: string;
+  host: string;
+  launcher: string;
+  marker: string;
+  worktree: string;
+  branch: string;
+  started_at: string;
+  simulated: boolean;
+}
+
+/** Records a started session as the item's next attempt. */
+export function recordSession(store: Store, row: SessionRow): void {
+  const attempt = (store.statement("SELECT count(*) AS n FROM sessions WHERE item = ?").get(row.item) as { n: number }).n + 1;
+  store.statement(
+    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(row.id, row.item, row.name, row.host, row.launcher, row.marker, row.worktree, row.branch, attempt, row.started_at || isoSeconds(now()), row.simulated ? 1 : 0);
+}
+
+/** An item's sessions, oldest first. */
+export function sessionsOf(store: Store, item: number): Array<SessionRow & { attempt: number; ended_at: string | null; end_reason: string | null }> {
+  return store.statement("SELECT * FROM sessions WHERE item = ? ORDER BY started_at, attempt").all(item)
+    .map((row) => {
+      const r = { ...(row as Record<string, unknown>) };
+      return { ...r, simulated: r.simulated === 1 } as SessionRow & { attempt: number; ended_at: string | null; end_reason: string | null };
+    });
+}
