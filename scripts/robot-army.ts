@@ -27,6 +27,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   status: { summary: "Work items by state, the dispatch queue and the GitHub rate limit", load: () => import("./status.ts") },
   show: { summary: "One work item: its issue, state, history, sessions and pull requests", load: () => import("./show.ts") },
   prompt: { summary: "Print the prompt a worker for a work item starts with", load: () => import("./prompt.ts") },
+  attach: { summary: "Open a work item's worker session where its launcher put it", load: () => import("./attach.ts") },
   capacity: { summary: "Live worker sessions against the machine's and each repository's limits", load: () => import("./capacity.ts") },
   pause: { summary: "Stop dispatching new worker sessions until unpause", load: () => import("./pause.ts") },
   unpause: { summary: "Let dispatch start worker sessions again", load: () => import("./unpause.ts") },

@@ -10,6 +10,7 @@ import { appendAudit } from "../lib/store/audit.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { transition } from "../lib/work-items/transition.ts";
+import { recordSession } from "../lib/dispatch/sessions.ts";
 import { command, run, showOptions } from "./show.ts";
 
 async function show(store: Store | undefined, ...argv: string[]): Promise<string> {
@@ -120,6 +121,20 @@ test("the issue's address comes from the audit log when recorded, else from GitH
     assert.not.match(await showWith(at("http://127.0.0.1:4567"), store, "1"), "url", "a forge's address is not guessed");
     appendAudit(store, { kind: "intake.seen", repo: "demo/widgets", item: 1, body: { html_url: "http://127.0.0.1:4567/demo/widgets/issues/7" } });
     assert.match(await showWith(at("http://127.0.0.1:4567"), store, "1"), "url     : http://127.0.0.1:4567/demo/widgets/issues/7\n");
+  }));
+
+test("an item's sessions are listed, one line per attempt with where it ran", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 7, title: "Fix the widget", at: "2026-01-15T08:00:00Z" });
+    recordSession(store, {
+      id: "0b3c6a4e-1111-4111-8111-111111111111", item: 1, name: "ra-widgets-7", host: "box", launcher: "process", marker: "ra-widgets-7",
+      worktree: "/wt/demo/widgets/issue-7", branch: "robot-army/issue-7-fix-the-widget", started_at: "2026-01-15T09:00:00Z", simulated: false,
+    });
+    const text = await show(store, "1");
+    assert.match(text, "sessions : 1\n  attempt 1  ra-widgets-7  0b3c6a4e-1111-4111-8111-111111111111  on box via process, started 2026-01-15T09:00:00Z, open\n");
+    assert.match(text, "    branch robot-army/issue-7-fix-the-widget  worktree /wt/demo/widgets/issue-7\n");
+    const json = JSON.parse(await show(store, "1", "--json"));
+    assert.equal(json.sessions.map((s: { name: string; attempt: number }) => [s.name, s.attempt]), [["ra-widgets-7", 1]]);
   }));
 
 test("anything but an id or owner/name#N is a usage error with the help", () => {

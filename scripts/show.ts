@@ -16,6 +16,7 @@ import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { getItem, listItems } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
+import { sessionsOf } from "../lib/dispatch/sessions.ts";
 
 export const command: CommandDef = {
   name: "show",
@@ -99,11 +100,12 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   }
   const history = historyOf(deps.store!, item.id);
   const url = issueUrl(deps.store!, item, deps.config.github.api_base);
+  const sessions = sessionsOf(deps.store!, item.id);
   if (opts.json) {
-    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, history, sessions: [], pull_requests: [], cleanup: null };
+    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, history, sessions, pull_requests: [], cleanup: null };
     deps.write(JSON.stringify(json, null, 2) + "\n");
   } else {
-    deps.write(formatItem(item, url, history).map((line) => line + "\n").join(""));
+    deps.write(formatItem(item, url, history, sessions).map((line) => line + "\n").join(""));
   }
   return 0;
 }
@@ -131,7 +133,7 @@ export function historyOf(store: Store, id: number): HistoryEntry[] {
 }
 
 /** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
-export function formatItem(item: WorkItem, url: string | null, history: HistoryEntry[]): string[] {
+export function formatItem(item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ReturnType<typeof sessionsOf> = []): string[] {
   const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
   const lines = [
@@ -149,7 +151,13 @@ export function formatItem(item: WorkItem, url: string | null, history: HistoryE
   for (const h of history) {
     lines.push(`  ${h.at}  ${h.from ?? "(new)"} -> ${h.to}${h.reason ? `  ${h.reason}` : ""}${h.simulated ? "  (simulated)" : ""}`);
   }
-  lines.push(field("sessions", "none"), field("pull requests", "none"), field("cleanup", "none"));
+  lines.push(field("sessions", sessions.length ? `${sessions.length}` : "none"));
+  for (const s of sessions) {
+    const end = s.ended_at ? `ended ${s.ended_at} (${s.end_reason})` : "open";
+    lines.push(`  attempt ${s.attempt}  ${s.name}  ${s.id}  on ${s.host} via ${s.launcher}, started ${s.started_at}, ${end}`);
+    lines.push(`    branch ${s.branch}  worktree ${s.worktree}`);
+  }
+  lines.push(field("pull requests", "none"), field("cleanup", "none"));
   return lines;
 }
 

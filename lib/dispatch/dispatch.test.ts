@@ -22,6 +22,7 @@ import { dispatchReady } from "./dispatch.ts";
 import type { DispatchDeps } from "./dispatch.ts";
 import { pause } from "./controls.ts";
 import { sessionsOf } from "./sessions.ts";
+import { attachCommandFor } from "../../scripts/attach.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -109,6 +110,19 @@ test("a title full of shell syntax gives a safe branch and runs nothing", () =>
     assert.is(outcomes[0].result, "active");
     assert.match(outcomes[0].session!.branch, /^robot-army\/issue-1-[a-z0-9-]+$/);
     assert.not.ok(existsSync(marker), "nothing from the title was run");
+  }));
+
+test("attach finds a headless worker's session and says how to read it; an item without a session is refused", () =>
+  withDispatch(async ({ store, deps }) => {
+    await dispatchReady(deps);
+    const found = await attachCommandFor(store, 1, deps.launcher);
+    assert.equal(found, { argv: null, message: 'Work item 1 runs headless as session ra-widgets-1; "robot-army session peek ra-widgets-1" shows its output' });
+    try {
+      await attachCommandFor(store, 2, deps.launcher);
+      assert.unreachable("item 2 has no session");
+    } catch (error) {
+      assert.match((error as Error).message, "Work item 2 has no running session (state ready)");
+    }
   }));
 
 test("paused dispatch starts nothing", () =>
