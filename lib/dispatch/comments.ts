@@ -18,6 +18,30 @@ export function dispatchComment(place: SessionPlace): string {
   return ["robot-army dispatched a session for this issue.", "", ...placeLines(place)].join("\n");
 }
 
+/** How a new session follows the one before it: `resume` restores its context, `restart` starts without it. */
+export type Relaunch = "resume" | "restart";
+
+/**
+ * The comment when `resume` or `restart` gives the item a new session: the header with the
+ * attempt, the same list as a dispatch, and the earlier session it continues or supersedes
+ * (or that none is on record, as after a rebuilt database).
+ */
+export function relaunchComment(place: SessionPlace & { attempt: number; how: Relaunch; earlier: string | null }): string {
+  const { attempt, how, earlier, ...where } = place;
+  return [`robot-army reassigned this issue to a new session (attempt ${attempt}).`, "", ...placeLines(where), "", ...earlierLines(how, earlier)].join("\n");
+}
+
+function earlierLines(how: Relaunch, earlier: string | null): string[] {
+  if (earlier === null) {
+    return how === "resume"
+      ? ["No earlier session is on record; the worker was started with its resume option in the same worktree."]
+      : ["No earlier session is on record; the new session starts without any earlier context."];
+  }
+  return how === "resume"
+    ? [`Continues: ${earlier}`, "That session's context was restored."]
+    : [`Supersedes: ${earlier}`, "The new session starts without that session's context."];
+}
+
 /** The comment on a failure to start: the header, the host and the work item, and nothing else. */
 export function failureComment(failure: { host: string; item: number }): string {
   return ["robot-army could not start a session for this issue.", "", `- Host: ${failure.host}`, `- Work item: ${failure.item}`].join("\n");

@@ -9,7 +9,7 @@
  */
 import { join } from "node:path";
 import type { GitHubReader } from "../boundaries/github-types.ts";
-import type { Launcher } from "../boundaries/launchers/types.ts";
+import type { Launcher, LaunchSpec } from "../boundaries/launchers/types.ts";
 import { createWorktree, runPostCreate } from "../boundaries/worktrees.ts";
 import { isoSeconds, now } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -103,11 +103,9 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
       branch, worktree: worktree.path, episodeKey: `item-${item.id}`,
     }));
-    const launched = await deps.launcher.launch({
-      item: item.id, name, cwd: worktree.path, argv: [config.worker.binary, ...config.worker.args],
-      tags: storeTag(store, item.id), stdinFile: promptFile,
-      env: { RA_REPO: item.repo, RA_BASE_BRANCH: repo.base_branch, RA_EPISODE_KEY: `item-${item.id}`, ...workerGitHubEnv(config) },
-    });
+    const launched = await deps.launcher.launch(workerSpec(deps, item, {
+      name, cwd: worktree.path, argv: [config.worker.binary, ...config.worker.args], promptFile,
+    }));
     store.transaction(() => {
       recordSession(store, {
         id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
@@ -126,14 +124,30 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
   }
 }
 
-/** The session tags that tie a worker to this store (the launcher adds `ra_item` itself). */
-function storeTag(store: Store, item: number): Record<string, string> {
-  const { [ITEM_TAG]: _item, ...rest } = workerTags(store, item);
-  return rest;
+/**
+ * What the launcher starts for an item: its session's name, tags (the launcher adds
+ * `ra_item`), worktree, argv, prompt file, and the non-secret variables a worker needs
+ * (the repository, its base branch, its episode key, where GitHub is and the token's file).
+ */
+export function workerSpec(
+  deps: Pick<DispatchDeps, "store" | "config">,
+  item: WorkItem,
+  launch: { name: string; cwd: string; argv: string[]; promptFile?: string },
+): LaunchSpec {
+  const { [ITEM_TAG]: _item, ...tags } = workerTags(deps.store, item.id);
+  const github = deps.config.github;
+  return {
+    item: item.id, name: launch.name, cwd: launch.cwd, argv: launch.argv, tags,
+    ...(launch.promptFile ? { stdinFile: launch.promptFile } : {}),
+    env: {
+      RA_REPO: item.repo, RA_BASE_BRANCH: deps.config.repos[item.repo].base_branch, RA_EPISODE_KEY: `item-${item.id}`,
+      RA_GITHUB_API: github.api_base, ...(github.token_file ? { RA_GITHUB_TOKEN_FILE: github.token_file } : {}),
+    },
+  };
 }
 
-/** A comment that fails to post is in the audit log (by commentOnIssue) and otherwise ignored. */
-async function tell(deps: DispatchDeps, item: WorkItem, purpose: string, body: string): Promise<void> {
+/** Comments on the item's issue; one that fails to post is in the audit log (by commentOnIssue) and otherwise ignored. */
+export async function tell(deps: Pick<DispatchDeps, "store" | "effects">, item: WorkItem, purpose: string, body: string): Promise<void> {
   try {
     await commentOnIssue(deps.store, deps.effects, { repo: item.repo, issue: item.issue, item: item.id, body, purpose });
   } catch {
@@ -145,12 +159,4 @@ async function tell(deps: DispatchDeps, item: WorkItem, purpose: string, body: s
 export function sessionName(item: Pick<WorkItem, "repo" | "issue">): string {
   const repoName = item.repo.split("/")[1].replace(/[^A-Za-z0-9._-]/g, "-");
   return `ra-${repoName}-${item.issue}`;
-}
-
-/** Where the worker reaches GitHub: the API base and the token's file (never the token itself). */
-function workerGitHubEnv(config: Config): Record<string, string> {
-  return {
-    RA_GITHUB_API: config.github.api_base,
-    ...(config.github.token_file ? { RA_GITHUB_TOKEN_FILE: config.github.token_file } : {}),
-  };
 }

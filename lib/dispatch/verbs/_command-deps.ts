@@ -1,0 +1,38 @@
+/**
+ * What the recovery commands open: the config, the store, GitHub at the chosen effect
+ * level, the session root and the configured launcher, wired once, as dispatch uses them.
+ */
+import { hostname } from "node:os";
+import type { ParsedArgs } from "../../cli.ts";
+import { configFromArgs } from "../../config.ts";
+import { effectsFor } from "../../effects.ts";
+import { UsageError } from "../../errors.ts";
+import { ensureSessionRoot } from "../../sessions/records.ts";
+import { ensureStateDir } from "../../state-dir.ts";
+import { openStore } from "../../store/open.ts";
+import type { DispatchDeps } from "../dispatch.ts";
+
+/** Runs `fn` with dispatch's dependencies; the store is closed afterwards. */
+export async function withDispatchDeps<T>(args: ParsedArgs, fn: (deps: DispatchDeps) => Promise<T>): Promise<T> {
+  const config = await configFromArgs(args);
+  const stateDir = ensureStateDir();
+  const store = await openStore(stateDir);
+  try {
+    const { connectGitHub } = await import("../../boundaries/github.ts");
+    const { launcherFor } = await import("../../boundaries/launchers/select.ts");
+    const github = await connectGitHub(config, store, {});
+    const effects = effectsFor(args, config, { github: github.writer });
+    return await fn({
+      store, config, stateDir, sessionRoot: ensureSessionRoot(), github, effects, host: hostname(), launcher: launcherFor(config),
+    });
+  } finally {
+    store.close();
+  }
+}
+
+/** Reads the `<id>` positional as a work item id. */
+export function itemIdOf(args: ParsedArgs): number {
+  const raw = args.positionals[0];
+  if (!/^[1-9]\d*$/.test(raw ?? "")) throw new UsageError(`A work item id is a positive whole number, got "${raw}"`);
+  return Number(raw);
+}

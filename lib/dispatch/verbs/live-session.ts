@@ -1,0 +1,58 @@
+/**
+ * Whether a live session works for a work item, from the session root: a record tagged
+ * with the item and this store, or one whose working directory is the item's worktree,
+ * judged by its holder's pid and start time (never a process name). A record whose
+ * holder cannot be checked makes the answer "unknown", which refuses like "live" does.
+ */
+import { existsSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import { listRecords } from "../../sessions/records.ts";
+import type { SessionRecord } from "../../sessions/records.ts";
+import { sessionState } from "../../sessions/state.ts";
+import type { Store } from "../../store/open.ts";
+import { ITEM_TAG, STORE_TAG } from "../capacity.ts";
+
+/** What the session root says about an item's sessions. */
+export interface LiveAnswer {
+  /** true: one runs (or is starting); "unknown": one cannot be checked; false: none runs. */
+  live: boolean | "unknown";
+  /** The session that runs (or cannot be checked), when there is one. */
+  session: SessionRecord | null;
+}
+
+/** The live session of an item, or of its worktree; "unknown" when the root or a holder cannot be read. */
+export function liveSessionOf(store: Store, sessionRoot: string, item: number, worktree: string | null): LiveAnswer {
+  let records: SessionRecord[];
+  try {
+    records = existsSync(sessionRoot) ? listRecords(sessionRoot) : [];
+  } catch {
+    return { live: "unknown", session: null };
+  }
+  let unknown: SessionRecord | null = null;
+  for (const record of records) {
+    if (!belongs(store, record, item, worktree)) continue;
+    const state = sessionState(sessionRoot, record);
+    if (state === "running" || state === "starting") return { live: true, session: record };
+    if (state === "unknown") unknown ??= record;
+  }
+  return unknown ? { live: "unknown", session: unknown } : { live: false, session: null };
+}
+
+/** Says why a live answer refuses, in the owner's words. */
+export function describeLive(answer: LiveAnswer, item: number): string {
+  const name = answer.session ? ` "${answer.session.name}" (id ${answer.session.id})` : "";
+  return answer.live === true
+    ? `Work item ${item}: session${name} is still running in its worktree`
+    : `Work item ${item}: whether a session${name} still runs cannot be checked, so nothing is done`;
+}
+
+function belongs(store: Store, record: SessionRecord, item: number, worktree: string | null): boolean {
+  const tags = record.tags ?? {};
+  if (tags[ITEM_TAG] === String(item) && (tags[STORE_TAG] === undefined || tags[STORE_TAG] === store.path)) return true;
+  return worktree !== null && samePath(record.cwd, worktree);
+}
+
+function samePath(a: string, b: string): boolean {
+  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
+  return real(a) === real(b);
+}

@@ -1,0 +1,109 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { listRecords } from "../../sessions/records.ts";
+import { getItem } from "../../work-items/queries.ts";
+import { hold, pause } from "../controls.ts";
+import { dispatchReady } from "../dispatch.ts";
+import { sessionsOf } from "../sessions.ts";
+import { relaunchItem } from "./relaunch.ts";
+import { comments, stopAll, verbTemplate, withWorld } from "./_test-verbs.ts";
+
+const template = verbTemplate();
+test.after(() => template.remove());
+
+test("resume starts the worker with its resume option in the same worktree; the comment says attempt 2 and Continues", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const first = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    const outcome = await relaunchItem(deps, 1, { how: "resume" });
+    assert.equal([outcome.result, outcome.attempt, outcome.earlier], ["active", 2, first.id]);
+    const session = outcome.session!;
+    assert.equal([session.name, session.worktree, session.branch], ["ra-widgets-1-2", first.worktree, first.branch]);
+    assert.is(getItem(store, 1)!.state, "active");
+    const record = listRecords(deps.sessionRoot).find((r) => r.id === session.id)!;
+    assert.equal(record.args.slice(-1), ["--resumed"]);
+    assert.equal(sessionsOf(store, 1).map((r) => r.attempt), [1, 2]);
+    const body = (await comments(t, 1)).find((c) => c.startsWith("robot-army reassigned"))!;
+    assert.equal(body.split("\n"), [
+      "robot-army reassigned this issue to a new session (attempt 2).", "",
+      "- Host: testhost", "- Session: ra-widgets-1-2", `- Session id: ${session.id}`, `- Branch: ${first.branch}`, `- Worktree: ${first.worktree}`, "",
+      `Continues: ${first.id}`, "That session's context was restored.",
+    ]);
+  }));
+
+test("restart starts afresh without the resume option; the comment says Supersedes", () =>
+  withWorld(template, async ({ t, deps }) => {
+    const first = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    const outcome = await relaunchItem(deps, 1, { how: "restart" });
+    const record = listRecords(deps.sessionRoot).find((r) => r.id === outcome.session!.id)!;
+    assert.not.ok(record.args.includes("--resumed"));
+    const body = (await comments(t, 1)).find((c) => c.startsWith("robot-army reassigned"))!;
+    assert.equal(body.split("\n").slice(-2), [`Supersedes: ${first.id}`, "The new session starts without that session's context."]);
+    assert.ok(body.includes("(attempt 2)"));
+  }));
+
+test("with no earlier session on record (a rebuilt database) the comment says so and the name moves past the one on record", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    store.statement("DELETE FROM sessions").run();
+    const outcome = await relaunchItem(deps, 1, { how: "resume" });
+    assert.equal([outcome.attempt, outcome.earlier, outcome.session!.name], [1, null, "ra-widgets-1-2"]);
+    const body = (await comments(t, 1)).find((c) => c.startsWith("robot-army reassigned"))!;
+    assert.ok(body.includes("(attempt 1)"));
+    assert.is(body.split("\n").at(-1), "No earlier session is on record; the worker was started with its resume option in the same worktree.");
+    assert.not.ok(body.includes("Continues:"));
+  }));
+
+test("resume and restart refuse while a live session works for the item, and change nothing", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    for (const how of ["resume", "restart"] as const) {
+      try {
+        await relaunchItem(deps, 1, { how, force: true });
+        assert.unreachable("a live session refuses");
+      } catch (error) {
+        assert.match((error as Error).message, /ra-widgets-1.*still running/);
+      }
+    }
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.is(sessionsOf(store, 1).length, 1);
+  }));
+
+test("the pause and a hold refuse unless forced", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    pause(store, { reason: "lunch" });
+    await assertRefused(() => relaunchItem(deps, 1, { how: "resume" }), /paused.*--force/);
+    store.statement("DELETE FROM controls").run();
+    hold(store, { item: 1 });
+    await assertRefused(() => relaunchItem(deps, 1, { how: "restart" }), /held.*--force/);
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.is((await relaunchItem(deps, 1, { how: "restart", force: true })).result, "active");
+  }));
+
+test("a full repository cap refuses unless forced", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    store.statement("UPDATE work_items SET state = 'interrupted' WHERE id = 1").run();
+    const second = (await dispatchReady(deps)).outcomes.find((o) => o.result === "active")!;
+    assert.is(second.issue, 2);
+    await assertRefused(() => relaunchItem(deps, 1, { how: "resume" }), /demo\/widgets runs 1 of 1.*--force/);
+    assert.is(getItem(store, 1)!.state, "interrupted");
+    assert.is((await relaunchItem(deps, 1, { how: "resume", force: true })).result, "active");
+  }));
+
+async function assertRefused(fn: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    assert.match((error as Error).message, pattern);
+    return;
+  }
+  assert.unreachable(`expected a refusal matching ${pattern}`);
+}
+
+test.run();

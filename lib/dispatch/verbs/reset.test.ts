@@ -1,0 +1,42 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { git } from "../../fixtures.ts";
+import { getItem } from "../../work-items/queries.ts";
+import { dispatchReady } from "../dispatch.ts";
+import { resetItem } from "./reset.ts";
+import { stopAll, verbTemplate, withWorld } from "./_test-verbs.ts";
+
+const template = verbTemplate();
+test.after(() => template.remove());
+
+test("reset refuses under a live session, then over uncommitted work; with force it discards both and the item is ready", () =>
+  withWorld(template, async ({ store, deps, config }) => {
+    const session = (await dispatchReady(deps)).outcomes[0].session!;
+    await assertRefused(() => resetItem(deps, 1, { force: true }), /still running/);
+    assert.ok(existsSync(session.worktree));
+    await stopAll(deps);
+    writeFileSync(join(session.worktree, "notes.txt"), "unfinished\n");
+    const kept = await resetItem(deps, 1);
+    assert.equal([kept.reset, kept.removal.worktree.status], [false, "kept"]);
+    assert.ok(existsSync(join(session.worktree, "notes.txt")), "git's refusal over uncommitted work stands");
+    assert.is(getItem(store, 1)!.state, "active");
+    const forced = await resetItem(deps, 1, { force: true });
+    assert.equal([forced.reset, forced.removal.worktree.status, forced.removal.branch.status], [true, "removed", "deleted"]);
+    assert.not.ok(existsSync(session.worktree));
+    assert.is(git(config.repos["demo/widgets"].path, "branch", "--list", session.branch), "");
+    assert.is(getItem(store, 1)!.state, "ready");
+  }));
+
+async function assertRefused(fn: () => Promise<unknown>, pattern: RegExp): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    assert.match((error as Error).message, pattern);
+    return;
+  }
+  assert.unreachable(`expected a refusal matching ${pattern}`);
+}
+
+test.run();

@@ -1,0 +1,65 @@
+/**
+ * `reset`: discards an item's unfinished worktree and branch and puts it back in the
+ * queue. The issue is re-read first (a closed issue refuses: the next poll makes the item
+ * done). Removal goes through removeWorktree's guards: a live session (or one that cannot
+ * be checked) refuses; git's refusal over uncommitted work, and `git branch -d`'s over
+ * unmerged commits, stand unless forced. Only when both are gone does the item go `ready`.
+ */
+import { removeWorktree, worktreePath } from "../../boundaries/worktrees.ts";
+import type { WorktreeRemoval } from "../../boundaries/worktrees.ts";
+import { PreconditionError } from "../../errors.ts";
+import { auditEffect } from "../../store/audit.ts";
+import { getItem, refreshSnapshot } from "../../work-items/queries.ts";
+import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
+import { transition } from "../../work-items/transition.ts";
+import { branchName } from "../branch-name.ts";
+import type { DispatchDeps } from "../dispatch.ts";
+import { sessionsOf } from "../sessions.ts";
+import { worktreeRoot } from "../worktree-root.ts";
+import { describeLive, liveSessionOf } from "./live-session.ts";
+
+/** States a reset may start from. */
+export const RESETTABLE: readonly WorkItemState[] = ["interrupted", "failed", "needs_info", "active", "awaiting_review"];
+
+/** What reset did: the removal as it happened, and the item as it is now. */
+export interface ResetOutcome {
+  removal: WorktreeRemoval;
+  item: WorkItem;
+  /** Whether the item went back to `ready`. */
+  reset: boolean;
+}
+
+/** Re-reads the issue, removes the worktree and branch under the guards, and on success makes the item `ready`. */
+export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "stateDir" | "sessionRoot" | "github">, itemId: number, options: { force?: boolean } = {}): Promise<ResetOutcome> {
+  const { store, config } = deps;
+  const found = getItem(store, itemId);
+  if (!found) throw new PreconditionError(`No work item ${itemId}`);
+  if (!RESETTABLE.includes(found.state)) throw new PreconditionError(`Work item ${itemId} is ${found.state}; reset needs it ${RESETTABLE.join(", ")}`);
+  const repo = config.repos[found.repo];
+  if (!repo) throw new PreconditionError(`Repository "${found.repo}" of work item ${itemId} is not in the config`);
+  const issue = await deps.github.getIssue(found.repo, found.issue);
+  refreshSnapshot(store, found.id, {
+    repo: found.repo, issue: found.issue, title: issue.title, body: issue.body, author: issue.author, labels: issue.labels,
+    issue_state: issue.state, issue_updated_at: issue.updated_at,
+  });
+  if (issue.state === "closed") throw new PreconditionError(`Issue ${found.repo}#${found.issue} is closed; the next poll makes work item ${itemId} done`);
+  const item = getItem(store, itemId)!;
+  const last = sessionsOf(store, item.id).at(-1);
+  const path = last?.worktree ?? worktreePath(worktreeRoot(config, deps.stateDir), item.repo, item.issue);
+  const branch = last?.branch ?? branchName(item.issue, item.title);
+  const live = liveSessionOf(store, deps.sessionRoot, item.id, path);
+  const removal = await auditEffect(
+    store,
+    { kind: "worktree.remove", repo: item.repo, item: item.id, body: { path, branch, force: options.force === true, live_session: live.live } },
+    () => removeWorktree({ repoPath: repo.path, path, branch, force: options.force === true, liveSession: live.live }),
+    (r) => ({ worktree: r.worktree, branch: r.branch }),
+  );
+  if (removal.worktree.status === "kept" && live.live !== false) throw new PreconditionError(describeLive(live, item.id));
+  const gone = removal.worktree.status !== "kept" && removal.branch.status !== "kept";
+  if (!gone) return { removal, item, reset: false };
+  const now = store.transaction(() => {
+    if (item.state === "active" || item.state === "awaiting_review") transition(store, item.id, "interrupted", { reason: "no session of it runs" });
+    return transition(store, item.id, "ready", { reason: "reset by the owner", details: { worktree: removal.worktree.status, branch: removal.branch.status } });
+  });
+  return { removal, item: now, reset: true };
+}

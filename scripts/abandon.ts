@@ -1,0 +1,48 @@
+/** `robot-army abandon <id> [--reason TEXT]`: the owner gives up on a work item; abandoned is final. */
+import type { CommandDef } from "../lib/cli.ts";
+import { parse, print, runMain, stringOption } from "../lib/cli.ts";
+import { itemIdOf } from "../lib/dispatch/verbs/_command-deps.ts";
+import { abandonItem } from "../lib/dispatch/verbs/abandon.ts";
+import { sessionRoot } from "../lib/sessions/records.ts";
+import { ensureStateDir } from "../lib/state-dir.ts";
+import { openStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { getItem } from "../lib/work-items/queries.ts";
+
+/** How the command is called; its help is generated from this. */
+export const command: CommandDef = {
+  name: "abandon",
+  summary: "Give up on a work item for good",
+  usage: "abandon <id> [--reason TEXT]",
+  description: `\
+The item becomes abandoned, which is final: it is never dispatched again. The reason
+(default "abandoned by the owner") is kept on the item and in the audit log. A session
+still working for the item refuses it: "robot-army cancel <id>" ends that first. The
+worktree and branch are left as they are.
+`,
+  options: { reason: { type: "string", value: "TEXT", description: "Why, kept on the item and in the audit log" } },
+  positionals: { min: 1, max: 1 },
+  examples: ["robot-army abandon 12", 'robot-army abandon 12 --reason "done by hand"'],
+};
+
+/** Parses argv, opens the store, and runs it. */
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const item = itemIdOf(args);
+  const store = await openStore(ensureStateDir());
+  try {
+    return run({ item, reason: stringOption(args, "reason") }, { store, sessionRoot: sessionRoot() });
+  } finally {
+    store.close();
+  }
+}
+
+/** Moves the item and says so. */
+export function run(opts: { item: number; reason?: string }, deps: { store: Store; sessionRoot: string }): number {
+  const before = getItem(deps.store, opts.item);
+  const item = abandonItem(deps.store, deps.sessionRoot, opts.item, opts.reason);
+  print(`work item ${item.id} (${item.repo}#${item.issue}): ${before?.state} -> abandoned (${item.reason})`);
+  return 0;
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -1,0 +1,57 @@
+/**
+ * `robot-army reset <id> [--force]`: discard a work item's unfinished worktree and branch and
+ * put it back in the queue. `--force` (over uncommitted work or unmerged commits) is taken
+ * only when typed at a terminal.
+ */
+import type { CommandDef } from "../lib/cli.ts";
+import { parse, print, runMain } from "../lib/cli.ts";
+import { CONFIG_OPTION } from "../lib/config.ts";
+import { EXIT, PreconditionError } from "../lib/errors.ts";
+import type { DispatchDeps } from "../lib/dispatch/dispatch.ts";
+import { itemIdOf, withDispatchDeps } from "../lib/dispatch/verbs/_command-deps.ts";
+import { resetItem } from "../lib/dispatch/verbs/reset.ts";
+
+/** How the command is called; its help is generated from this. */
+export const command: CommandDef = {
+  name: "reset",
+  summary: "Discard a work item's unfinished worktree and branch and put it back in the queue",
+  usage: "reset <id> [--force] [--config FILE]",
+  description: `\
+Re-reads the issue first (a closed issue refuses), then removes the item's worktree and
+branch under the same guards as any removal: a session still working there (or one that
+cannot be checked) refuses; git's refusal over uncommitted work and "git branch -d"'s over
+unmerged commits stand. With both gone the item is ready again. --force discards that
+work too, and is taken only when typed at a terminal (stdin a TTY), never from a script.
+Each removal is written to the audit log (worktree.remove).
+`,
+  options: {
+    force: { type: "boolean", description: "Discard uncommitted work and unmerged commits too (only at a terminal)" },
+    config: CONFIG_OPTION,
+  },
+  positionals: { min: 1, max: 1 },
+  examples: ["robot-army reset 12"],
+};
+
+/** Parses argv, refuses --force without a terminal, wires the dependencies, and runs it. */
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const item = itemIdOf(args);
+  const force = args.values.force === true;
+  if (force && !process.stdin.isTTY) throw new PreconditionError("--force discards work, so it is taken only when typed at a terminal; stdin is not one");
+  return await withDispatchDeps(args, (deps) => run({ item, force }, deps));
+}
+
+/** Resets the item and says what became of the worktree and branch; exit 3 when a guard kept them. */
+export async function run(opts: { item: number; force: boolean }, deps: DispatchDeps): Promise<number> {
+  const { removal, reset, item } = await resetItem(deps, opts.item, { force: opts.force });
+  const say = (o: { status: string; reason?: string }) => (o.status === "kept" ? `kept (${o.reason})` : o.status);
+  print(`worktree: ${say(removal.worktree)}`, `branch  : ${say(removal.branch)}`);
+  if (!reset) {
+    print(`work item ${item.id} stays ${item.state}; "robot-army reset ${item.id} --force" at a terminal discards the work`);
+    return EXIT.precondition;
+  }
+  print(`work item ${item.id} (${item.repo}#${item.issue}): ready`);
+  return EXIT.ok;
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
