@@ -2,68 +2,24 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { forgeConfig, quickOptions, testStore } from "../boundaries/_github-test-kit.ts";
-import { connectGitHub } from "../boundaries/github.ts";
-import { launcherFor } from "../boundaries/launchers/select.ts";
 import type { Config } from "../config.ts";
-import { wireEffects } from "../effects.ts";
 import { git } from "../fixtures.ts";
-import { forgeTemplate } from "../forge/_test-forge.ts";
-import type { TestForge } from "../forge/_test-forge.ts";
-import { pollRepository } from "../intake/poll.ts";
-import { fingerprintOf } from "../repos/fingerprint.ts";
-import { recordApproval } from "../repos/records.ts";
 import { listRecords } from "../sessions/records.ts";
-import { stopSession } from "../sessions/stop.ts";
-import type { Store } from "../store/open.ts";
 import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
 import { dispatchReady } from "./dispatch.ts";
-import type { DispatchDeps } from "./dispatch.ts";
 import { pause } from "./controls.ts";
 import { sessionsOf } from "./sessions.ts";
+import { comments, verbTemplate, withWorld } from "./verbs/_test-verbs.ts";
+import type { VerbWorld } from "./verbs/_test-verbs.ts";
 import { attachCommandFor } from "../../scripts/attach.ts";
 
-const template = forgeTemplate();
+const template = verbTemplate();
 test.after(() => template.remove());
 
 /** A forge with demo/widgets, a real clone, an onboarded repository, three ready items at live, and dispatch wired to the process launcher. */
-async function withDispatch(fn: (d: { t: TestForge; store: Store; deps: DispatchDeps; config: Config }) => Promise<void>, worker: Partial<Config["worker"]> = {}, baseBranch = "main") {
-  await template.use(async (t) => {
-    const store = await testStore(t);
-    const stateDir = join(t.tmp, "state");
-    const env = { ...process.env, RA_STATE_DIR: stateDir, RA_SESSION_ROOT: join(stateDir, "sessions") };
-    try {
-      git(t.tmp, "clone", "--quiet", join(t.dir, "git", "demo", "widgets.git"), "widgets");
-      const base = await forgeConfig(t);
-      const config: Config = {
-        ...base,
-        repos: { "demo/widgets": { ...base.repos["demo/widgets"], base_branch: baseBranch, max_sessions: 1 } },
-        worker: { ...base.worker, binary: "sh", args: ["-c", "echo working; sleep 30"], launcher: "process", ...worker },
-      };
-      const github = await connectGitHub(config, store, quickOptions());
-      const path = config.repos["demo/widgets"].path;
-      recordApproval(store, "demo/widgets", path, fingerprintOf(await github.getRepository("demo/widgets"), path));
-      const effects = wireEffects("live", { github: github.writer });
-      await pollRepository({ store, reader: github, effects, rules: { author: "owner", label: "robot-army" }, host: "testhost", paths: { "demo/widgets": path } }, "demo/widgets");
-      const deps: DispatchDeps = {
-        store, config, stateDir, sessionRoot: env.RA_SESSION_ROOT, github, effects, host: "testhost",
-        launcher: launcherFor(config, { env, timeoutMs: 15_000 }),
-      };
-      try {
-        await fn({ t, store, deps, config });
-      } finally {
-        for (const record of listRecords(env.RA_SESSION_ROOT)) await stopSession(env.RA_SESSION_ROOT, record).catch(() => {});
-      }
-    } finally {
-      store.close();
-    }
-  });
-}
-
-async function comments(t: TestForge, issue: number): Promise<string[]> {
-  const { data } = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: issue });
-  return data.map((c) => c.body ?? "");
+function withDispatch(fn: (w: VerbWorld) => Promise<void>, worker: Partial<Config["worker"]> = {}, baseBranch = "main") {
+  return withWorld(template, fn, worker, baseBranch);
 }
 
 test("a ready item becomes a worktree, a worker session and a comment listing where it runs; the cap holds the rest", () =>

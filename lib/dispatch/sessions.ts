@@ -33,3 +33,9 @@ export function sessionsOf(store: Store, item: number): Array<SessionRow & { att
       return { ...r, simulated: r.simulated === 1 } as SessionRow & { attempt: number; ended_at: string | null; end_reason: string | null };
     });
 }
+
+/** Closes a session row with how it ended; a row already closed keeps its first ending. */
+export function endSession(store: Store, id: string, reason: "exited" | "crashed" | "killed" | "retired" | "cancelled" | "lost" | "recovered", exitCode: number | null = null): void {
+  store.statement("UPDATE sessions SET ended_at = ?, end_reason = ?, exit_code = ? WHERE id = ? AND ended_at IS NULL")
+    .run(isoSeconds(now()), reason, exitCode, id);
+}

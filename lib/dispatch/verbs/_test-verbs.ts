@@ -35,7 +35,12 @@ export function verbTemplate(): ReturnType<typeof forgeTemplate> {
 }
 
 /** Runs `fn` in a fresh world; `worker` overrides the worker settings. */
-export async function withWorld(template: ReturnType<typeof forgeTemplate>, fn: (w: VerbWorld) => Promise<void>, worker: Partial<Config["worker"]> = {}): Promise<void> {
+export async function withWorld(
+  template: ReturnType<typeof forgeTemplate>,
+  fn: (w: VerbWorld) => Promise<void>,
+  worker: Partial<Config["worker"]> = {},
+  baseBranch = "main",
+): Promise<void> {
   await template.use(async (t) => {
     const store = await testStore(t);
     const stateDir = join(t.tmp, "state");
@@ -45,7 +50,7 @@ export async function withWorld(template: ReturnType<typeof forgeTemplate>, fn: 
       const base = await forgeConfig(t);
       const config: Config = {
         ...base,
-        repos: { "demo/widgets": { ...base.repos["demo/widgets"], max_sessions: 1 } },
+        repos: { "demo/widgets": { ...base.repos["demo/widgets"], base_branch: baseBranch, max_sessions: 1 } },
         worker: { ...base.worker, binary: "sh", args: ["-c", "echo working; sleep 30"], resume_args: ["--resumed"], launcher: "process", ...worker },
       };
       const github = await connectGitHub(config, store, quickOptions());
