@@ -37,6 +37,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "git-repo": () => import("./git-repo.ts"),
   "config-mistakes": () => import("./config-mistakes.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
+  "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
   "forge-with-changed-settings": () => import("./forge-with-changed-settings.ts"),
   "forge-issue-closed": () => import("./forge-issue-closed.ts"),

@@ -1,0 +1,62 @@
+/**
+ * Test scaffolding for the daemon: a sandbox forge with demo/widgets, a real clone, the
+ * repository onboarded, a store, and tick dependencies wired at `live` with the process
+ * launcher; every worker session still running is stopped afterwards.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { forgeConfig, quickOptions, testStore } from "../boundaries/_github-test-kit.ts";
+import { connectGitHub } from "../boundaries/github.ts";
+import { launcherFor } from "../boundaries/launchers/select.ts";
+import type { Config } from "../config.ts";
+import { endSessions } from "../dispatch/_test-workers.ts";
+import { wireEffects } from "../effects.ts";
+import { git } from "../fixtures.ts";
+import type { ForgeTemplate, TestForge } from "../forge/_test-forge.ts";
+import { fingerprintOf } from "../repos/fingerprint.ts";
+import { recordApproval } from "../repos/records.ts";
+import type { Store } from "../store/open.ts";
+import type { DaemonEvent } from "./events.ts";
+import type { TickDeps } from "./tick.ts";
+
+/** What a daemon test gets. */
+export interface DaemonTest {
+  t: TestForge;
+  store: Store;
+  deps: TickDeps;
+  config: Config;
+  /** Every event reported so far. */
+  events: DaemonEvent[];
+  /** The reported lines so far. */
+  lines(): string[];
+}
+
+/** A forge, a clone, an onboarded repository (not yet polled) and tick deps at live; `worker` is the worker's argv. */
+export async function withDaemon(template: ForgeTemplate, fn: (d: DaemonTest) => Promise<void>, worker: string[] = ["sh", "-c", "echo working; sleep 30"]): Promise<void> {
+  await template.use(async (t) => {
+    const store = await testStore(t);
+    const stateDir = join(t.tmp, "state");
+    const sessionRoot = join(stateDir, "sessions");
+    const env = { ...process.env, RA_STATE_DIR: stateDir, RA_SESSION_ROOT: sessionRoot };
+    try {
+      git(t.tmp, "clone", "--quiet", join(t.dir, "git", "demo", "widgets.git"), "widgets");
+      const base = await forgeConfig(t);
+      const config: Config = { ...base, worker: { ...base.worker, binary: worker[0], args: worker.slice(1), launcher: "process" } };
+      const github = await connectGitHub(config, store, quickOptions());
+      const path = config.repos["demo/widgets"].path;
+      recordApproval(store, "demo/widgets", path, fingerprintOf(await github.getRepository("demo/widgets"), path));
+      const events: DaemonEvent[] = [];
+      const deps: TickDeps = {
+        store, config, stateDir, sessionRoot, github, effects: wireEffects("live", { github: github.writer }), host: "testhost",
+        launcher: launcherFor(config, { env, timeoutMs: 15_000 }), spoolDir: join(stateDir, "spool"), report: (e) => events.push(e),
+      };
+      try {
+        await fn({ t, store, deps, config, events, lines: () => events.map((e) => e.line) });
+      } finally {
+        if (existsSync(sessionRoot)) await endSessions(sessionRoot);
+      }
+    } finally {
+      store.close();
+    }
+  });
+}

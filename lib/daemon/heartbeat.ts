@@ -1,0 +1,36 @@
+/**
+ * The daemon's heartbeat, `<state dir>/heartbeat.json`, rewritten atomically at the end of
+ * each tick: which daemon, when it last ticked, which tick, when the next is due, and when
+ * it last polled (so a restarted daemon polls when due, not at once).
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeFileAtomic } from "../atomic.ts";
+
+/** What the heartbeat holds. */
+export interface Heartbeat {
+  pid: number;
+  at: string;
+  tick: number;
+  next_at: string | null;
+  last_poll_at: string | null;
+}
+
+/** The heartbeat file of a state dir. */
+export function heartbeatPath(stateDir: string): string {
+  return join(stateDir, "heartbeat.json");
+}
+
+/** Writes the heartbeat atomically. */
+export function writeHeartbeat(stateDir: string, beat: Heartbeat): void {
+  writeFileAtomic(heartbeatPath(stateDir), JSON.stringify(beat, null, 2) + "\n");
+}
+
+/** The last heartbeat, or undefined when there is none or it cannot be read. */
+export function readHeartbeat(stateDir: string): Heartbeat | undefined {
+  try {
+    return JSON.parse(readFileSync(heartbeatPath(stateDir), "utf8")) as Heartbeat;
+  } catch {
+    return undefined;
+  }
+}

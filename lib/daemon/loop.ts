@@ -1,0 +1,77 @@
+/**
+ * The daemon's loop: a tick every `daemon.tick_seconds` until SIGTERM or SIGINT. A signal
+ * never cuts a step short: it is noted, the running step finishes, the tick ends there
+ * and the loop returns, so the caller releases the lock and exits 0. Worker sessions are
+ * not the daemon's children (their holders are detached), so they go on running.
+ */
+import type { Report } from "./events.ts";
+import { initialState, runTick } from "./tick.ts";
+import type { DaemonState, TickDeps } from "./tick.ts";
+
+/** A stop asked for by a signal (or a test), and a sleep it cuts short. */
+export interface StopSwitch {
+  /** The signal that asked for the stop, or null. */
+  readonly reason: string | null;
+  /** Asks for the stop. */
+  stop(reason: string): void;
+  /** Sleeps `ms`, or less when a stop is asked for meanwhile. */
+  sleep(ms: number): Promise<void>;
+  /** Removes the signal handlers. */
+  dispose(): void;
+}
+
+/** A stop switch; with `signals`, SIGTERM and SIGINT throw it. */
+export function stopSwitch(signals: readonly NodeJS.Signals[] = []): StopSwitch {
+  let reason: string | null = null;
+  let wake: (() => void) | null = null;
+  const stop = (why: string) => {
+    reason ??= why;
+    wake?.();
+  };
+  const handlers = signals.map((signal) => [signal, () => stop(signal)] as const);
+  for (const [signal, handler] of handlers) process.on(signal, handler);
+  return {
+    get reason() {
+      return reason;
+    },
+    stop,
+    sleep: (ms) => new Promise<void>((resolve) => {
+      if (reason !== null) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      }
+      wake = done;
+    }),
+    dispose: () => {
+      for (const [signal, handler] of handlers) process.off(signal, handler);
+    },
+  };
+}
+
+/** How the loop runs. */
+export interface LoopOptions {
+  once: boolean;
+  tickSeconds: number;
+  stop: StopSwitch;
+  /** Carried over from a previous run (the heartbeat's last poll), else fresh. */
+  state?: DaemonState;
+}
+
+/** Ticks until stopped (or once); returns 1 when `--once` had a failed step, else 0. */
+export async function runLoop(deps: Omit<TickDeps, "stopRequested">, options: LoopOptions): Promise<number> {
+  const state = options.state ?? initialState();
+  const tickMs = options.tickSeconds * 1000;
+  const report: Report = deps.report;
+  for (;;) {
+    const result = await runTick({ ...deps, stopRequested: () => options.stop.reason !== null }, state, (at) => options.once ? null : new Date(at.getTime() + tickMs));
+    if (options.once) return result.failed.length > 0 ? 1 : 0;
+    if (options.stop.reason === null) await options.stop.sleep(tickMs);
+    if (options.stop.reason !== null) {
+      report({ event: "stopped", line: `stopping: ${options.stop.reason} received; worker sessions keep running`, signal: options.stop.reason });
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,108 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { sessionsOf } from "../dispatch/sessions.ts";
+import { forgeTemplate } from "../forge/_test-forge.ts";
+import { waitFor } from "../sessions/_test-sessions.ts";
+import { readRecord } from "../sessions/records.ts";
+import { queryAudit } from "../store/audit.ts";
+import { getItem } from "../work-items/queries.ts";
+import { withDaemon } from "./_test-daemon.ts";
+import { readHeartbeat } from "./heartbeat.ts";
+import { LOST_REASON } from "./settle.ts";
+import { initialState, runTick } from "./tick.ts";
+
+const template = forgeTemplate();
+test.after(() => template.remove());
+
+test("a first tick polls, dispatches under the cap, comments, audits the pass and writes the heartbeat", () =>
+  withDaemon(template, async ({ t, store, deps, lines }) => {
+    const result = await runTick(deps, initialState());
+    assert.equal(result.failed, []);
+    const out = lines();
+    assert.ok(out.some((l) => l.startsWith("poll: demo/widgets: 3 new")), out.join("\n"));
+    assert.ok(out.includes("dispatched demo/widgets#1 as ra-widgets-1 (item 1)"), out.join("\n"));
+    assert.ok(out.includes("commented on demo/widgets#1 (dispatched)"), out.join("\n"));
+    assert.ok(out.some((l) => l.startsWith("waiting: demo/widgets#2: ")), out.join("\n"));
+    assert.is(getItem(store, 1)!.state, "active");
+    const { data } = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: 1 });
+    assert.ok(data.some((c) => c.body?.startsWith("robot-army dispatched a session")));
+    const [pass] = queryAudit(store, { kind: "reconcile.pass" });
+    assert.equal((pass.body as { dispatch: unknown }).dispatch, { withheld: null, active: 1, failed: 0, waiting: 2 });
+    const beat = readHeartbeat(deps.stateDir)!;
+    assert.equal([beat.pid, beat.tick, beat.next_at], [process.pid, 1, null]);
+    assert.ok(beat.last_poll_at);
+  }));
+
+test("a worker's exit in the spool closes its row, interrupts its item, and the spool file goes", () =>
+  withDaemon(template, async ({ store, deps, lines }) => {
+    const state = initialState();
+    await runTick(deps, state);
+    const [row] = sessionsOf(store, 1);
+    await waitFor("the exit record", () => existsSync(deps.spoolDir) && readdirSync(deps.spoolDir).length > 0, 10_000);
+    const again = await runTick(deps, state);
+    assert.equal(again.spool, { processed: 1, kept: 0 });
+    assert.equal(readdirSync(deps.spoolDir), []);
+    const item = getItem(store, 1)!;
+    assert.equal([item.state, item.reason], ["interrupted", "worker exited (code 3)"]);
+    const [closed] = sessionsOf(store, 1);
+    assert.equal([closed.id, closed.end_reason, (closed as unknown as { exit_code: number }).exit_code], [row.id, "exited", 3]);
+    assert.ok(closed.ended_at);
+    assert.ok(lines().includes("worker of item 1 exited (code 3): item interrupted"), lines().join("\n"));
+  }, ["sh", "-c", "sleep 1; exit 3"]));
+
+test("a spool file for a session the store does not know is kept and reported once", () =>
+  withDaemon(template, async ({ deps, lines }) => {
+    mkdirSync(deps.spoolDir, { recursive: true });
+    const file = join(deps.spoolDir, "0f0f0f0f-0000-4000-8000-000000000000.1.json");
+    writeFileSync(file, JSON.stringify({ session_id: "0f0f0f0f-0000-4000-8000-000000000000", name: "x", item: "9", generation: 1, ended: "exited", code: 0, signal: null, at: "" }));
+    const state = initialState();
+    await runTick(deps, state);
+    await runTick(deps, state);
+    assert.ok(existsSync(file));
+    assert.is(lines().filter((l) => l.startsWith("exit spool: kept")).length, 1);
+  }));
+
+test("a worker whose session vanished with no exit record is lost, and its item interrupted", () =>
+  withDaemon(template, async ({ store, deps, lines }) => {
+    const state = initialState();
+    await runTick(deps, state);
+    const [row] = sessionsOf(store, 1);
+    const record = await waitFor("the holder's pid", () => readRecord(deps.sessionRoot, row.id)?.holderPid ? readRecord(deps.sessionRoot, row.id) : undefined, 15_000);
+    // Its holder dies without a word: no exit is recorded, nothing is spooled.
+    process.kill(record!.holderPid!, "SIGKILL");
+    await waitFor("the holder to be gone", () => !existsSync(`/proc/${record!.holderPid}/stat`) || readFileSync(`/proc/${record!.holderPid}/stat`, "utf8").split(") ")[1].startsWith("Z"));
+    const result = await runTick(deps, state);
+    assert.is(result.settled.lost, 1);
+    const item = getItem(store, 1)!;
+    assert.equal([item.state, item.reason], ["interrupted", LOST_REASON]);
+    assert.is(sessionsOf(store, 1)[0].end_reason, "lost");
+    assert.ok(lines().some((l) => l.startsWith("worker of item 1 lost")), lines().join("\n"));
+  }, ["sh", "-c", "exec sleep 30"]));
+
+test("at start-up the spool is drained before anything is dispatched", () =>
+  withDaemon(template, async ({ store, deps }) => {
+    // A daemon before this one dispatched item 1, whose worker then ended while no daemon ran.
+    await runTick(deps, initialState());
+    const [row] = sessionsOf(store, 1);
+    await waitFor("the exit record", () => existsSync(deps.spoolDir) && readdirSync(deps.spoolDir).length > 0, 10_000);
+    const result = await runTick(deps, initialState());
+    assert.equal([result.spool.processed, result.dispatch.active], [1, 1]);
+    const moves = queryAudit(store, { kind: "state.work_item" }).map((r) => `${r.item}:${r.body.to}`);
+    assert.ok(moves.indexOf("1:interrupted") < moves.indexOf("2:dispatching"), moves.join(" "));
+    assert.is(sessionsOf(store, 1)[0].id, row.id);
+  }, ["sh", "-c", "sleep 1; exit 0"]));
+
+test("when the spool cannot be drained, nothing is dispatched", () =>
+  withDaemon(template, async ({ store, deps, lines }) => {
+    mkdirSync(deps.stateDir, { recursive: true });
+    writeFileSync(deps.spoolDir, "a file where the spool folder should be");
+    const result = await runTick(deps, initialState());
+    assert.equal(result.failed, ["exit spool"]);
+    assert.match(result.dispatch.withheld!, /could not be reconciled/);
+    assert.is(getItem(store, 1)!.state, "ready");
+    assert.ok(lines().some((l) => l.startsWith("dispatch withheld:")));
+  }));
+
+test.run();

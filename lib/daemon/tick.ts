@@ -1,0 +1,170 @@
+/**
+ * One daemon tick, in the order DESIGN "One daemon tick" gives (the parts that exist):
+ * drain the exit spool, settle sessions of active items, poll when due, dispatch, then a
+ * `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
+ * when draining or settling failed, nothing is dispatched this tick. A failed step is
+ * reported and the tick goes on to the next step; a stop asked for between steps ends
+ * the tick after the step that was running.
+ */
+import { isoSeconds, now, parseTimestamp } from "../clock.ts";
+import { dispatchReady } from "../dispatch/dispatch.ts";
+import type { DispatchDeps, DispatchOutcome } from "../dispatch/dispatch.ts";
+import { pollRepositories } from "../intake/poll.ts";
+import { reportLines } from "../intake/report.ts";
+import { appendAudit, queryAudit } from "../store/audit.ts";
+import { listItems } from "../work-items/queries.ts";
+import type { Report } from "./events.ts";
+import { writeHeartbeat } from "./heartbeat.ts";
+import { drainSpool } from "./spool-drain.ts";
+import { settleSessions } from "./settle.ts";
+
+/** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
+export interface TickDeps extends DispatchDeps {
+  spoolDir: string;
+  report: Report;
+  /** Asked between steps; true ends the tick early. */
+  stopRequested?: () => boolean;
+}
+
+/** What the daemon carries from tick to tick. */
+export interface DaemonState {
+  tick: number;
+  lastPollAt: string | null;
+  /** Spool files already reported as kept. */
+  reportedSpool: Set<string>;
+}
+
+/** What a tick did, as the `reconcile.pass` audit record counts it. */
+export interface TickResult {
+  tick: number;
+  failed: string[];
+  stopped: boolean;
+  spool: { processed: number; kept: number };
+  settled: { lost: number; ended: number; unknown: number };
+  poll: { ran: boolean; new: number; done: number; abandoned: number };
+  dispatch: { withheld: string | null; active: number; failed: number; waiting: number };
+}
+
+/** A fresh daemon's state; `lastPollAt` from the last heartbeat, if any. */
+export function initialState(lastPollAt: string | null = null): DaemonState {
+  return { tick: 0, lastPollAt, reportedSpool: new Set() };
+}
+
+/** Runs one tick; `nextAt` is when the next one is due (null for `--once`). */
+export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: Date) => Date | null = () => null): Promise<TickResult> {
+  state.tick++;
+  const result: TickResult = {
+    tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0 },
+    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, active: 0, failed: 0, waiting: 0 },
+  };
+  const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
+    if (deps.stopRequested?.()) {
+      result.stopped = true;
+      return false;
+    }
+    try {
+      await fn();
+      return true;
+    } catch (error) {
+      result.failed.push(name);
+      deps.report({ event: "step_failed", line: `${name} failed: ${error instanceof Error ? error.message : String(error)}`, step: name });
+      return false;
+    }
+  };
+  const drained = await step("exit spool", () => {
+    const drain = drainSpool(deps.store, deps.spoolDir, state.reportedSpool);
+    result.spool = { processed: drain.processed, kept: drain.kept };
+    drain.events.forEach(deps.report);
+  });
+  const settled = await step("settle", () => {
+    const settle = settleSessions({ store: deps.store, sessionRoot: deps.sessionRoot, spoolDir: deps.spoolDir, host: deps.host });
+    result.settled = { lost: settle.lost, ended: settle.ended, unknown: settle.unknown };
+    settle.events.forEach(deps.report);
+  });
+  if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
+  if (!result.stopped) {
+    if (drained && settled) await step("dispatch", () => dispatch(deps, result));
+    else {
+      result.dispatch.withheld = "the exit spool or the sessions could not be reconciled";
+      deps.report({ event: "dispatch_withheld", line: `dispatch withheld: ${result.dispatch.withheld}`, reason: result.dispatch.withheld });
+    }
+  }
+  if (result.stopped) return result;
+  await step("heartbeat", () => {
+    const at = now();
+    appendAudit(deps.store, { kind: "reconcile.pass", simulated: deps.effects.simulated, body: { ...result, stopped: undefined } });
+    const next = nextAt(at);
+    writeHeartbeat(deps.stateDir, { pid: process.pid, at: isoSeconds(at), tick: state.tick, next_at: next ? isoSeconds(next) : null, last_poll_at: state.lastPollAt });
+  });
+  return result;
+}
+
+/** Whether `poll_seconds` have passed since the last poll (always, when there was none). */
+export function pollDue(state: DaemonState, pollSeconds: number): boolean {
+  const last = parseTimestamp(state.lastPollAt);
+  return last === undefined || now().getTime() - last.getTime() >= pollSeconds * 1000;
+}
+
+async function poll(deps: TickDeps, state: DaemonState, result: TickResult): Promise<void> {
+  const { config } = deps;
+  if (!config.github.author) throw new Error("no github.author is configured, so intake takes nothing");
+  const rules = { author: config.github.author, label: config.github.label };
+  const paths = Object.fromEntries(Object.entries(config.repos).map(([name, repo]) => [name, repo.path]));
+  const polls = await pollRepositories({ store: deps.store, reader: deps.github, effects: deps.effects, rules, host: deps.host, paths }, Object.keys(config.repos));
+  state.lastPollAt = isoSeconds(now());
+  result.poll = { ran: true, new: sum(polls, "new"), done: sum(polls, "done"), abandoned: sum(polls, "abandoned") };
+  const ready = listItems(deps.store, { states: ["ready"], includeSimulated: deps.effects.simulated }).length;
+  const lines = reportLines(polls, { ready, simulated: 0, include_simulated: deps.effects.simulated }, deps.effects.simulated, deps.effects.level);
+  for (const line of lines) deps.report({ event: "poll", line: `poll: ${line.trim()}` });
+  if (polls.some((p) => p.error !== null)) throw new Error(polls.filter((p) => p.error).map((p) => `${p.repo}: ${p.error}`).join("; "));
+}
+
+async function dispatch(deps: TickDeps, result: TickResult): Promise<void> {
+  const since = queryAudit(deps.store, { limit: 1 }).at(-1)?.id ?? 0;
+  const { withheld, outcomes } = await dispatchReady(deps);
+  for (const outcome of outcomes) {
+    deps.report(outcomeEvent(outcome));
+    if (outcome.result === "active") result.dispatch.active++;
+    else if (outcome.result === "failed") result.dispatch.failed++;
+    else if (outcome.result === "waiting") result.dispatch.waiting++;
+  }
+  reportComments(deps, since);
+  if (withheld) {
+    result.dispatch.withheld = withheld;
+    deps.report({ event: "dispatch_withheld", line: `dispatch withheld: ${withheld}`, reason: withheld });
+  }
+}
+
+function outcomeEvent(o: DispatchOutcome) {
+  const at = `${o.repo}#${o.issue}`;
+  const data = { item: o.item, repo: o.repo, issue: o.issue, reason: o.reason, session: o.session };
+  switch (o.result) {
+    case "active":
+      return { event: "dispatched", line: `dispatched ${at} as ${o.session!.name} (item ${o.item})`, ...data };
+    case "failed":
+      return { event: "dispatch_failed", line: `could not dispatch ${at} (item ${o.item}): ${o.reason}: item failed`, ...data };
+    case "waiting":
+      return { event: "waiting", line: `waiting: ${at}: ${o.reason}`, ...data };
+    default:
+      return { event: "would_dispatch", line: `would dispatch ${at} (item ${o.item})`, ...data };
+  }
+}
+
+/** The issue comments dispatch wrote (their audit outcomes since `afterId`), one line each. */
+function reportComments(deps: TickDeps, afterId: number): void {
+  const records = queryAudit(deps.store, { kind: "github.comment", afterId });
+  const intents = new Map(records.filter((r) => r.phase === "intent").map((r) => [r.actionId, r]));
+  for (const outcome of records.filter((r) => r.phase === "outcome")) {
+    const intent = intents.get(outcome.actionId);
+    if (!intent) continue;
+    const at = `${intent.repo}#${intent.body.issue}`;
+    const data = { item: intent.item, repo: intent.repo, issue: intent.body.issue, purpose: intent.body.purpose };
+    if (outcome.body.ok !== true) deps.report({ event: "comment_failed", line: `could not comment on ${at}: ${outcome.body.error}`, ...data });
+    else if (intent.simulated) deps.report({ event: "comment", line: `would comment on ${at} (${intent.body.purpose})`, simulated: true, ...data });
+    else deps.report({ event: "comment", line: `commented on ${at} (${intent.body.purpose})`, url: outcome.body.url ?? null, ...data });
+  }
+}
+
+function sum<K extends "new" | "done" | "abandoned">(polls: Array<Record<K, number>>, key: K): number {
+  return polls.reduce((n, p) => n + p[key], 0);
+}

@@ -1,0 +1,126 @@
+/**
+ * `robot-army run`: the daemon. One per state dir (a lock names the pid holding it). Each
+ * tick drains the exit spool, settles the sessions of active items, polls when due,
+ * dispatches ready items and writes a heartbeat; `--once` runs one tick and exits.
+ */
+import { hostname } from "node:os";
+import type { CommandDef } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
+import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
+import type { Config } from "../lib/config.ts";
+import { EFFECT_LEVEL_OPTIONS, resolveLevel, wireEffects } from "../lib/effects.ts";
+import type { EffectLevel } from "../lib/effects.ts";
+import { PreconditionError } from "../lib/errors.ts";
+import { reporter } from "../lib/daemon/events.ts";
+import type { Report } from "../lib/daemon/events.ts";
+import { readHeartbeat } from "../lib/daemon/heartbeat.ts";
+import { acquireDaemonLock } from "../lib/daemon/lock.ts";
+import { runLoop, stopSwitch } from "../lib/daemon/loop.ts";
+import type { StopSwitch } from "../lib/daemon/loop.ts";
+import { initialState } from "../lib/daemon/tick.ts";
+import { ensureSessionRoot } from "../lib/sessions/records.ts";
+import { spoolDir } from "../lib/sessions/spool.ts";
+import { ensureStateDir } from "../lib/state-dir.ts";
+import { openStore } from "../lib/store/open.ts";
+
+export const command: CommandDef = {
+  name: "run",
+  summary: "Run the daemon: reconcile, poll, dispatch and heartbeat every tick",
+  usage: "run [--once] [--effect-level L] [--json] [--config FILE]",
+  description: `\
+Runs the supervisor for this state dir. Each tick, in order: drains the exit spool (a
+worker that ended closes its session row and interrupts its item), settles the sessions
+of active items (a worker proven gone with no exit record is lost), polls GitHub when
+daemon.poll_seconds have passed, dispatches ready items under the caps, then writes a
+reconcile.pass audit record and <state dir>/heartbeat.json. Nothing is dispatched in a
+tick whose reconcile steps failed, so at start-up nothing starts before the spool is
+drained and the sessions are settled.
+
+Only one daemon runs per state dir: <state dir>/daemon.lock holds its pid and start
+time, and a second daemon is refused (exit 3) naming that pid. A lock whose daemon is
+proven gone is taken over; one whose daemon cannot be checked is not.
+
+Without --once it ticks every daemon.tick_seconds until SIGTERM or SIGINT, which stop it
+between steps: the running step finishes, the lock is released, exit 0. Worker sessions
+are not children of the daemon: they keep running after it stops.
+`,
+  options: {
+    once: { type: "boolean", description: "Run one tick and exit (1 when a step failed)" },
+    ...EFFECT_LEVEL_OPTIONS,
+    json: { ...JSON_OPTION, description: "Print one JSON object per event, one per line" },
+    config: CONFIG_OPTION,
+  },
+  examples: ["robot-army run", "robot-army run --once --effect-level live", "robot-army run --json"],
+};
+
+/** What `run` was asked for. */
+export interface RunOptions {
+  once: boolean;
+  level: EffectLevel;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const config = await configFromArgs(args);
+  const opts = { once: args.values.once === true, level: resolveLevel(args, config) };
+  checkConfig(config);
+  const stop = stopSwitch(["SIGTERM", "SIGINT"]);
+  try {
+    return await run(opts, { config, report: reporter((text) => process.stdout.write(text), args.values.json === true), stop, env: process.env });
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** What `run` works with. */
+export interface RunDeps {
+  config: Config;
+  report: Report;
+  stop: StopSwitch;
+  env: Record<string, string | undefined>;
+  /** This machine's name, for session rows and comments (default: the hostname). */
+  host?: string;
+}
+
+/** Takes the lock, wires the boundaries, runs the loop, and releases the lock however it ends. */
+export async function run(opts: RunOptions, deps: RunDeps): Promise<number> {
+  const { config, report } = deps;
+  const stateDir = ensureStateDir(deps.env);
+  const store = await openStore(stateDir);
+  try {
+    const lock = acquireDaemonLock(stateDir, store);
+    try {
+      const { connectGitHub } = await import("../lib/boundaries/github.ts");
+      const { launcherFor } = await import("../lib/boundaries/launchers/select.ts");
+      const github = await connectGitHub(config, store, {
+        onRetry: (r) => process.stderr.write(`robot-army: ${r.method} ${r.path}: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)}s\n`),
+      });
+      const effects = wireEffects(opts.level, { github: github.writer });
+      const sessionRoot = ensureSessionRoot(deps.env);
+      const every = opts.once ? "one tick" : `a tick every ${config.daemon.tick_seconds}s`;
+      report({ event: "started", line: `daemon started: effect level ${opts.level}, ${every}; state dir ${stateDir}`, pid: process.pid, level: opts.level, state_dir: stateDir });
+      const tickDeps = {
+        store, config, stateDir, sessionRoot, github, effects, host: deps.host ?? hostname(),
+        launcher: launcherFor(config, { env: deps.env }), spoolDir: spoolDir(deps.env), report,
+      };
+      const state = initialState(readHeartbeat(stateDir)?.last_poll_at ?? null);
+      return await runLoop(tickDeps, { once: opts.once, tickSeconds: config.daemon.tick_seconds, stop: deps.stop, state });
+    } finally {
+      lock.release();
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** The daemon needs repositories and an author before it can take any work. */
+function checkConfig(config: Config): void {
+  if (Object.keys(config.repos).length === 0) {
+    throw new PreconditionError(`No repositories are configured: add a [repos."owner/name"] table with the clone's path to config.toml`);
+  }
+  if (!config.github.author) {
+    throw new PreconditionError("No github.author is configured, so the daemon would take nothing: set [github] author in config.toml");
+  }
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
