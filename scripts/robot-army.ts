@@ -24,6 +24,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   onboard: { summary: "Approve a repository for robot-army to work on", load: () => import("./onboard.ts") },
   repos: { summary: "List repositories with their onboarding state and live work items", load: () => import("./repos.ts") },
   poll: { summary: "Turn labelled issues into work items and keep items in step with their issues", load: () => import("./poll.ts") },
+  start: { summary: "Run the daemon on your config; with none, a rehearsal against the sandbox forge", load: () => import("./start.ts") },
   run: { summary: "Run the daemon: reconcile, poll, dispatch and heartbeat every tick", load: () => import("./run.ts") },
   status: { summary: "Work items by state, the dispatch queue and the GitHub rate limit", load: () => import("./status.ts") },
   show: { summary: "One work item: its issue, state, history, sessions and pull requests", load: () => import("./show.ts") },

@@ -32,6 +32,8 @@ export interface DaemonState {
   lastPollAt: string | null;
   /** Spool files already reported as kept. */
   reportedSpool: Set<string>;
+  /** Why each item waited when last reported: a wait is printed again only when its reason changes. */
+  waiting: Map<number, string>;
 }
 
 /** What a tick did, as the `reconcile.pass` audit record counts it. */
@@ -47,7 +49,7 @@ export interface TickResult {
 
 /** A fresh daemon's state; `lastPollAt` from the last heartbeat, if any. */
 export function initialState(lastPollAt: string | null = null): DaemonState {
-  return { tick: 0, lastPollAt, reportedSpool: new Set() };
+  return { tick: 0, lastPollAt, reportedSpool: new Set(), waiting: new Map() };
 }
 
 /** Runs one tick; `nextAt` is when the next one is due (null for `--once`). */
@@ -83,7 +85,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   });
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
   if (!result.stopped) {
-    if (drained && settled) await step("dispatch", () => dispatch(deps, result));
+    if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));
     else {
       result.dispatch.withheld = "the exit spool or the sessions could not be reconciled";
       deps.report({ event: "dispatch_withheld", line: `dispatch withheld: ${result.dispatch.withheld}`, reason: result.dispatch.withheld });
@@ -119,11 +121,14 @@ async function poll(deps: TickDeps, state: DaemonState, result: TickResult): Pro
   if (polls.some((p) => p.error !== null)) throw new Error(polls.filter((p) => p.error).map((p) => `${p.repo}: ${p.error}`).join("; "));
 }
 
-async function dispatch(deps: TickDeps, result: TickResult): Promise<void> {
+async function dispatch(deps: TickDeps, result: TickResult, state: DaemonState): Promise<void> {
   const since = queryAudit(deps.store, { limit: 1 }).at(-1)?.id ?? 0;
   const { withheld, outcomes } = await dispatchReady(deps);
   for (const outcome of outcomes) {
-    deps.report(outcomeEvent(outcome));
+    const unchangedWait = outcome.result === "waiting" && state.waiting.get(outcome.item) === outcome.reason;
+    if (outcome.result === "waiting") state.waiting.set(outcome.item, outcome.reason ?? "");
+    else state.waiting.delete(outcome.item);
+    if (!unchangedWait) deps.report(outcomeEvent(outcome));
     if (outcome.result === "active") result.dispatch.active++;
     else if (outcome.result === "failed") result.dispatch.failed++;
     else if (outcome.result === "waiting") result.dispatch.waiting++;

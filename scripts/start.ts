@@ -1,0 +1,123 @@
+/**
+ * `robot-army start` (what `npm start` runs): the daemon on your config; with no config at
+ * all, a full rehearsal a newcomer can watch: a sandbox forge seeded with a demo
+ * repository and labelled issues, a clone of it, and the daemon at `live` against it with
+ * the demo worker, printing each thing as it happens, up to the pull requests the workers
+ * open. Ctrl-C stops the daemon, the rehearsal's workers and the forge.
+ */
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse, print, runMain, stringOption } from "../lib/cli.ts";
+import type { CommandDef } from "../lib/cli.ts";
+import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
+import { reporter } from "../lib/daemon/events.ts";
+import { stopSwitch } from "../lib/daemon/loop.ts";
+import { git } from "../lib/fixtures.ts";
+import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
+import { listRecords } from "../lib/sessions/records.ts";
+import { stopSession } from "../lib/sessions/stop.ts";
+import { openStore } from "../lib/store/open.ts";
+
+/** The `start` command. */
+export const command: CommandDef = {
+  name: "start",
+  summary: "Run the daemon on your config; with none, a rehearsal against the sandbox forge",
+  usage: "start [--config FILE]",
+  description:
+    "With a config file (--config, $RA_CONFIG, or ~/.config/robot-army/config.toml) it runs the daemon on\n" +
+    "it, as robot-army run does. With none, it rehearses: it starts a sandbox forge seeded with demo/widgets\n" +
+    "and three labelled issues in a new temporary folder, clones it, and runs the daemon at the live\n" +
+    "effect level against it with the demo worker (the process launcher, or tmux when run inside tmux).\n" +
+    "Every step is printed as it happens, up to the pull requests the workers open. Ctrl-C stops it all.",
+  options: { config: CONFIG_OPTION },
+};
+
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  const { path, explicit } = configPath(stringOption(args, "config"));
+  if (explicit || existsSync(path)) return (await import("./run.ts")).main(["--config", path]);
+  return await rehearse();
+}
+
+/** The rehearsal: forge, clone, config, the daemon at live, and a watch on the forge's pull requests. */
+async function rehearse(): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), "robot-army-rehearsal-"));
+  // Everything the rehearsal starts keeps its state here, not in the owner's state dir.
+  process.env.RA_STATE_DIR = join(dir, "state");
+  process.env.RA_SESSION_ROOT = join(dir, "state", "sessions");
+  const { seedForge } = await import("../lib/forge/seed.ts");
+  const { startForge } = await import("../lib/forge/server.ts");
+  print(`rehearsal in ${dir}: nothing here touches GitHub or your own state`);
+  const seeded = await seedForge(join(dir, "forge"));
+  const forge = await startForge({ dir: join(dir, "forge") });
+  print(`sandbox forge at ${forge.url}: ${seeded.repository.full_name} with labelled issues ${seeded.issues.labelled.map((n) => `#${n}`).join(", ")}`);
+  const stop = stopSwitch(["SIGTERM", "SIGINT"]);
+  const watch = { timer: undefined as ReturnType<typeof setInterval> | undefined };
+  try {
+    const clone = join(dir, "widgets");
+    git(dir, "clone", "--quiet", seeded.repository.clone_url, clone);
+    const token = seeded.users.find((u) => u.trusted)!;
+    const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone);
+    const config = await loadConfig({ path: configFile });
+    await onboard(config);
+    print(`config ${configFile}; look around with: RA_STATE_DIR=${process.env.RA_STATE_DIR} robot-army status --config ${configFile}`);
+    watch.timer = watchPullRequests(forge.url, token.token_file, seeded.repository.full_name);
+    const { run } = await import("./run.ts");
+    return await run({ once: false, level: "live" }, { config, report: reporter((text) => process.stdout.write(text), false), stop, env: process.env });
+  } finally {
+    if (watch.timer) clearInterval(watch.timer);
+    stop.dispose();
+    const root = process.env.RA_SESSION_ROOT!;
+    for (const record of listRecords(root)) await stopSession(root, record).catch(() => {});
+    await forge.close();
+    print(`rehearsal stopped: its workers and the forge are stopped; its files stay in ${dir}`);
+  }
+}
+
+function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, author: string, clone: string): string {
+  const worker = runtimeArgv(join(PROJECT_ROOT, "scripts", "demo-worker.ts"));
+  const file = join(dir, "config.toml");
+  writeFileSync(file, [
+    "# The rehearsal's config, written by robot-army start.",
+    "[daemon]", 'effect_level = "live"', "tick_seconds = 2", "poll_seconds = 10", "",
+    "[github]", `api_base = ${JSON.stringify(apiBase)}`, `token_file = ${JSON.stringify(tokenFile)}`, `author = ${JSON.stringify(author)}`, "",
+    "[worker]", `binary = ${JSON.stringify(worker[0])}`, `args = ${JSON.stringify(worker.slice(1))}`,
+    `launcher = ${JSON.stringify(process.env.TMUX ? "tmux" : "process")}`, "max_sessions = 2", "",
+    "[worktrees]", `root = ${JSON.stringify(join(dir, "worktrees"))}`, "",
+    '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`, "",
+  ].join("\n"));
+  return file;
+}
+
+async function onboard(config: Awaited<ReturnType<typeof loadConfig>>): Promise<void> {
+  const store = await openStore(process.env.RA_STATE_DIR!);
+  try {
+    const { connectGitHub } = await import("../lib/boundaries/github.ts");
+    const { onboardRepository } = await import("../lib/repos/onboard.ts");
+    await onboardRepository(store, await connectGitHub(config, store), config, "demo/widgets");
+    print("onboarded demo/widgets: its clone's origin is the forge's repository");
+  } finally {
+    store.close();
+  }
+}
+
+/** Prints each pull request the workers open on the forge, as it appears. */
+function watchPullRequests(apiBase: string, tokenFile: string, repo: string): ReturnType<typeof setInterval> {
+  const seen = new Set<number>();
+  const token = readFileSync(tokenFile, "utf8").trim();
+  return setInterval(async () => {
+    try {
+      const answer = await fetch(`${apiBase}/repos/${repo}/pulls?state=all`, { headers: { authorization: `token ${token}` } });
+      for (const pull of (await answer.json()) as Array<{ number: number; title: string; html_url: string; body: string | null }>) {
+        if (seen.has(pull.number)) continue;
+        seen.add(pull.number);
+        print(`pull request opened: ${repo}#${pull.number} "${pull.title}" (${(pull.body ?? "").split("\n")[0]})`);
+      }
+    } catch {
+      // The forge is stopping; the next look (if any) tries again.
+    }
+  }, 2000);
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
