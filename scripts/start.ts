@@ -79,8 +79,8 @@ function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, a
   const worker = runtimeArgv(join(PROJECT_ROOT, "scripts", "demo-worker.ts"));
   const file = join(dir, "config.toml");
   writeFileSync(file, [
-    "# The rehearsal's config, written by robot-army start.",
-    "[daemon]", 'effect_level = "live"', "tick_seconds = 2", "poll_seconds = 10", "",
+    "# The rehearsal's config, written by robot-army start, which runs the daemon on it at the live level.",
+    "[daemon]", "tick_seconds = 2", "poll_seconds = 10", "",
     "[github]", `api_base = ${JSON.stringify(apiBase)}`, `token_file = ${JSON.stringify(tokenFile)}`, `author = ${JSON.stringify(author)}`, "",
     "[worker]", `binary = ${JSON.stringify(worker[0])}`, `args = ${JSON.stringify(worker.slice(1))}`,
     `launcher = ${JSON.stringify(process.env.TMUX ? "tmux" : "process")}`, "max_sessions = 2", "",
