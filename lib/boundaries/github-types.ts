@@ -61,8 +61,12 @@ export interface IssueChanges {
 export interface GitHubReader {
   getRepository(repo: string): Promise<GitHubRepository>;
   getIssue(repo: string, number: number): Promise<GitHubIssue>;
-  /** Issues changed since the previous call for this repository (state all, labels not filtered). */
-  issueChanges(repo: string): Promise<IssueChanges>;
+  /**
+   * Issues changed since the previous call for this repository (state all, labels not
+   * filtered). Simulated passes (below live) remember what they saw apart from real ones,
+   * so a rehearsal never makes a later live poll think it has seen everything.
+   */
+  issueChanges(repo: string, options?: { simulated?: boolean }): Promise<IssueChanges>;
   /** The login the token belongs to (doctor's check), or null when reading anonymously. */
   whoami(): Promise<string | null>;
   rateLimit(): RateLimitState | null;

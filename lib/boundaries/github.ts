@@ -88,7 +88,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
       const { data } = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}", { ...split(repo), issue_number: number });
       return toIssue(data as unknown as RawIssue);
     },
-    issueChanges: (repo) => counted(() => readIssueChanges(octokit, memory, apiBase, repo)),
+    issueChanges: (repo, options = {}) => counted(() => readIssueChanges(octokit, memory, apiBase, repo, options.simulated === true)),
     async whoami() {
       if (token === null) return null;
       const { data } = await octokit.request("GET /user");
@@ -110,9 +110,16 @@ type RawIssue = {
  * issue changed. On 200, later pages are read only while they may still hold issues
  * updated since the last processed poll.
  */
-async function readIssueChanges(octokit: Octokit, memory: ReturnType<typeof gitHubMemory>, apiBase: string, repo: string): Promise<Omit<IssueChanges, "requests" | "notModified">> {
+async function readIssueChanges(
+  octokit: Octokit,
+  memory: ReturnType<typeof gitHubMemory>,
+  apiBase: string,
+  repo: string,
+  simulated: boolean,
+): Promise<Omit<IssueChanges, "requests" | "notModified">> {
   const query = { state: "all", sort: "updated", direction: "desc", per_page: PER_PAGE } as const;
-  const key = `${apiBase}/repos/${repo}/issues?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
+  const url = `${apiBase}/repos/${repo}/issues?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
+  const key = simulated ? `${url} (simulated passes)` : url;
   const mark = memory.mark(key);
   const first = await octokit.request("GET /repos/{owner}/{repo}/issues", {
     ...split(repo), ...query, headers: mark ? { "if-none-match": mark.etag } : {},

@@ -83,7 +83,7 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
   };
   let changes;
   try {
-    changes = await deps.reader.issueChanges(repo);
+    changes = await deps.reader.issueChanges(repo, { simulated: effects.simulated });
   } catch (error) {
     if (error instanceof RateLimitDeferred) result.deferred_until = error.until;
     else result.error = error instanceof Error ? error.message : String(error);
