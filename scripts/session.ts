@@ -122,13 +122,14 @@ export function main(argv: string[]): Promise<number> {
 async function runRun(args: ParsedArgs): Promise<number> {
   const [commandName, ...commandArgs] = args.positionals;
   const root = ensureSessionRoot();
+  const tags = parentResolved(root, pairs(args.values.tag, "--tag"));
   const record = await createSession(root, {
     command: commandName,
     args: commandArgs,
     name: stringOption(args, "name"),
     cwd: stringOption(args, "cwd"),
     env: pairs(args.values.env, "--env"),
-    tags: pairs(args.values.tag, "--tag"),
+    tags,
     permanent: args.values.permanent === true,
     ephemeral: args.values.ephemeral === true,
   });
@@ -142,6 +143,16 @@ async function runRun(args: ParsedArgs): Promise<number> {
     throw new PreconditionError(`Session "${record.name}" could not start "${record.command}": ${result.record.startError}`);
   }
   return exitCodeOf(result);
+}
+
+/**
+ * A `parent=<ref>` tag names its parent by id: the ref (a name, an id or the start of one)
+ * is resolved now, and one that names no session is refused, so gc never takes a typo
+ * for a parent that is gone.
+ */
+function parentResolved(root: string, tags: Record<string, string>): Record<string, string> {
+  if (tags.parent === undefined) return tags;
+  return { ...tags, parent: resolveRef(root, tags.parent).id };
 }
 
 /** Reads repeated `k=v` options into a map. */
@@ -228,8 +239,9 @@ async function runTag(args: ParsedArgs): Promise<number> {
   if (Object.keys(set).length === 0 && remove.length === 0) throw new UsageError("Nothing to change: give k=v or --rm k", helpText(tag));
   const root = sessionRoot();
   const record = resolveRef(root, ref);
+  const resolved = parentResolved(root, set);
   const updated = await update(root, record.id, (r) => {
-    const tags = { ...r.tags, ...set };
+    const tags = { ...r.tags, ...resolved };
     for (const key of remove) delete tags[key];
     return { ...r, tags };
   });
