@@ -95,8 +95,8 @@ const gc: CommandDef = {
   description:
     "In order: a session tagged parent=<ref> whose parent is gone is stopped and removed; a permanent\n" +
     "session whose directory is gone is stopped and recorded as abandoned; an ended permanent session is\n" +
-    "started again (three exits within 60 s tag it flapping=true and stop that); ended sessions that are\n" +
-    "neither permanent nor kept are removed.",
+    "started again (three runs in a row that end within 60 s of starting tag it flapping=true and stop\n" +
+    "that); ended sessions that are neither permanent nor kept are removed.",
   options: { "dry-run": { type: "boolean", description: "Change nothing: say what would be done" }, json: JSON_OPTION },
 };
 

@@ -6,7 +6,7 @@ import { describeGc } from "../../scripts/session.ts";
 import { createFileExclusive } from "../atomic.ts";
 import { identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
-import { collectGarbage } from "./gc.ts";
+import { collectGarbage, fastExitsInARow } from "./gc.ts";
 import type { GcEntry, GcReport } from "./gc.ts";
 import { holdSession, update } from "./holder.ts";
 import type { HolderResult } from "./holder.ts";
@@ -250,7 +250,7 @@ test("gc respawns an ended permanent session under a new generation, then marks 
   }
   const third = await collectGarbage(root);
   assert.equal(third.respawned, []);
-  assert.equal(third.flapping, [{ name: "phoenix", id: first.id, reason: "3 exits within 60s" }]);
+  assert.equal(third.flapping, [{ name: "phoenix", id: first.id, reason: "3 runs in a row ended within 60s of starting" }]);
   const flapping = readRecord(root, first.id)!;
   assert.is(flapping.tags.flapping, "true");
   assert.is(flapping.generation, 3);
@@ -376,6 +376,21 @@ test("two gc passes at once respawn a permanent session once", inSessionDir(asyn
 
 test("no test above left a process running", () => {
   assert.equal(leaked, []);
+});
+
+test("flapping is measured on the runs themselves: three short runs in a row, however far apart gc saw them", () => {
+  const run = (generation: number, start: string, end: string) => [
+    { at: start, kind: "start", generation }, { at: end, kind: "exit", generation },
+  ];
+  const spaced = [
+    ...run(1, "2026-01-15T10:00:00Z", "2026-01-15T10:00:01Z"),
+    ...run(2, "2026-01-15T10:05:00Z", "2026-01-15T10:05:02Z"),
+    ...run(3, "2026-01-15T10:10:00Z", "2026-01-15T10:10:01Z"),
+  ];
+  assert.is(fastExitsInARow(spaced), 3);
+  const longThenShort = [...run(1, "2026-01-15T10:00:00Z", "2026-01-15T11:00:00Z"), ...run(2, "2026-01-15T11:05:00Z", "2026-01-15T11:05:01Z")];
+  assert.is(fastExitsInARow(longThenShort), 1, "a long run breaks the row");
+  assert.is(fastExitsInARow([{ at: "2026-01-15T10:00:00Z", kind: "exit", generation: 1, ended: "failed-to-start" }]), 1);
 });
 
 test.run();

@@ -34,9 +34,27 @@ export interface GcReport {
   skipped: GcEntry[];
 }
 
-/** Three exits this close together mark a permanent session as flapping. */
+/** Three runs in a row that each ended this soon after they started mark a permanent session as flapping. */
 const FLAP_EXITS = 3;
 const FLAP_WINDOW_MS = 60_000;
+
+/**
+ * How many of the session's last runs in a row ended within FLAP_WINDOW_MS of their start
+ * (each run's start and exit events, by generation). Measured on the runs themselves, so
+ * it holds however seldom gc runs.
+ */
+export function fastExitsInARow(events: Array<{ at: string; kind: string; [key: string]: unknown }>): number {
+  const started = new Map<unknown, number>();
+  const lifetimes: number[] = [];
+  for (const event of events) {
+    if (event.kind === "start") started.set(event.generation, Date.parse(event.at));
+    // A run that failed to start has no start event: it ended at once.
+    if (event.kind === "exit") lifetimes.push(Date.parse(event.at) - (started.get(event.generation) ?? Date.parse(event.at)));
+  }
+  let count = 0;
+  for (let i = lifetimes.length - 1; i >= 0 && lifetimes[i] < FLAP_WINDOW_MS; i--) count++;
+  return count;
+}
 
 /** Runs one gc pass over the session root. */
 export async function collectGarbage(root: string, options: { dryRun?: boolean } = {}): Promise<GcReport> {
@@ -118,10 +136,9 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean }
       report.skipped.push(entry(record, `holder gone but child pid ${record.childPid} may still run`));
       continue;
     }
-    const recent = readSessionEvents(root, record.id)
-      .filter((e) => e.kind === "exit" && now().getTime() - Date.parse(e.at) <= FLAP_WINDOW_MS).length;
+    const recent = fastExitsInARow(readSessionEvents(root, record.id));
     if (recent >= FLAP_EXITS) {
-      await act(record, report.flapping, `${recent} exits within ${FLAP_WINDOW_MS / 1000}s`, (current) => {
+      await act(record, report.flapping, `${recent} runs in a row ended within ${FLAP_WINDOW_MS / 1000}s of starting`, (current) => {
         writeRecord(root, { ...current, tags: { ...current.tags, flapping: "true" } });
         appendSessionEvent(root, record.id, "tag", { set: { flapping: "true" }, by: "gc" });
       });

@@ -66,7 +66,7 @@ export async function holdSession(
     record = await update(root, id, (r) => ({
       ...r, ended: "failed-to-start", startError: started.error!.message, exitedAt: isoSeconds(now()),
     }));
-    appendSessionEvent(root, id, "exit", { ended: "failed-to-start", error: started.error.message });
+    appendSessionEvent(root, id, "exit", { ended: "failed-to-start", error: started.error.message, generation: record.generation });
     onStarted({ error: started.error.message });
     return { record, code: 127, signal: null, reaped: false };
   }
