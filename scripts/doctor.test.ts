@@ -97,7 +97,7 @@ test("a missing author, a token nobody accepts and a missing tmux each fail with
     const config = writeConfig(t, [], [`token_file = ${JSON.stringify(bad)}`]);
     const { text, error } = await doctor(t, { config, deps: { tmuxVersion: async () => undefined } });
     assert.is(error!.message, "3 of 7 checks failed: tmux, github, author");
-    assert.is(line(text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] terminal = "headless"');
+    assert.is(line(text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] launcher = "process"');
     assert.match(line(text, "github"), new RegExp(`^FAIL  github     ${t.forge.url.replaceAll(".", "\\.")}: GitHub answered 401 .*Bad credentials; check github.api_base, the network and the token$`));
     assert.is(line(text, "author"), 'FAIL  author     github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
   }));

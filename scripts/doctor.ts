@@ -134,7 +134,7 @@ async function checkTmux(config: Config | undefined, deps: DoctorDeps): Promise<
   if (config && config.worker.launcher !== "tmux") return ["ok", `not needed: worker.launcher is ${config.worker.launcher}`];
   const version = await deps.tmuxVersion();
   if (version) return ["ok", version];
-  return ["FAIL", 'tmux does not run: install tmux, or set [worker] terminal = "headless"'];
+  return ["FAIL", 'tmux does not run: install tmux, or set [worker] launcher = "process"'];
 }
 
 /** Writable means a file can be made in it; a missing dir is fine when its nearest existing parent is writable. */

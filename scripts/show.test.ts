@@ -49,8 +49,8 @@ test("show by id prints the issue, the state and every state change from the aud
       "  2026-01-15T08:00:00Z  (new) -> discovered  labelled by its author",
       "  2026-01-15T08:00:00Z  discovered -> ready  repository onboarded",
       "sessions : none",
-      "pull requests : none",
-      "cleanup : none",
+      "pull requests : not tracked yet",
+      "cleanup : not tracked yet",
       "",
     ].join("\n"));
   }));
@@ -74,7 +74,7 @@ test("a failed item has a failure line with its reason, and the failure in its h
     const json = JSON.parse(await show(store, "1", "--json"));
     assert.is(json.failure, "worktree could not be made: disk full");
     assert.equal(json.history.map((h: { from: string | null; to: string }) => `${h.from}->${h.to}`), ["null->discovered", "discovered->ready", "ready->dispatching", "dispatching->failed"]);
-    assert.equal([json.sessions, json.pull_requests, json.cleanup], [[], [], null]);
+    assert.equal([json.sessions, json.pull_requests, json.cleanup], [[], null, null]);
   }));
 
 test("no failure line unless the item failed; later moves join the history", () =>

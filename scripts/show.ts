@@ -102,7 +102,7 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   const url = issueUrl(deps.store!, item, deps.config.github.api_base);
   const sessions = sessionsOf(deps.store!, item.id);
   if (opts.json) {
-    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, history, sessions, pull_requests: [], cleanup: null };
+    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, history, sessions, pull_requests: null, cleanup: null };
     deps.write(JSON.stringify(json, null, 2) + "\n");
   } else {
     deps.write(formatItem(item, url, history, sessions).map((line) => line + "\n").join(""));
@@ -157,7 +157,8 @@ export function formatItem(item: WorkItem, url: string | null, history: HistoryE
     lines.push(`  attempt ${s.attempt}  ${s.name}  ${s.id}  on ${s.host} via ${s.launcher}, started ${s.started_at}, ${end}`);
     lines.push(`    branch ${s.branch}  worktree ${s.worktree}`);
   }
-  lines.push(field("pull requests", "none"), field("cleanup", "none"));
+  // Pull requests and cleanup are not tracked by this version: say so rather than "none".
+  lines.push(field("pull requests", "not tracked yet"), field("cleanup", "not tracked yet"));
   return lines;
 }
 

@@ -23,7 +23,7 @@ test("with no database, status says there is nothing and creates nothing", () =>
   withTempDir(async (dir) => {
     const stateDir = join(dir, "state");
     const store = await openExistingStore(stateDir);
-    assert.is(await status(store), "work items: none\nqueue: empty\nrate limit: not yet seen\n");
+    assert.is(await status(store), "work items: none\nqueue: empty\nrate limit: not yet seen\nanomalies: not tracked yet\n");
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal([json.total, json.queue, json.held, json.rate_limit, json.simulated_hidden, json.counts.ready], [0, [], [], null, 0, 0]);
     assert.not.ok(existsSync(stateDir));
@@ -50,6 +50,7 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
       '  2. demo/widgets#1  item 1  "Oldest"  priority 0',
       '  3. demo/widgets#2  item 2  "Newer"  priority 0',
       "rate limit: not yet seen",
+      "anomalies: not tracked yet",
       "",
     ].join("\n"));
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;

@@ -116,6 +116,8 @@ export function formatStatus(report: StatusReport): string[] {
   if (report.held.length) lines.push(`held: ${report.held.length} ready, waiting on their repository`);
   for (const h of report.held) lines.push(`  ${itemLine(h)}  (${h.repo} ${h.reason})`);
   lines.push(rateLimitLine(report.rate_limit));
+  // Anomalies (orphan sessions, stuck dispatches, ...) come with reconcile's sweep; until then say so, not "none".
+  lines.push("anomalies: not tracked yet");
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;

@@ -39,7 +39,8 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
   const priority = (repo: string) => (Object.hasOwn(config.repos, repo) ? config.repos[repo].priority : 0);
   const ready = listItems(store, { states: ["ready"], includeSimulated: options.includeSimulated })
     .map((item) => ({ item, priority: priority(item.repo) }))
-    .sort((a, b) => b.priority - a.priority || compare(a.item.created_at, b.item.created_at) || a.item.id - b.item.id);
+    // [dispatch] order: "priority" puts higher repository priority first; "oldest" is by age alone.
+    .sort((a, b) => (config.dispatch.order === "priority" ? b.priority - a.priority : 0) || compare(a.item.created_at, b.item.created_at) || a.item.id - b.item.id);
   const queue: QueuedItem[] = [];
   const held: HeldItem[] = [];
   const holds = new Map<string, HeldItem["reason"] | null>();
