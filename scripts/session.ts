@@ -11,7 +11,10 @@ import { formatAge } from "../lib/duration.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { commandText } from "../lib/shell-words.ts";
 import { collectGarbage } from "../lib/sessions/gc.ts";
-import type { GcReport } from "../lib/sessions/gc.ts";
+import type { GcEffect, GcReport } from "../lib/sessions/gc.ts";
+import { ensureStateDir } from "../lib/state-dir.ts";
+import { auditEffect } from "../lib/store/audit.ts";
+import { openStore } from "../lib/store/open.ts";
 import { exitCodeOf, holdSession, update } from "../lib/sessions/holder.ts";
 import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, removeSessionFiles, resolveRef, sessionFiles, sessionRoot } from "../lib/sessions/records.ts";
 import type { SessionRecord } from "../lib/sessions/records.ts";
@@ -255,7 +258,7 @@ async function runKill(args: ParsedArgs): Promise<number> {
   const grace = integerOption(args, "grace", 0) ?? 5;
   const root = sessionRoot();
   const record = resolveRef(root, args.positionals[0]);
-  const result = await stopSession(root, record, { graceMs: grace * 1000 });
+  const result = await withAudit((audited) => audited("kill", record, () => stopSession(root, record, { graceMs: grace * 1000 })));
   if (result === "not-running") print(`${record.name} was not running; nothing to kill`);
   // An --ephemeral session's holder removes its files even when it is killed: say which happened.
   else if (readRecord(root, record.id)) print(`killed ${record.name} ${record.id}; its files are kept`);
@@ -266,14 +269,20 @@ async function runKill(args: ParsedArgs): Promise<number> {
 async function runRm(args: ParsedArgs): Promise<number> {
   const root = sessionRoot();
   const record = resolveRef(root, args.positionals[0]);
-  const stopped = await stopSession(root, record);
-  await withLock(sessionFiles(root, record.id).lock, () => removeSessionFiles(root, record.id));
+  const stopped = await withAudit(async (audited) => {
+    const result = await audited("stop", record, () => stopSession(root, record));
+    await audited("remove", record, () => withLock(sessionFiles(root, record.id).lock, () => removeSessionFiles(root, record.id)));
+    return result;
+  });
   print(`${stopped === "stopped" ? "stopped and removed" : "removed"} ${record.name} ${record.id}`);
   return 0;
 }
 
 async function runGc(args: ParsedArgs): Promise<number> {
-  const report = await collectGarbage(sessionRoot(), { dryRun: args.values["dry-run"] === true });
+  const dryRun = args.values["dry-run"] === true;
+  const report = dryRun
+    ? await collectGarbage(sessionRoot(), { dryRun })
+    : await withAudit((audited) => collectGarbage(sessionRoot(), { effect: audited }));
   if (args.values.json) printJson(report);
   else print(...describeGc(report));
   return 0;
@@ -300,6 +309,24 @@ export function describeGc(report: GcReport): string[] {
   const acted = (["orphans", "abandoned", "respawned", "flapping", "removed"] as const).some((b) => report[b].length);
   if (!acted) lines.push("Nothing to clean up");
   return lines;
+}
+
+/**
+ * Runs `fn` with an `audited` wrapper that puts each stop, removal or respawn between an
+ * audit intent and its outcome in the store (DESIGN rule 3), so a sweep leaves a trace.
+ */
+async function withAudit<T>(fn: (audited: GcEffect) => Promise<T>): Promise<T> {
+  const store = await openStore(ensureStateDir());
+  try {
+    const audited: GcEffect = (action, record, run) => auditEffect(
+      store,
+      { kind: `session.${action}`, sessionId: record.id, body: { name: record.name, generation: record.generation, item: record.tags.ra_item ?? null } },
+      run,
+    );
+    return await fn(audited);
+  } finally {
+    store.close();
+  }
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

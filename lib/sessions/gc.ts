@@ -56,9 +56,17 @@ export function fastExitsInARow(events: Array<{ at: string; kind: string; [key: 
   return count;
 }
 
+/**
+ * Runs one outward effect of gc (a stop, a removal, a respawn) between an audit intent and
+ * its outcome (DESIGN rule 3); the command passes one that writes to the store.
+ */
+export type GcEffect = <T>(action: string, record: SessionRecord, run: () => Promise<T>) => Promise<T>;
+
 /** Runs one gc pass over the session root. */
-export async function collectGarbage(root: string, options: { dryRun?: boolean } = {}): Promise<GcReport> {
+export async function collectGarbage(root: string, options: { dryRun?: boolean; effect?: GcEffect } = {}): Promise<GcReport> {
   const dryRun = options.dryRun ?? false;
+  const effect: GcEffect = options.effect ?? ((_action, _record, run) => run());
+  const stopIt = (record: SessionRecord) => effect("stop", record, () => stopSession(root, record));
   const report: GcReport = { dryRun, orphans: [], abandoned: [], respawned: [], flapping: [], removed: [], kept: [], skipped: [] };
   const seen = listRecords(root).map((record) => ({ record, state: sessionState(root, record) }));
   const done = new Set<string>();
@@ -74,14 +82,14 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean }
       bucket.push(entry(r, reason));
       return false;
     }
-    const acted = await withLock(sessionFiles(root, r.id).lock, () => {
+    const acted = await effect(bucketAction(bucket, report), r, () => withLock(sessionFiles(root, r.id).lock, () => {
       const current = readRecord(root, r.id);
       // A session this pass stopped may have been reaped by its own holder (--ephemeral): that is done too.
       if (!current) return stopped;
       if (current.generation !== r.generation || (!stopped && current.exitedAt !== r.exitedAt)) return false;
       change(current);
       return true;
-    });
+    }));
     (acted ? bucket : report.skipped).push(entry(r, acted ? reason : "changed since this pass read it"));
     return acted;
   };
@@ -112,7 +120,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean }
     if (parent && (parent.state === "running" || parent.state === "starting" || parent.state === "unknown")) continue;
     const stop = await mustStop(record, state);
     if (stop === "unknown") continue;
-    if (stop && !dryRun) await stopSession(root, record);
+    if (stop && !dryRun) await stopIt(record);
     await act(record, report.orphans, `parent "${parentRef}" is gone`, removeFiles, stop && !dryRun);
   }
 
@@ -121,7 +129,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean }
     if (done.has(record.id) || !record.permanent || record.ended === "abandoned" || existsSync(record.cwd) || state === "unknown") continue;
     const stop = await mustStop(record, state);
     if (stop === "unknown") continue;
-    if (stop && !dryRun) await stopSession(root, record);
+    if (stop && !dryRun) await stopIt(record);
     await act(record, report.abandoned, `working directory ${record.cwd} is gone`, (current) => {
       writeRecord(root, { ...current, ended: "abandoned", exitedAt: current.exitedAt ?? isoSeconds(now()) });
       appendSessionEvent(root, record.id, "abandoned", { cwd: record.cwd, generation: record.generation });
@@ -151,7 +159,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean }
     });
     if (!claimed) continue;
     try {
-      await startDetached(root, respawn.id);
+      await effect("start", respawn, () => startDetached(root, respawn.id));
     } catch (error) {
       // One session that cannot start again must not cost the rest of the pass; its holder
       // recorded the failed start, which counts towards flapping.
@@ -191,4 +199,13 @@ function describeEnd(record: SessionRecord): string {
   if (record.ended === "crashed") return `crashed (${record.exitSignal})`;
   if (record.ended === "failed-to-start") return "failed to start";
   return `exited ${record.exitCode}`;
+}
+
+/** The audit action of a gc bucket's change. */
+function bucketAction(bucket: GcEntry[], report: GcReport): string {
+  if (bucket === report.orphans) return "remove-orphan";
+  if (bucket === report.abandoned) return "abandon";
+  if (bucket === report.respawned) return "respawn";
+  if (bucket === report.flapping) return "mark-flapping";
+  return "remove";
 }
