@@ -36,6 +36,8 @@ test("a ready item becomes a worktree, a worker session and a comment listing wh
     assert.is(getItem(store, 1)!.state, "active");
     const [row] = sessionsOf(store, 1);
     assert.equal([row.id, row.name, row.attempt, row.launcher], [session.id, "ra-widgets-1", 1, "process"]);
+    const [worker] = listRecords(deps.sessionRoot);
+    assert.equal([(row as unknown as { pid: number }).pid, (row as unknown as { pid_started_at: string }).pid_started_at], [worker.childPid, worker.childStartedAt], "the row knows the worker by pid and start time");
     const [record] = listRecords(deps.sessionRoot);
     assert.equal([record.name, record.tags.ra_item, record.cwd], ["ra-widgets-1", "1", session.worktree]);
     const dispatched = (await comments(t, 1)).find((c) => c.startsWith("robot-army dispatched"))!;

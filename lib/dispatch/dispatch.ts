@@ -12,6 +12,7 @@ import type { GitHubReader } from "../boundaries/github-types.ts";
 import type { Launcher, LaunchSpec } from "../boundaries/launchers/types.ts";
 import { createWorktree, runPostCreate } from "../boundaries/worktrees.ts";
 import { isoSeconds, now } from "../clock.ts";
+import { readRecord } from "../sessions/records.ts";
 import type { Config } from "../config.ts";
 import { commentOnIssue } from "../effects.ts";
 import type { Effects } from "../effects.ts";
@@ -109,7 +110,7 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
     store.transaction(() => {
       recordSession(store, {
         id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
-        worktree: worktree.path, branch, started_at: isoSeconds(now()), simulated: item.simulated,
+        worktree: worktree.path, branch, started_at: isoSeconds(now()), simulated: item.simulated, ...workerProcess(deps.sessionRoot, launched.sessionId),
       });
       transition(store, item.id, "active", { reason: "its worker started", details: { session: launched.sessionId, name } });
     });
@@ -153,6 +154,12 @@ export async function tell(deps: Pick<DispatchDeps, "store" | "effects">, item: 
   } catch {
     // Recorded as the comment's failed outcome; the session goes on and nothing retries it.
   }
+}
+
+/** The worker's pid and start time from its managed session's record, when it is on record. */
+export function workerProcess(sessionRoot: string, sessionId: string): { pid: number | null; pid_started_at: string | null } {
+  const record = readRecord(sessionRoot, sessionId);
+  return { pid: record?.childPid ?? null, pid_started_at: record?.childStartedAt ?? null };
 }
 
 /** `ra-<repository name>-<issue>`: what a terminal tab and a resume picker show. */

@@ -14,15 +14,21 @@ export interface SessionRow {
   branch: string;
   started_at: string;
   simulated: boolean;
+  /** The worker's pid and process start time, as its managed session recorded them (null when not known). */
+  pid?: number | null;
+  pid_started_at?: string | null;
 }
 
 /** Records a started session as the item's next attempt. */
 export function recordSession(store: Store, row: SessionRow): void {
   const attempt = (store.statement("SELECT count(*) AS n FROM sessions WHERE item = ?").get(row.item) as { n: number }).n + 1;
   store.statement(
-    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(row.id, row.item, row.name, row.host, row.launcher, row.marker, row.worktree, row.branch, attempt, row.started_at || isoSeconds(now()), row.simulated ? 1 : 0);
+    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    row.id, row.item, row.name, row.host, row.launcher, row.marker, row.worktree, row.branch, attempt,
+    row.started_at || isoSeconds(now()), row.simulated ? 1 : 0, row.pid ?? null, row.pid_started_at ?? null,
+  );
 }
 
 /** An item's sessions, oldest first. */

@@ -24,7 +24,7 @@ import { observeCapacity } from "../capacity.ts";
 import { relaunchComment, failureComment } from "../comments.ts";
 import type { Relaunch } from "../comments.ts";
 import { findHold, isPaused } from "../controls.ts";
-import { sessionName, tell, workerSpec } from "../dispatch.ts";
+import { sessionName, tell, workerProcess, workerSpec } from "../dispatch.ts";
 import type { DispatchDeps } from "../dispatch.ts";
 import { composePrompt, writePromptFile } from "../prompt.ts";
 import { recordSession, sessionsOf } from "../sessions.ts";
@@ -86,7 +86,7 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
     store.transaction(() => {
       recordSession(store, {
         id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
-        worktree: worktree.path, branch, started_at: isoSeconds(now()), simulated: item.simulated,
+        worktree: worktree.path, branch, started_at: isoSeconds(now()), simulated: item.simulated, ...workerProcess(deps.sessionRoot, launched.sessionId),
       });
       transition(store, item.id, "active", { reason: `its worker was ${resume ? "resumed" : "restarted"}`, details: { session: launched.sessionId, name, earlier: earlier?.id ?? null } });
     });
