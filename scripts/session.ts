@@ -16,7 +16,7 @@ import { ensureStateDir } from "../lib/state-dir.ts";
 import { auditEffect } from "../lib/store/audit.ts";
 import { openStore } from "../lib/store/open.ts";
 import { exitCodeOf, holdSession, update } from "../lib/sessions/holder.ts";
-import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, removeSessionFiles, resolveRef, sessionFiles, sessionRoot } from "../lib/sessions/records.ts";
+import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, unreadableRecords, removeSessionFiles, resolveRef, sessionFiles, sessionRoot } from "../lib/sessions/records.ts";
 import type { SessionRecord } from "../lib/sessions/records.ts";
 import { withLock } from "../lib/sessions/lock.ts";
 import { createSession, startDetached } from "../lib/sessions/start.ts";
@@ -172,10 +172,12 @@ function pairs(values: unknown, option: string): Record<string, string> {
 async function runLs(args: ParsedArgs): Promise<number> {
   const root = sessionRoot();
   const views = listRecords(root).map((record) => ({ ...record, state: sessionState(root, record), kept: isKept(record) }));
+  const unreadable = unreadableRecords(root);
   if (args.values.json) {
     printJson(views);
     return 0;
   }
+  for (const bad of unreadable) process.stderr.write(`robot-army: warning: ${bad.problem}\n`);
   if (views.length === 0) {
     print("no sessions");
     return 0;

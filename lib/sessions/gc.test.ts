@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdirSync, readFileSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { basename, join } from "node:path";
 import { describeGc } from "../../scripts/session.ts";
 import { createFileExclusive } from "../atomic.ts";
 import { identify, liveness } from "../processes.ts";
@@ -10,7 +10,7 @@ import { collectGarbage, fastExitsInARow } from "./gc.ts";
 import type { GcEntry, GcReport } from "./gc.ts";
 import { holdSession, update } from "./holder.ts";
 import type { HolderResult } from "./holder.ts";
-import { listRecords, readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
+import { listRecords, readRecord, readSessionEvents, sessionFiles, unreadableRecords, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { createSession, respawnRecord } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
@@ -392,5 +392,15 @@ test("flapping is measured on the runs themselves: three short runs in a row, ho
   assert.is(fastExitsInARow(longThenShort), 1, "a long run breaks the row");
   assert.is(fastExitsInARow([{ at: "2026-01-15T10:00:00Z", kind: "exit", generation: 1, ended: "failed-to-start" }]), 1);
 });
+
+test("a damaged record hides no other session and is skipped by gc, never acted on", inSessionDir(async ({ root, work }) => {
+  const ended = await endedSession(root, { command: "sh", args: ["-c", "exit 0"], cwd: work, name: "fine", tags: { keep: "true" } });
+  writeFileSync(join(root, "0badbad0-0000-4000-8000-000000000000.json"), "{ not json");
+  assert.equal(listRecords(root).map((r) => r.id), [ended.id]);
+  assert.equal(unreadableRecords(root).map((u) => basename(u.file)), ["0badbad0-0000-4000-8000-000000000000.json"]);
+  const report = await collectGarbage(root);
+  assert.equal(report.skipped.map((s) => s.reason), ["its record cannot be read"]);
+  assert.ok(existsSync(join(root, "0badbad0-0000-4000-8000-000000000000.json")), "left for a person to look at");
+}));
 
 test.run();

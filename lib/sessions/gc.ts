@@ -6,9 +6,10 @@
  * generation and state this pass saw.
  */
 import { existsSync } from "node:fs";
+import { basename } from "node:path";
 import { isoSeconds, now } from "../clock.ts";
 import { withLock } from "./lock.ts";
-import { isKept, listRecords, readRecord, readSessionEvents, removeSessionFiles, sessionFiles, writeRecord, appendSessionEvent } from "./records.ts";
+import { isKept, listRecords, unreadableRecords, readRecord, readSessionEvents, removeSessionFiles, sessionFiles, writeRecord, appendSessionEvent } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { noteRespawn, respawnRecord, startDetached } from "./start.ts";
 import { childRunning, sessionState } from "./state.ts";
@@ -69,6 +70,9 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
   const stopIt = (record: SessionRecord) => effect("stop", record, () => stopSession(root, record));
   const report: GcReport = { dryRun, orphans: [], abandoned: [], respawned: [], flapping: [], removed: [], kept: [], skipped: [] };
   const seen = listRecords(root).map((record) => ({ record, state: sessionState(root, record) }));
+  for (const bad of unreadableRecords(root)) {
+    report.skipped.push({ name: basename(bad.file), id: basename(bad.file, ".json"), reason: "its record cannot be read" });
+  }
   const done = new Set<string>();
   const entry = (r: SessionRecord, reason: string): GcEntry => ({ name: r.name, id: r.id, reason });
 

@@ -86,12 +86,32 @@ export function writeRecord(root: string, record: SessionRecord): void {
   writeFileAtomic(sessionFiles(root, record.id).record, JSON.stringify(record, null, 2) + "\n");
 }
 
-/** Every record in the root, oldest first. */
+/** Every readable record in the root, oldest first; unreadable ones are left to `unreadableRecords`. */
 export function listRecords(root: string): SessionRecord[] {
-  if (!existsSync(root)) return [];
+  return scanRecords(root).records;
+}
+
+/** Record files that cannot be read, with why: shown by `session ls`, never acted on. */
+export function unreadableRecords(root: string): Array<{ file: string; problem: string }> {
+  return scanRecords(root).unreadable;
+}
+
+function scanRecords(root: string): { records: SessionRecord[]; unreadable: Array<{ file: string; problem: string }> } {
+  if (!existsSync(root)) return { records: [], unreadable: [] };
   const ids = readdirSync(root).filter((name) => name.endsWith(".json") && !name.startsWith(".")).map((name) => name.slice(0, -5));
-  return ids.map((id) => readRecord(root, id)).filter((r): r is SessionRecord => r !== undefined)
-    .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.name.localeCompare(b.name));
+  const records: SessionRecord[] = [];
+  const unreadable: Array<{ file: string; problem: string }> = [];
+  for (const id of ids) {
+    try {
+      const record = readRecord(root, id);
+      if (record) records.push(record);
+    } catch (error) {
+      // One damaged record must not hide every other session; nothing acts on this one.
+      unreadable.push({ file: sessionFiles(root, id).record, problem: (error as Error).message });
+    }
+  }
+  records.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.name.localeCompare(b.name));
+  return { records, unreadable };
 }
 
 /** Appends an event to a session's events file. */

@@ -183,4 +183,20 @@ test("opening the store prints no warning on this runtime", async () => {
   }
 });
 
+test("a state dir whose database file is not a database is a precondition error naming it, not a stack trace", async () => {
+  const dir = makeTempDir();
+  try {
+    writeFileSync(join(dir, "robot-army.db"), "this is not a database, it is a note someone left here\n".repeat(20));
+    try {
+      await openStore(dir);
+      assert.unreachable("opened");
+    } catch (error) {
+      assert.instance(error, PreconditionError);
+      assert.match((error as Error).message, `Cannot open the store "${join(dir, "robot-army.db")}"`);
+    }
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
 test.run();

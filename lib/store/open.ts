@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
+import { PreconditionError, RobotArmyError } from "../errors.ts";
 import { makePrivateDir } from "../state-dir.ts";
 import { migrate } from "./migrations.ts";
 
@@ -71,7 +72,9 @@ async function openAt(path: string): Promise<Store> {
     migrate(db, path);
   } catch (error) {
     db.close();
-    throw error;
+    if (error instanceof RobotArmyError) throw error;
+    // A file that is not a robot-army database (or not a database at all) is named, not dumped as a stack.
+    throw new PreconditionError(`Cannot open the store "${path}": ${(error as Error).message}`);
   }
   return makeStore(db, path);
 }
