@@ -145,6 +145,16 @@ export async function dispatch(def: FamilyDef, argv: string[]): Promise<number> 
   }
 }
 
+/** Runs `fn`; a usage error it throws (a bad option value checked after parsing) shows the command's help. */
+export function withHelp<T>(def: CommandDef, fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    if (error instanceof UsageError && !error.help) error.help = helpText(def);
+    throw error;
+  }
+}
+
 /** Reads a string option, or undefined when it was not given. */
 export function stringOption(args: ParsedArgs, name: string): string | undefined {
   const value = args.values[name];

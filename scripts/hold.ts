@@ -3,7 +3,7 @@
  * repository, alone until `robot-army unhold`. Kept in the store and audited.
  */
 import type { CommandDef } from "../lib/cli.ts";
-import { helpText, parse, runMain, stringOption } from "../lib/cli.ts";
+import { parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
 import { describeHold, hold, parseHoldTarget } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -33,7 +33,7 @@ Holding again keeps the first hold and its reason.
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const target = withHelp(() => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
+  const target = withHelp(command, () => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
   const store = await openStore(ensureStateDir());
   try {
     return run({ target, reason: stringOption(args, "reason") || undefined }, { store, write: (text) => process.stdout.write(text) });
@@ -52,16 +52,6 @@ export function run(opts: { target: HoldTarget; reason?: string }, deps: { store
     ? `held: ${what}${why}: not dispatched until "${unhold}"\n`
     : `already held since ${current.set_at}: ${what}${why}\n`);
   return 0;
-}
-
-/** Runs `fn`; a usage error it throws shows this command's help. */
-function withHelp<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof UsageError && !error.help) error.help = helpText(command);
-    throw error;
-  }
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

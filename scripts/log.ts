@@ -7,7 +7,7 @@
  * the store (no ajv, yaml, smol-toml or octokit).
  */
 import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { helpText, integerOption, parse, runMain, stringOption } from "../lib/cli.ts";
+import { integerOption, parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
 import { isoSeconds, now, parseTimestamp } from "../lib/clock.ts";
 import { parseDuration } from "../lib/duration.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -83,7 +83,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Turns parsed arguments into options; `since` durations count back from `at`. */
 export function logOptions(args: ParsedArgs, at: Date): LogOptions {
-  try {
+  return withHelp(command, () => {
     const since = stringOption(args, "since");
     return {
       filter: {
@@ -96,10 +96,7 @@ export function logOptions(args: ParsedArgs, at: Date): LogOptions {
       follow: args.values.follow === true,
       json: args.values.json === true,
     };
-  } catch (error) {
-    if (error instanceof UsageError && !error.help) error.help = helpText(command);
-    throw error;
-  }
+  });
 }
 
 /** Prints the matching records, then with `follow` new ones every `pollMs` until `signal` aborts. */

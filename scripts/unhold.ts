@@ -1,6 +1,6 @@
 /** `robot-army unhold <id> | --repo R`: lifts a hold, so dispatch may take the item or repository again. */
 import type { CommandDef } from "../lib/cli.ts";
-import { helpText, parse, runMain, stringOption } from "../lib/cli.ts";
+import { parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
 import { describeHold, parseHoldTarget, unhold } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
@@ -22,7 +22,7 @@ export const command: CommandDef = {
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const target = withHelp(() => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
+  const target = withHelp(command, () => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
   // With no store there is no hold to lift, and nothing is created to say so.
   const store = await openExistingStore(stateDirPath());
   try {
@@ -44,16 +44,6 @@ export function run(opts: { target: HoldTarget }, deps: { store: Store | undefin
   const what = describeHold(store, "item" in opts.target ? { item: opts.target.item, repo: null } : { item: null, repo: opts.target.repo });
   deps.write(lifted ? `unheld: ${what} (held since ${lifted.current.set_at})\n` : `not held: ${what}\n`);
   return 0;
-}
-
-/** Runs `fn`; a usage error it throws shows this command's help. */
-function withHelp<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    if (error instanceof UsageError && !error.help) error.help = helpText(command);
-    throw error;
-  }
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));
