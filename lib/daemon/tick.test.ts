@@ -40,7 +40,8 @@ test("a worker's exit in the spool closes its row, interrupts its item, and the 
     const state = initialState();
     await runTick(deps, state);
     const [row] = sessionsOf(store, 1);
-    await waitFor("the exit record", () => existsSync(deps.spoolDir) && readdirSync(deps.spoolDir).length > 0, 10_000);
+    // The exit record, not the temp file it is written through before its rename.
+    await waitFor("the exit record", () => existsSync(deps.spoolDir) && readdirSync(deps.spoolDir).some((name) => name.endsWith(".json")), 10_000);
     const again = await runTick(deps, state);
     assert.equal(again.spool, { processed: 1, kept: 0 });
     assert.equal(readdirSync(deps.spoolDir), []);
@@ -86,7 +87,8 @@ test("at start-up the spool is drained before anything is dispatched", () =>
     // A daemon before this one dispatched item 1, whose worker then ended while no daemon ran.
     await runTick(deps, initialState());
     const [row] = sessionsOf(store, 1);
-    await waitFor("the exit record", () => existsSync(deps.spoolDir) && readdirSync(deps.spoolDir).length > 0, 10_000);
+    // The exit record, not the temp file it is written through before its rename.
+    await waitFor("the exit record", () => existsSync(deps.spoolDir) && readdirSync(deps.spoolDir).some((name) => name.endsWith(".json")), 10_000);
     const result = await runTick(deps, initialState());
     assert.equal([result.spool.processed, result.dispatch.active], [1, 1]);
     const moves = queryAudit(store, { kind: "state.work_item" }).map((r) => `${r.item}:${r.body.to}`);
