@@ -1,13 +1,16 @@
 /**
- * `robot-army forge serve|seed`: the sandbox forge, a GitHub-REST-compatible server on
- * loopback for rehearsals, scenarios, tests and benchmarks, and the demo data it serves.
+ * `robot-army forge serve|seed|issue`: the sandbox forge, a GitHub-REST-compatible server
+ * on loopback for rehearsals, scenarios, tests and benchmarks, the demo data it serves,
+ * and a reader for what was said on an issue there.
  */
 import { join, resolve } from "node:path";
-import { dispatch, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { dispatch, integerOption, JSON_OPTION, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { seedForge } from "../lib/forge/seed.ts";
+import { findIssue, findRepo, loadForgeData } from "../lib/forge/state.ts";
+import type { ForgeComment, ForgeIssue } from "../lib/forge/state.ts";
 import type { SeedResult } from "../lib/forge/seed.ts";
 import { startForge } from "../lib/forge/server.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -57,6 +60,23 @@ forge picks the changes up.`,
   examples: ["robot-army forge seed", "robot-army forge seed --repo acme/rockets --issues 5 --json"],
 };
 
+const issue: CommandDef = {
+  name: "forge issue",
+  summary: "Show an issue on the sandbox forge and every comment on it",
+  usage: "forge issue <owner/name#N> [--dir D] [--json]",
+  description: `\
+Reads the forge's state in D (the forge need not be running) and prints the issue or
+pull request: its title, author, state and labels, then each comment in the order it was
+posted, with its author and time and its text indented below. This is where a rehearsal
+shows what robot-army said on an issue. An unknown repository or issue is exit 3.`,
+  options: {
+    dir: DIR_OPTION,
+    json: JSON_OPTION,
+  },
+  positionals: { min: 1, max: 1 },
+  examples: ["robot-army forge issue demo/widgets#1", "robot-army forge issue demo/widgets#1 --json"],
+};
+
 /** The `forge` family. */
 export const command: FamilyDef = {
   name: "forge",
@@ -65,6 +85,7 @@ export const command: FamilyDef = {
   subcommands: {
     serve: { command: serve, run: runServe },
     seed: { command: seed, run: runSeed },
+    issue: { command: issue, run: runIssue },
   },
 };
 
@@ -130,6 +151,48 @@ export function describeSeed(result: SeedResult): string[] {
       ? `seeded      ${[created.repository ? "the repository" : "", created.users.length ? `users ${created.users.join(", ")}` : "", created.issues.length ? `issues ${numbers(created.issues)}` : ""].filter(Boolean).join("; ")}`
       : "seeded      nothing new: everything was already there",
   ];
+}
+
+async function runIssue(args: ParsedArgs): Promise<number> {
+  const ref = /^([\w.-]+)\/([\w.-]+)#(\d+)$/.exec(args.positionals[0]);
+  if (!ref) throw new UsageError(`An issue is owner/name#N, such as demo/widgets#1, got "${args.positionals[0]}"`);
+  const [, owner, name, number] = ref;
+  const dir = forgeDir(args);
+  const data = loadForgeData(dir);
+  const repo = findRepo(data, owner, name);
+  if (!repo) throw new PreconditionError(`The forge in "${dir}" has no repository ${owner}/${name}; "robot-army forge seed" creates one`);
+  const found = findIssue(repo, Number(number));
+  if (!found) throw new PreconditionError(`${repo.owner}/${repo.name} has no issue #${number} on the forge in "${dir}"`);
+  const comments = repo.comments.filter((comment) => comment.issue === found.number);
+  if (args.values.json) printJson({ repo: `${repo.owner}/${repo.name}`, ...issueFields(found), comments: comments.map(commentFields) });
+  else print(...describeIssue(`${repo.owner}/${repo.name}`, found, comments));
+  return 0;
+}
+
+function issueFields(found: ForgeIssue) {
+  return {
+    number: found.number, title: found.title, user: found.user, state: found.state, labels: found.labels,
+    pull_request: found.pull !== undefined, created_at: found.created_at,
+  };
+}
+
+function commentFields(comment: ForgeComment) {
+  return { id: comment.id, user: comment.user, created_at: comment.created_at, body: comment.body };
+}
+
+/** What `forge issue` prints: a header line, then each comment with its text indented. */
+export function describeIssue(fullName: string, found: ForgeIssue, comments: ForgeComment[]): string[] {
+  const kind = found.pull ? "pull request" : "issue";
+  const labels = found.labels.length ? found.labels.join(", ") : "none";
+  const lines = [
+    `${fullName}#${found.number}  ${found.title}`,
+    `${kind} by ${found.user}, ${found.state}, labels: ${labels}`,
+    comments.length === 1 ? "1 comment" : `${comments.length} comments`,
+  ];
+  for (const comment of comments) {
+    lines.push("", `comment by ${comment.user} at ${comment.created_at}:`, ...comment.body.split("\n").map((line) => (line ? `  ${line}` : "")));
+  }
+  return lines;
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -12,11 +12,32 @@ import { stopSession } from "../../sessions/stop.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
+/** The worker a scenario dispatches: its program and arguments. */
+export interface WorkerCommand {
+  binary: string;
+  args: string[];
+}
+
+/** Thirty seconds of "working": long enough for any scenario, stopped at its end. */
+export const SLEEPING_WORKER: WorkerCommand = { binary: "sh", args: ["-c", "echo working; sleep 30"] };
+
 /** The forge, the clone, and a config whose worker runs headless for 30 seconds. */
-export async function setup(ctx: SetupContext): Promise<SetupResult> {
+export function setup(ctx: SetupContext): Promise<SetupResult> {
+  return withWorker(ctx, SLEEPING_WORKER);
+}
+
+/** `forge-with-clone` whose config runs `worker` headless, one session per repository; running workers are stopped at the end. */
+export async function withWorker(ctx: SetupContext, worker: WorkerCommand): Promise<SetupResult> {
   const base = await forgeWithClone(ctx);
-  appendFileSync(base.vars!.CONFIG, ["[worker]", 'launcher = "process"', 'binary = "sh"', 'args = ["-c", "echo working; sleep 30"]', "max_sessions = 1", ""].join("\n"));
-  const root = ctx.env.RA_SESSION_ROOT ?? join(ctx.env.RA_STATE_DIR, "sessions");
+  appendFileSync(base.vars!.CONFIG, [
+    "[worker]",
+    'launcher = "process"',
+    `binary = ${JSON.stringify(worker.binary)}`,
+    `args = ${JSON.stringify(worker.args)}`,
+    "max_sessions = 1",
+    "",
+  ].join("\n"));
+  const root = sessionRootOf(ctx);
   return {
     ...base,
     cleanup: async () => {
@@ -26,4 +47,20 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
       await base.cleanup?.();
     },
   };
+}
+
+/** Where the scenario's steps keep their session records. */
+export function sessionRootOf(ctx: SetupContext): string {
+  return ctx.env.RA_SESSION_ROOT ?? join(ctx.env.RA_STATE_DIR, "sessions");
+}
+
+/** Runs setup steps on a made setup, stopping what it started when one fails. */
+export async function thenRun(made: SetupResult, steps: () => Promise<void>): Promise<SetupResult> {
+  try {
+    await steps();
+    return made;
+  } catch (error) {
+    await made.cleanup?.();
+    throw error;
+  }
 }
