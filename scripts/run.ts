@@ -29,9 +29,10 @@ export const command: CommandDef = {
   usage: "run [--once] [--effect-level L] [--json] [--config FILE]",
   description: `\
 Runs the supervisor for this state dir. Each tick, in order: drains the exit spool (a
-worker that ended closes its session row and interrupts its item), settles the sessions
-of active items (a worker proven gone with no exit record is lost), polls GitHub when
-daemon.poll_seconds have passed, dispatches ready items under the caps, then writes a
+worker that ended closes its session row and interrupts its item); settles the sessions
+of active items (a worker proven gone with no exit record is lost) and claims cut short
+(an item left dispatching by a process proven gone is interrupted); polls GitHub when
+daemon.poll_seconds have passed; dispatches ready items under the caps; then writes a
 reconcile.pass audit record and <state dir>/heartbeat.json. Nothing is dispatched in a
 tick whose reconcile steps failed, so at start-up nothing starts before the spool is
 drained and the sessions are settled.

@@ -6,6 +6,7 @@ import { sessionsOf } from "../dispatch/sessions.ts";
 import { forgeTemplate } from "../forge/_test-forge.ts";
 import { waitFor } from "../sessions/_test-sessions.ts";
 import { readRecord } from "../sessions/records.ts";
+import { identify } from "../processes.ts";
 import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
 import { withDaemon } from "./_test-daemon.ts";
@@ -26,6 +27,9 @@ test("a first tick polls, dispatches under the cap, comments, audits the pass an
     assert.ok(out.includes("commented on demo/widgets#1 (dispatched)"), out.join("\n"));
     assert.ok(out.some((l) => l.startsWith("waiting: demo/widgets#2: ")), out.join("\n"));
     assert.is(getItem(store, 1)!.state, "active");
+    // The claim names the process that made it, so a claim cut short can be told apart later.
+    const claim = queryAudit(store, { kind: "state.work_item", item: 1 }).find((r) => r.body.to === "dispatching")!;
+    assert.equal(claim.body.claimed_by, identify(process.pid));
     const { data } = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: 1 });
     assert.ok(data.some((c) => c.body?.startsWith("robot-army dispatched a session")));
     const [pass] = queryAudit(store, { kind: "reconcile.pass" });

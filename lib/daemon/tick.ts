@@ -1,7 +1,7 @@
 /**
  * One daemon tick, in the order DESIGN "One daemon tick" gives (the parts that exist):
- * drain the exit spool, settle sessions of active items, poll when due, dispatch, then a
- * `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
+ * drain the exit spool, settle sessions of active items and claims cut short, poll when
+ * due, dispatch, then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
  * the tick after the step that was running.
@@ -16,6 +16,7 @@ import { listItems } from "../work-items/queries.ts";
 import type { Report } from "./events.ts";
 import { writeHeartbeat } from "./heartbeat.ts";
 import { drainSpool } from "./spool-drain.ts";
+import { settleClaims } from "./settle-claims.ts";
 import { settleSessions } from "./settle.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
@@ -42,7 +43,8 @@ export interface TickResult {
   failed: string[];
   stopped: boolean;
   spool: { processed: number; kept: number };
-  settled: { lost: number; ended: number; unknown: number };
+  /** `cut_short`: items left `dispatching` by a claimer proven gone, now interrupted. */
+  settled: { lost: number; ended: number; unknown: number; cut_short: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
   dispatch: { withheld: string | null; active: number; failed: number; waiting: number };
 }
@@ -56,7 +58,7 @@ export function initialState(lastPollAt: string | null = null): DaemonState {
 export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: Date) => Date | null = () => null): Promise<TickResult> {
   state.tick++;
   const result: TickResult = {
-    tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0 },
+    tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
@@ -80,8 +82,10 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   });
   const settled = await step("settle", () => {
     const settle = settleSessions({ store: deps.store, sessionRoot: deps.sessionRoot, spoolDir: deps.spoolDir, host: deps.host });
-    result.settled = { lost: settle.lost, ended: settle.ended, unknown: settle.unknown };
+    const claims = settleClaims({ store: deps.store, sessionRoot: deps.sessionRoot });
+    result.settled = { lost: settle.lost, ended: settle.ended, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
     settle.events.forEach(deps.report);
+    claims.events.forEach(deps.report);
   });
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
   if (!result.stopped) {

@@ -21,6 +21,7 @@ import { dispatchQueue } from "../repos/queue.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
+import { claimDetails } from "./claim.ts";
 import { branchName } from "./branch-name.ts";
 import { ITEM_TAG, observeCapacity, workerTags } from "./capacity.ts";
 import { findHold, isPaused } from "./controls.ts";
@@ -91,7 +92,7 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
 export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<DispatchOutcome> {
   const { store, config } = deps;
   // The claim: the transition reads and writes the state in one transaction, so two passes never both win.
-  transition(store, item.id, "dispatching", { reason: "a slot is free" });
+  transition(store, item.id, "dispatching", { reason: "a slot is free", details: claimDetails() });
   const repo = config.repos[item.repo];
   const branch = branchName(item.issue, item.title);
   const name = sessionName(item);

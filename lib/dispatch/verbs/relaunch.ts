@@ -20,6 +20,7 @@ import { getItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { branchName } from "../branch-name.ts";
+import { claimDetails } from "../claim.ts";
 import { observeCapacity } from "../capacity.ts";
 import { relaunchComment, failureComment } from "../comments.ts";
 import type { Relaunch } from "../comments.ts";
@@ -117,7 +118,7 @@ function toDispatching(deps: DispatchDeps, item: WorkItem, how: Relaunch): void 
   deps.store.transaction(() => {
     if (item.state === "active" || item.state === "awaiting_review") transition(deps.store, item.id, "interrupted", { reason: "no session of it runs" });
     if (item.state === "failed" || item.state === "needs_info") transition(deps.store, item.id, "ready", { reason: `${how} by the owner` });
-    transition(deps.store, item.id, "dispatching", { reason: `${how} by the owner` });
+    transition(deps.store, item.id, "dispatching", { reason: `${how} by the owner`, details: claimDetails() });
   });
 }
 

@@ -44,6 +44,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-rebuilt-store": () => import("./forge-with-rebuilt-store.ts"),
   "forge-with-daemon": () => import("./forge-with-daemon.ts"),
   "forge-comments-fail": () => import("./forge-comments-fail.ts"),
+  "forge-with-cut-short-dispatch": () => import("./forge-with-cut-short-dispatch.ts"),
   "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
   "forge-with-changed-settings": () => import("./forge-with-changed-settings.ts"),
   "forge-issue-closed": () => import("./forge-issue-closed.ts"),
