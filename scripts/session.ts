@@ -96,7 +96,8 @@ const gc: CommandDef = {
   summary: "Remove orphans, record abandoned sessions, respawn permanent ones, sweep ended ones",
   usage: "session gc [--dry-run] [--json]",
   description:
-    "In order: a session tagged parent=<ref> whose parent is gone is stopped and removed; a permanent\n" +
+    "In order: a session tagged parent=<ref> whose parent is gone is stopped and removed (unless it is\n" +
+    "kept: keep governs what ends, so a kept orphan is only reported); a permanent\n" +
     "session whose directory is gone is stopped and recorded as abandoned; an ended permanent session is\n" +
     "started again (three runs in a row that end within 60 s of starting tag it flapping=true and stop\n" +
     "that); ended sessions that are neither permanent nor kept are removed.",

@@ -172,7 +172,7 @@ test("gc: a session whose parent runs is no orphan; one whose parent has ended i
   try {
     await endedSession(root, { command: "sh", args: ["-c", "exit 0"], cwd: work, name: "by-name", tags: { parent: "mom" } }, { keep: true });
     await endedSession(root, { command: "sh", args: ["-c", "exit 0"], cwd: work, name: "by-id", tags: { parent: mom.record.id } }, { keep: true });
-    await endedSession(root, { command: "sh", args: ["-c", "exit 0"], cwd: work, name: "kid", tags: { parent: "dad" } }, { keep: true });
+    await endedSession(root, { command: "sh", args: ["-c", "exit 0"], cwd: work, name: "kid", tags: { parent: "dad" } });
     await endedSession(root, { command: "sh", args: ["-c", "exit 0"], cwd: work, name: "dad" });
     const report = await collectGarbage(root);
     assert.equal(names(report.orphans), ["kid"], "dad has exited: kid is an orphan");
@@ -181,6 +181,20 @@ test("gc: a session whose parent runs is no orphan; one whose parent has ended i
   } finally {
     await stopSession(root, mom.record);
     await mom.done;
+  }
+}));
+
+test("gc reports a kept orphan and neither stops nor removes it: keep governs what ends", inSessionDir(async ({ root, work }) => {
+  const orphan = await startSession(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work, name: "kid", tags: { parent: "mom", keep: "yes" } });
+  try {
+    const report = await collectGarbage(root);
+    assert.equal(report.orphans, []);
+    assert.equal(report.kept, [{ name: "kid", id: orphan.id, reason: `keep=yes; an orphan: parent "mom" is gone` }]);
+    assert.is(liveness(childOf(orphan)), "running", "the kept orphan's command still runs");
+    assert.ok(readRecord(root, orphan.id), "its record stays");
+  } finally {
+    await stopSession(root, readRecord(root, orphan.id) ?? orphan);
+    await holderGone(orphan);
   }
 }));
 

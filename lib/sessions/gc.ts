@@ -116,12 +116,18 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
     return child;
   };
 
-  // 1. Orphans: a session whose parent session is gone is stopped and removed.
+  // 1. Orphans: a session whose parent session is gone is stopped and removed, unless it
+  // is kept: keep governs what ends, so a kept orphan is only reported.
   for (const { record, state } of seen) {
     const parentRef = record.tags.parent;
     if (parentRef === undefined || state === "unknown") continue;
     const parent = seen.find((s) => s.record.name === parentRef || s.record.id === parentRef);
     if (parent && (parent.state === "running" || parent.state === "starting" || parent.state === "unknown")) continue;
+    if (isKept(record)) {
+      done.add(record.id);
+      report.kept.push(entry(record, `keep=${record.tags.keep}; an orphan: parent "${parentRef}" is gone`));
+      continue;
+    }
     const stop = await mustStop(record, state);
     if (stop === "unknown") continue;
     if (stop && !dryRun) await stopIt(record);
