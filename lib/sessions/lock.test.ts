@@ -9,7 +9,7 @@ import { RobotArmyError } from "../errors.ts";
 import { exitedPid, withTempDir } from "../fixtures.ts";
 import { identify, liveness } from "../processes.ts";
 import { runtimeArgv } from "../runtime.ts";
-import { withLock } from "./lock.ts";
+import { breakIfStale, owner, withLock } from "./lock.ts";
 import { rejection, sleep } from "./_test-sessions.ts";
 
 /** A `sleep` this test starts and must stop; stopped by its own pid. */
@@ -164,6 +164,37 @@ test("a waiter takes the lock as soon as a dead holder's lock appears stale mid-
     await sleep(100);
     await sleeper.stop(); // the owner dies while the waiter waits
     assert.is(await waiting, "taken");
+  } finally {
+    await sleeper.stop();
+  }
+}));
+
+test("a waiter that saw a dead owner does not break the lock another waiter has since taken", () => withTempDir(async (dir) => {
+  const path = join(dir, "s.lock");
+  const dead = { pid: exitedPid(), started_at: "2020-01-01T00:00:00.000Z" };
+  writeFileSync(path, JSON.stringify(dead));
+  const seen = owner(path);
+  // Meanwhile a first waiter broke the stale lock and took it: the file names a live holder now.
+  writeFileSync(path, JSON.stringify(identify(process.pid)));
+  assert.is(breakIfStale(path, seen), false);
+  assert.equal(owner(path), identify(process.pid), "the fresh lock is still there");
+  assert.not.ok(existsSync(`${path}.break`));
+}));
+
+test("breaking waits while another live process is breaking; a breaker that died is cleared", () => withTempDir(async (dir) => {
+  const path = join(dir, "s.lock");
+  const dead = { pid: exitedPid(), started_at: "2020-01-01T00:00:00.000Z" };
+  writeFileSync(path, JSON.stringify(dead));
+  const sleeper = startSleeper();
+  try {
+    writeFileSync(`${path}.break`, JSON.stringify(identify(sleeper.child.pid!)));
+    assert.is(breakIfStale(path), false, "a live breaker is at work");
+    assert.ok(existsSync(path));
+    await sleeper.stop();
+    assert.is(breakIfStale(path), false, "the dead breaker's file is cleared first");
+    assert.not.ok(existsSync(`${path}.break`));
+    assert.is(breakIfStale(path), true);
+    assert.not.ok(existsSync(path));
   } finally {
     await sleeper.stop();
   }

@@ -15,10 +15,7 @@ const me: ProcessIdentity = identify(process.pid);
 export async function withLock<T>(path: string, fn: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   while (!createFileExclusive(path, JSON.stringify(me))) {
-    if (ownerGone(path)) {
-      rmSync(path, { force: true });
-      continue;
-    }
+    if (breakIfStale(path)) continue;
     if (Date.now() > deadline) throw new RobotArmyError(`Lock "${path}" is still held by another process after ${timeoutMs / 1000}s`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -29,12 +26,39 @@ export async function withLock<T>(path: string, fn: () => T | Promise<T>, timeou
   }
 }
 
-function ownerGone(path: string): boolean {
-  try {
-    const owner = JSON.parse(readFileSync(path, "utf8")) as ProcessIdentity;
-    return liveness(owner) === "exited";
-  } catch {
-    // Vanished meanwhile (retry at once) or half-written by a live creator (wait).
+/**
+ * Removes the lock when its owner is proven gone; true when it did (or the lock vanished).
+ * Breaking is done holding `<path>.break`, and the owner is read again under it: two
+ * waiters that both saw the same dead owner would otherwise both delete, the second one
+ * deleting the lock the first had just taken. A `.break` left by a breaker that died is
+ * itself broken only once its owner is proven gone. `seen` is the owner as first read.
+ */
+export function breakIfStale(path: string, seen: ReturnType<typeof owner> = owner(path)): boolean {
+  if (seen === "vanished") return true;
+  if (seen === "unreadable" || liveness(seen) !== "exited") return false;
+  const breaker = `${path}.break`;
+  if (!createFileExclusive(breaker, JSON.stringify(me))) {
+    const other = owner(breaker);
+    if (other !== "vanished" && other !== "unreadable" && liveness(other) === "exited") rmSync(breaker, { force: true });
     return false;
+  }
+  try {
+    const now = owner(path);
+    if (now === "vanished") return true;
+    if (now === "unreadable" || now.pid !== seen.pid || now.started_at !== seen.started_at) return false;
+    rmSync(path, { force: true });
+    return true;
+  } finally {
+    rmSync(breaker, { force: true });
+  }
+}
+
+/** Who holds a lock file: "vanished" when it is gone, "unreadable" when half-written by a live creator. */
+export function owner(path: string): ProcessIdentity | "vanished" | "unreadable" {
+  try {
+    const held = JSON.parse(readFileSync(path, "utf8")) as ProcessIdentity | null;
+    return typeof held?.pid === "number" ? held : "unreadable";
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "vanished" : "unreadable";
   }
 }
