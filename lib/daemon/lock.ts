@@ -10,6 +10,7 @@ import { createFileExclusive } from "../atomic.ts";
 import { nowIso } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
 import { identify, liveness } from "../processes.ts";
+import { breakIfStale } from "../stale-lock.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -57,8 +58,8 @@ export function acquireDaemonLock(stateDir: string, store: Store, self: ProcessI
     if (state === "unknown") {
       throw new PreconditionError(`Daemon lock "${path}" is held by pid ${current.pid}, which cannot be checked; remove the lock only once that process is gone`);
     }
-    appendAudit(store, { kind: "daemon.lock_taken_over", body: { path, stale: { ...current }, by: { ...self } } });
-    rmSync(path, { force: true });
+    // Broken under the shared breaker, so two daemons taking over one stale lock cannot both win.
+    if (breakIfStale(path, current) === "broken") appendAudit(store, { kind: "daemon.lock_taken_over", body: { path, stale: { ...current }, by: { ...self } } });
   }
   throw new PreconditionError(`Daemon lock "${path}" was taken by another daemon while this one took over a stale lock`);
 }
