@@ -60,6 +60,15 @@ test("a failure to start fails the item with its reason kept private; the issue 
     assert.equal(moves, ["null->discovered", "discovered->ready", "ready->dispatching", "dispatching->failed"]);
   }, {}, "no-such-base"));
 
+test("a worker program that does not exist withholds the pass: nothing is claimed, failed or told", () =>
+  withDispatch(async ({ t, store, deps }) => {
+    const { withheld, outcomes } = await dispatchReady(deps);
+    assert.is(withheld, "the worker program /nonexistent-robot-army-test/no-such-agent does not exist (worker.binary)");
+    assert.equal(outcomes, []);
+    assert.equal([1, 2, 3].map((id) => getItem(store, id)!.state), ["ready", "ready", "ready"]);
+    assert.not.ok((await comments(t, 1)).some((c) => c.startsWith("robot-army could not start")));
+  }, { binary: "/nonexistent-robot-army-test/no-such-agent" }));
+
 test("a title full of shell syntax gives a safe branch and runs nothing", () =>
   withDispatch(async ({ store, deps }) => {
     const marker = join(deps.stateDir, "pwned");

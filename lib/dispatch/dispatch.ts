@@ -22,6 +22,7 @@ import type { Store } from "../store/open.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { claimDetails } from "./claim.ts";
+import { findWorkerProgram } from "./worker-program.ts";
 import { branchName } from "./branch-name.ts";
 import { ITEM_TAG, observeCapacity, workerTags } from "./capacity.ts";
 import { findHold, isPaused } from "./controls.ts";
@@ -57,6 +58,10 @@ export interface DispatchOutcome {
 export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: string | null; outcomes: DispatchOutcome[] }> {
   const { store, config } = deps;
   if (isPaused(store)) return { withheld: "dispatch is paused (robot-army unpause)", outcomes: [] };
+  if (deps.effects.sessions) {
+    const program = findWorkerProgram(config);
+    if ("missing" in program) return { withheld: program.missing, outcomes: [] };
+  }
   const { queue } = dispatchQueue(store, config, { includeSimulated: deps.effects.simulated });
   const outcomes: DispatchOutcome[] = [];
   for (const { item } of queue) {

@@ -71,6 +71,23 @@ test("resume and restart refuse while a live session works for the item, and cha
     assert.is(sessionsOf(store, 1).length, 1);
   }));
 
+test("resume and restart refuse, before any change, when the worker program is not there", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    const missing = { ...deps, config: { ...deps.config, worker: { ...deps.config.worker, binary: "/nonexistent-robot-army-test/agent" } } };
+    for (const how of ["resume", "restart"] as const) {
+      try {
+        await relaunchItem(missing, 1, { how, force: true });
+        assert.unreachable("a missing worker program refuses");
+      } catch (error) {
+        assert.is((error as Error).message, "Work item 1: the worker program /nonexistent-robot-army-test/agent does not exist (worker.binary); nothing was started");
+      }
+    }
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.is(sessionsOf(store, 1).length, 1);
+  }));
+
 test("the pause and a hold refuse unless forced", () =>
   withWorld(template, async ({ store, deps }) => {
     await dispatchReady(deps);

@@ -21,6 +21,7 @@ import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { branchName } from "../branch-name.ts";
 import { claimDetails } from "../claim.ts";
+import { findWorkerProgram } from "../worker-program.ts";
 import { observeCapacity } from "../capacity.ts";
 import { relaunchComment, failureComment } from "../comments.ts";
 import type { Relaunch } from "../comments.ts";
@@ -59,6 +60,8 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   if (!deps.effects.worktrees || !deps.effects.sessions) {
     throw new PreconditionError(`${options.how} starts a real session: it needs effect level no-remote or live, not ${deps.effects.level}`);
   }
+  const program = findWorkerProgram(config);
+  if ("missing" in program) throw new PreconditionError(`Work item ${itemId}: ${program.missing}; nothing was started`);
   const earlierRows = sessionsOf(store, item.id);
   const earlier = earlierRows.at(-1) ?? null;
   const repo = config.repos[item.repo];
