@@ -1,9 +1,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitHubMemory } from "../lib/boundaries/_github-state.ts";
+import { writeHeartbeat } from "../lib/daemon/heartbeat.ts";
 import { withTempDir } from "../lib/fixtures.ts";
+import { identify } from "../lib/processes.ts";
+import { appendAudit } from "../lib/store/audit.ts";
 import { recordChangedSettings } from "../lib/repos/records.ts";
 import { atTime, configWithRepos, makeItem, onboard, withStore } from "../lib/repos/_test-items.ts";
 import { openExistingStore } from "../lib/store/open.ts";
@@ -11,11 +14,11 @@ import type { Store } from "../lib/store/open.ts";
 import { run } from "./status.ts";
 import type { StatusReport } from "./status.ts";
 
-async function status(store: Store | undefined, argv: { includeSimulated?: boolean; json?: boolean } = {}, priorities = { "demo/widgets": 0, "demo/urgent": 3 }): Promise<string> {
+async function status(store: Store | undefined, argv: { includeSimulated?: boolean; json?: boolean; stateDir?: string } = {}, priorities = { "demo/widgets": 0, "demo/urgent": 3 }): Promise<string> {
   let text = "";
   const config = await configWithRepos(priorities);
   atTime("2026-01-15T10:00:00Z", () =>
-    run({ includeSimulated: argv.includeSimulated ?? false, json: argv.json ?? false }, { config, store, write: (chunk) => (text += chunk) }));
+    run({ includeSimulated: argv.includeSimulated ?? false, json: argv.json ?? false }, { config, store, stateDir: argv.stateDir ?? "/nonexistent-robot-army-state", write: (chunk) => (text += chunk) }));
   return text;
 }
 
@@ -23,7 +26,7 @@ test("with no database, status says there is nothing and creates nothing", () =>
   withTempDir(async (dir) => {
     const stateDir = join(dir, "state");
     const store = await openExistingStore(stateDir);
-    assert.is(await status(store), "work items: none\nqueue: empty\nrate limit: not yet seen\nanomalies: not tracked yet\n");
+    assert.is(await status(store, { stateDir }), "daemon: never run with this state dir\nwork items: none\nqueue: empty\nrate limit: not yet seen\nanomalies: not tracked yet\n");
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal([json.total, json.queue, json.held, json.rate_limit, json.simulated_hidden, json.counts.ready], [0, [], [], null, 0, 0]);
     assert.not.ok(existsSync(stateDir));
@@ -40,6 +43,7 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
     makeItem(store, { issue: 5, state: "discovered" });
     const text = await status(store);
     assert.is(text, [
+      "daemon: never run with this state dir",
       "work items: 6",
       "  discovered  1",
       "  ready       3",
@@ -56,6 +60,29 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal(json.counts, { discovered: 1, ready: 3, dispatching: 0, active: 1, awaiting_review: 0, interrupted: 0, needs_info: 0, failed: 1, done: 0, abandoned: 0 });
     assert.equal(json.queue.map((q) => [q.position, q.repo, q.issue, q.priority]), [[1, "demo/urgent", 9, 3], [2, "demo/widgets", 1, 0], [3, "demo/widgets", 2, 0]]);
+  }));
+
+test("the daemon: never run, running (its lock's pid and start time), stopped; and why the last tick withheld dispatch", () =>
+  withStore(async (store, dir) => {
+    const stateDir = join(dir, "daemon-state");
+    mkdirSync(stateDir);
+    assert.match(await status(store, { stateDir }), /^daemon: never run with this state dir\n/);
+    writeHeartbeat(stateDir, { pid: process.pid, at: "2026-01-15T09:59:00Z", tick: 7, next_at: "2026-01-15T10:00:30Z", last_poll_at: null });
+    writeFileSync(join(stateDir, "daemon.lock"), JSON.stringify({ ...identify(process.pid), at: "2026-01-15T09:00:00Z" }));
+    appendAudit(store, { kind: "reconcile.pass", body: { dispatch: { withheld: "dispatch is paused (robot-army unpause)" } } });
+    const running = await status(store, { stateDir });
+    assert.ok(running.startsWith([
+      `daemon: running (pid ${process.pid}), last tick 7 at 2026-01-15T09:59:00Z, next at 2026-01-15T10:00:30Z`,
+      "dispatch: withheld at the last tick: dispatch is paused (robot-army unpause)",
+      "",
+    ].join("\n")), running);
+    // The lock names a pid whose start time is another's: that daemon is gone.
+    writeFileSync(join(stateDir, "daemon.lock"), JSON.stringify({ pid: process.pid, started_at: "2020-01-01T00:00:00.000Z", at: "x" }));
+    appendAudit(store, { kind: "reconcile.pass", body: { dispatch: { withheld: null } } });
+    const stopped = await status(store, { stateDir });
+    assert.match(stopped, new RegExp(`^daemon: not running \\(last was pid ${process.pid}, last tick 7 at 2026-01-15T09:59:00Z\\)\nwork items`));
+    const json = JSON.parse(await status(store, { stateDir, json: true })) as StatusReport;
+    assert.equal(json.daemon, { state: "stopped", pid: process.pid, tick: 7, last_tick_at: "2026-01-15T09:59:00Z", next_tick_at: null, withheld: null });
   }));
 
 test("ready items of a repository that needs reapproval are held apart, with why", () =>

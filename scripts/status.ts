@@ -1,7 +1,7 @@
 /**
- * `robot-army status`: how many work items are in each state, the dispatch queue with
- * positions, the ready items held back by their repository, and the GitHub rate limit as
- * last seen. Simulated items (made below the `live` effect level) are left out, and
+ * `robot-army status`: whether the daemon runs, how many work items are in each state, the
+ * dispatch queue with positions, the ready items held back by their repository, what held
+ * dispatch back at the last tick, and the GitHub rate limit as last seen. Simulated items (made below the `live` effect level) are left out, and
  * counted, unless `--include-simulated`.
  *
  * A read never creates anything: with no database yet there is nothing to show.
@@ -13,6 +13,8 @@ import type { RateLimitState } from "../lib/boundaries/github-types.ts";
 import { now, parseTimestamp } from "../lib/clock.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
+import { daemonLines, daemonStatus } from "../lib/daemon/daemon-status.ts";
+import type { DaemonStatus } from "../lib/daemon/daemon-status.ts";
 import { dispatchQueue } from "../lib/repos/queue.ts";
 import type { DispatchQueue } from "../lib/repos/queue.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -26,10 +28,13 @@ export const command: CommandDef = {
   summary: "Work items by state, the dispatch queue and the GitHub rate limit",
   usage: "status [--include-simulated] [--config FILE] [--json]",
   description: `\
-Counts work items by state, lists the queue (items in ready, in the order dispatch takes
+Says whether a daemon runs for this state dir (its lock's pid, checked with its start
+time) and when it last ticked, counts work items by state, lists the queue (items in ready, in the order dispatch takes
 them: the repository's priority from the config, higher first, then the oldest item
 first) with positions, the ready items held back because their repository is not
-onboarded or needs reapproval, and the rate limit GitHub last reported.
+onboarded or needs reapproval, why the last tick dispatched nothing when it withheld
+dispatch (paused, capacity not observable, worker program missing), and the rate limit
+GitHub last reported.
 
 Items made below the live effect level are simulated and left out unless
 --include-simulated; the output says how many were left out.
@@ -52,11 +57,13 @@ export interface StatusOptions {
 export interface StatusDeps {
   config: Config;
   store: Store | undefined;
+  stateDir: string;
   write: (text: string) => void;
 }
 
 /** Everything `status` reports, as `--json` prints it. */
 export interface StatusReport {
+  daemon: DaemonStatus;
   counts: Record<WorkItemState, number>;
   total: number;
   queue: Array<ItemJson & { position: number; priority: number }>;
@@ -73,7 +80,7 @@ export async function main(argv: string[]): Promise<number> {
   const store = await openExistingStore(stateDirPath());
   try {
     const opts = { includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
-    return run(opts, { config, store, write: (text) => process.stdout.write(text) });
+    return run(opts, { config, store, stateDir: stateDirPath(), write: (text) => process.stdout.write(text) });
   } finally {
     store?.close();
   }
@@ -81,19 +88,21 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Prints the status. */
 export function run(opts: StatusOptions, deps: StatusDeps): number {
-  const report = statusReport(deps.store, deps.config, opts.includeSimulated);
+  const report = statusReport(deps.store, deps.config, opts.includeSimulated, deps.stateDir);
   deps.write(opts.json ? JSON.stringify(report, null, 2) + "\n" : formatStatus(report).map((line) => line + "\n").join(""));
   return 0;
 }
 
 /** What the store says now; an absent store is an empty one. */
-export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean): StatusReport {
+export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
-  if (!store) return { counts, total: 0, queue: [], held: [], rate_limit: null, simulated_hidden: 0 };
+  const daemon = daemonStatus(stateDir, store);
+  if (!store) return { daemon, counts, total: 0, queue: [], held: [], rate_limit: null, simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
   const { queue, held }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
   return {
+    daemon,
     counts,
     total: Object.values(counts).reduce((sum, n) => sum + n, 0),
     queue: queue.map((q) => ({ position: q.position, ...itemJson(q.item), priority: q.priority })),
@@ -106,7 +115,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
 
 /** The report as lines of text. */
 export function formatStatus(report: StatusReport): string[] {
-  const lines: string[] = [];
+  const lines: string[] = daemonLines(report.daemon);
   const present = WORK_ITEM_STATES.filter((state) => report.counts[state] > 0);
   lines.push(report.total === 0 ? "work items: none" : `work items: ${report.total}`);
   const width = Math.max(0, ...present.map((state) => state.length)) + 2;
