@@ -63,8 +63,13 @@ function confirm(question: string, expected: string): Promise<Confirmation> {
       rl.close();
       resolve(answer);
     };
-    rl.on("SIGINT", () => done("interrupted"));
-    rl.on("close", () => done("no stdin"));
+    // Unanswered, the question has no newline yet: end its line before the error is printed.
+    const unanswered = (answer: Confirmation) => {
+      if (!settled) process.stderr.write("\n");
+      done(answer);
+    };
+    rl.on("SIGINT", () => unanswered("interrupted"));
+    rl.on("close", () => unanswered("no stdin"));
     rl.question(question, (line) => done(line.trim() === expected ? "confirmed" : "answer did not match"));
   });
 }

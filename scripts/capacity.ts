@@ -12,7 +12,7 @@ import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs, configPath } from "../lib/config.ts";
 import { configuredLimits, observeCapacity } from "../lib/dispatch/capacity.ts";
 import type { Capacity, DispatchAnswer } from "../lib/dispatch/capacity.ts";
-import { pauseState } from "../lib/dispatch/controls.ts";
+import { describePause, pauseState } from "../lib/dispatch/controls.ts";
 import type { Pause } from "../lib/dispatch/controls.ts";
 import { CheckFailedError, EXIT } from "../lib/errors.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
@@ -118,10 +118,7 @@ export function formatCapacity(report: CapacityReport): string[] {
     lines.push(`repository ${repo}: ${entry.live} of ${entry.max} sessions (${entry.source})${entry.kept ? `, ${entry.kept} kept` : ""}`);
     if (entry.live >= entry.max) lines.push(`  full: no new worker session starts in ${repo}`);
   }
-  if (report.paused) {
-    const why = report.paused.reason ? ` (${report.paused.reason})` : "";
-    lines.push(`paused since ${report.paused.since}${why}: no worker session is dispatched until "robot-army unpause"`);
-  }
+  if (report.paused) lines.push(describePause(report.paused));
   return lines;
 }
 

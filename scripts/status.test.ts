@@ -69,11 +69,11 @@ test("the daemon: never run, running (its lock's pid and start time), stopped; a
     assert.match(await status(store, { stateDir }), /^daemon: never run with this state dir\n/);
     writeHeartbeat(stateDir, { pid: process.pid, at: "2026-01-15T09:59:00Z", tick: 7, next_at: "2026-01-15T10:00:30Z", last_poll_at: null });
     writeFileSync(join(stateDir, "daemon.lock"), JSON.stringify({ ...identify(process.pid), at: "2026-01-15T09:00:00Z" }));
-    appendAudit(store, { kind: "reconcile.pass", body: { dispatch: { withheld: "dispatch is paused (robot-army unpause)" } } });
+    appendAudit(store, { kind: "reconcile.pass", body: { dispatch: { withheld: "paused since 2026-01-15T09:00:00Z: no worker session is dispatched until \"robot-army unpause\"" } } });
     const running = await status(store, { stateDir });
     assert.ok(running.startsWith([
       `daemon: running (pid ${process.pid}), last tick 7 at 2026-01-15T09:59:00Z, next at 2026-01-15T10:00:30Z`,
-      "dispatch: withheld at the last tick: dispatch is paused (robot-army unpause)",
+      "dispatch: withheld at the last tick: paused since 2026-01-15T09:00:00Z: no worker session is dispatched until \"robot-army unpause\"",
       "",
     ].join("\n")), running);
     // The lock names a pid whose start time is another's: that daemon is gone.

@@ -46,6 +46,20 @@ export function pauseState(store: Store): Pause | undefined {
   return row ? { since: row.set_at, reason: row.value } : undefined;
 }
 
+/** The pause in a sentence: `paused since T (reason): no worker session is dispatched until "robot-army unpause"`. */
+export function describePause(pause: Pause): string {
+  const why = pause.reason ? ` (${pause.reason})` : "";
+  return `paused since ${pause.since}${why}: no worker session is dispatched until "robot-army unpause"`;
+}
+
+/** Why a held item waits: the hold, its reason, and how to lift it. */
+export function describeWait(hold: Hold): string {
+  const why = hold.reason ? ` (${hold.reason})` : "";
+  return hold.item !== null
+    ? `the item is held${why}; "robot-army unhold ${hold.item}" lets it go`
+    : `repository ${hold.repo} is held${why}; "robot-army unhold --repo ${hold.repo}" lets it go`;
+}
+
 /** Whether dispatch is paused. */
 export function isPaused(store: Store): boolean {
   return pauseState(store) !== undefined;

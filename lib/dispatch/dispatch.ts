@@ -25,7 +25,7 @@ import { claimDetails } from "./claim.ts";
 import { findWorkerProgram } from "./worker-program.ts";
 import { branchName } from "./branch-name.ts";
 import { ITEM_TAG, observeCapacity, workerTags } from "./capacity.ts";
-import { findHold, isPaused } from "./controls.ts";
+import { describePause, describeWait, findHold, pauseState } from "./controls.ts";
 import { composePrompt, writePromptFile } from "./prompt.ts";
 import { dispatchComment, failureComment } from "./comments.ts";
 import { recordSession } from "./sessions.ts";
@@ -57,7 +57,8 @@ export interface DispatchOutcome {
 /** One pass: dispatches what the caps allow, reports every ready item it looked at. */
 export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: string | null; outcomes: DispatchOutcome[] }> {
   const { store, config } = deps;
-  if (isPaused(store)) return { withheld: "dispatch is paused (robot-army unpause)", outcomes: [] };
+  const paused = pauseState(store);
+  if (paused) return { withheld: describePause(paused), outcomes: [] };
   if (deps.effects.sessions) {
     const program = findWorkerProgram(config);
     if ("missing" in program) return { withheld: program.missing, outcomes: [] };
@@ -71,7 +72,7 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
     const waiting = (reason: string) => outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason, session: null });
     const hold = findHold(store, item.id, item.repo);
     if (hold) {
-      waiting(hold.item !== null ? "the item is held" : `repository ${item.repo} is held`);
+      waiting(describeWait(hold));
       continue;
     }
     const answer = capacity.canDispatch(item.repo);

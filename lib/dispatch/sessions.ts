@@ -19,9 +19,13 @@ export interface SessionRow {
   pid_started_at?: string | null;
 }
 
-/** Records a started session as the item's next attempt. */
-export function recordSession(store: Store, row: SessionRow): void {
-  const attempt = (store.statement("SELECT count(*) AS n FROM sessions WHERE item = ?").get(row.item) as { n: number }).n + 1;
+/**
+ * Records a started session as the item's next attempt, or as `attempt` when the caller
+ * numbered it further on (its name is taken on disk, as after a rebuilt database).
+ */
+export function recordSession(store: Store, row: SessionRow, attempt?: number): void {
+  const next = (store.statement("SELECT count(*) AS n FROM sessions WHERE item = ?").get(row.item) as { n: number }).n + 1;
+  attempt = Math.max(next, attempt ?? next);
   store.statement(
     `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

@@ -49,9 +49,11 @@ test("with no earlier session on record (a rebuilt database) the comment says so
     await stopAll(deps);
     store.statement("DELETE FROM sessions").run();
     const outcome = await relaunchItem(deps, 1, { how: "resume" });
-    assert.equal([outcome.attempt, outcome.earlier, outcome.session!.name], [1, null, "ra-widgets-1-2"]);
+    // The attempt follows the name, which moved past the one on disk.
+    assert.equal([outcome.attempt, outcome.earlier, outcome.session!.name], [2, null, "ra-widgets-1-2"]);
+    assert.equal(sessionsOf(store, 1).map((row) => row.attempt), [2]);
     const body = (await comments(t, 1)).find((c) => c.startsWith("robot-army reassigned"))!;
-    assert.ok(body.includes("(attempt 1)"));
+    assert.ok(body.includes("(attempt 2)"));
     assert.is(body.split("\n").at(-1), "No earlier session is on record; the worker was started with its resume option in the same worktree.");
     assert.not.ok(body.includes("Continues:"));
   }));

@@ -75,8 +75,8 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   if (!options.force) refuseWhenWithheld(deps, item);
 
   toDispatching(deps, item, options.how);
-  const attempt = earlierRows.length + 1;
-  const name = freeName(deps.sessionRoot, item, attempt);
+  // After a rebuilt database the names on disk run ahead of the rows: the attempt follows the name.
+  const { name, attempt } = freeName(deps.sessionRoot, item, earlierRows.length + 1);
   const resume = options.how === "resume";
   try {
     const promptFile = resume ? undefined : writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
@@ -91,7 +91,7 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
       recordSession(store, {
         id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
         worktree: worktree.path, branch, started_at: isoSeconds(now()), simulated: item.simulated, ...workerProcess(deps.sessionRoot, launched.sessionId),
-      });
+      }, attempt);
       transition(store, item.id, "active", { reason: `its worker was ${resume ? "resumed" : "restarted"}`, details: { session: launched.sessionId, name, earlier: earlier?.id ?? null } });
     });
     const session = { name, id: launched.sessionId, branch, worktree: worktree.path };
@@ -126,11 +126,11 @@ function toDispatching(deps: DispatchDeps, item: WorkItem, how: Relaunch): void 
 }
 
 /** `ra-<repo>-<issue>` for a first attempt, else `...-<attempt>`, moved on past any name already on record. */
-function freeName(sessionRoot: string, item: WorkItem, attempt: number): string {
+function freeName(sessionRoot: string, item: WorkItem, attempt: number): { name: string; attempt: number } {
   const taken = new Set(listRecords(sessionRoot).map((r) => r.name));
   const base = sessionName(item);
   for (let n = attempt; ; n++) {
     const name = n === 1 ? base : `${base}-${n}`;
-    if (!taken.has(name)) return name;
+    if (!taken.has(name)) return { name, attempt: n };
   }
 }
