@@ -15,7 +15,9 @@ import { join } from "node:path";
 import { existingWorktree, worktreePath } from "../../boundaries/worktrees.ts";
 import { isoSeconds, now } from "../../clock.ts";
 import { PreconditionError } from "../../errors.ts";
-import { listRecords } from "../../sessions/records.ts";
+import { closeFromExit } from "../../daemon/spool-drain.ts";
+import { listRecords, readRecord } from "../../sessions/records.ts";
+import { sessionState } from "../../sessions/state.ts";
 import { getItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
@@ -74,7 +76,9 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   if (live.live !== false) throw new PreconditionError(describeLive(live, item.id));
   if (!options.force) refuseWhenWithheld(deps, item);
 
-  toDispatching(deps, item, options.how);
+  // No session of the item runs, so each row still open ended: close it from its own exit record now.
+  closeEndedRows(deps, earlierRows);
+  toDispatching(deps, getItem(store, item.id)!, options.how);
   // After a rebuilt database the names on disk run ahead of the rows: the attempt follows the name.
   const { name, attempt } = freeName(deps.sessionRoot, item, earlierRows.length + 1);
   const resume = options.how === "resume";
@@ -114,6 +118,24 @@ function refuseWhenWithheld(deps: DispatchDeps, item: WorkItem): void {
   const capacity = observeCapacity({ sessionRoot: deps.sessionRoot, config: deps.config, store: deps.store });
   const answer = capacity.canDispatch(item.repo);
   if (!answer.ok) throw new PreconditionError(`${answer.reason.charAt(0).toUpperCase()}${answer.reason.slice(1)}${force}`);
+}
+
+/**
+ * Closes the rows of earlier sessions whose records say how they ended, as the daemon's
+ * settle step would; a row whose record is gone or cannot be read is left for the daemon
+ * (its exit may still be in the spool).
+ */
+function closeEndedRows(deps: DispatchDeps, rows: ReturnType<typeof sessionsOf>): void {
+  for (const row of rows.filter((r) => r.ended_at === null)) {
+    let record;
+    try {
+      record = readRecord(deps.sessionRoot, row.id);
+    } catch {
+      continue;
+    }
+    if (!record || sessionState(deps.sessionRoot, record) !== "exited") continue;
+    closeFromExit(deps.store, row, { ended: record.ended ?? "exited", code: record.exitCode, signal: record.exitSignal, at: record.exitedAt ?? "" });
+  }
 }
 
 /** The claim, through the states the item's own may reach it by. */
