@@ -111,6 +111,8 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
       ...(options.cacheDir ? [{ path: options.cacheDir, placeholder: "<cache>" }] : []),
       ...Object.entries(made.placeholders ?? {}).map(([path, placeholder]) => ({ path, placeholder })),
     ]);
+    // Ids the setup made are numbered first, so their short forms are known in every output.
+    for (const id of made.ids ?? []) normaliser.normalise(id);
     for (const step of scenario.steps) {
       current = step.id;
       let argv: string[];
