@@ -15,17 +15,26 @@ import type { SetupContext, SetupResult } from "./index.ts";
 
 /** Starts the daemon and waits for its first heartbeat. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
-  const made = await forgeWithWorker(ctx);
-  let stopDaemon = async () => {};
-  const started = await thenRun(made, async () => {
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
+  const { made, stop } = await withDaemon(ctx);
+  return { ...made, cleanup: async () => {
+    await stop();
+    await made.cleanup?.();
+  } };
+}
+
+/** `forge-with-worker`, onboarded, with the daemon past its first tick; `stop` sends it SIGTERM and waits. Its output is `<dir>/daemon.log` (`${DAEMON_LOG}`). */
+export async function withDaemon(ctx: SetupContext): Promise<{ made: SetupResult; stop: () => Promise<void> }> {
+  const base = await forgeWithWorker(ctx);
+  let stop = async () => {};
+  const log = join(ctx.dir, "daemon.log");
+  const started = await thenRun(base, async () => {
+    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: base.cwd, env: base.env });
     const [bin, ...args] = robotArmyCommand(ctx.runtime);
-    const log = join(ctx.dir, "daemon.log");
     const out = openSync(log, "a");
-    const daemon = spawn(bin, [...args, "run", "--effect-level", "live"], { cwd: made.cwd, env: { ...ctx.env, ...made.env }, stdio: ["ignore", out, out] });
+    const daemon = spawn(bin, [...args, "run", "--effect-level", "live"], { cwd: base.cwd, env: { ...ctx.env, ...base.env }, stdio: ["ignore", out, out] });
     closeSync(out);
     const exited = new Promise<void>((resolve) => daemon.once("exit", () => resolve()));
-    stopDaemon = async () => {
+    stop = async () => {
       if (daemon.exitCode !== null || daemon.signalCode !== null) return;
       daemon.kill("SIGTERM");
       const late = setTimeout(() => daemon.kill("SIGKILL"), 10_000);
@@ -36,17 +45,11 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
     const deadline = Date.now() + 30_000;
     while (!(existsSync(heartbeat) && readFileSync(heartbeat, "utf8").includes(`"pid": ${daemon.pid}`))) {
       if (daemon.exitCode !== null || Date.now() > deadline) {
-        await stopDaemon();
+        await stop();
         throw new Error(`the daemon did not finish its first tick: ${readFileSync(log, "utf8").trim()}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   });
-  return {
-    ...started,
-    cleanup: async () => {
-      await stopDaemon();
-      await made.cleanup?.();
-    },
-  };
+  return { made: { ...started, vars: { ...started.vars, DAEMON_LOG: log } }, stop: () => stop() };
 }

@@ -49,6 +49,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-hostile-title": () => import("./forge-with-hostile-title.ts"),
   "forge-with-rebuilt-store": () => import("./forge-with-rebuilt-store.ts"),
   "forge-with-daemon": () => import("./forge-with-daemon.ts"),
+  "forge-with-stopped-daemon": () => import("./forge-with-stopped-daemon.ts"),
   "forge-comments-fail": () => import("./forge-comments-fail.ts"),
   "forge-with-cut-short-dispatch": () => import("./forge-with-cut-short-dispatch.ts"),
   "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
