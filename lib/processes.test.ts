@@ -11,6 +11,17 @@ test("this process is running, known by pid and start time", () => {
   assert.is(liveness(me), "running");
 });
 
+test("a start counted from boot outlasts a change of the wall clock: it, not the start time, is compared", () => {
+  const me = identify(process.pid);
+  assert.match(me.start_id!, /^[0-9a-f-]{36}:\d+$/);
+  // As if the clock had been set since: the start time as a time would no longer match.
+  assert.is(liveness({ ...me, started_at: "2001-01-01T00:00:00.000Z" }), "running");
+  // Another start on this boot, or the same ticks on another boot: not this process.
+  const [boot, ticks] = me.start_id!.split(":");
+  assert.is(liveness({ ...me, start_id: `${boot}:${Number(ticks) + 1}` }), "exited");
+  assert.is(liveness({ ...me, start_id: `00000000-0000-4000-8000-000000000000:${ticks}` }), "exited");
+});
+
 test("a process that has exited is exited", () => {
   assert.is(liveness({ pid: exitedPid(), started_at: "2020-01-01T00:00:00.000Z" }), "exited");
 });

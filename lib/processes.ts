@@ -10,7 +10,13 @@ export type Liveness = "running" | "exited" | "unknown";
 /** A process as recorded: its pid and, when it could be read, when it started. */
 export interface ProcessIdentity {
   pid: number;
+  /** When it started, as a time (for people; derived from the boot time, which moves when the clock is set). */
   started_at: string | null;
+  /**
+   * `<boot id>:<start ticks>`: when it started, counted from this boot, which no clock
+   * change moves. Compared in place of `started_at` when recorded (older records lack it).
+   */
+  start_id?: string | null;
 }
 
 /** How Linux counts process start times in /proc (USER_HZ, 100 on every mainstream build). */
@@ -27,7 +33,15 @@ export function processStartTime(pid: number): string | undefined {
 
 /** The identity of a running process, for recording now and checking later. */
 export function identify(pid: number): ProcessIdentity {
-  return { pid, started_at: processStartTime(pid) ?? null };
+  return { pid, started_at: processStartTime(pid) ?? null, start_id: processStartId(pid) ?? null };
+}
+
+/** A running process's `<boot id>:<start ticks>`, or undefined when it cannot be read. */
+export function processStartId(pid: number): string | undefined {
+  const stat = readProcStat(pid);
+  if (!stat || stat.state === "Z") return undefined;
+  const boot = readBootId();
+  return boot === undefined ? undefined : `${boot}:${stat.startTicks}`;
 }
 
 /**
@@ -40,6 +54,12 @@ export function liveness(recorded: ProcessIdentity): Liveness {
   if (!procAvailable()) return "unknown";
   const stat = readProcStat(recorded.pid);
   if (!stat || stat.state === "Z") return "exited";
+  // Counted from boot, the start is immune to the wall clock being set since it was recorded.
+  if (recorded.start_id) {
+    const current = processStartId(recorded.pid);
+    if (current === undefined) return "unknown";
+    return current === recorded.start_id ? "running" : "exited";
+  }
   if (!recorded.started_at) return "unknown";
   const current = processStartTime(recorded.pid);
   if (current === undefined) return "unknown";
@@ -67,6 +87,19 @@ function readProcStat(pid: number): ProcStat | undefined {
   const startTicks = Number(fields[19]);
   if (!Number.isFinite(startTicks)) return undefined;
   return { state: fields[0], startTicks };
+}
+
+let bootIdCache: string | undefined | null = null;
+
+/** This boot's id: start ticks of two boots are never taken for one another. */
+function readBootId(): string | undefined {
+  if (bootIdCache !== null) return bootIdCache;
+  try {
+    bootIdCache = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || undefined;
+  } catch {
+    bootIdCache = undefined;
+  }
+  return bootIdCache;
 }
 
 let bootTimeCache: number | undefined | null = null;

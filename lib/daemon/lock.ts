@@ -75,7 +75,12 @@ export function readLock(path: string): LockContent | "gone" | "unreadable" {
   try {
     const parsed = JSON.parse(text) as LockContent;
     if (!Number.isInteger(parsed.pid)) return "unreadable";
-    return { pid: parsed.pid, started_at: typeof parsed.started_at === "string" ? parsed.started_at : null, at: String(parsed.at ?? "") };
+    return {
+      pid: parsed.pid,
+      started_at: typeof parsed.started_at === "string" ? parsed.started_at : null,
+      start_id: typeof parsed.start_id === "string" ? parsed.start_id : null,
+      at: String(parsed.at ?? ""),
+    };
   } catch {
     return "unreadable";
   }

@@ -104,7 +104,7 @@ test("a worker whose holder cannot be checked makes capacity unobservable, and d
   const started = await startWorker(sessions, dirs, workerTags(dirs.store, item.id));
   const record = readRecord(dirs.root, started.id)!;
   // A record whose holder is a live pid with no start time on record: running or reused, nobody can say.
-  writeRecord(dirs.root, { ...record, holderStartedAt: null });
+  writeRecord(dirs.root, { ...record, holderStartedAt: null, holderStartId: null });
   const capacity = observeCapacity({ sessionRoot: dirs.root, config: await configFrom(CONFIG), store: dirs.store });
   assert.is(capacity.observable, false);
   assert.is(capacity.why, `worker session "${record.name}" (ra_item=${item.id}) cannot be checked: its holder (pid ${record.holderPid}) cannot be proven running or gone`);
@@ -115,7 +115,7 @@ test("a worker whose holder cannot be checked makes capacity unobservable, and d
 test("a non-worker session that cannot be checked does not matter", inWorkerDir(async (dirs) => {
   const started = await startWorker(sessions, dirs, { purpose: "not a worker" });
   const record = readRecord(dirs.root, started.id)!;
-  writeRecord(dirs.root, { ...record, holderStartedAt: null });
+  writeRecord(dirs.root, { ...record, holderStartedAt: null, holderStartId: null });
   const capacity = observeCapacity({ sessionRoot: dirs.root, config: await configFrom(CONFIG), store: dirs.store });
   assert.is(capacity.observable, true);
   assert.equal(capacity.machine, { ours: 0, kept: 0, other: 0, max: 4 });

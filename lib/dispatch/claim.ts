@@ -18,5 +18,5 @@ export function claimerOf(store: Store, item: number): ProcessIdentity | undefin
   const claim = queryAudit(store, { kind: "state.work_item", item }).filter((record) => record.body.to === "dispatching").at(-1);
   const by = claim?.body.claimed_by as Partial<ProcessIdentity> | undefined;
   if (!by || typeof by.pid !== "number" || !Number.isInteger(by.pid)) return undefined;
-  return { pid: by.pid, started_at: typeof by.started_at === "string" ? by.started_at : null };
+  return { pid: by.pid, started_at: typeof by.started_at === "string" ? by.started_at : null, start_id: typeof by.start_id === "string" ? by.start_id : null };
 }

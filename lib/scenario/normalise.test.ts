@@ -66,6 +66,14 @@ test("elapsed times become <duration>, ages from the fixed clock stay", () => {
   assert.is(n.normalise("idle 12h, last seen 30m ago, 5s, 1h 30m, 2d, v1.52s"), "idle 12h, last seen 30m ago, 5s, 1h 30m, 2d, v1.52s");
 });
 
+test("a process's start counted from boot becomes <start-id>, and takes no id number", () => {
+  const n = normaliser();
+  assert.is(
+    n.normalise(`"start_id": "e7b6e179-ce34-4c4a-8d73-f06f0f1b7188:8812345" id 3f2c1a9b-0000-4000-8000-000000000001`),
+    `"start_id": "<start-id>" id <id-1>`,
+  );
+});
+
 test("process ids become <pid>", () => {
   const n = normaliser();
   assert.is(n.normalise(`client pid 12345, pid=77 {"pid": 4242, "client_pid":9}`), `client pid <pid>, pid=<pid> {"pid": <pid>, "client_pid":<pid>}`);

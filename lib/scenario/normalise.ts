@@ -13,6 +13,8 @@ export interface Place {
 }
 
 const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
+// A process's start counted from boot, `<boot id>:<start ticks>`: the machine's, not an id of ours.
+const START_ID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:\d+\b/gi;
 const SHA = /\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b/g;
 // Only elapsed run times: `12ms`, `0.4ms` and decimal seconds `1.52s`. Ages such as `12h`,
 // `30m` or `5s` come from the fixed clock and stay as they are.
@@ -70,6 +72,7 @@ export class Normaliser {
   normalise(text: string, options: { record?: boolean } = {}): string {
     const record = options.record ?? true;
     let out = this.#places ? text.replace(this.#places, (path) => this.#placeholders.get(path)!) : text;
+    out = out.replace(START_ID, "<start-id>");
     out = out.replace(UUID, (id) => this.#number(this.#ids, id.toLowerCase().slice(0, 8), "id", record));
     out = out.replace(SHORT_ID, (id) => (/[a-f]/.test(id) || this.#ids.has(id) ? this.#number(this.#ids, id, "id", record) : id));
     out = out.replace(SHA, (sha) => this.#number(this.#shas, sha, "sha", record));

@@ -41,7 +41,7 @@ export async function holdSession(
 ): Promise<HolderResult> {
   const files = sessionFiles(root, id);
   const holder = identify(process.pid);
-  let record = await update(root, id, (r) => ({ ...r, holderPid: holder.pid, holderStartedAt: holder.started_at }));
+  let record = await update(root, id, (r) => ({ ...r, holderPid: holder.pid, holderStartedAt: holder.started_at, holderStartId: holder.start_id ?? null }));
   const log = openSync(files.log, "a");
   const detached = output === "log";
   const child = spawn(record.command, record.args, {
@@ -72,7 +72,7 @@ export async function holdSession(
   }
   const childIdentity = identify(child.pid!);
   record = await update(root, id, (r) => ({
-    ...r, childPid: child.pid!, childStartedAt: childIdentity.started_at, childPgid: detached ? child.pid! : null,
+    ...r, childPid: child.pid!, childStartedAt: childIdentity.started_at, childStartId: childIdentity.start_id ?? null, childPgid: detached ? child.pid! : null,
   }));
   appendSessionEvent(root, id, "start", { generation: record.generation, childPid: child.pid, holderPid: holder.pid });
   onStarted({ pid: child.pid! });

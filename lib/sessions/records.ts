@@ -9,6 +9,7 @@ import { join, resolve } from "node:path";
 import { appendLine, writeFileAtomic } from "../atomic.ts";
 import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError, UsageError } from "../errors.ts";
+import type { ProcessIdentity } from "../processes.ts";
 import { ensureStateDir, makePrivateDir, stateDirPath } from "../state-dir.ts";
 
 type Env = Record<string, string | undefined>;
@@ -34,8 +35,12 @@ export interface SessionRecord {
   startedAt: string;
   holderPid: number | null;
   holderStartedAt: string | null;
+  /** The holder's `<boot id>:<start ticks>` (see ProcessIdentity.start_id); absent in older records. */
+  holderStartId?: string | null;
   childPid: number | null;
   childStartedAt: string | null;
+  /** The child's `<boot id>:<start ticks>`; absent in older records. */
+  childStartId?: string | null;
   /** The process group the holder made for the child (a detached session), else null. */
   childPgid: number | null;
   killRequestedAt: string | null;
@@ -165,4 +170,14 @@ const NOT_KEPT = new Set(["false", "0", "no", "off"]);
 export function isKept(record: SessionRecord): boolean {
   const value = record.tags.keep;
   return value !== undefined && !NOT_KEPT.has(value.trim().toLowerCase());
+}
+
+/** The session's holder as recorded, to check by pid and start (null pid: not started yet). */
+export function holderIdentity(record: SessionRecord): Omit<ProcessIdentity, "pid"> & { pid: number | null } {
+  return { pid: record.holderPid, started_at: record.holderStartedAt, start_id: record.holderStartId ?? null };
+}
+
+/** The session's child (the command) as recorded. */
+export function childIdentity(record: SessionRecord): Omit<ProcessIdentity, "pid"> & { pid: number | null } {
+  return { pid: record.childPid, started_at: record.childStartedAt, start_id: record.childStartId ?? null };
 }

@@ -4,7 +4,8 @@
  */
 import { statSync } from "node:fs";
 import { liveness } from "../processes.ts";
-import { sessionFiles } from "./records.ts";
+import type { ProcessIdentity } from "../processes.ts";
+import { childIdentity, holderIdentity, sessionFiles } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 
 /**
@@ -29,7 +30,7 @@ export function sessionState(root: string, record: SessionRecord): SessionState 
     }
     return age < START_GRACE_MS ? "starting" : "vanished";
   }
-  const holder = liveness({ pid: record.holderPid, started_at: record.holderStartedAt });
+  const holder = liveness(holderIdentity(record) as ProcessIdentity);
   if (holder === "running") return "running";
   return holder === "exited" ? "vanished" : "unknown";
 }
@@ -37,6 +38,6 @@ export function sessionState(root: string, record: SessionRecord): SessionState 
 /** Whether the session's child process is still the one recorded and running. */
 export function childRunning(record: SessionRecord): boolean | undefined {
   if (record.childPid === null) return false;
-  const state = liveness({ pid: record.childPid, started_at: record.childStartedAt });
+  const state = liveness(childIdentity(record) as ProcessIdentity);
   return state === "unknown" ? undefined : state === "running";
 }

@@ -8,7 +8,7 @@ import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
 import { groupMembers, liveness } from "../processes.ts";
 import { update } from "./holder.ts";
-import { appendSessionEvent, readRecord } from "./records.ts";
+import { appendSessionEvent, holderIdentity, readRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { childRunning, sessionState } from "./state.ts";
 
@@ -82,7 +82,7 @@ async function exitRecorded(root: string, record: SessionRecord, timeoutMs: numb
   while (Date.now() < deadline) {
     const current = readRecord(root, record.id);
     if (!current || current.generation !== record.generation || current.exitedAt) return true;
-    const holderGone = liveness({ pid: current.holderPid ?? 0, started_at: current.holderStartedAt }) === "exited";
+    const holderGone = liveness({ ...holderIdentity(current), pid: current.holderPid ?? 0 }) === "exited";
     if (holderGone && childRunning(current) === false) return false;
     await new Promise((r) => setTimeout(r, 25));
   }
