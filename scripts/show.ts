@@ -154,7 +154,8 @@ export function formatItem(item: WorkItem, url: string | null, history: HistoryE
   lines.push(field("sessions", sessions.length ? `${sessions.length}` : "none"));
   for (const s of sessions) {
     const end = s.ended_at ? `ended ${s.ended_at} (${s.end_reason})` : "open";
-    lines.push(`  attempt ${s.attempt}  ${s.name}  ${s.id}  on ${s.host} via ${s.launcher}, started ${s.started_at}, ${end}`);
+    const marker = s.marker && s.launcher !== "process" ? ` (marked ${s.marker})` : "";
+    lines.push(`  attempt ${s.attempt}  ${s.name}  ${s.id}  on ${s.host} via ${s.launcher}${marker}, started ${s.started_at}, ${end}`);
     lines.push(`    branch ${s.branch}  worktree ${s.worktree}`);
   }
   // Pull requests and cleanup are not tracked by this version: say so rather than "none".

@@ -12,10 +12,12 @@ import { stopSession } from "../../sessions/stop.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
-/** The worker a scenario dispatches: its program and arguments. */
+/** The worker a scenario dispatches: its program and arguments, and how it is launched (default `process`). */
 export interface WorkerCommand {
   binary: string;
   args: string[];
+  /** Lines added to the `[worker]` table, e.g. `launcher = "tmux"`. */
+  launcher?: string[];
 }
 
 /** Thirty seconds of "working": long enough for any scenario, stopped at its end. */
@@ -31,7 +33,7 @@ export async function withWorker(ctx: SetupContext, worker: WorkerCommand): Prom
   const base = await forgeWithClone(ctx);
   appendFileSync(base.vars!.CONFIG, [
     "[worker]",
-    'launcher = "process"',
+    ...(worker.launcher ?? ['launcher = "process"']),
     `binary = ${JSON.stringify(worker.binary)}`,
     `args = ${JSON.stringify(worker.args)}`,
     "max_sessions = 1",

@@ -44,6 +44,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
+  "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
   "forge-with-unreadable-session": () => import("./forge-with-unreadable-session.ts"),
   "forge-with-hostile-title": () => import("./forge-with-hostile-title.ts"),
