@@ -22,6 +22,7 @@ import { withLock } from "../lib/sessions/lock.ts";
 import { createSession, startDetached } from "../lib/sessions/start.ts";
 import { sessionState } from "../lib/sessions/state.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
+import { terminalLines } from "../lib/sessions/terminal-output.ts";
 
 
 const run: CommandDef = {
@@ -60,7 +61,10 @@ const peek: CommandDef = {
   name: "session peek",
   summary: "Show the last lines of a session's output",
   usage: "session peek <ref> [-n N] [--json]",
-  description: "A ref is a session's name, its id, or the start of its id.",
+  description:
+    "A ref is a session's name, its id, or the start of its id. A session run in the foreground of a\n" +
+    "tmux pane (as the tmux launcher runs workers) writes to the pane, not to a log: peek reads the\n" +
+    "pane's last lines from tmux. One run in another terminal has no log to show.",
   options: { lines: { type: "string", short: "n", value: "N", description: "How many lines (default: 20)" }, json: JSON_OPTION },
   positionals: { min: 1, max: 1 },
 };
@@ -224,6 +228,15 @@ async function runPeek(args: ParsedArgs): Promise<number> {
   const count = integerOption(args, "lines", 1) ?? 20;
   const root = sessionRoot();
   const record = resolveRef(root, args.positionals[0]);
+  if (record.terminal) {
+    // A foreground session's output went to its terminal: read the pane, or say where to look.
+    const shown = terminalLines(record.terminal, count);
+    if (args.values.json) printJson({ name: record.name, id: record.id, terminal: record.terminal, ...shown });
+    else if ("unreadable" in shown) print(`(${record.name} has no log: ${shown.unreadable})`);
+    else if (shown.lines.length === 0) print(`(nothing in ${record.name}'s tmux pane ${record.terminal.kind === "tmux" ? record.terminal.pane : ""} yet)`);
+    else print(...shown.lines);
+    return 0;
+  }
   let text: string;
   try {
     text = readFileSync(sessionFiles(root, record.id).log, "utf8");

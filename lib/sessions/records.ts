@@ -50,6 +50,11 @@ export interface SessionRecord {
   ended: Ending | null;
   startError: string | null;
   lastLines: string[];
+  /**
+   * Where a foreground session's output went instead of the log: a tmux pane (whose
+   * contents `peek` reads) or another terminal. Absent for a session that logs its output.
+   */
+  terminal?: TerminalRef | null;
   log: string;
 }
 
@@ -170,6 +175,16 @@ const NOT_KEPT = new Set(["false", "0", "no", "off"]);
 export function isKept(record: SessionRecord): boolean {
   const value = record.tags.keep;
   return value !== undefined && !NOT_KEPT.has(value.trim().toLowerCase());
+}
+
+/** The terminal a foreground session writes to. */
+export type TerminalRef = { kind: "tmux"; socket: string; pane: string } | { kind: "tty" };
+
+/** The terminal this process writes to: its tmux pane when tmux says so (`$TMUX`, `$TMUX_PANE`), else a terminal of another kind. */
+export function terminalOf(env: Record<string, string | undefined>): TerminalRef {
+  const socket = env.TMUX?.split(",")[0];
+  const pane = env.TMUX_PANE;
+  return socket && pane && /^%\d+$/.test(pane) ? { kind: "tmux", socket, pane } : { kind: "tty" };
 }
 
 /** The session's holder as recorded, to check by pid and start (null pid: not started yet). */
