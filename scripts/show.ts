@@ -1,7 +1,7 @@
 /**
  * `robot-army show <id | owner/name#N>`: one work item: its issue as last read, its state
  * and reason, every state change from the audit log, and its sessions, pull requests and
- * cleanup (none yet: those arrive with dispatch). A failed item has a `failure :` line.
+ * cleanup (none yet: those arrive with dispatch). A failed item's reason is its `failure :` line.
  *
  * A read never creates anything: with no database yet, no item exists.
  */
@@ -144,7 +144,8 @@ export function formatItem(item: WorkItem, url: string | null, history: HistoryE
   if (url) lines.push(field("url", url));
   lines.push(
     field("labels", item.labels.length ? item.labels.join(", ") : "none"),
-    field("state", `${item.state}${item.reason ? ` (${item.reason})` : ""}, since ${item.updated_at}`),
+    // A failed item's reason has a line of its own, below.
+    field("state", `${item.state}${item.reason && item.state !== "failed" ? ` (${item.reason})` : ""}, since ${item.updated_at}`),
   );
   if (item.state === "failed") lines.push(field("failure", item.reason ?? "no reason was recorded"));
   lines.push(field("history", history.length ? `${history.length} state change${history.length === 1 ? "" : "s"}` : "none recorded"));
