@@ -36,6 +36,12 @@ export function identify(pid: number): ProcessIdentity {
   return { pid, started_at: processStartTime(pid) ?? null, start_id: processStartId(pid) ?? null };
 }
 
+/** Whether two records name one process: the same pid and start (by start id when both have one). */
+export function sameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
+  if (a.pid !== b.pid) return false;
+  return a.start_id && b.start_id ? a.start_id === b.start_id : a.started_at === b.started_at;
+}
+
 /** A running process's `<boot id>:<start ticks>`, or undefined when it cannot be read. */
 export function processStartId(pid: number): string | undefined {
   const stat = readProcStat(pid);

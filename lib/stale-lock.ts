@@ -2,9 +2,9 @@
  * Breaking a lock file whose owner is proven gone (DESIGN rule 6), shared by the session
  * locks and the daemon lock. A lock file holds JSON naming its owner by pid and start time.
  */
-import { readFileSync, rmSync } from "node:fs";
+import { linkSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { createFileExclusive } from "./atomic.ts";
-import { identify, liveness } from "./processes.ts";
+import { identify, liveness, sameProcess } from "./processes.ts";
 import type { ProcessIdentity } from "./processes.ts";
 
 const me: ProcessIdentity = identify(process.pid);
@@ -14,27 +14,53 @@ const me: ProcessIdentity = identify(process.pid);
  * "vanished" when it was gone already, false when it stands (or another process is breaking it).
  * Breaking is done holding `<path>.break`, and the owner is read again under it: two
  * waiters that both saw the same dead owner would otherwise both delete, the second one
- * deleting the lock the first had just taken. A `.break` left by a breaker that died is
- * itself broken only once its owner is proven gone. `seen` is the owner as first read.
+ * deleting the lock the first had just taken. `seen` is the owner as first read.
+ *
+ * A `.break` left by a breaker that died is cleared by renaming it aside and checking that
+ * what was moved is that dead breaker's; a live breaker's file moved by mistake in that
+ * moment is put back. Only a breaker dying in the middle of a break, while two others
+ * wait, leaves any window at all, and it is that narrow.
  */
 export function breakIfStale(path: string, seen: ReturnType<typeof lockOwner> = lockOwner(path)): "broken" | "vanished" | false {
   if (seen === "vanished") return "vanished";
   if (seen === "unreadable" || liveness(seen) !== "exited") return false;
   const breaker = `${path}.break`;
   if (!createFileExclusive(breaker, JSON.stringify(me))) {
-    const other = lockOwner(breaker);
-    if (other !== "vanished" && other !== "unreadable" && liveness(other) === "exited") rmSync(breaker, { force: true });
+    clearDeadBreaker(breaker);
     return false;
   }
   try {
     const now = lockOwner(path);
     if (now === "vanished") return "vanished";
-    if (now === "unreadable" || now.pid !== seen.pid || now.started_at !== seen.started_at) return false;
+    if (now === "unreadable" || !sameProcess(now, seen)) return false;
     rmSync(path, { force: true });
     return "broken";
   } finally {
-    rmSync(breaker, { force: true });
+    const still = lockOwner(breaker);
+    if (still !== "vanished" && still !== "unreadable" && sameProcess(still, me)) rmSync(breaker, { force: true });
   }
+}
+
+/** Removes a `.break` whose owner is proven gone, without ever removing a live breaker's. */
+function clearDeadBreaker(breaker: string): void {
+  const other = lockOwner(breaker);
+  if (other === "vanished" || other === "unreadable" || liveness(other) !== "exited") return;
+  const aside = `${breaker}.${process.pid}.${Date.now()}`;
+  try {
+    renameSync(breaker, aside);
+  } catch {
+    return; // gone meanwhile: someone else cleared it
+  }
+  const moved = lockOwner(aside);
+  if (moved !== "vanished" && moved !== "unreadable" && !sameProcess(moved, other)) {
+    // A live breaker took the name between the read and the rename: give it back.
+    try {
+      linkSync(aside, breaker);
+    } catch {
+      // Another breaker holds the name by now; the moved one is done within moments anyway.
+    }
+  }
+  rmSync(aside, { force: true });
 }
 
 /** Who holds a lock file: "vanished" when it is gone, "unreadable" when half-written by a live creator. */

@@ -230,7 +230,7 @@ async function runPeek(args: ParsedArgs): Promise<number> {
   const record = resolveRef(root, args.positionals[0]);
   if (record.terminal) {
     // A foreground session's output went to its terminal: read the pane, or say where to look.
-    const shown = terminalLines(record.terminal, count);
+    const shown = await terminalLines(record.terminal, count);
     if (args.values.json) printJson({ name: record.name, id: record.id, terminal: record.terminal, ...shown });
     else if ("unreadable" in shown) print(`(${record.name} has no log: ${shown.unreadable})`);
     else if (shown.lines.length === 0) print(`(nothing in ${record.name}'s tmux pane ${record.terminal.kind === "tmux" ? record.terminal.pane : ""} yet)`);

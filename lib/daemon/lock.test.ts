@@ -65,6 +65,18 @@ test("a lock whose holder is proven gone is taken over, and the takeover audited
   lock.release();
 }));
 
+test("a stale lock is taken over even when a breaker died holding .break, and the takeover is audited once", inStateDir((dir, store) => {
+  const dead = { pid: exitedPid(), started_at: "2020-01-01T00:00:00.000Z" };
+  writeFileSync(lockPath(dir), JSON.stringify({ ...dead, at: "2020-01-01T00:00:00Z" }));
+  writeFileSync(`${lockPath(dir)}.break`, JSON.stringify({ pid: exitedPid(), started_at: "2020-01-01T00:00:00.000Z" }));
+  const lock = acquireDaemonLock(dir, store);
+  assert.is(readLock(lockPath(dir)) !== "gone" && (readLock(lockPath(dir)) as { pid: number }).pid, process.pid);
+  assert.not.ok(existsSync(`${lockPath(dir)}.break`));
+  assert.is(queryAudit(store, { kind: "daemon.lock_taken_over" }).length, 1);
+  lock.release();
+  assert.not.ok(existsSync(lockPath(dir)));
+}));
+
 test("a lock whose holder cannot be checked is not taken over", inStateDir((dir, store) => {
   // pid 1 runs, but with no start time recorded it cannot be proven to be the same process.
   writeFileSync(lockPath(dir), JSON.stringify({ pid: process.pid, started_at: null, at: "2020-01-01T00:00:00Z" }));

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { createFileExclusive } from "../atomic.ts";
 import { nowIso } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
-import { identify, liveness } from "../processes.ts";
+import { identify, liveness, sameProcess } from "../processes.ts";
 import { breakIfStale } from "../stale-lock.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { appendAudit } from "../store/audit.ts";
@@ -43,9 +43,15 @@ export function acquireDaemonLock(stateDir: string, store: Store, self: ProcessI
   const path = lockPath(stateDir);
   const holder: LockContent = { ...self, at: nowIso() };
   const text = JSON.stringify(holder) + "\n";
-  // Two rounds: a takeover removes the stale file, then races any other daemon for the name.
-  for (let round = 0; round < 2; round++) {
-    if (createFileExclusive(path, text)) return { path, holder, release: () => releaseLock(path, holder) };
+  // A stale lock is broken under the shared breaker, then the name is raced for like any
+  // other daemon would; another breaker at work is waited for, briefly.
+  let broken: LockContent | undefined;
+  const deadline = Date.now() + 2_000;
+  for (;;) {
+    if (createFileExclusive(path, text)) {
+      if (broken) appendAudit(store, { kind: "daemon.lock_taken_over", body: { path, stale: { ...broken }, by: { ...self } } });
+      return { path, holder, release: () => releaseLock(path, holder) };
+    }
     const current = readLock(path);
     if (current === "gone") continue;
     if (current === "unreadable") {
@@ -58,10 +64,15 @@ export function acquireDaemonLock(stateDir: string, store: Store, self: ProcessI
     if (state === "unknown") {
       throw new PreconditionError(`Daemon lock "${path}" is held by pid ${current.pid}, which cannot be checked; remove the lock only once that process is gone`);
     }
-    // Broken under the shared breaker, so two daemons taking over one stale lock cannot both win.
-    if (breakIfStale(path, current) === "broken") appendAudit(store, { kind: "daemon.lock_taken_over", body: { path, stale: { ...current }, by: { ...self } } });
+    if (breakIfStale(path, current) === "broken") broken = current;
+    else if (Date.now() > deadline) throw new PreconditionError(`Daemon lock "${path}" is held by pid ${current.pid}, which is gone, but another process is breaking it; try again`);
+    else sleepSync(20);
   }
-  throw new PreconditionError(`Daemon lock "${path}" was taken by another daemon while this one took over a stale lock`);
+}
+
+/** Blocks this thread for `ms` (the lock is taken once, at start-up, before anything else runs). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** The lock file's holder; "gone" when there is no file, "unreadable" when it holds no pid. */
@@ -88,5 +99,5 @@ export function readLock(path: string): LockContent | "gone" | "unreadable" {
 
 function releaseLock(path: string, holder: LockContent): void {
   const current = readLock(path);
-  if (typeof current === "object" && current.pid === holder.pid && current.started_at === holder.started_at) rmSync(path, { force: true });
+  if (typeof current === "object" && sameProcess(current, holder)) rmSync(path, { force: true });
 }

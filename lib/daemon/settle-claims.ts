@@ -13,7 +13,7 @@ import { claimerOf } from "../dispatch/claim.ts";
 import { liveSessionOf } from "../dispatch/verbs/live-session.ts";
 import { liveness } from "../processes.ts";
 import type { Store } from "../store/open.ts";
-import { listItems } from "../work-items/queries.ts";
+import { getItem, listItems } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "./events.ts";
 
@@ -39,13 +39,23 @@ export function settleClaims(deps: { store: Store; sessionRoot: string }): Claim
     }
     const live = liveSessionOf(deps.store, deps.sessionRoot, item.id, null);
     const session = live.live !== false && live.session ? live.session : null;
-    const still = session ? `; session "${session.name}" tagged for it ${live.live === true ? "still runs" : "cannot be checked"}` : "";
+    const still = session
+      ? `; session "${session.name}" tagged for it ${live.live === true ? "still runs" : "cannot be checked"}`
+      : live.live === "unknown" ? "; whether a worker runs for it cannot be checked (the session root cannot be read)" : "";
     const reason = `its dispatch was cut short: the process that claimed it (pid ${claimer!.pid}) ended before its worker was recorded${still}`;
-    transition(deps.store, item.id, "interrupted", { reason, details: { claimed_by: claimer, session: session?.id ?? null } });
+    // Only while it is still dispatching: an owner's abandon in the meantime stands.
+    const moved = deps.store.transaction(() => {
+      if (getItem(deps.store, item.id)?.state !== "dispatching") return false;
+      transition(deps.store, item.id, "interrupted", { reason, details: { claimed_by: claimer, session: session?.id ?? null } });
+      return true;
+    });
+    if (!moved) continue;
     result.cutShort++;
     const next = session
       ? `attach to "${session.name}" or end it with "robot-army session kill ${session.name}", then resume or restart`
-      : `"robot-army resume ${item.id}", "restart", "retry" or "reset" take it on`;
+      : live.live === "unknown"
+        ? "the session root cannot be read, so whether a worker runs for it is not known"
+        : `"robot-army resume ${item.id}", "restart", "retry" or "reset" take it on`;
     result.events.push({
       event: "claim_cut_short",
       line: `dispatch of ${item.repo}#${item.issue} (item ${item.id}) was cut short (pid ${claimer!.pid} ended): item interrupted; ${next}`,

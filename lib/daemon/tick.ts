@@ -82,9 +82,10 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   });
   const settled = await step("settle", () => {
     const settle = settleSessions({ store: deps.store, sessionRoot: deps.sessionRoot, spoolDir: deps.spoolDir, host: deps.host });
-    const claims = settleClaims({ store: deps.store, sessionRoot: deps.sessionRoot });
-    result.settled = { lost: settle.lost, ended: settle.ended, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
+    result.settled = { ...result.settled, lost: settle.lost, ended: settle.ended, unknown: settle.unknown };
     settle.events.forEach(deps.report);
+    const claims = settleClaims({ store: deps.store, sessionRoot: deps.sessionRoot });
+    result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
     claims.events.forEach(deps.report);
   });
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));

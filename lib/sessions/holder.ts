@@ -10,7 +10,8 @@ import { constants } from "node:os";
 import { isoSeconds, now } from "../clock.ts";
 import { identify } from "../processes.ts";
 import { withLock } from "./lock.ts";
-import { appendSessionEvent, isKept, readRecord, removeSessionFiles, sessionFiles, terminalOf, writeRecord } from "./records.ts";
+import { appendSessionEvent, isKept, readRecord, removeSessionFiles, sessionFiles, writeRecord } from "./records.ts";
+import { terminalOf } from "./terminal-output.ts";
 import type { SessionRecord } from "./records.ts";
 import { spoolExit } from "./spool.ts";
 
@@ -41,9 +42,10 @@ export async function holdSession(
 ): Promise<HolderResult> {
   const files = sessionFiles(root, id);
   const holder = identify(process.pid);
+  const terminal = output === "terminal" ? await terminalOf(process.env) : undefined;
   let record = await update(root, id, (r) => ({
     ...r, holderPid: holder.pid, holderStartedAt: holder.started_at, holderStartId: holder.start_id ?? null,
-    ...(output === "terminal" ? { terminal: terminalOf(process.env) } : {}),
+    ...(terminal ? { terminal } : {}),
   }));
   const log = openSync(files.log, "a");
   const detached = output === "log";

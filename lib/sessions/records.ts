@@ -177,15 +177,12 @@ export function isKept(record: SessionRecord): boolean {
   return value !== undefined && !NOT_KEPT.has(value.trim().toLowerCase());
 }
 
-/** The terminal a foreground session writes to. */
-export type TerminalRef = { kind: "tmux"; socket: string; pane: string } | { kind: "tty" };
-
-/** The terminal this process writes to: its tmux pane when tmux says so (`$TMUX`, `$TMUX_PANE`), else a terminal of another kind. */
-export function terminalOf(env: Record<string, string | undefined>): TerminalRef {
-  const socket = env.TMUX?.split(",")[0];
-  const pane = env.TMUX_PANE;
-  return socket && pane && /^%\d+$/.test(pane) ? { kind: "tmux", socket, pane } : { kind: "tty" };
-}
+/**
+ * The terminal a foreground session writes to. A tmux pane is named by its server's socket
+ * and the pane's id, and `server` (the server's pid and start time, null when tmux did not
+ * say) tells that server from a later one on the same socket, whose pane ids start again.
+ */
+export type TerminalRef = { kind: "tmux"; socket: string; pane: string; server: string | null } | { kind: "tty" };
 
 /** The session's holder as recorded, to check by pid and start (null pid: not started yet). */
 export function holderIdentity(record: SessionRecord): Omit<ProcessIdentity, "pid"> & { pid: number | null } {

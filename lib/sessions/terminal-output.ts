@@ -1,29 +1,54 @@
 /**
- * What a foreground session shows in its terminal, for `session peek`: a session run in
- * a tmux pane (as the tmux launcher runs workers) writes to the pane, not to its log, so
- * its last lines are read from the pane with `tmux capture-pane`, on the tmux server the
- * holder recorded. Nothing else is asked of tmux, and no shell is involved.
+ * The terminal a foreground session writes to, and what it shows, for `session peek`: a
+ * session run in a tmux pane (as the tmux launcher runs workers) writes to the pane, not to
+ * its log, so its last lines are read from the pane with `tmux capture-pane`, on the tmux
+ * server the holder recorded, and only while that same server runs (pane ids start again
+ * on a new one). tmux is run through dax, argv only.
  */
-import { spawnSync } from "node:child_process";
+import { runCommand } from "../boundaries/launchers/_session-run.ts";
 import type { TerminalRef } from "./records.ts";
 
+type Env = Record<string, string | undefined>;
+
+const SERVER_FORMAT = "#{pid} #{start_time}";
 const DEAD_PANE = /^Pane is dead\b/;
 
+/** The terminal this process writes to: its tmux pane when tmux says so (`$TMUX`, `$TMUX_PANE`), else a terminal of another kind. */
+export async function terminalOf(env: Env): Promise<TerminalRef> {
+  const socket = env.TMUX?.split(",")[0];
+  const pane = env.TMUX_PANE;
+  if (!socket || !pane || !/^%\d+$/.test(pane)) return { kind: "tty" };
+  return { kind: "tmux", socket, pane, server: await tmuxServer(socket, pane, env) };
+}
+
 /** The pane's last `count` lines (runs of blank rows cut to one, the screen's empty end dropped), or why they cannot be read. */
-export function terminalLines(terminal: TerminalRef, count: number): { lines: string[] } | { unreadable: string } {
+export async function terminalLines(terminal: TerminalRef, count: number, env: Env = process.env): Promise<{ lines: string[] } | { unreadable: string }> {
   if (terminal.kind !== "tmux") return { unreadable: "it writes to the terminal it runs in, not to a log: look there" };
-  const result = spawnSync("tmux", ["-S", terminal.socket, "capture-pane", "-p", "-J", "-t", terminal.pane, "-S", `-${Math.max(count, 1) + 200}`], {
-    encoding: "utf8",
-    timeout: 5_000,
-    env: { ...process.env, TMUX: "" },
-  });
-  if (result.error || result.status !== 0) {
-    const why = result.error?.message ?? (result.stderr.trim() || `tmux exited ${result.status}`);
-    return { unreadable: `its tmux pane ${terminal.pane} cannot be read (${why})` };
+  const server = await tmuxServer(terminal.socket, terminal.pane, env);
+  if (server === null || terminal.server === null || server !== terminal.server) {
+    return { unreadable: `its tmux pane ${terminal.pane} is gone${terminal.server === null ? " or cannot be told from another" : " (the tmux server it ran on has stopped)"}` };
   }
+  const result = await runCommand(tmuxArgv(terminal.socket, "capture-pane", "-p", "-J", "-t", terminal.pane, "-S", `-${Math.max(count, 1) + 200}`), quiet(env), { timeoutMs: 5_000 });
+  if (result.code !== 0) return { unreadable: `its tmux pane ${terminal.pane} cannot be read (${result.stderr.trim() || `tmux exited ${result.code}`})` };
   // The pane is a screen: its unused rows are blank, and a pane kept after its command ended
   // (remain-on-exit) ends with tmux's own "Pane is dead" line, which is not the session's.
   const lines = result.stdout.split("\n").map((line) => line.trimEnd()).filter((line, i, all) => line !== "" || (i > 0 && all[i - 1] !== ""));
   while (lines.length && (lines.at(-1) === "" || DEAD_PANE.test(lines.at(-1)!))) lines.pop();
   return { lines: lines.slice(-count) };
+}
+
+/** `<pid> <start time>` of the tmux server holding the pane, or null when there is none. */
+async function tmuxServer(socket: string, pane: string, env: Env): Promise<string | null> {
+  const result = await runCommand(tmuxArgv(socket, "display-message", "-p", "-t", pane, SERVER_FORMAT), quiet(env), { timeoutMs: 5_000 });
+  const answer = result.stdout.trim();
+  return result.code === 0 && /^\d+ \d+$/.test(answer) ? answer : null;
+}
+
+function tmuxArgv(socket: string, ...args: string[]): string[] {
+  return ["tmux", "-S", socket, ...args];
+}
+
+/** The environment minus `$TMUX`, so tmux talks to the socket named, not the one it runs in. */
+function quiet(env: Env): Env {
+  return { ...env, TMUX: undefined };
 }

@@ -27,7 +27,7 @@ import { findWorkerProgram } from "../worker-program.ts";
 import { observeCapacity } from "../capacity.ts";
 import { relaunchComment, failureComment } from "../comments.ts";
 import type { Relaunch } from "../comments.ts";
-import { findHold, isPaused } from "../controls.ts";
+import { describePause, describeWait, findHold, pauseState } from "../controls.ts";
 import { sessionName, tell, workerProcess, workerSpec } from "../dispatch.ts";
 import type { DispatchDeps } from "../dispatch.ts";
 import { composePrompt, writePromptFile } from "../prompt.ts";
@@ -112,9 +112,10 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
 /** The pause, a hold, or a full cap refuses, as they hold back dispatch. */
 function refuseWhenWithheld(deps: DispatchDeps, item: WorkItem): void {
   const force = "; --force starts it anyway";
-  if (isPaused(deps.store)) throw new PreconditionError(`Dispatch is paused (robot-army unpause)${force}`);
+  const paused = pauseState(deps.store);
+  if (paused) throw new PreconditionError(`Dispatch is ${describePause(paused)}${force}`);
   const hold = findHold(deps.store, item.id, item.repo);
-  if (hold) throw new PreconditionError(`${hold.item !== null ? `Work item ${item.id} is held` : `Repository ${item.repo} is held`}${force}`);
+  if (hold) throw new PreconditionError(`Work item ${item.id}: ${describeWait(hold)}${force}`);
   const capacity = observeCapacity({ sessionRoot: deps.sessionRoot, config: deps.config, store: deps.store });
   const answer = capacity.canDispatch(item.repo);
   if (!answer.ok) throw new PreconditionError(`${answer.reason.charAt(0).toUpperCase()}${answer.reason.slice(1)}${force}`);
