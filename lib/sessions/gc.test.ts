@@ -198,6 +198,14 @@ test("gc reports a kept orphan and neither stops nor removes it: keep governs wh
   }
 }));
 
+test("an ended kept orphan is reported once, as an orphan it keeps", inSessionDir(async ({ root, work }) => {
+  const kid = await endedSession(root, { command: "sh", args: ["-c", "exit 0"], cwd: work, name: "kid", tags: { parent: "gone-dad" } }, { keep: true });
+  const report = await collectGarbage(root);
+  assert.equal(report.kept, [{ name: "kid", id: kid.id, reason: `keep=true; an orphan: parent "gone-dad" is gone` }]);
+  assert.equal(report.removed, []);
+  assert.ok(readRecord(root, kid.id));
+}));
+
 test("gc never leaves an orphan's command running untracked when its holder has vanished", inSessionDir(async ({ root, work }) => {
   const orphan = await vanishedSession(root, { command: "sleep", args: ["30"], cwd: work, name: "kid", tags: { parent: "mom" } });
   try {

@@ -116,6 +116,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
     return child;
   };
 
+  const keptOrphans = new Set<string>();
   // 1. Orphans: a session whose parent session is gone is stopped and removed, unless it
   // is kept: keep governs what ends, so a kept orphan is only reported.
   for (const { record, state } of seen) {
@@ -124,7 +125,8 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
     const parent = seen.find((s) => s.record.name === parentRef || s.record.id === parentRef);
     if (parent && (parent.state === "running" || parent.state === "starting" || parent.state === "unknown")) continue;
     if (isKept(record)) {
-      done.add(record.id);
+      // Reported here; the later steps still apply (a kept permanent session is respawned).
+      keptOrphans.add(record.id);
       report.kept.push(entry(record, `keep=${record.tags.keep}; an orphan: parent "${parentRef}" is gone`));
       continue;
     }
@@ -188,7 +190,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
     if (!ended(state)) continue;
     if (record.permanent) continue;
     if (isKept(record)) {
-      report.kept.push(entry(record, `keep=${record.tags.keep}`));
+      if (!keptOrphans.has(record.id)) report.kept.push(entry(record, `keep=${record.tags.keep}`));
       continue;
     }
     if (state === "vanished" && childRunning(record) !== false) {
