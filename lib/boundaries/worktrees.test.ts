@@ -2,6 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { rejects } from "../_test-rejects.ts";
 import { PreconditionError } from "../errors.ts";
 import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir, withTempDir } from "../fixtures.ts";
 import { branchName } from "../dispatch/branch-name.ts";
@@ -45,17 +46,6 @@ function create(w: World, issue = 7, title = "Fix the login page"): Promise<Work
   return createWorktree({ repoPath: w.clone, baseBranch: "main", root: w.root, repo: "octo/app", issue, branch: branchName(issue, title) });
 }
 
-async function rejects(promise: Promise<unknown>, type: Function, ...fragments: string[]): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, type);
-    for (const fragment of fragments) assert.match((error as Error).message, fragment);
-    return error as Error;
-  }
-  assert.unreachable(`expected a ${type.name}`);
-  throw new Error("unreachable");
-}
 
 const branches = (repo: string) => git(repo, "branch", "--format=%(refname:short)").split("\n");
 

@@ -12,6 +12,7 @@ import type { Journal } from "./journal.ts";
 import { readLedger } from "./ledger.ts";
 import { endEpisode, requireOpen, setStatus, startEpisode } from "./lifecycle.ts";
 import { openFile } from "./open-episodes.ts";
+import { rejects } from "../_test-rejects.ts";
 
 const T0 = new Date("2026-01-15T10:00:00Z");
 const T1 = new Date("2026-01-15T10:20:00Z");
@@ -31,17 +32,6 @@ function inRepo(fn: (repo: string, journal: Journal) => Promise<void>, options: 
   });
 }
 
-async function rejects(promise: Promise<unknown>, type: Function, ...fragments: string[]): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    assert.instance(error, type);
-    for (const fragment of fragments) assert.match((error as Error).message, fragment);
-    return error as Error;
-  }
-  assert.unreachable(`expected a ${type.name}`);
-  throw new Error("unreachable");
-}
 
 function frontMatter(file: string): Record<string, unknown> {
   const match = /^---\n([\s\S]*?)\n---\n/.exec(readFileSync(file, "utf8"));

@@ -28,15 +28,7 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | null
   }
 }
 
-/** The error `promise` rejects with; fails if it fulfils instead. */
-export async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("Expected a rejection");
-}
+export { rejection } from "../_test-rejects.ts";
 
 /** The folders `inSessionDir` gives a test. */
 export interface SessionDirs {

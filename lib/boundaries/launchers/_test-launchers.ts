@@ -27,15 +27,7 @@ export async function waitFor<T>(what: string, probe: () => T | undefined | null
   }
 }
 
-/** The error `promise` rejects with; fails if it fulfils instead. */
-export async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error("Expected a rejection");
-}
+export { rejection } from "../../_test-rejects.ts";
 
 /** What a launcher test works in. */
 export interface LauncherDirs {

@@ -1,6 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { listRecords } from "../../sessions/records.ts";
+import { rejects } from "../../_test-rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { hold, pause } from "../controls.ts";
 import { dispatchReady } from "../dispatch.ts";
@@ -63,12 +64,7 @@ test("resume and restart refuse while a live session works for the item, and cha
   withWorld(template, async ({ store, deps }) => {
     await dispatchReady(deps);
     for (const how of ["resume", "restart"] as const) {
-      try {
-        await relaunchItem(deps, 1, { how, force: true });
-        assert.unreachable("a live session refuses");
-      } catch (error) {
-        assert.match((error as Error).message, /ra-widgets-1.*still running/);
-      }
+      await rejects(relaunchItem(deps, 1, { how, force: true }), Error, /ra-widgets-1.*still running/);
     }
     assert.is(getItem(store, 1)!.state, "active");
     assert.is(sessionsOf(store, 1).length, 1);
@@ -80,12 +76,7 @@ test("resume and restart refuse, before any change, when the worker program is n
     await stopAll(deps);
     const missing = { ...deps, config: { ...deps.config, worker: { ...deps.config.worker, binary: "/nonexistent-robot-army-test/agent" } } };
     for (const how of ["resume", "restart"] as const) {
-      try {
-        await relaunchItem(missing, 1, { how, force: true });
-        assert.unreachable("a missing worker program refuses");
-      } catch (error) {
-        assert.is((error as Error).message, "Work item 1: the worker program /nonexistent-robot-army-test/agent does not exist (worker.binary); nothing was started");
-      }
+      await rejects(relaunchItem(missing, 1, { how, force: true }), Error, /^Work item 1: the worker program \/nonexistent-robot-army-test\/agent does not exist \(worker\.binary\); nothing was started$/);
     }
     assert.is(getItem(store, 1)!.state, "active");
     assert.is(sessionsOf(store, 1).length, 1);
@@ -96,10 +87,10 @@ test("the pause and a hold refuse unless forced", () =>
     await dispatchReady(deps);
     await stopAll(deps);
     pause(store, { reason: "lunch" });
-    await assertRefused(() => relaunchItem(deps, 1, { how: "resume" }), /paused.*--force/);
+    await rejects(relaunchItem(deps, 1, { how: "resume" }), Error, /paused.*--force/);
     store.statement("DELETE FROM controls").run();
     hold(store, { item: 1 });
-    await assertRefused(() => relaunchItem(deps, 1, { how: "restart" }), /held.*--force/);
+    await rejects(relaunchItem(deps, 1, { how: "restart" }), Error, /held.*--force/);
     assert.is(getItem(store, 1)!.state, "active");
     assert.is((await relaunchItem(deps, 1, { how: "restart", force: true })).result, "active");
   }));
@@ -111,19 +102,9 @@ test("a full repository cap refuses unless forced", () =>
     store.statement("UPDATE work_items SET state = 'interrupted' WHERE id = 1").run();
     const second = (await dispatchReady(deps)).outcomes.find((o) => o.result === "active")!;
     assert.is(second.issue, 2);
-    await assertRefused(() => relaunchItem(deps, 1, { how: "resume" }), /demo\/widgets runs 1 of 1.*--force/);
+    await rejects(relaunchItem(deps, 1, { how: "resume" }), Error, /demo\/widgets runs 1 of 1.*--force/);
     assert.is(getItem(store, 1)!.state, "interrupted");
     assert.is((await relaunchItem(deps, 1, { how: "resume", force: true })).result, "active");
   }));
-
-async function assertRefused(fn: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-  try {
-    await fn();
-  } catch (error) {
-    assert.match((error as Error).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected a refusal matching ${pattern}`);
-}
 
 test.run();

@@ -3,6 +3,7 @@ import * as assert from "uvu/assert";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../../fixtures.ts";
+import { rejects } from "../../_test-rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { dispatchReady } from "../dispatch.ts";
 import { resetItem } from "./reset.ts";
@@ -14,7 +15,7 @@ test.after(() => template.remove());
 test("reset refuses under a live session, then over uncommitted work; with force it discards both and the item is ready", () =>
   withWorld(template, async ({ store, deps, config }) => {
     const session = (await dispatchReady(deps)).outcomes[0].session!;
-    await assertRefused(() => resetItem(deps, 1, { force: true }), /still running/);
+    await rejects(resetItem(deps, 1, { force: true }), Error, /still running/);
     assert.ok(existsSync(session.worktree));
     await stopAll(deps);
     writeFileSync(join(session.worktree, "notes.txt"), "unfinished\n");
@@ -28,15 +29,5 @@ test("reset refuses under a live session, then over uncommitted work; with force
     assert.is(git(config.repos["demo/widgets"].path, "branch", "--list", session.branch), "");
     assert.is(getItem(store, 1)!.state, "ready");
   }));
-
-async function assertRefused(fn: () => Promise<unknown>, pattern: RegExp): Promise<void> {
-  try {
-    await fn();
-  } catch (error) {
-    assert.match((error as Error).message, pattern);
-    return;
-  }
-  assert.unreachable(`expected a refusal matching ${pattern}`);
-}
 
 test.run();
