@@ -9,6 +9,7 @@ import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { seedForge } from "../lib/forge/seed.ts";
+import { parseIssueRef } from "../lib/issue-ref.ts";
 import { findIssue, findRepo, loadForgeData } from "../lib/forge/state.ts";
 import type { ForgeComment, ForgeIssue } from "../lib/forge/state.ts";
 import type { SeedResult } from "../lib/forge/seed.ts";
@@ -154,14 +155,15 @@ export function describeSeed(result: SeedResult): string[] {
 }
 
 async function runIssue(args: ParsedArgs): Promise<number> {
-  const ref = /^([\w.-]+)\/([\w.-]+)#(\d+)$/.exec(args.positionals[0]);
+  const ref = parseIssueRef(args.positionals[0]);
   if (!ref) throw new UsageError(`An issue is owner/name#N, such as demo/widgets#1, got "${args.positionals[0]}"`);
-  const [, owner, name, number] = ref;
+  const [owner, name] = ref.repo.split("/");
+  const number = ref.issue;
   const dir = forgeDir(args);
   const data = loadForgeData(dir);
   const repo = findRepo(data, owner, name);
   if (!repo) throw new PreconditionError(`The forge in "${dir}" has no repository ${owner}/${name}; "robot-army forge seed" creates one`);
-  const found = findIssue(repo, Number(number));
+  const found = findIssue(repo, number);
   if (!found) throw new PreconditionError(`${repo.owner}/${repo.name} has no issue #${number} on the forge in "${dir}"`);
   const comments = repo.comments.filter((comment) => comment.issue === found.number);
   if (args.values.json) printJson({ repo: `${repo.owner}/${repo.name}`, ...issueFields(found), comments: comments.map(commentFields) });

@@ -17,6 +17,7 @@ import type { Store } from "../lib/store/open.ts";
 import { getItem, listItems } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { sessionsOf } from "../lib/dispatch/sessions.ts";
+import { parseIssueRef } from "../lib/issue-ref.ts";
 
 export const command: CommandDef = {
   name: "show",
@@ -82,10 +83,10 @@ export async function main(argv: string[]): Promise<number> {
 /** Reads the arguments: a whole number, or `owner/name#N`. */
 export function showOptions(args: ParsedArgs): ShowOptions {
   const given = args.positionals[0];
-  const byIssue = /^([A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+)#(\d+)$/.exec(given);
+  const byIssue = parseIssueRef(given);
   let ref: ItemRef;
   if (/^\d+$/.test(given)) ref = { id: Number(given) };
-  else if (byIssue) ref = { repo: byIssue[1], issue: Number(byIssue[2]) };
+  else if (byIssue) ref = byIssue;
   else throw new UsageError(`A work item is an id such as 12 or an issue such as owner/name#7, got "${given}"`, helpText(command));
   return { ref, includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
 }

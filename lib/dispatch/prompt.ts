@@ -7,6 +7,7 @@
 import { chmodSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import { parseIssueRef } from "../issue-ref.ts";
 import { makePrivateDir } from "../state-dir.ts";
 
 /** What a prompt is made from: the issue, the work item and where its work happens. */
@@ -113,11 +114,11 @@ export function promptHeader(text: string): PromptHeader {
   }
   const missing = HEADER_LABELS.filter((label) => !Object.hasOwn(found, label));
   if (missing.length) throw new TypeError(`The prompt has no ${missing.map((label) => `"${label}:"`).join(", ")} line`);
-  const issue = /^([\w.-]+\/[\w.-]+)#(\d+)$/.exec(found.Issue);
+  const issue = parseIssueRef(found.Issue);
   if (!issue) throw new TypeError(`The prompt's "Issue:" line must be owner/name#N, got "${found.Issue}"`);
   if (!/^\d+$/.test(found["Work item"])) throw new TypeError(`The prompt's "Work item:" line must be a number, got "${found["Work item"]}"`);
   return {
-    repo: issue[1], issue: Number(issue[2]), title: found.Title, item: Number(found["Work item"]),
+    repo: issue.repo, issue: issue.issue, title: found.Title, item: Number(found["Work item"]),
     branch: found.Branch, worktree: found.Worktree, episodeKey: found.Episode,
   };
 }
