@@ -11,7 +11,7 @@ import { sessionState } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "./events.ts";
-import { closeFromExit } from "./spool-drain.ts";
+import { closeFromExit, exitOfRecord } from "./spool-drain.ts";
 
 /** The reason a lost worker's item is given. */
 export const LOST_REASON = "worker lost: no exit record";
@@ -60,7 +60,7 @@ export function settleSessions(deps: SettleDeps): SettleResult {
     const state = record ? sessionState(deps.sessionRoot, record) : "gone";
     if (state === "exited" && record) {
       // Its exit is on record in the session itself: that is evidence, not a guess.
-      const event = closeFromExit(store, row, { ended: record.ended ?? "exited", code: record.exitCode, signal: record.exitSignal, at: record.exitedAt ?? "" });
+      const event = closeFromExit(store, row, exitOfRecord(record));
       if (event) result.events.push(event);
       result.ended++;
     } else if (state === "gone" || state === "vanished") {

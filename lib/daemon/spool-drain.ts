@@ -8,6 +8,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { isoSeconds, now } from "../clock.ts";
+import type { SessionRecord } from "../sessions/records.ts";
 import type { ExitRecord } from "../sessions/spool.ts";
 import type { Store } from "../store/open.ts";
 import { getItem } from "../work-items/queries.ts";
@@ -82,6 +83,11 @@ export function closeFromExit(store: Store, row: OpenRow, exit: Pick<ExitRecord,
       item: item.id, session: row.id, end_reason: endReason, code: exit.code, signal: exit.signal, interrupted: interrupt,
     };
   });
+}
+
+/** How a session ended, from its own record: the same facts its spooled exit record holds. */
+export function exitOfRecord(record: Pick<SessionRecord, "ended" | "exitCode" | "exitSignal" | "exitedAt">): Pick<ExitRecord, "ended" | "code" | "signal" | "at"> {
+  return { ended: record.ended ?? "exited", code: record.exitCode, signal: record.exitSignal, at: record.exitedAt ?? "" };
 }
 
 /** `worker exited (code N)`, `worker crashed (SIGNAL)`, `worker was killed`: the item's reason. */

@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { existingWorktree, worktreePath } from "../../boundaries/worktrees.ts";
 import { isoSeconds, now } from "../../clock.ts";
 import { PreconditionError } from "../../errors.ts";
-import { closeFromExit } from "../../daemon/spool-drain.ts";
+import { closeFromExit, exitOfRecord } from "../../daemon/spool-drain.ts";
 import { listRecords, readRecord } from "../../sessions/records.ts";
 import { sessionState } from "../../sessions/state.ts";
 import { getItem } from "../../work-items/queries.ts";
@@ -135,7 +135,7 @@ function closeEndedRows(deps: DispatchDeps, rows: ReturnType<typeof sessionsOf>)
       continue;
     }
     if (!record || sessionState(deps.sessionRoot, record) !== "exited") continue;
-    closeFromExit(deps.store, row, { ended: record.ended ?? "exited", code: record.exitCode, signal: record.exitSignal, at: record.exitedAt ?? "" });
+    closeFromExit(deps.store, row, exitOfRecord(record));
   }
 }
 
