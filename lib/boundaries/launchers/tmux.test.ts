@@ -95,11 +95,12 @@ test("remain-on-exit keeps the window of a worker that could not start, readable
   const error = await rejection(launcher.launch(spec(8, dirs.work, ["/nonexistent/worker"])));
   assert.instance(error, LaunchError);
   assert.match(error.message, 'Cannot launch session "ra-demo-8" for work item 8 (tmux): its command "/nonexistent/worker" could not start');
-  const ref = await launcher.find(8);
-  assert.equal(ref && ref !== "unknown" && { ...ref, id: "" }, { launcher: "tmux", id: "", marker: "@ra_item=8", running: false });
-  const window = (ref as { id: string }).id;
-  assert.match(error.message, `(tmux window ${window})`);
-  await waitFor("session run's message in the dead pane", async () => (await tmux(dirs, "capture-pane", "-p", "-S", "-", "-t", window)).includes("could not start"));
+  const window = /\(tmux window (@\d+)\)/.exec(error.message)?.[1];
+  assert.ok(window, error.message);
+  // The failed start is on record a moment before session run itself exits and tmux marks the pane dead.
+  await waitFor("the pane to be dead", async () => (await tmux(dirs, "display-message", "-p", "-t", window, "#{pane_dead}")) === "1");
+  assert.equal(await launcher.find(8), { launcher: "tmux", id: window, marker: "@ra_item=8", running: false });
+  assert.match(await tmux(dirs, "capture-pane", "-p", "-S", "-", "-t", window), "could not start", "session run's message stays in the dead pane");
   assert.is(recordNamed(dirs.root, "ra-demo-8")?.ended, "failed-to-start");
 }));
 
