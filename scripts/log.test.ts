@@ -5,6 +5,7 @@ import { dirname, join, resolve } from "node:path";
 import { parse } from "../lib/cli.ts";
 import { UsageError } from "../lib/errors.ts";
 import { makeTempDir, removeTempDir } from "../lib/fixtures.ts";
+import { waitFor } from "../lib/_test-wait.ts";
 import { appendAudit, auditEffect } from "../lib/store/audit.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -153,10 +154,10 @@ test("--follow prints what is there, then new records as they come, until stoppe
       signal: stop.signal,
       pollMs: 10,
     });
-    await waitFor(() => text.includes("o/r#13"));
+    await waitFor("item 13's record", () => text.includes("o/r#13"));
     appendAudit(store, { at: "2026-01-15T10:00:00Z", kind: "session.other", item: 14 });
     appendAudit(store, { at: "2026-01-15T10:00:01Z", kind: "state.work_item", repo: "o/r", item: 15 });
-    await waitFor(() => text.includes("o/r#15"));
+    await waitFor("item 15's record", () => text.includes("o/r#15"));
     stop.abort();
     assert.is(await following, 0);
     store.close();
@@ -173,7 +174,7 @@ test("--follow --json prints one object per line, and waits for a database that 
     assert.is(text, "");
     assert.not.ok(existsSync(stateDir), "following does not create the state dir");
     const store = await seeded(stateDir);
-    await waitFor(() => text.split("\n").length > 3);
+    await waitFor("three records on the page", () => text.split("\n").length > 3);
     stop.abort();
     await following;
     store.close();
@@ -208,13 +209,5 @@ test("log's import graph stays light: no ajv, yaml, smol-toml or octokit, even d
   visit(join(import.meta.dirname, "log.ts"));
   assert.ok(seen.has(join(import.meta.dirname, "..", "lib", "store", "audit.ts")), "the graph was walked");
 });
-
-async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const start = Date.now();
-  while (!condition()) {
-    if (Date.now() - start > timeoutMs) throw new Error("timed out waiting");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 test.run();

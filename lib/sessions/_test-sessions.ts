@@ -13,21 +13,9 @@ import { readRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
+import { sleep, waitFor } from "../_test-wait.ts";
 
-/** Resolves after `ms` milliseconds. */
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it answers something truthy; fails naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 5_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = probe();
-    if (answer) return answer;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
+export { sleep, waitFor };
 export { rejection } from "../_test-rejects.ts";
 
 /** The folders `inSessionDir` gives a test. */

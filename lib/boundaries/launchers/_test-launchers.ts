@@ -12,21 +12,9 @@ import type { ProcessIdentity } from "../../processes.ts";
 import { listRecords } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
 import type { Env } from "./_session-run.ts";
+import { sleep, waitFor } from "../../_test-wait.ts";
 
-/** Resolves after `ms` milliseconds. */
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Polls `probe` until it answers something truthy; fails naming `what` after `timeoutMs`. */
-export async function waitFor<T>(what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const answer = await probe();
-    if (answer) return answer;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
+export { sleep, waitFor };
 export { rejection } from "../../_test-rejects.ts";
 
 /** What a launcher test works in. */
