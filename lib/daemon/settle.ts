@@ -1,13 +1,14 @@
 /**
  * Settling the sessions of active items: a worker whose managed session is proven gone
  * without an exit record (no record in the session root and none in the spool, or a
- * record the session state calls `vanished`) is `lost`, and its item `interrupted`. A
- * session whose liveness cannot be known is left for a later tick (DESIGN rule 1).
+ * record the session state calls `vanished` whose command is proven ended too) is `lost`,
+ * and its item `interrupted`. A worker that outlived its holder still works: it is left
+ * for a later tick, like a session whose liveness cannot be known (DESIGN rule 1).
  */
 import { existsSync, readdirSync } from "node:fs";
 import { isoSeconds, now } from "../clock.ts";
 import { readRecord } from "../sessions/records.ts";
-import { sessionState } from "../sessions/state.ts";
+import { childRunning, sessionState } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "./events.ts";
@@ -63,6 +64,9 @@ export function settleSessions(deps: SettleDeps): SettleResult {
       const event = closeFromExit(store, row, exitOfRecord(record));
       if (event) result.events.push(event);
       result.ended++;
+    } else if (state === "vanished" && childRunning(record!) !== false) {
+      // Its holder is gone but its command runs on, or cannot be checked: not lost yet.
+      result.unknown++;
     } else if (state === "gone" || state === "vanished") {
       markLost(store, row);
       result.lost++;

@@ -69,15 +69,27 @@ test("a spool file for a session the store does not know is kept and reported on
     assert.is(lines().filter((l) => l.startsWith("exit spool: kept")).length, 1);
   }));
 
-test("a worker whose session vanished with no exit record is lost, and its item interrupted", () =>
+/** Whether `pid` is gone or a zombie (it ran, and only its parent has not reaped it). */
+function ended(pid: number): boolean {
+  return !existsSync(`/proc/${pid}/stat`) || readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
+}
+
+test("a worker whose holder vanished works on while its command runs; once that ends too it is lost, and its item interrupted", () =>
   withDaemon(template, async ({ store, deps, lines }) => {
     const state = initialState();
     await runTick(deps, state);
     const [row] = sessionsOf(store, 1);
-    const record = await waitFor("the holder's pid", () => readRecord(deps.sessionRoot, row.id)?.holderPid ? readRecord(deps.sessionRoot, row.id) : undefined, 15_000);
+    const record = await waitFor("the holder's and worker's pids", () => readRecord(deps.sessionRoot, row.id)?.childPid ? readRecord(deps.sessionRoot, row.id) : undefined, 15_000);
     // Its holder dies without a word: no exit is recorded, nothing is spooled.
     process.kill(record!.holderPid!, "SIGKILL");
-    await waitFor("the holder to be gone", () => !existsSync(`/proc/${record!.holderPid}/stat`) || readFileSync(`/proc/${record!.holderPid}/stat`, "utf8").split(") ")[1].startsWith("Z"));
+    await waitFor("the holder to be gone", () => ended(record!.holderPid!));
+    const working = await runTick(deps, state);
+    assert.equal([working.settled.lost, working.settled.unknown], [0, 1], "the worker it started still runs");
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.is(sessionsOf(store, 1)[0].ended_at, null);
+    // The worker this test's daemon started, known by the pid its record holds.
+    process.kill(record!.childPid!, "SIGKILL");
+    await waitFor("the worker to be gone", () => ended(record!.childPid!));
     const result = await runTick(deps, state);
     assert.is(result.settled.lost, 1);
     const item = getItem(store, 1)!;

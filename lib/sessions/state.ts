@@ -41,3 +41,16 @@ export function childRunning(record: SessionRecord): boolean | undefined {
   const state = liveness(childIdentity(record) as ProcessIdentity);
   return state === "unknown" ? undefined : state === "running";
 }
+
+/**
+ * Whether a session's worker may still run: its holder runs (or is starting), or its holder
+ * is gone but the command it started is proven still running. "unknown" when either cannot
+ * be checked, which callers treat like running: unknown is never "dead".
+ */
+export function workerRuns(root: string, record: SessionRecord): boolean | "unknown" {
+  const state = sessionState(root, record);
+  if (state === "starting" || state === "running") return true;
+  if (state === "exited") return false;
+  if (state === "unknown") return "unknown";
+  return childRunning(record) ?? "unknown";
+}

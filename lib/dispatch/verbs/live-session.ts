@@ -1,14 +1,16 @@
 /**
  * Whether a live session works for a work item, from the session root: a record tagged
  * with the item and this store, or one whose working directory is the item's worktree,
- * judged by its holder's pid and start time (never a process name). A record whose
- * holder cannot be checked makes the answer "unknown", which refuses like "live" does.
+ * judged by its holder's pid and start time, and when the holder is gone, by its command's
+ * (never a process name). A record that cannot be read (it may be this item's), or a
+ * session whose holder or command cannot be checked, makes the answer "unknown", which
+ * refuses like "live" does.
  */
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { listRecords } from "../../sessions/records.ts";
+import { listRecords, unreadableRecords } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
-import { sessionState } from "../../sessions/state.ts";
+import { workerRuns } from "../../sessions/state.ts";
 import type { Store } from "../../store/open.ts";
 import { ITEM_TAG, STORE_TAG } from "../capacity.ts";
 
@@ -18,22 +20,27 @@ export interface LiveAnswer {
   live: boolean | "unknown";
   /** The session that runs (or cannot be checked), when there is one. */
   session: SessionRecord | null;
+  /** A session record file that cannot be read, when that is why the answer is "unknown". */
+  unreadable?: string;
 }
 
 /** The live session of an item, or of its worktree; "unknown" when the root or a holder cannot be read. */
 export function liveSessionOf(store: Store, sessionRoot: string, item: number, worktree: string | null): LiveAnswer {
   let records: SessionRecord[];
   try {
-    records = existsSync(sessionRoot) ? listRecords(sessionRoot) : [];
+    if (!existsSync(sessionRoot)) return { live: false, session: null };
+    const damaged = unreadableRecords(sessionRoot)[0];
+    if (damaged) return { live: "unknown", session: null, unreadable: damaged.file };
+    records = listRecords(sessionRoot);
   } catch {
     return { live: "unknown", session: null };
   }
   let unknown: SessionRecord | null = null;
   for (const record of records) {
     if (!belongs(store, record, item, worktree)) continue;
-    const state = sessionState(sessionRoot, record);
-    if (state === "running" || state === "starting") return { live: true, session: record };
-    if (state === "unknown") unknown ??= record;
+    const runs = workerRuns(sessionRoot, record);
+    if (runs === true) return { live: true, session: record };
+    if (runs === "unknown") unknown ??= record;
   }
   return unknown ? { live: "unknown", session: unknown } : { live: false, session: null };
 }
@@ -41,9 +48,9 @@ export function liveSessionOf(store: Store, sessionRoot: string, item: number, w
 /** Says why a live answer refuses, in the owner's words. */
 export function describeLive(answer: LiveAnswer, item: number): string {
   const name = answer.session ? ` "${answer.session.name}" (id ${answer.session.id})` : "";
-  return answer.live === true
-    ? `Work item ${item}: session${name} is still running in its worktree`
-    : `Work item ${item}: whether a session${name} still runs cannot be checked, so nothing is done`;
+  if (answer.live === true) return `Work item ${item}: session${name} is still running in its worktree`;
+  if (answer.unreadable) return `Work item ${item}: session record "${answer.unreadable}" cannot be read, so whether a session of it still runs is unknown and nothing is done`;
+  return `Work item ${item}: whether a session${name} still runs cannot be checked, so nothing is done`;
 }
 
 function belongs(store: Store, record: SessionRecord, item: number, worktree: string | null): boolean {

@@ -1,0 +1,57 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { waitFor } from "../../_test-wait.ts";
+import { rejects } from "../../_test-rejects.ts";
+import { readRecord } from "../../sessions/records.ts";
+import { getItem } from "../../work-items/queries.ts";
+import { dispatchReady } from "../dispatch.ts";
+import { sessionsOf } from "../sessions.ts";
+import { describeLive, liveSessionOf } from "./live-session.ts";
+import { relaunchItem } from "./relaunch.ts";
+import { resetItem } from "./reset.ts";
+import { stopAll, verbTemplate, withWorld } from "./_test-verbs.ts";
+
+const template = verbTemplate();
+test.after(() => template.remove());
+
+/** Whether `pid` is gone or a zombie. */
+function ended(pid: number): boolean {
+  return !existsSync(`/proc/${pid}/stat`) || readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
+}
+
+test("a worker that outlived its holder is live: reset and resume refuse and its worktree stays", () =>
+  withWorld(template, async ({ store, deps }) => {
+    const session = (await dispatchReady(deps)).outcomes[0].session!;
+    const record = await waitFor("the worker's pid", () => readRecord(deps.sessionRoot, session.id)?.childPid ? readRecord(deps.sessionRoot, session.id) : undefined, 15_000);
+    process.kill(record!.holderPid!, "SIGKILL");
+    await waitFor("the holder to be gone", () => ended(record!.holderPid!));
+    const answer = liveSessionOf(store, deps.sessionRoot, 1, session.worktree);
+    assert.equal([answer.live, answer.session?.id], [true, session.id], "its command still runs");
+    await rejects(resetItem(deps, 1, { force: true }), Error, /ra-widgets-1.*still running/);
+    await rejects(relaunchItem(deps, 1, { how: "resume", force: true }), Error, /still running/);
+    assert.ok(existsSync(session.worktree));
+    assert.is(sessionsOf(store, 1).length, 1);
+    // Once the worker it started ends too, nothing works there any more.
+    process.kill(record!.childPid!, "SIGKILL");
+    await waitFor("the worker to be gone", () => ended(record!.childPid!));
+    assert.is(liveSessionOf(store, deps.sessionRoot, 1, session.worktree).live, false);
+  }));
+
+test("a session record that cannot be read makes every item's answer unknown: nothing is reset, and the file is named", () =>
+  withWorld(template, async ({ store, deps }) => {
+    const session = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    assert.is(liveSessionOf(store, deps.sessionRoot, 1, session.worktree).live, false);
+    const damaged = join(deps.sessionRoot, "0f0f0f0f-0000-4000-8000-000000000000.json");
+    writeFileSync(damaged, "{ not json");
+    const answer = liveSessionOf(store, deps.sessionRoot, 1, session.worktree);
+    assert.equal(answer, { live: "unknown", session: null, unreadable: damaged });
+    assert.match(describeLive(answer, 1), `session record "${damaged}" cannot be read`);
+    await rejects(resetItem(deps, 1, { force: true }), Error, "cannot be read");
+    assert.ok(existsSync(session.worktree), "the worktree stays");
+    assert.is(getItem(store, 1)!.state, "active");
+  }));
+
+test.run();
