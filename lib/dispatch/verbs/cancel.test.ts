@@ -1,15 +1,17 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, runtimeArgv } from "../../runtime.ts";
-import { listRecords } from "../../sessions/records.ts";
+import { listRecords, sessionFiles, writeRecord } from "../../sessions/records.ts";
 import { sessionState } from "../../sessions/state.ts";
 import { queryAudit } from "../../store/audit.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { dispatchReady } from "../dispatch.ts";
 import { sessionsOf } from "../sessions.ts";
 import { cancelSession, cancelTarget } from "./cancel.ts";
+import { rejects } from "../../_test-rejects.ts";
 import { verbTemplate, withWorld } from "./_test-verbs.ts";
 
 const template = verbTemplate();
@@ -51,6 +53,22 @@ test("a confirmed cancel stops only that session, closes its row as cancelled an
     const phases = queryAudit(store, { kind: "session.cancel" }).map((r) => r.phase);
     assert.equal(phases, ["intent", "outcome"]);
     assert.throws(() => cancelTarget(store, 1), /no open session to cancel/);
+  }));
+
+test("cancel reaches for the session by its id: another session of the same name is never signalled", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    const target = cancelTarget(store, 1);
+    // The item's own record is gone (swept); another robot-army's session has the same name.
+    const [own] = listRecords(deps.sessionRoot);
+    const other = { ...own, id: "0f0f0f0f-0000-4000-8000-000000000000" };
+    writeRecord(deps.sessionRoot, other);
+    writeFileSync(sessionFiles(deps.sessionRoot, own.id).record, "");
+    await rejects(cancelSession(store, deps.sessionRoot, target), Error, "cannot be read", "nothing was signalled");
+    assert.equal(queryAudit(store, { kind: "session.cancel" }), [], "a refusal before any signal changes nothing");
+    assert.is(sessionsOf(store, 1)[0].ended_at, null);
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.is(sessionState(deps.sessionRoot, other), "running", "the worker runs on");
   }));
 
 test.run();

@@ -10,7 +10,7 @@
 import { PreconditionError } from "../../errors.ts";
 import { appendAudit, auditEffect } from "../../store/audit.ts";
 import type { Store } from "../../store/open.ts";
-import { listRecords } from "../../sessions/records.ts";
+import { readRecord } from "../../sessions/records.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { getItem } from "../../work-items/queries.ts";
 import type { WorkItem } from "../../work-items/queries.ts";
@@ -45,7 +45,13 @@ export function recordGaveUp(store: Store, target: CancelTarget, how: Exclude<Co
 
 /** Stops the session (intent and outcome audited), closes its row and interrupts the item. */
 export async function cancelSession(store: Store, sessionRoot: string, target: CancelTarget): Promise<"stopped" | "not-running"> {
-  const record = listRecords(sessionRoot).find((r) => r.id === target.session.id || r.name === target.session.name);
+  // By the row's id only: names are not unique across stores, and a record that cannot be read refuses.
+  let record;
+  try {
+    record = readRecord(sessionRoot, target.session.id);
+  } catch (error) {
+    throw new PreconditionError(`${(error as Error).message}; nothing was signalled`);
+  }
   const result = await auditEffect(
     store,
     { kind: "session.cancel", repo: target.item.repo, item: target.item.id, sessionId: target.session.id, body: { session: target.session.name } },
