@@ -6,6 +6,7 @@
 import type { CommandDef } from "../lib/cli.ts";
 import { parse, print, runMain } from "../lib/cli.ts";
 import { CONFIG_OPTION } from "../lib/config.ts";
+import { EFFECT_LEVEL_OPTIONS } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
 import type { DispatchDeps } from "../lib/dispatch/dispatch.ts";
 import { itemIdOf, withDispatchDeps } from "../lib/dispatch/verbs/_command-deps.ts";
@@ -15,21 +16,23 @@ import { resetItem } from "../lib/dispatch/verbs/reset.ts";
 export const command: CommandDef = {
   name: "reset",
   summary: "Discard a work item's unfinished worktree and branch and put it back in the queue",
-  usage: "reset <id> [--force] [--config FILE]",
+  usage: "reset <id> [--force] [--effect-level L] [--config FILE]",
   description: `\
 Re-reads the issue first (a closed issue refuses), then removes the item's worktree and
 branch under the same guards as any removal: a session still working there (or one that
 cannot be checked) refuses; git's refusal over uncommitted work and "git branch -d"'s over
 unmerged commits stand. With both gone the item is ready again. --force discards that
 work too, and is taken only when typed at a terminal (stdin a TTY), never from a script.
-Each removal is written to the audit log (worktree.remove).
+Each removal is written to the audit log (worktree.remove). Below effect level local,
+worktrees are simulated and reset refuses, removing nothing.
 `,
   options: {
     force: { type: "boolean", description: "Discard uncommitted work and unmerged commits too (only at a terminal)" },
+    ...EFFECT_LEVEL_OPTIONS,
     config: CONFIG_OPTION,
   },
   positionals: { min: 1, max: 1 },
-  examples: ["robot-army reset 12"],
+  examples: ["robot-army reset 12", "robot-army reset 12 --effect-level local"],
 };
 
 /** Parses argv, refuses --force without a terminal, wires the dependencies, and runs it. */

@@ -2,6 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { wireEffects } from "../../effects.ts";
 import { git } from "../../fixtures.ts";
 import { rejects } from "../../_test-rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
@@ -28,6 +29,18 @@ test("reset refuses under a live session, then over uncommitted work; with force
     assert.not.ok(existsSync(session.worktree));
     assert.is(git(config.repos["demo/widgets"].path, "branch", "--list", session.branch), "");
     assert.is(getItem(store, 1)!.state, "ready");
+  }));
+
+test("below effect level local reset refuses and removes nothing", () =>
+  withWorld(template, async ({ store, deps }) => {
+    const session = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    const plan = { ...deps, effects: wireEffects("plan", { github: deps.effects.github }) };
+    await rejects(resetItem(plan, 1), Error, "needs effect level local or above, not plan; nothing was removed");
+    assert.ok(existsSync(session.worktree));
+    assert.is(getItem(store, 1)!.state, "active");
+    const local = await resetItem({ ...deps, effects: wireEffects("local", { github: deps.effects.github }) }, 1);
+    assert.equal([local.reset, local.removal.worktree.status, local.removal.branch.status], [true, "removed", "deleted"]);
   }));
 
 test.run();

@@ -4,6 +4,7 @@
  * done). Removal goes through removeWorktree's guards: a live session (or one that cannot
  * be checked) refuses; git's refusal over uncommitted work, and `git branch -d`'s over
  * unmerged commits, stand unless forced. Only when both are gone does the item go `ready`.
+ * Below effect level `local` worktrees are simulated, so reset refuses before it reads anything.
  */
 import { removeWorktree, worktreePath } from "../../boundaries/worktrees.ts";
 import type { WorktreeRemoval } from "../../boundaries/worktrees.ts";
@@ -30,11 +31,14 @@ export interface ResetOutcome {
 }
 
 /** Re-reads the issue, removes the worktree and branch under the guards, and on success makes the item `ready`. */
-export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "stateDir" | "sessionRoot" | "github">, itemId: number, options: { force?: boolean } = {}): Promise<ResetOutcome> {
+export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "stateDir" | "sessionRoot" | "github" | "effects">, itemId: number, options: { force?: boolean } = {}): Promise<ResetOutcome> {
   const { store, config } = deps;
   const found = getItem(store, itemId);
   if (!found) throw new PreconditionError(`No work item ${itemId}`);
   if (!RESETTABLE.includes(found.state)) throw new PreconditionError(`Work item ${itemId} is ${found.state}; reset needs it ${RESETTABLE.join(", ")}`);
+  if (!deps.effects.worktrees) {
+    throw new PreconditionError(`reset removes a real worktree and branch: it needs effect level local or above, not ${deps.effects.level}; nothing was removed`);
+  }
   const repo = config.repos[found.repo];
   if (!repo) throw new PreconditionError(`Repository "${found.repo}" of work item ${itemId} is not in the config`);
   const issue = await deps.github.getIssue(found.repo, found.issue);
