@@ -1,6 +1,6 @@
 /**
  * `robot-army reset <id> [--force]`: discard a work item's unfinished worktree and branch and
- * put it back in the queue. `--force` (over uncommitted work or unmerged commits) is taken
+ * put it back in the queue. `--force` (over uncommitted work or commits origin does not have) is taken
  * only when typed at a terminal.
  */
 import type { CommandDef } from "../lib/cli.ts";
@@ -20,14 +20,14 @@ export const command: CommandDef = {
   description: `\
 Re-reads the issue first (a closed issue refuses), then removes the item's worktree and
 branch under the same guards as any removal: a session still working there (or one that
-cannot be checked) refuses; git's refusal over uncommitted work and "git branch -d"'s over
-unmerged commits stand. With both gone the item is ready again. --force discards that
-work too, and is taken only when typed at a terminal (stdin a TTY), never from a script.
-Each removal is written to the audit log (worktree.remove). Below effect level local,
-worktrees are simulated and reset refuses, removing nothing.
+cannot be checked) refuses; git's refusal over uncommitted work stands; the branch is
+kept unless origin, asked live, has every commit of it. With both gone the item is ready
+again. --force discards that work too, and is taken only when typed at a terminal (stdin
+a TTY), never from a script. Each removal is written to the audit log (worktree.remove).
+Below effect level local, worktrees are simulated and reset refuses, removing nothing.
 `,
   options: {
-    force: { type: "boolean", description: "Discard uncommitted work and unmerged commits too (only at a terminal)" },
+    force: { type: "boolean", description: "Discard uncommitted work and commits origin does not have too (only at a terminal)" },
     ...EFFECT_LEVEL_OPTIONS,
     config: CONFIG_OPTION,
   },

@@ -231,15 +231,14 @@ test("git's refusal over uncommitted or untracked work stands and is reported in
     assert.not.ok(branches(w.clone).includes(made.branch));
   }));
 
-test("an unmerged branch is kept after its clean worktree is removed; force deletes it", () =>
+test("a branch with a commit origin does not have is kept after its clean worktree is removed; force deletes it", () =>
   withWorld(async (w) => {
     const made = await create(w);
     commitFile(made.path, "work.txt", "work\n", "Unmerged work");
     const remove = (force: boolean) => removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force, liveSession: false });
     const first = await remove(false);
     assert.equal(first.worktree, { status: "removed" });
-    assert.is(first.branch.status, "kept");
-    assert.match((first.branch as { reason: string }).reason, "not fully merged");
+    assert.equal(first.branch, { status: "kept", reason: "1 commit of it is on no branch or tag of origin (asked live)" });
     assert.ok(branches(w.clone).includes(made.branch));
     assert.equal(await remove(true), { worktree: { status: "absent" }, branch: { status: "deleted" } });
     assert.not.ok(branches(w.clone).includes(made.branch));
@@ -274,6 +273,40 @@ test("removal keeps a folder that is not that worktree: a plain folder, another 
     assert.is(locked.worktree.status, "kept");
     assert.match((locked.worktree as { reason: string }).reason, "locked");
     assert.ok(existsSync(made.path));
+    assert.ok(branches(w.clone).includes(made.branch));
+  }));
+
+test("a branch is deleted once origin has every commit of it, under any name, asked live", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    commitFile(made.path, "work.txt", "work\n", "Pushed work");
+    // Pushed under another name, and never fetched back: only origin itself can say it is there.
+    git(made.path, "push", "--quiet", "origin", `HEAD:refs/heads/elsewhere`);
+    assert.equal(await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, liveSession: false }), {
+      worktree: { status: "removed" }, branch: { status: "deleted" },
+    });
+  }));
+
+test("a remote-tracking ref left by an earlier push proves nothing: once origin lost the branch, it is kept", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    commitFile(made.path, "work.txt", "work\n", "Pushed, then deleted on origin");
+    git(made.path, "push", "--quiet", "-u", "origin", "HEAD");
+    git(w.seed, "push", "--quiet", w.origin, "--delete", made.branch);
+    assert.ok(git(w.clone, "branch", "-r").includes(`origin/${made.branch}`), "the clone still has its remote-tracking ref");
+    const report = await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, liveSession: false });
+    assert.equal(report.branch, { status: "kept", reason: "1 commit of it is on no branch or tag of origin (asked live)" });
+    assert.ok(branches(w.clone).includes(made.branch));
+  }));
+
+test("when origin cannot be asked, the branch is kept and says why", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    rmSync(w.origin, { recursive: true });
+    const report = await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, liveSession: false });
+    assert.is(report.worktree.status, "removed");
+    assert.is(report.branch.status, "kept");
+    assert.match((report.branch as { reason: string }).reason, "origin cannot be asked whether its commits are there");
     assert.ok(branches(w.clone).includes(made.branch));
   }));
 

@@ -99,7 +99,7 @@ export async function createWorktree(spec: NewWorktree): Promise<Worktree> {
   if (fetched.code !== 0) throw new FetchError(spec.repo, repoPath, base, tail(fetched.stderr));
 
   mkdirSync(dirname(path), { recursive: true });
-  // --track: the branch's upstream is origin/<base>, so `git branch -d` later weighs it against the remote's base, not whatever the clone has checked out.
+  // --track: the branch's upstream is origin/<base>, so a worker's plain `git pull` or `git status` weighs it against the remote's base.
   await git(repoPath, ["worktree", "add", "--quiet", "--track", "-b", branch, path, `refs/remotes/origin/${base}`]);
   const head = await git(path, ["rev-parse", "--verify", "HEAD^{commit}"]);
   return { path, branch, base, head };
@@ -165,19 +165,44 @@ export interface WorktreeRemoval {
 /**
  * Removes a worktree and then its branch, keeping each when a guard says no: a live or
  * unknown session keeps both; git's refusal over uncommitted or untracked work keeps the
- * worktree unless `force`; `git branch -d` keeps unmerged work unless `force`; the branch
- * is only touched once the worktree is gone. Refusals are outcomes, not exceptions.
+ * worktree unless `force`; the branch goes only when every commit of it is proven on
+ * origin, asked live (DESIGN rule 2), unless `force`; the branch is only touched once the
+ * worktree is gone. Refusals are outcomes, not exceptions.
  */
 export async function removeWorktree(spec: WorktreeRemovalSpec): Promise<WorktreeRemoval> {
   const { repoPath, branch, force = false } = spec;
   const worktree = await removeWorktreeDirectory(spec);
   if (worktree.status === "kept") return { worktree, branch: { status: "kept", reason: "its worktree was kept" } };
   if (!(await branchExists(repoPath, branch))) return { worktree, branch: { status: "absent" } };
-  const deleted = await runGit(repoPath, ["branch", force ? "-D" : "-d", "--", branch]);
+  if (!force) {
+    const unproven = await notOnOrigin(repoPath, branch);
+    if (unproven) return { worktree, branch: { status: "kept", reason: unproven } };
+  }
+  // Proven on origin (or forced): git's own merge check, which weighs local refs only, has nothing to add.
+  const deleted = await runGit(repoPath, ["branch", "-D", "--", branch]);
   if (await branchExists(repoPath, branch)) {
     return { worktree, branch: { status: "kept", reason: deleted.code !== 0 ? tail(deleted.stderr) : `git branch left "${branch}" in place` } };
   }
   return { worktree, branch: { status: "deleted" } };
+}
+
+/**
+ * Why `branch` cannot be proven to be on origin, or undefined when every commit of it is
+ * reachable from a branch or tag origin has now. Origin is asked live (`git ls-remote`),
+ * never through the remote-tracking refs an earlier fetch left; a tip this clone has not
+ * fetched proves nothing, and an origin that cannot be asked keeps the branch.
+ */
+async function notOnOrigin(repoPath: string, branch: string): Promise<string | undefined> {
+  const listed = await runGit(repoPath, ["ls-remote", "--heads", "--tags", "origin"]);
+  if (listed.code !== 0) return `origin cannot be asked whether its commits are there: ${tail(listed.stderr) || `git ls-remote exited ${listed.code}`}`;
+  const tips = [...new Set(listed.stdout.split("\n").map((line) => line.split("\t")[0]).filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))];
+  // Only commits this clone has can be weighed; ls-remote also lists tag objects, whose peeled `^{}` line names the commit.
+  const known = tips.length === 0 ? "" : (await runGit(repoPath, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], tips.join("\n") + "\n")).stdout;
+  const commits = known.split("\n").filter((line) => line.endsWith(" commit")).map((line) => `^${line.split(" ")[0]}`);
+  const counted = await runGit(repoPath, ["rev-list", "--count", `refs/heads/${branch}`, "--stdin"], commits.join("\n") + "\n");
+  if (counted.code !== 0) return `its commits cannot be counted: ${tail(counted.stderr) || `git rev-list exited ${counted.code}`}`;
+  const count = Number(counted.stdout.trim());
+  return count === 0 ? undefined : `${count} ${count === 1 ? "commit of it is" : "commits of it are"} on no branch or tag of origin (asked live)`;
 }
 
 async function removeWorktreeDirectory(spec: WorktreeRemovalSpec): Promise<WorktreeOutcome> {
@@ -275,9 +300,10 @@ async function loadDax(): Promise<typeof import("dax-sh").$> {
 }
 
 /** Runs git quietly with no terminal to prompt on; the exit code is the caller's to read. */
-async function runGit(cwd: string, args: string[]) {
+async function runGit(cwd: string, args: string[], input?: string) {
   const $ = await loadDax();
-  return await $`git ${args}`.cwd(cwd).stdin("null").env("GIT_TERMINAL_PROMPT", "0").quiet().noThrow();
+  const command = $`git ${args}`.cwd(cwd).env("GIT_TERMINAL_PROMPT", "0").quiet().noThrow();
+  return await (input === undefined ? command.stdin("null") : command.stdinText(input));
 }
 
 /** Runs git and returns its trimmed stdout; a non-zero exit throws with git's words. */

@@ -2,8 +2,8 @@
  * `reset`: discards an item's unfinished worktree and branch and puts it back in the
  * queue. The issue is re-read first (a closed issue refuses: the next poll makes the item
  * done). Removal goes through removeWorktree's guards: a live session (or one that cannot
- * be checked) refuses; git's refusal over uncommitted work, and `git branch -d`'s over
- * unmerged commits, stand unless forced. Only when both are gone does the item go `ready`.
+ * be checked) refuses; git's refusal over uncommitted work, and a branch with commits
+ * origin does not have (asked live), are kept unless forced. Only when both are gone does the item go `ready`.
  * Below effect level `local` worktrees are simulated, so reset refuses before it reads anything.
  */
 import { removeWorktree, worktreePath } from "../../boundaries/worktrees.ts";
