@@ -6,7 +6,6 @@ import type { CommandDef } from "../lib/cli.ts";
 import { parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
 import { describeHold, hold, parseHoldTarget } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
-import { UsageError } from "../lib/errors.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";

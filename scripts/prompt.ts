@@ -5,7 +5,6 @@
  *
  * A read never creates anything: with no database yet, no item exists.
  */
-import { join } from "node:path";
 import type { CommandDef } from "../lib/cli.ts";
 import { JSON_OPTION, helpText, parse, runMain } from "../lib/cli.ts";
 import { worktreePath } from "../lib/boundaries/worktrees.ts";

@@ -3,7 +3,7 @@ import type { CommandDef } from "../lib/cli.ts";
 import { parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
 import { describeHold, parseHoldTarget, unhold } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
-import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { PreconditionError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";

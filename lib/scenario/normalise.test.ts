@@ -94,6 +94,14 @@ test("short ids share the number of the full id they start, in either order; cam
   assert.is(n.normalise('"holderPid": 5019, "childPgid": 77, "rapid": 5'), '"holderPid": <pid>, "childPgid": <pid>, "rapid": 5');
 });
 
+test("a short id of eight decimal digits is an id once it is known to exist, numbered where it first appears", () => {
+  const n = new Normaliser([], "", 0);
+  n.knowIds(["91547638-2222-4222-8222-222222222222"]);
+  assert.is(n.normalise("ra-demo-2  9c366dbd  up"), "ra-demo-2  <id-1>  up");
+  assert.is(n.normalise("ra-demo-1  91547638  up, 12345678 stays a number"), "ra-demo-1  <id-2>  up, 12345678 stays a number");
+  assert.is(n.normalise("again 91547638-2222-4222-8222-222222222222"), "again <id-2>");
+});
+
 test("tool versions become <version>", () => {
   const n = new Normaliser([], "", 0);
   assert.is(n.normalise("ok git version 2.39.5; ok tmux 3.3a"), "ok git version <version>; ok tmux <version>");

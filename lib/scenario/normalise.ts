@@ -29,7 +29,8 @@ const TOOL_VERSION = /\b(git version|tmux|node|deno) v?\d+(?:\.\d+)+[a-z]?\b/g;
 // JSON fields such as "holderPid": 123 and "childPgid": 123.
 const CAMEL_PID = /\b([a-z]\w*(?:Pid|Pgid))("\s*:\s*)\d+\b/g;
 // The first 8 hex digits of an id, as `session ls` shows it: numbered with the full id it
-// starts, whichever is seen first. Eight decimal digits are taken for an id only once its full form was seen.
+// starts, whichever is seen first. Eight decimal digits are taken for an id only once its
+// full form was seen, or once the runner has said an id on record starts with them.
 const SHORT_ID = /(?<![\w-])[0-9a-f]{8}(?![\w-])/g;
 
 /**
@@ -45,6 +46,8 @@ export class Normaliser {
   #host: RegExp | undefined;
   #ids = new Map<string, string>();
   #shas = new Map<string, string>();
+  /** Short forms of ids known to exist (see `knowIds`), numbered only when they appear. */
+  #known = new Set<string>();
   /** Numbers handed out by a `record: false` call, taken back when it ends. */
   #pending: Array<[Map<string, string>, string]> = [];
 
@@ -66,6 +69,14 @@ export class Normaliser {
   }
 
   /**
+   * Says these ids exist (the runner reads them from the session root), so their short
+   * forms are numbered even when all eight digits are decimal; numbers still go by first appearance.
+   */
+  knowIds(ids: Iterable<string>): void {
+    for (const id of ids) this.#known.add(id.toLowerCase().slice(0, 8));
+  }
+
+  /**
    * Normalises one text. With `record: false` (for file contents an expectation reads),
    * ids and SHAs not seen yet get the numbers they would get, without claiming them.
    */
@@ -74,7 +85,7 @@ export class Normaliser {
     let out = this.#places ? text.replace(this.#places, (path) => this.#placeholders.get(path)!) : text;
     out = out.replace(START_ID, "<start-id>");
     out = out.replace(UUID, (id) => this.#number(this.#ids, id.toLowerCase().slice(0, 8), "id", record));
-    out = out.replace(SHORT_ID, (id) => (/[a-f]/.test(id) || this.#ids.has(id) ? this.#number(this.#ids, id, "id", record) : id));
+    out = out.replace(SHORT_ID, (id) => (/[a-f]/.test(id) || this.#ids.has(id) || this.#known.has(id) ? this.#number(this.#ids, id, "id", record) : id));
     out = out.replace(SHA, (sha) => this.#number(this.#shas, sha, "sha", record));
     if (!record) this.#forget();
     if (this.#host) out = out.replace(this.#host, "<host>");

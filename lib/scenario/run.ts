@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { listRecords, sessionRoot } from "../sessions/records.ts";
 import { checkExpectation } from "./expect.ts";
 import type { StepOutcome } from "./expect.ts";
 import { PROJECT_ROOT } from "./load.ts";
@@ -111,8 +112,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
       ...(options.cacheDir ? [{ path: options.cacheDir, placeholder: "<cache>" }] : []),
       ...Object.entries(made.placeholders ?? {}).map(([path, placeholder]) => ({ path, placeholder })),
     ]);
-    // Ids the setup made are numbered first, so their short forms are known in every output.
-    for (const id of made.ids ?? []) normaliser.normalise(id);
+    // The sessions on record are known before any output is read, so a short id of eight decimal digits is still an id.
+    const knowSessions = () => normaliser.knowIds(sessionIds(stepsEnv));
+    knowSessions();
     for (const step of scenario.steps) {
       current = step.id;
       let argv: string[];
@@ -131,6 +133,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
       const check = (o: StepOutcome, problems: string[]) =>
         [...problems, ...checkExpectation(expect, o, cwd, (text) => normaliser.normalise(text, { record: false }))];
       let raw = await run(argv, cwd, stepEnv, stdin);
+      knowSessions();
       // `eventually`: re-run until the expectations hold; trial runs hand out no placeholder numbers.
       const deadline = Date.now() + (step.eventually ?? 0) * 1000;
       while (Date.now() < deadline) {
@@ -138,6 +141,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
         if (check(trial, raw.problems).length === 0) break;
         await new Promise((resolve) => setTimeout(resolve, 200));
         raw = await run(argv, cwd, stepEnv, stdin);
+        knowSessions();
       }
       const outcome = { code: raw.code, stdout: normaliser.normalise(raw.stdout), stderr: normaliser.normalise(raw.stderr) };
       result.steps.push({ step, ...outcome });
@@ -157,6 +161,15 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
     await made?.cleanup?.().catch((error) => fail(current, [`setup cleanup failed: ${(error as Error).message}`]));
     if (options.keep) result.kept = dir;
     else removeTempDir(dir);
+  }
+}
+
+/** The ids of the sessions on record in the scenario's session root; none when it cannot be read. */
+function sessionIds(env: Record<string, string>): string[] {
+  try {
+    return listRecords(sessionRoot(env)).map((record) => record.id);
+  } catch {
+    return [];
   }
 }
 

@@ -7,8 +7,7 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { mustRun } from "./episode-repo.ts";
-import { listRecords } from "../../sessions/records.ts";
-import { sessionRootOf, thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
+import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
 /** Dispatches issue 1, stops its worker, then deletes the store. */
@@ -20,5 +19,5 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
     }
     for (const suffix of ["", "-wal", "-shm"]) rmSync(join(ctx.env.RA_STATE_DIR, `robot-army.db${suffix}`), { force: true });
   });
-  return { ...rebuilt, ids: listRecords(sessionRootOf(ctx)).map((record) => record.id) };
+  return rebuilt;
 }

@@ -22,11 +22,6 @@ export interface SetupResult {
   env?: Record<string, string>;
   /** Texts that differ from run to run and the placeholders shown instead, e.g. a forge's URL -> `<forge>`. */
   placeholders?: Record<string, string>;
-  /**
-   * Ids the setup made (sessions it started), numbered `<id-1>`, `<id-2>`, ... before the
-   * first step, so an output that shows only an id's first 8 characters is normalised too.
-   */
-  ids?: string[];
   /** Stops what the setup started (a sandbox forge), after the last step and before the temp dir goes. */
   cleanup?: () => Promise<void>;
 }

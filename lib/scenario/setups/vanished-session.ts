@@ -29,7 +29,7 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   }
   process.kill(holder.pid, "SIGKILL");
   await holderGone(holder);
-  return { cwd: made.cwd, vars: { ...made.vars, SESSION: NAME }, ids: [id] };
+  return { cwd: made.cwd, vars: { ...made.vars, SESSION: NAME } };
 }
 
 /** Waits until the killed holder is proven gone (a zombie counts: it records nothing more). */
