@@ -2,9 +2,9 @@
  * A stand-in for `kitty` in tests, where there is no display: an executable that records
  * each call's argv (one JSON line per call) and acts out the remote-control commands the
  * kitty launcher uses. `launch` really starts the command after `--` (detached, as a tab's
- * program), `ls` answers kitty's JSON shape from the tabs it knows, `close-tab --match
- * var:K=RE` hangs up the matching tabs' programs (matching the way kitty does: a regular
- * expression search, so an unanchored `7` would also match `17`).
+ * program), `ls` answers kitty's JSON shape from the tabs it knows, `focus-tab --match
+ * var:K=RE` fails when no tab matches (matching the way kitty does: a regular expression
+ * search, so an unanchored `7` would also match `17`).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -122,17 +122,6 @@ if (verb === "launch") {
 } else if (verb === "ls") {
   const windows = (t) => [{ id: t.id, title: t.title, is_focused: false, user_vars: t.vars, cmdline: [] }];
   process.stdout.write(JSON.stringify([{ id: 1, is_focused: true, tabs: tabs.map((t) => ({ id: t.id, title: t.title, windows: windows(t) })) }], null, 2));
-} else if (verb === "close-tab") {
-  const closing = matching(args);
-  if (closing.length === 0) fail("No matching tabs for expression");
-  for (const tab of closing) {
-    // Only the program this stand-in started, and only while it is still that process.
-    if (tab.pid && tab.pid > 1 && startTicks(tab.pid) === tab.startTicks) {
-      try { process.kill(tab.pid, "SIGHUP"); } catch {}
-    }
-  }
-  tabs = tabs.filter((t) => !closing.includes(t));
-  save();
 } else if (verb === "focus-tab") {
   if (matching(args).length === 0) fail("No matching tabs for expression");
 } else {

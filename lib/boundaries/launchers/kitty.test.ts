@@ -3,6 +3,7 @@ import * as assert from "uvu/assert";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../sessions/records.ts";
+import { stopSession } from "../../sessions/stop.ts";
 import { KittyLauncher } from "./kitty.ts";
 import { robotArmyArgv } from "./_self.ts";
 import { writeKittyStandIn, writeUnreachableKitty } from "./_kitty-standin.ts";
@@ -59,7 +60,7 @@ test("launch calls kitty @ launch with exactly this argv; the session runs the w
   const record = readRecord(dirs.root, launched.sessionId)!;
   assert.equal(record.tags, { ra_item: "7", repo: "o/demo" });
   await waitFor("the worker to read its prompt", () => logOf(record).includes(SECRET));
-  assert.is(await launcher.close(7), "closed");
+  await stopSession(dirs.root, record, { graceMs: 2_000 });
   assertNoPromptInArgv(kitty);
 }));
 
@@ -73,31 +74,21 @@ test("find reads user_vars.ra_item from kitty @ ls, exactly: 7 is not 17", kitty
   assert.is(launched.window, "52");
   assert.equal(await launcher.find(7), { launcher: "kitty", id: "52", marker: "ra_item=7", running: null });
   assert.equal(kitty.calls().filter((c) => c.argv.includes("ls")).map((c) => c.argv), Array(4).fill(["@", "--to", TO, "ls"]));
-  assert.is(await launcher.close(7), "closed");
+  await stopSession(dirs.root, readRecord(dirs.root, launched.sessionId)!, { graceMs: 2_000 });
 }));
 
-test("close closes only the tab with the item's anchored marker; attachCommand focuses it", kittyTest("close", async (dirs, kitty, launcher) => {
+test("attachCommand focuses the tab with the item's anchored marker, and offers nothing for another item", kittyTest("attach", async (dirs, kitty, launcher) => {
   kitty.seed([{ id: 50, title: "ra-demo-17", vars: { ra_item: "17" } }]);
   const launched = await launcher.launch(spec(7, dirs, { stdinFile: promptFile(dirs) }));
   tests.note(dirs.root);
   assert.equal(await launcher.attachCommand(7), [kitty.binary, "@", "--to", TO, "focus-tab", "--match", "var:ra_item=^7$"]);
   assert.is(await launcher.attachCommand(8), null);
-  assert.is(await launcher.close(8), "absent");
-  assert.is(await launcher.close(7), "closed");
-  assert.equal(kitty.calls().at(-1)!.argv, ["@", "--to", TO, "close-tab", "--match", "var:ra_item=^7$"]);
-  assert.equal(kitty.tabs().map((t) => t.id), [50], "item 17's tab stays");
-  // The tab's program was hung up: the holder passed that on to the worker and recorded the exit.
-  await waitFor("item 7's session to end", () => readRecord(dirs.root, launched.sessionId)?.exitedAt ?? !readRecord(dirs.root, launched.sessionId));
-  assert.is(await launcher.find(7), null);
-  const before = kitty.calls().length;
-  assert.is(await launcher.close(7), "absent");
-  assert.equal(kitty.calls().slice(before).map((c) => c.argv.at(3)), ["ls"], "nothing to close: no close-tab call");
+  await stopSession(dirs.root, readRecord(dirs.root, launched.sessionId)!, { graceMs: 2_000 });
 }));
 
-test("a kitty that cannot be reached: find and close unknown, never absent; launch a LaunchError", tests.in("unreachable", async (dirs) => {
+test("a kitty that cannot be reached: find unknown, never absent; launch a LaunchError", tests.in("unreachable", async (dirs) => {
   const launcher = new KittyLauncher({ env: dirs.env, binary: writeUnreachableKitty(dirs.dir) });
   assert.is(await launcher.find(7), "unknown");
-  assert.is(await launcher.close(7), "unknown");
   assert.is(await launcher.attachCommand(7), null);
   const error = await rejection(launcher.launch(spec(7, dirs)));
   assert.instance(error, LaunchError);

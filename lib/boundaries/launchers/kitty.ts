@@ -71,14 +71,6 @@ export class KittyLauncher implements Launcher {
     return { launcher: this.name, id: String(mine[0].id), marker: markerOf(item), running: null };
   }
 
-  /** Closes the tabs holding a window with the item's marker. */
-  async close(item: number): Promise<"closed" | "absent" | "unknown"> {
-    const ref = await this.find(item);
-    if (ref === null || ref === "unknown") return ref === null ? "absent" : "unknown";
-    const result = await this.#kitty(["close-tab", "--match", matchOf(item)]);
-    return result.code === 0 ? "closed" : "unknown";
-  }
-
   /** `kitty @ focus-tab` on the item's tab. */
   async attachCommand(item: number): Promise<string[] | null> {
     const ref = await this.find(item);

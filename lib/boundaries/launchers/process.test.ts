@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRecord, writeRecord } from "../../sessions/records.ts";
 import { createSession } from "../../sessions/start.ts";
+import { stopSession } from "../../sessions/stop.ts";
 import { ProcessLauncher } from "./process.ts";
 import { LauncherTests, logOf, recordNamed, rejection, waitFor } from "./_test-launchers.ts";
 import { LaunchError } from "./types.ts";
@@ -16,8 +17,8 @@ function spec(item: number, name: string, cwd: string, argv: string[], more: Par
   return { item, name, cwd, argv, tags: {}, ...more };
 }
 
-test("launch starts a detached session tagged with the item; find knows it by its marker; close stops it", tests.in("launch-find-close", async ({ root, work, env }) => {
-  const launcher = new ProcessLauncher({ env, graceMs: 2_000 });
+test("launch starts a detached session tagged with the item; find knows it by its marker, running or ended", tests.in("launch-find", async ({ root, work, env }) => {
+  const launcher = new ProcessLauncher({ env });
   const launched = await launcher.launch(spec(7, "ra-demo-7", work, ["sh", "-c", "echo hi; exec sleep 2"], { tags: { repo: "o/demo" }, env: { GREETING: "hello there" } }));
   tests.note(root);
   assert.equal({ ...launched, sessionId: "" }, { launcher: "process", marker: "ra-demo-7", sessionName: "ra-demo-7", sessionId: "", window: null });
@@ -34,19 +35,16 @@ test("launch starts a detached session tagged with the item; find knows it by it
   assert.is(await launcher.find(8), null);
   assert.is(await launcher.attachCommand(7), null, "a headless session has no terminal to attach to");
 
-  assert.is(await launcher.close(8), "absent");
-  assert.is(await launcher.close(7), "closed");
-  const stopped = readRecord(root, launched.sessionId)!;
-  assert.is(stopped.ended, "killed");
+  assert.is(await stopSession(root, record, { graceMs: 2_000 }), "stopped");
+  assert.is(readRecord(root, launched.sessionId)!.ended, "killed");
   assert.equal(await launcher.find(7), { launcher: "process", id: "ra-demo-7", marker: "ra-demo-7", running: false }, "a killed session's record stays");
-  assert.is(await launcher.close(7), "absent", "nothing is left to stop");
 }));
 
 test("the prompt reaches the worker by file: never in an argv or an environment", tests.in("prompt", async ({ dir, root, work, env }) => {
   const secret = "PROMPT-7f3a: fix the flaky test, token-like text included";
   const promptFile = join(dir, "prompt.md");
   writeFileSync(promptFile, secret + "\n", { mode: 0o600 });
-  const launcher = new ProcessLauncher({ env, graceMs: 2_000 });
+  const launcher = new ProcessLauncher({ env });
   const launched = await launcher.launch(spec(3, "ra-demo-3", work, ["sh", "-c", 'cat "$RA_PROMPT_FILE"; exec sleep 5'], { stdinFile: promptFile }));
   tests.note(root);
   const record = readRecord(root, launched.sessionId)!;
@@ -58,7 +56,7 @@ test("the prompt reaches the worker by file: never in an argv or an environment"
       assert.not.match(readFileSync(`/proc/${pid}/${file}`, "latin1"), "PROMPT-7f3a", `/proc/${pid}/${file}`);
     }
   }
-  assert.is(await launcher.close(3), "closed");
+  await stopSession(root, record, { graceMs: 2_000 });
 }));
 
 test("a worker that cannot start is a LaunchError naming it; the name stays taken", tests.in("cannot-start", async ({ root, work, env }) => {
@@ -90,14 +88,12 @@ test("a worker that ends at once was still launched: its exit is in the spool", 
   assert.equal(JSON.parse(readFileSync(spooled, "utf8")).code, 3);
 }));
 
-test("a session whose holder cannot be checked is neither stopped nor called absent", tests.in("unknown", async ({ root, work, env }) => {
+test("a session whose holder cannot be checked is found, running unknown: never called ended or absent", tests.in("unknown", async ({ root, work, env }) => {
   const created = await createSession(root, { command: "sleep", args: ["1"], cwd: work, name: "ra-demo-9", tags: { ra_item: "9" } });
   // Our own pid with no recorded start time: a holder that exists but cannot be proven ours.
   writeRecord(root, { ...created, holderPid: process.pid, holderStartedAt: null });
   const launcher = new ProcessLauncher({ env });
   assert.equal(await launcher.find(9), { launcher: "process", id: "ra-demo-9", marker: "ra-demo-9", running: null });
-  assert.is(await launcher.close(9), "unknown");
-  assert.is(readRecord(root, created.id)!.killRequestedAt, null, "nothing was asked to stop");
 }));
 
 test("a spec's mistakes are the caller's: ra_item in tags, a relative prompt file, an empty argv", tests.in("spec", async ({ work, env }) => {

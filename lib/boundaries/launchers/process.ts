@@ -1,35 +1,29 @@
 /**
  * The headless launcher, for servers and CI: the worker runs in a detached managed session
  * (`session run -d`) with no terminal. Its marker is the session's name; it is found by
- * the session tag `ra_item` and closed by stopping the session.
+ * the session tag `ra_item`.
  */
 import { listRecords, sessionRoot } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
 import { sessionState } from "../../sessions/state.ts";
 import type { SessionState } from "../../sessions/state.ts";
-import { stopSession } from "../../sessions/stop.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, assertNameFree, failureLine, runCommand, sessionEnv, sessionRunArgv } from "./_session-run.ts";
 import type { Env, LauncherBaseOptions } from "./_session-run.ts";
 import { LaunchError } from "./types.ts";
 import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
 
 /** Options of the process launcher. */
-export interface ProcessLauncherOptions extends LauncherBaseOptions {
-  /** How long `close` waits after SIGTERM before SIGKILL (default 5 s). */
-  graceMs?: number;
-}
+export type ProcessLauncherOptions = LauncherBaseOptions;
 
 /** Runs workers headless in detached managed sessions. */
 export class ProcessLauncher implements Launcher {
   readonly name = "process" as const;
   #env: Env;
   #timeoutMs: number;
-  #graceMs: number;
 
   constructor(options: ProcessLauncherOptions = {}) {
     this.#env = options.env ?? process.env;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
-    this.#graceMs = options.graceMs ?? 5_000;
   }
 
   /** Starts `session run -d`, which returns once the worker is confirmed started. */
@@ -53,25 +47,6 @@ export class ProcessLauncher implements Launcher {
     if (!pick) return null;
     const running = pick.state === "running" ? true : pick.state === "exited" || pick.state === "vanished" ? false : null;
     return { launcher: this.name, id: pick.record.name, marker: pick.record.name, running };
-  }
-
-  /** Stops every session of the item that may run; one that cannot be checked or stopped makes it "unknown". */
-  async close(item: number): Promise<"closed" | "absent" | "unknown"> {
-    const sessions = this.#sessionsOf(item);
-    if (sessions === "unknown") return "unknown";
-    const root = sessionRoot(this.#env);
-    let outcome: "closed" | "absent" | "unknown" = "absent";
-    for (const { record, state } of sessions) {
-      if (state === "exited" || state === "vanished") continue;
-      try {
-        const stopped = await stopSession(root, record, { graceMs: this.#graceMs });
-        if (stopped === "stopped" && outcome === "absent") outcome = "closed";
-      } catch {
-        // Still starting, or its holder cannot be checked: nothing is signalled, and nothing is claimed.
-        outcome = "unknown";
-      }
-    }
-    return outcome;
   }
 
   /** A headless session has no terminal to attach to (`robot-army session peek <name>` shows its output). */

@@ -125,25 +125,6 @@ test("a worker that ends at once was launched; its window stays with its output 
   assert.equal(await launcher.find(9), { launcher: "tmux", id: launched.window, marker: "@ra_item=9", running: false });
 }));
 
-test("close kills only the windows whose marker is the item's", tmuxTest("close", async (dirs, launcher) => {
-  const seven = await launcher.launch(spec(7, dirs.work, ["sleep", "30"]));
-  const seventeen = await launcher.launch(spec(17, dirs.work, ["sleep", "30"]));
-  await tmux(dirs, "new-window", "-d", "-t", `=${SESSION}:`, "--", "sleep", "30");
-  tests.note(dirs.root);
-  assert.is(await launcher.close(1), "absent");
-  assert.is(await launcher.close(7), "closed");
-  assert.equal((await windows(dirs)).map((w) => w.marker), ["17", ""], "item 17's window and the unmarked one stay");
-  assert.is(await launcher.find(7), null);
-  assert.is(await launcher.close(7), "absent");
-  assert.equal(await launcher.find(17), { launcher: "tmux", id: seventeen.window, marker: "@ra_item=17", running: true });
-  // The closed window's holder was hung up: it passed that on to its worker and recorded the exit.
-  const record = await waitFor("item 7's session to end", () => {
-    const r = readRecord(dirs.root, seven.sessionId);
-    return r === undefined || r.exitedAt ? r ?? "reaped" : undefined;
-  });
-  assert.ok(record);
-}));
-
 test("arguments ending in ';', '#{...}' and a cwd with '#' reach the worker unchanged", tmuxTest("literal", async (dirs, launcher) => {
   const cwd = join(dirs.dir, "w#{session_name};");
   mkdirSync(cwd);
@@ -161,15 +142,13 @@ test("arguments ending in ';', '#{...}' and a cwd with '#' reach the worker unch
   assert.equal(written.split("\n").slice(0, -1), [cwd, ...args]);
 }));
 
-test("no server or no session: find null, close absent; tmux that cannot run: unknown, and launch fails", tmuxTest("absent", async (dirs, launcher) => {
+test("no server or no session: find null; tmux that cannot run: unknown, and launch fails", tmuxTest("absent", async (dirs, launcher) => {
   assert.is(await launcher.find(7), null);
-  assert.is(await launcher.close(7), "absent");
   assert.is(await launcher.attachCommand(7), null);
   await tmux(dirs, "new-session", "-d", "-s", "other", "--", "sleep", "30");
   assert.is(await launcher.find(7), null, "a server without the workers' session has none of their windows");
   const broken = new TmuxLauncher({ env: dirs.env, session: SESSION, binary: join(dirs.dir, "no-tmux") });
   assert.is(await broken.find(7), "unknown");
-  assert.is(await broken.close(7), "unknown");
   const error = await rejection(broken.launch(spec(7, dirs.work, ["sleep", "1"])));
   assert.instance(error, LaunchError);
   assert.match(error.message, "tmux cannot list the windows");

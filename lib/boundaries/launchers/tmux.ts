@@ -84,20 +84,6 @@ export class TmuxLauncher implements Launcher {
     return { launcher: this.name, id: pick.id, marker: markerOf(item), running: !pick.dead };
   }
 
-  /** Kills every window of the workers' session whose marker is the item's, and no other. */
-  async close(item: number): Promise<"closed" | "absent" | "unknown"> {
-    const rows = await this.#windows();
-    if (!Array.isArray(rows)) return "unknown";
-    let outcome: "closed" | "absent" | "unknown" = "absent";
-    for (const row of rows.filter((r) => r.marker === String(item))) {
-      // Window ids are never reused while the server runs: this kills the window listed, or nothing.
-      const result = await this.#tmux([["kill-window", "-t", row.id]]);
-      if (result.code === 0) outcome = outcome === "absent" ? "closed" : outcome;
-      else if (!/can't find window/.test(result.stderr)) outcome = "unknown";
-    }
-    return outcome;
-  }
-
   /** `tmux attach-session` to the item's window, or `switch-client` when already inside this tmux server. */
   async attachCommand(item: number): Promise<string[] | null> {
     const ref = await this.find(item);

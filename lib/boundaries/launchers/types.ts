@@ -61,15 +61,13 @@ export interface WindowRef {
   running: boolean | null;
 }
 
-/** Starts workers where the owner can see them, and finds and closes those places by marker. */
+/** Starts workers where the owner can see them, and finds those places again by marker. */
 export interface Launcher {
   readonly name: LauncherName;
   /** Starts the worker; resolves once its session is on record and its command started, else throws `LaunchError`. */
   launch(spec: LaunchSpec): Promise<Launched>;
   /** The place holding the item's worker; null when proven absent, "unknown" when it cannot be looked up. */
   find(item: number): Promise<WindowRef | null | "unknown">;
-  /** Closes the item's place(s): "absent" when there was none, "unknown" when that cannot be known or done. */
-  close(item: number): Promise<"closed" | "absent" | "unknown">;
   /** The argv that shows the item's worker to the owner (attach, switch, focus); null when there is nothing to show. */
   attachCommand(item: number): Promise<string[] | null>;
 }
