@@ -310,4 +310,22 @@ test("when origin cannot be asked, the branch is kept and says why", () =>
     assert.ok(branches(w.clone).includes(made.branch));
   }));
 
+test("origin's tips are fetched and weighed, one the clone cannot get is passed over; an annotated tag holding the commits proves them", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    commitFile(w.seed, "later.txt", "later\n", "On origin only");
+    git(w.seed, "push", "--quiet", w.origin, "main");
+    // A tag on a commit no branch holds: a fetch does not bring it, so the clone never has it.
+    git(w.seed, "checkout", "--quiet", "-b", "side");
+    commitFile(w.seed, "side.txt", "side\n", "Only under a tag");
+    git(w.seed, "tag", "-a", "-m", "side", "side-tag");
+    git(w.seed, "push", "--quiet", w.origin, "side-tag");
+    commitFile(made.path, "work.txt", "work\n", "Tagged work");
+    git(made.path, "tag", "-a", "-m", "release", "v1");
+    const remove = () => removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, liveSession: false });
+    assert.equal((await remove()).branch, { status: "kept", reason: "1 commit of it is on no branch or tag of origin (asked live)" });
+    git(w.clone, "push", "--quiet", "origin", "v1");
+    assert.equal(await remove(), { worktree: { status: "absent" }, branch: { status: "deleted" } });
+  }));
+
 test.run();

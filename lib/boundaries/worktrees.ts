@@ -189,14 +189,17 @@ export async function removeWorktree(spec: WorktreeRemovalSpec): Promise<Worktre
 /**
  * Why `branch` cannot be proven to be on origin, or undefined when every commit of it is
  * reachable from a branch or tag origin has now. Origin is asked live (`git ls-remote`),
- * never through the remote-tracking refs an earlier fetch left; a tip this clone has not
- * fetched proves nothing, and an origin that cannot be asked keeps the branch.
+ * never through the remote-tracking refs an earlier fetch left. Its branches are fetched
+ * first so their tips can be weighed; a tip still missing proves nothing, and an origin
+ * that cannot be asked keeps the branch.
  */
 async function notOnOrigin(repoPath: string, branch: string): Promise<string | undefined> {
   const listed = await runGit(repoPath, ["ls-remote", "--heads", "--tags", "origin"]);
   if (listed.code !== 0) return `origin cannot be asked whether its commits are there: ${tail(listed.stderr) || `git ls-remote exited ${listed.code}`}`;
   const tips = [...new Set(listed.stdout.split("\n").map((line) => line.split("\t")[0]).filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))];
-  // Only commits this clone has can be weighed; ls-remote also lists tag objects, whose peeled `^{}` line names the commit.
+  // Only commits this clone has can be weighed, so what origin has moved on to is fetched first (a failed fetch only proves less).
+  await runGit(repoPath, ["fetch", "--quiet", "--no-write-fetch-head", "origin"]);
+  // ls-remote also lists tag objects, whose peeled `^{}` line names the commit.
   const known = tips.length === 0 ? "" : (await runGit(repoPath, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], tips.join("\n") + "\n")).stdout;
   const commits = known.split("\n").filter((line) => line.endsWith(" commit")).map((line) => `^${line.split(" ")[0]}`);
   const counted = await runGit(repoPath, ["rev-list", "--count", `refs/heads/${branch}`, "--stdin"], commits.join("\n") + "\n");
