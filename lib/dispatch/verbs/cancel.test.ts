@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, runtimeArgv } from "../../runtime.ts";
 import { listRecords, sessionFiles, writeRecord } from "../../sessions/records.ts";
@@ -55,11 +55,24 @@ test("a confirmed cancel stops only that session, closes its row as cancelled an
     assert.throws(() => cancelTarget(store, 1), /no open session to cancel/);
   }));
 
-test("cancel reaches for the session by its id: another session of the same name is never signalled", () =>
+test("cancel reaches for the session by its id: with the item's own record swept, another session of the same name is never signalled", () =>
   withWorld(template, async ({ store, deps }) => {
     await dispatchReady(deps);
     const target = cancelTarget(store, 1);
     // The item's own record is gone (swept); another robot-army's session has the same name.
+    const [own] = listRecords(deps.sessionRoot);
+    const other = { ...own, id: "0f0f0f0f-0000-4000-8000-000000000000" };
+    writeRecord(deps.sessionRoot, other);
+    rmSync(sessionFiles(deps.sessionRoot, own.id).record);
+    assert.is(await cancelSession(store, deps.sessionRoot, target), "not-running");
+    assert.is(sessionState(deps.sessionRoot, other), "running", "the other session runs on");
+    assert.is(sessionsOf(store, 1)[0].end_reason, "cancelled");
+  }));
+
+test("an unreadable record of the item's session refuses cancel before any signal", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    const target = cancelTarget(store, 1);
     const [own] = listRecords(deps.sessionRoot);
     const other = { ...own, id: "0f0f0f0f-0000-4000-8000-000000000000" };
     writeRecord(deps.sessionRoot, other);

@@ -50,7 +50,7 @@ export async function cancelSession(store: Store, sessionRoot: string, target: C
   try {
     record = readRecord(sessionRoot, target.session.id);
   } catch (error) {
-    throw new PreconditionError(`${(error as Error).message}; nothing was signalled`);
+    throw new PreconditionError(`${(error as Error).message}; nothing was signalled ("robot-army session ls" lists the record as unreadable)`);
   }
   const result = await auditEffect(
     store,
