@@ -41,7 +41,7 @@ export function settleClaims(deps: { store: Store; sessionRoot: string }): Claim
     const session = live.live !== false && live.session ? live.session : null;
     const still = session
       ? `; session "${session.name}" tagged for it ${live.live === true ? "still runs" : "cannot be checked"}`
-      : live.live === "unknown" ? "; whether a worker runs for it cannot be checked (the session root cannot be read)" : "";
+      : live.live === "unknown" ? `; whether a worker runs for it cannot be checked (${unreadable(live.unreadable)})` : "";
     const reason = `its dispatch was cut short: the process that claimed it (pid ${claimer!.pid}) ended before its worker was recorded${still}`;
     // Only while it is still dispatching: an owner's abandon in the meantime stands.
     const moved = deps.store.transaction(() => {
@@ -54,7 +54,7 @@ export function settleClaims(deps: { store: Store; sessionRoot: string }): Claim
     const next = session
       ? `attach to "${session.name}" or end it with "robot-army session kill ${session.name}", then resume or restart`
       : live.live === "unknown"
-        ? "the session root cannot be read, so whether a worker runs for it is not known"
+        ? `${unreadable(live.unreadable)}, so whether a worker runs for it is not known`
         : `"robot-army resume ${item.id}", "restart", "retry" or "reset" take it on`;
     result.events.push({
       event: "claim_cut_short",
@@ -63,4 +63,9 @@ export function settleClaims(deps: { store: Store; sessionRoot: string }): Claim
     });
   }
   return result;
+}
+
+/** What could not be read: one session record, named, or the session root itself. */
+function unreadable(record: string | undefined): string {
+  return record ? `session record "${record}" cannot be read` : "the session root cannot be read";
 }

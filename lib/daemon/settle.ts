@@ -8,7 +8,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { isoSeconds, now } from "../clock.ts";
 import { readRecord } from "../sessions/records.ts";
-import { childRunning, sessionState } from "../sessions/state.ts";
+import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "./events.ts";
@@ -58,22 +58,20 @@ export function settleSessions(deps: SettleDeps): SettleResult {
       result.unknown++;
       continue;
     }
-    const state = record ? sessionState(deps.sessionRoot, record) : "gone";
-    if (state === "exited" && record) {
+    if (record?.exitedAt) {
       // Its exit is on record in the session itself: that is evidence, not a guess.
       const event = closeFromExit(store, row, exitOfRecord(record));
       if (event) result.events.push(event);
       result.ended++;
-    } else if (state === "vanished" && childRunning(record!) !== false) {
-      // Its holder is gone but its command runs on, or cannot be checked: not lost yet.
-      result.unknown++;
-    } else if (state === "gone" || state === "vanished") {
-      markLost(store, row);
-      result.lost++;
-      result.events.push({ event: "session_lost", line: `worker of item ${row.item} lost (${row.name}: ${state === "gone" ? "no session record" : "its holder is gone"} and no exit record): item interrupted`, item: row.item, session: row.id });
-    } else if (state === "unknown") {
-      result.unknown++;
+      continue;
     }
+    // A worker that outlived its holder still works; one that cannot be checked is left for a later tick.
+    const runs = record ? workerRuns(deps.sessionRoot, record) : false;
+    if (runs === "unknown") result.unknown++;
+    if (runs !== false) continue;
+    markLost(store, row);
+    result.lost++;
+    result.events.push({ event: "session_lost", line: `worker of item ${row.item} lost (${row.name}: ${record ? "its holder is gone" : "no session record"} and no exit record): item interrupted`, item: row.item, session: row.id });
   }
   return result;
 }

@@ -1,12 +1,13 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sessionsOf } from "../dispatch/sessions.ts";
 import { forgeTemplate } from "../forge/_test-forge.ts";
 import { waitFor } from "../sessions/_test-sessions.ts";
-import { readRecord } from "../sessions/records.ts";
-import { identify } from "../processes.ts";
+import { childIdentity, holderIdentity, readRecord } from "../sessions/records.ts";
+import { identify, liveness } from "../processes.ts";
+import type { ProcessIdentity } from "../processes.ts";
 import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
 import { withDaemon } from "./_test-daemon.ts";
@@ -69,11 +70,6 @@ test("a spool file for a session the store does not know is kept and reported on
     assert.is(lines().filter((l) => l.startsWith("exit spool: kept")).length, 1);
   }));
 
-/** Whether `pid` is gone or a zombie (it ran, and only its parent has not reaped it). */
-function ended(pid: number): boolean {
-  return !existsSync(`/proc/${pid}/stat`) || readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
-}
-
 test("a worker whose holder vanished works on while its command runs; once that ends too it is lost, and its item interrupted", () =>
   withDaemon(template, async ({ store, deps, lines }) => {
     const state = initialState();
@@ -82,14 +78,14 @@ test("a worker whose holder vanished works on while its command runs; once that 
     const record = await waitFor("the holder's and worker's pids", () => readRecord(deps.sessionRoot, row.id)?.childPid ? readRecord(deps.sessionRoot, row.id) : undefined, 15_000);
     // Its holder dies without a word: no exit is recorded, nothing is spooled.
     process.kill(record!.holderPid!, "SIGKILL");
-    await waitFor("the holder to be gone", () => ended(record!.holderPid!));
+    await waitFor("the holder to be gone", () => liveness(holderIdentity(record!) as ProcessIdentity) === "exited");
     const working = await runTick(deps, state);
-    assert.equal([working.settled.lost, working.settled.unknown], [0, 1], "the worker it started still runs");
+    assert.equal([working.settled.lost, working.settled.unknown], [0, 0], "the worker it started still runs, and is known to");
     assert.is(getItem(store, 1)!.state, "active");
     assert.is(sessionsOf(store, 1)[0].ended_at, null);
     // The worker this test's daemon started, known by the pid its record holds.
     process.kill(record!.childPid!, "SIGKILL");
-    await waitFor("the worker to be gone", () => ended(record!.childPid!));
+    await waitFor("the worker to be gone", () => liveness(childIdentity(record!) as ProcessIdentity) === "exited");
     const result = await runTick(deps, state);
     assert.is(result.settled.lost, 1);
     const item = getItem(store, 1)!;

@@ -19,6 +19,9 @@ export function abandonItem(store: Store, sessionRoot: string, itemId: number, r
   if (!item) throw new PreconditionError(`No work item ${itemId}`);
   if (item.state === "done" || item.state === "abandoned") throw new PreconditionError(`Work item ${itemId} is already ${item.state}`);
   const live = liveSessionOf(store, sessionRoot, item.id, null);
-  if (live.live !== false) throw new PreconditionError(`${describeLive(live, item.id)}; "robot-army cancel ${item.id}" ends it first`);
+  if (live.live !== false) {
+    // Cancel ends a session it can name; a record that cannot be read is the owner's to look at.
+    throw new PreconditionError(live.unreadable ? describeLive(live, item.id) : `${describeLive(live, item.id)}; "robot-army cancel ${item.id}" ends it first`);
+  }
   return transition(store, itemId, "abandoned", { reason: reason?.trim() || DEFAULT_ABANDON_REASON });
 }

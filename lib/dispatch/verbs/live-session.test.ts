@@ -1,10 +1,13 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { waitFor } from "../../_test-wait.ts";
 import { rejects } from "../../_test-rejects.ts";
-import { readRecord } from "../../sessions/records.ts";
+import { liveness } from "../../processes.ts";
+import type { ProcessIdentity } from "../../processes.ts";
+import { holderIdentity, readRecord } from "../../sessions/records.ts";
+import { stopSession } from "../../sessions/stop.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { dispatchReady } from "../dispatch.ts";
 import { sessionsOf } from "../sessions.ts";
@@ -16,26 +19,20 @@ import { stopAll, verbTemplate, withWorld } from "./_test-verbs.ts";
 const template = verbTemplate();
 test.after(() => template.remove());
 
-/** Whether `pid` is gone or a zombie. */
-function ended(pid: number): boolean {
-  return !existsSync(`/proc/${pid}/stat`) || readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].startsWith("Z");
-}
-
 test("a worker that outlived its holder is live: reset and resume refuse and its worktree stays", () =>
   withWorld(template, async ({ store, deps }) => {
     const session = (await dispatchReady(deps)).outcomes[0].session!;
     const record = await waitFor("the worker's pid", () => readRecord(deps.sessionRoot, session.id)?.childPid ? readRecord(deps.sessionRoot, session.id) : undefined, 15_000);
     process.kill(record!.holderPid!, "SIGKILL");
-    await waitFor("the holder to be gone", () => ended(record!.holderPid!));
+    await waitFor("the holder to be gone", () => liveness(holderIdentity(record!) as ProcessIdentity) === "exited");
     const answer = liveSessionOf(store, deps.sessionRoot, 1, session.worktree);
     assert.equal([answer.live, answer.session?.id], [true, session.id], "its command still runs");
     await rejects(resetItem(deps, 1, { force: true }), Error, /ra-widgets-1.*still running/);
     await rejects(relaunchItem(deps, 1, { how: "resume", force: true }), Error, /still running/);
     assert.ok(existsSync(session.worktree));
     assert.is(sessionsOf(store, 1).length, 1);
-    // Once the worker it started ends too, nothing works there any more.
-    process.kill(record!.childPid!, "SIGKILL");
-    await waitFor("the worker to be gone", () => ended(record!.childPid!));
+    // Once the worker it started is stopped too (by its recorded pid and start), nothing works there any more.
+    assert.is(await stopSession(deps.sessionRoot, record!, { graceMs: 2_000 }), "stopped");
     assert.is(liveSessionOf(store, deps.sessionRoot, 1, session.worktree).live, false);
   }));
 

@@ -49,7 +49,10 @@ export function liveSessionOf(store: Store, sessionRoot: string, item: number, w
 export function describeLive(answer: LiveAnswer, item: number): string {
   const name = answer.session ? ` "${answer.session.name}" (id ${answer.session.id})` : "";
   if (answer.live === true) return `Work item ${item}: session${name} is still running in its worktree`;
-  if (answer.unreadable) return `Work item ${item}: session record "${answer.unreadable}" cannot be read, so whether a session of it still runs is unknown and nothing is done`;
+  if (answer.unreadable) {
+    return `Work item ${item}: session record "${answer.unreadable}" cannot be read, so whether a session of it still runs is unknown and nothing is done. ` +
+      `Once you know none runs ("robot-army session ls" lists the record as unreadable), move that file out of the session root and try again`;
+  }
   return `Work item ${item}: whether a session${name} still runs cannot be checked, so nothing is done`;
 }
 

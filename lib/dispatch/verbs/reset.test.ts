@@ -36,7 +36,7 @@ test("below effect level local reset refuses and removes nothing", () =>
     const session = (await dispatchReady(deps)).outcomes[0].session!;
     await stopAll(deps);
     const plan = { ...deps, effects: wireEffects("plan", { github: deps.effects.github }) };
-    await rejects(resetItem(plan, 1), Error, "needs effect level local or above, not plan; nothing was removed");
+    await rejects(resetItem(plan, 1), Error, "run it with --effect-level local or above (now plan); nothing was removed");
     assert.ok(existsSync(session.worktree));
     assert.is(getItem(store, 1)!.state, "active");
     const local = await resetItem({ ...deps, effects: wireEffects("local", { github: deps.effects.github }) }, 1);

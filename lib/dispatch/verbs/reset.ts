@@ -37,7 +37,7 @@ export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "s
   if (!found) throw new PreconditionError(`No work item ${itemId}`);
   if (!RESETTABLE.includes(found.state)) throw new PreconditionError(`Work item ${itemId} is ${found.state}; reset needs it ${RESETTABLE.join(", ")}`);
   if (!deps.effects.worktrees) {
-    throw new PreconditionError(`reset removes a real worktree and branch: it needs effect level local or above, not ${deps.effects.level}; nothing was removed`);
+    throw new PreconditionError(`Reset removes a real worktree and branch: run it with --effect-level local or above (now ${deps.effects.level}); nothing was removed`);
   }
   const repo = config.repos[found.repo];
   if (!repo) throw new PreconditionError(`Repository "${found.repo}" of work item ${itemId} is not in the config`);
