@@ -106,7 +106,8 @@ export function unreadableRecords(root: string): Array<{ file: string; problem: 
   return scanRecords(root).unreadable;
 }
 
-function scanRecords(root: string): { records: SessionRecord[]; unreadable: Array<{ file: string; problem: string }> } {
+/** Every record in the root in one read: the readable ones, oldest first, and the files that cannot be read. */
+export function scanRecords(root: string): { records: SessionRecord[]; unreadable: Array<{ file: string; problem: string }> } {
   if (!existsSync(root)) return { records: [], unreadable: [] };
   const ids = readdirSync(root).filter((name) => name.endsWith(".json") && !name.startsWith(".")).map((name) => name.slice(0, -5));
   const records: SessionRecord[] = [];

@@ -8,7 +8,7 @@
  */
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
-import { listRecords, unreadableRecords } from "../../sessions/records.ts";
+import { scanRecords } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
 import { workerRuns } from "../../sessions/state.ts";
 import type { Store } from "../../store/open.ts";
@@ -29,9 +29,9 @@ export function liveSessionOf(store: Store, sessionRoot: string, item: number, w
   let records: SessionRecord[];
   try {
     if (!existsSync(sessionRoot)) return { live: false, session: null };
-    const damaged = unreadableRecords(sessionRoot)[0];
-    if (damaged) return { live: "unknown", session: null, unreadable: damaged.file };
-    records = listRecords(sessionRoot);
+    const scanned = scanRecords(sessionRoot);
+    if (scanned.unreadable.length) return { live: "unknown", session: null, unreadable: scanned.unreadable[0].file };
+    records = scanned.records;
   } catch {
     return { live: "unknown", session: null };
   }
