@@ -9,6 +9,8 @@ import { sessionState } from "../../sessions/state.ts";
 import { queryAudit } from "../../store/audit.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { dispatchReady } from "../dispatch.ts";
+import type { DispatchDeps } from "../dispatch.ts";
+import type { Store } from "../../store/open.ts";
 import { sessionsOf } from "../sessions.ts";
 import { cancelSession, cancelTarget } from "./cancel.ts";
 import { rejects } from "../../_test-rejects.ts";
@@ -57,12 +59,8 @@ test("a confirmed cancel stops only that session, closes its row as cancelled an
 
 test("cancel reaches for the session by its id: with the item's own record swept, another session of the same name is never signalled", () =>
   withWorld(template, async ({ store, deps }) => {
-    await dispatchReady(deps);
-    const target = cancelTarget(store, 1);
-    // The item's own record is gone (swept); another robot-army's session has the same name.
-    const [own] = listRecords(deps.sessionRoot);
-    const other = { ...own, id: "0f0f0f0f-0000-4000-8000-000000000000" };
-    writeRecord(deps.sessionRoot, other);
+    const { target, own, other } = await withNamesake(store, deps);
+    // The item's own record is gone (swept).
     rmSync(sessionFiles(deps.sessionRoot, own.id).record);
     assert.is(await cancelSession(store, deps.sessionRoot, target), "not-running");
     assert.is(sessionState(deps.sessionRoot, other), "running", "the other session runs on");
@@ -71,11 +69,7 @@ test("cancel reaches for the session by its id: with the item's own record swept
 
 test("an unreadable record of the item's session refuses cancel before any signal", () =>
   withWorld(template, async ({ store, deps }) => {
-    await dispatchReady(deps);
-    const target = cancelTarget(store, 1);
-    const [own] = listRecords(deps.sessionRoot);
-    const other = { ...own, id: "0f0f0f0f-0000-4000-8000-000000000000" };
-    writeRecord(deps.sessionRoot, other);
+    const { target, own, other } = await withNamesake(store, deps);
     writeFileSync(sessionFiles(deps.sessionRoot, own.id).record, "");
     await rejects(cancelSession(store, deps.sessionRoot, target), Error, "cannot be read", "nothing was signalled");
     assert.equal(queryAudit(store, { kind: "session.cancel" }), [], "a refusal before any signal changes nothing");
@@ -83,5 +77,15 @@ test("an unreadable record of the item's session refuses cancel before any signa
     assert.is(getItem(store, 1)!.state, "active");
     assert.is(sessionState(deps.sessionRoot, other), "running", "the worker runs on");
   }));
+
+/** Dispatches item 1 and records another robot-army's session under the same name (the same worker, seen twice). */
+async function withNamesake(store: Store, deps: DispatchDeps) {
+  await dispatchReady(deps);
+  const target = cancelTarget(store, 1);
+  const [own] = listRecords(deps.sessionRoot);
+  const other = { ...own, id: "0f0f0f0f-0000-4000-8000-000000000000" };
+  writeRecord(deps.sessionRoot, other);
+  return { target, own, other };
+}
 
 test.run();
