@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { appendLine, createFileExclusive, writeFileAtomic } from "./atomic.ts";
-import { makeTempDir, removeTempDir } from "./fixtures.ts";
+import { makeTempDir, removeTempDir } from "./testing/fixtures.ts";
 
 function inTempDir(fn: (dir: string) => void): void {
   const dir = makeTempDir();

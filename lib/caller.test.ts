@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { makeGitRepo, withTempDir } from "./fixtures.ts";
+import { makeGitRepo, withTempDir } from "./testing/fixtures.ts";
 import { PROJECT_ROOT } from "./runtime.ts";
 
 const BIN = join(PROJECT_ROOT, "bin", "robot-army.mjs");

@@ -103,11 +103,26 @@ export function parse(def: CommandDef, argv: string[]): ParsedArgs {
   for (const [name, opt] of Object.entries({ ...def.options, help: HELP_OPTION })) {
     options[name] = { type: opt.type, ...(opt.short ? { short: opt.short } : {}), ...(opt.multiple ? { multiple: true } : {}) };
   }
+  // A negative number (`-1`, `--limit -3`) is a value, not an option: parseArgs is given a
+  // stand-in for it, so the command's own check says what is wrong with it.
+  const numbers = new Map<string, string>();
+  const args = argv.map((arg) => {
+    if (!/^-\d/.test(arg)) return arg;
+    const standIn = `\u0000${numbers.size}`;
+    numbers.set(standIn, arg);
+    return standIn;
+  });
+  const restore = (value: string) => numbers.get(value) ?? value;
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (error) {
     throw new UsageError(describeParseError(error), helpText(def));
+  }
+  parsed.positionals = parsed.positionals.map(restore);
+  for (const [name, value] of Object.entries(parsed.values)) {
+    if (typeof value === "string") parsed.values[name] = restore(value);
+    else if (Array.isArray(value)) parsed.values[name] = value.map((v) => (typeof v === "string" ? restore(v) : v));
   }
   if (parsed.values.help) throw new HelpRequested(helpText(def));
   const { min = 0, max = 0 } = def.positionals ?? {};

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ConfigError, EFFECT_LEVELS, configPath, configSchema, defaultConfig, keyLines, loadConfig, parseConfig } from "./config.ts";
 import type { Config } from "./config.ts";
 import { EXIT } from "./errors.ts";
-import { makeTempDir, removeTempDir } from "./fixtures.ts";
+import { makeTempDir, removeTempDir } from "./testing/fixtures.ts";
 
 const DEFAULTS: Config = {
   daemon: { tick_seconds: 60, effect_level: "plan", poll_seconds: 60, max_concurrent_sessions: 4, confirm_timeout: "30s" },

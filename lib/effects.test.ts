@@ -9,7 +9,7 @@ import { defaultConfig } from "./config.ts";
 import type { Config } from "./config.ts";
 import { EFFECT_LEVEL_OPTIONS, SIMULATED_GITHUB, commentOnIssue, effectsFor, resolveLevel, wireEffects } from "./effects.ts";
 import { UsageError } from "./errors.ts";
-import { withTempDir } from "./fixtures.ts";
+import { withTempDir } from "./testing/fixtures.ts";
 import { queryAudit } from "./store/audit.ts";
 import { openStore } from "./store/open.ts";
 

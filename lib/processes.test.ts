@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
-import { exitedPid } from "./fixtures.ts";
+import { exitedPid } from "./testing/fixtures.ts";
 import { identify, liveness, processStartTime } from "./processes.ts";
 
 test("this process is running, known by pid and start time", () => {

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { chmodSync, existsSync, mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir, removeTempDir } from "./fixtures.ts";
+import { makeTempDir, removeTempDir } from "./testing/fixtures.ts";
 import { ensureStateDir, stateDirPath } from "./state-dir.ts";
 
 test("RA_STATE_DIR wins, then XDG_STATE_HOME, then ~/.local/state", () => {

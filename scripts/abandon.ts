@@ -1,13 +1,13 @@
 /** `robot-army abandon <id> [--reason TEXT]`: the owner gives up on a work item; abandoned is final. */
 import type { CommandDef } from "../lib/cli.ts";
 import { parse, print, runMain, stringOption } from "../lib/cli.ts";
-import { itemIdOf } from "../lib/dispatch/verbs/_command-deps.ts";
 import { abandonItem } from "../lib/dispatch/verbs/abandon.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { getItem } from "../lib/work-items/queries.ts";
+import { itemIdArgument } from "../lib/work-items/argument.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -28,7 +28,7 @@ worktree and branch are left as they are.
 /** Parses argv, opens the store, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const item = itemIdOf(args);
+  const item = itemIdArgument(command, args);
   const store = await openStore(ensureStateDir());
   try {
     return run({ item, reason: stringOption(args, "reason") }, { store, sessionRoot: sessionRoot() });

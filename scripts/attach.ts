@@ -5,16 +5,13 @@
  */
 import { spawnSync } from "node:child_process";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
-import { helpText, parse, print, runMain } from "../lib/cli.ts";
+import { parse, print, runMain } from "../lib/cli.ts";
 import type { CommandDef } from "../lib/cli.ts";
 import { launcherFor } from "../lib/boundaries/launchers/select.ts";
-import type { Launcher } from "../lib/boundaries/launchers/types.ts";
-import { sessionsOf } from "../lib/dispatch/sessions.ts";
-import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { attachCommandFor } from "../lib/dispatch/attach-command.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
-import type { Store } from "../lib/store/open.ts";
-import { getItem } from "../lib/work-items/queries.ts";
+import { itemIdArgument } from "../lib/work-items/argument.ts";
 
 /** The `attach` command. */
 export const command: CommandDef = {
@@ -34,12 +31,11 @@ export const command: CommandDef = {
 
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const id = args.positionals[0];
-  if (!/^\d+$/.test(id)) throw new UsageError(`A work item is an id such as 12, got "${id}"`, helpText(command));
+  const id = itemIdArgument(command, args);
   const config = await configFromArgs(args);
   const store = await openExistingStore(stateDirPath());
   try {
-    const found = await attachCommandFor(store, Number(id), launcherFor(config));
+    const found = await attachCommandFor(store, id, launcherFor(config));
     if (found.argv === null) {
       print(found.message);
       return 0;
@@ -53,20 +49,6 @@ export async function main(argv: string[]): Promise<number> {
   } finally {
     store?.close();
   }
-}
-
-/** The argv that opens the item's worker, or why there is none to open. */
-export async function attachCommandFor(store: Store | undefined, id: number, launcher: Launcher): Promise<{ argv: string[] | null; message: string }> {
-  const item = store ? getItem(store, id) : undefined;
-  if (!item) throw new PreconditionError(`No work item ${id}; "robot-army status" lists them`);
-  const session = sessionsOf(store!, id).filter((s) => s.ended_at === null).at(-1);
-  if (!session) throw new PreconditionError(`Work item ${id} has no running session (state ${item.state})`);
-  const argv = await launcher.attachCommand(id);
-  if (argv) return { argv, message: "" };
-  if (launcher.name === "process") {
-    return { argv: null, message: `Work item ${id} runs headless as session ${session.name}; "robot-army session peek ${session.name}" shows its output` };
-  }
-  throw new PreconditionError(`The ${launcher.name} window of work item ${id} (marker ${session.marker}) cannot be found`);
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -6,13 +6,13 @@
 import { createInterface } from "node:readline";
 import { parse, print, runMain } from "../lib/cli.ts";
 import type { CommandDef } from "../lib/cli.ts";
-import { itemIdOf } from "../lib/dispatch/verbs/_command-deps.ts";
 import { cancelSession, cancelTarget, recordGaveUp } from "../lib/dispatch/verbs/cancel.ts";
 import type { Confirmation } from "../lib/dispatch/verbs/cancel.ts";
 import { PreconditionError } from "../lib/errors.ts";
 import { ensureSessionRoot } from "../lib/sessions/records.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
+import { itemIdArgument } from "../lib/work-items/argument.ts";
 
 /** The `cancel` command. */
 export const command: CommandDef = {
@@ -31,7 +31,7 @@ export const command: CommandDef = {
 
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const id = itemIdOf(args);
+  const id = itemIdArgument(command, args);
   const store = await openStore(ensureStateDir());
   try {
     const target = cancelTarget(store, id);

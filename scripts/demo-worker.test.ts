@@ -7,9 +7,9 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { composePrompt, writePromptFile } from "../lib/dispatch/prompt.ts";
-import { git } from "../lib/fixtures.ts";
-import { forgeTemplate } from "../lib/forge/_test-forge.ts";
-import type { TestForge } from "../lib/forge/_test-forge.ts";
+import { git } from "../lib/testing/fixtures.ts";
+import { forgeTemplate } from "../lib/testing/forge.ts";
+import type { TestForge } from "../lib/testing/forge.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 
 // Seeded: #1..#3 labelled by owner; #1 is "Add a --verbose flag to the widget builder".

@@ -11,7 +11,7 @@ import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandDef } from "../lib/cli.ts";
 import { parse, runMain } from "../lib/cli.ts";
-import { readTokenFile } from "../lib/boundaries/_github-token.ts";
+import { readTokenFile } from "../lib/boundaries/github-token.ts";
 import { promptHeader } from "../lib/dispatch/prompt.ts";
 import type { PromptHeader } from "../lib/dispatch/prompt.ts";
 import { PROJECT_ROOT, isDeno, runtimeArgv } from "../lib/runtime.ts";

@@ -2,11 +2,11 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { quickOptions } from "../lib/boundaries/_github-test-kit.ts";
+import { quickOptions } from "../lib/testing/github-kit.ts";
 import { connectGitHub } from "../lib/boundaries/github.ts";
 import { CheckFailedError } from "../lib/errors.ts";
-import { forgeTemplate } from "../lib/forge/_test-forge.ts";
-import type { TestForge } from "../lib/forge/_test-forge.ts";
+import { forgeTemplate } from "../lib/testing/forge.ts";
+import type { TestForge } from "../lib/testing/forge.ts";
 import { run } from "./doctor.ts";
 import type { DoctorDeps } from "./doctor.ts";
 

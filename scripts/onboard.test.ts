@@ -1,11 +1,11 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { forgeConfig, quickOptions, testStore } from "../lib/boundaries/_github-test-kit.ts";
+import { forgeConfig, quickOptions, testStore } from "../lib/testing/github-kit.ts";
 import { connectGitHub } from "../lib/boundaries/github.ts";
 import { parse } from "../lib/cli.ts";
 import { UsageError } from "../lib/errors.ts";
-import { git } from "../lib/fixtures.ts";
-import { forgeTemplate } from "../lib/forge/_test-forge.ts";
+import { git } from "../lib/testing/fixtures.ts";
+import { forgeTemplate } from "../lib/testing/forge.ts";
 import { findRepo, loadForgeData, saveForgeData } from "../lib/forge/state.ts";
 import { command, onboardOptions, run } from "./onboard.ts";
 

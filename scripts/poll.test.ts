@@ -1,14 +1,14 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { forgeConfig, quickOptions, testStore } from "../lib/boundaries/_github-test-kit.ts";
+import { forgeConfig, quickOptions, testStore } from "../lib/testing/github-kit.ts";
 import { connectGitHub } from "../lib/boundaries/github.ts";
 import { parse } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { wireEffects } from "../lib/effects.ts";
 import type { EffectLevel } from "../lib/effects.ts";
 import { PreconditionError } from "../lib/errors.ts";
-import { forgeTemplate } from "../lib/forge/_test-forge.ts";
-import type { TestForge } from "../lib/forge/_test-forge.ts";
+import { forgeTemplate } from "../lib/testing/forge.ts";
+import type { TestForge } from "../lib/testing/forge.ts";
 import { fingerprintOf } from "../lib/repos/fingerprint.ts";
 import { recordApproval } from "../lib/repos/records.ts";
 import { command, pollOptions, run } from "./poll.ts";

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { defaultConfig } from "../lib/config.ts";
 import type { Config } from "../lib/config.ts";
 import { PreconditionError } from "../lib/errors.ts";
-import { withTempDir } from "../lib/fixtures.ts";
-import { makeItem, withStore } from "../lib/repos/_test-items.ts";
+import { withTempDir } from "../lib/testing/fixtures.ts";
+import { makeItem, withStore } from "../lib/testing/items.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -72,7 +72,7 @@ test("robot-army prompt on the real binary: an item's prompt (exit 0), an unknow
     assert.is(unknown.stderr, 'robot-army: No work item 99; "robot-army status" lists them\n');
     const bad = ra("prompt", "twelve");
     assert.is(bad.status, 2);
-    assert.match(bad.stderr, 'robot-army: A work item id is a whole number such as 12, got "twelve"\n\nUsage: robot-army prompt <id>');
+    assert.match(bad.stderr, 'robot-army: A work item id is a positive whole number such as 12, got "twelve"\n\nUsage: robot-army prompt <id>');
   }));
 
 test.run();

@@ -6,7 +6,7 @@
  * A read never creates anything: with no database yet, no item exists.
  */
 import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, helpText, parse, runMain } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
 import { worktreePath } from "../lib/boundaries/worktrees.ts";
 import { worktreeRoot } from "../lib/dispatch/worktree-root.ts";
 import type { Config } from "../lib/config.ts";
@@ -14,11 +14,10 @@ import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { branchName } from "../lib/dispatch/branch-name.ts";
 import { composePrompt } from "../lib/dispatch/prompt.ts";
 import type { PromptInput } from "../lib/dispatch/prompt.ts";
-import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { getItem } from "../lib/work-items/queries.ts";
+import { itemIdArgument, requireItem } from "../lib/work-items/argument.ts";
 
 export const command: CommandDef = {
   name: "prompt",
@@ -48,7 +47,7 @@ export interface PromptDeps {
 
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const id = itemId(args.positionals[0]);
+  const id = itemIdArgument(command, args);
   const config = await configFromArgs(args);
   const stateDir = stateDirPath();
   const store = await openExistingStore(stateDir);
@@ -61,8 +60,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Prints the item's prompt, or its parts as JSON; an unknown item is a PreconditionError. */
 export function run(opts: { id: number; json: boolean }, deps: PromptDeps): number {
-  const item = deps.store ? getItem(deps.store, opts.id) : undefined;
-  if (!item) throw new PreconditionError(`No work item ${opts.id}; "robot-army status" lists them`);
+  const item = requireItem(deps.store, opts.id);
   const input: PromptInput = {
     item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
     branch: branchName(item.issue, item.title),
@@ -79,9 +77,5 @@ export function run(opts: { id: number; json: boolean }, deps: PromptDeps): numb
   return 0;
 }
 
-function itemId(given: string): number {
-  if (!/^\d+$/.test(given)) throw new UsageError(`A work item id is a whole number such as 12, got "${given}"`, helpText(command));
-  return Number(given);
-}
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -9,8 +9,9 @@ import { CONFIG_OPTION } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
 import type { DispatchDeps } from "../lib/dispatch/dispatch.ts";
-import { itemIdOf, withDispatchDeps } from "../lib/dispatch/verbs/_command-deps.ts";
+import { withDispatchDeps } from "../lib/dispatch/verbs/command-deps.ts";
 import { resetItem } from "../lib/dispatch/verbs/reset.ts";
+import { itemIdArgument } from "../lib/work-items/argument.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -38,7 +39,7 @@ Below effect level local, worktrees are simulated and reset refuses, removing no
 /** Parses argv, refuses --force without a terminal, wires the dependencies, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const item = itemIdOf(args);
+  const item = itemIdArgument(command, args);
   const force = args.values.force === true;
   if (force && !process.stdin.isTTY) throw new PreconditionError("--force discards work, so it is taken only when typed at a terminal; stdin is not one");
   return await withDispatchDeps(args, (deps) => run({ item, force }, deps));

@@ -2,7 +2,7 @@
  * `robot-army restart <id>`: give a work item a new session in its worktree, starting without the earlier context.
  */
 import { runMain } from "../lib/cli.ts";
-import { relaunchCommand } from "../lib/dispatch/verbs/_relaunch-command.ts";
+import { relaunchCommand } from "../lib/dispatch/verbs/relaunch-command.ts";
 
 const restart = relaunchCommand("restart", "Give a work item a new session in its worktree, starting without the earlier context", `\
 The worker is started afresh with its prompt in the same worktree and branch, in a session

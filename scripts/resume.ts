@@ -2,7 +2,7 @@
  * `robot-army resume <id>`: give a work item a new session in its worktree, with the worker's context restored.
  */
 import { runMain } from "../lib/cli.ts";
-import { relaunchCommand } from "../lib/dispatch/verbs/_relaunch-command.ts";
+import { relaunchCommand } from "../lib/dispatch/verbs/relaunch-command.ts";
 
 const resume = relaunchCommand("resume", "Give a work item a new session in its worktree, with the worker's context restored", `\
 The worker is started again in the same worktree and branch with worker.resume_args added

@@ -1,11 +1,11 @@
 /** `robot-army retry <id>`: a failed work item goes back to ready, so dispatch starts it afresh. */
 import type { CommandDef } from "../lib/cli.ts";
 import { parse, print, runMain } from "../lib/cli.ts";
-import { itemIdOf } from "../lib/dispatch/verbs/_command-deps.ts";
 import { retryItem } from "../lib/dispatch/verbs/retry.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
+import { itemIdArgument } from "../lib/work-items/argument.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -24,7 +24,7 @@ state refuses; an item whose worktree is still there is resumed, restarted or re
 /** Parses argv, opens the store, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const item = itemIdOf(args);
+  const item = itemIdArgument(command, args);
   const store = await openStore(ensureStateDir());
   try {
     return run({ item }, { store });

@@ -10,8 +10,8 @@ import { now } from "../lib/clock.ts";
 import { formatAge } from "../lib/duration.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { commandText } from "../lib/shell-words.ts";
-import { collectGarbage } from "../lib/sessions/gc.ts";
-import type { GcEffect, GcReport } from "../lib/sessions/gc.ts";
+import { collectGarbage, describeGc } from "../lib/sessions/gc.ts";
+import type { GcEffect } from "../lib/sessions/gc.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { auditEffect } from "../lib/store/audit.ts";
 import { openStore } from "../lib/store/open.ts";
@@ -302,29 +302,6 @@ async function runGc(args: ParsedArgs): Promise<number> {
   if (args.values.json) printJson(report);
   else print(...describeGc(report));
   return 0;
-}
-
-const BUCKETS: Array<[keyof GcReport, string, string]> = [
-  ["orphans", "removed orphan", "would remove orphan"],
-  ["abandoned", "abandoned", "would mark abandoned"],
-  ["respawned", "respawned", "would respawn"],
-  ["flapping", "flapping, not respawned", "would mark flapping"],
-  ["removed", "removed", "would remove"],
-  ["kept", "kept", "kept"],
-  ["skipped", "skipped", "skipped"],
-];
-
-/** The gc report as lines, one per session, bucket by bucket. */
-export function describeGc(report: GcReport): string[] {
-  const lines: string[] = [];
-  for (const [bucket, done, would] of BUCKETS) {
-    for (const entry of report[bucket] as Array<{ name: string; id: string; reason: string }>) {
-      lines.push(`${report.dryRun ? would : done}: ${entry.name} ${entry.id.slice(0, 8)} (${entry.reason})`);
-    }
-  }
-  const acted = (["orphans", "abandoned", "respawned", "flapping", "removed"] as const).some((b) => report[b].length);
-  if (!acted) lines.push("Nothing to clean up");
-  return lines;
 }
 
 /**

@@ -6,7 +6,7 @@
  * A read never creates anything: with no database yet, no item exists.
  */
 import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { JSON_OPTION, helpText, parse, runMain } from "../lib/cli.ts";
+import { JSON_OPTION, helpText, parse, runMain, withHelp } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
@@ -18,6 +18,7 @@ import { getItem, listItems } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { sessionsOf } from "../lib/dispatch/sessions.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
+import { noSuchItem, parseItemId } from "../lib/work-items/argument.ts";
 
 export const command: CommandDef = {
   name: "show",
@@ -85,7 +86,7 @@ export function showOptions(args: ParsedArgs): ShowOptions {
   const given = args.positionals[0];
   const byIssue = parseIssueRef(given);
   let ref: ItemRef;
-  if (/^\d+$/.test(given)) ref = { id: Number(given) };
+  if (/^[-+]?\d+\w*$/.test(given)) ref = { id: withHelp(command, () => parseItemId(given)) };
   else if (byIssue) ref = byIssue;
   else throw new UsageError(`A work item is an id such as 12 or an issue such as owner/name#7, got "${given}"`, helpText(command));
   return { ref, includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
@@ -95,7 +96,7 @@ export function showOptions(args: ParsedArgs): ShowOptions {
 export function run(opts: ShowOptions, deps: ShowDeps): number {
   const item = deps.store ? findItem(deps.store, opts.ref, opts.includeSimulated) : undefined;
   const named = "id" in opts.ref ? `${opts.ref.id}` : `for ${opts.ref.repo}#${opts.ref.issue}`;
-  if (!item) throw new PreconditionError(`No work item ${named}; "robot-army status" lists them`);
+  if (!item) throw noSuchItem(named);
   if (item.simulated && !opts.includeSimulated) {
     throw new PreconditionError(`Work item ${item.id} is simulated (made below the live effect level); --include-simulated shows it`);
   }

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../lib/fixtures.ts";
+import { withTempDir } from "../lib/testing/fixtures.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { sessionState } from "../lib/sessions/state.ts";

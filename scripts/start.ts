@@ -13,7 +13,7 @@ import type { CommandDef } from "../lib/cli.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { reporter } from "../lib/daemon/events.ts";
 import { stopSwitch } from "../lib/daemon/loop.ts";
-import { git } from "../lib/fixtures.ts";
+import { cloneRepository } from "../lib/boundaries/git.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
@@ -56,7 +56,7 @@ async function rehearse(): Promise<number> {
   const watch = { timer: undefined as ReturnType<typeof setInterval> | undefined };
   try {
     const clone = join(dir, "widgets");
-    git(dir, "clone", "--quiet", seeded.repository.clone_url, clone);
+    await cloneRepository(dir, seeded.repository.clone_url, clone);
     const token = seeded.users.find((u) => u.trusted)!;
     const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone);
     const config = await loadConfig({ path: configFile });

@@ -3,10 +3,10 @@ import type { CommandDef } from "../lib/cli.ts";
 import { parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
 import { describeHold, parseHoldTarget, unhold } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
-import { PreconditionError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
+import { noSuchItem } from "../lib/work-items/argument.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -36,7 +36,7 @@ export async function main(argv: string[]): Promise<number> {
 export function run(opts: { target: HoldTarget }, deps: { store: Store | undefined; write: (text: string) => void }): number {
   const { store } = deps;
   if (!store) {
-    if ("item" in opts.target) throw new PreconditionError(`No work item ${opts.target.item}; "robot-army status" lists them`);
+    if ("item" in opts.target) throw noSuchItem(opts.target.item);
     deps.write(`not held: repository ${opts.target.repo}\n`);
     return 0;
   }

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
-import { commitFile, git, repoTemplate, withTempDir } from "../fixtures.ts";
+import { commitFile, git, repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import { changedFiles, commitsBetween, currentBranch, headCommit, repositoryAt } from "./git.ts";
 
 // Building a repository takes several git calls; each test works in a copy of this one.

@@ -27,6 +27,11 @@ async function gitAnswer(cwd: string, args: string[]): Promise<string | undefine
   return result.code === 0 ? result.stdout.trim() : undefined;
 }
 
+/** Clones `url` into `dest` (a new folder) quietly; a failed clone throws with git's words. */
+export async function cloneRepository(cwd: string, url: string, dest: string): Promise<void> {
+  await git(cwd, ["clone", "--quiet", url, dest]);
+}
+
 /** Where a repository (or worktree) is and where it keeps its exclude file. */
 export interface RepositoryInfo {
   root: string;

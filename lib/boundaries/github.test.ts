@@ -4,9 +4,9 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { PreconditionError } from "../errors.ts";
-import { forgeTemplate } from "../forge/_test-forge.ts";
-import type { TestForge } from "../forge/_test-forge.ts";
-import { addPullRequest, forgeConfig, quickOptions, testStore } from "./_github-test-kit.ts";
+import { forgeTemplate } from "../testing/forge.ts";
+import type { TestForge } from "../testing/forge.ts";
+import { addPullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
 import { GitHubError, RateLimitDeferred, connectGitHub, readRateLimitState, readToken } from "./github.ts";
 
 const template = forgeTemplate();

@@ -18,16 +18,16 @@ import type { Octokit } from "@octokit/rest";
 import type { Config } from "../config.ts";
 import { now as clockNow } from "../clock.ts";
 import type { Store } from "../store/open.ts";
-import { gitHubMemory } from "./_github-state.ts";
-import { readToken } from "./_github-token.ts";
+import { gitHubMemory } from "./github-state.ts";
+import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
 import type { GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges } from "./github-types.ts";
 
 export { GitHubError, RateLimitDeferred };
 export type { RetryNotice };
-export { readRateLimitState } from "./_github-state.ts";
-export { readToken, readTokenFile } from "./_github-token.ts";
+export { readRateLimitState } from "./github-state.ts";
+export { readToken, readTokenFile } from "./github-token.ts";
 
 /** How `connectGitHub` behaves; tests shorten the waits. */
 export interface GitHubOptions extends Partial<TransportOptions> {

@@ -2,9 +2,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { rejects } from "../_test-rejects.ts";
+import { rejects } from "../testing/rejects.ts";
 import { PreconditionError } from "../errors.ts";
-import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir, withTempDir } from "../fixtures.ts";
+import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir, withTempDir } from "../testing/fixtures.ts";
 import { branchName } from "../dispatch/branch-name.ts";
 import type { Worktree } from "./worktrees.ts";
 import {

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError } from "../errors.ts";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "../testing/fixtures.ts";
 import { identify } from "../processes.ts";
 import { queryAudit } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";

@@ -2,13 +2,13 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "../testing/fixtures.ts";
 import { liveness } from "../processes.ts";
-import { makeItem } from "../repos/_test-items.ts";
-import { trackSessionProcesses, waitFor } from "../sessions/_test-sessions.ts";
+import { makeItem } from "../testing/items.ts";
+import { trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import { readRecord, sessionFiles, writeRecord } from "../sessions/records.ts";
 import { sessionState } from "../sessions/state.ts";
-import { configFrom, inWorkerDir, startWorker } from "./_test-workers.ts";
+import { configFrom, inWorkerDir, startWorker } from "../testing/workers.ts";
 import { configuredLimits, observeCapacity, workerTags } from "./capacity.ts";
 
 const sessions = trackSessionProcesses(test, { childrenBy: "pid" });

@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { PreconditionError, UsageError } from "../errors.ts";
-import { atTime, makeItem, withStore } from "../repos/_test-items.ts";
+import { atTime, makeItem, withStore } from "../testing/items.ts";
 import { queryAudit } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import {
@@ -110,8 +110,8 @@ test("hold targets: an id or --repo owner/name, never both or neither", () => {
     assert.throws(() => parseHoldTarget(id, repo), (error: Error) => error instanceof UsageError && error.message === message);
   usage("12", "demo/widgets", "Give a work item id or --repo, not both");
   usage(undefined, undefined, "Give a work item id or --repo owner/name");
-  usage("twelve", undefined, 'Work item id "twelve" must be a whole number, e.g. 12');
-  usage("0", undefined, 'Work item id "0" must be a whole number, e.g. 12');
+  usage("twelve", undefined, 'A work item id is a positive whole number such as 12, got "twelve"');
+  usage("0", undefined, 'A work item id is a positive whole number such as 12, got "0"');
   usage(undefined, "widgets", '--repo "widgets" must be owner/name, e.g. demo/widgets');
 });
 

@@ -5,10 +5,11 @@
  * record; setting what is already set changes nothing and records nothing.
  */
 import { nowIso } from "../clock.ts";
-import { PreconditionError, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { getItem } from "../work-items/queries.ts";
+import { parseItemId, requireItem } from "../work-items/argument.ts";
 
 /** The pause as stored: when it was set and why. */
 export interface Pause {
@@ -147,8 +148,7 @@ export function parseHoldTarget(id: string | undefined, repo: string | undefined
     return { repo };
   }
   if (id === undefined) throw new UsageError("Give a work item id or --repo owner/name");
-  if (!/^\d+$/.test(id) || Number(id) < 1) throw new UsageError(`Work item id "${id}" must be a whole number, e.g. 12`);
-  return { item: Number(id) };
+  return { item: parseItemId(id) };
 }
 
 /** How a hold reads in a sentence: `item 3 (demo/widgets#7)` or `repository demo/widgets`. */
@@ -168,9 +168,7 @@ function holdOn(store: Store, target: HoldTarget): Hold | undefined {
 }
 
 function checkTarget(store: Store, target: HoldTarget): void {
-  if ("item" in target && !getItem(store, target.item)) {
-    throw new PreconditionError(`No work item ${target.item}; "robot-army status" lists them`);
-  }
+  if ("item" in target) requireItem(store, target.item);
 }
 
 function subjects(store: Store, target: HoldTarget): { item?: number; repo: string } {

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync, readdirSync, statSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "../testing/fixtures.ts";
 import { PROMPT_FILE_NAME, composePrompt, promptHeader, writePromptFile } from "./prompt.ts";
 import type { PromptInput } from "./prompt.ts";
 

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "../testing/fixtures.ts";
 import { findWorkerProgram } from "./worker-program.ts";
 
 const worker = (binary: string, launcher: "process" | "tmux" | "kitty" = "process") => ({ worker: { binary, launcher } }) as Parameters<typeof findWorkerProgram>[0];

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError, UsageError } from "../errors.ts";
-import { commitFile, git, repoTemplate, withTempDir } from "../fixtures.ts";
+import { commitFile, git, repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import { openJournal, resolveKey, shown } from "./journal.ts";
 import { startEpisode } from "./lifecycle.ts";
 

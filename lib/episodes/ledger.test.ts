@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import type { Journal } from "./journal.ts";
 import { appendEvent, newestEventByEpisode, readLedger } from "./ledger.ts";
 import type { LedgerEvent } from "./ledger.ts";

@@ -5,14 +5,14 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { PreconditionError } from "../errors.ts";
-import { commitFile, git, repoTemplate, withTempDir } from "../fixtures.ts";
+import { commitFile, git, repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import { identify } from "../processes.ts";
 import { openJournal } from "./journal.ts";
 import type { Journal } from "./journal.ts";
 import { readLedger } from "./ledger.ts";
 import { endEpisode, requireOpen, setStatus, startEpisode } from "./lifecycle.ts";
 import { openFile } from "./open-episodes.ts";
-import { rejects } from "../_test-rejects.ts";
+import { rejects } from "../testing/rejects.ts";
 
 const T0 = new Date("2026-01-15T10:00:00Z");
 const T1 = new Date("2026-01-15T10:20:00Z");

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { exitedPid, repoTemplate, withTempDir } from "../fixtures.ts";
+import { exitedPid, repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import { identify } from "../processes.ts";
 import type { Liveness, ProcessIdentity } from "../processes.ts";
 import { openJournal } from "./journal.ts";

@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { failure, forgeTemplate, SEED_TIME } from "./_test-forge.ts";
-import { pushBranch } from "./_test-git.ts";
+import { failure, forgeTemplate, SEED_TIME } from "../testing/forge.ts";
+import { pushBranch } from "../testing/forge-git.ts";
 
 // Seeded: #1..#7 labelled by owner, #8 labelled by stranger, #9 unlabelled by owner.
 const template = forgeTemplate({ issues: 7 });

@@ -1,10 +1,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { git } from "../fixtures.ts";
+import { git } from "../testing/fixtures.ts";
 import { closingReferences } from "./pulls.ts";
 import type { ForgeRepo } from "./state.ts";
-import { failure, forgeTemplate } from "./_test-forge.ts";
-import { makeBranch, pushBranch } from "./_test-git.ts";
+import { failure, forgeTemplate } from "../testing/forge.ts";
+import { makeBranch, pushBranch } from "../testing/forge-git.ts";
 
 // Seeded: #1..#3 labelled by owner, #4 labelled by stranger, #5 unlabelled by owner.
 const template = forgeTemplate();

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Octokit } from "@octokit/rest";
-import { git, withTempDir } from "../fixtures.ts";
+import { git, withTempDir } from "../testing/fixtures.ts";
 import { seedForge } from "./seed.ts";
 import { startForge } from "./server.ts";
 import { loadForgeData } from "./state.ts";

@@ -4,7 +4,7 @@ import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "../testing/fixtures.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import { seedForge } from "./seed.ts";
 

@@ -3,8 +3,8 @@ import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Octokit } from "@octokit/rest";
-import { withTempDir } from "../fixtures.ts";
-import { failure, forgeTemplate } from "./_test-forge.ts";
+import { withTempDir } from "../testing/fixtures.ts";
+import { failure, forgeTemplate } from "../testing/forge.ts";
 import { startForge } from "./server.ts";
 
 const template = forgeTemplate();

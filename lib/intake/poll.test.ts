@@ -1,12 +1,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { addPullRequest, forgeConfig, quickOptions, testStore } from "../boundaries/_github-test-kit.ts";
+import { addPullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
 import { connectGitHub } from "../boundaries/github.ts";
 import type { Config } from "../config.ts";
 import { wireEffects } from "../effects.ts";
 import type { EffectLevel } from "../effects.ts";
-import { forgeTemplate } from "../forge/_test-forge.ts";
-import type { TestForge } from "../forge/_test-forge.ts";
+import { forgeTemplate } from "../testing/forge.ts";
+import type { TestForge } from "../testing/forge.ts";
 import { findRepo, loadForgeData, saveForgeData } from "../forge/state.ts";
 import { fingerprintOf } from "../repos/fingerprint.ts";
 import { recordApproval } from "../repos/records.ts";

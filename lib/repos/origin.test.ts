@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "../testing/fixtures.ts";
 import { expectedRemotes, originMatches, redactedRemote, remoteTarget } from "./origin.ts";
 
 const GITHUB = { clone_url: "https://github.com/demo/widgets.git", html_url: "https://github.com/demo/widgets" };

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { recordChangedSettings } from "./records.ts";
 import { dispatchQueue } from "./queue.ts";
-import { configWithRepos, makeItem, onboard, withStore } from "./_test-items.ts";
+import { configWithRepos, makeItem, onboard, withStore } from "../testing/items.ts";
 
 const order = (queue: ReturnType<typeof dispatchQueue>) => queue.queue.map((q) => `${q.position}:${q.item.repo}#${q.item.issue}`);
 

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandDef, FamilyDef } from "../cli.ts";
 import { RobotArmyError } from "../errors.ts";
-import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { buildCatalogue, compareCatalogue, pagePath, renderCommandReference, renderIndex, writeCatalogue } from "./catalogue.ts";
 import type { Scenario } from "./load.ts";
 

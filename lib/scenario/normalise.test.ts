@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { Normaliser } from "./normalise.ts";
 
 const UUID_A = "3f2c9a1e-8b7d-4c6e-9f01-23456789abcd";

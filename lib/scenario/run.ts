@@ -7,7 +7,7 @@ import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
-import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { listRecords, sessionRoot } from "../sessions/records.ts";
 import { checkExpectation } from "./expect.ts";
 import type { StepOutcome } from "./expect.ts";

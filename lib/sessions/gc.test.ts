@@ -2,11 +2,10 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { describeGc } from "../../scripts/session.ts";
 import { createFileExclusive } from "../atomic.ts";
 import { identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
-import { collectGarbage, fastExitsInARow } from "./gc.ts";
+import { collectGarbage, describeGc, fastExitsInARow } from "./gc.ts";
 import type { GcEntry, GcReport } from "./gc.ts";
 import { holdSession, update } from "./holder.ts";
 import type { HolderResult } from "./holder.ts";
@@ -16,7 +15,7 @@ import { createSession, respawnRecord } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { sessionState } from "./state.ts";
 import { stopSession } from "./stop.ts";
-import { holderGone, inSessionDir, sleep, trackSessionProcesses, waitFor } from "./_test-sessions.ts";
+import { holderGone, inSessionDir, sleep, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /** Holders and children this file started, so none outlives its test. */
 const processes = trackSessionProcesses(test, { childrenBy: "pid" });

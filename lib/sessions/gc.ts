@@ -221,3 +221,26 @@ function bucketAction(bucket: GcEntry[], report: GcReport): string {
   if (bucket === report.flapping) return "mark-flapping";
   return "remove";
 }
+
+const BUCKETS: Array<[keyof GcReport, string, string]> = [
+  ["orphans", "removed orphan", "would remove orphan"],
+  ["abandoned", "abandoned", "would mark abandoned"],
+  ["respawned", "respawned", "would respawn"],
+  ["flapping", "flapping, not respawned", "would mark flapping"],
+  ["removed", "removed", "would remove"],
+  ["kept", "kept", "kept"],
+  ["skipped", "skipped", "skipped"],
+];
+
+/** The gc report as lines, one per session, bucket by bucket. */
+export function describeGc(report: GcReport): string[] {
+  const lines: string[] = [];
+  for (const [bucket, done, would] of BUCKETS) {
+    for (const entry of report[bucket] as Array<{ name: string; id: string; reason: string }>) {
+      lines.push(`${report.dryRun ? would : done}: ${entry.name} ${entry.id.slice(0, 8)} (${entry.reason})`);
+    }
+  }
+  const acted = (["orphans", "abandoned", "respawned", "flapping", "removed"] as const).some((b) => report[b].length);
+  if (!acted) lines.push("Nothing to clean up");
+  return lines;
+}

@@ -10,7 +10,7 @@ import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { sessionState } from "./state.ts";
-import { holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "./_test-sessions.ts";
+import { holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /** Every process a test started (holders and children), so none outlives its test. */
 const { start: startSession, leaked } = trackSessionProcesses(test, { childrenBy: "pid" });

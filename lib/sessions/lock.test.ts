@@ -6,12 +6,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { RobotArmyError } from "../errors.ts";
-import { exitedPid, withTempDir } from "../fixtures.ts";
+import { exitedPid, withTempDir } from "../testing/fixtures.ts";
 import { identify, liveness } from "../processes.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { breakIfStale, lockOwner as owner } from "../stale-lock.ts";
 import { withLock } from "./lock.ts";
-import { rejection, sleep } from "./_test-sessions.ts";
+import { rejection, sleep } from "../testing/sessions.ts";
 
 /** A `sleep` this test starts and must stop; stopped by its own pid. */
 function startSleeper(): { child: ChildProcess; stop: () => Promise<void> } {

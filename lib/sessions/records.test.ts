@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError, UsageError } from "../errors.ts";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "../testing/fixtures.ts";
 import {
   appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, readSessionEvents, removeSessionFiles,
   resolveRef, sessionFiles, sessionRoot, writeRecord,

@@ -54,7 +54,7 @@ export async function createSession(root: string, spec: SessionSpec): Promise<Se
 }
 
 /** The holder script a detached session runs in. */
-const HOLDER_SCRIPT = join(PROJECT_ROOT, "scripts", "session-holder.ts");
+const HOLDER_SCRIPT = join(PROJECT_ROOT, "scripts", "dev", "session-holder.ts");
 
 /**
  * Starts a detached holder for a session and waits until its child is confirmed started

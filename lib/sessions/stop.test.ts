@@ -12,7 +12,7 @@ import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { childRunning, sessionState } from "./state.ts";
 import { stopSession } from "./stop.ts";
-import { groupMembers, holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "./_test-sessions.ts";
+import { groupMembers, holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /**
  * Waits a moment for every member of a signalled group to be gone: a process that got a

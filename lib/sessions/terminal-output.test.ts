@@ -2,8 +2,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { withTempDir } from "../fixtures.ts";
-import { sleep } from "./_test-sessions.ts";
+import { withTempDir } from "../testing/fixtures.ts";
+import { sleep } from "../testing/sessions.ts";
 import { terminalLines, terminalOf } from "./terminal-output.ts";
 
 /** Runs tmux on a server of this test's own socket; never the user's. */

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { appendAudit, auditEffect, intentsWithoutOutcome, queryAudit } from "./audit.ts";
 import type { AuditRecord } from "./audit.ts";

@@ -5,7 +5,7 @@ import { existsSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PreconditionError } from "../errors.ts";
-import { makeTempDir, removeTempDir } from "../fixtures.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "./migrations.ts";
 import type { Migration } from "./migrations.ts";

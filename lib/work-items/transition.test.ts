@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { join } from "node:path";
 import { PreconditionError } from "../errors.ts";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "../testing/fixtures.ts";
 import { queryAudit } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";

@@ -8,8 +8,8 @@ import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import { getItem } from "./queries.ts";
 import type { WorkItem, WorkItemState } from "./queries.ts";
+import { requireItem } from "./argument.ts";
 
 /** Where each state may go. `done` and `abandoned` go nowhere. */
 export const ALLOWED: Readonly<Record<WorkItemState, readonly WorkItemState[]>> = {
@@ -38,8 +38,7 @@ export interface TransitionCause {
 /** Moves an item to `to`; returns the item as written. Refuses a move ALLOWED does not list. */
 export function transition(store: Store, itemId: number, to: WorkItemState, cause: TransitionCause): WorkItem {
   return store.transaction(() => {
-    const item = getItem(store, itemId);
-    if (!item) throw new PreconditionError(`No work item ${itemId}`);
+    const item = requireItem(store, itemId);
     if (!ALLOWED[item.state].includes(to)) {
       throw new PreconditionError(`Work item ${itemId} (${item.repo}#${item.issue}) cannot go from ${item.state} to ${to}`);
     }

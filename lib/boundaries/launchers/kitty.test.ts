@@ -6,10 +6,10 @@ import { readRecord } from "../../sessions/records.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { KittyLauncher } from "./kitty.ts";
 import { robotArmyArgv } from "./_self.ts";
-import { writeKittyStandIn, writeUnreachableKitty } from "./_kitty-standin.ts";
-import type { KittyStandIn } from "./_kitty-standin.ts";
-import { LauncherTests, logOf, rejection, waitFor } from "./_test-launchers.ts";
-import type { LauncherDirs } from "./_test-launchers.ts";
+import { writeKittyStandIn, writeUnreachableKitty } from "../../testing/kitty-standin.ts";
+import type { KittyStandIn } from "../../testing/kitty-standin.ts";
+import { LauncherTests, logOf, rejection, waitFor } from "../../testing/launchers.ts";
+import type { LauncherDirs } from "../../testing/launchers.ts";
 import { LaunchError } from "./types.ts";
 import type { LaunchSpec } from "./types.ts";
 

@@ -6,8 +6,8 @@
  * them as regular expressions, and item 7 must not match item 17.
  */
 import { resolve } from "node:path";
-import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./_session-run.ts";
-import type { CommandResult, Env, LauncherBaseOptions } from "./_session-run.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
+import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
 import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
 

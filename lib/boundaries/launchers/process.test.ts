@@ -6,7 +6,7 @@ import { readRecord, writeRecord } from "../../sessions/records.ts";
 import { createSession } from "../../sessions/start.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { ProcessLauncher } from "./process.ts";
-import { LauncherTests, logOf, recordNamed, rejection, waitFor } from "./_test-launchers.ts";
+import { LauncherTests, logOf, recordNamed, rejection, waitFor } from "../../testing/launchers.ts";
 import { LaunchError } from "./types.ts";
 import type { LaunchSpec } from "./types.ts";
 

@@ -7,8 +7,8 @@ import { listRecords, sessionRoot } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
 import { sessionState } from "../../sessions/state.ts";
 import type { SessionState } from "../../sessions/state.ts";
-import { DEFAULT_LAUNCH_TIMEOUT_MS, assertNameFree, failureLine, runCommand, sessionEnv, sessionRunArgv } from "./_session-run.ts";
-import type { Env, LauncherBaseOptions } from "./_session-run.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, assertNameFree, failureLine, runCommand, sessionEnv, sessionRunArgv } from "./session-run.ts";
+import type { Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
 import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
 

@@ -6,7 +6,7 @@ import { KittyLauncher } from "./kitty.ts";
 import { ProcessLauncher } from "./process.ts";
 import { launcherFor } from "./select.ts";
 import { robotArmyArgv } from "./_self.ts";
-import { runCommand } from "./_session-run.ts";
+import { runCommand } from "./session-run.ts";
 import { TmuxLauncher } from "./tmux.ts";
 
 const config = (worker: string) => parseConfig(`[worker]\n${worker}\n`, "/home/owner/.config/robot-army/config.toml", { HOME: "/home/owner" });

@@ -2,7 +2,7 @@
 import type { Config } from "../../config.ts";
 import { parseDuration } from "../../duration.ts";
 import { PreconditionError } from "../../errors.ts";
-import type { Env } from "./_session-run.ts";
+import type { Env } from "./session-run.ts";
 import { KittyLauncher } from "./kitty.ts";
 import { ProcessLauncher } from "./process.ts";
 import { TmuxLauncher, isTmuxSessionName } from "./tmux.ts";

@@ -9,8 +9,8 @@
  * `-c` and `-n`: every argument is escaped for that, so no value is ever read as tmux syntax.
  */
 import { basename, resolve } from "node:path";
-import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./_session-run.ts";
-import type { CommandResult, Env, LauncherBaseOptions } from "./_session-run.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
+import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
 import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
 

@@ -5,18 +5,17 @@
  */
 import { PreconditionError } from "../../errors.ts";
 import type { Store } from "../../store/open.ts";
-import { getItem } from "../../work-items/queries.ts";
 import type { WorkItem } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
+import { requireItem } from "../../work-items/argument.ts";
 
 /** The reason recorded when the owner gives none. */
 export const DEFAULT_ABANDON_REASON = "abandoned by the owner";
 
 /** Moves an item to `abandoned` with the reason given (audited as `state.work_item`). */
 export function abandonItem(store: Store, sessionRoot: string, itemId: number, reason?: string): WorkItem {
-  const item = getItem(store, itemId);
-  if (!item) throw new PreconditionError(`No work item ${itemId}`);
+  const item = requireItem(store, itemId);
   if (item.state === "done" || item.state === "abandoned") throw new PreconditionError(`Work item ${itemId} is already ${item.state}`);
   const live = liveSessionOf(store, sessionRoot, item.id, null);
   if (live.live !== false) {

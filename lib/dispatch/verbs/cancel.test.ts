@@ -13,8 +13,8 @@ import type { DispatchDeps } from "../dispatch.ts";
 import type { Store } from "../../store/open.ts";
 import { sessionsOf } from "../sessions.ts";
 import { cancelSession, cancelTarget } from "./cancel.ts";
-import { rejects } from "../../_test-rejects.ts";
-import { verbTemplate, withWorld } from "./_test-verbs.ts";
+import { rejects } from "../../testing/rejects.ts";
+import { verbTemplate, withWorld } from "../../testing/verbs.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());

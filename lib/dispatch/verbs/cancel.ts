@@ -16,6 +16,7 @@ import { getItem } from "../../work-items/queries.ts";
 import type { WorkItem } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { endSession, sessionsOf } from "../sessions.ts";
+import { requireItem } from "../../work-items/argument.ts";
 
 /** How the confirmation went: typed right, or how it gave up. */
 export type Confirmation = "confirmed" | "no stdin" | "interrupted" | "answer did not match";
@@ -28,8 +29,7 @@ export interface CancelTarget {
 
 /** The item's open session; an item without one refuses. */
 export function cancelTarget(store: Store, id: number): CancelTarget {
-  const item = getItem(store, id);
-  if (!item) throw new PreconditionError(`No work item ${id}; "robot-army status" lists them`);
+  const item = requireItem(store, id);
   const session = sessionsOf(store, id).filter((s) => s.ended_at === null).at(-1);
   if (!session) throw new PreconditionError(`Work item ${id} has no open session to cancel (state ${item.state})`);
   return { item, session: { id: session.id, name: session.name } };

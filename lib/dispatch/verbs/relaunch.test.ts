@@ -1,13 +1,13 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { listRecords } from "../../sessions/records.ts";
-import { rejects } from "../../_test-rejects.ts";
+import { rejects } from "../../testing/rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { hold, pause } from "../controls.ts";
 import { dispatchReady } from "../dispatch.ts";
 import { sessionsOf } from "../sessions.ts";
 import { relaunchItem } from "./relaunch.ts";
-import { comments, stopAll, verbTemplate, withWorld } from "./_test-verbs.ts";
+import { comments, stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());

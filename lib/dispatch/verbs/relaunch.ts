@@ -34,6 +34,7 @@ import { composePrompt, writePromptFile } from "../prompt.ts";
 import { recordSession, sessionsOf } from "../sessions.ts";
 import { worktreeRoot } from "../worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
+import { requireItem } from "../../work-items/argument.ts";
 
 /** States a new session may be given from; `active` and `awaiting_review` only once no session runs. */
 export const RELAUNCHABLE: readonly WorkItemState[] = ["interrupted", "failed", "needs_info", "active", "awaiting_review"];
@@ -54,8 +55,7 @@ export interface RelaunchOutcome {
 /** Gives an item a new session in its existing worktree; refusals throw PreconditionError before anything changes. */
 export async function relaunchItem(deps: DispatchDeps, itemId: number, options: { how: Relaunch; force?: boolean }): Promise<RelaunchOutcome> {
   const { store, config } = deps;
-  const item = getItem(store, itemId);
-  if (!item) throw new PreconditionError(`No work item ${itemId}`);
+  const item = requireItem(store, itemId);
   if (!RELAUNCHABLE.includes(item.state)) {
     throw new PreconditionError(`Work item ${itemId} is ${item.state}; ${options.how} needs it ${RELAUNCHABLE.join(", ")}`);
   }

@@ -3,12 +3,12 @@ import * as assert from "uvu/assert";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { wireEffects } from "../../effects.ts";
-import { git } from "../../fixtures.ts";
-import { rejects } from "../../_test-rejects.ts";
+import { git } from "../../testing/fixtures.ts";
+import { rejects } from "../../testing/rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { dispatchReady } from "../dispatch.ts";
 import { resetItem } from "./reset.ts";
-import { stopAll, verbTemplate, withWorld } from "./_test-verbs.ts";
+import { stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());

@@ -18,6 +18,7 @@ import type { DispatchDeps } from "../dispatch.ts";
 import { sessionsOf } from "../sessions.ts";
 import { worktreeRoot } from "../worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
+import { requireItem } from "../../work-items/argument.ts";
 
 /** States a reset may start from. */
 export const RESETTABLE: readonly WorkItemState[] = ["interrupted", "failed", "needs_info", "active", "awaiting_review"];
@@ -33,8 +34,7 @@ export interface ResetOutcome {
 /** Re-reads the issue, removes the worktree and branch under the guards, and on success makes the item `ready`. */
 export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "stateDir" | "sessionRoot" | "github" | "effects">, itemId: number, options: { force?: boolean } = {}): Promise<ResetOutcome> {
   const { store, config } = deps;
-  const found = getItem(store, itemId);
-  if (!found) throw new PreconditionError(`No work item ${itemId}`);
+  const found = requireItem(store, itemId);
   if (!RESETTABLE.includes(found.state)) throw new PreconditionError(`Work item ${itemId} is ${found.state}; reset needs it ${RESETTABLE.join(", ")}`);
   if (!deps.effects.worktrees) {
     throw new PreconditionError(`Reset removes a real worktree and branch: run it with --effect-level local or above (now ${deps.effects.level}); nothing was removed`);

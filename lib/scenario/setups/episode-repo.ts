@@ -3,7 +3,7 @@
  * pid of a process that has already exited (for "its client is gone" cases).
  */
 import { join } from "node:path";
-import { exitedPid, makeGitRepo } from "../../fixtures.ts";
+import { exitedPid, makeGitRepo } from "../../testing/fixtures.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
 /** Makes the repository and finds a pid that is no longer running. */

@@ -10,7 +10,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { git } from "../../fixtures.ts";
+import { git } from "../../testing/fixtures.ts";
 import { seedForge } from "../../forge/seed.ts";
 import { startForge } from "../../forge/server.ts";
 import type { SetupContext, SetupResult } from "./index.ts";

@@ -5,7 +5,7 @@
  *
  * Variables: those of `forge-with-clone`, and `${WRONG_ORIGIN}`.
  */
-import { git } from "../../fixtures.ts";
+import { git } from "../../testing/fixtures.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 

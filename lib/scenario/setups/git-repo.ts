@@ -1,6 +1,6 @@
 /** Setup `git-repo`: the steps run in a real git repository, `<dir>/repo`, on `main` with one commit. */
 import { join } from "node:path";
-import { git, makeGitRepo } from "../../fixtures.ts";
+import { git, makeGitRepo } from "../../testing/fixtures.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
 /** Makes the repository; `${REPO}` names it and `${HEAD}` is its one commit. */

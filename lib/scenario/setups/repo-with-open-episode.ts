@@ -3,7 +3,7 @@
  * the scenario's clock by the runner (a client that stays alive), and one commit made
  * during it ("Add the greeting").
  */
-import { commitFile } from "../../fixtures.ts";
+import { commitFile } from "../../testing/fixtures.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 import { mustRun, setup as episodeRepo } from "./episode-repo.ts";
 

@@ -6,13 +6,13 @@
 import { join } from "node:path";
 import { defaultConfig } from "../config.ts";
 import type { Config, RepoConfig } from "../config.ts";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "./fixtures.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
 import { createItem } from "../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
-import { recordApproval } from "./records.ts";
+import { recordApproval } from "../repos/records.ts";
 
 /** Runs `fn` with a fresh store in a temp dir (`stateDir` is where it lives). */
 export async function withStore(fn: (store: Store, stateDir: string) => void | Promise<void>): Promise<void> {

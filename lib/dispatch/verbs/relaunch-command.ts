@@ -6,8 +6,9 @@ import { EFFECT_LEVEL_OPTIONS } from "../../effects.ts";
 import { EXIT } from "../../errors.ts";
 import type { Relaunch } from "../comments.ts";
 import type { DispatchDeps } from "../dispatch.ts";
-import { itemIdOf, withDispatchDeps } from "./_command-deps.ts";
+import { withDispatchDeps } from "./command-deps.ts";
 import { relaunchItem } from "./relaunch.ts";
+import { itemIdArgument } from "../../work-items/argument.ts";
 
 const REFUSALS = `
 It refuses while a session works for the item or in its worktree (or one cannot be
@@ -51,7 +52,7 @@ export function relaunchCommand(how: Relaunch, summary: string, description: str
   /** Parses argv, wires dispatch's dependencies, and runs it. */
   async function main(argv: string[]): Promise<number> {
     const args = parse(command, argv);
-    const item = itemIdOf(args);
+    const item = itemIdArgument(command, args);
     return await withDispatchDeps(args, (deps) => run({ item, force: args.values.force === true }, deps));
   }
 

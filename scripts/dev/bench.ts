@@ -18,12 +18,12 @@ import { spawnSync } from "node:child_process";
 import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CommandDef } from "../lib/cli.ts";
-import { integerOption, parse, runMain } from "../lib/cli.ts";
-import { UsageError } from "../lib/errors.ts";
-import { makeTempDir, removeTempDir } from "../lib/fixtures.ts";
-import { appendAudit } from "../lib/store/audit.ts";
-import { openStore } from "../lib/store/open.ts";
+import type { CommandDef } from "../../lib/cli.ts";
+import { integerOption, parse, runMain } from "../../lib/cli.ts";
+import { UsageError } from "../../lib/errors.ts";
+import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
+import { appendAudit } from "../../lib/store/audit.ts";
+import { openStore } from "../../lib/store/open.ts";
 
 export const command: CommandDef = {
   name: "bench",
@@ -46,7 +46,7 @@ interface Runs {
   warmups: number;
 }
 
-const root = fileURLToPath(new URL("..", import.meta.url));
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
@@ -141,8 +141,8 @@ export const POLL_ISSUES = 200;
 
 async function benchPoll({ runs }: Runs): Promise<void> {
   const [{ seedForge }, { startForge }, { connectGitHub }, { wireEffects }, { pollRepositories }, { recordApproval }, { defaultConfig }, { fingerprintOf }] = await Promise.all([
-    import("../lib/forge/seed.ts"), import("../lib/forge/server.ts"), import("../lib/boundaries/github.ts"), import("../lib/effects.ts"),
-    import("../lib/intake/poll.ts"), import("../lib/repos/records.ts"), import("../lib/config.ts"), import("../lib/repos/fingerprint.ts"),
+    import("../../lib/forge/seed.ts"), import("../../lib/forge/server.ts"), import("../../lib/boundaries/github.ts"), import("../../lib/effects.ts"),
+    import("../../lib/intake/poll.ts"), import("../../lib/repos/records.ts"), import("../../lib/config.ts"), import("../../lib/repos/fingerprint.ts"),
   ]);
   const dir = makeTempDir("robot-army-bench-");
   const forgeDir = join(dir, "forge");

@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runtimeArgv } from "../../runtime.ts";
+import { runtimeArgv } from "../runtime.ts";
 
 /** One recorded call of the stand-in. */
 export interface KittyCall {

@@ -6,17 +6,17 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Test } from "uvu";
-import { withTempDir } from "../fixtures.ts";
+import { withTempDir } from "./fixtures.ts";
 import { groupMembers as groupPids, identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
-import { readRecord } from "./records.ts";
-import type { SessionRecord } from "./records.ts";
-import { createSession, startDetached } from "./start.ts";
-import type { SessionSpec } from "./start.ts";
-import { sleep, waitFor } from "../_test-wait.ts";
+import { readRecord } from "../sessions/records.ts";
+import type { SessionRecord } from "../sessions/records.ts";
+import { createSession, startDetached } from "../sessions/start.ts";
+import type { SessionSpec } from "../sessions/start.ts";
+import { sleep, waitFor } from "./wait.ts";
 
 export { sleep, waitFor };
-export { rejection } from "../_test-rejects.ts";
+export { rejection } from "./rejects.ts";
 
 /** The folders `inSessionDir` gives a test. */
 export interface SessionDirs {

@@ -6,13 +6,13 @@
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { defaultConfig } from "../config.ts";
-import type { TestForge } from "../forge/_test-forge.ts";
-import { SEED_TIME } from "../forge/_test-forge.ts";
+import type { TestForge } from "./forge.ts";
+import { SEED_TIME } from "./forge.ts";
 import { addIssue, findRepo, loadForgeData, saveForgeData } from "../forge/state.ts";
 import { isoSeconds } from "../clock.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
-import type { GitHubOptions } from "./github.ts";
+import type { GitHubOptions } from "../boundaries/github.ts";
 
 /** A config for the test forge: its API, owner's token file, author `owner`, repository demo/widgets. */
 export async function forgeConfig(t: TestForge, github: Partial<Config["github"]> = {}, daemon: Partial<Config["daemon"]> = {}): Promise<Config> {

@@ -2,13 +2,13 @@
  * Runs the unit tests (`lib/**\/*.test.ts`, `scripts/**\/*.test.ts`) with uvu, on whichever
  * runtime runs this file, and ends with `unit tests: N passed, N failed`.
  *
- * `npm run unit [-- <filter>]` on Node; `deno run -A scripts/unit.ts` on Deno.
+ * `npm run unit [-- <filter>]` on Node; `deno run -A scripts/dev/unit.ts` on Deno.
  */
 import { readdirSync } from "node:fs";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 
-const root = new URL("..", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
 
 /** Test files below the given folders, sorted so runs are repeatable. */
 export function findTestFiles(dirs: string[], filter?: string): string[] {

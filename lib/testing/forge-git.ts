@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { commitFile, git } from "../fixtures.ts";
+import { commitFile, git } from "./fixtures.ts";
 
 /** Clones the bare repository (once per folder), commits `file` on a new branch and pushes it; returns the pushed commit. */
 export function pushBranch(tmp: string, cloneUrl: string, branch: string, file: string, content = `${branch}\n`, from = "main"): string {

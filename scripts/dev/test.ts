@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 
-const root = new URL("..", import.meta.url).pathname;
+const root = new URL("../..", import.meta.url).pathname;
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 const node = process.execPath;
 const deno = [bin("deno"), "run", "-A", "--quiet", "--config", join(root, "deno.json")];
@@ -21,11 +21,11 @@ interface Stage {
 
 const STAGES: Stage[] = [
   { name: "typecheck", argv: [node, bin("tsc"), "--noEmit", "-p", root], counted: false },
-  { name: "unit tests on node", argv: [node, join(root, "scripts/unit.ts")], counted: true },
-  { name: "unit tests on deno", argv: [...deno, join(root, "scripts/unit.ts")], counted: true },
-  { name: "scenarios on node", argv: [node, join(root, "scripts/scenarios.ts"), "--runtime", "node"], counted: true },
-  { name: "scenarios on deno", argv: [node, join(root, "scripts/scenarios.ts"), "--runtime", "deno"], counted: true },
-  { name: "catalogue is fresh", argv: [node, join(root, "scripts/catalogue.ts"), "--check"], counted: false },
+  { name: "unit tests on node", argv: [node, join(root, "scripts/dev/unit.ts")], counted: true },
+  { name: "unit tests on deno", argv: [...deno, join(root, "scripts/dev/unit.ts")], counted: true },
+  { name: "scenarios on node", argv: [node, join(root, "scripts/dev/scenarios.ts"), "--runtime", "node"], counted: true },
+  { name: "scenarios on deno", argv: [node, join(root, "scripts/dev/scenarios.ts"), "--runtime", "deno"], counted: true },
+  { name: "catalogue is fresh", argv: [node, join(root, "scripts/dev/catalogue.ts"), "--check"], counted: false },
 ];
 
 const COUNTS = /(\d+) passed, (\d+) failed/;

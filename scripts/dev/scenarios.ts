@@ -4,12 +4,12 @@
  * binary, one line each, and ends with `N passed, N failed`.
  */
 import { parseArgs } from "node:util";
-import { runMain } from "../lib/cli.ts";
-import { UsageError } from "../lib/errors.ts";
-import { loadScenarios } from "../lib/scenario/load.ts";
-import { resultLines } from "../lib/scenario/report.ts";
-import { runScenarios } from "../lib/scenario/run.ts";
-import type { Runtime } from "../lib/scenario/run.ts";
+import { runMain } from "../../lib/cli.ts";
+import { UsageError } from "../../lib/errors.ts";
+import { loadScenarios } from "../../lib/scenario/load.ts";
+import { resultLines } from "../../lib/scenario/report.ts";
+import { runScenarios } from "../../lib/scenario/run.ts";
+import type { Runtime } from "../../lib/scenario/run.ts";
 
 const USAGE = `Usage: npm run scenarios -- [filter] [options]
 

@@ -5,19 +5,19 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { forgeConfig, quickOptions, testStore } from "../boundaries/_github-test-kit.ts";
+import { forgeConfig, quickOptions, testStore } from "./github-kit.ts";
 import { connectGitHub } from "../boundaries/github.ts";
 import { launcherFor } from "../boundaries/launchers/select.ts";
 import type { Config } from "../config.ts";
-import { endSessions } from "../dispatch/_test-workers.ts";
+import { endSessions } from "./workers.ts";
 import { wireEffects } from "../effects.ts";
-import { git } from "../fixtures.ts";
-import type { ForgeTemplate, TestForge } from "../forge/_test-forge.ts";
+import { git } from "./fixtures.ts";
+import type { ForgeTemplate, TestForge } from "./forge.ts";
 import { fingerprintOf } from "../repos/fingerprint.ts";
 import { recordApproval } from "../repos/records.ts";
 import type { Store } from "../store/open.ts";
-import type { DaemonEvent } from "./events.ts";
-import type { TickDeps } from "./tick.ts";
+import type { DaemonEvent } from "../daemon/events.ts";
+import type { TickDeps } from "../daemon/tick.ts";
 
 /** What a daemon test gets. */
 export interface DaemonTest {

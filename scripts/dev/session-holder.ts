@@ -4,8 +4,8 @@
  * stdout, in one JSON line, that the command started (or why not), which holds even when
  * the command ends and is reaped at once; a failure of its own goes into the record.
  */
-import { isoSeconds, now } from "../lib/clock.ts";
-import { holdSession, update } from "../lib/sessions/holder.ts";
+import { isoSeconds, now } from "../../lib/clock.ts";
+import { holdSession, update } from "../../lib/sessions/holder.ts";
 
 if (import.meta.main) {
   const [root, id] = process.argv.slice(2);

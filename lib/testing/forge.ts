@@ -6,11 +6,11 @@
 import { cpSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Octokit } from "@octokit/rest";
-import { makeTempDir, removeTempDir } from "../fixtures.ts";
-import { seedForge } from "./seed.ts";
-import type { SeedResult } from "./seed.ts";
-import { startForge } from "./server.ts";
-import type { Forge, ForgeOptions } from "./server.ts";
+import { makeTempDir, removeTempDir } from "./fixtures.ts";
+import { seedForge } from "../forge/seed.ts";
+import type { SeedResult } from "../forge/seed.ts";
+import { startForge } from "../forge/server.ts";
+import type { Forge, ForgeOptions } from "../forge/server.ts";
 
 /** The fixed time seeded issues are created at. */
 export const SEED_TIME = new Date("2026-01-15T10:00:00Z");

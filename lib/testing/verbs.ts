@@ -5,21 +5,21 @@
  * running is stopped (by its recorded pid and start time) before the forge goes.
  */
 import { join } from "node:path";
-import { forgeConfig, quickOptions, testStore } from "../../boundaries/_github-test-kit.ts";
-import { connectGitHub } from "../../boundaries/github.ts";
-import { launcherFor } from "../../boundaries/launchers/select.ts";
-import type { Config } from "../../config.ts";
-import { wireEffects } from "../../effects.ts";
-import { git } from "../../fixtures.ts";
-import { forgeTemplate } from "../../forge/_test-forge.ts";
-import type { TestForge } from "../../forge/_test-forge.ts";
-import { pollRepository } from "../../intake/poll.ts";
-import { fingerprintOf } from "../../repos/fingerprint.ts";
-import { recordApproval } from "../../repos/records.ts";
-import { listRecords } from "../../sessions/records.ts";
-import { stopSession } from "../../sessions/stop.ts";
-import type { Store } from "../../store/open.ts";
-import type { DispatchDeps } from "../dispatch.ts";
+import { forgeConfig, quickOptions, testStore } from "./github-kit.ts";
+import { connectGitHub } from "../boundaries/github.ts";
+import { launcherFor } from "../boundaries/launchers/select.ts";
+import type { Config } from "../config.ts";
+import { wireEffects } from "../effects.ts";
+import { git } from "./fixtures.ts";
+import { forgeTemplate } from "./forge.ts";
+import type { TestForge } from "./forge.ts";
+import { pollRepository } from "../intake/poll.ts";
+import { fingerprintOf } from "../repos/fingerprint.ts";
+import { recordApproval } from "../repos/records.ts";
+import { listRecords } from "../sessions/records.ts";
+import { stopSession } from "../sessions/stop.ts";
+import type { Store } from "../store/open.ts";
+import type { DispatchDeps } from "../dispatch/dispatch.ts";
 
 /** What a verb test gets. */
 export interface VerbWorld {

@@ -5,14 +5,14 @@
  */
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { runMain } from "../lib/cli.ts";
-import { RobotArmyError, UsageError } from "../lib/errors.ts";
-import { buildCatalogue, compareCatalogue, renderCommandReference, writeCatalogue } from "../lib/scenario/catalogue.ts";
-import type { CatalogueDrift } from "../lib/scenario/catalogue.ts";
-import { loadScenarios, PROJECT_ROOT } from "../lib/scenario/load.ts";
-import { resultLines } from "../lib/scenario/report.ts";
-import { runScenarios } from "../lib/scenario/run.ts";
-import { COMMANDS, overview } from "./robot-army.ts";
+import { runMain } from "../../lib/cli.ts";
+import { RobotArmyError, UsageError } from "../../lib/errors.ts";
+import { buildCatalogue, compareCatalogue, renderCommandReference, writeCatalogue } from "../../lib/scenario/catalogue.ts";
+import type { CatalogueDrift } from "../../lib/scenario/catalogue.ts";
+import { loadScenarios, PROJECT_ROOT } from "../../lib/scenario/load.ts";
+import { resultLines } from "../../lib/scenario/report.ts";
+import { runScenarios } from "../../lib/scenario/run.ts";
+import { COMMANDS, overview } from "../robot-army.ts";
 
 const USAGE = `Usage: npm run catalogue -- [--check]
 

@@ -6,16 +6,16 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../../fixtures.ts";
-import { groupMembers, liveness } from "../../processes.ts";
-import type { ProcessIdentity } from "../../processes.ts";
-import { listRecords } from "../../sessions/records.ts";
-import type { SessionRecord } from "../../sessions/records.ts";
-import type { Env } from "./_session-run.ts";
-import { sleep, waitFor } from "../../_test-wait.ts";
+import { withTempDir } from "./fixtures.ts";
+import { groupMembers, liveness } from "../processes.ts";
+import type { ProcessIdentity } from "../processes.ts";
+import { listRecords } from "../sessions/records.ts";
+import type { SessionRecord } from "../sessions/records.ts";
+import type { Env } from "../boundaries/launchers/session-run.ts";
+import { sleep, waitFor } from "./wait.ts";
 
 export { sleep, waitFor };
-export { rejection } from "../../_test-rejects.ts";
+export { rejection } from "./rejects.ts";
 
 /** What a launcher test works in. */
 export interface LauncherDirs {

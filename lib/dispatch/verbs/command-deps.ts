@@ -6,7 +6,6 @@ import { hostname } from "node:os";
 import type { ParsedArgs } from "../../cli.ts";
 import { configFromArgs } from "../../config.ts";
 import { effectsFor } from "../../effects.ts";
-import { UsageError } from "../../errors.ts";
 import { ensureSessionRoot } from "../../sessions/records.ts";
 import { ensureStateDir } from "../../state-dir.ts";
 import { openStore } from "../../store/open.ts";
@@ -30,9 +29,3 @@ export async function withDispatchDeps<T>(args: ParsedArgs, fn: (deps: DispatchD
   }
 }
 
-/** Reads the `<id>` positional as a work item id. */
-export function itemIdOf(args: ParsedArgs): number {
-  const raw = args.positionals[0];
-  if (!/^[1-9]\d*$/.test(raw ?? "")) throw new UsageError(`A work item id is a positive whole number, got "${raw}"`);
-  return Number(raw);
-}
