@@ -82,4 +82,17 @@ test("scripts/ holds what a user runs; the project's own tooling is in scripts/d
   assert.equal(tooling.filter((name) => !existsSync(join(PROJECT_ROOT, "scripts", "dev", name))), []);
 });
 
+test("ARCHITECTURE.md's layout names every folder, and every path it names exists", () => {
+  const text = readFileSync(join(PROJECT_ROOT, "ARCHITECTURE.md"), "utf8");
+  const layout = /## Layout\n+```\n([\s\S]*?)```/.exec(text)?.[1] ?? "";
+  const named = new Set(layout.split("\n").map((line) => /^\s*([\w.-]+\/)/.exec(line)?.[1]).filter(Boolean));
+  const folders = (dir: string): string[] => readdirSync(join(PROJECT_ROOT, dir), { withFileTypes: true })
+    .filter((e) => e.isDirectory()).flatMap((e) => [`${dir}/${e.name}`, ...folders(`${dir}/${e.name}`)]);
+  const unnamed = ["lib", "scripts"].flatMap(folders).filter((dir) => !named.has(`${basename(dir)}/`));
+  assert.equal(unnamed, [], "folders ARCHITECTURE.md's layout does not name");
+  const paths = [...text.matchAll(/`((?:lib|scripts|bin|schema)\/[\w./-]+)`/g)].map((m) => m[1]);
+  assert.ok(paths.length > 10);
+  assert.equal(paths.filter((path) => !existsSync(join(PROJECT_ROOT, path))), [], "paths ARCHITECTURE.md names that do not exist");
+});
+
 test.run();
