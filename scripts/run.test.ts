@@ -72,13 +72,14 @@ function startDaemon(env: Record<string, string>): { child: ChildProcess; out: (
   return { child, out: () => out, exited };
 }
 
-test("run --once polls, dispatches and comments, then exits 0 and leaves no lock", withForgeConfig(async (t, env, state) => {
+test("run --once polls, dispatches and comments, ends with its summary, then exits 0 and leaves no lock", withForgeConfig(async (t, env, state) => {
   const result = await robotArmy(["run", "--once", "--effect-level", "live"], env);
   assert.is(result.status, 0, result.stderr + result.stdout);
   assert.match(result.stdout, "poll: demo/widgets: 3 new");
   assert.match(result.stdout, "dispatched demo/widgets#1 as ra-widgets-1 (item 1)");
   assert.match(result.stdout, "commented on demo/widgets#1 (dispatched)");
   assert.match(result.stdout, "waiting: demo/widgets#3: ");
+  assert.ok(result.stdout.endsWith("\ntick 1: dispatched 2, failed 0, waiting 1; no step failed\n"), result.stdout);
   assert.not.ok(existsSync(join(state, "daemon.lock")));
   assert.ok(existsSync(join(state, "heartbeat.json")));
   const { data } = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: 1 });

@@ -1,7 +1,8 @@
 /**
  * `robot-army run`: the daemon. One per state dir (a lock names the pid holding it). Each
  * tick drains the exit spool, settles the sessions of active items, polls when due,
- * dispatches ready items and writes a heartbeat; `--once` runs one tick and exits.
+ * dispatches ready items and writes a heartbeat, and ends with one summary line; `--once`
+ * runs one tick and exits, 1 when a step of it failed.
  */
 import { hostname } from "node:os";
 import type { CommandDef } from "../lib/cli.ts";
@@ -37,6 +38,14 @@ reconcile.pass audit record and <state dir>/heartbeat.json. Nothing is dispatche
 tick whose reconcile steps failed, so at start-up nothing starts before the spool is
 drained and the sessions are settled.
 
+A tick ends with one summary line, e.g. "tick 1: dispatched 1, failed 1, waiting 2; no
+step failed" (with --json, one "tick" event with the same counts and steps_failed). A
+failed step is one the tick could not do (the exit spool, settle, poll, dispatch, the
+heartbeat): --once then exits 1. A dispatch that failed (its item is failed, its issue
+told) is what happened to that item, not a failed step: it is counted in "failed N" and
+--once exits 0. Without --once the summary is printed only when the tick dispatched,
+saw a failure, or its counts changed, so an idle daemon stays quiet.
+
 Only one daemon runs per state dir: <state dir>/daemon.lock holds its pid and start
 time, and a second daemon is refused (exit 3) naming that pid. A lock whose daemon is
 proven gone is taken over; one whose daemon cannot be checked is not.
@@ -46,7 +55,7 @@ between steps: the running step finishes, the lock is released, exit 0. Worker s
 are not children of the daemon: they keep running after it stops.
 `,
   options: {
-    once: { type: "boolean", description: "Run one tick and exit (1 when a step failed)" },
+    once: { type: "boolean", description: "Run one tick, print its summary and exit (1 when a step failed)" },
     ...EFFECT_LEVEL_OPTIONS,
     json: { ...JSON_OPTION, description: "Print one JSON object per event, one per line" },
     config: CONFIG_OPTION,

@@ -7,6 +7,7 @@ import { writeHeartbeat } from "../lib/daemon/heartbeat.ts";
 import { withTempDir } from "../lib/testing/fixtures.ts";
 import { identify } from "../lib/processes.ts";
 import { appendAudit } from "../lib/store/audit.ts";
+import { hold, pause, unpause } from "../lib/dispatch/controls.ts";
 import { recordChangedSettings } from "../lib/repos/records.ts";
 import { atTime, configWithRepos, makeItem, onboard, withStore } from "../lib/testing/items.ts";
 import { openExistingStore } from "../lib/store/open.ts";
@@ -28,7 +29,7 @@ test("with no database, status says there is nothing and creates nothing", () =>
     const store = await openExistingStore(stateDir);
     assert.is(await status(store, { stateDir }), "daemon: never run with this state dir\nwork items: none\nqueue: empty\nrate limit: not yet seen\nanomalies: not tracked yet\n");
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
-    assert.equal([json.total, json.queue, json.held, json.rate_limit, json.simulated_hidden, json.counts.ready], [0, [], [], null, 0, 0]);
+    assert.equal([json.total, json.paused, json.queue, json.held, json.untrusted, json.rate_limit, json.simulated_hidden, json.counts.ready], [0, null, [], [], [], null, 0, 0]);
     assert.not.ok(existsSync(stateDir));
   }));
 
@@ -85,15 +86,69 @@ test("the daemon: never run, running (its lock's pid and start time), stopped; a
     assert.equal(json.daemon, { state: "stopped", pid: process.pid, tick: 7, last_tick_at: "2026-01-15T09:59:00Z", next_tick_at: null, withheld: null });
   }));
 
-test("ready items of a repository that needs reapproval are held apart, with why", () =>
+test("ready items of a repository that is not trusted here are untrusted, apart, with why and what trusts it", () =>
   withStore(async (store) => {
-    onboard(store, "demo/widgets", "demo/urgent");
+    onboard(store, "demo/widgets", "demo/urgent", "demo/gone");
     recordChangedSettings(store, "demo/urgent", { path: "/src/urgent", private: true });
     makeItem(store, { issue: 1 });
     makeItem(store, { repo: "demo/urgent", issue: 9, title: "Urgent" });
-    const text = await status(store);
+    makeItem(store, { repo: "demo/new", issue: 4, title: "New" });
+    makeItem(store, { repo: "demo/gone", issue: 5, title: "Gone" });
+    const priorities = { "demo/widgets": 0, "demo/urgent": 3, "demo/new": 0 };
+    const text = await status(store, {}, priorities);
     assert.match(text, 'queue: 1 ready, in dispatch order\n  1. demo/widgets#1  item 1  "Issue 1"  priority 0\n');
-    assert.match(text, 'held: 1 ready, waiting on their repository\n  demo/urgent#9  item 2  "Urgent"  (demo/urgent needs reapproval)\n');
+    assert.match(text, [
+      "untrusted: 3 ready, not dispatched until their repositories are trusted on this machine",
+      '  demo/urgent#9  item 2  "Urgent"  demo/urgent needs reapproval; "robot-army onboard demo/urgent --reapprove"',
+      '  demo/new#4  item 3  "New"  demo/new not onboarded; "robot-army onboard demo/new"',
+      '  demo/gone#5  item 4  "Gone"  demo/gone not in the config; add [repos."demo/gone"] to the config',
+      "",
+    ].join("\n"));
+    assert.not.match(text, "held");
+    const json = JSON.parse(await status(store, { json: true }, priorities)) as StatusReport;
+    assert.equal(json.held, []);
+    assert.equal(json.untrusted.map((u) => [u.id, u.reason, u.remedy]), [
+      [2, "needs reapproval", '"robot-army onboard demo/urgent --reapprove"'],
+      [3, "not onboarded", '"robot-army onboard demo/new"'],
+      [4, "not in the config", 'add [repos."demo/gone"] to the config'],
+    ]);
+  }));
+
+test("the queue is what dispatch takes: items you held and the pause are shown apart, each with the way out", () =>
+  withStore(async (store) => {
+    onboard(store, "demo/widgets", "demo/urgent");
+    makeItem(store, { issue: 1, at: "2026-01-15T07:00:00Z", title: "Oldest" });
+    makeItem(store, { issue: 2, at: "2026-01-15T08:00:00Z", title: "Newer" });
+    makeItem(store, { repo: "demo/urgent", issue: 9, at: "2026-01-15T09:00:00Z", title: "Urgent" });
+    makeItem(store, { issue: 3, at: "2026-01-15T09:30:00Z", title: "Newest" });
+    atTime("2026-01-15T09:40:00Z", () => {
+      hold(store, { item: 1 }, { reason: "waiting on the design" });
+      hold(store, { repo: "demo/urgent" });
+      pause(store, { reason: "release freeze" });
+    });
+    const text = await status(store);
+    assert.match(text, [
+      "work items: 4",
+      "  ready  4",
+      'paused: since 2026-01-15T09:40:00Z (release freeze); nothing is dispatched until "robot-army unpause"',
+      "queue: 2 ready, in dispatch order",
+      '  1. demo/widgets#2  item 2  "Newer"  priority 0',
+      '  2. demo/widgets#3  item 4  "Newest"  priority 0',
+      "held by you: 2 ready, not dispatched until unheld",
+      '  demo/urgent#9  item 3  "Urgent"  repository held; "robot-army unhold --repo demo/urgent"',
+      '  demo/widgets#1  item 1  "Oldest"  held (waiting on the design); "robot-army unhold 1"',
+      "rate limit: ",
+    ].join("\n"));
+    const json = JSON.parse(await status(store, { json: true })) as StatusReport;
+    assert.equal(json.paused, { since: "2026-01-15T09:40:00Z", reason: "release freeze" });
+    assert.equal(json.queue.map((q) => [q.position, q.id]), [[1, 2], [2, 4]]);
+    assert.equal(json.held.map((h) => [h.id, h.hold, h.unhold]), [
+      [3, { on: "repository", reason: null, set_at: "2026-01-15T09:40:00Z" }, "robot-army unhold --repo demo/urgent"],
+      [1, { on: "item", reason: "waiting on the design", set_at: "2026-01-15T09:40:00Z" }, "robot-army unhold 1"],
+    ]);
+    assert.equal(json.untrusted, []);
+    unpause(store);
+    assert.not.match(await status(store), "paused");
   }));
 
 test("simulated items are hidden and counted, and shown with --include-simulated", () =>

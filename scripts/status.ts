@@ -1,8 +1,10 @@
 /**
  * `robot-army status`: whether the daemon runs, how many work items are in each state, the
- * dispatch queue with positions, the ready items held back by their repository, what held
- * dispatch back at the last tick, and the GitHub rate limit as last seen. Simulated items (made below the `live` effect level) are left out, and
- * counted, unless `--include-simulated`.
+ * dispatch queue as dispatch takes it (lib/repos/queue.ts decides for both) with the pause,
+ * the items the owner held and the items whose repository is not trusted here shown apart,
+ * what held dispatch back at the last tick, and the GitHub rate limit as last seen.
+ * Simulated items (made below the `live` effect level) are left out, and counted, unless
+ * `--include-simulated`.
  *
  * A read never creates anything: with no database yet there is nothing to show.
  */
@@ -16,7 +18,8 @@ import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { daemonLines, daemonStatus } from "../lib/daemon/daemon-status.ts";
 import type { DaemonStatus } from "../lib/daemon/daemon-status.ts";
 import { dispatchQueue } from "../lib/repos/queue.ts";
-import type { DispatchQueue } from "../lib/repos/queue.ts";
+import type { DispatchQueue, UntrustedReason } from "../lib/repos/queue.ts";
+import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -29,12 +32,15 @@ export const command: CommandDef = {
   usage: "status [--include-simulated] [--config FILE] [--json]",
   description: `\
 Says whether a daemon runs for this state dir (its lock's pid, checked with its start
-time) and when it last ticked, counts work items by state, lists the queue (items in ready, in the order dispatch takes
-them: the repository's priority from the config, higher first, then the oldest item
-first) with positions, the ready items held back because their repository is not
-onboarded or needs reapproval, why the last tick dispatched nothing when it withheld
-dispatch (paused, capacity not observable, worker program missing), and the rate limit
-GitHub last reported.
+time) and when it last ticked, counts work items by state, and lists the queue: the
+ready items dispatch may take, in the order it takes them (the repository's priority from
+the config, higher first, then the oldest item first), with positions. Apart from it, each
+with why and the command that lets it go: the pause, while set (nothing is dispatched);
+the ready items held by you ("robot-army hold", by item or repository); and the untrusted
+ones, whose repository may not receive work on this machine (not in the config, not
+onboarded, or needing reapproval). Then why the last tick dispatched nothing when it
+withheld dispatch (paused, capacity not observable, worker program missing), and the rate
+limit GitHub last reported.
 
 Items made below the live effect level are simulated and left out unless
 --include-simulated; the output says how many were left out.
@@ -66,8 +72,13 @@ export interface StatusReport {
   daemon: DaemonStatus;
   counts: Record<WorkItemState, number>;
   total: number;
+  /** The pause in force: the queue keeps its order, and nothing is dispatched from it. */
+  paused: Pause | null;
   queue: Array<ItemJson & { position: number; priority: number }>;
-  held: Array<ItemJson & { priority: number; reason: string }>;
+  /** Ready items the owner held, by item or through the repository, and the command that lets each go. */
+  held: Array<ItemJson & { priority: number; hold: { on: "item" | "repository"; reason: string | null; set_at: string }; unhold: string }>;
+  /** Ready items whose repository is not trusted on this machine, why, and what trusts it. */
+  untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
   rate_limit: RateLimitState | null;
   simulated_hidden: number;
 }
@@ -97,16 +108,20 @@ export function run(opts: StatusOptions, deps: StatusDeps): number {
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, queue: [], held: [], rate_limit: null, simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], rate_limit: null, simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
-  const { queue, held }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
+  const { paused, queue, held, untrusted }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
   return {
     daemon,
     counts,
     total: Object.values(counts).reduce((sum, n) => sum + n, 0),
+    paused,
     queue: queue.map((q) => ({ position: q.position, ...itemJson(q.item), priority: q.priority })),
-    held: held.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
+    held: held.map(({ item, priority, hold }) => ({
+      ...itemJson(item), priority, hold: { on: hold.repo !== null ? "repository" : "item", reason: hold.reason, set_at: hold.set_at }, unhold: unholdCommand(hold),
+    })),
+    untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: remedy(u.item.repo, u.reason) })),
     // The boundary keys its records by the API base without a trailing slash.
     rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
     simulated_hidden: includeSimulated ? 0 : countSimulated(store),
@@ -120,16 +135,35 @@ export function formatStatus(report: StatusReport): string[] {
   lines.push(report.total === 0 ? "work items: none" : `work items: ${report.total}`);
   const width = Math.max(0, ...present.map((state) => state.length)) + 2;
   for (const state of present) lines.push(`  ${state.padEnd(width)}${report.counts[state]}`);
+  // The pause governs the whole queue, so it is said before it.
+  if (report.paused) lines.push(`paused: since ${report.paused.since}${why(report.paused.reason)}; nothing is dispatched until "robot-army unpause"`);
   lines.push(report.queue.length === 0 ? "queue: empty" : `queue: ${report.queue.length} ready, in dispatch order`);
   for (const q of report.queue) lines.push(`  ${q.position}. ${itemLine(q)}  priority ${q.priority}`);
-  if (report.held.length) lines.push(`held: ${report.held.length} ready, waiting on their repository`);
-  for (const h of report.held) lines.push(`  ${itemLine(h)}  (${h.repo} ${h.reason})`);
+  if (report.held.length) lines.push(`held by you: ${report.held.length} ready, not dispatched until unheld`);
+  for (const h of report.held) lines.push(`  ${itemLine(h)}  ${h.hold.on === "repository" ? "repository " : ""}held${why(h.hold.reason)}; "${h.unhold}"`);
+  const untrusted = report.untrusted.length;
+  if (untrusted) lines.push(`untrusted: ${untrusted} ready, not dispatched until ${untrusted === 1 ? "its repository is" : "their repositories are"} trusted on this machine`);
+  for (const u of report.untrusted) lines.push(`  ${itemLine(u)}  ${u.repo} ${u.reason}; ${u.remedy}`);
   lines.push(rateLimitLine(report.rate_limit));
   // Anomalies (orphan sessions, stuck dispatches, ...) come with reconcile's sweep; until then say so, not "none".
   lines.push("anomalies: not tracked yet");
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;
+}
+
+/** What trusts a repository again: the config, onboarding, or reapproval. */
+function remedy(repo: string, reason: UntrustedReason): string {
+  if (reason === "not in the config") return `add [repos."${repo}"] to the config`;
+  return reason === "not onboarded" ? `"robot-army onboard ${repo}"` : `"robot-army onboard ${repo} --reapprove"`;
+}
+
+function unholdCommand(hold: Hold): string {
+  return hold.repo !== null ? `robot-army unhold --repo ${hold.repo}` : `robot-army unhold ${hold.item}`;
+}
+
+function why(reason: string | null): string {
+  return reason ? ` (${reason})` : "";
 }
 
 function itemLine(entry: ItemJson): string {

@@ -5,7 +5,7 @@
 
 /** One thing that happened in a tick; `line` is how it reads to a person. */
 export interface DaemonEvent {
-  /** What kind of thing: `poll`, `dispatched`, `comment`, `waiting`, `worker_ended`, `session_lost`, `step_failed`, ... */
+  /** What kind of thing: `poll`, `dispatched`, `comment`, `waiting`, `worker_ended`, `session_lost`, `step_failed`, `tick` (the summary), ... */
   event: string;
   line: string;
   [key: string]: unknown;

@@ -3,9 +3,14 @@
  * never cuts a step short: it is noted, the running step finishes, the tick ends there
  * and the loop returns, so the caller releases the lock and exits 0. Worker sessions are
  * not the daemon's children (their holders are detached), so they go on running.
+ *
+ * Each tick ends with its summary line (`tick N: dispatched N, failed N, waiting N; ...`).
+ * `--once` always prints it; a long-running daemon prints it only when the tick dispatched,
+ * saw a dispatch fail or a step fail, or its counts differ from the last one printed, so an
+ * idle daemon stays quiet.
  */
 import type { Report } from "./events.ts";
-import { initialState, runTick } from "./tick.ts";
+import { initialState, runTick, tickSummary } from "./tick.ts";
 import type { DaemonState, TickDeps } from "./tick.ts";
 
 /** A stop asked for by a signal (or a test), and a sleep it cuts short. */
@@ -60,13 +65,25 @@ export interface LoopOptions {
   state?: DaemonState;
 }
 
-/** Ticks until stopped (or once); returns 1 when `--once` had a failed step, else 0. */
+/**
+ * Ticks until stopped (or once); returns 1 when `--once` had a failed step, else 0. A
+ * dispatch that failed is not a failed step: it is counted in the summary's `failed`.
+ */
 export async function runLoop(deps: Omit<TickDeps, "stopRequested">, options: LoopOptions): Promise<number> {
   const state = options.state ?? initialState();
   const tickMs = options.tickSeconds * 1000;
   const report: Report = deps.report;
+  let lastSaid: string | null = null;
   for (;;) {
     const result = await runTick({ ...deps, stopRequested: () => options.stop.reason !== null }, state, (at) => options.once ? null : new Date(at.getTime() + tickMs));
+    const summary = tickSummary(result);
+    // What the line says, but for the tick's number: a repeat of the last one printed is left out.
+    const said = summary.line.replace(/^tick \d+/, "");
+    const eventful = result.dispatch.active + result.dispatch.would_dispatch + result.dispatch.failed + result.failed.length > 0;
+    if (options.once || eventful || said !== lastSaid) {
+      report(summary);
+      lastSaid = said;
+    }
     if (options.once) return result.failed.length > 0 ? 1 : 0;
     if (options.stop.reason === null) await options.stop.sleep(tickMs);
     if (options.stop.reason !== null) {

@@ -13,7 +13,9 @@ import { getItem } from "../work-items/queries.ts";
 import { withDaemon } from "../testing/daemon.ts";
 import { readHeartbeat } from "./heartbeat.ts";
 import { LOST_REASON } from "./settle.ts";
-import { initialState, runTick } from "./tick.ts";
+import { initialState, runTick, tickSummary } from "./tick.ts";
+import { runLoop, stopSwitch } from "./loop.ts";
+import type { StopSwitch } from "./loop.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -34,7 +36,7 @@ test("a first tick polls, dispatches under the cap, comments, audits the pass an
     const { data } = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: 1 });
     assert.ok(data.some((c) => c.body?.startsWith("robot-army dispatched a session")));
     const [pass] = queryAudit(store, { kind: "reconcile.pass" });
-    assert.equal((pass.body as { dispatch: unknown }).dispatch, { withheld: null, active: 1, failed: 0, waiting: 2 });
+    assert.equal((pass.body as { dispatch: unknown }).dispatch, { withheld: null, would_dispatch: 0, active: 1, failed: 0, waiting: 2 });
     const beat = readHeartbeat(deps.stateDir)!;
     assert.equal([beat.pid, beat.tick, beat.next_at], [process.pid, 1, null]);
     assert.ok(beat.last_poll_at);
@@ -118,5 +120,59 @@ test("when the spool cannot be drained, nothing is dispatched", () =>
     assert.is(getItem(store, 1)!.state, "ready");
     assert.ok(lines().some((l) => l.startsWith("dispatch withheld:")));
   }));
+
+test("run --once ends with one summary line, and exits 0 when every dispatch failed: a failed dispatch is an outcome, not a step", () =>
+  withDaemon(template, async ({ store, deps, events }) => {
+    const config = { ...deps.config, worktrees: { ...deps.config.worktrees, post_create: [["sh", "-c", "exit 7"]] } };
+    const code = await runLoop({ ...deps, config }, { once: true, tickSeconds: 1, stop: stopSwitch() });
+    assert.is(code, 0);
+    const last = events.at(-1)!;
+    assert.is(last.line, "tick 1: dispatched 0, failed 3, waiting 0; no step failed");
+    assert.equal(last, {
+      event: "tick", line: last.line, tick: 1, dispatched: 0, would_dispatch: 0, failed: 3, waiting: 0, withheld: null, steps_failed: [], stopped: false,
+    });
+    assert.is(events.filter((e) => e.event === "tick").length, 1);
+    assert.is(getItem(store, 1)!.state, "failed");
+  }));
+
+test("run --once exits 1 when a step failed, and its summary names the steps", () =>
+  withDaemon(template, async ({ deps, events }) => {
+    mkdirSync(deps.stateDir, { recursive: true });
+    writeFileSync(deps.spoolDir, "a file where the spool folder should be");
+    const code = await runLoop(deps, { once: true, tickSeconds: 1, stop: stopSwitch() });
+    assert.is(code, 1);
+    assert.is(events.at(-1)!.line, "tick 1: dispatched 0, failed 0, waiting 0 (dispatch withheld); step failed: exit spool");
+  }));
+
+test("a running daemon prints a tick's summary only when the tick did something or its counts changed", () =>
+  withDaemon(template, async ({ deps, events }) => {
+    const real = stopSwitch();
+    let sleeps = 0;
+    // The real switch, asked to stop at the third sleep: three ticks, then the loop ends.
+    const stop: StopSwitch = {
+      get reason() {
+        return real.reason;
+      },
+      stop: real.stop,
+      sleep: (ms) => {
+        if (++sleeps === 3) real.stop("test");
+        return real.sleep(ms);
+      },
+      dispose: real.dispose,
+    };
+    assert.is(await runLoop(deps, { once: false, tickSeconds: 0.05, stop }), 0);
+    assert.equal(events.filter((e) => e.event === "tick").map((e) => e.line), [
+      "tick 1: dispatched 1, failed 0, waiting 2; no step failed",
+      "tick 2: dispatched 0, failed 0, waiting 2; no step failed",
+    ], "tick 3 said what tick 2 said, so it is left out");
+  }));
+
+test("the summary counts what a level without sessions would dispatch, and says when a tick was stopped early", () => {
+  const result = {
+    tick: 4, failed: ["poll", "heartbeat"], stopped: true, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
+    poll: { ran: true, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, would_dispatch: 2, active: 0, failed: 0, waiting: 1 },
+  };
+  assert.is(tickSummary(result).line, "tick 4 (stopped early): dispatched 0, would dispatch 2, failed 0, waiting 1; steps failed: poll, heartbeat");
+});
 
 test.run();

@@ -13,7 +13,7 @@ import { pollRepositories } from "../intake/poll.ts";
 import { reportLines } from "../intake/report.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
 import { listItems } from "../work-items/queries.ts";
-import type { Report } from "./events.ts";
+import type { DaemonEvent, Report } from "./events.ts";
 import { writeHeartbeat } from "./heartbeat.ts";
 import { drainSpool } from "./spool-drain.ts";
 import { settleClaims } from "./settle-claims.ts";
@@ -46,7 +46,8 @@ export interface TickResult {
   /** `cut_short`: items left `dispatching` by a claimer proven gone, now interrupted. */
   settled: { lost: number; ended: number; unknown: number; cut_short: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
-  dispatch: { withheld: string | null; active: number; failed: number; waiting: number };
+  /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
+  dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
 }
 
 /** A fresh daemon's state; `lastPollAt` from the last heartbeat, if any. */
@@ -59,7 +60,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   state.tick++;
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
-    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, active: 0, failed: 0, waiting: 0 },
+    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
     if (deps.stopRequested?.()) {
@@ -106,6 +107,31 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   return result;
 }
 
+/**
+ * What a tick did, in one line (and one `tick` event): how many items it dispatched, saw
+ * fail, left waiting, and which steps failed. A failed dispatch is an item's outcome (the
+ * item is `failed`, its issue told), counted in `failed`; a failed step is one the tick
+ * could not do (it threw), named in `steps_failed`. Retirement does not exist yet, so
+ * nothing is said of it.
+ * @example tickSummary(result).line // "tick 1: dispatched 1, failed 1, waiting 2; no step failed"
+ */
+export function tickSummary(result: TickResult): DaemonEvent {
+  const d = result.dispatch;
+  const counts = [
+    `dispatched ${d.active}`,
+    ...(d.would_dispatch ? [`would dispatch ${d.would_dispatch}`] : []),
+    `failed ${d.failed}`,
+    `waiting ${d.waiting}${d.withheld ? " (dispatch withheld)" : ""}`,
+  ].join(", ");
+  const steps = result.failed.length === 0 ? "no step failed" : `step${result.failed.length === 1 ? "" : "s"} failed: ${result.failed.join(", ")}`;
+  return {
+    event: "tick",
+    line: `tick ${result.tick}${result.stopped ? " (stopped early)" : ""}: ${counts}; ${steps}`,
+    tick: result.tick, dispatched: d.active, would_dispatch: d.would_dispatch, failed: d.failed, waiting: d.waiting,
+    withheld: d.withheld, steps_failed: result.failed, stopped: result.stopped,
+  };
+}
+
 /** Whether `poll_seconds` have passed since the last poll (always, when there was none). */
 export function pollDue(state: DaemonState, pollSeconds: number): boolean {
   const last = parseTimestamp(state.lastPollAt);
@@ -137,6 +163,7 @@ async function dispatch(deps: TickDeps, result: TickResult, state: DaemonState):
     if (outcome.result === "active") result.dispatch.active++;
     else if (outcome.result === "failed") result.dispatch.failed++;
     else if (outcome.result === "waiting") result.dispatch.waiting++;
+    else result.dispatch.would_dispatch++;
   }
   reportComments(deps, since);
   if (withheld) {

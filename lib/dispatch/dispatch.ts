@@ -25,7 +25,7 @@ import { claimDetails } from "./claim.ts";
 import { findWorkerProgram } from "./worker-program.ts";
 import { branchName } from "./branch-name.ts";
 import { ITEM_TAG, observeCapacity, workerTags } from "./capacity.ts";
-import { describePause, describeWait, findHold, pauseState } from "./controls.ts";
+import { describePause, describeWait } from "./controls.ts";
 import { composePrompt, writePromptFile } from "./prompt.ts";
 import { dispatchComment, failureComment } from "./comments.ts";
 import { recordSession } from "./sessions.ts";
@@ -57,24 +57,20 @@ export interface DispatchOutcome {
 /** One pass: dispatches what the caps allow, reports every ready item it looked at. */
 export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: string | null; outcomes: DispatchOutcome[] }> {
   const { store, config } = deps;
-  const paused = pauseState(store);
+  const { paused, queue, held } = dispatchQueue(store, config, { includeSimulated: deps.effects.simulated });
   if (paused) return { withheld: describePause(paused), outcomes: [] };
   if (deps.effects.sessions) {
     const program = findWorkerProgram(config);
     if ("missing" in program) return { withheld: program.missing, outcomes: [] };
   }
-  const { queue } = dispatchQueue(store, config, { includeSimulated: deps.effects.simulated });
-  const outcomes: DispatchOutcome[] = [];
+  // The queue holds no item the owner held; those wait, each with its hold.
+  const outcomes: DispatchOutcome[] = held.filter(({ item }) => item.simulated === deps.effects.simulated)
+    .map(({ item, hold }) => ({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: describeWait(hold), session: null }));
   for (const { item } of queue) {
     if (item.simulated !== deps.effects.simulated) continue;
     const capacity = observeCapacity({ sessionRoot: deps.sessionRoot, config, store });
     if (!capacity.observable) return { withheld: `capacity cannot be observed: ${capacity.why}`, outcomes };
     const waiting = (reason: string) => outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason, session: null });
-    const hold = findHold(store, item.id, item.repo);
-    if (hold) {
-      waiting(describeWait(hold));
-      continue;
-    }
     const answer = capacity.canDispatch(item.repo);
     if (!answer.ok) {
       waiting(answer.reason);

@@ -1,7 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { recordChangedSettings } from "./records.ts";
-import { dispatchQueue } from "./queue.ts";
+import { dispatchQueue, whyNotQueued } from "./queue.ts";
+import { hold, pause, unpause } from "../dispatch/controls.ts";
 import { configWithRepos, makeItem, onboard, withStore } from "../testing/items.ts";
 
 const order = (queue: ReturnType<typeof dispatchQueue>) => queue.queue.map((q) => `${q.position}:${q.item.repo}#${q.item.issue}`);
@@ -20,7 +21,7 @@ test("the queue takes higher priority first, then the oldest item, and numbers t
     const queue = dispatchQueue(store, config);
     assert.equal(order(queue), ["1:demo/urgent#3", "2:demo/urgent#7", "3:demo/widgets#1", "4:demo/widgets#2", "5:demo/later#9"]);
     assert.equal(queue.queue.map((q) => q.priority), [5, 5, 0, 0, -1]);
-    assert.equal(queue.held, []);
+    assert.equal([queue.held, queue.untrusted, queue.paused], [[], [], null]);
   }));
 
 test("items created in the same second go in the order they were made", () =>
@@ -31,7 +32,7 @@ test("items created in the same second go in the order they were made", () =>
     assert.equal(order(dispatchQueue(store, config)), ["1:demo/widgets#4", "2:demo/widgets#2", "3:demo/widgets#9"]);
   }));
 
-test("items of a repository that needs reapproval, is not onboarded or left the config are held, with why", () =>
+test("items of a repository that needs reapproval, is not onboarded or left the config are untrusted, with why", () =>
   withStore(async (store) => {
     const config = await configWithRepos({ "demo/widgets": 0, "demo/changed": 9, "demo/new": 1 });
     onboard(store, "demo/widgets", "demo/changed", "demo/gone");
@@ -42,7 +43,8 @@ test("items of a repository that needs reapproval, is not onboarded or left the 
     makeItem(store, { repo: "demo/gone", issue: 4 });
     const queue = dispatchQueue(store, config);
     assert.equal(order(queue), ["1:demo/widgets#1"]);
-    assert.equal(queue.held.map((h) => [`${h.item.repo}#${h.item.issue}`, h.reason]), [
+    assert.equal(queue.held, []);
+    assert.equal(queue.untrusted.map((u) => [`${u.item.repo}#${u.item.issue}`, u.reason]), [
       ["demo/changed#2", "needs reapproval"],
       ["demo/new#3", "not onboarded"],
       ["demo/gone#4", "not in the config"],
@@ -57,6 +59,48 @@ test("simulated items are queued only when asked for", () =>
     makeItem(store, { issue: 2 });
     assert.equal(order(dispatchQueue(store, config)), ["1:demo/widgets#2"]);
     assert.equal(order(dispatchQueue(store, config, { includeSimulated: true })), ["1:demo/widgets#1", "2:demo/widgets#2"]);
+  }));
+
+test("items the owner held, by themselves or through their repository, are apart with the hold, and the queue closes up", () =>
+  withStore(async (store) => {
+    const config = await configWithRepos({ "demo/widgets": 0, "demo/gadgets": 0 });
+    onboard(store, "demo/widgets", "demo/gadgets");
+    makeItem(store, { issue: 1, at: "2026-01-15T07:00:00Z" });
+    makeItem(store, { issue: 2, at: "2026-01-15T08:00:00Z" });
+    makeItem(store, { repo: "demo/gadgets", issue: 3, at: "2026-01-15T08:30:00Z" });
+    makeItem(store, { issue: 4, at: "2026-01-15T09:00:00Z" });
+    hold(store, { item: 1 }, { reason: "waiting on the design" });
+    hold(store, { repo: "demo/gadgets" });
+    const queue = dispatchQueue(store, config);
+    assert.equal(order(queue), ["1:demo/widgets#2", "2:demo/widgets#4"]);
+    assert.equal(queue.held.map((h) => [h.item.issue, h.hold.item, h.hold.repo, h.hold.reason]), [
+      [1, 1, null, "waiting on the design"],
+      [3, null, "demo/gadgets", null],
+    ]);
+    assert.equal(whyNotQueued(store, config, { id: 2, repo: "demo/widgets" }), undefined);
+    assert.is((whyNotQueued(store, config, { id: 1, repo: "demo/widgets" }) as { held: { item: number } }).held.item, 1);
+  }));
+
+test("an untrusted repository's item is untrusted even when the owner held it too", () =>
+  withStore(async (store) => {
+    const config = await configWithRepos({ "demo/widgets": 0 });
+    makeItem(store, { issue: 1 });
+    hold(store, { item: 1 });
+    const queue = dispatchQueue(store, config);
+    assert.equal([queue.queue, queue.held, queue.untrusted.map((u) => u.reason)], [[], [], ["not onboarded"]]);
+  }));
+
+test("the pause is reported with the queue, which keeps its order while paused", () =>
+  withStore(async (store) => {
+    const config = await configWithRepos({ "demo/widgets": 0 });
+    onboard(store, "demo/widgets");
+    makeItem(store, { issue: 1 });
+    pause(store, { reason: "release freeze" });
+    const paused = dispatchQueue(store, config);
+    assert.is(paused.paused?.reason, "release freeze");
+    assert.equal(order(paused), ["1:demo/widgets#1"]);
+    unpause(store);
+    assert.is(dispatchQueue(store, config).paused, null);
   }));
 
 test.run();

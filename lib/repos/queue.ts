@@ -1,10 +1,19 @@
 /**
  * The dispatch queue: work items in `ready`, in the order dispatch takes them (the
- * repository's `priority` from the config, higher first, then the oldest item first).
- * An item whose repository may not receive work now (not in the config, not onboarded,
- * or waiting for reapproval) is held, with the reason, and takes no place in the queue.
+ * repository's `priority` from the config, higher first, then the oldest item first),
+ * and the ready items it passes over, each with why. This is the one place that decides
+ * what dispatch may take, so `status` shows what dispatch does:
+ *
+ * - **untrusted**: the item's repository may not receive work on this machine (not in the
+ *   config, not onboarded, or waiting for reapproval). Checked first: a repository that
+ *   is not trusted here takes no work whatever the owner's holds say.
+ * - **held**: the owner held the item, or its repository (`robot-army hold`).
+ * - **paused**: the owner's pause stops every dispatch; the queue keeps its order, and
+ *   dispatch takes nothing from it until `robot-army unpause`.
  */
 import type { Config } from "../config.ts";
+import { findHold, pauseState } from "../dispatch/controls.ts";
+import type { Hold, Pause } from "../dispatch/controls.ts";
 import type { Store } from "../store/open.ts";
 import { listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
@@ -18,22 +27,41 @@ export interface QueuedItem {
   priority: number;
 }
 
-/** A ready item that waits on its repository, and why. */
+/** Why a repository may not receive work on this machine. */
+export type UntrustedReason = "not in the config" | "not onboarded" | "needs reapproval";
+
+/** A ready item whose repository is not trusted here, and why. */
+export interface UntrustedItem {
+  item: WorkItem;
+  priority: number;
+  reason: UntrustedReason;
+}
+
+/** A ready item the owner held, by itself or through its repository, with the hold. */
 export interface HeldItem {
   item: WorkItem;
   priority: number;
-  reason: "not in the config" | "not onboarded" | "needs reapproval";
+  hold: Hold;
 }
 
-/** The queue and the held items, both in dispatch order. */
+/** What dispatch may take, in order, and what it passes over and why; every list in dispatch order. */
 export interface DispatchQueue {
+  /** The owner's pause, when set: dispatch then takes nothing, the queue included. */
+  paused: Pause | null;
   queue: QueuedItem[];
   held: HeldItem[];
+  untrusted: UntrustedItem[];
 }
 
+/** What keeps one ready item out of the queue: its repository's trust, else the owner's hold. */
+export type OutOfQueue = { untrusted: UntrustedReason } | { held: Hold };
+
 /**
- * Ready items in dispatch order; simulated ones only when asked for.
- * @example for (const { item } of dispatchQueue(store, config).queue) await dispatch(item);
+ * Ready items in dispatch order, split into the queue, the held and the untrusted, with the
+ * pause; simulated ones only when asked for.
+ * @example
+ * const { paused, queue } = dispatchQueue(store, config);
+ * if (!paused) for (const { item } of queue) await dispatch(item);
  */
 export function dispatchQueue(store: Store, config: Config, options: { includeSimulated?: boolean } = {}): DispatchQueue {
   const priority = (repo: string) => (Object.hasOwn(config.repos, repo) ? config.repos[repo].priority : 0);
@@ -41,19 +69,35 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
     .map((item) => ({ item, priority: priority(item.repo) }))
     // [dispatch] order: "priority" puts higher repository priority first; "oldest" is by age alone.
     .sort((a, b) => (config.dispatch.order === "priority" ? b.priority - a.priority : 0) || compare(a.item.created_at, b.item.created_at) || a.item.id - b.item.id);
-  const queue: QueuedItem[] = [];
-  const held: HeldItem[] = [];
-  const holds = new Map<string, HeldItem["reason"] | null>();
+  const result: DispatchQueue = { paused: pauseState(store) ?? null, queue: [], held: [], untrusted: [] };
+  const trust = new Map<string, UntrustedReason | null>();
   for (const entry of ready) {
-    if (!holds.has(entry.item.repo)) holds.set(entry.item.repo, holdOf(store, config, entry.item.repo));
-    const reason = holds.get(entry.item.repo);
-    if (reason) held.push({ ...entry, reason });
-    else queue.push({ ...entry, position: queue.length + 1 });
+    const out = whyNotQueued(store, config, entry.item, trust);
+    if (!out) result.queue.push({ ...entry, position: result.queue.length + 1 });
+    else if ("untrusted" in out) result.untrusted.push({ ...entry, reason: out.untrusted });
+    else result.held.push({ ...entry, hold: out.held });
   }
-  return { queue, held };
+  return result;
 }
 
-function holdOf(store: Store, config: Config, repo: string): HeldItem["reason"] | null {
+/**
+ * Why a ready item is not in the queue, or undefined when it is (the pause aside): what a
+ * gate on one item (resume, restart) asks. `trust` caches each repository's answer within one pass.
+ */
+export function whyNotQueued(
+  store: Store,
+  config: Config,
+  item: Pick<WorkItem, "id" | "repo">,
+  trust: Map<string, UntrustedReason | null> = new Map(),
+): OutOfQueue | undefined {
+  if (!trust.has(item.repo)) trust.set(item.repo, untrustedReason(store, config, item.repo));
+  const untrusted = trust.get(item.repo);
+  if (untrusted) return { untrusted };
+  const hold = findHold(store, item.id, item.repo);
+  return hold ? { held: hold } : undefined;
+}
+
+function untrustedReason(store: Store, config: Config, repo: string): UntrustedReason | null {
   if (!Object.hasOwn(config.repos, repo)) return "not in the config";
   const state = getRepoRecord(store, repo)?.state;
   if (state === undefined) return "not onboarded";
