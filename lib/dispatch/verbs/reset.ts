@@ -15,7 +15,7 @@ import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { branchName } from "../branch-name.ts";
 import type { DispatchDeps } from "../dispatch.ts";
-import { sessionsOf } from "../sessions.ts";
+import { sessionsOf } from "../../work-items/sessions.ts";
 import { worktreeRoot } from "../worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
 import { requireItem } from "../../work-items/argument.ts";

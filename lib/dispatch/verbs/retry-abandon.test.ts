@@ -18,17 +18,24 @@ function item(store: Store, issue: number, ...states: Array<Parameters<typeof tr
   return id;
 }
 
-test("retry puts a failed item back to ready, with the failure kept in the audit record", inWorkerDir(async ({ store }) => {
+/** What retry reads, in a worker dir whose worktree root holds nothing. */
+function retryDeps(dirs: { store: Store; state: string }) {
+  return { store: dirs.store, config: { worktrees: { post_create: [] } }, stateDir: dirs.state };
+}
+
+test("retry puts a failed item back to ready, with the failure kept in the audit record", inWorkerDir(async (dirs) => {
+  const { store } = dirs;
   const id = item(store, 1, "ready", "dispatching", "failed");
-  assert.is(retryItem(store, id).state, "ready");
+  assert.is(retryItem(retryDeps(dirs), id).state, "ready");
   const [last] = queryAudit(store, { kind: "state.work_item", item: id, limit: 1 });
   assert.equal([last.body.from, last.body.to, last.body.reason, last.body.failure], ["failed", "ready", "retried by the owner", "to failed"]);
 }));
 
-test("retry refuses an item that is not failed, and an unknown id", inWorkerDir(async ({ store }) => {
+test("retry refuses an item that is not failed, and an unknown id", inWorkerDir(async (dirs) => {
+  const { store } = dirs;
   const id = item(store, 1, "ready");
-  assert.throws(() => retryItem(store, id), /is ready, not failed/);
-  assert.throws(() => retryItem(store, 99), /No work item 99/);
+  assert.throws(() => retryItem(retryDeps(dirs), id), /is ready, not failed/);
+  assert.throws(() => retryItem(retryDeps(dirs), 99), /No work item 99/);
   assert.is(getItem(store, id)!.state, "ready");
 }));
 
