@@ -16,8 +16,9 @@ export const command: CommandDef = {
   description: `\
 A failed item goes back to ready; the next dispatch pass gives it a new worktree and
 session (its failure reason stays in the audit log: robot-army show <id>). Any other
-state refuses. So does an item whose worktree is still on disk, since dispatch would
-fail on it again: resume or restart carry on in that worktree, reset discards it.
+state refuses. So does an item whose worktree is still on disk or whose branch is still
+in the clone, since dispatch would fail on it again: resume or restart carry on in that
+worktree, reset discards it.
 `,
   options: { config: CONFIG_OPTION },
   positionals: { min: 1, max: 1 },
@@ -32,15 +33,15 @@ export async function main(argv: string[]): Promise<number> {
   const stateDir = ensureStateDir();
   const store = await openStore(stateDir);
   try {
-    return run({ item }, { store, config, stateDir, write: (text) => process.stdout.write(text) });
+    return await run({ item }, { store, config, stateDir, write: (text) => process.stdout.write(text) });
   } finally {
     store.close();
   }
 }
 
 /** Moves the item and says so; a refusal is a PreconditionError (exit 3). */
-export function run(opts: { item: number }, deps: RetryDeps & { write: (text: string) => void }): number {
-  const item = retryItem(deps, opts.item);
+export async function run(opts: { item: number }, deps: RetryDeps & { write: (text: string) => void }): Promise<number> {
+  const item = await retryItem(deps, opts.item);
   deps.write(`work item ${item.id} (${item.repo}#${item.issue}): failed -> ready\n`);
   return 0;
 }

@@ -64,13 +64,25 @@ test("retry refuses a failed item whose worktree is still there, naming resume, 
     const failing = { ...deps, config: { ...deps.config, worktrees: { ...deps.config.worktrees, post_create: [["sh", "-c", "exit 7"]] } } };
     const [failed] = (await dispatchReady(failing)).outcomes;
     assert.equal([failed.item, failed.result], [1, "failed"]);
-    assert.throws(() => retryItem(deps, 1), (error: Error) =>
-      error instanceof PreconditionError && /still has its worktree at ".*issue-1".*"robot-army resume 1" or "robot-army restart 1" carry on in it, "robot-army reset 1" discards it$/.test(error.message));
+    await rejects(retryItem(deps, 1), PreconditionError, /still has its worktree at ".*issue-1".*"robot-army resume 1" or "robot-army restart 1" carry on in it, "robot-army reset 1" discards it$/);
     assert.is(getItem(store, 1)!.state, "failed");
     assert.is((await resetItem(deps, 1)).reset, true);
     const again = (await dispatchReady(deps)).outcomes.find((o) => o.item === 1)!;
     assert.is(again.result, "active");
     assert.is((await comments(t, 1)).filter((c) => c.startsWith("robot-army could not start")).length, 1);
+  }));
+
+test("retry refuses a failed item whose branch is still in the clone without a worktree, naming reset", () =>
+  withWorld(template, async ({ store, deps, config }) => {
+    const failing = { ...deps, config: { ...deps.config, worktrees: { ...deps.config.worktrees, post_create: [["sh", "-c", "exit 7"]] } } };
+    await dispatchReady(failing);
+    const clone = config.repos["demo/widgets"].path;
+    const path = join(deps.stateDir, "worktrees", "demo", "widgets", "issue-1");
+    git(clone, "worktree", "remove", "--force", path);
+    await rejects(retryItem(deps, 1), PreconditionError, /^Work item 1's branch "robot-army\/issue-1-[^"]+" is still in ".*", so a fresh dispatch would fail on it; "robot-army reset 1" removes it/);
+    assert.is(getItem(store, 1)!.state, "failed");
+    const reset = await resetItem(deps, 1);
+    assert.equal([reset.reset, reset.removal.worktree.status, reset.removal.branch.status], [true, "absent", "deleted"]);
   }));
 
 test.run();
