@@ -1,11 +1,12 @@
 /**
- * Dispatch: ready work items become worker sessions. In queue order and under the caps,
- * each item is claimed (`ready` -> `dispatching`), gets a worktree on its own branch from
- * the fetched base, its post-create steps, a prompt file, and a worker started through the
- * launcher inside a managed session tagged `ra_item`; once the session is confirmed the
- * item is `active` and its issue is told where it runs. A failure after the claim makes
- * the item `failed`: the reason goes to the item and the audit record, and the issue is
- * told only that a session could not be started (DESIGN rule 4).
+ * Dispatch: ready work items become worker sessions. In queue order, each item the gate
+ * lets through (lib/dispatch/gate.ts: the pause, the worker program, capacity, holds, caps,
+ * the repository's trust) is claimed (`ready` -> `dispatching`) and started by startWorker
+ * (lib/dispatch/start-worker.ts) in a new worktree on its own branch from the fetched base,
+ * after its post-create steps, with its prompt. Once the session is confirmed the item is
+ * `active` and its issue is told where it runs. A failure after the claim makes the item
+ * `failed`: the reason goes to the item and the audit record, and the issue is told only
+ * that a session could not be started (DESIGN rule 4).
  */
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import type { Launcher } from "../boundaries/launchers/types.ts";
