@@ -4,7 +4,7 @@
  * only when typed at a terminal.
  */
 import type { CommandDef } from "../lib/cli.ts";
-import { parse, print, runMain } from "../lib/cli.ts";
+import { parse, runMain } from "../lib/cli.ts";
 import { CONFIG_OPTION } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
@@ -36,26 +36,34 @@ Below effect level local, worktrees are simulated and reset refuses, removing no
   examples: ["robot-army reset 12", "robot-army reset 12 --effect-level local"],
 };
 
-/** Parses argv, refuses --force without a terminal, wires the dependencies, and runs it. */
+/** What reset works with: dispatch's dependencies, whether stdin is a terminal, and where its output goes. */
+export type ResetDeps = DispatchDeps & { atTerminal: boolean; write: (text: string) => void };
+
+/** Parses argv, wires the dependencies, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const item = itemIdArgument(command, args);
   const force = args.values.force === true;
-  if (force && !process.stdin.isTTY) throw new PreconditionError("--force discards work, so it is taken only when typed at a terminal; stdin is not one");
-  return await withDispatchDeps(args, (deps) => run({ item, force }, deps));
+  const atTerminal = process.stdin.isTTY === true;
+  // Refused before anything is opened or read: a script's --force never reaches the work.
+  if (force && !atTerminal) throw forceNeedsTerminal();
+  return await withDispatchDeps(args, (deps) => run({ item, force }, { ...deps, atTerminal, write: (text) => process.stdout.write(text) }));
 }
 
 /** Resets the item and says what became of the worktree and branch; exit 3 when a guard kept them. */
-export async function run(opts: { item: number; force: boolean }, deps: DispatchDeps): Promise<number> {
+export async function run(opts: { item: number; force: boolean }, deps: ResetDeps): Promise<number> {
+  if (opts.force && !deps.atTerminal) throw forceNeedsTerminal();
   const { removal, reset, item } = await resetItem(deps, opts.item, { force: opts.force });
   const say = (o: { status: string; reason?: string }) => (o.status === "kept" ? `kept (${o.reason})` : o.status);
-  print(`worktree: ${say(removal.worktree)}`, `branch  : ${say(removal.branch)}`);
-  if (!reset) {
-    print(`work item ${item.id} stays ${item.state}; "robot-army reset ${item.id} --force" at a terminal discards the work`);
-    return EXIT.precondition;
-  }
-  print(`work item ${item.id} (${item.repo}#${item.issue}): ready`);
-  return EXIT.ok;
+  const lines = [`worktree: ${say(removal.worktree)}`, `branch  : ${say(removal.branch)}`];
+  if (!reset) lines.push(`work item ${item.id} stays ${item.state}; "robot-army reset ${item.id} --force" at a terminal discards the work`);
+  else lines.push(`work item ${item.id} (${item.repo}#${item.issue}): ready`);
+  deps.write(lines.map((line) => line + "\n").join(""));
+  return reset ? EXIT.ok : EXIT.precondition;
+}
+
+function forceNeedsTerminal(): PreconditionError {
+  return new PreconditionError("--force discards work, so it is taken only when typed at a terminal; stdin is not one");
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

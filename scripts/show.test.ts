@@ -10,7 +10,7 @@ import { appendAudit } from "../lib/store/audit.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { transition } from "../lib/work-items/transition.ts";
-import { recordSession } from "../lib/dispatch/sessions.ts";
+import { recordSession } from "../lib/work-items/sessions.ts";
 import { command, run, showOptions } from "./show.ts";
 
 async function show(store: Store | undefined, ...argv: string[]): Promise<string> {

@@ -16,7 +16,7 @@ import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { getItem, listItems } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
-import { sessionsOf } from "../lib/dispatch/sessions.ts";
+import { sessionsOf } from "../lib/work-items/sessions.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
 import { noSuchItem, parseItemId } from "../lib/work-items/argument.ts";
 

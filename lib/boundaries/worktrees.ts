@@ -266,7 +266,8 @@ async function requireBranchName(repoPath: string, name: string): Promise<void> 
   if (!checked || checked.code !== 0 || checked.stdout.trim() !== name) throw new TypeError(`"${name}" is not a branch name git accepts`);
 }
 
-async function branchExists(repoPath: string, branch: string): Promise<boolean> {
+/** Whether `branch` exists in the clone at `repoPath`. */
+export async function branchExists(repoPath: string, branch: string): Promise<boolean> {
   return (await runGit(repoPath, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0;
 }
 

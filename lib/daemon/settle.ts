@@ -5,14 +5,14 @@
  * and its item `interrupted`. A worker that outlived its holder still works: it is left
  * for a later tick, like a session whose liveness cannot be known (DESIGN rule 1).
  */
-import { existsSync, readdirSync } from "node:fs";
-import { isoSeconds, now } from "../clock.ts";
 import { readRecord } from "../sessions/records.ts";
+import { exitOf, spooledSessions } from "../sessions/spool.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
-import { transition } from "../work-items/transition.ts";
+import { openSessions } from "../work-items/sessions.ts";
+import { closeFromExit, closeLost } from "../work-items/worker-ended.ts";
 import type { DaemonEvent } from "./events.ts";
-import { closeFromExit, exitOfRecord } from "./spool-drain.ts";
+import { workerEndedEvent } from "./spool-drain.ts";
 
 /** The reason a lost worker's item is given. */
 export const LOST_REASON = "worker lost: no exit record";
@@ -39,10 +39,7 @@ export interface SettleDeps {
 export function settleSessions(deps: SettleDeps): SettleResult {
   const { store } = deps;
   const result: SettleResult = { lost: 0, ended: 0, unknown: 0, events: [] };
-  const rows = store.statement(
-    `SELECT s.id, s.item, s.name, s.host, s.ended_at FROM sessions AS s JOIN work_items AS w ON w.id = s.item
-     WHERE s.ended_at IS NULL AND w.state = 'active' ORDER BY s.item, s.attempt`,
-  ).all().map((row) => ({ ...(row as { id: string; item: number; name: string; host: string; ended_at: null }) }));
+  const rows = openSessions(store, { state: "active" });
   const spooled = spooledSessions(deps.spoolDir);
   for (const row of rows) {
     if (row.host !== deps.host) {
@@ -60,8 +57,9 @@ export function settleSessions(deps: SettleDeps): SettleResult {
     }
     if (record?.exitedAt) {
       // Its exit is on record in the session itself: that is evidence, not a guess.
-      const event = closeFromExit(store, row, exitOfRecord(record));
-      if (event) result.events.push(event);
+      const exit = exitOf(record);
+      const ended = closeFromExit(store, row, exit);
+      if (ended) result.events.push(workerEndedEvent(ended, exit));
       result.ended++;
       continue;
     }
@@ -69,26 +67,11 @@ export function settleSessions(deps: SettleDeps): SettleResult {
     const runs = record ? workerRuns(deps.sessionRoot, record) : false;
     if (runs === "unknown") result.unknown++;
     if (runs !== false) continue;
-    markLost(store, row);
+    const lost = closeLost(store, row, LOST_REASON);
+    if (!lost) continue;
     result.lost++;
-    result.events.push({ event: "session_lost", line: `worker of item ${row.item} lost (${row.name}: ${record ? "its holder is gone" : "no session record"} and no exit record): item interrupted`, item: row.item, session: row.id });
+    const outcome = lost.interrupted ? "item interrupted" : `item stays ${lost.state}`;
+    result.events.push({ event: "session_lost", line: `worker of item ${row.item} lost (${row.name}: ${record ? "its holder is gone" : "no session record"} and no exit record): ${outcome}`, item: row.item, session: row.id });
   }
   return result;
-}
-
-function markLost(store: Store, row: { id: string; item: number }): void {
-  store.transaction(() => {
-    store.statement("UPDATE sessions SET ended_at = ?, end_reason = 'lost' WHERE id = ? AND ended_at IS NULL").run(isoSeconds(now()), row.id);
-    transition(store, row.item, "interrupted", { reason: LOST_REASON, details: { session: row.id } });
-  });
-}
-
-/** Session ids with an exit record in the spool; undefined when the spool cannot be read. */
-function spooledSessions(dir: string): Set<string> | undefined {
-  if (!existsSync(dir)) return new Set();
-  try {
-    return new Set(readdirSync(dir).filter((n) => n.endsWith(".json") && !n.startsWith(".")).map((n) => n.split(".")[0]));
-  } catch {
-    return undefined;
-  }
 }

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { sessionsOf } from "../dispatch/sessions.ts";
+import { sessionsOf } from "../work-items/sessions.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import { waitFor } from "../testing/sessions.ts";
 import { childIdentity, holderIdentity, readRecord } from "../sessions/records.ts";

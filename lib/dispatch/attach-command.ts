@@ -3,7 +3,7 @@ import type { Launcher } from "../boundaries/launchers/types.ts";
 import { PreconditionError } from "../errors.ts";
 import type { Store } from "../store/open.ts";
 import { requireItem } from "../work-items/argument.ts";
-import { sessionsOf } from "./sessions.ts";
+import { sessionsOf } from "../work-items/sessions.ts";
 
 /** The argv that opens the item's worker, or why there is none to open. */
 export async function attachCommandFor(store: Store | undefined, id: number, launcher: Launcher): Promise<{ argv: string[] | null; message: string }> {

@@ -9,7 +9,7 @@ import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
 import { dispatchReady } from "./dispatch.ts";
 import { pause } from "./controls.ts";
-import { sessionsOf } from "./sessions.ts";
+import { sessionsOf } from "../work-items/sessions.ts";
 import { comments, verbTemplate, withWorld } from "../testing/verbs.ts";
 import type { VerbWorld } from "../testing/verbs.ts";
 import { attachCommandFor } from "./attach-command.ts";

@@ -3,6 +3,6 @@ import { join } from "node:path";
 import type { Config } from "../config.ts";
 
 /** The worktree root for this config and state dir. */
-export function worktreeRoot(config: Config, stateDir: string): string {
+export function worktreeRoot(config: Pick<Config, "worktrees">, stateDir: string): string {
   return config.worktrees.root ?? join(stateDir, "worktrees");
 }

@@ -3,12 +3,10 @@
  * the variables that tell that command where the session root is, the wait until the
  * session is on record, and running outside commands through dax.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { sessionRoot, listRecords } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
-import { spoolDir } from "../../sessions/spool.ts";
-import type { ExitRecord } from "../../sessions/spool.ts";
+import { readSpooledExit, spoolDir, spoolFiles as listSpool } from "../../sessions/spool.ts";
 import { stateDirPath } from "../../state-dir.ts";
 import { robotArmyArgv } from "./_self.ts";
 import { LaunchError } from "./types.ts";
@@ -106,7 +104,7 @@ export function watchLaunch(launcher: LauncherName, env: Env, spec: LaunchSpec):
   assertNameFree(launcher, root, spec);
   const spool = spoolDir(env);
   const before = new Set(spoolFiles(spool));
-  const reaped = () => spoolFiles(spool).filter((file) => !before.has(file)).map((file) => readExit(join(spool, file)))
+  const reaped = () => spoolFiles(spool).filter((file) => !before.has(file)).map((file) => readSpooledExit(join(spool, file)))
     .find((exit) => exit?.name === spec.name && exit.item === String(spec.item));
   /** The launched session once its start is decided: started (or already reaped), a LaunchError when it failed, else undefined. */
   const settled = (): { name: string; id: string } | undefined => {
@@ -151,17 +149,10 @@ function findLaunched(root: string, spec: LaunchSpec): SessionRecord | undefined
 
 function spoolFiles(dir: string): string[] {
   try {
-    return readdirSync(dir).filter((name) => name.endsWith(".json") && !name.startsWith("."));
+    return listSpool(dir);
   } catch {
+    // A spool that cannot be read now holds no exit of this launch we can see: look again at the next poll.
     return [];
-  }
-}
-
-function readExit(path: string): ExitRecord | undefined {
-  try {
-    return JSON.parse(readFileSync(path, "utf8")) as ExitRecord;
-  } catch {
-    return undefined;
   }
 }
 

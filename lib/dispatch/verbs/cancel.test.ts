@@ -11,7 +11,7 @@ import { getItem } from "../../work-items/queries.ts";
 import { dispatchReady } from "../dispatch.ts";
 import type { DispatchDeps } from "../dispatch.ts";
 import type { Store } from "../../store/open.ts";
-import { sessionsOf } from "../sessions.ts";
+import { sessionsOf } from "../../work-items/sessions.ts";
 import { cancelSession, cancelTarget } from "./cancel.ts";
 import { rejects } from "../../testing/rejects.ts";
 import { verbTemplate, withWorld } from "../../testing/verbs.ts";

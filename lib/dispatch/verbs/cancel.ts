@@ -15,7 +15,7 @@ import { stopSession } from "../../sessions/stop.ts";
 import { getItem } from "../../work-items/queries.ts";
 import type { WorkItem } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
-import { endSession, sessionsOf } from "../sessions.ts";
+import { endSession, sessionsOf } from "../../work-items/sessions.ts";
 import { requireItem } from "../../work-items/argument.ts";
 
 /** How the confirmation went: typed right, or how it gave up. */

@@ -10,7 +10,7 @@ import { holderIdentity, readRecord } from "../../sessions/records.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { dispatchReady } from "../dispatch.ts";
-import { sessionsOf } from "../sessions.ts";
+import { sessionsOf } from "../../work-items/sessions.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
 import { relaunchItem } from "./relaunch.ts";
 import { resetItem } from "./reset.ts";

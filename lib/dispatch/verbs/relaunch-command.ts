@@ -1,19 +1,22 @@
 /** What `resume` and `restart` share as commands: options, the run, and what they print. */
 import type { CommandDef } from "../../cli.ts";
-import { parse, print } from "../../cli.ts";
+import { parse } from "../../cli.ts";
 import { CONFIG_OPTION } from "../../config.ts";
 import { EFFECT_LEVEL_OPTIONS } from "../../effects.ts";
 import { EXIT } from "../../errors.ts";
+import { itemIdArgument } from "../../work-items/argument.ts";
 import type { Relaunch } from "../comments.ts";
 import type { DispatchDeps } from "../dispatch.ts";
 import { withDispatchDeps } from "./command-deps.ts";
-import { relaunchItem } from "./relaunch.ts";
-import { itemIdArgument } from "../../work-items/argument.ts";
+import { RelaunchFailedError, relaunchItem } from "./relaunch.ts";
 
 const REFUSALS = `
 It refuses while a session works for the item or in its worktree (or one cannot be
-checked), and when the item has no worktree ("robot-army retry" dispatches afresh). The
-pause, holds and the session caps hold it back like dispatch unless --force.
+checked), and when the item has no worktree ("robot-army retry" dispatches afresh). It
+passes the same gate as dispatch: the pause, holds and the session caps hold it back
+unless --force; a repository that is not onboarded or needs reapproval, capacity that
+cannot be observed and a missing worker program refuse it even with --force. A worker
+that could not start fails the item (exit 1) and the issue is told so once.
 `;
 
 /** The command definition, main and run of `resume` or `restart`. */
@@ -24,7 +27,7 @@ export function relaunchCommand(how: Relaunch, summary: string, description: str
     usage: `${how} <id> [--force] [--effect-level L] [--config FILE]`,
     description: description + REFUSALS,
     options: {
-      force: { type: "boolean", description: "Start it despite the pause, a hold or a full cap (never over a live session)" },
+      force: { type: "boolean", description: "Start it despite the pause, a hold or a full cap (never over a live session or an untrusted repository)" },
       ...EFFECT_LEVEL_OPTIONS,
       config: CONFIG_OPTION,
     },
@@ -32,20 +35,17 @@ export function relaunchCommand(how: Relaunch, summary: string, description: str
     examples: [`robot-army ${how} 12`, `robot-army ${how} 12 --force`],
   };
 
-  /** Starts the new session and says where it runs; exit 1 when it could not start. */
-  async function run(opts: { item: number; force: boolean }, deps: DispatchDeps): Promise<number> {
+  /** Starts the new session and says where it runs; a worker that could not start throws RelaunchFailedError (exit 1). */
+  async function run(opts: { item: number; force: boolean }, deps: DispatchDeps & { write: (text: string) => void }): Promise<number> {
     const outcome = await relaunchItem(deps, opts.item, { how, force: opts.force });
-    if (outcome.result === "failed") {
-      print(`work item ${opts.item}: the new session could not start: ${outcome.reason}`);
-      return EXIT.failed;
-    }
+    if (outcome.result === "failed") throw new RelaunchFailedError(outcome);
     const s = outcome.session!;
-    print(
+    deps.write([
       `work item ${opts.item}: ${how === "resume" ? "resumed" : "restarted"} as attempt ${outcome.attempt} in session ${s.name} (${s.id})`,
       `  worktree: ${s.worktree}`,
       `  branch  : ${s.branch}`,
       outcome.earlier ? `  earlier : ${outcome.earlier}` : "  earlier : none on record",
-    );
+    ].map((line) => line + "\n").join(""));
     return EXIT.ok;
   }
 
@@ -53,7 +53,8 @@ export function relaunchCommand(how: Relaunch, summary: string, description: str
   async function main(argv: string[]): Promise<number> {
     const args = parse(command, argv);
     const item = itemIdArgument(command, args);
-    return await withDispatchDeps(args, (deps) => run({ item, force: args.values.force === true }, deps));
+    const force = args.values.force === true;
+    return await withDispatchDeps(args, (deps) => run({ item, force }, { ...deps, write: (text) => process.stdout.write(text) }));
   }
 
   return { command, main, run };

@@ -5,11 +5,15 @@ import { rejects } from "../../testing/rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { hold, pause } from "../controls.ts";
 import { dispatchReady } from "../dispatch.ts";
-import { sessionsOf } from "../sessions.ts";
-import { relaunchItem } from "./relaunch.ts";
+import { sessionsOf } from "../../work-items/sessions.ts";
+import { relaunchItem, RelaunchFailedError } from "./relaunch.ts";
+import { relaunchCommand } from "./relaunch-command.ts";
+import { PreconditionError } from "../../errors.ts";
+import { findRepo, loadForgeData, saveForgeData } from "../../forge/state.ts";
 import { comments, stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
 
 const template = verbTemplate();
+const restart = relaunchCommand("restart", "Restart", "");
 test.after(() => template.remove());
 
 test("resume starts the worker with its resume option in the same worktree; the comment says attempt 2 and Continues", () =>
@@ -45,17 +49,18 @@ test("restart starts afresh without the resume option; the comment says Supersed
     assert.ok(body.includes("(attempt 2)"));
   }));
 
-test("with no earlier session on record (a rebuilt database) the comment says so and the name moves past the one on record", () =>
+test("with no earlier session on record (a rebuilt database) it is attempt 1, as the comment says, and the name moves past the one on record", () =>
   withWorld(template, async ({ t, store, deps }) => {
     await dispatchReady(deps);
     await stopAll(deps);
     store.statement("DELETE FROM sessions").run();
     const outcome = await relaunchItem(deps, 1, { how: "resume" });
-    // The attempt follows the name, which moved past the one on disk.
-    assert.equal([outcome.attempt, outcome.earlier, outcome.session!.name], [2, null, "ra-widgets-1-2"]);
-    assert.equal(sessionsOf(store, 1).map((row) => row.attempt), [2]);
+    // The attempt counts the sessions on record (none), so it agrees with "no earlier session"; only the name moved on.
+    assert.equal([outcome.attempt, outcome.earlier, outcome.session!.name], [1, null, "ra-widgets-1-2"]);
+    assert.equal(sessionsOf(store, 1).map((row) => row.attempt), [1]);
+    assert.ok(listRecords(deps.sessionRoot).some((r) => r.name === "ra-widgets-1"), "the old session's record is kept");
     const body = (await comments(t, 1)).find((c) => c.startsWith("robot-army reassigned"))!;
-    assert.ok(body.includes("(attempt 2)"));
+    assert.ok(body.includes("(attempt 1)"));
     assert.is(body.split("\n").at(-1), "No earlier session is on record; the worker was started with its resume option in the same worktree.");
     assert.not.ok(body.includes("Continues:"));
   }));
@@ -106,5 +111,54 @@ test("a full repository cap refuses unless forced", () =>
     assert.is(getItem(store, 1)!.state, "interrupted");
     assert.is((await relaunchItem(deps, 1, { how: "resume", force: true })).result, "active");
   }));
+
+test("a repository that needs reapproval refuses resume and restart, with and without --force, and nothing is started or told", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    makePrivate(t.dir);
+    for (const how of ["resume", "restart"] as const) {
+      for (const force of [false, true]) {
+        await rejects(relaunchItem(deps, 1, { how, force }), PreconditionError, /^Work item 1: repository demo\/widgets needs reapproval; "robot-army onboard demo\/widgets --reapprove" approves its settings as they are; nothing was started$/);
+      }
+    }
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.is(sessionsOf(store, 1).length, 1);
+    assert.equal(listRecords(deps.sessionRoot).map((r) => r.name), ["ra-widgets-1"]);
+    assert.not.ok((await comments(t, 1)).some((c) => c.startsWith("robot-army reassigned") || c.startsWith("robot-army could not start")));
+  }));
+
+test("a relaunch whose worker cannot start fails the item once, and the command exits 1 through the top-level catch", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    // A relative program is left to the launch to find (it runs from the worktree), so only the launch can fail on it.
+    const broken = { ...deps, config: { ...deps.config, worker: { ...deps.config.worker, binary: "./no-such-agent" } } };
+    const written: string[] = [];
+    const error = (await rejects(restart.run({ item: 1, force: false }, { ...broken, write: (text) => written.push(text) }), RelaunchFailedError, /^Work item 1: the new session could not start: /)) as RelaunchFailedError;
+    assert.equal([error.exitCode, error.outcome.result, error.outcome.attempt, error.outcome.earlier], [1, "failed", 2, sessionsOf(store, 1)[0].id]);
+    assert.equal(written, [], "nothing is printed by hand: the top-level catch reports it");
+    assert.is(getItem(store, 1)!.state, "failed");
+    const failures = (await comments(t, 1)).filter((c) => c.startsWith("robot-army could not start"));
+    assert.is(failures.length, 1, "one failed attempt, one comment");
+  }));
+
+test("the command's run says where the new session runs through deps.write, its attempt agreeing with the earlier it names", () =>
+  withWorld(template, async ({ deps }) => {
+    const first = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    const written: string[] = [];
+    assert.is(await restart.run({ item: 1, force: false }, { ...deps, write: (text) => written.push(text) }), 0);
+    const lines = written.join("").split("\n");
+    assert.match(lines[0], /^work item 1: restarted as attempt 2 in session ra-widgets-1-2 \(/);
+    assert.is(lines[3], `  earlier : ${first.id}`);
+  }));
+
+/** Makes demo/widgets private on the forge, so its settings differ from the approved fingerprint. */
+function makePrivate(forgeDir: string): void {
+  const data = loadForgeData(forgeDir);
+  findRepo(data, "demo", "widgets")!.private = true;
+  saveForgeData(forgeDir, data);
+}
 
 test.run();

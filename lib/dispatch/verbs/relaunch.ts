@@ -2,39 +2,36 @@
  * `resume` and `restart`: a new session for an item in the worktree and on the branch it
  * already has. `resume` starts the worker with `worker.resume_args` so its context is
  * restored (and gives it no new prompt: the context holds it); `restart` starts it fresh
- * with the prompt. Both obey the pause, holds and caps unless forced, and refuse while a
- * live session (or one that cannot be checked) works for the item or in its worktree.
+ * with the prompt. Both pass the same gate as dispatch (lib/dispatch/gate.ts): `force`
+ * lifts the pause, holds and caps, never the repository's trust, an unobservable capacity
+ * or a missing worker program. Both refuse while a live session (or one that cannot be
+ * checked) works for the item or in its worktree. Every reason known before the launch
+ * refuses (PreconditionError) before anything changes, so only a launch that really failed
+ * fails the item and tells its issue.
  *
- * The new session's name is `ra-<repo>-<issue>-<attempt>` (the first attempt keeps the
- * dispatch name `ra-<repo>-<issue>`): launchers refuse a name on record, and removing the
- * old session's record would destroy its exit record and output log, the evidence of how
- * it ended, before anything has read them. A name already taken (a rebuilt database
- * counts attempts from one again) moves on to the next free number.
+ * The new session is the item's next attempt on record; its name comes from sessionName,
+ * moved on past any name already on record (lib/dispatch/session-name.ts).
  */
-import { join } from "node:path";
 import { existingWorktree, worktreePath } from "../../boundaries/worktrees.ts";
-import { isoSeconds, now } from "../../clock.ts";
-import { PreconditionError } from "../../errors.ts";
-import { closeFromExit, exitOfRecord } from "../../daemon/spool-drain.ts";
-import { listRecords, readRecord } from "../../sessions/records.ts";
+import { PreconditionError, RobotArmyError } from "../../errors.ts";
+import { readRecord } from "../../sessions/records.ts";
+import { exitOf } from "../../sessions/spool.ts";
 import { sessionState } from "../../sessions/state.ts";
+import { requireItem } from "../../work-items/argument.ts";
 import { getItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
+import { latestSession, sessionsOf } from "../../work-items/sessions.ts";
 import { transition } from "../../work-items/transition.ts";
+import { closeFromExit } from "../../work-items/worker-ended.ts";
 import { branchName } from "../branch-name.ts";
 import { claimDetails } from "../claim.ts";
-import { findWorkerProgram } from "../worker-program.ts";
-import { observeCapacity } from "../capacity.ts";
-import { relaunchComment, failureComment } from "../comments.ts";
+import { relaunchComment } from "../comments.ts";
 import type { Relaunch } from "../comments.ts";
-import { describePause, describeWait, findHold, pauseState } from "../controls.ts";
-import { sessionName, tell, workerProcess, workerSpec } from "../dispatch.ts";
 import type { DispatchDeps } from "../dispatch.ts";
-import { composePrompt, writePromptFile } from "../prompt.ts";
-import { recordSession, sessionsOf } from "../sessions.ts";
+import { gate } from "../gate.ts";
+import { startWorker } from "../start-worker.ts";
 import { worktreeRoot } from "../worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
-import { requireItem } from "../../work-items/argument.ts";
 
 /** States a new session may be given from; `active` and `awaiting_review` only once no session runs. */
 export const RELAUNCHABLE: readonly WorkItemState[] = ["interrupted", "failed", "needs_info", "active", "awaiting_review"];
@@ -44,12 +41,23 @@ export interface RelaunchOutcome {
   item: number;
   how: Relaunch;
   result: "active" | "failed";
+  /** The new session's attempt: one more than the item's sessions on record. */
   attempt: number;
   /** The session it continues or supersedes; null when none is on record. */
   earlier: string | null;
   session: { name: string; id: string; branch: string; worktree: string } | null;
   /** Why it failed (private: never in a public comment). */
   reason: string | null;
+}
+
+/** A relaunch whose worker could not start: the item is failed and its issue told; exit 1 through the top-level catch. */
+export class RelaunchFailedError extends RobotArmyError {
+  outcome: RelaunchOutcome;
+  constructor(outcome: RelaunchOutcome) {
+    super(`Work item ${outcome.item}: the new session could not start: ${outcome.reason}`);
+    this.name = "RelaunchFailedError";
+    this.outcome = outcome;
+  }
 }
 
 /** Gives an item a new session in its existing worktree; refusals throw PreconditionError before anything changes. */
@@ -62,63 +70,31 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   if (!deps.effects.worktrees || !deps.effects.sessions) {
     throw new PreconditionError(`${options.how} starts a real session: it needs effect level no-remote or live, not ${deps.effects.level}`);
   }
-  const program = findWorkerProgram(config);
-  if ("missing" in program) throw new PreconditionError(`Work item ${itemId}: ${program.missing}; nothing was started`);
-  const earlierRows = sessionsOf(store, item.id);
-  const earlier = earlierRows.at(-1) ?? null;
   const repo = config.repos[item.repo];
   if (!repo) throw new PreconditionError(`Repository "${item.repo}" of work item ${itemId} is not in the config`);
+  const earlier = latestSession(store, item.id) ?? null;
   const path = earlier?.worktree ?? worktreePath(worktreeRoot(config, deps.stateDir), item.repo, item.issue);
   const branch = earlier?.branch ?? branchName(item.issue, item.title);
   const worktree = await existingWorktree({ repoPath: repo.path, path, branch });
   if (!worktree) throw new PreconditionError(`Work item ${itemId} has no worktree at "${path}" on branch "${branch}"; "robot-army retry ${itemId}" dispatches it afresh`);
   const live = liveSessionOf(store, deps.sessionRoot, item.id, worktree.path);
   if (live.live !== false) throw new PreconditionError(describeLive(live, item.id));
-  if (!options.force) refuseWhenWithheld(deps, item);
+  const closed = await gate(deps, item, { force: options.force });
+  if (closed) throw new PreconditionError(`Work item ${itemId}: ${closed.reason}; ${closed.brake ? "--force starts it anyway" : "nothing was started"}`);
 
   // No session of the item runs, so each row still open ended: close it from its own exit record now.
-  closeEndedRows(deps, earlierRows);
+  closeEndedRows(deps, item.id);
   toDispatching(deps, getItem(store, item.id)!, options.how);
-  // After a rebuilt database the names on disk run ahead of the rows: the attempt follows the name.
-  const { name, attempt } = freeName(deps.sessionRoot, item, earlierRows.length + 1);
   const resume = options.how === "resume";
-  try {
-    const promptFile = resume ? undefined : writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
-      item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
-      branch, worktree: worktree.path, episodeKey: `item-${item.id}`,
-    }));
-    const launched = await deps.launcher.launch(workerSpec(deps, item, {
-      name, cwd: worktree.path, promptFile,
-      argv: [config.worker.binary, ...config.worker.args, ...(resume ? config.worker.resume_args : [])],
-    }));
-    store.transaction(() => {
-      recordSession(store, {
-        id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
-        worktree: worktree.path, branch, started_at: isoSeconds(now()), simulated: item.simulated, ...workerProcess(deps.sessionRoot, launched.sessionId),
-      }, attempt);
-      transition(store, item.id, "active", { reason: `its worker was ${resume ? "resumed" : "restarted"}`, details: { session: launched.sessionId, name, earlier: earlier?.id ?? null } });
-    });
-    const session = { name, id: launched.sessionId, branch, worktree: worktree.path };
-    await tell(deps, item, options.how, relaunchComment({ host: deps.host, ...session, attempt, how: options.how, earlier: earlier?.id ?? null }));
-    return { item: item.id, how: options.how, result: "active", attempt, earlier: earlier?.id ?? null, session, reason: null };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    transition(store, item.id, "failed", { reason });
-    await tell(deps, item, "failed", failureComment({ host: deps.host, item: item.id }));
-    return { item: item.id, how: options.how, result: "failed", attempt, earlier: earlier?.id ?? null, session: null, reason };
-  }
-}
-
-/** The pause, a hold, or a full cap refuses, as they hold back dispatch. */
-function refuseWhenWithheld(deps: DispatchDeps, item: WorkItem): void {
-  const force = "; --force starts it anyway";
-  const paused = pauseState(deps.store);
-  if (paused) throw new PreconditionError(`Dispatch is ${describePause(paused)}${force}`);
-  const hold = findHold(deps.store, item.id, item.repo);
-  if (hold) throw new PreconditionError(`Work item ${item.id}: ${describeWait(hold)}${force}`);
-  const capacity = observeCapacity({ sessionRoot: deps.sessionRoot, config: deps.config, store: deps.store });
-  const answer = capacity.canDispatch(item.repo);
-  if (!answer.ok) throw new PreconditionError(`${answer.reason.charAt(0).toUpperCase()}${answer.reason.slice(1)}${force}`);
+  const earlierId = earlier?.id ?? null;
+  const started = await startWorker(deps, item, {
+    worktree: async () => worktree,
+    argv: [config.worker.binary, ...config.worker.args, ...(resume ? config.worker.resume_args : [])],
+    prompt: !resume,
+    becameActive: { reason: `its worker was ${resume ? "resumed" : "restarted"}`, details: { earlier: earlierId } },
+    comment: { purpose: options.how, body: (place, attempt) => relaunchComment({ ...place, attempt, how: options.how, earlier: earlierId }) },
+  });
+  return { item: item.id, how: options.how, earlier: earlierId, ...started };
 }
 
 /**
@@ -126,8 +102,8 @@ function refuseWhenWithheld(deps: DispatchDeps, item: WorkItem): void {
  * settle step would; a row whose record is gone or cannot be read is left for the daemon
  * (its exit may still be in the spool).
  */
-function closeEndedRows(deps: DispatchDeps, rows: ReturnType<typeof sessionsOf>): void {
-  for (const row of rows.filter((r) => r.ended_at === null)) {
+function closeEndedRows(deps: DispatchDeps, item: number): void {
+  for (const row of sessionsOf(deps.store, item).filter((r) => r.ended_at === null)) {
     let record;
     try {
       record = readRecord(deps.sessionRoot, row.id);
@@ -135,7 +111,7 @@ function closeEndedRows(deps: DispatchDeps, rows: ReturnType<typeof sessionsOf>)
       continue;
     }
     if (!record || sessionState(deps.sessionRoot, record) !== "exited") continue;
-    closeFromExit(deps.store, row, exitOfRecord(record));
+    closeFromExit(deps.store, row, exitOf(record));
   }
 }
 
@@ -146,14 +122,4 @@ function toDispatching(deps: DispatchDeps, item: WorkItem, how: Relaunch): void 
     if (item.state === "failed" || item.state === "needs_info") transition(deps.store, item.id, "ready", { reason: `${how} by the owner` });
     transition(deps.store, item.id, "dispatching", { reason: `${how} by the owner`, details: claimDetails() });
   });
-}
-
-/** `ra-<repo>-<issue>` for a first attempt, else `...-<attempt>`, moved on past any name already on record. */
-function freeName(sessionRoot: string, item: WorkItem, attempt: number): { name: string; attempt: number } {
-  const taken = new Set(listRecords(sessionRoot).map((r) => r.name));
-  const base = sessionName(item);
-  for (let n = attempt; ; n++) {
-    const name = n === 1 ? base : `${base}-${n}`;
-    if (!taken.has(name)) return { name, attempt: n };
-  }
 }

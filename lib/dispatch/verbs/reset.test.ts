@@ -8,7 +8,11 @@ import { rejects } from "../../testing/rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { dispatchReady } from "../dispatch.ts";
 import { resetItem } from "./reset.ts";
-import { stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
+import { retryItem } from "./retry.ts";
+import { PreconditionError } from "../../errors.ts";
+import { listRecords } from "../../sessions/records.ts";
+import { sessionsOf } from "../../work-items/sessions.ts";
+import { comments, stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());
@@ -41,6 +45,44 @@ test("below effect level local reset refuses and removes nothing", () =>
     assert.is(getItem(store, 1)!.state, "active");
     const local = await resetItem({ ...deps, effects: wireEffects("local", { github: deps.effects.github }) }, 1);
     assert.equal([local.reset, local.removal.worktree.status, local.removal.branch.status], [true, "removed", "deleted"]);
+  }));
+
+test("after a reset the next dispatch starts cleanly: the name moves on and the old session's record stays", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const first = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    assert.is((await resetItem(deps, 1)).reset, true);
+    const again = (await dispatchReady(deps)).outcomes.find((o) => o.item === 1)!;
+    assert.equal([again.result, again.reason, again.session?.name], ["active", null, "ra-widgets-1-2"]);
+    assert.equal(sessionsOf(store, 1).map((r) => [r.attempt, r.name]), [[1, "ra-widgets-1"], [2, "ra-widgets-1-2"]]);
+    assert.ok(listRecords(deps.sessionRoot).some((r) => r.id === first.id), "the first session's record (and its exit) is not destroyed");
+    assert.not.ok((await comments(t, 1)).some((c) => c.startsWith("robot-army could not start")));
+  }));
+
+test("retry refuses a failed item whose worktree is still there, naming resume, restart and reset; after reset it dispatches with one failure comment in all", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const failing = { ...deps, config: { ...deps.config, worktrees: { ...deps.config.worktrees, post_create: [["sh", "-c", "exit 7"]] } } };
+    const [failed] = (await dispatchReady(failing)).outcomes;
+    assert.equal([failed.item, failed.result], [1, "failed"]);
+    await rejects(retryItem(deps, 1), PreconditionError, /still has its worktree at ".*issue-1".*"robot-army resume 1" or "robot-army restart 1" carry on in it, "robot-army reset 1" discards it$/);
+    assert.is(getItem(store, 1)!.state, "failed");
+    assert.is((await resetItem(deps, 1)).reset, true);
+    const again = (await dispatchReady(deps)).outcomes.find((o) => o.item === 1)!;
+    assert.is(again.result, "active");
+    assert.is((await comments(t, 1)).filter((c) => c.startsWith("robot-army could not start")).length, 1);
+  }));
+
+test("retry refuses a failed item whose branch is still in the clone without a worktree, naming reset", () =>
+  withWorld(template, async ({ store, deps, config }) => {
+    const failing = { ...deps, config: { ...deps.config, worktrees: { ...deps.config.worktrees, post_create: [["sh", "-c", "exit 7"]] } } };
+    await dispatchReady(failing);
+    const clone = config.repos["demo/widgets"].path;
+    const path = join(deps.stateDir, "worktrees", "demo", "widgets", "issue-1");
+    git(clone, "worktree", "remove", "--force", path);
+    await rejects(retryItem(deps, 1), PreconditionError, /^Work item 1's branch "robot-army\/issue-1-[^"]+" is still in ".*", so a fresh dispatch would fail on it; "robot-army reset 1" removes it/);
+    assert.is(getItem(store, 1)!.state, "failed");
+    const reset = await resetItem(deps, 1);
+    assert.equal([reset.reset, reset.removal.worktree.status, reset.removal.branch.status], [true, "absent", "deleted"]);
   }));
 
 test.run();

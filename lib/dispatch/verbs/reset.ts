@@ -15,7 +15,7 @@ import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { branchName } from "../branch-name.ts";
 import type { DispatchDeps } from "../dispatch.ts";
-import { sessionsOf } from "../sessions.ts";
+import { latestSession } from "../../work-items/sessions.ts";
 import { worktreeRoot } from "../worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
 import { requireItem } from "../../work-items/argument.ts";
@@ -48,7 +48,7 @@ export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "s
   });
   if (issue.state === "closed") throw new PreconditionError(`Issue ${found.repo}#${found.issue} is closed; the next poll makes work item ${itemId} done`);
   const item = getItem(store, itemId)!;
-  const last = sessionsOf(store, item.id).at(-1);
+  const last = latestSession(store, item.id);
   const path = last?.worktree ?? worktreePath(worktreeRoot(config, deps.stateDir), item.repo, item.issue);
   const branch = last?.branch ?? branchName(item.issue, item.title);
   const live = liveSessionOf(store, deps.sessionRoot, item.id, path);

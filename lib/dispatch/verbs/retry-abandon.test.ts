@@ -9,6 +9,8 @@ import { trackSessionProcesses } from "../../testing/sessions.ts";
 import { workerTags } from "../capacity.ts";
 import { abandonItem } from "./abandon.ts";
 import { retryItem } from "./retry.ts";
+import { PreconditionError } from "../../errors.ts";
+import { rejects } from "../../testing/rejects.ts";
 
 const sessions = trackSessionProcesses(test, { childrenBy: "pid" });
 
@@ -18,17 +20,24 @@ function item(store: Store, issue: number, ...states: Array<Parameters<typeof tr
   return id;
 }
 
-test("retry puts a failed item back to ready, with the failure kept in the audit record", inWorkerDir(async ({ store }) => {
+/** What retry reads, in a worker dir whose worktree root holds nothing. */
+function retryDeps(dirs: { store: Store; state: string }) {
+  return { store: dirs.store, config: { worktrees: { post_create: [] }, repos: {} }, stateDir: dirs.state };
+}
+
+test("retry puts a failed item back to ready, with the failure kept in the audit record", inWorkerDir(async (dirs) => {
+  const { store } = dirs;
   const id = item(store, 1, "ready", "dispatching", "failed");
-  assert.is(retryItem(store, id).state, "ready");
+  assert.is((await retryItem(retryDeps(dirs), id)).state, "ready");
   const [last] = queryAudit(store, { kind: "state.work_item", item: id, limit: 1 });
   assert.equal([last.body.from, last.body.to, last.body.reason, last.body.failure], ["failed", "ready", "retried by the owner", "to failed"]);
 }));
 
-test("retry refuses an item that is not failed, and an unknown id", inWorkerDir(async ({ store }) => {
+test("retry refuses an item that is not failed, and an unknown id", inWorkerDir(async (dirs) => {
+  const { store } = dirs;
   const id = item(store, 1, "ready");
-  assert.throws(() => retryItem(store, id), /is ready, not failed/);
-  assert.throws(() => retryItem(store, 99), /No work item 99/);
+  await rejects(retryItem(retryDeps(dirs), id), PreconditionError, /is ready, not failed/);
+  await rejects(retryItem(retryDeps(dirs), 99), PreconditionError, /No work item 99/);
   assert.is(getItem(store, id)!.state, "ready");
 }));
 

@@ -50,6 +50,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-cut-short-dispatch": () => import("./forge-with-cut-short-dispatch.ts"),
   "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
   "forge-with-changed-settings": () => import("./forge-with-changed-settings.ts"),
+  "forge-with-stopped-worker-changed-settings": () => import("./forge-with-stopped-worker-changed-settings.ts"),
   "forge-issue-closed": () => import("./forge-issue-closed.ts"),
   "forge-label-removed": () => import("./forge-label-removed.ts"),
   "forge-flaky": () => import("./forge-flaky.ts"),

@@ -1,0 +1,70 @@
+/**
+ * Whether a worker may start for an item now: the one gate dispatch, `resume` and
+ * `restart` all pass through. It asks, in order: the pause, the worker program, whether
+ * capacity can be observed, a hold, the caps, and the repository's trust (it is in the
+ * config, onboarded, and its settings still match the fingerprint the owner approved).
+ *
+ * `force` lifts only the owner's own brakes (the pause, holds, caps), which the owner can
+ * also lift by hand. It never lifts trust, an unobservable capacity or a missing worker
+ * program: those are not the owner's choice to wave through but facts a start would run into.
+ */
+import { checkFingerprint } from "../repos/onboard.ts";
+import type { WorkItem } from "../work-items/queries.ts";
+import { observeCapacity } from "./capacity.ts";
+import { describePause, describeWait, findHold, pauseState } from "./controls.ts";
+import type { DispatchDeps } from "./dispatch.ts";
+import { findWorkerProgram } from "./worker-program.ts";
+
+/** Why a worker may not start now. */
+export interface Closed {
+  reason: string;
+  /** The owner's own brake (pause, hold, cap), which `force` lifts; anything else it never lifts. */
+  brake: boolean;
+  /** It holds back every item, not only this one (the pause, a missing program, capacity unknown). */
+  everyItem: boolean;
+}
+
+/** What the gate reads. */
+export type GateDeps = Pick<DispatchDeps, "store" | "config" | "sessionRoot" | "github" | "effects">;
+
+/** Asks every question for one item; undefined when its worker may start. */
+export async function gate(deps: GateDeps, item: WorkItem, options: { force?: boolean } = {}): Promise<Closed | undefined> {
+  return gateForAll(deps, options) ?? await gateForItem(deps, item, options);
+}
+
+/** The questions whose answer is the same for every item: the pause and the worker program. */
+export function gateForAll(deps: GateDeps, options: { force?: boolean } = {}): Closed | undefined {
+  const paused = options.force ? undefined : pauseState(deps.store);
+  if (paused) return { reason: describePause(paused), brake: true, everyItem: true };
+  // Below no-remote nothing is launched, so the program is not needed yet.
+  if (deps.effects.sessions) {
+    const program = findWorkerProgram(deps.config);
+    if ("missing" in program) return { reason: program.missing, brake: false, everyItem: true };
+  }
+  return undefined;
+}
+
+/** The questions about one item, asked afresh each time (a start just made changes the counts). */
+export async function gateForItem(deps: GateDeps, item: WorkItem, options: { force?: boolean } = {}): Promise<Closed | undefined> {
+  const { store, config } = deps;
+  const capacity = observeCapacity({ sessionRoot: deps.sessionRoot, config, store });
+  if (!capacity.observable) return { reason: `capacity cannot be observed: ${capacity.why}`, brake: false, everyItem: true };
+  if (!options.force) {
+    const hold = findHold(store, item.id, item.repo);
+    if (hold) return { reason: describeWait(hold), brake: true, everyItem: false };
+    const answer = capacity.canDispatch(item.repo);
+    if (!answer.ok) return { reason: answer.reason, brake: true, everyItem: false };
+  }
+  const untrusted = await distrust(deps, item.repo);
+  return untrusted ? { reason: untrusted, brake: false, everyItem: false } : undefined;
+}
+
+/** Why a repository may not be given work, with the way out; undefined when it may. */
+async function distrust(deps: GateDeps, name: string): Promise<string | undefined> {
+  const repo = deps.config.repos[name];
+  if (!repo) return `repository ${name} is not in the config; add a [repos."${name}"] table with the path of its clone`;
+  const check = await checkFingerprint(deps.store, deps.github, { name, path: repo.path });
+  if (check.state === "not_onboarded") return `repository ${name} is not onboarded; "robot-army onboard ${name}" approves it`;
+  if (check.state !== "onboarded") return `repository ${name} needs reapproval; "robot-army onboard ${name} --reapprove" approves its settings as they are`;
+  return undefined;
+}

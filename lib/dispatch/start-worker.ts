@@ -1,0 +1,112 @@
+/**
+ * Starting a worker for a claimed item (`dispatching`): the one path dispatch, `resume`
+ * and `restart` share. It readies the worktree (dispatch makes one, a relaunch has it),
+ * writes the prompt file when the worker is given one, names the session (sessionName,
+ * moved past names on record), launches the worker inside a managed session tagged
+ * `ra_item`, then records the session and moves the item to `active` in one transaction,
+ * and tells the issue where it runs. Any failure after the claim makes the item `failed`:
+ * the reason goes to the item and the audit record, and the issue hears, once, only that a
+ * session could not be started (DESIGN rule 4).
+ */
+import { join } from "node:path";
+import type { LaunchSpec } from "../boundaries/launchers/types.ts";
+import { isoSeconds, now } from "../clock.ts";
+import { commentOnIssue } from "../effects.ts";
+import { readRecord } from "../sessions/records.ts";
+import type { WorkItem } from "../work-items/queries.ts";
+import { nextAttempt, recordSession } from "../work-items/sessions.ts";
+import { transition } from "../work-items/transition.ts";
+import { ITEM_TAG, workerTags } from "./capacity.ts";
+import { failureComment } from "./comments.ts";
+import type { SessionPlace } from "./comments.ts";
+import type { DispatchDeps } from "./dispatch.ts";
+import { composePrompt, writePromptFile } from "./prompt.ts";
+import { freeSessionName } from "./session-name.ts";
+
+/** What differs between the starts of a dispatch, a resume and a restart. */
+export interface WorkerStart {
+  /** The worktree the worker runs in: made now (dispatch) or the one the item has. */
+  worktree: () => Promise<{ path: string; branch: string }>;
+  /** The worker's argv. */
+  argv: string[];
+  /** Whether the worker is given the item's prompt on stdin (a resumed worker has it in its context). */
+  prompt: boolean;
+  /** The item's reason for `active`, and details for its audit record. */
+  becameActive: { reason: string; details?: Record<string, unknown> };
+  /** The comment once it runs: its purpose (for the audit log) and its body. */
+  comment: { purpose: string; body: (place: SessionPlace, attempt: number) => string };
+}
+
+/** How a start went: the session it runs in, or why it failed (private: never in a public comment). */
+export type StartedWorker =
+  | { result: "active"; attempt: number; session: { name: string; id: string; branch: string; worktree: string }; reason: null }
+  | { result: "failed"; attempt: number; session: null; reason: string };
+
+/** Starts the worker of a claimed item; a failure fails the item and says so once on its issue. */
+export async function startWorker(deps: DispatchDeps, item: WorkItem, start: WorkerStart): Promise<StartedWorker> {
+  const { store } = deps;
+  const attempt = nextAttempt(store, item.id);
+  try {
+    const worktree = await start.worktree();
+    const name = freeSessionName(deps.sessionRoot, item, attempt);
+    const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
+      item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
+      branch: worktree.branch, worktree: worktree.path, episodeKey: `item-${item.id}`,
+    })) : undefined;
+    const launched = await deps.launcher.launch(workerSpec(deps, item, { name, cwd: worktree.path, argv: start.argv, promptFile }));
+    const row = store.transaction(() => {
+      const recorded = recordSession(store, {
+        id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
+        worktree: worktree.path, branch: worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated,
+        ...workerProcess(deps.sessionRoot, launched.sessionId),
+      });
+      transition(store, item.id, "active", { reason: start.becameActive.reason, details: { session: launched.sessionId, name, ...start.becameActive.details } });
+      return recorded;
+    });
+    const session = { name, id: launched.sessionId, branch: worktree.branch, worktree: worktree.path };
+    await tell(deps, item, start.comment.purpose, start.comment.body({ host: deps.host, ...session }, row.attempt));
+    return { result: "active", attempt: row.attempt, session, reason: null };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    transition(store, item.id, "failed", { reason });
+    await tell(deps, item, "failed", failureComment({ host: deps.host, item: item.id }));
+    return { result: "failed", attempt, session: null, reason };
+  }
+}
+
+/**
+ * What the launcher starts for an item: its session's name, tags (the launcher adds
+ * `ra_item`), worktree, argv, prompt file, and the non-secret variables a worker needs
+ * (the repository, its base branch, its episode key, where GitHub is and the token's file).
+ */
+export function workerSpec(
+  deps: Pick<DispatchDeps, "store" | "config">,
+  item: WorkItem,
+  launch: { name: string; cwd: string; argv: string[]; promptFile?: string },
+): LaunchSpec {
+  const { [ITEM_TAG]: _item, ...tags } = workerTags(deps.store, item.id);
+  const github = deps.config.github;
+  return {
+    item: item.id, name: launch.name, cwd: launch.cwd, argv: launch.argv, tags,
+    ...(launch.promptFile ? { stdinFile: launch.promptFile } : {}),
+    env: {
+      RA_REPO: item.repo, RA_BASE_BRANCH: deps.config.repos[item.repo].base_branch, RA_EPISODE_KEY: `item-${item.id}`,
+      RA_GITHUB_API: github.api_base, ...(github.token_file ? { RA_GITHUB_TOKEN_FILE: github.token_file } : {}),
+    },
+  };
+}
+
+/** Comments on the item's issue; one that fails to post is in the audit log (by commentOnIssue) and otherwise ignored. */
+async function tell(deps: Pick<DispatchDeps, "store" | "effects">, item: WorkItem, purpose: string, body: string): Promise<void> {
+  try {
+    await commentOnIssue(deps.store, deps.effects, { repo: item.repo, issue: item.issue, item: item.id, body, purpose });
+  } catch {
+    // Recorded as the comment's failed outcome; the session goes on and nothing retries it.
+  }
+}
+
+/** The worker's pid and start time from its managed session's record, when it is on record. */
+function workerProcess(sessionRoot: string, sessionId: string): { pid: number | null; pid_started_at: string | null } {
+  const record = readRecord(sessionRoot, sessionId);
+  return { pid: record?.childPid ?? null, pid_started_at: record?.childStartedAt ?? null };
+}

@@ -1,0 +1,93 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { PROJECT_ROOT } from "../runtime.ts";
+import { withTempDir } from "../testing/fixtures.ts";
+import { openStore } from "../store/open.ts";
+import type { Store } from "../store/open.ts";
+import { createItem } from "./queries.ts";
+import { endSession, latestSession, nextAttempt, openSessions, recordSession, sessionsOf } from "./sessions.ts";
+import type { SessionRow } from "./sessions.ts";
+import { closeFromExit } from "./worker-ended.ts";
+import { transition } from "./transition.ts";
+
+async function withItem(fn: (store: Store, item: number) => void | Promise<void>): Promise<void> {
+  await withTempDir(async (dir) => {
+    const store = await openStore(join(dir, "state"));
+    try {
+      const { id } = createItem(store, {
+        repo: "demo/widgets", issue: 7, title: "Fix", body: "", author: "owner", labels: ["robot-army"], issue_state: "open", issue_updated_at: null,
+      }, { simulated: false });
+      await fn(store, id);
+    } finally {
+      store.close();
+    }
+  });
+}
+
+const row = (item: number, id: string, name: string): SessionRow => ({
+  id, item, name, host: "testhost", launcher: "process", marker: `m-${id}`, worktree: "/w", branch: "b", started_at: "2026-01-15T10:00:00Z", simulated: false,
+});
+
+test("each recorded session is the item's next attempt; the latest is the highest", () =>
+  withItem((store, item) => {
+    assert.is(nextAttempt(store, item), 1);
+    assert.is(recordSession(store, row(item, "a", "ra-widgets-7")).attempt, 1);
+    assert.is(recordSession(store, row(item, "b", "ra-widgets-7-3")).attempt, 2, "the attempt counts rows, whatever the name");
+    assert.equal(sessionsOf(store, item).map((s) => [s.id, s.attempt, s.simulated]), [["a", 1, false], ["b", 2, false]]);
+    assert.is(latestSession(store, item)!.id, "b");
+  }));
+
+test("the first ending written stands, with what was observed; a later one changes nothing", () =>
+  withItem((store, item) => {
+    recordSession(store, row(item, "a", "ra-widgets-7"));
+    assert.is(endSession(store, "a", "exited", { code: 3, at: "2026-01-15T10:05:00Z" }), true);
+    assert.is(endSession(store, "a", "lost"), false);
+    const [ended] = sessionsOf(store, item);
+    assert.equal([ended.end_reason, ended.exit_code, ended.ended_at], ["exited", 3, "2026-01-15T10:05:00Z"]);
+    assert.equal(openSessions(store), []);
+  }));
+
+test("open rows, all of them or of items in one state; only the newest session's end interrupts its item", () =>
+  withItem((store, item) => {
+    for (const to of ["ready", "dispatching", "active"] as const) transition(store, item, to, { reason: to });
+    recordSession(store, row(item, "a", "ra-widgets-7"));
+    recordSession(store, row(item, "b", "ra-widgets-7-2"));
+    assert.equal(openSessions(store, { state: "active" }).map((s) => s.id), ["a", "b"]);
+    assert.equal(openSessions(store, { state: "ready" }), []);
+    const older = closeFromExit(store, { id: "a", item }, { ended: "killed", code: null, signal: "SIGTERM", at: "" })!;
+    assert.equal([older.endReason, older.interrupted, older.state], ["killed", false, "active"]);
+    const newer = closeFromExit(store, { id: "b", item }, { ended: "exited", code: 0, signal: null, at: "" })!;
+    assert.equal([newer.why, newer.interrupted, newer.state], ["worker exited (code 0)", true, "interrupted"]);
+    assert.is(closeFromExit(store, { id: "b", item }, { ended: "crashed", code: null, signal: "SIGKILL", at: "" }), null, "already closed: nothing happens");
+  }));
+
+/** Product code: lib/ and scripts/ without tests and test support. */
+function productFiles(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "testing") productFiles(path, out);
+    } else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) out.push(path);
+  }
+  return out;
+}
+
+const PRODUCT = ["lib", "scripts"].flatMap((dir) => productFiles(join(PROJECT_ROOT, dir)));
+
+test("only lib/work-items/sessions.ts reads or writes the sessions table", () => {
+  const touching = PRODUCT.filter((file) => /\b(FROM|UPDATE|INTO|JOIN)\s+sessions\b/.test(readFileSync(file, "utf8")))
+    .map((file) => relative(PROJECT_ROOT, file));
+  assert.equal(touching, ["lib/work-items/sessions.ts"]);
+});
+
+test("the exit spool's files are read only through lib/sessions/spool.ts", () => {
+  const readers = PRODUCT.filter((file) => {
+    const text = readFileSync(file, "utf8");
+    return /sessions\/spool\.ts"/.test(text) && /\b(readdirSync|readFileSync|JSON\.parse)\b/.test(text);
+  }).map((file) => relative(PROJECT_ROOT, file));
+  assert.equal(readers, []);
+});
+
+test.run();

@@ -1,0 +1,104 @@
+/**
+ * The store's rows of work items' worker sessions (the `sessions` table): one per attempt
+ * at an item. This module is their only writer and reader: a row is recorded when a
+ * worker is confirmed started, and ended once, with what was observed; the first ending
+ * written stands, so a later, different observation of the same end changes nothing.
+ */
+import { isoSeconds, now } from "../clock.ts";
+import type { Store } from "../store/open.ts";
+
+/** A worker session as it is recorded when it starts. */
+export interface SessionRow {
+  id: string;
+  item: number;
+  name: string;
+  host: string;
+  launcher: string;
+  marker: string;
+  worktree: string;
+  branch: string;
+  started_at: string;
+  simulated: boolean;
+  /** The worker's pid and process start time, as its managed session recorded them (null when not known). */
+  pid?: number | null;
+  pid_started_at?: string | null;
+}
+
+/** Why a session row closed (DESIGN "Words": session). */
+export type EndReason = "exited" | "crashed" | "killed" | "retired" | "cancelled" | "lost" | "recovered";
+
+/** A session row as stored: the attempt it was, and how it ended (null while open). */
+export interface StoredSession extends SessionRow {
+  attempt: number;
+  ended_at: string | null;
+  end_reason: EndReason | null;
+  exit_code: number | null;
+}
+
+/** What was observed of a session's end besides why: the exit code when there is one, and when (default now). */
+export interface Observed {
+  code?: number | null;
+  at?: string;
+}
+
+/** Records a started session as the item's next attempt: one more than the attempts on record. */
+export function recordSession(store: Store, row: SessionRow): StoredSession {
+  const attempt = nextAttempt(store, row.item);
+  store.statement(
+    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    row.id, row.item, row.name, row.host, row.launcher, row.marker, row.worktree, row.branch, attempt,
+    row.started_at || isoSeconds(now()), row.simulated ? 1 : 0, row.pid ?? null, row.pid_started_at ?? null,
+  );
+  return sessionById(store, row.id)!;
+}
+
+/** The attempt number the item's next session will have: one more than its sessions on record. */
+export function nextAttempt(store: Store, item: number): number {
+  return (store.statement("SELECT count(*) AS n FROM sessions WHERE item = ?").get(item) as { n: number }).n + 1;
+}
+
+/**
+ * Closes a session row with how it ended; true when this call closed it. A row already
+ * closed keeps its first ending (reason, code and time) and this one changes nothing.
+ */
+export function endSession(store: Store, id: string, reason: EndReason, observed: Observed = {}): boolean {
+  const result = store.statement("UPDATE sessions SET ended_at = ?, end_reason = ?, exit_code = ? WHERE id = ? AND ended_at IS NULL")
+    .run(observed.at || isoSeconds(now()), reason, observed.code ?? null, id);
+  return Number(result.changes) === 1;
+}
+
+/** An item's sessions, oldest first. */
+export function sessionsOf(store: Store, item: number): StoredSession[] {
+  return store.statement("SELECT * FROM sessions WHERE item = ? ORDER BY attempt, started_at").all(item).map(fromRow);
+}
+
+/** The item's newest session (its highest attempt), or undefined when none is on record. */
+export function latestSession(store: Store, item: number): StoredSession | undefined {
+  const row = store.statement("SELECT * FROM sessions WHERE item = ? ORDER BY attempt DESC LIMIT 1").get(item);
+  return row ? fromRow(row) : undefined;
+}
+
+/** One session by id. */
+export function sessionById(store: Store, id: string): StoredSession | undefined {
+  const row = store.statement("SELECT * FROM sessions WHERE id = ?").get(id);
+  return row ? fromRow(row) : undefined;
+}
+
+/** The rows still open of items in `state` (by default every open row), by item and attempt. */
+export function openSessions(store: Store, options: { state?: string } = {}): StoredSession[] {
+  const rows = options.state === undefined
+    ? store.statement("SELECT * FROM sessions WHERE ended_at IS NULL ORDER BY item, attempt").all()
+    : store.statement(
+      `SELECT s.* FROM sessions AS s JOIN work_items AS w ON w.id = s.item
+       WHERE s.ended_at IS NULL AND w.state = ? ORDER BY s.item, s.attempt`,
+    ).all(options.state);
+  return rows.map(fromRow);
+}
+
+function fromRow(row: unknown): StoredSession {
+  // node:sqlite rows have a null prototype, and simulated is stored as 0 or 1.
+  const r = { ...(row as Record<string, unknown>) };
+  return { ...r, simulated: r.simulated === 1 } as StoredSession;
+}
