@@ -142,7 +142,7 @@ function describeParseError(error: unknown): string {
 }
 
 /** Runs a family: picks the subcommand from argv[0] and hands it the rest. */
-export async function dispatch(def: FamilyDef, argv: string[]): Promise<number> {
+export async function runSubcommand(def: FamilyDef, argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     if (name === undefined) throw new UsageError(`"${def.name}" needs a subcommand`, familyHelpText(def));

@@ -3,7 +3,7 @@
  * repository it works in. The supervisor measures idleness from them; a closed episode
  * becomes a record under `.ai/repo/sessions/`.
  */
-import { JSON_OPTION, dispatch, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, runSubcommand, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { CALLER_PID } from "../lib/caller.ts";
 import { now } from "../lib/clock.ts";
@@ -80,7 +80,7 @@ export const command: FamilyDef = {
 };
 
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
 }
 
 function requireKey(args: ParsedArgs, def: CommandDef): string {

@@ -4,7 +4,7 @@
  * and a reader for what was said on an issue there.
  */
 import { join, resolve } from "node:path";
-import { dispatch, integerOption, JSON_OPTION, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { runSubcommand, integerOption, JSON_OPTION, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
@@ -91,7 +91,7 @@ export const command: FamilyDef = {
 };
 
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
 }
 
 /** The forge's folder: `--dir`, else `<state dir>/forge`. */

@@ -2,7 +2,7 @@
  * `robot-army ledger append|tail`: the episode's append-only log in
  * `.ai/local/state/ledger.jsonl`, one JSON event per line stamped with the episode id.
  */
-import { JSON_OPTION, dispatch, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, runSubcommand, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -44,7 +44,7 @@ export const command: FamilyDef = {
 };
 
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
 }
 
 const KIND = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$/;

@@ -2,7 +2,7 @@
  * `robot-army recover episodes`: closes episodes nobody ended, from evidence. Every open
  * episode is printed with its measurement and verdict, including those nothing happens to.
  */
-import { JSON_OPTION, dispatch, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, runSubcommand, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -47,7 +47,7 @@ export const command: FamilyDef = {
 };
 
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
 }
 
 async function runEpisodes(args: ParsedArgs): Promise<number> {
