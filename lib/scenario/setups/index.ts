@@ -38,6 +38,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "config-mistakes": () => import("./config-mistakes.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
+  "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
