@@ -59,6 +59,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "repo-with-open-episode": () => import("./repo-with-open-episode.ts"),
   "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),
   "vanished-session": () => import("./vanished-session.ts"),
+  "stopped-sessions": () => import("./stopped-sessions.ts"),
 };
 
 /** Whether a setup of this name is registered. */
