@@ -15,6 +15,8 @@ import { stopSession } from "../../sessions/stop.ts";
 import { workerTags } from "../capacity.ts";
 import { recordSession, sessionsOf } from "../sessions.ts";
 import { abandonItem, describeLeftWorker } from "./abandon.ts";
+import { claimDetails } from "../claim.ts";
+import { exitedPid } from "../../testing/fixtures.ts";
 
 const sessions = trackSessionProcesses(test, { childrenBy: "pid" });
 
@@ -74,6 +76,17 @@ test("the worker an abandoned item left running is not settled as lost, and its 
   assert.is(drained.processed, 1);
   assert.match(drained.events[0].line, "item stays abandoned");
   assert.equal([sessionsOf(dirs.store, id)[0].end_reason, getItem(dirs.store, id)!.state], ["killed", "abandoned"]);
+}));
+
+test("abandon waits while a dispatch of the item is under way; a claim cut short is abandoned", inWorkerDir(async ({ store, root }) => {
+  const claimed = item(store, 1, "ready");
+  transition(store, claimed, "dispatching", { reason: "a slot is free", details: claimDetails() });
+  assert.throws(() => abandonItem(store, root, claimed), /Work item 1 is being dispatched: its claimer \(pid \d+\) still runs, so nothing is done/);
+  assert.is(getItem(store, claimed)!.state, "dispatching");
+  const cutShort = item(store, 2, "ready");
+  transition(store, cutShort, "dispatching", { reason: "a slot is free", details: { claimed_by: { pid: exitedPid(), started_at: null } } });
+  assert.is(abandonItem(store, root, cutShort).before, "dispatching");
+  assert.is(getItem(store, cutShort)!.state, "abandoned");
 }));
 
 test.run();

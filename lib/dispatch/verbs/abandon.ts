@@ -6,12 +6,14 @@
  * when the worker exits by itself the spool drain closes its row and leaves the item as it is.
  */
 import { PreconditionError } from "../../errors.ts";
+import { liveness } from "../../processes.ts";
 import type { Store } from "../../store/open.ts";
 import type { WorkItem } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { liveSessionOf } from "./live-session.ts";
 import type { LiveAnswer } from "./live-session.ts";
 import { requireItem } from "../../work-items/argument.ts";
+import { claimerOf } from "../claim.ts";
 
 /** The reason recorded when the owner gives none. */
 export const DEFAULT_ABANDON_REASON = "abandoned by the owner";
@@ -28,8 +30,25 @@ export interface Abandoned {
 export function abandonItem(store: Store, sessionRoot: string, itemId: number, reason?: string): Abandoned {
   const before = requireItem(store, itemId);
   if (before.state === "done" || before.state === "abandoned") throw new PreconditionError(`Work item ${itemId} is already ${before.state}`);
+  if (before.state === "dispatching") refuseWhileClaimed(store, itemId);
   const item = transition(store, itemId, "abandoned", { reason: reason?.trim() || DEFAULT_ABANDON_REASON });
   return { item, before: before.state, worker: liveSessionOf(store, sessionRoot, item.id, null) };
+}
+
+/**
+ * A dispatch that is still under way would find its item abandoned when it writes the
+ * session row, and leave its worker with no row: abandon waits for the claimer to be done.
+ * A claim cut short (its claimer proven gone) is abandoned like any other item.
+ */
+function refuseWhileClaimed(store: Store, itemId: number): void {
+  const claimer = claimerOf(store, itemId);
+  const state = claimer ? liveness(claimer) : "unknown";
+  if (state === "exited") return;
+  const who = claimer ? `pid ${claimer.pid}` : "a process not on record";
+  const how = state === "running" ? "still runs" : "cannot be checked";
+  throw new PreconditionError(
+    `Work item ${itemId} is being dispatched: its claimer (${who}) ${how}, so nothing is done; abandon it once the dispatch has finished`,
+  );
 }
 
 /** What abandon says of the worker it left: named, with the command that ends it; nothing when none runs. */
