@@ -17,7 +17,7 @@ import { cancelSession, cancelTarget, describeCancel } from "./cancel.ts";
 import type { CancelDeps } from "./cancel.ts";
 import { waitFor } from "../../testing/sessions.ts";
 import { rejects } from "../../testing/rejects.ts";
-import { verbTemplate, withWorld } from "../../testing/verbs.ts";
+import { stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());
@@ -128,6 +128,18 @@ test("cancel refuses a session of another host before any signal", () =>
     await rejects(cancelSession(store, { ...where(deps), host: "elsewhere" }, cancelTarget(store, 1)), Error, "runs on host testhost", "Nothing was signalled");
     assert.is(sessionsOf(store, 1)[0].ended_at, null);
     assert.is(sessionState(deps.sessionRoot, listRecords(deps.sessionRoot)[0]), "running");
+  }));
+
+test("a spooled exit record that cannot be read refuses: the row stays open rather than guessed lost", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    const [row] = sessionsOf(store, 1);
+    await stopAll(deps);
+    rmSync(sessionFiles(deps.sessionRoot, row.id).record, { force: true });
+    const spooled = join(deps.stateDir, "spool", `${row.id}.1.json`);
+    writeFileSync(spooled, "{");
+    await rejects(cancelSession(store, where(deps), cancelTarget(store, 1)), Error, "cannot be read, so how it ended is unknown");
+    assert.is(sessionsOf(store, 1)[0].ended_at, null);
   }));
 
 /** Dispatches item 1 and records another robot-army's session under the same name (the same worker, seen twice). */

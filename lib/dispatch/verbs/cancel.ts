@@ -158,10 +158,16 @@ function exitOf(deps: CancelDeps, target: CancelTarget): Pick<ExitRecord, "ended
   if (!existsSync(deps.spoolDir)) return undefined;
   const spooled = readdirSync(deps.spoolDir).filter((name) => name.startsWith(`${target.session.id}.`) && name.endsWith(".json")).sort().at(-1);
   if (!spooled) return undefined;
+  const file = join(deps.spoolDir, spooled);
+  let exit: ExitRecord | undefined;
   try {
-    const exit = JSON.parse(readFileSync(join(deps.spoolDir, spooled), "utf8")) as ExitRecord;
-    return exit.session_id === target.session.id && typeof exit.ended === "string" ? exit : undefined;
+    exit = JSON.parse(readFileSync(file, "utf8")) as ExitRecord;
   } catch {
-    return undefined;
+    exit = undefined;
   }
+  // An exit record that cannot be read still says the session ended; how, nobody can tell here.
+  if (exit?.session_id !== target.session.id || typeof exit.ended !== "string") {
+    throw new PreconditionError(`The exit record "${file}" of session "${target.session.name}" cannot be read, so how it ended is unknown; nothing was signalled and its row is left open`);
+  }
+  return exit;
 }
