@@ -3,6 +3,7 @@
  * from the command's definition, `--json` output, and the one top-level catch that turns
  * errors into exit codes (0 ok, 1 failed, 2 usage, 3 precondition not met, 4 check failed).
  */
+import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { EXIT, RobotArmyError, UsageError } from "./errors.ts";
 
@@ -142,7 +143,7 @@ function describeParseError(error: unknown): string {
 }
 
 /** Runs a family: picks the subcommand from argv[0] and hands it the rest. */
-export async function dispatch(def: FamilyDef, argv: string[]): Promise<number> {
+export async function runSubcommand(def: FamilyDef, argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     if (name === undefined) throw new UsageError(`"${def.name}" needs a subcommand`, familyHelpText(def));
@@ -186,14 +187,63 @@ export function integerOption(args: ParsedArgs, name: string, min = 0): number |
   return Number(raw);
 }
 
+/** Where a command's `run` writes its output: stdout in `main`, a buffer in a test. */
+export type Write = (text: string) => void;
+
+/** Writes to stdout: the `write` a command's `main` hands its `run`. */
+export const writeStdout: Write = (text) => {
+  process.stdout.write(text);
+};
+
+/** Lines of text as one string, each ended by a newline: what `print` writes. */
+export function asLines(...lines: string[]): string {
+  return lines.map((line) => line + "\n").join("");
+}
+
+/** A value as indented JSON and a newline: what `printJson` writes. */
+export function asJson(value: unknown): string {
+  return JSON.stringify(value, null, 2) + "\n";
+}
+
+/** What a question got: the line typed (or piped in), or how it went unanswered. */
+export type Answer = { line: string } | { unanswered: "no stdin" | "interrupted" };
+
+/** Asks a question and reads one line of the answer; how a command's `run` is handed `ask`. */
+export type Ask = (question: string) => Promise<Answer>;
+
+/**
+ * Asks on stderr and reads one line from stdin. End of input (no stdin at all, as from a
+ * script or a service, or a closed one) and Ctrl-C leave it unanswered, and the question's
+ * line is ended so the refusal that follows starts on a line of its own.
+ */
+export function ask(question: string, io: { input: NodeJS.ReadableStream & { isTTY?: boolean }; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stderr }): Promise<Answer> {
+  return new Promise((resolve) => {
+    const rl = createInterface({ input: io.input, output: io.output, terminal: Boolean(io.input.isTTY) });
+    let settled = false;
+    const done = (answer: Answer) => {
+      if (settled) return;
+      settled = true;
+      rl.close();
+      resolve(answer);
+    };
+    const unanswered = (how: "no stdin" | "interrupted") => {
+      if (!settled) io.output.write("\n");
+      done({ unanswered: how });
+    };
+    rl.on("SIGINT", () => unanswered("interrupted"));
+    rl.on("close", () => unanswered("no stdin"));
+    rl.question(question, (line) => done({ line }));
+  });
+}
+
 /** Writes a value as indented JSON, the form every `--json` output takes. */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+  process.stdout.write(asJson(value));
 }
 
 /** Writes lines to stdout. */
 export function print(...lines: string[]): void {
-  process.stdout.write(lines.map((line) => line + "\n").join(""));
+  process.stdout.write(asLines(...lines));
 }
 
 /**

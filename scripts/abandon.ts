@@ -1,12 +1,11 @@
 /** `robot-army abandon <id> [--reason TEXT]`: the owner gives up on a work item; abandoned is final. */
-import type { CommandDef } from "../lib/cli.ts";
-import { parse, print, runMain, stringOption } from "../lib/cli.ts";
-import { abandonItem } from "../lib/dispatch/verbs/abandon.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { asLines, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
+import { abandonItem, describeLeftWorker } from "../lib/dispatch/verbs/abandon.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { getItem } from "../lib/work-items/queries.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 
 /** How the command is called; its help is generated from this. */
@@ -16,9 +15,10 @@ export const command: CommandDef = {
   usage: "abandon <id> [--reason TEXT]",
   description: `\
 The item becomes abandoned, which is final: it is never dispatched again. The reason
-(default "abandoned by the owner") is kept on the item and in the audit log. A session
-still working for the item refuses it: "robot-army cancel <id>" ends that first. The
-worktree and branch are left as they are.
+(default "abandoned by the owner") is kept on the item and in the audit log. A worker
+session still running for the item is left running (you may be about to attach to it),
+and abandon names it: "robot-army cancel <id>" is what ends it. The worktree and branch
+are left as they are.
 `,
   options: { reason: { type: "string", value: "TEXT", description: "Why, kept on the item and in the audit log" } },
   positionals: { min: 1, max: 1 },
@@ -31,17 +31,17 @@ export async function main(argv: string[]): Promise<number> {
   const item = itemIdArgument(command, args);
   const store = await openStore(ensureStateDir());
   try {
-    return run({ item, reason: stringOption(args, "reason") }, { store, sessionRoot: sessionRoot() });
+    return run({ item, reason: stringOption(args, "reason") }, { store, sessionRoot: sessionRoot(), write: writeStdout });
   } finally {
     store.close();
   }
 }
 
-/** Moves the item and says so. */
-export function run(opts: { item: number; reason?: string }, deps: { store: Store; sessionRoot: string }): number {
-  const before = getItem(deps.store, opts.item);
-  const item = abandonItem(deps.store, deps.sessionRoot, opts.item, opts.reason);
-  print(`work item ${item.id} (${item.repo}#${item.issue}): ${before?.state} -> abandoned (${item.reason})`);
+/** Moves the item and says so, and names the worker it left running. */
+export function run(opts: { item: number; reason?: string }, deps: { store: Store; sessionRoot: string; write: Write }): number {
+  const { item, before, worker } = abandonItem(deps.store, deps.sessionRoot, opts.item, opts.reason);
+  const left = describeLeftWorker(worker, item.id);
+  deps.write(asLines(`work item ${item.id} (${item.repo}#${item.issue}): ${before} -> abandoned (${item.reason})`, ...(left ? [left] : [])));
   return 0;
 }
 

@@ -3,75 +3,80 @@
  * the item's id must be typed to confirm. No stdin at all, Ctrl-C at the question or a
  * wrong answer stops with nothing signalled, and says so in the audit log.
  */
-import { createInterface } from "node:readline";
-import { parse, print, runMain } from "../lib/cli.ts";
-import type { CommandDef } from "../lib/cli.ts";
-import { cancelSession, cancelTarget, recordGaveUp } from "../lib/dispatch/verbs/cancel.ts";
-import type { Confirmation } from "../lib/dispatch/verbs/cancel.ts";
+import { hostname } from "node:os";
+import { ask, parse, runMain, writeStdout } from "../lib/cli.ts";
+import type { Ask, CommandDef, Write } from "../lib/cli.ts";
+import { cancelSession, cancelTarget, describeCancel, recordGaveUp } from "../lib/dispatch/verbs/cancel.ts";
+import type { CancelDeps, Confirmation } from "../lib/dispatch/verbs/cancel.ts";
 import { PreconditionError } from "../lib/errors.ts";
 import { ensureSessionRoot } from "../lib/sessions/records.ts";
+import { spoolDir } from "../lib/sessions/spool.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 
-/** The `cancel` command. */
+/** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "cancel",
   summary: "Stop the session working on a work item, after you confirm",
   usage: "cancel <id> [--force]",
   description:
     "Asks you to type the item's id to confirm, then stops its session's command (SIGTERM, then SIGKILL),\n" +
-    "known by pid and start time, and nothing else. The session ends as cancelled and the item is\n" +
-    "interrupted: resume it, or give it up with abandon. With no stdin, Ctrl-C at the question or a\n" +
-    "wrong answer, nothing is signalled (exit 3) and the audit log says how it gave up.",
+    "known by pid and start time, and nothing else. The session ends as cancelled and an unfinished item\n" +
+    "is interrupted: resume it, or give it up with abandon; a done or abandoned item stays as it is. A\n" +
+    "session that had already ended is not signalled: its row is closed from its own exit record, and\n" +
+    "cancel says how it ended. With no stdin, Ctrl-C at the question or a wrong answer, nothing is\n" +
+    "signalled (exit 3) and the audit log says how it gave up.",
   options: { force: { type: "boolean", description: "Do not ask" } },
   positionals: { min: 1, max: 1 },
   examples: ["robot-army cancel 12"],
 };
 
+/** What `cancel` was asked for. */
+export interface CancelOptions {
+  item: number;
+  force: boolean;
+}
+
+/** What `cancel` works with: the store, where sessions and their exits are, the question, and the output. */
+export interface CancelCommandDeps extends CancelDeps {
+  store: Store;
+  ask: Ask;
+  write: Write;
+}
+
+/** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const id = itemIdArgument(command, args);
+  const item = itemIdArgument(command, args);
   const store = await openStore(ensureStateDir());
   try {
-    const target = cancelTarget(store, id);
-    const answer: Confirmation = args.values.force
-      ? "confirmed"
-      : await confirm(`Cancel session ${target.session.name} of work item ${id}? Type ${id} to confirm: `, String(id));
-    if (answer !== "confirmed") {
-      recordGaveUp(store, target, answer);
-      throw new PreconditionError(`Not cancelled (${answer}): nothing was signalled`);
-    }
-    const result = await cancelSession(store, ensureSessionRoot(), target);
-    print(result === "stopped"
-      ? `cancelled session ${target.session.name} of work item ${id}; the item is interrupted`
-      : `session ${target.session.name} was not running; its row is closed and the item is interrupted`);
-    return 0;
+    const deps = { store, sessionRoot: ensureSessionRoot(), spoolDir: spoolDir(), host: hostname(), ask: (q: string) => ask(q), write: writeStdout };
+    return await run({ item, force: args.values.force === true }, deps);
   } finally {
     store.close();
   }
 }
 
-/** Asks on stderr and reads one line; end of input and Ctrl-C give up. */
-function confirm(question: string, expected: string): Promise<Confirmation> {
-  return new Promise((resolve) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
-    let settled = false;
-    const done = (answer: Confirmation) => {
-      if (settled) return;
-      settled = true;
-      rl.close();
-      resolve(answer);
-    };
-    // Unanswered, the question has no newline yet: end its line before the error is printed.
-    const unanswered = (answer: Confirmation) => {
-      if (!settled) process.stderr.write("\n");
-      done(answer);
-    };
-    rl.on("SIGINT", () => unanswered("interrupted"));
-    rl.on("close", () => unanswered("no stdin"));
-    rl.question(question, (line) => done(line.trim() === expected ? "confirmed" : "answer did not match"));
-  });
+/** Asks (unless forced), then cancels and says what it did and where the item is. */
+export async function run(opts: CancelOptions, deps: CancelCommandDeps): Promise<number> {
+  const target = cancelTarget(deps.store, opts.item);
+  const answer = opts.force ? "confirmed" : await confirm(deps.ask, target.session.name, opts.item);
+  if (answer !== "confirmed") {
+    recordGaveUp(deps.store, target, answer);
+    throw new PreconditionError(`Not cancelled (${answer}): nothing was signalled`);
+  }
+  const result = await cancelSession(deps.store, deps, target);
+  deps.write(`${describeCancel(target.session.name, opts.item, result)}\n`);
+  return 0;
+}
+
+/** The item's id typed (or piped in) confirms; anything else gives up. */
+async function confirm(ask: Ask, session: string, item: number): Promise<Confirmation> {
+  const answer = await ask(`Cancel session ${session} of work item ${item}? Type ${item} to confirm: `);
+  if ("unanswered" in answer) return answer.unanswered;
+  return answer.line.trim() === String(item) ? "confirmed" : "answer did not match";
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

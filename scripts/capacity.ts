@@ -6,8 +6,8 @@
  * A read never creates anything: with no database yet, every worker is another's.
  */
 import { existsSync, readFileSync } from "node:fs";
-import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain, stringOption } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs, configPath } from "../lib/config.ts";
 import { configuredLimits, observeCapacity } from "../lib/dispatch/capacity.ts";
@@ -47,7 +47,7 @@ export interface CapacityDeps {
   sessionRoot: string;
   /** Repositories whose config table sets max_sessions itself. */
   configuredLimits?: ReadonlySet<string>;
-  write: (text: string) => void;
+  write: Write;
 }
 
 /** Everything `capacity` reports, as `--json` prints it. */
@@ -69,8 +69,7 @@ export async function main(argv: string[]): Promise<number> {
   const limits = configuredLimits(existsSync(file) ? readFileSync(file, "utf8") : "", Object.keys(config.repos));
   const store = await openExistingStore(stateDirPath());
   try {
-    const write = (text: string) => process.stdout.write(text);
-    return run({ json: args.values.json === true }, { config, store, sessionRoot: sessionRoot(), configuredLimits: limits, write });
+    return run({ json: args.values.json === true }, { config, store, sessionRoot: sessionRoot(), configuredLimits: limits, write: writeStdout });
   } finally {
     store?.close();
   }

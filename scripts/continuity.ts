@@ -2,8 +2,8 @@
  * `robot-army continuity`: what a new worker in this repository needs first: the open
  * episodes with their last sign of life, the latest closed records, and the ledger tail.
  */
-import { JSON_OPTION, integerOption, parse, print, printJson, runMain } from "../lib/cli.ts";
-import type { CommandDef } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, integerOption, parse, runMain, writeStdout } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { describeEpisode, viewEpisodes } from "../lib/episodes/describe.ts";
 import { openJournal, shown } from "../lib/episodes/journal.ts";
@@ -25,14 +25,26 @@ export const command: CommandDef = {
   },
 };
 
+/** What `continuity` was asked for: how many records and ledger events. */
+export interface ContinuityOptions {
+  records: number;
+  events: number;
+  json: boolean;
+}
+
+/** Parses argv and runs it in the repository it was started in. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const recordCount = integerOption(args, "records", 0) ?? 5;
-  const eventCount = integerOption(args, "events", 0) ?? 10;
-  const journal = await openJournal(process.cwd());
+  const opts = { records: integerOption(args, "records", 0) ?? 5, events: integerOption(args, "events", 0) ?? 10, json: args.values.json === true };
+  return await run(opts, { cwd: process.cwd(), write: writeStdout });
+}
+
+/** Reads the journal and prints the open episodes, the latest records and the ledger tail. */
+export async function run(opts: ContinuityOptions, deps: { cwd: string; write: Write }): Promise<number> {
+  const journal = await openJournal(deps.cwd);
   const ledger = await readLedger(journal);
   const open = viewEpisodes(journal, await listOpen(journal), ledger, now());
-  const records = (await latestRecords(journal, recordCount)).map((entry) => ({
+  const records = (await latestRecords(journal, opts.records)).map((entry) => ({
     file: shown(journal, entry.file),
     key: entry.record?.key ?? null,
     outcome: entry.record?.outcome ?? null,
@@ -41,22 +53,24 @@ export async function main(argv: string[]): Promise<number> {
     commits: entry.record?.written_by === "recover episodes" ? null : entry.record?.commits?.length ?? null,
     problem: entry.problem ?? null,
   }));
-  const events = eventCount ? ledger.events.slice(-eventCount) : [];
-  if (args.values.json) {
-    printJson({ open, records, ledger: events, unreadable_ledger_lines: ledger.unreadable.length });
+  const events = opts.events ? ledger.events.slice(-opts.events) : [];
+  if (opts.json) {
+    deps.write(asJson({ open, records, ledger: events, unreadable_ledger_lines: ledger.unreadable.length }));
     return 0;
   }
-  print(`Open episodes (${open.length})`);
-  print(...(open.length ? open.flatMap((view) => describeEpisode(view).map((line) => `  ${line}`)) : ["  none"]));
-  print("", `Latest records (${records.length})`);
-  print(...(records.length
-    ? records.map((r) => r.problem
-      ? `  ${r.file}  unreadable: ${r.problem}`
-      : `  ${r.ended_at}  ${r.key}  ${r.outcome}  ${commitsShown(r)}  by ${r.written_by}  ${r.file}`)
-    : ["  none"]));
-  print("", `Ledger (last ${events.length})`);
-  print(...(events.length ? events.map((e) => `  ${describeEvent(e)}`) : ["  empty"]));
-  if (ledger.unreadable.length) print(`  ${ledger.unreadable.length} unreadable line(s) skipped`);
+  deps.write(asLines(
+    `Open episodes (${open.length})`,
+    ...(open.length ? open.flatMap((view) => describeEpisode(view).map((line) => `  ${line}`)) : ["  none"]),
+    "", `Latest records (${records.length})`,
+    ...(records.length
+      ? records.map((r) => r.problem
+        ? `  ${r.file}  unreadable: ${r.problem}`
+        : `  ${r.ended_at}  ${r.key}  ${r.outcome}  ${commitsShown(r)}  by ${r.written_by}  ${r.file}`)
+      : ["  none"]),
+    "", `Ledger (last ${events.length})`,
+    ...(events.length ? events.map((e) => `  ${describeEvent(e)}`) : ["  empty"]),
+    ...(ledger.unreadable.length ? [`  ${ledger.unreadable.length} unreadable line(s) skipped`] : []),
+  ));
   return 0;
 }
 

@@ -3,8 +3,8 @@
  * repository it works in. The supervisor measures idleness from them; a closed episode
  * becomes a record under `.ai/repo/sessions/`.
  */
-import { JSON_OPTION, dispatch, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
-import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, helpText, integerOption, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { CALLER_PID } from "../lib/caller.ts";
 import { now } from "../lib/clock.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
@@ -65,22 +65,61 @@ const end: CommandDef = {
   },
 };
 
+/** What every `episode` subcommand works with: the repository it runs in, and where its output and warnings go. */
+export interface EpisodeDeps {
+  cwd: string;
+  write: Write;
+  warn: Write;
+}
+
+/** What `episode start` was asked for. */
+export interface StartOptions {
+  key: string;
+  clientPid: number;
+  json: boolean;
+}
+
+/** What `episode status` was asked for: the key as given (checked against --all when it runs). */
+export interface StatusOptions {
+  key: string | undefined;
+  all: boolean;
+  json: boolean;
+}
+
+/** What `episode idle` and `episode busy` were asked for. */
+export interface StatusChangeOptions {
+  key: string;
+  status: "idle" | "busy";
+}
+
+/** What `episode end` was asked for. */
+export interface EndOptions {
+  key: string;
+  outcome: string;
+  json: boolean;
+}
+
 /** The `episode` family. */
 export const command: FamilyDef = {
   name: "episode",
   summary: "Open, inspect and close the work journal's episodes",
   description: "An episode is a stretch of work a worker declares in the repository it works in.",
   subcommands: {
-    start: { command: start, run: runStart },
-    status: { command: status, run: runStatus },
-    idle: { command: statusChange("idle"), run: (args) => runStatusChange(args, "idle") },
-    busy: { command: statusChange("busy"), run: (args) => runStatusChange(args, "busy") },
-    end: { command: end, run: runEnd },
+    start: { command: start, run: (args) => runStart(startOptions(args), commandDeps()) },
+    status: { command: status, run: (args) => runStatus(statusOptions(args), commandDeps()) },
+    idle: { command: statusChange("idle"), run: (args) => runStatusChange(statusChangeOptions(args, "idle"), commandDeps()) },
+    busy: { command: statusChange("busy"), run: (args) => runStatusChange(statusChangeOptions(args, "busy"), commandDeps()) },
+    end: { command: end, run: (args) => runEnd(endOptions(args), commandDeps()) },
   },
 };
 
+/** Routes argv to the subcommand. */
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
+}
+
+function commandDeps(): EpisodeDeps {
+  return { cwd: process.cwd(), write: writeStdout, warn: (text) => void process.stderr.write(text) };
 }
 
 function requireKey(args: ParsedArgs, def: CommandDef): string {
@@ -89,68 +128,91 @@ function requireKey(args: ParsedArgs, def: CommandDef): string {
   return key;
 }
 
-async function runStart(args: ParsedArgs): Promise<number> {
+/** `episode start`'s options: the key (else $RA_EPISODE_KEY) and the client's pid (else the caller's). */
+export function startOptions(args: ParsedArgs): StartOptions {
   const key = requireKey(args, start);
-  const clientPid = integerOption(args, "client-pid", 2) ?? CALLER_PID;
-  const journal = await openJournal(process.cwd(), { forWrite: true });
-  const episode = await startEpisode(journal, { key, clientPid, now: now() });
-  if (args.values.json) {
-    printJson(episode);
+  return { key, clientPid: integerOption(args, "client-pid", 2) ?? CALLER_PID, json: args.values.json === true };
+}
+
+/** Opens the episode and says so; warns when its client is not running here. */
+export async function runStart(opts: StartOptions, deps: EpisodeDeps): Promise<number> {
+  const journal = await openJournal(deps.cwd, { forWrite: true });
+  const episode = await startEpisode(journal, { key: opts.key, clientPid: opts.clientPid, now: now() });
+  if (opts.json) {
+    deps.write(asJson(episode));
   } else {
-    print(`started episode ${episode.id} (key ${key}, ${episode.status})`);
+    deps.write(asLines(`started episode ${episode.id} (key ${opts.key}, ${episode.status})`));
     if (!episode.client.started_at) {
-      process.stderr.write(`robot-army: warning: client pid ${clientPid} is not running here, so recovery will not count it as alive\n`);
+      deps.warn(`robot-army: warning: client pid ${opts.clientPid} is not running here, so recovery will not count it as alive\n`);
     }
   }
   return 0;
 }
 
-async function runStatus(args: ParsedArgs): Promise<number> {
-  const journal = await openJournal(process.cwd());
-  const all = args.values.all === true;
-  if (all && args.values.key) throw new UsageError("--all and --key cannot be used together", helpText(status));
+/** `episode status`'s options, as given. */
+export function statusOptions(args: ParsedArgs): StatusOptions {
+  return { key: stringOption(args, "key"), all: args.values.all === true, json: args.values.json === true };
+}
+
+/** Shows the open episode the key names, or every open one. */
+export async function runStatus(opts: StatusOptions, deps: EpisodeDeps): Promise<number> {
+  const journal = await openJournal(deps.cwd);
+  if (opts.all && opts.key) throw new UsageError("--all and --key cannot be used together", helpText(status));
   let entries;
-  if (all) {
+  if (opts.all) {
     entries = await listOpen(journal);
   } else {
-    const key = requireKey(args, status);
+    const key = resolveKey(opts.key);
+    if (!key) throw new UsageError("No episode key: pass --key K or set RA_EPISODE_KEY", helpText(status));
     const entry = await findOpen(journal, key);
     if (!entry) throw new PreconditionError(`No open episode with key "${key}"; "robot-army episode status --all" lists the open ones`);
     entries = [entry];
   }
   const views = viewEpisodes(journal, entries, await readLedger(journal), now());
-  if (args.values.json) {
-    printJson(views);
+  if (opts.json) {
+    deps.write(asJson(views));
   } else if (views.length === 0) {
-    print("no open episodes");
+    deps.write(asLines("no open episodes"));
   } else {
-    print(...views.flatMap((view, index) => [...(index ? [""] : []), ...describeEpisode(view)]));
+    deps.write(asLines(...views.flatMap((view, index) => [...(index ? [""] : []), ...describeEpisode(view)])));
   }
   return 0;
 }
 
-async function runStatusChange(args: ParsedArgs, which: "idle" | "busy"): Promise<number> {
-  const key = requireKey(args, statusChange(which));
-  const journal = await openJournal(process.cwd(), { forWrite: true });
-  const episode = await setStatus(journal, { key, status: which, now: now() });
-  print(`episode ${episode.id} (key ${key}) is ${which} since ${episode.status_changed_at}`);
+/** `episode idle`'s or `episode busy`'s options. */
+export function statusChangeOptions(args: ParsedArgs, which: "idle" | "busy"): StatusChangeOptions {
+  return { key: requireKey(args, statusChange(which)), status: which };
+}
+
+/** Sets the episode's status and says since when. */
+export async function runStatusChange(opts: StatusChangeOptions, deps: EpisodeDeps): Promise<number> {
+  const journal = await openJournal(deps.cwd, { forWrite: true });
+  const episode = await setStatus(journal, { key: opts.key, status: opts.status, now: now() });
+  deps.write(asLines(`episode ${episode.id} (key ${opts.key}) is ${opts.status} since ${episode.status_changed_at}`));
   return 0;
 }
 
-async function runEnd(args: ParsedArgs): Promise<number> {
+/** `episode end`'s options: the key and an outcome that is one lower-case word. */
+export function endOptions(args: ParsedArgs): EndOptions {
   const key = requireKey(args, end);
   const outcome = stringOption(args, "outcome") ?? "done";
   if (!/^[a-z][a-z0-9_-]{0,63}$/.test(outcome)) {
     throw new UsageError(`--outcome "${outcome}" must be a lower-case word such as done, blocked or handed-off`);
   }
-  const journal = await openJournal(process.cwd(), { forWrite: true });
+  return { key, outcome, json: args.values.json === true };
+}
+
+/** Closes the episode into its record and says where it went. */
+export async function runEnd(opts: EndOptions, deps: EpisodeDeps): Promise<number> {
+  const { key, outcome } = opts;
+  const journal = await openJournal(deps.cwd, { forWrite: true });
   const result = await endEpisode(journal, { key, outcome, now: now() });
   const record = shown(journal, result.recordFile);
-  if (args.values.json) {
-    printJson({ id: result.episode.id, key, outcome, record, commits: result.commits, changed_files: result.changedFiles });
+  if (opts.json) {
+    deps.write(asJson({ id: result.episode.id, key, outcome, record, commits: result.commits, changed_files: result.changedFiles }));
   } else {
     const commits = result.commits === null ? "commits could not be listed" : `${result.commits.length} commit(s), ${result.changedFiles!.length} changed file(s)`;
-    print(`ended episode ${result.episode.id} (key ${key}, outcome ${outcome}): ${commits}`, `record: ${record}`);
+    deps.write(asLines(`ended episode ${result.episode.id} (key ${key}, outcome ${outcome}): ${commits}`, `record: ${record}`));
   }
   return 0;
 }

@@ -4,8 +4,8 @@
  * and a reader for what was said on an issue there.
  */
 import { join, resolve } from "node:path";
-import { dispatch, integerOption, JSON_OPTION, print, printJson, runMain, stringOption } from "../lib/cli.ts";
-import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, integerOption, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { seedForge } from "../lib/forge/seed.ts";
@@ -84,14 +84,44 @@ export const command: FamilyDef = {
   summary: "Run and seed the sandbox forge, a stand-in for GitHub on loopback",
   description: "The sandbox forge lets rehearsals, scenarios, tests and benchmarks talk to GitHub's API without GitHub.",
   subcommands: {
-    serve: { command: serve, run: runServe },
-    seed: { command: seed, run: runSeed },
-    issue: { command: issue, run: runIssue },
+    serve: { command: serve, run: (args) => runServe(serveOptions(args), { write: writeStdout, stopped: untilSignalled }) },
+    seed: { command: seed, run: (args) => runSeed(seedOptions(args), { write: writeStdout }) },
+    issue: { command: issue, run: (args) => runIssue(issueOptions(args), { write: writeStdout }) },
   },
 };
 
+/** Routes argv to the subcommand. */
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
+}
+
+/** What `forge serve` was asked for. */
+export interface ServeOptions {
+  dir: string;
+  port: number;
+  rateLimit: number | undefined;
+}
+
+/** What `forge serve` works with: the output, and a promise that settles when it is told to stop (listening from the call on). */
+export interface ServeDeps {
+  write: Write;
+  stopped: () => Promise<void>;
+}
+
+/** What `forge seed` was asked for. */
+export interface SeedOptions {
+  dir: string;
+  repo: string;
+  issues: number;
+  json: boolean;
+}
+
+/** What `forge issue` was asked for. */
+export interface IssueOptions {
+  repo: string;
+  number: number;
+  dir: string;
+  json: boolean;
 }
 
 /** The forge's folder: `--dir`, else `<state dir>/forge`. */
@@ -100,17 +130,34 @@ export function forgeDir(args: ParsedArgs): string {
   return dir === undefined ? join(stateDirPath(), "forge") : resolve(dir);
 }
 
-async function runServe(args: ParsedArgs): Promise<number> {
+/** `forge serve`'s options: a port of at most 65535 (0 for a free one), and a bad RA_NOW refused before anything listens. */
+export function serveOptions(args: ParsedArgs): ServeOptions {
   const port = integerOption(args, "port", 0) ?? 0;
   if (port > 65535) throw new UsageError(`--port must be at most 65535, got "${port}"`);
   const rateLimit = integerOption(args, "rate-limit", 1);
   now(); // A bad RA_NOW is a usage error before anything listens.
-  const forge = await startForge({ dir: forgeDir(args), port, rateLimit, now: () => now() }).catch((error) => {
+  return { dir: forgeDir(args), port, rateLimit };
+}
+
+/** Serves until told to stop, saying where it listens and when it stopped. */
+export async function runServe(opts: ServeOptions, deps: ServeDeps): Promise<number> {
+  const { port } = opts;
+  const forge = await startForge({ dir: opts.dir, port, rateLimit: opts.rateLimit, now: () => now() }).catch((error) => {
     if ((error as NodeJS.ErrnoException).code !== "EADDRINUSE") throw error;
     throw new PreconditionError(`Port ${port} on 127.0.0.1 is in use: pick another with --port P, or --port 0 for a free one`);
   });
   // Listen for the signals before saying where we are: whoever reads that line may stop us at once.
-  const stopped = new Promise<void>((resolve) => {
+  const stopped = deps.stopped();
+  deps.write(asLines(`forge listening on ${forge.url}`));
+  await stopped;
+  await forge.close();
+  deps.write(asLines("forge stopped"));
+  return 0;
+}
+
+/** Settles on the first SIGINT or SIGTERM after the call: how `forge serve` is stopped. */
+function untilSignalled(): Promise<void> {
+  return new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
       process.off("SIGTERM", stop);
@@ -119,20 +166,20 @@ async function runServe(args: ParsedArgs): Promise<number> {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  print(`forge listening on ${forge.url}`);
-  await stopped;
-  await forge.close();
-  print("forge stopped");
-  return 0;
 }
 
-async function runSeed(args: ParsedArgs): Promise<number> {
+/** `forge seed`'s options: the repository (owner/name) and how many labelled issues. */
+export function seedOptions(args: ParsedArgs): SeedOptions {
   const repo = stringOption(args, "repo") ?? "demo/widgets";
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new UsageError(`--repo must be owner/name, got "${repo}"`);
   const issues = integerOption(args, "issues", 0) ?? 3;
-  const result = await seedForge(forgeDir(args), { repo, issues, now: () => now() });
-  if (args.values.json) printJson(result);
-  else print(...describeSeed(result));
+  return { dir: forgeDir(args), repo, issues, json: args.values.json === true };
+}
+
+/** Seeds the forge and says what it holds and what was new. */
+export async function runSeed(opts: SeedOptions, deps: { write: Write }): Promise<number> {
+  const result = await seedForge(opts.dir, { repo: opts.repo, issues: opts.issues, now: () => now() });
+  deps.write(opts.json ? asJson(result) : asLines(...describeSeed(result)));
   return 0;
 }
 
@@ -154,20 +201,26 @@ export function describeSeed(result: SeedResult): string[] {
   ];
 }
 
-async function runIssue(args: ParsedArgs): Promise<number> {
+/** `forge issue`'s options: the issue as owner/name#N. */
+export function issueOptions(args: ParsedArgs): IssueOptions {
   const ref = parseIssueRef(args.positionals[0]);
   if (!ref) throw new UsageError(`An issue is owner/name#N, such as demo/widgets#1, got "${args.positionals[0]}"`);
-  const [owner, name] = ref.repo.split("/");
-  const number = ref.issue;
-  const dir = forgeDir(args);
+  return { repo: ref.repo, number: ref.issue, dir: forgeDir(args), json: args.values.json === true };
+}
+
+/** Prints the issue and its comments from the forge's state; an unknown repository or issue is exit 3. */
+export async function runIssue(opts: IssueOptions, deps: { write: Write }): Promise<number> {
+  const [owner, name] = opts.repo.split("/");
+  const { number, dir } = opts;
   const data = loadForgeData(dir);
   const repo = findRepo(data, owner, name);
   if (!repo) throw new PreconditionError(`The forge in "${dir}" has no repository ${owner}/${name}; "robot-army forge seed" creates one`);
   const found = findIssue(repo, number);
   if (!found) throw new PreconditionError(`${repo.owner}/${repo.name} has no issue #${number} on the forge in "${dir}"`);
   const comments = repo.comments.filter((comment) => comment.issue === found.number);
-  if (args.values.json) printJson({ repo: `${repo.owner}/${repo.name}`, ...issueFields(found), comments: comments.map(commentFields) });
-  else print(...describeIssue(`${repo.owner}/${repo.name}`, found, comments));
+  deps.write(opts.json
+    ? asJson({ repo: `${repo.owner}/${repo.name}`, ...issueFields(found), comments: comments.map(commentFields) })
+    : asLines(...describeIssue(`${repo.owner}/${repo.name}`, found, comments)));
   return 0;
 }
 

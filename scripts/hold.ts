@@ -2,8 +2,8 @@
  * `robot-army hold <id> | --repo R`: dispatch leaves a work item, or every item of a
  * repository, alone until `robot-army unhold`. Kept in the store and audited.
  */
-import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
 import { describeHold, hold, parseHoldTarget } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
@@ -35,14 +35,14 @@ export async function main(argv: string[]): Promise<number> {
   const target = withHelp(command, () => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
   const store = await openStore(ensureStateDir());
   try {
-    return run({ target, reason: stringOption(args, "reason") || undefined }, { store, write: (text) => process.stdout.write(text) });
+    return run({ target, reason: stringOption(args, "reason") || undefined }, { store, write: writeStdout });
   } finally {
     store.close();
   }
 }
 
 /** Holds the target and says so, or says it already was. */
-export function run(opts: { target: HoldTarget; reason?: string }, deps: { store: Store; write: (text: string) => void }): number {
+export function run(opts: { target: HoldTarget; reason?: string }, deps: { store: Store; write: Write }): number {
   const { changed, current } = hold(deps.store, opts.target, { reason: opts.reason });
   const what = describeHold(deps.store, current);
   const why = current.reason ? ` (${current.reason})` : "";

@@ -34,8 +34,8 @@ test("pause, pause again, unpause, unpause again", () =>
     assert.is(output((write) => pause({}, { store, write })), `already paused since ${T0} (release)\n`);
     assert.is(isPaused(store), true);
     assert.is(listed(store), `dispatch paused since ${T0} (release)\nno holds\n`);
-    assert.is(output((write) => unpause({ store, write })), `unpaused: dispatch runs again (it was paused since ${T0})\n`);
-    assert.is(output((write) => unpause({ store, write })), "not paused\n");
+    assert.is(output((write) => unpause({}, { store, write })), `unpaused: dispatch runs again (it was paused since ${T0})\n`);
+    assert.is(output((write) => unpause({}, { store, write })), "not paused\n");
     assert.equal(queryAudit(store, { kind: "control" }).map((r) => r.kind), ["control.pause", "control.unpause"]);
   }));
 
@@ -77,7 +77,7 @@ test("with no store, the reads and unpause say there is nothing and create nothi
     const store = await openExistingStore(stateDir);
     assert.is(listed(store), "no holds\n");
     assert.equal(JSON.parse(listed(store, true)), { paused: null, holds: [] });
-    assert.is(output((write) => unpause({ store, write })), "not paused\n");
+    assert.is(output((write) => unpause({}, { store, write })), "not paused\n");
     assert.is(output((write) => unhold({ target: { repo: "demo/widgets" } }, { store, write })), "not held: repository demo/widgets\n");
     assert.throws(() => unhold({ target: { item: 3 } }, { store, write: () => {} }),
       (error: Error) => error instanceof PreconditionError && error.message === 'No work item 3; "robot-army status" lists them');

@@ -1,6 +1,6 @@
 /** `robot-army holds`: what dispatch is told to leave alone: the pause, held repositories and held items. */
-import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { describeHold, listHolds, pauseState } from "../lib/dispatch/controls.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -28,14 +28,14 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const store = await openExistingStore(stateDirPath());
   try {
-    return run({ json: args.values.json === true }, { store, write: (text) => process.stdout.write(text) });
+    return run({ json: args.values.json === true }, { store, write: writeStdout });
   } finally {
     store?.close();
   }
 }
 
 /** Prints the pause and the holds. */
-export function run(opts: { json: boolean }, deps: { store: Store | undefined; write: (text: string) => void }): number {
+export function run(opts: { json: boolean }, deps: { store: Store | undefined; write: Write }): number {
   const { store } = deps;
   const report: HoldsReport = {
     paused: store ? pauseState(store) ?? null : null,

@@ -2,8 +2,8 @@
  * `robot-army ledger append|tail`: the episode's append-only log in
  * `.ai/local/state/ledger.jsonl`, one JSON event per line stamped with the episode id.
  */
-import { JSON_OPTION, dispatch, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
-import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, integerOption, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
 import { UsageError } from "../lib/errors.ts";
 import { openJournal, resolveKey } from "../lib/episodes/journal.ts";
@@ -36,30 +36,58 @@ const tail: CommandDef = {
   },
 };
 
+/** What the `ledger` subcommands work with: the repository they run in, and where output goes. */
+export interface LedgerDeps {
+  cwd: string;
+  write: Write;
+}
+
+/** What `ledger append` was asked for. */
+export interface AppendOptions {
+  kind: string;
+  data: Record<string, unknown>;
+  key: string;
+}
+
 /** The `ledger` family. */
 export const command: FamilyDef = {
   name: "ledger",
   summary: "Append to and read the episode ledger",
-  subcommands: { append: { command: append, run: runAppend }, tail: { command: tail, run: runTail } },
+  subcommands: {
+    append: { command: append, run: (args) => runAppend(appendOptions(args), commandDeps()) },
+    tail: { command: tail, run: (args) => runTail(tailOptions(args), commandDeps()) },
+  },
 };
 
+/** Routes argv to the subcommand. */
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
+}
+
+function commandDeps(): LedgerDeps {
+  return { cwd: process.cwd(), write: writeStdout };
 }
 
 const KIND = /^[a-z][a-z0-9_-]*(\.[a-z][a-z0-9_-]*)*$/;
 
-async function runAppend(args: ParsedArgs): Promise<number> {
+/** `ledger append`'s options: a dotted kind, a JSON object of data, and the key (else $RA_EPISODE_KEY). */
+export function appendOptions(args: ParsedArgs): AppendOptions {
   const kind = args.positionals[0];
   if (!KIND.test(kind)) throw new UsageError(`Event kind "${kind}" must be dotted lower-case words such as note or test.failed`);
   const data = parseData(stringOption(args, "data"));
   const key = resolveKey(stringOption(args, "key"));
   if (!key) throw new UsageError("No episode key: pass --key K or set RA_EPISODE_KEY");
-  const journal = await openJournal(process.cwd(), { forWrite: true });
+  return { kind, data, key };
+}
+
+/** Appends the event to the open episode's ledger and says so. */
+export async function runAppend(opts: AppendOptions, deps: LedgerDeps): Promise<number> {
+  const { kind, data, key } = opts;
+  const journal = await openJournal(deps.cwd, { forWrite: true });
   const episode = await requireOpen(journal, key);
   const event: LedgerEvent = { at: isoSeconds(now()), episode: episode.id, key, kind, data };
   await appendEvent(journal, event);
-  print(`${event.at}  ${kind}  appended to episode ${episode.id} (key ${key})`);
+  deps.write(asLines(`${event.at}  ${kind}  appended to episode ${episode.id} (key ${key})`));
   return 0;
 }
 
@@ -83,19 +111,23 @@ export function describeEvent(event: LedgerEvent): string {
   return `${event.at}  ${event.kind}  ${event.key}${data}`;
 }
 
-async function runTail(args: ParsedArgs): Promise<number> {
-  const count = integerOption(args, "lines", 1) ?? 10;
-  const journal = await openJournal(process.cwd());
+/** `ledger tail`'s options: how many events. */
+export function tailOptions(args: ParsedArgs): { count: number; json: boolean } {
+  return { count: integerOption(args, "lines", 1) ?? 10, json: args.values.json === true };
+}
+
+/** Shows the newest events, and how many lines could not be read. */
+export async function runTail(opts: { count: number; json: boolean }, deps: LedgerDeps): Promise<number> {
+  const journal = await openJournal(deps.cwd);
   const ledger = await readLedger(journal);
-  const events = ledger.events.slice(-count);
-  if (args.values.json) {
-    printJson(events);
+  const events = ledger.events.slice(-opts.count);
+  if (opts.json) {
+    deps.write(asJson(events));
     return 0;
   }
-  if (events.length === 0) print("the ledger is empty");
-  else print(...events.map(describeEvent));
+  deps.write(asLines(...(events.length === 0 ? ["the ledger is empty"] : events.map(describeEvent))));
   if (ledger.unreadable.length) {
-    print(`${ledger.unreadable.length} unreadable line(s) skipped: line ${ledger.unreadable.map((u) => u.line).join(", ")}`);
+    deps.write(asLines(`${ledger.unreadable.length} unreadable line(s) skipped: line ${ledger.unreadable.map((u) => u.line).join(", ")}`));
   }
   return 0;
 }

@@ -2,8 +2,8 @@
  * `robot-army pause`: no new worker session is dispatched until `robot-army unpause`.
  * The pause lives in the store, so it outlives the daemon and a restart of the machine.
  */
-import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain, stringOption } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import { pause } from "../lib/dispatch/controls.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
@@ -29,14 +29,14 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const store = await openStore(ensureStateDir());
   try {
-    return run({ reason: stringOption(args, "reason") || undefined }, { store, write: (text) => process.stdout.write(text) });
+    return run({ reason: stringOption(args, "reason") || undefined }, { store, write: writeStdout });
   } finally {
     store.close();
   }
 }
 
 /** Pauses dispatch and says so, or says it already was. */
-export function run(opts: { reason?: string }, deps: { store: Store; write: (text: string) => void }): number {
+export function run(opts: { reason?: string }, deps: { store: Store; write: Write }): number {
   const { changed, current } = pause(deps.store, opts);
   const why = current.reason ? ` (${current.reason})` : "";
   deps.write(changed

@@ -5,8 +5,8 @@
  * before dispatch -> abandoned, snapshots refreshed.
  */
 import { hostname } from "node:os";
-import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain, stringOption } from "../lib/cli.ts";
+import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -22,6 +22,7 @@ import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { listItems } from "../lib/work-items/queries.ts";
 
+/** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "poll",
   summary: "Turn labelled issues into work items and keep items in step with their issues",
@@ -64,9 +65,10 @@ export interface PollCommandDeps {
   reader: GitHubReader;
   effects: Effects;
   host: string;
-  write: (text: string) => void;
+  write: Write;
 }
 
+/** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
@@ -79,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
       onRetry: (r) => process.stderr.write(`robot-army: ${r.method} ${r.path}: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)}s\n`),
     });
     const effects = wireEffects(level, { github: github.writer });
-    return await run(opts, { config, store, reader: github, effects, host: hostname(), write: (text) => process.stdout.write(text) });
+    return await run(opts, { config, store, reader: github, effects, host: hostname(), write: writeStdout });
   } finally {
     store.close();
   }

@@ -5,8 +5,8 @@
  *
  * A read never creates anything: with no database yet, no item exists.
  */
-import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { worktreePath } from "../lib/boundaries/worktrees.ts";
 import { worktreeRoot } from "../lib/dispatch/worktree-root.ts";
 import type { Config } from "../lib/config.ts";
@@ -19,6 +19,7 @@ import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument, requireItem } from "../lib/work-items/argument.ts";
 
+/** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "prompt",
   summary: "Print the prompt a worker for a work item starts with",
@@ -42,9 +43,10 @@ export interface PromptDeps {
   config: Config;
   stateDir: string;
   store: Store | undefined;
-  write: (text: string) => void;
+  write: Write;
 }
 
+/** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const id = itemIdArgument(command, args);
@@ -52,7 +54,7 @@ export async function main(argv: string[]): Promise<number> {
   const stateDir = stateDirPath();
   const store = await openExistingStore(stateDir);
   try {
-    return run({ id, json: args.values.json === true }, { config, stateDir, store, write: (text) => process.stdout.write(text) });
+    return run({ id, json: args.values.json === true }, { config, stateDir, store, write: writeStdout });
   } finally {
     store?.close();
   }

@@ -2,13 +2,14 @@
  * `robot-army recover episodes`: closes episodes nobody ended, from evidence. Every open
  * episode is printed with its measurement and verdict, including those nothing happens to.
  */
-import { JSON_OPTION, dispatch, print, printJson, runMain, stringOption } from "../lib/cli.ts";
-import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { auditEffect } from "../lib/store/audit.ts";
 import { openStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
 import { formatAge, parseDuration } from "../lib/duration.ts";
 import { openJournal, resolveKey, shown } from "../lib/episodes/journal.ts";
 import type { Journal } from "../lib/episodes/journal.ts";
@@ -39,23 +40,50 @@ const episodes: CommandDef = {
   examples: ["robot-army recover episodes --check", "robot-army recover episodes --older-than 2h"],
 };
 
+/** What `recover episodes` was asked for: check only or act, and the silence after which an episode may be stranded. */
+export interface EpisodesOptions {
+  check: boolean;
+  /** The threshold as given (or configured), as the report shows it. */
+  threshold: string;
+  thresholdMs: number;
+  json: boolean;
+}
+
+/** What `recover episodes` works with: the repository, the store (opened only when something is closed), and the output. */
+export interface RecoverDeps {
+  cwd: string;
+  openStore: () => Promise<Store>;
+  write: Write;
+}
+
 /** The `recover` family. */
 export const command: FamilyDef = {
   name: "recover",
   summary: "Close what a crash left open, from evidence",
-  subcommands: { episodes: { command: episodes, run: runEpisodes } },
+  subcommands: {
+    episodes: {
+      command: episodes,
+      run: async (args) => runEpisodes(await episodesOptions(args), { cwd: process.cwd(), openStore: () => openStore(ensureStateDir()), write: writeStdout }),
+    },
+  },
 };
 
+/** Routes argv to the subcommand. */
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
 }
 
-async function runEpisodes(args: ParsedArgs): Promise<number> {
-  const check = args.values.check === true;
-  const thresholdText = stringOption(args, "older-than") ?? (await configFromArgs(args)).episodes.stranded_after;
-  const thresholdMs = parseDuration(thresholdText, "--older-than");
+/** `recover episodes`'s options: --older-than, else the configured episodes.stranded_after. */
+export async function episodesOptions(args: ParsedArgs): Promise<EpisodesOptions> {
+  const threshold = stringOption(args, "older-than") ?? (await configFromArgs(args)).episodes.stranded_after;
+  return { check: args.values.check === true, threshold, thresholdMs: parseDuration(threshold, "--older-than"), json: args.values.json === true };
+}
+
+/** Assesses every open episode and closes the stranded ones (audited), or says what it would do with --check. */
+export async function runEpisodes(opts: EpisodesOptions, deps: RecoverDeps): Promise<number> {
+  const { check, thresholdMs } = opts;
   const at = now();
-  const journal = await openJournal(process.cwd(), { forWrite: !check });
+  const journal = await openJournal(deps.cwd, { forWrite: !check });
   const assessments = assessEpisodes(await listOpen(journal), await readLedger(journal), {
     now: at, thresholdMs, ownKey: resolveKey(undefined),
   });
@@ -63,7 +91,7 @@ async function runEpisodes(args: ParsedArgs): Promise<number> {
   const skipped = assessments.filter((a) => a.verdict.kind === "skipped").length;
   const records = new Map<Assessment, string>();
   if (!check && stranded.length) {
-    const store = await openStore(ensureStateDir());
+    const store = await deps.openStore();
     try {
       for (const assessment of stranded) {
         const episode = assessment.entry.episode!;
@@ -80,21 +108,23 @@ async function runEpisodes(args: ParsedArgs): Promise<number> {
       store.close();
     }
   }
-  if (args.values.json) {
-    printJson({
-      check, threshold: thresholdText, now: isoSeconds(at),
+  if (opts.json) {
+    deps.write(asJson({
+      check, threshold: opts.threshold, now: isoSeconds(at),
       candidates: assessments.map((a) => toJson(journal, a, records.get(a))),
       actions: check ? stranded.length : records.size, skipped,
-    });
+    }));
     return 0;
   }
-  if (assessments.length === 0) print("no open episodes");
-  for (const assessment of assessments) print(...describe(journal, assessment, at, check, records.get(assessment)));
-  if (skipped) print(`skipped: ${skipped} episode(s) that cannot be measured; none of them is closed`);
+  const lines: string[] = [];
+  if (assessments.length === 0) lines.push("no open episodes");
+  for (const assessment of assessments) lines.push(...describe(journal, assessment, at, check, records.get(assessment)));
+  if (skipped) lines.push(`skipped: ${skipped} episode(s) that cannot be measured; none of them is closed`);
   const actions = check ? stranded.length : records.size;
   const lost = stranded.length - records.size;
-  if (!check && lost > 0) print(`left open: ${lost} episode(s) changed while recovery ran; run it again`);
-  print(actions === 0 ? "nothing to recover" : `${check ? "check" : "recovered"}: ${actions} action(s)`);
+  if (!check && lost > 0) lines.push(`left open: ${lost} episode(s) changed while recovery ran; run it again`);
+  lines.push(actions === 0 ? "nothing to recover" : `${check ? "check" : "recovered"}: ${actions} action(s)`);
+  deps.write(asLines(...lines));
   return 0;
 }
 

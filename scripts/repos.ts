@@ -3,8 +3,8 @@
  * and live work items. The settings of every onboarded repository are read from GitHub
  * again, so a change is seen here (and the repository then needs reapproval).
  */
-import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -19,6 +19,7 @@ import type { Store } from "../lib/store/open.ts";
 import { WORK_ITEM_STATES, listItems } from "../lib/work-items/queries.ts";
 import type { WorkItemState } from "../lib/work-items/queries.ts";
 
+/** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "repos",
   summary: "List repositories with their onboarding state and live work items",
@@ -46,7 +47,7 @@ export interface ReposDeps {
   config: Config;
   store: Store | undefined;
   connect: () => Promise<Pick<GitHubReader, "getRepository">>;
-  write: (text: string) => void;
+  write: Write;
 }
 
 /** One repository, as `--json` prints it. */
@@ -68,13 +69,14 @@ export interface RepoLine {
   simulated_live_items: number;
 }
 
+/** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
   const store = await openExistingStore(stateDirPath());
   try {
     const connect = async () => (await import("../lib/boundaries/github.ts")).connectGitHub(config, store ?? null);
-    return await run({ json: args.values.json === true }, { config, store, connect, write: (text) => process.stdout.write(text) });
+    return await run({ json: args.values.json === true }, { config, store, connect, write: writeStdout });
   } finally {
     store?.close();
   }

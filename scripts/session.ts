@@ -4,7 +4,7 @@
  * sessions do not pile up.
  */
 import { readFileSync } from "node:fs";
-import { JSON_OPTION, dispatch, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
+import { JSON_OPTION, runSubcommand, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { formatAge } from "../lib/duration.ts";
@@ -124,7 +124,7 @@ export const command: FamilyDef = {
 };
 
 export function main(argv: string[]): Promise<number> {
-  return dispatch(command, argv);
+  return runSubcommand(command, argv);
 }
 
 async function runRun(args: ParsedArgs): Promise<number> {

@@ -5,8 +5,8 @@
  *
  * A read never creates anything: with no database yet, no item exists.
  */
-import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { JSON_OPTION, helpText, parse, runMain, withHelp } from "../lib/cli.ts";
+import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
+import { JSON_OPTION, helpText, parse, runMain, withHelp, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
@@ -20,6 +20,7 @@ import { sessionsOf } from "../lib/work-items/sessions.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
 import { noSuchItem, parseItemId } from "../lib/work-items/argument.ts";
 
+/** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "show",
   summary: "One work item: its issue, state, history, sessions and pull requests",
@@ -57,7 +58,7 @@ export interface ShowOptions {
 export interface ShowDeps {
   config: Config;
   store: Store | undefined;
-  write: (text: string) => void;
+  write: Write;
 }
 
 /** One state change, as the audit log recorded it. */
@@ -69,13 +70,14 @@ export interface HistoryEntry {
   simulated: boolean;
 }
 
+/** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const opts = showOptions(args);
   const config = await configFromArgs(args);
   const store = await openExistingStore(stateDirPath());
   try {
-    return run(opts, { config, store, write: (text) => process.stdout.write(text) });
+    return run(opts, { config, store, write: writeStdout });
   } finally {
     store?.close();
   }

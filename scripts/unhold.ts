@@ -1,6 +1,6 @@
 /** `robot-army unhold <id> | --repo R`: lifts a hold, so dispatch may take the item or repository again. */
-import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
 import { describeHold, parseHoldTarget, unhold } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -26,14 +26,14 @@ export async function main(argv: string[]): Promise<number> {
   // With no store there is no hold to lift, and nothing is created to say so.
   const store = await openExistingStore(stateDirPath());
   try {
-    return run({ target }, { store, write: (text) => process.stdout.write(text) });
+    return run({ target }, { store, write: writeStdout });
   } finally {
     store?.close();
   }
 }
 
 /** Lifts the hold and says so, or says there was none. */
-export function run(opts: { target: HoldTarget }, deps: { store: Store | undefined; write: (text: string) => void }): number {
+export function run(opts: { target: HoldTarget }, deps: { store: Store | undefined; write: Write }): number {
   const { store } = deps;
   if (!store) {
     if ("item" in opts.target) throw noSuchItem(opts.target.item);

@@ -1,6 +1,6 @@
 /** `robot-army unpause`: lifts `robot-army pause`, so dispatch starts worker sessions again. */
-import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { parse, runMain, writeStdout } from "../lib/cli.ts";
 import { unpause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
@@ -21,14 +21,14 @@ export async function main(argv: string[]): Promise<number> {
   // With no store there is no pause to lift, and nothing is created to say so.
   const store = await openExistingStore(stateDirPath());
   try {
-    return run({ store, write: (text) => process.stdout.write(text) });
+    return run({}, { store, write: writeStdout });
   } finally {
     store?.close();
   }
 }
 
 /** Lifts the pause and says so, or says there was none. */
-export function run(deps: { store: Store | undefined; write: (text: string) => void }): number {
+export function run(_opts: Record<string, never>, deps: { store: Store | undefined; write: Write }): number {
   const lifted = deps.store ? unpause(deps.store) : undefined;
   deps.write(lifted ? `unpaused: dispatch runs again (it was paused since ${lifted.current.since})\n` : "not paused\n");
   return 0;

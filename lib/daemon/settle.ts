@@ -10,12 +10,9 @@ import { exitOf, spooledSessions } from "../sessions/spool.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { openSessions } from "../work-items/sessions.ts";
-import { closeFromExit, closeLost } from "../work-items/worker-ended.ts";
+import { closeFromExit, closeLost, LOST_REASON } from "../work-items/worker-ended.ts";
 import type { DaemonEvent } from "./events.ts";
 import { workerEndedEvent } from "./spool-drain.ts";
-
-/** The reason a lost worker's item is given. */
-export const LOST_REASON = "worker lost: no exit record";
 
 /** What one settle pass did. */
 export interface SettleResult {

@@ -12,7 +12,7 @@ import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
 import { withDaemon } from "../testing/daemon.ts";
 import { readHeartbeat } from "./heartbeat.ts";
-import { LOST_REASON } from "./settle.ts";
+import { LOST_REASON } from "../work-items/worker-ended.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
 import { runLoop, stopSwitch } from "./loop.ts";
 import type { StopSwitch } from "./loop.ts";

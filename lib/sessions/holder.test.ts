@@ -369,16 +369,49 @@ function catchesSighup(pid: number): boolean {
   return line !== undefined && (BigInt(`0x${line.slice(7).trim()}`) & 1n) === 1n;
 }
 
-test("a detached holder told to stop passes SIGTERM to its child, then records the exit", inSessionDir(async ({ root, work }) => {
-  const { record } = await startSession(root, { command: "sleep", args: ["30"], cwd: work, tags: { keep: "true" } });
+test("a detached holder stopped by SIGTERM passes it to its child and records a stop: ended killed, files kept for gc", inSessionDir(async ({ root, work }) => {
+  const { record } = await startSession(root, { command: "sleep", args: ["30"], cwd: work });
   // The holder forwards TERM, HUP and INT; once HUP is caught, TERM is too (see the test below for the moment before).
   await waitFor("the holder to forward signals", () => catchesSighup(record.holderPid!));
   process.kill(record.holderPid!, "SIGTERM");
   const after = await exitRecorded(root, record.id);
   assert.is(after.exitSignal, "SIGTERM");
-  assert.is(after.ended, "crashed", "a signal session kill did not send");
+  assert.is(after.ended, "killed", "someone stopped it, as session kill does");
+  assert.ok(after.killRequestedAt, "the stop is on record");
   assert.is(liveness({ pid: record.childPid!, started_at: record.childStartedAt }), "exited");
   await holderGone(record);
+  assert.ok(readRecord(root, record.id), "not reaped: kept, unkept as it is, for a look and for gc");
+  assert.equal(readSessionEvents(root, record.id).filter((e) => e.kind === "kill").map((e) => e.signal), ["SIGTERM"]);
+  assert.is(retained(after), true);
+}));
+
+test("a detached holder stopped by SIGINT records a stop too; a worker's exit is spooled first, as killed", inSessionDir(async ({ root, state, work }) => {
+  const { record } = await startSession(root, { command: "sleep", args: ["30"], cwd: work, tags: { ra_item: "42" } });
+  await waitFor("the holder to forward signals", () => catchesSighup(record.holderPid!));
+  process.kill(record.holderPid!, "SIGINT");
+  const after = await exitRecorded(root, record.id);
+  assert.equal([after.ended, after.exitSignal], ["killed", "SIGINT"]);
+  await holderGone(record);
+  assert.ok(readRecord(root, record.id), "kept for gc");
+  const exit = JSON.parse(readFileSync(join(state, "spool", `${record.id}.1.json`), "utf8"));
+  assert.equal([exit.item, exit.ended, exit.signal], ["42", "killed", "SIGINT"]);
+}));
+
+test("a foreground holder sent SIGTERM records a stop as well, and keeps the files", inSessionDir(async ({ root, work }) => {
+  const record = await createSession(root, { command: "sleep", args: ["30"], cwd: work });
+  const result = await holdSession(root, record.id, "tee", (started) => {
+    if ("pid" in started) process.kill(process.pid, "SIGTERM");
+  });
+  assert.equal([result.record?.ended, result.signal, result.reaped], ["killed", "SIGTERM", false]);
+  assert.ok(readRecord(root, record.id));
+}));
+
+test("a detached holder's own child ending on a signal after a HUP is still a crash, reaped: only TERM and INT are a stop", inSessionDir(async ({ root, work }) => {
+  const { record } = await startSession(root, { command: "sleep", args: ["30"], cwd: work });
+  await waitFor("the holder to forward signals", () => catchesSighup(record.holderPid!));
+  process.kill(record.holderPid!, "SIGHUP");
+  await holderGone(record);
+  assert.is(readRecord(root, record.id), undefined, "reaped at its exit");
 }));
 
 test("a holder told to stop as soon as its start is confirmed still passes the signal on and records the exit", inSessionDir(async ({ root, work }) => {

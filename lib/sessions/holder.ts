@@ -1,8 +1,10 @@
 /**
  * The holder: the small process that runs a session's command, records its start and its
  * exit, and at exit reaps the session's files unless the session is kept, permanent or
- * was killed. A worker's exit (tag `ra_item`) goes to the exit spool first, so the
- * supervisor learns it even while it is down.
+ * was killed. Killed means stopped from outside: by `session kill`, or by SIGTERM or
+ * SIGINT delivered to the holder itself (someone stopping it, nearly always to go look at
+ * it). Only the child's own exit, clean or crashed, is reaped. A worker's exit (tag
+ * `ra_item`) goes to the exit spool first, so the supervisor learns it even while it is down.
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
@@ -56,7 +58,16 @@ export async function holdSession(
     stdio: output === "terminal" ? "inherit" : ["ignore", output === "log" ? log : "pipe", output === "log" ? log : "pipe"],
   });
   // Installed before anyone can learn of the start, so a stop sent at once is passed on too.
-  const stopForwarding = forwardSignals(child.pid, detached);
+  let stop: Stop | null = null;
+  const stopForwarding = forwardSignals(child.pid, detached, (signal) => {
+    if (stop) return;
+    stop = { signal, at: isoSeconds(now()) };
+    try {
+      appendSessionEvent(root, id, "kill", { generation: record.generation, signal, by: "a signal to its holder" });
+    } catch {
+      // The files may be gone (session rm): the exit below records nothing then either.
+    }
+  });
   if (output === "tee") {
     child.stdout!.on("data", (chunk: Buffer) => { process.stdout.write(chunk); writeSync(log, chunk); });
     child.stderr!.on("data", (chunk: Buffer) => { process.stderr.write(chunk); writeSync(log, chunk); });
@@ -85,21 +96,33 @@ export async function holdSession(
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("close", (c, s) => resolve([c, s])));
   stopForwarding();
   closeSync(log);
-  return await finish(root, id, code, signal);
+  return await finish(root, id, code, signal, stop);
 }
 
-/** Records the exit, spools a worker's exit record, and reaps unless the session is to be retained. */
-async function finish(root: string, id: string, code: number | null, signal: string | null): Promise<HolderResult> {
+/** A stop delivered to the holder from outside: which signal, and when. */
+interface Stop {
+  signal: NodeJS.Signals;
+  at: string;
+}
+
+/**
+ * Records the exit, spools a worker's exit record, and reaps unless the session is to be
+ * retained. A session stopped from outside (`session kill`, or `stop` delivered to the
+ * holder) ended `killed`, whatever way its child then went.
+ */
+async function finish(root: string, id: string, code: number | null, signal: string | null, stop: Stop | null): Promise<HolderResult> {
   const files = sessionFiles(root, id);
   return await withLock(files.lock, () => {
     const current = readRecord(root, id);
     if (!current) return { record: undefined, code, signal, reaped: true };
+    const killRequestedAt = current.killRequestedAt ?? stop?.at ?? null;
     const record: SessionRecord = {
       ...current,
+      killRequestedAt,
       exitedAt: isoSeconds(now()),
       exitCode: code,
       exitSignal: signal,
-      ended: current.killRequestedAt ? "killed" : signal ? "crashed" : "exited",
+      ended: killRequestedAt ? "killed" : signal ? "crashed" : "exited",
       lastLines: lastLines(files.log),
     };
     writeRecord(root, record);
@@ -151,16 +174,20 @@ function lastLines(log: string): string[] {
 }
 
 /**
- * A holder told to stop (its window closed, a service manager's TERM) passes the signal
- * to the child, so the child ends and its exit is recorded; a terminal's Ctrl-C already
- * reaches a foreground child directly.
+ * A holder told to stop (its window closed, a service manager's TERM, a `kill -INT`)
+ * passes the signal to the child, so the child ends and its exit is recorded. SIGTERM,
+ * and SIGINT to a detached holder, are someone stopping the session: `onStop` hears of
+ * them. A terminal's Ctrl-C already reaches a foreground child directly, and is the
+ * child's to answer (an agent takes it as "stop this tool call"), so a foreground holder
+ * neither forwards nor counts it; SIGHUP (the window went away) is passed on, not counted.
  */
-function forwardSignals(pid: number | undefined, ownGroup: boolean): () => void {
+function forwardSignals(pid: number | undefined, ownGroup: boolean, onStop: (signal: NodeJS.Signals) => void): () => void {
   if (pid === undefined || pid <= 1) return () => {};
   const handlers = new Map<NodeJS.Signals, () => void>();
   for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as NodeJS.Signals[]) {
     const handler = () => {
       if (signal === "SIGINT" && !ownGroup) return;
+      if (signal !== "SIGHUP") onStop(signal);
       try {
         // The group only when this holder made it (a detached session).
         process.kill(ownGroup ? -pid : pid, signal);

@@ -12,6 +12,9 @@ import { endSession, latestSession } from "./sessions.ts";
 import type { EndReason } from "./sessions.ts";
 import { transition } from "./transition.ts";
 
+/** The reason a lost worker's item is given. */
+export const LOST_REASON = "worker lost: no exit record";
+
 /** What a worker's end did: the row's reason, the item's reason, and whether the item was interrupted. */
 export interface WorkerEnd {
   item: number;

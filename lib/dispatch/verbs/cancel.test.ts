@@ -1,23 +1,29 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, runtimeArgv } from "../../runtime.ts";
 import { listRecords, sessionFiles, writeRecord } from "../../sessions/records.ts";
 import { sessionState } from "../../sessions/state.ts";
 import { queryAudit } from "../../store/audit.ts";
 import { getItem } from "../../work-items/queries.ts";
+import { transition } from "../../work-items/transition.ts";
 import { dispatchReady } from "../dispatch.ts";
 import type { DispatchDeps } from "../dispatch.ts";
 import type { Store } from "../../store/open.ts";
 import { sessionsOf } from "../../work-items/sessions.ts";
-import { cancelSession, cancelTarget } from "./cancel.ts";
+import { cancelSession, cancelTarget, describeCancel } from "./cancel.ts";
+import type { CancelDeps } from "./cancel.ts";
+import { waitFor } from "../../testing/sessions.ts";
 import { rejects } from "../../testing/rejects.ts";
-import { verbTemplate, withWorld } from "../../testing/verbs.ts";
+import { stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());
+
+/** Where cancel looks, as the command wires it for the world's dispatch. */
+const where = (deps: DispatchDeps): CancelDeps => ({ sessionRoot: deps.sessionRoot, spoolDir: join(deps.stateDir, "spool"), host: deps.host });
 
 test("cancel with no stdin signals nothing and records which session it reached for and how it gave up", () =>
   withWorld(template, async ({ store, deps, t }) => {
@@ -46,7 +52,9 @@ test("a confirmed cancel stops only that session, closes its row as cancelled an
   withWorld(template, async ({ store, deps }) => {
     await dispatchReady(deps);
     const target = cancelTarget(store, 1);
-    assert.is(await cancelSession(store, deps.sessionRoot, target), "stopped");
+    const result = await cancelSession(store, where(deps), target);
+    assert.equal([result.did, result.endReason, result.before, result.after], ["stopped", "cancelled", "active", "interrupted"]);
+    assert.is(describeCancel("ra-widgets-1", 1, result), "cancelled session ra-widgets-1 of work item 1; the item is interrupted");
     const [record] = listRecords(deps.sessionRoot);
     assert.equal([record.ended, sessionState(deps.sessionRoot, record)], ["killed", "exited"]);
     const [row] = sessionsOf(store, 1);
@@ -62,20 +70,76 @@ test("cancel reaches for the session by its id: with the item's own record swept
     const { target, own, other } = await withNamesake(store, deps);
     // The item's own record is gone (swept).
     rmSync(sessionFiles(deps.sessionRoot, own.id).record);
-    assert.is(await cancelSession(store, deps.sessionRoot, target), "not-running");
+    const result = await cancelSession(store, where(deps), target);
     assert.is(sessionState(deps.sessionRoot, other), "running", "the other session runs on");
-    assert.is(sessionsOf(store, 1)[0].end_reason, "cancelled");
+    // Nothing on record says how it ended, and cancel ended nothing: lost, as settle would call it.
+    assert.equal([result.did, result.ending, result.endReason], ["no-exit-record", null, "lost"]);
+    assert.is(sessionsOf(store, 1)[0].end_reason, "lost");
   }));
 
 test("an unreadable record of the item's session refuses cancel before any signal", () =>
   withWorld(template, async ({ store, deps }) => {
     const { target, own, other } = await withNamesake(store, deps);
     writeFileSync(sessionFiles(deps.sessionRoot, own.id).record, "");
-    await rejects(cancelSession(store, deps.sessionRoot, target), Error, "cannot be read", "nothing was signalled");
+    await rejects(cancelSession(store, where(deps), target), Error, "cannot be read", "nothing was signalled");
     assert.equal(queryAudit(store, { kind: "session.cancel" }), [], "a refusal before any signal changes nothing");
     assert.is(sessionsOf(store, 1)[0].ended_at, null);
     assert.is(getItem(store, 1)!.state, "active");
     assert.is(sessionState(deps.sessionRoot, other), "running", "the worker runs on");
+  }));
+
+test("cancel of a session that had ended on its own signals nothing and closes its row from its spooled exit", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    const spool = join(deps.stateDir, "spool");
+    // The worker exits 0 by itself; its holder spools the exit and reaps its files.
+    const [row] = sessionsOf(store, 1);
+    await waitFor("the worker's exit in the spool", () => existsSync(join(spool, `${row.id}.1.json`)));
+    assert.equal(listRecords(deps.sessionRoot), []);
+    const result = await cancelSession(store, where(deps), cancelTarget(store, 1));
+    assert.equal([result.did, result.ending, result.endReason], ["had-ended", "worker exited (code 0)", "exited"]);
+    assert.equal([result.before, result.after], ["active", "interrupted"]);
+    assert.is(describeCancel("ra-widgets-1", 1, result),
+      "session ra-widgets-1 of work item 1 had already ended: worker exited (code 0). Nothing was signalled; its row is closed as exited and the item is interrupted");
+    assert.equal([sessionsOf(store, 1)[0].end_reason, getItem(store, 1)!.reason], ["exited", "worker exited (code 0)"]);
+    const records = queryAudit(store, { kind: "session.cancel" });
+    assert.equal(records.map((r) => [r.phase, r.body.already_ended, r.body.signalled]), [["fact", "worker exited (code 0)", false]]);
+  }, { args: ["-c", "echo working; exit 0"] }));
+
+test("cancel of a done item's session that had ended on its own keeps the first ending and says the item stays done", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    transition(store, 1, "done", { reason: "issue closed", issueClosedObserved: true });
+    const [record] = listRecords(deps.sessionRoot);
+    // Kept by its tag, the session's own record holds its exit after the holder is done.
+    const { update } = await import("../../sessions/holder.ts");
+    await update(deps.sessionRoot, record.id, (r) => ({ ...r, tags: { ...r.tags, keep: "true" } }));
+    writeFileSync(join(record.cwd, "go"), "");
+    await waitFor("the worker's own exit", () => listRecords(deps.sessionRoot)[0]?.exitedAt);
+    const result = await cancelSession(store, where(deps), cancelTarget(store, 1));
+    assert.equal([result.did, result.ending, result.endReason, result.before, result.after], ["had-ended", "worker exited (code 4)", "exited", "done", "done"]);
+    assert.match(describeCancel("ra-widgets-1", 1, result), "its row is closed as exited and the item stays done");
+    assert.is(sessionsOf(store, 1)[0].end_reason, "exited");
+  }, { args: ["-c", "echo working; while [ ! -e go ]; do sleep 0.05; done; exit 4"] }));
+
+test("cancel refuses a session of another host before any signal", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    await rejects(cancelSession(store, { ...where(deps), host: "elsewhere" }, cancelTarget(store, 1)), Error, "runs on host testhost", "Nothing was signalled");
+    assert.is(sessionsOf(store, 1)[0].ended_at, null);
+    assert.is(sessionState(deps.sessionRoot, listRecords(deps.sessionRoot)[0]), "running");
+  }));
+
+test("a spooled exit record that cannot be read refuses: the row stays open rather than guessed lost", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    const [row] = sessionsOf(store, 1);
+    await stopAll(deps);
+    rmSync(sessionFiles(deps.sessionRoot, row.id).record, { force: true });
+    const spooled = join(deps.stateDir, "spool", `${row.id}.1.json`);
+    writeFileSync(spooled, "{");
+    await rejects(cancelSession(store, where(deps), cancelTarget(store, 1)), Error, "cannot be read, so how it ended is unknown");
+    assert.is(sessionsOf(store, 1)[0].ended_at, null);
   }));
 
 /** Dispatches item 1 and records another robot-army's session under the same name (the same worker, seen twice). */

@@ -4,15 +4,10 @@ import { queryAudit } from "../../store/audit.ts";
 import type { Store } from "../../store/open.ts";
 import { createItem, getItem } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
-import { inWorkerDir, startWorker } from "../../testing/workers.ts";
-import { trackSessionProcesses } from "../../testing/sessions.ts";
-import { workerTags } from "../capacity.ts";
-import { abandonItem } from "./abandon.ts";
+import { inWorkerDir } from "../../testing/workers.ts";
 import { retryItem } from "./retry.ts";
 import { PreconditionError } from "../../errors.ts";
 import { rejects } from "../../testing/rejects.ts";
-
-const sessions = trackSessionProcesses(test, { childrenBy: "pid" });
 
 function item(store: Store, issue: number, ...states: Array<Parameters<typeof transition>[2]>): number {
   const { id } = createItem(store, { repo: "demo/widgets", issue, title: `Issue ${issue}`, body: "", author: "owner", labels: ["robot-army"], issue_state: "open", issue_updated_at: null }, { simulated: false });
@@ -39,21 +34,6 @@ test("retry refuses an item that is not failed, and an unknown id", inWorkerDir(
   await rejects(retryItem(retryDeps(dirs), id), PreconditionError, /is ready, not failed/);
   await rejects(retryItem(retryDeps(dirs), 99), PreconditionError, /No work item 99/);
   assert.is(getItem(store, id)!.state, "ready");
-}));
-
-test("abandon records the reason given, or the default", inWorkerDir(async ({ store, root }) => {
-  const a = item(store, 1, "ready");
-  const b = item(store, 2, "ready", "dispatching", "failed");
-  assert.equal([abandonItem(store, root, a, "done by hand").reason, abandonItem(store, root, b).reason], ["done by hand", "abandoned by the owner"]);
-  assert.is(getItem(store, b)!.state, "abandoned");
-  assert.throws(() => abandonItem(store, root, a), /already abandoned/);
-}));
-
-test("abandon refuses while a session works for the item", inWorkerDir(async (dirs) => {
-  const id = item(dirs.store, 1, "ready", "dispatching", "active");
-  await startWorker(sessions, dirs, workerTags(dirs.store, id));
-  assert.throws(() => abandonItem(dirs.store, dirs.root, id), /still running.*robot-army cancel 1/);
-  assert.is(getItem(dirs.store, id)!.state, "active");
 }));
 
 test.run();

@@ -38,6 +38,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "config-mistakes": () => import("./config-mistakes.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
+  "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
@@ -59,6 +60,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "repo-with-open-episode": () => import("./repo-with-open-episode.ts"),
   "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),
   "vanished-session": () => import("./vanished-session.ts"),
+  "stopped-sessions": () => import("./stopped-sessions.ts"),
 };
 
 /** Whether a setup of this name is registered. */
