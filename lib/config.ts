@@ -52,6 +52,8 @@ export interface Config {
     readonly resume_args: readonly string[];
     readonly launcher: "tmux" | "process" | "kitty";
     readonly tmux_session: string;
+    /** The tmux server's socket name (`tmux -L`); unset means tmux's own choice. */
+    readonly tmux_socket?: string;
     readonly max_sessions: number;
   };
   readonly dispatch: {
@@ -102,7 +104,7 @@ export class ConfigError extends RobotArmyError {
 export const CONFIG_OPTION: OptionDef = {
   type: "string",
   value: "FILE",
-  description: "Read settings from FILE (default: $RA_CONFIG, else ~/.config/robot-army/config.toml)",
+  description: "Read settings from FILE (default: $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else ~/.config/robot-army/config.toml)",
 };
 
 /** Which config file applies, and whether it was named explicitly (then it must exist). */

@@ -25,11 +25,12 @@ export const command: CommandDef = {
   summary: "Run the daemon on your config; with none, a rehearsal against the sandbox forge",
   usage: "start [--config FILE]",
   description:
-    "With a config file (--config, $RA_CONFIG, or ~/.config/robot-army/config.toml) it runs the daemon on\n" +
-    "it, as robot-army run does. With none, it rehearses: it starts a sandbox forge seeded with demo/widgets\n" +
-    "and three labelled issues in a new temporary folder, clones it, and runs the daemon at the live\n" +
-    "effect level against it with the demo worker (the process launcher, or tmux when run inside tmux).\n" +
-    "Every step is printed as it happens, up to the pull requests the workers open. Ctrl-C stops it all.",
+    "With a config file (--config, else $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else\n" +
+    "~/.config/robot-army/config.toml) it runs the daemon on it, as robot-army run does. With none, it\n" +
+    "rehearses: it starts a sandbox forge seeded with demo/widgets and three labelled issues in a new\n" +
+    "temporary folder, clones it, and runs the daemon at the live effect level against it with the demo\n" +
+    "worker (the process launcher, or tmux when run inside tmux). Every step is printed as it happens, up\n" +
+    "to the pull requests the workers open. Ctrl-C stops it all.",
   options: { config: CONFIG_OPTION },
 };
 
