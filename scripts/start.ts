@@ -14,7 +14,6 @@ import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { reporter } from "../lib/daemon/events.ts";
 import { stopSwitch } from "../lib/daemon/loop.ts";
 import { cloneRepository } from "../lib/boundaries/git.ts";
-import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
 import { openStore } from "../lib/store/open.ts";
@@ -77,13 +76,12 @@ async function rehearse(): Promise<number> {
 }
 
 function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, author: string, clone: string): string {
-  const worker = runtimeArgv(join(PROJECT_ROOT, "scripts", "demo-worker.ts"));
   const file = join(dir, "config.toml");
   writeFileSync(file, [
     "# The rehearsal's config, written by robot-army start, which runs the daemon on it at the live level.",
     "[daemon]", "tick_seconds = 2", "poll_seconds = 10", "",
     "[github]", `api_base = ${JSON.stringify(apiBase)}`, `token_file = ${JSON.stringify(tokenFile)}`, `author = ${JSON.stringify(author)}`, "",
-    "[worker]", `binary = ${JSON.stringify(worker[0])}`, `args = ${JSON.stringify(worker.slice(1))}`,
+    "[worker]", 'binary = "demo-worker"',
     `launcher = ${JSON.stringify(process.env.TMUX ? "tmux" : "process")}`, "max_sessions = 2", "",
     "[worktrees]", `root = ${JSON.stringify(join(dir, "worktrees"))}`, "",
     '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`, "",

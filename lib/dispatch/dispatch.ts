@@ -60,7 +60,7 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
   const paused = pauseState(store);
   if (paused) return { withheld: describePause(paused), outcomes: [] };
   if (deps.effects.sessions) {
-    const program = findWorkerProgram(config);
+    const program = await findWorkerProgram(config);
     if ("missing" in program) return { withheld: program.missing, outcomes: [] };
   }
   const { queue } = dispatchQueue(store, config, { includeSimulated: deps.effects.simulated });

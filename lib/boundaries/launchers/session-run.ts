@@ -10,7 +10,7 @@ import type { SessionRecord } from "../../sessions/records.ts";
 import { spoolDir } from "../../sessions/spool.ts";
 import type { ExitRecord } from "../../sessions/spool.ts";
 import { stateDirPath } from "../../state-dir.ts";
-import { robotArmyArgv } from "./_self.ts";
+import { robotArmyArgv, workerArgv } from "./_self.ts";
 import { LaunchError } from "./types.ts";
 import type { Launched, LauncherName, LaunchSpec } from "./types.ts";
 
@@ -47,7 +47,7 @@ export function sessionRunArgv(spec: LaunchSpec, options: { detach: boolean }): 
     ...Object.entries(spec.tags).map(([key, value]) => `--tag=${key}=${value}`),
     `--cwd=${resolve(spec.cwd)}`,
     ...Object.entries(env).map(([key, value]) => `--env=${key}=${value}`),
-    "--", ...spec.argv,
+    "--", ...workerArgv(spec.argv),
   ];
 }
 

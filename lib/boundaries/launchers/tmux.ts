@@ -12,7 +12,7 @@ import { resolve } from "node:path";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the tmux launcher. */
 export interface TmuxLauncherOptions extends LauncherBaseOptions {
@@ -92,6 +92,22 @@ export class TmuxLauncher implements Launcher {
     if (ref === null || ref === "unknown") return null;
     const verb = (await this.#insideThisServer()) ? "switch-client" : "attach-session";
     return [this.#binary, ...this.#socketArgs(), verb, "-t", `=${this.#session}:${ref.id}`];
+  }
+
+  /**
+   * The PATH a new window of the workers' session gets: the session's own PATH when it has
+   * one, else the server's global one (`show-environment`). With no server running yet, the
+   * server a launch starts takes its environment from robot-army's, so that PATH it is.
+   */
+  async workerPath(): Promise<WorkerPath> {
+    const session = await this.#tmux([["show-environment", "-t", `=${this.#session}`, "PATH"]]);
+    if (session.code === 0) return pathOf(session.stdout);
+    const global = await this.#tmux([["show-environment", "-g", "PATH"]]);
+    if (global.code === 0) return pathOf(global.stdout);
+    if (/no server running|error connecting to .*\((No such file or directory|Connection refused)\)/.test(global.stderr)) {
+      return { path: this.#env.PATH ?? "" };
+    }
+    return { unknown: `tmux cannot say the PATH its windows get: ${failureLine(global.stderr) || `tmux exited with ${global.code}`}` };
   }
 
   /** Creates the window (and the session when missing) with its marker and remain-on-exit in one command sequence. */
@@ -182,6 +198,13 @@ export class TmuxLauncher implements Launcher {
     const answer = result.stdout.trim();
     return result.code === 0 && /^\d+ \d+$/.test(answer) ? answer : null;
   }
+}
+
+/** `PATH=...` as show-environment prints it; `-PATH` means it is removed, so a window has none. */
+function pathOf(stdout: string): WorkerPath {
+  const line = stdout.trim();
+  if (line === "-PATH") return { path: "" };
+  return line.startsWith("PATH=") ? { path: line.slice("PATH=".length) } : { unknown: `tmux answered ${JSON.stringify(line)} for PATH` };
 }
 
 /** The marker a tmux launch writes. */

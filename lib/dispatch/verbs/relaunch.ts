@@ -62,7 +62,7 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   if (!deps.effects.worktrees || !deps.effects.sessions) {
     throw new PreconditionError(`${options.how} starts a real session: it needs effect level no-remote or live, not ${deps.effects.level}`);
   }
-  const program = findWorkerProgram(config);
+  const program = await findWorkerProgram(config);
   if ("missing" in program) throw new PreconditionError(`Work item ${itemId}: ${program.missing}; nothing was started`);
   const earlierRows = sessionsOf(store, item.id);
   const earlier = earlierRows.at(-1) ?? null;
