@@ -121,6 +121,16 @@ export async function configFromArgs(args: ParsedArgs, env: Env = process.env): 
 }
 
 /**
+ * For a command that reads nothing from the config (it works on the state dir alone) but
+ * takes `--config` like every other, so one flag can follow any command: a file it names
+ * must still load, so a mistyped path or a broken file is never silently ignored.
+ */
+export async function checkConfigOption(args: ParsedArgs, env: Env = process.env): Promise<void> {
+  const path = stringOption(args, "config");
+  if (path !== undefined) await loadConfig({ path, env });
+}
+
+/**
  * Reads and validates the config file. A missing file at the default path means all
  * defaults; a missing file named by `--config` or `RA_CONFIG` is an error.
  */
