@@ -9,14 +9,16 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import type { OptionDef, ParsedArgs } from "./cli.ts";
+import type { ParsedArgs } from "./cli.ts";
 import { stringOption } from "./cli.ts";
 import { parseDuration } from "./duration.ts";
-import { EXIT, RobotArmyError } from "./errors.ts";
+import { ConfigError, configPath } from "./config-path.ts";
 import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
 
 /** Where each key of a TOML text is defined, by dotted path (re-exported for tests and tools). */
 export { keyLines };
+/** Which file is the config, and the `--config` option, from the module light commands import. */
+export { CONFIG_OPTION, ConfigError, checkConfigOption, configPath } from "./config-path.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -85,49 +87,9 @@ export interface RepoConfig {
   readonly priority: number;
 }
 
-/** The config file could not be used; names the file, and the key and line when known. */
-export class ConfigError extends RobotArmyError {
-  path: string;
-  key: string | undefined;
-  line: number | undefined;
-  constructor(path: string, problem: string, where: { key?: string; line?: number; hint?: string } = {}) {
-    const line = where.line ? ` (line ${where.line})` : "";
-    super(`Cannot read config "${path}": ${problem}${line}${where.hint ? `; ${where.hint}` : ""}`, EXIT.precondition);
-    this.name = "ConfigError";
-    this.path = path;
-    this.key = where.key;
-    this.line = where.line;
-  }
-}
-
-/** The `--config FILE` option, for commands that read the config. */
-export const CONFIG_OPTION: OptionDef = {
-  type: "string",
-  value: "FILE",
-  description: "Read settings from FILE (default: $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else ~/.config/robot-army/config.toml)",
-};
-
-/** Which config file applies, and whether it was named explicitly (then it must exist). */
-export function configPath(flag?: string, env: Env = process.env): { path: string; explicit: boolean } {
-  if (flag) return { path: resolve(flag), explicit: true };
-  if (env.RA_CONFIG) return { path: resolve(env.RA_CONFIG), explicit: true };
-  const base = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : join(homeOf(env), ".config");
-  return { path: join(base, "robot-army", "config.toml"), explicit: false };
-}
-
 /** The config for a command that takes `CONFIG_OPTION` as `--config`. */
 export async function configFromArgs(args: ParsedArgs, env: Env = process.env): Promise<Config> {
   return await loadConfig({ path: stringOption(args, "config"), env });
-}
-
-/**
- * For a command that reads nothing from the config (it works on the state dir alone) but
- * takes `--config` like every other, so one flag can follow any command: a file it names
- * must still load, so a mistyped path or a broken file is never silently ignored.
- */
-export async function checkConfigOption(args: ParsedArgs, env: Env = process.env): Promise<void> {
-  const path = stringOption(args, "config");
-  if (path !== undefined) await loadConfig({ path, env });
 }
 
 /**

@@ -7,7 +7,7 @@ import { connectGitHub } from "../lib/boundaries/github.ts";
 import { CheckFailedError } from "../lib/errors.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import type { TestForge } from "../lib/testing/forge.ts";
-import { DEMO_WORKER_SCRIPT } from "../lib/boundaries/launchers/_self.ts";
+import { DEMO_WORKER_SCRIPT } from "../lib/boundaries/launchers/demo-worker.ts";
 import { runCommand } from "../lib/boundaries/launchers/session-run.ts";
 import { run } from "./doctor.ts";
 import type { DoctorDeps } from "./doctor.ts";

@@ -9,7 +9,7 @@
 import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
 import { integerOption, parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
 import { isoSeconds, now, parseTimestamp } from "../lib/clock.ts";
-import { CONFIG_OPTION, checkConfigOption } from "../lib/config.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 import { parseDuration } from "../lib/duration.ts";
 import { UsageError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -69,7 +69,7 @@ export interface LogDeps {
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const opts = logOptions(args, now());
-  await checkConfigOption(args);
+  checkConfigOption(args);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   if (opts.follow) {

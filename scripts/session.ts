@@ -23,7 +23,7 @@ import { createSession, startDetached } from "../lib/sessions/start.ts";
 import { sessionState } from "../lib/sessions/state.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
 import { terminalLines } from "../lib/sessions/terminal-output.ts";
-import { CONFIG_OPTION, checkConfigOption } from "../lib/config.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 
 const run: CommandDef = {
@@ -134,7 +134,7 @@ function takingConfig(def: CommandDef, handler: (args: ParsedArgs) => Promise<nu
   return {
     command: { ...def, usage, options: { ...def.options, config: CONFIG_OPTION } },
     run: async (args) => {
-      await checkConfigOption(args);
+      checkConfigOption(args);
       return await handler(args);
     },
   };

@@ -4,7 +4,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../config.ts";
 import type { Config } from "../config.ts";
-import { DEMO_WORKER_SCRIPT } from "../boundaries/launchers/_self.ts";
+import { DEMO_WORKER_SCRIPT } from "../boundaries/launchers/demo-worker.ts";
 import { runCommand } from "../boundaries/launchers/session-run.ts";
 import { withTempDir } from "../testing/fixtures.ts";
 import { findWorkerProgram } from "./worker-program.ts";

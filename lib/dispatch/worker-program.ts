@@ -14,7 +14,7 @@
 import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import type { Config } from "../config.ts";
-import { DEMO_WORKER, DEMO_WORKER_SCRIPT } from "../boundaries/launchers/_self.ts";
+import { DEMO_WORKER, DEMO_WORKER_SCRIPT } from "../boundaries/launchers/demo-worker.ts";
 import { launcherFor } from "../boundaries/launchers/select.ts";
 import type { WorkerPath } from "../boundaries/launchers/types.ts";
 

@@ -6,7 +6,7 @@ import { readRecord, writeRecord } from "../../sessions/records.ts";
 import { createSession } from "../../sessions/start.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { ProcessLauncher } from "./process.ts";
-import { DEMO_WORKER_SCRIPT } from "./_self.ts";
+import { DEMO_WORKER_SCRIPT } from "./demo-worker.ts";
 import { LauncherTests, logOf, recordNamed, rejection, waitFor } from "../../testing/launchers.ts";
 import { LaunchError } from "./types.ts";
 import type { LaunchSpec } from "./types.ts";

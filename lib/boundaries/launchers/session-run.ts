@@ -10,7 +10,8 @@ import type { SessionRecord } from "../../sessions/records.ts";
 import { spoolDir } from "../../sessions/spool.ts";
 import type { ExitRecord } from "../../sessions/spool.ts";
 import { stateDirPath } from "../../state-dir.ts";
-import { robotArmyArgv, workerArgv } from "./_self.ts";
+import { robotArmyArgv } from "./_self.ts";
+import { workerArgv } from "./demo-worker.ts";
 import { LaunchError } from "./types.ts";
 import type { Launched, LauncherName, LaunchSpec } from "./types.ts";
 
