@@ -7,6 +7,7 @@
 import { readFileSync } from "node:fs";
 import { print, runMain } from "../lib/cli.ts";
 import { UsageError } from "../lib/errors.ts";
+import { nearestName } from "../lib/nearest-name.ts";
 import type { CommandDef, FamilyDef } from "../lib/cli.ts";
 
 /** What every command module exports. */
@@ -95,34 +96,6 @@ export async function main(argv: string[]): Promise<number | void> {
   }
   const module = await entry.load();
   return module.main(rest);
-}
-
-/**
- * The name a mistyped one most likely meant: the closest by edits (a swap of two
- * neighbours counts as one), when it is close enough to be a typo rather than another word.
- * @example nearestName("stauts", ["status", "start"]) // "status"
- */
-export function nearestName(typed: string, names: string[]): string | undefined {
-  const limit = Math.max(1, Math.floor(typed.length / 3));
-  let best: { name: string; distance: number } | undefined;
-  for (const name of names) {
-    const distance = editDistance(typed.toLowerCase(), name);
-    if (distance <= limit && (!best || distance < best.distance)) best = { name, distance };
-  }
-  return best?.name;
-}
-
-/** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));
