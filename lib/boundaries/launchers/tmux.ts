@@ -86,7 +86,11 @@ export class TmuxLauncher implements Launcher {
     return { launcher: this.name, id: pick.id, marker: markerOf(item), running: !pick.dead };
   }
 
-  /** `tmux attach-session` to the item's window, or `switch-client` when already inside this tmux server. */
+  /**
+   * `tmux attach-session` to the item's window, or `switch-client` when already inside this
+   * tmux server (whose panes tmux refuses to attach from: "sessions should be nested with care").
+   * From a pane of another server, attaching opens the window nested there, which tmux allows.
+   */
   async attachCommand(item: number): Promise<string[] | null> {
     const ref = await this.find(item);
     if (ref === null || ref === "unknown") return null;
