@@ -108,9 +108,7 @@ export class TmuxLauncher implements Launcher {
     if (session.code === 0) return pathOf(session.stdout);
     const global = await this.#tmux([["show-environment", "-g", "PATH"]]);
     if (global.code === 0) return pathOf(global.stdout);
-    if (/no server running|error connecting to .*\((No such file or directory|Connection refused)\)/.test(global.stderr)) {
-      return { path: this.#env.PATH ?? "" };
-    }
+    if (NO_SESSION.test(global.stderr)) return { path: this.#env.PATH ?? "" };
     return { unknown: `tmux cannot say the PATH its windows get: ${failureLine(global.stderr) || `tmux exited with ${global.code}`}` };
   }
 
