@@ -9,14 +9,16 @@
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import type { OptionDef, ParsedArgs } from "./cli.ts";
+import type { ParsedArgs } from "./cli.ts";
 import { stringOption } from "./cli.ts";
 import { parseDuration } from "./duration.ts";
-import { EXIT, RobotArmyError } from "./errors.ts";
+import { ConfigError, configPath } from "./config-path.ts";
 import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
 
 /** Where each key of a TOML text is defined, by dotted path (re-exported for tests and tools). */
 export { keyLines };
+/** Which file is the config, and the `--config` option, from the module light commands import. */
+export { CONFIG_OPTION, ConfigError, checkConfigOption, configPath } from "./config-path.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -52,6 +54,8 @@ export interface Config {
     readonly resume_args: readonly string[];
     readonly launcher: "tmux" | "process" | "kitty";
     readonly tmux_session: string;
+    /** The tmux server's socket name (`tmux -L`); unset means tmux's own choice. */
+    readonly tmux_socket?: string;
     readonly max_sessions: number;
   };
   readonly dispatch: {
@@ -81,36 +85,6 @@ export interface RepoConfig {
   readonly max_sessions: number;
   /** Higher goes first. */
   readonly priority: number;
-}
-
-/** The config file could not be used; names the file, and the key and line when known. */
-export class ConfigError extends RobotArmyError {
-  path: string;
-  key: string | undefined;
-  line: number | undefined;
-  constructor(path: string, problem: string, where: { key?: string; line?: number; hint?: string } = {}) {
-    const line = where.line ? ` (line ${where.line})` : "";
-    super(`Cannot read config "${path}": ${problem}${line}${where.hint ? `; ${where.hint}` : ""}`, EXIT.precondition);
-    this.name = "ConfigError";
-    this.path = path;
-    this.key = where.key;
-    this.line = where.line;
-  }
-}
-
-/** The `--config FILE` option, for commands that read the config. */
-export const CONFIG_OPTION: OptionDef = {
-  type: "string",
-  value: "FILE",
-  description: "Read settings from FILE (default: $RA_CONFIG, else ~/.config/robot-army/config.toml)",
-};
-
-/** Which config file applies, and whether it was named explicitly (then it must exist). */
-export function configPath(flag?: string, env: Env = process.env): { path: string; explicit: boolean } {
-  if (flag) return { path: resolve(flag), explicit: true };
-  if (env.RA_CONFIG) return { path: resolve(env.RA_CONFIG), explicit: true };
-  const base = env.XDG_CONFIG_HOME ? resolve(env.XDG_CONFIG_HOME) : join(homeOf(env), ".config");
-  return { path: join(base, "robot-army", "config.toml"), explicit: false };
 }
 
 /** The config for a command that takes `CONFIG_OPTION` as `--config`. */

@@ -132,17 +132,18 @@ test("without --once it waits at its prompt until SIGTERM, then ends the episode
   template.use(async (t) => {
     const { clone, env } = prepare(t);
     const worker = startWorker(clone, env);
-    await worker.printed("waiting at the prompt (Ctrl-C or robot-army session kill to stop)\n");
+    await worker.printed("waiting at the prompt (Ctrl-C stops it)\n");
     const open = parse(readFileSync(join(clone, ".ai/local/state/sessions-open", `${KEY}.yaml`), "utf8"));
     assert.is(open.status, "idle");
     worker.signal("SIGTERM");
     assert.is(await worker.exited, 0, worker.output().stderr);
-    assert.match(worker.output().stdout, "idle\nwaiting at the prompt (Ctrl-C or robot-army session kill to stop)\nstopping (SIGTERM)\nepisode ended (outcome done)\n");
+    assert.match(worker.output().stdout, "idle\nwaiting at the prompt (Ctrl-C stops it)\nstopping (SIGTERM)\nepisode ended (outcome done)\n");
     assert.is(record(clone).outcome, "done");
     assert.not.ok(existsSync(join(clone, ".ai/local/state/sessions-open", `${KEY}.yaml`)));
 
-    const again = startWorker(clone, env);
-    await again.printed("waiting at the prompt");
+    // In a managed session it names the session, so the way to stop it is a command that works as printed.
+    const again = startWorker(clone, { ...env, RA_SESSION_NAME: "ra-widgets-1" });
+    await again.printed('waiting at the prompt (Ctrl-C or "robot-army session kill ra-widgets-1" stops it)\n');
     again.signal("SIGINT");
     assert.is(await again.exited, 0, again.output().stderr);
     const { stdout } = again.output();

@@ -128,7 +128,8 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
       await robotArmy(cwd, ["episode", "idle", "--key", key]);
       out("idle");
       if (!opts.once) {
-        out("waiting at the prompt (Ctrl-C or robot-army session kill to stop)");
+        const name = env.RA_SESSION_NAME;
+        out(`waiting at the prompt (Ctrl-C${name ? ` or "robot-army session kill ${name}"` : ""} stops it)`);
         await new Promise((resolve) => stop.aborted ? resolve(undefined) : stop.addEventListener("abort", resolve, { once: true }));
       }
     }

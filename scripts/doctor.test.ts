@@ -7,6 +7,8 @@ import { connectGitHub } from "../lib/boundaries/github.ts";
 import { CheckFailedError } from "../lib/errors.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import type { TestForge } from "../lib/testing/forge.ts";
+import { DEMO_WORKER_SCRIPT } from "../lib/boundaries/launchers/demo-worker.ts";
+import { runCommand } from "../lib/boundaries/launchers/session-run.ts";
 import { run } from "./doctor.ts";
 import type { DoctorDeps } from "./doctor.ts";
 
@@ -50,10 +52,11 @@ test("against the forge with a private token file, every check passes", () =>
     assert.is(line(text, "token"), `ok    token      ${token} (mode 0600)`);
     assert.match(line(text, "git"), /^ok    git        git version \d/);
     assert.is(line(text, "tmux"), "ok    tmux       tmux 3.4");
+    assert.is(line(text, "worker"), `ok    worker     ${DEMO_WORKER_SCRIPT}`, "the default worker is robot-army's own demo worker");
     assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (not there yet; made on first use)`);
     assert.is(line(text, "github"), "ok    github     answers; the token is owner's");
     assert.is(line(text, "author"), "ok    author     issues opened by owner are taken");
-    assert.match(text, /\nall 7 checks passed\n$/);
+    assert.match(text, /\nall 8 checks passed\n$/);
     assert.not.ok(existsSync(join(t.tmp, "state")), "doctor creates no state dir");
   }));
 
@@ -64,7 +67,7 @@ test("a token file others can read fails its check (exit 4), says how to fix it,
     const { text, error } = await doctor(t);
     assert.instance(error, CheckFailedError);
     assert.is(error!.exitCode, 4);
-    assert.is(error!.message, "1 of 7 checks failed: token");
+    assert.is(error!.message, "1 of 8 checks failed: token");
     assert.is(line(text, "token"), `FAIL  token      Token file "${token}" has mode 0644; it must be 0600 (chmod 600 "${token}")`);
     assert.is(line(text, "github"), "skip  github     needs a usable token");
     assert.not.match(text, "checks passed");
@@ -77,7 +80,7 @@ test("--json gives every check and whether all passed", () =>
     const json = JSON.parse(text);
     assert.is(json.ok, false);
     assert.equal(json.checks.map((c: { check: string; status: string }) => `${c.check}=${c.status}`),
-      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "state dir=ok", "github=skip", "author=ok"]);
+      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "github=skip", "author=ok"]);
   }));
 
 test("a config that does not load fails and the checks that need it are skipped", () =>
@@ -85,9 +88,9 @@ test("a config that does not load fails and the checks that need it are skipped"
     const file = join(t.tmp, "broken.toml");
     writeFileSync(file, "[daemon]\ntick_seconds = \"soon\"\n");
     const { text, error } = await doctor(t, { config: file });
-    assert.is(error!.message, "1 of 7 checks failed: config");
+    assert.is(error!.message, "1 of 8 checks failed: config");
     assert.match(line(text, "config"), /^FAIL  config     Cannot read config ".*broken.toml": key "daemon.tick_seconds" must be a number \(line 2\); fix the file/);
-    for (const check of ["token", "github", "author"]) assert.match(line(text, check), /^skip  .*needs the config$/);
+    for (const check of ["token", "worker", "github", "author"]) assert.match(line(text, check), /^skip  .*needs the config$/);
   }));
 
 test("a missing author, a token nobody accepts and a missing tmux each fail with what to do", () =>
@@ -96,7 +99,7 @@ test("a missing author, a token nobody accepts and a missing tmux each fail with
     writeFileSync(bad, "ghp_not_a_token_the_forge_knows_1234\n", { mode: 0o600 });
     const config = writeConfig(t, [], [`token_file = ${JSON.stringify(bad)}`]);
     const { text, error } = await doctor(t, { config, deps: { tmuxVersion: async () => undefined } });
-    assert.is(error!.message, "3 of 7 checks failed: tmux, github, author");
+    assert.is(error!.message, "3 of 8 checks failed: tmux, github, author");
     assert.is(line(text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] launcher = "process"');
     assert.match(line(text, "github"), new RegExp(`^FAIL  github     ${t.forge.url.replaceAll(".", "\\.")}: GitHub answered 401 .*Bad credentials; check github.api_base, the network and the token$`));
     assert.is(line(text, "author"), 'FAIL  author     github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
@@ -110,7 +113,32 @@ test("tmux is not needed by the process launcher; no token at all fails; an exis
     assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.launcher is process");
     assert.match(line(text, "token"), /^FAIL  token      no token: set github.token_file/);
     assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (writable)`);
-    assert.is(error!.message, "1 of 7 checks failed: token");
+    assert.is(error!.message, "1 of 8 checks failed: token");
+  }));
+
+test("a worker program that cannot be found fails its check, looked up on the PATH its launcher gives it", () =>
+  template.use(async (t) => {
+    const bin = join(t.tmp, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "agent"), "#!/bin/sh\n", { mode: 0o755 });
+    const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}`, TMUX_TMPDIR: t.tmp };
+    const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "no-such-agent"']), deps: { env } });
+    assert.is(headless.error!.message, "1 of 8 checks failed: worker");
+    assert.is(line(headless.text, "worker"), 'FAIL  worker     the worker program "no-such-agent" is not on the PATH (worker.binary): install it there, or set [worker] binary to its absolute path');
+    assert.is(line((await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "agent"']), deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}`);
+
+    // Under tmux the window's PATH is the tmux server's, which here lacks the folder robot-army's own PATH has.
+    const socket = `ra-doctor-${process.pid}`;
+    const tmux = (...args: string[]) => runCommand(["tmux", "-L", socket, ...args], env);
+    try {
+      const started = await tmux("new-session", "-d", "-s", "other", "sleep 30", ";", "set-environment", "-g", "PATH", "/usr/bin:/bin");
+      assert.is(started.code, 0, started.stderr);
+      const windowed = await doctor(t, { config: writeConfig(t, ["[worker]", 'binary = "agent"', `tmux_socket = "${socket}"`]), deps: { env } });
+      assert.is(line(windowed.text, "worker"), 'FAIL  worker     the worker program "agent" is not on the PATH a tmux window gets (worker.binary): install it there, or set [worker] binary to its absolute path');
+      assert.not.match(windowed.text, "checks passed");
+    } finally {
+      await tmux("kill-server");
+    }
   }));
 
 test("a token from token_env passes when the variable is set and fails when it is not", () =>

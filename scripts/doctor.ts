@@ -1,7 +1,7 @@
 /**
  * `robot-army doctor`: checks what robot-army needs before it can work, one line each,
  * `ok` or `FAIL` with what to do: the config loads, the token file is private, git and
- * tmux are there, the state dir is writable, GitHub (or the forge) answers to the token,
+ * tmux are there, the worker program can be started, the state dir is writable, GitHub (or the forge) answers to the token,
  * and the author is set. Exit 4 when a check fails.
  *
  * It changes nothing: no state dir or database is created, and GitHub is only read.
@@ -15,20 +15,23 @@ import { gitVersion } from "../lib/boundaries/git.ts";
 import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
+import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
 import { CheckFailedError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 
 export const command: CommandDef = {
   name: "doctor",
-  summary: "Check that robot-army has what it needs: config, token, git, tmux, state dir, GitHub",
+  summary: "Check that robot-army has what it needs: config, token, git, tmux, worker, state dir, GitHub",
   usage: "doctor [--config FILE] [--json]",
   description: `\
 Runs each check and prints one line for it: ok, FAIL with what to do, or skip when a
-check it depends on failed.
+check it depends on failed or the answer cannot be told from here.
   config     the config file loads (a missing default file means all defaults)
   token      the token file is readable by you only (mode 0600), or token_env is set
   git        git runs (its version)
   tmux       tmux runs, when worker.launcher is tmux (its version)
+  worker     worker.binary can be started: found on the PATH the launcher gives it (for
+             tmux, the PATH the tmux server gives its windows)
   state dir  the state dir is writable (or can be created)
   github     github.api_base answers to the token, and says whose it is
   author     github.author is set: without it no issue is ever taken
@@ -105,6 +108,8 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   const git = await gitVersion();
   add("git", git ? "ok" : "FAIL", git ?? 'git does not run: install git and make sure it is on PATH');
   add("tmux", ...(await checkTmux(config, deps)));
+  if (config) add("worker", ...(await checkWorker(config, deps)));
+  else add("worker", "skip", "needs the config");
   add("state dir", ...checkStateDir(stateDirPath(deps.env)));
   const github: [CheckResult["status"], string] = config && token.status === "ok"
     ? await checkGitHub(config, deps)
@@ -135,6 +140,14 @@ async function checkTmux(config: Config | undefined, deps: DoctorDeps): Promise<
   const version = await deps.tmuxVersion();
   if (version) return ["ok", version];
   return ["FAIL", 'tmux does not run: install tmux, or set [worker] launcher = "process"'];
+}
+
+/** The worker program, looked up where its launcher would start it (a missing one would fail every issue). */
+async function checkWorker(config: Config, deps: DoctorDeps): Promise<[CheckResult["status"], string]> {
+  const program = await findWorkerProgram(config, { env: deps.env });
+  if ("found" in program) return ["ok", program.found];
+  if ("missing" in program) return ["FAIL", `${program.missing}: install it there, or set [worker] binary to its absolute path`];
+  return ["skip", program.unknown];
 }
 
 /** Writable means a file can be made in it; a missing dir is fine when its nearest existing parent is writable. */

@@ -19,7 +19,8 @@ Prints every setting robot-army reads, each with its description, its type or al
 values and its default, commented out with the default value (or an example value where
 there is no default), and the repository table as a commented-out example: the file loads
 to the defaults as it stands, and you uncomment only what you change. The config file is
---config FILE, else $RA_CONFIG, else ~/.config/robot-army/config.toml.
+--config FILE, else $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else
+~/.config/robot-army/config.toml.
 `,
   examples: ["robot-army example-config > ~/.config/robot-army/config.toml"],
 };

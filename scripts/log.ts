@@ -4,11 +4,12 @@
  *
  * A read never creates anything: with no database yet there is nothing recorded, which
  * is not an error. This command is on the start-up path people feel, so it imports only
- * the store (no ajv, yaml, smol-toml or octokit).
+ * the store (no ajv, yaml, smol-toml or octokit, unless --config names a file to check).
  */
 import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
 import { integerOption, parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
 import { isoSeconds, now, parseTimestamp } from "../lib/clock.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 import { parseDuration } from "../lib/duration.ts";
 import { UsageError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -20,14 +21,16 @@ import type { Store } from "../lib/store/open.ts";
 export const command: CommandDef = {
   name: "log",
   summary: "Read the audit log",
-  usage: "log [--since DURATION|ISO] [--kind K] [--item N] [--limit N] [--include-simulated] [--follow] [--json]",
+  usage: "log [--since DURATION|ISO] [--kind K] [--item N] [--limit N] [--include-simulated] [--follow] [--json] [--config FILE]",
   description: `\
 Prints the audit log, oldest first: one line per record,
   <at>  <phase>  <kind>  <subjects>  <action id>  <body>
 where phase is intent (an outward effect is about to happen), outcome (it happened, or
 failed) or fact, and an intent and its outcome share one action id. Records made below
 the live effect level are simulated: hidden unless --include-simulated, then marked
-"(simulated)".
+"(simulated)". The log is read from the state dir ($RA_STATE_DIR, else
+$XDG_STATE_HOME/robot-army, else ~/.local/state/robot-army); --config is taken as every
+command takes it, and the file it names must load.
 `,
   options: {
     since: { type: "string", value: "DURATION|ISO", description: "Only records from this long ago (12h, 30m) or since this ISO time" },
@@ -37,6 +40,7 @@ the live effect level are simulated: hidden unless --include-simulated, then mar
     "include-simulated": { type: "boolean", description: "Show records made below the live effect level too" },
     follow: { type: "boolean", short: "f", description: "Keep printing new records until interrupted" },
     json: { type: "boolean", description: "Print a JSON array (with --follow, one JSON object per line)" },
+    config: CONFIG_OPTION,
   },
   examples: [
     "robot-army log --since 2h",
@@ -63,7 +67,9 @@ export interface LogDeps {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const opts = logOptions(parse(command, argv), now());
+  const args = parse(command, argv);
+  const opts = logOptions(args, now());
+  checkConfigOption(args);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   if (opts.follow) {

@@ -87,8 +87,23 @@ export async function run(opts: OnboardOptions, deps: OnboardDeps): Promise<numb
     deps.write(JSON.stringify(toJson(result), null, 2) + "\n");
     return 0;
   }
-  deps.write(describe(result).map((line) => line + "\n").join(""));
+  deps.write([...describe(result), ...nextStep(result, deps.config)].map((line) => line + "\n").join(""));
   return 0;
+}
+
+/**
+ * What happens next. Onboarding approves a repository; it takes no issues (that is a
+ * poll's work, with its own failures and its own record), so until the next poll `status`
+ * shows no queue for it: say so, and how to poll now.
+ */
+function nextStep(result: OnboardResult, config: Config): string[] {
+  if (result.outcome === "unchanged") return [];
+  const { author, label } = config.github;
+  if (!author) return [`next        no issue is taken until [github] author is set; then a poll takes those labelled "${label}"`];
+  return [
+    `next        the next poll ("robot-army poll", or the daemon's, every ${config.daemon.poll_seconds} s) turns its issues labelled`,
+    `            "${label}" by ${author} into work items; until then "robot-army status" shows none of them`,
+  ];
 }
 
 function describe(result: OnboardResult): string[] {

@@ -1,11 +1,13 @@
 #!/usr/bin/env node
 /**
  * The `robot-army` router: `robot-army <command> ...` runs `scripts/<command>.ts`.
- * Commands are imported only when called, so a read command pays only for what it uses.
+ * Commands are imported only when called, so a read command pays only for what it uses;
+ * the overview loads them all, since each command's summary lives in its own definition.
  */
 import { readFileSync } from "node:fs";
 import { print, runMain } from "../lib/cli.ts";
 import { UsageError } from "../lib/errors.ts";
+import { nearestName } from "../lib/nearest-name.ts";
 import type { CommandDef, FamilyDef } from "../lib/cli.ts";
 
 /** What every command module exports. */
@@ -15,49 +17,50 @@ export interface CommandModule {
 }
 
 /** Every command, in the order the overview lists them. */
-export const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
-  episode: { summary: "Open, inspect and close the work journal's episodes", load: () => import("./episode.ts") },
-  ledger: { summary: "Append to and read the episode ledger", load: () => import("./ledger.ts") },
-  continuity: { summary: "What a new worker needs first: open episodes, records, ledger", load: () => import("./continuity.ts") },
-  recover: { summary: "Close what a crash left open, from evidence", load: () => import("./recover.ts") },
-  session: { summary: "Run and manage worker processes whose exits are never lost", load: () => import("./session.ts") },
-  onboard: { summary: "Approve a repository for robot-army to work on", load: () => import("./onboard.ts") },
-  repos: { summary: "List repositories with their onboarding state and live work items", load: () => import("./repos.ts") },
-  poll: { summary: "Turn labelled issues into work items and keep items in step with their issues", load: () => import("./poll.ts") },
-  start: { summary: "Run the daemon on your config; with none, a rehearsal against the sandbox forge", load: () => import("./start.ts") },
-  run: { summary: "Run the daemon: reconcile, poll, dispatch and heartbeat every tick", load: () => import("./run.ts") },
-  status: { summary: "Work items by state, the dispatch queue and the GitHub rate limit", load: () => import("./status.ts") },
-  show: { summary: "One work item: its issue, state, history, sessions and pull requests", load: () => import("./show.ts") },
-  prompt: { summary: "Print the prompt a worker for a work item starts with", load: () => import("./prompt.ts") },
-  attach: { summary: "Open a work item's worker session where its launcher put it", load: () => import("./attach.ts") },
-  capacity: { summary: "Live worker sessions against the machine's and each repository's limits", load: () => import("./capacity.ts") },
-  pause: { summary: "Stop dispatching new worker sessions until unpause", load: () => import("./pause.ts") },
-  unpause: { summary: "Let dispatch start worker sessions again", load: () => import("./unpause.ts") },
-  hold: { summary: "Keep dispatch away from a work item or a repository", load: () => import("./hold.ts") },
-  unhold: { summary: "Lift the hold on a work item or a repository", load: () => import("./unhold.ts") },
-  holds: { summary: "List held work items and repositories, and the pause", load: () => import("./holds.ts") },
-  resume: { summary: "Give a work item a new session in its worktree, with the worker's context restored", load: () => import("./resume.ts") },
-  restart: { summary: "Give a work item a new session in its worktree, starting without the earlier context", load: () => import("./restart.ts") },
-  retry: { summary: "Put a failed work item back in the dispatch queue", load: () => import("./retry.ts") },
-  abandon: { summary: "Give up on a work item for good", load: () => import("./abandon.ts") },
-  cancel: { summary: "Stop the session working on a work item, after you confirm", load: () => import("./cancel.ts") },
-  reset: { summary: "Discard a work item's unfinished worktree and branch and put it back in the queue", load: () => import("./reset.ts") },
-  doctor: { summary: "Check that robot-army has what it needs: config, token, git, tmux, state dir, GitHub", load: () => import("./doctor.ts") },
-  log: { summary: "Read the audit log", load: () => import("./log.ts") },
-  forge: { summary: "Run and seed the sandbox forge, a stand-in for GitHub on loopback", load: () => import("./forge.ts") },
-  "example-config": { summary: "Print a fully commented config.toml", load: () => import("./example-config.ts") },
+export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = {
+  episode: { load: () => import("./episode.ts") },
+  ledger: { load: () => import("./ledger.ts") },
+  continuity: { load: () => import("./continuity.ts") },
+  recover: { load: () => import("./recover.ts") },
+  session: { load: () => import("./session.ts") },
+  onboard: { load: () => import("./onboard.ts") },
+  repos: { load: () => import("./repos.ts") },
+  poll: { load: () => import("./poll.ts") },
+  start: { load: () => import("./start.ts") },
+  run: { load: () => import("./run.ts") },
+  status: { load: () => import("./status.ts") },
+  show: { load: () => import("./show.ts") },
+  prompt: { load: () => import("./prompt.ts") },
+  attach: { load: () => import("./attach.ts") },
+  capacity: { load: () => import("./capacity.ts") },
+  pause: { load: () => import("./pause.ts") },
+  unpause: { load: () => import("./unpause.ts") },
+  hold: { load: () => import("./hold.ts") },
+  unhold: { load: () => import("./unhold.ts") },
+  holds: { load: () => import("./holds.ts") },
+  resume: { load: () => import("./resume.ts") },
+  restart: { load: () => import("./restart.ts") },
+  retry: { load: () => import("./retry.ts") },
+  abandon: { load: () => import("./abandon.ts") },
+  cancel: { load: () => import("./cancel.ts") },
+  reset: { load: () => import("./reset.ts") },
+  doctor: { load: () => import("./doctor.ts") },
+  log: { load: () => import("./log.ts") },
+  forge: { load: () => import("./forge.ts") },
+  "example-config": { load: () => import("./example-config.ts") },
 };
 
-/** The overview printed by `robot-army --help`. */
-export function overview(): string {
+/** The overview printed by `robot-army --help`: every command with the summary its own definition gives. */
+export async function overview(): Promise<string> {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length)) + 2;
+  const summaries = await Promise.all(Object.values(COMMANDS).map(async (entry) => (await entry.load()).command.summary));
   return [
     "Usage: robot-army <command> [options]",
     "",
     "robot-army supervises AI coding-agent sessions working on GitHub issues.",
     "",
     "Commands:",
-    ...Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(width)}${c.summary}`),
+    ...Object.keys(COMMANDS).map((name, i) => `  ${name.padEnd(width)}${summaries[i]}`),
     "",
     "Options:",
     "  -h, --help     Show this help",
@@ -79,7 +82,7 @@ export function version(): string {
 export async function main(argv: string[]): Promise<number | void> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(overview());
+    process.stdout.write(await overview());
     return 0;
   }
   if (name === "--version" || name === "-V") {
@@ -87,7 +90,10 @@ export async function main(argv: string[]): Promise<number | void> {
     return 0;
   }
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
-  if (!entry) throw new UsageError(`Unknown command "${name}"`, overview());
+  if (!entry) {
+    const near = nearestName(name, Object.keys(COMMANDS));
+    throw new UsageError(`Unknown command "${name}"${near ? `: did you mean "${near}"?` : ""}`, await overview());
+  }
   const module = await entry.load();
   return module.main(rest);
 }

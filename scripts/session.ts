@@ -23,6 +23,7 @@ import { createSession, startDetached } from "../lib/sessions/start.ts";
 import { sessionState } from "../lib/sessions/state.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
 import { terminalLines } from "../lib/sessions/terminal-output.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 
 const run: CommandDef = {
@@ -113,15 +114,31 @@ export const command: FamilyDef = {
   name: "session",
   summary: "Run and manage worker processes whose exits are never lost",
   subcommands: {
-    run: { command: run, run: runRun },
-    ls: { command: ls, run: runLs },
-    peek: { command: peek, run: runPeek },
-    tag: { command: tag, run: runTag },
-    kill: { command: kill, run: runKill },
-    rm: { command: rm, run: runRm },
-    gc: { command: gc, run: runGc },
+    run: takingConfig(run, runRun),
+    ls: takingConfig(ls, runLs),
+    peek: takingConfig(peek, runPeek),
+    tag: takingConfig(tag, runTag),
+    kill: takingConfig(kill, runKill),
+    rm: takingConfig(rm, runRm),
+    gc: takingConfig(gc, runGc),
   },
 };
+
+/**
+ * A subcommand that takes `--config` as every command does: sessions live in the session
+ * root, which the config does not move, but a file it names must still load.
+ */
+function takingConfig(def: CommandDef, handler: (args: ParsedArgs) => Promise<number>): { command: CommandDef; run: (args: ParsedArgs) => Promise<number> } {
+  const [before, after] = def.usage.split(" -- ");
+  const usage = `${before} [--config FILE]${after === undefined ? "" : ` -- ${after}`}`;
+  return {
+    command: { ...def, usage, options: { ...def.options, config: CONFIG_OPTION } },
+    run: async (args) => {
+      checkConfigOption(args);
+      return await handler(args);
+    },
+  };
+}
 
 export function main(argv: string[]): Promise<number> {
   return runSubcommand(command, argv);

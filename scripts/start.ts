@@ -5,16 +5,17 @@
  * the demo worker, printing each thing as it happens, up to the pull requests the workers
  * open. Ctrl-C stops the daemon, the rehearsal's workers and the forge.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { parse, print, runMain, stringOption } from "../lib/cli.ts";
 import type { CommandDef } from "../lib/cli.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { reporter } from "../lib/daemon/events.ts";
 import { stopSwitch } from "../lib/daemon/loop.ts";
 import { cloneRepository } from "../lib/boundaries/git.ts";
-import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
+import { PROJECT_ROOT } from "../lib/runtime.ts";
+import { commandText } from "../lib/shell-words.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
 import { openStore } from "../lib/store/open.ts";
@@ -25,11 +26,12 @@ export const command: CommandDef = {
   summary: "Run the daemon on your config; with none, a rehearsal against the sandbox forge",
   usage: "start [--config FILE]",
   description:
-    "With a config file (--config, $RA_CONFIG, or ~/.config/robot-army/config.toml) it runs the daemon on\n" +
-    "it, as robot-army run does. With none, it rehearses: it starts a sandbox forge seeded with demo/widgets\n" +
-    "and three labelled issues in a new temporary folder, clones it, and runs the daemon at the live\n" +
-    "effect level against it with the demo worker (the process launcher, or tmux when run inside tmux).\n" +
-    "Every step is printed as it happens, up to the pull requests the workers open. Ctrl-C stops it all.",
+    "With a config file (--config, else $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else\n" +
+    "~/.config/robot-army/config.toml) it runs the daemon on it, as robot-army run does. With none, it\n" +
+    "rehearses: it starts a sandbox forge seeded with demo/widgets and three labelled issues in a new\n" +
+    "temporary folder, clones it, and runs the daemon at the live effect level against it with the demo\n" +
+    "worker (the process launcher, or tmux when run inside tmux). Every step is printed as it happens, up\n" +
+    "to the pull requests the workers open. Ctrl-C stops it all.",
   options: { config: CONFIG_OPTION },
 };
 
@@ -61,7 +63,8 @@ async function rehearse(): Promise<number> {
     const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone);
     const config = await loadConfig({ path: configFile });
     await onboard(config);
-    print(`config ${configFile}; look around with: RA_STATE_DIR=${process.env.RA_STATE_DIR} robot-army status --config ${configFile}`);
+    const self = commandText([`RA_STATE_DIR=${process.env.RA_STATE_DIR}`, robotArmyHere(), "status", "--config", configFile]);
+    print(`config ${configFile}; look around with: ${self}`);
     watch.timer = watchPullRequests(forge.url, token.token_file, seeded.repository.full_name);
     const { run } = await import("./run.ts");
     return await run({ once: false, level: "live" }, { config, report: reporter((text) => process.stdout.write(text), false), stop, env: process.env });
@@ -75,14 +78,31 @@ async function rehearse(): Promise<number> {
   }
 }
 
+/**
+ * How to run robot-army from where the rehearsal is watched: `robot-army` when that name on
+ * PATH is this checkout's (the README's `npm install -g .` or `npm link`), else this
+ * checkout's `bin/robot-army.mjs` by its path, which runs without any installation. The
+ * rehearsal is what a newcomer runs before setting anything up, so it cannot assume either.
+ */
+export function robotArmyHere(env: Record<string, string | undefined> = process.env): string {
+  const bin = join(PROJECT_ROOT, "bin", "robot-army.mjs");
+  for (const dir of (env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    try {
+      if (realpathSync(join(dir, "robot-army")) === realpathSync(bin)) return "robot-army";
+    } catch {
+      // Not there, or not readable: look on.
+    }
+  }
+  return bin;
+}
+
 function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, author: string, clone: string): string {
-  const worker = runtimeArgv(join(PROJECT_ROOT, "scripts", "demo-worker.ts"));
   const file = join(dir, "config.toml");
   writeFileSync(file, [
     "# The rehearsal's config, written by robot-army start, which runs the daemon on it at the live level.",
     "[daemon]", "tick_seconds = 2", "poll_seconds = 10", "",
     "[github]", `api_base = ${JSON.stringify(apiBase)}`, `token_file = ${JSON.stringify(tokenFile)}`, `author = ${JSON.stringify(author)}`, "",
-    "[worker]", `binary = ${JSON.stringify(worker[0])}`, `args = ${JSON.stringify(worker.slice(1))}`,
+    "[worker]", 'binary = "demo-worker"',
     `launcher = ${JSON.stringify(process.env.TMUX ? "tmux" : "process")}`, "max_sessions = 2", "",
     "[worktrees]", `root = ${JSON.stringify(join(dir, "worktrees"))}`, "",
     '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`, "",

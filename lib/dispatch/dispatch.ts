@@ -50,7 +50,7 @@ export interface DispatchOutcome {
 
 /** One pass: dispatches what the caps allow, reports every ready item it looked at. */
 export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: string | null; outcomes: DispatchOutcome[] }> {
-  const closed = gateForAll(deps);
+  const closed = await gateForAll(deps);
   if (closed) return { withheld: closed.reason, outcomes: [] };
   const { queue, held } = dispatchQueue(deps.store, deps.config, { includeSimulated: deps.effects.simulated });
   // The queue holds no item the owner held: those wait, each with its hold.

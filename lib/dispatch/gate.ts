@@ -29,16 +29,16 @@ export type GateDeps = Pick<DispatchDeps, "store" | "config" | "sessionRoot" | "
 
 /** Asks every question for one item; undefined when its worker may start. */
 export async function gate(deps: GateDeps, item: WorkItem, options: { force?: boolean } = {}): Promise<Closed | undefined> {
-  return gateForAll(deps, options) ?? await gateForItem(deps, item, options);
+  return (await gateForAll(deps, options)) ?? await gateForItem(deps, item, options);
 }
 
 /** The questions whose answer is the same for every item: the pause and the worker program. */
-export function gateForAll(deps: GateDeps, options: { force?: boolean } = {}): Closed | undefined {
+export async function gateForAll(deps: GateDeps, options: { force?: boolean } = {}): Promise<Closed | undefined> {
   const paused = options.force ? undefined : pauseState(deps.store);
   if (paused) return { reason: describePause(paused), brake: true, everyItem: true };
   // Below no-remote nothing is launched, so the program is not needed yet.
   if (deps.effects.sessions) {
-    const program = findWorkerProgram(deps.config);
+    const program = await findWorkerProgram(deps.config);
     if ("missing" in program) return { reason: program.missing, brake: false, everyItem: true };
   }
   return undefined;

@@ -34,8 +34,8 @@ test("the index groups pages by category and links each one", () => {
 
 test("the command reference is each command's own help, subcommands included", async () => {
   const reference = await renderCommandReference("Usage: robot-army <command>\n", {
-    episode: { summary: "", load: async () => ({ command: FAMILY }) },
-    log: { summary: "", load: async () => ({ command: LEAF }) },
+    episode: { load: async () => ({ command: FAMILY }) },
+    log: { load: async () => ({ command: LEAF }) },
   });
   assert.match(reference, /- \[robot-army episode\]\(#robot-army-episode\)\n  - \[robot-army episode start\]\(#robot-army-episode-start\)/);
   assert.match(reference, /## robot-army\n\n```text\nUsage: robot-army <command>\n```/);
@@ -46,7 +46,7 @@ test("the command reference is each command's own help, subcommands included", a
 
 test("a command whose module cannot load fails the reference, naming it", async () => {
   try {
-    await renderCommandReference("", { broken: { summary: "", load: async () => { throw new Error("Cannot find module './broken.ts'\nstack"); } } });
+    await renderCommandReference("", { broken: { load: async () => { throw new Error("Cannot find module './broken.ts'\nstack"); } } });
     assert.unreachable("it should have failed");
   } catch (error) {
     assert.instance(error, RobotArmyError);

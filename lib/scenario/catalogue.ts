@@ -17,7 +17,6 @@ export type CatalogueFiles = Map<string, string>;
 
 /** A command as the router lists it: loading its module gives its definition. */
 export interface CommandEntry {
-  summary: string;
   load: () => Promise<{ command: CommandDef | FamilyDef }>;
 }
 

@@ -35,7 +35,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const reference = await renderCommandReference(overview(), COMMANDS);
+  const reference = await renderCommandReference(await overview(), COMMANDS);
   const { scenarios, problems } = await loadScenarios();
   if (problems.length) throw new RobotArmyError(`Cannot write the catalogue, a scenario is invalid:\n${problems.join("\n")}`);
   const results = await runScenarios(scenarios, { runtime: "node", jobs: 2 }, (result) => {

@@ -9,7 +9,7 @@ import { resolve } from "node:path";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the kitty launcher. */
 export interface KittyLauncherOptions extends LauncherBaseOptions {
@@ -76,6 +76,11 @@ export class KittyLauncher implements Launcher {
     const ref = await this.find(item);
     if (ref === null || ref === "unknown") return null;
     return [this.#binary, "@", ...this.#toArgs(), "focus-tab", "--match", matchOf(item)];
+  }
+
+  /** A kitty tab gets the environment of the kitty it opens in, which kitty's remote control does not tell. */
+  async workerPath(): Promise<WorkerPath> {
+    return { unknown: "a kitty tab has the PATH of the kitty it opens in, which cannot be read from here" };
   }
 
   async #windows(): Promise<KittyWindow[] | "unknown"> {

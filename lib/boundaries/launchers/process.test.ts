@@ -6,6 +6,7 @@ import { readRecord, writeRecord } from "../../sessions/records.ts";
 import { createSession } from "../../sessions/start.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { ProcessLauncher } from "./process.ts";
+import { DEMO_WORKER_SCRIPT } from "./demo-worker.ts";
 import { LauncherTests, logOf, recordNamed, rejection, waitFor } from "../../testing/launchers.ts";
 import { LaunchError } from "./types.ts";
 import type { LaunchSpec } from "./types.ts";
@@ -38,6 +39,15 @@ test("launch starts a detached session tagged with the item; find knows it by it
   assert.is(await stopSession(root, record, { graceMs: 2_000 }), "stopped");
   assert.is(readRecord(root, launched.sessionId)!.ended, "killed");
   assert.equal(await launcher.find(7), { launcher: "process", id: "ra-demo-7", marker: "ra-demo-7", running: false }, "a killed session's record stays");
+}));
+
+test("the worker named demo-worker is robot-army's own script on this runtime, whatever the PATH", tests.in("demo-worker", async ({ root, work, env }) => {
+  const launcher = new ProcessLauncher({ env: { ...env, PATH: "" } });
+  const launched = await launcher.launch(spec(4, "ra-demo-4", work, ["demo-worker", "--help"], { tags: { keep: "true" } }));
+  tests.note(root);
+  const record = readRecord(root, launched.sessionId)!;
+  assert.equal([record.command, ...record.args].slice(-2), [DEMO_WORKER_SCRIPT, "--help"]);
+  await waitFor("the demo worker's help", () => logOf(record).includes("A scripted stand-in for a coding agent"));
 }));
 
 test("the prompt reaches the worker by file: never in an argv or an environment", tests.in("prompt", async ({ dir, root, work, env }) => {

@@ -10,7 +10,7 @@ import type { SessionState } from "../../sessions/state.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, assertNameFree, failureLine, runCommand, sessionEnv, sessionRunArgv } from "./session-run.ts";
 import type { Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the process launcher. */
 export type ProcessLauncherOptions = LauncherBaseOptions;
@@ -52,6 +52,11 @@ export class ProcessLauncher implements Launcher {
   /** A headless session has no terminal to attach to (`robot-army session peek <name>` shows its output). */
   async attachCommand(_item: number): Promise<string[] | null> {
     return null;
+  }
+
+  /** A headless worker inherits robot-army's own environment, PATH and all. */
+  async workerPath(): Promise<WorkerPath> {
+    return { path: this.#env.PATH ?? "" };
   }
 
   #sessionsOf(item: number): Array<{ record: SessionRecord; state: SessionState }> | "unknown" {

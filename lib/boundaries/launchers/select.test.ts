@@ -8,6 +8,7 @@ import { launcherFor } from "./select.ts";
 import { robotArmyArgv } from "./_self.ts";
 import { runCommand } from "./session-run.ts";
 import { TmuxLauncher } from "./tmux.ts";
+import { withTempDir } from "../../testing/fixtures.ts";
 
 const config = (worker: string) => parseConfig(`[worker]\n${worker}\n`, "/home/owner/.config/robot-army/config.toml", { HOME: "/home/owner" });
 
@@ -31,6 +32,31 @@ test("launcherFor: a tmux session name tmux would read as a target is a precondi
     assert.match((error as Error).message, 'worker.tmux_session "work:1" must be letters, digits');
   }
   assert.instance(launcherFor(await config('launcher = "process"\ntmux_session = "work:1"')), ProcessLauncher, "only the tmux launcher reads it");
+});
+
+test("worker.tmux_socket chooses the tmux server the launcher finds windows on", () => withTempDir(async (dir) => {
+  const env = { ...process.env, TMUX: undefined, TMUX_TMPDIR: dir };
+  const socket = `ra-select-${process.pid}`;
+  const tmux = (...args: string[]) => runCommand(["tmux", "-L", socket, ...args], env);
+  try {
+    const made = await tmux("new-session", "-d", "-s", "robot-army", "sleep 30", ";", "set-option", "-w", "@ra_item", "5");
+    assert.is(made.code, 0, made.stderr);
+    const on = launcherFor(await config(`tmux_socket = "${socket}"`), { env });
+    assert.equal(await on.find(5), { launcher: "tmux", id: "@0", marker: "@ra_item=5", running: true });
+    assert.is(await launcherFor(await config(""), { env }).find(5), null, "without it, tmux's own choice: the default server, where there is none");
+    assert.equal((await on.attachCommand(5))!.slice(0, 4), ["tmux", "-L", socket, "attach-session"]);
+  } finally {
+    await tmux("kill-server");
+  }
+}));
+
+test("worker.tmux_socket is a socket name, never a path", async () => {
+  try {
+    await config('tmux_socket = "../elsewhere"');
+    assert.unreachable("expected a ConfigError");
+  } catch (error) {
+    assert.match((error as Error).message, 'key "worker.tmux_socket" must match');
+  }
 });
 
 test("robotArmyArgv runs robot-army on this runtime", async () => {

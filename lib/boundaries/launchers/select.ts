@@ -14,7 +14,7 @@ export interface LauncherOptions {
   env?: Env;
   /** Use this launcher instead of `worker.launcher` (e.g. `npm start` picks tmux only inside tmux). */
   launcher?: LauncherName;
-  /** A tmux socket name (`tmux -L`); default: tmux's own choice. */
+  /** A tmux socket name (`tmux -L`); default: `worker.tmux_socket`, else tmux's own choice. */
   tmuxSocket?: string;
   /** The kitty program (default `kitty`). */
   kittyBinary?: string;
@@ -37,7 +37,7 @@ export function launcherFor(config: Config, options: LauncherOptions = {}): Laun
       if (!isTmuxSessionName(config.worker.tmux_session)) {
         throw new PreconditionError(`worker.tmux_session "${config.worker.tmux_session}" must be letters, digits, "_" or "-" (at most 64)`);
       }
-      return new TmuxLauncher({ ...base, session: config.worker.tmux_session, socket: options.tmuxSocket });
+      return new TmuxLauncher({ ...base, session: config.worker.tmux_session, socket: options.tmuxSocket ?? config.worker.tmux_socket });
     case "kitty":
       return new KittyLauncher({ ...base, binary: options.kittyBinary, to: options.kittyTo });
     case "process":

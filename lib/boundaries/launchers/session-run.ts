@@ -9,6 +9,7 @@ import type { SessionRecord } from "../../sessions/records.ts";
 import { readSpooledExit, spoolDir, spoolFiles as listSpool } from "../../sessions/spool.ts";
 import { stateDirPath } from "../../state-dir.ts";
 import { robotArmyArgv } from "./_self.ts";
+import { workerArgv } from "./demo-worker.ts";
 import { LaunchError } from "./types.ts";
 import type { Launched, LauncherName, LaunchSpec } from "./types.ts";
 
@@ -45,7 +46,7 @@ export function sessionRunArgv(spec: LaunchSpec, options: { detach: boolean }): 
     ...Object.entries(spec.tags).map(([key, value]) => `--tag=${key}=${value}`),
     `--cwd=${resolve(spec.cwd)}`,
     ...Object.entries(env).map(([key, value]) => `--env=${key}=${value}`),
-    "--", ...spec.argv,
+    "--", ...workerArgv(spec.argv),
   ];
 }
 

@@ -87,6 +87,10 @@ test("attachCommand attaches to the window by id, or switches to it from inside 
   assert.equal(await inside.attachCommand(7), ["tmux", "-L", socket, "switch-client", "-t", `=${SESSION}:${launched.window}`]);
   const elsewhere = new TmuxLauncher({ env: { ...dirs.env, TMUX: "/tmp/tmux-0/default,123,0" }, session: SESSION, socket });
   assert.is((await elsewhere.attachCommand(7))![3], "attach-session", "inside another server, attach");
+  // Without a socket of its own the launcher reaches the server $TMUX names: a pane of a server that is not
+  // called "default" is still inside it, so the window is switched to, not attached (which tmux refuses there).
+  const unnamed = new TmuxLauncher({ env: { ...dirs.env, TMUX: `${join(dirs.dir, `tmux-${process.getuid!()}`, socket)},123,0` }, session: SESSION });
+  assert.equal(await unnamed.attachCommand(7), ["tmux", "switch-client", "-t", `=${SESSION}:${launched.window}`]);
 }));
 
 test("remain-on-exit keeps the window of a worker that could not start, readable, and launch fails", tmuxTest("cannot-start", async (dirs, launcher) => {

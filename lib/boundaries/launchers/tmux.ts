@@ -8,11 +8,11 @@
  * tmux splits its argv into commands at arguments ending in `;`, and expands `#{...}` in
  * `-c` and `-n`: every argument is escaped for that, so no value is ever read as tmux syntax.
  */
-import { basename, resolve } from "node:path";
+import { resolve } from "node:path";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, WindowRef } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the tmux launcher. */
 export interface TmuxLauncherOptions extends LauncherBaseOptions {
@@ -35,6 +35,8 @@ interface WindowRow {
 const SESSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const NO_SESSION = /can't find session|no server running|error connecting to .*\((No such file or directory|Connection refused)\)/;
 const ROW_FORMAT = "#{window_id} #{window_index} #{pane_dead} #{@ra_item}";
+/** What tells one tmux server from another: a socket can be reused by a new server, a pid with its start time cannot. */
+const SERVER_FORMAT = "#{pid} #{start_time}";
 
 /** Whether a tmux session name is one target only: no ":" or "." (target syntax), no "#" (format syntax). */
 export function isTmuxSessionName(name: string): boolean {
@@ -84,12 +86,30 @@ export class TmuxLauncher implements Launcher {
     return { launcher: this.name, id: pick.id, marker: markerOf(item), running: !pick.dead };
   }
 
-  /** `tmux attach-session` to the item's window, or `switch-client` when already inside this tmux server. */
+  /**
+   * `tmux attach-session` to the item's window, or `switch-client` when already inside this
+   * tmux server (whose panes tmux refuses to attach from: "sessions should be nested with care").
+   * From a pane of another server, attaching opens the window nested there, which tmux allows.
+   */
   async attachCommand(item: number): Promise<string[] | null> {
     const ref = await this.find(item);
     if (ref === null || ref === "unknown") return null;
-    const verb = this.#insideThisServer() ? "switch-client" : "attach-session";
+    const verb = (await this.#insideThisServer()) ? "switch-client" : "attach-session";
     return [this.#binary, ...this.#socketArgs(), verb, "-t", `=${this.#session}:${ref.id}`];
+  }
+
+  /**
+   * The PATH a new window of the workers' session gets: the session's own PATH when it has
+   * one, else the server's global one (`show-environment`). With no server running yet, the
+   * server a launch starts takes its environment from robot-army's, so that PATH it is.
+   */
+  async workerPath(): Promise<WorkerPath> {
+    const session = await this.#tmux([["show-environment", "-t", `=${this.#session}`, "PATH"]]);
+    if (session.code === 0) return pathOf(session.stdout);
+    const global = await this.#tmux([["show-environment", "-g", "PATH"]]);
+    if (global.code === 0) return pathOf(global.stdout);
+    if (NO_SESSION.test(global.stderr)) return { path: this.#env.PATH ?? "" };
+    return { unknown: `tmux cannot say the PATH its windows get: ${failureLine(global.stderr) || `tmux exited with ${global.code}`}` };
   }
 
   /** Creates the window (and the session when missing) with its marker and remain-on-exit in one command sequence. */
@@ -159,11 +179,34 @@ export class TmuxLauncher implements Launcher {
     return this.#socket === undefined ? [] : ["-L", this.#socket];
   }
 
-  /** Whether this process runs in a pane of the server this launcher uses (`$TMUX` names its socket). */
-  #insideThisServer(): boolean {
-    const socketPath = this.#env.TMUX?.split(",")[0];
-    return !!socketPath && basename(socketPath) === (this.#socket ?? "default");
+  /**
+   * Whether this process runs in a pane of the server this launcher uses. Told by the
+   * server itself (its pid and start time, asked through `$TMUX` and through this
+   * launcher's socket), never by the socket's name: without a socket of its own the
+   * launcher reaches the server `$TMUX` names, whatever that server is called.
+   */
+  async #insideThisServer(): Promise<boolean> {
+    if (!this.#env.TMUX) return false;
+    const [mine, current] = await Promise.all([
+      this.#serverIdentity([this.#binary, ...this.#socketArgs()]),
+      this.#serverIdentity([this.#binary]),
+    ]);
+    return mine !== null && mine === current;
   }
+
+  /** `<pid> <start time>` of the server a tmux argv prefix reaches, or null when none answers. */
+  async #serverIdentity(tmux: string[]): Promise<string | null> {
+    const result = await runCommand([...tmux, "display-message", "-p", SERVER_FORMAT], this.#env, { timeoutMs: 5_000 });
+    const answer = result.stdout.trim();
+    return result.code === 0 && /^\d+ \d+$/.test(answer) ? answer : null;
+  }
+}
+
+/** `PATH=...` as show-environment prints it; `-PATH` means it is removed, so a window has none. */
+function pathOf(stdout: string): WorkerPath {
+  const line = stdout.trim();
+  if (line === "-PATH") return { path: "" };
+  return line.startsWith("PATH=") ? { path: line.slice("PATH=".length) } : { unknown: `tmux answered ${JSON.stringify(line)} for PATH` };
 }
 
 /** The marker a tmux launch writes. */

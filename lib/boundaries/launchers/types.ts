@@ -70,7 +70,12 @@ export interface Launcher {
   find(item: number): Promise<WindowRef | null | "unknown">;
   /** The argv that shows the item's worker to the owner (attach, switch, focus); null when there is nothing to show. */
   attachCommand(item: number): Promise<string[] | null>;
+  /** The PATH a worker launched now would look its program up on, or why that cannot be told from here. */
+  workerPath(): Promise<WorkerPath>;
 }
+
+/** A launched worker's PATH (`path`, possibly empty), or why it is not known. */
+export type WorkerPath = { path: string } | { unknown: string };
 
 /** A worker could not be launched; the reason is for the item's row and the audit record, never a public comment. */
 export class LaunchError extends RobotArmyError {
