@@ -6,6 +6,7 @@
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { EXIT, RobotArmyError, UsageError } from "./errors.ts";
+import { nearestName } from "./nearest-name.ts";
 
 /** One `--option` of a command. */
 export interface OptionDef {
@@ -151,7 +152,10 @@ export async function runSubcommand(def: FamilyDef, argv: string[]): Promise<num
     return EXIT.ok;
   }
   const sub = Object.hasOwn(def.subcommands, name) ? def.subcommands[name] : undefined;
-  if (!sub) throw new UsageError(`Unknown subcommand "${def.name} ${name}"`, familyHelpText(def));
+  if (!sub) {
+    const near = nearestName(name, Object.keys(def.subcommands));
+    throw new UsageError(`Unknown subcommand "${def.name} ${name}"${near ? `: did you mean "${def.name} ${near}"?` : ""}`, familyHelpText(def));
+  }
   try {
     return (await sub.run(parse(sub.command, rest))) ?? EXIT.ok;
   } catch (error) {

@@ -95,4 +95,16 @@ test("ARCHITECTURE.md's layout names every folder, and every path it names exist
   assert.equal(paths.filter((path) => !existsSync(join(PROJECT_ROOT, path))), [], "paths ARCHITECTURE.md names that do not exist");
 });
 
+test("README.md and ARCHITECTURE.md link only to files in the repository", () => {
+  const dead = ["README.md", "ARCHITECTURE.md"].flatMap((doc) => {
+    const text = readFileSync(join(PROJECT_ROOT, doc), "utf8");
+    return [...text.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)|`(\.\.\/[^`]+)`/g)]
+      .map((m) => m[1] ?? m[2])
+      .filter((target) => !/^[a-z]+:/.test(target))
+      .filter((target) => target.startsWith("../") || !existsSync(join(PROJECT_ROOT, target)))
+      .map((target) => `${doc} -> ${target}`);
+  });
+  assert.equal(dead, []);
+});
+
 test.run();

@@ -7,12 +7,13 @@ import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "abandon",
   summary: "Give up on a work item for good",
-  usage: "abandon <id> [--reason TEXT]",
+  usage: "abandon <id> [--reason TEXT] [--config FILE]",
   description: `\
 The item becomes abandoned, which is final: it is never dispatched again. The reason
 (default "abandoned by the owner") is kept on the item and in the audit log. A worker
@@ -20,7 +21,7 @@ session still running for the item is left running (you may be about to attach t
 and abandon names it: "robot-army cancel <id>" is what ends it. The worktree and branch
 are left as they are.
 `,
-  options: { reason: { type: "string", value: "TEXT", description: "Why, kept on the item and in the audit log" } },
+  options: { reason: { type: "string", value: "TEXT", description: "Why, kept on the item and in the audit log" }, config: CONFIG_OPTION },
   positionals: { min: 1, max: 1 },
   examples: ["robot-army abandon 12", 'robot-army abandon 12 --reason "done by hand"'],
 };
@@ -28,6 +29,7 @@ are left as they are.
 /** Parses argv, opens the store, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
+  checkConfigOption(args);
   const item = itemIdArgument(command, args);
   const store = await openStore(ensureStateDir());
   try {

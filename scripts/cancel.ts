@@ -15,12 +15,13 @@ import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "cancel",
   summary: "Stop the session working on a work item, after you confirm",
-  usage: "cancel <id> [--force]",
+  usage: "cancel <id> [--force] [--config FILE]",
   description:
     "Asks you to type the item's id to confirm, then stops its session's command (SIGTERM, then SIGKILL),\n" +
     "known by pid and start time, and nothing else. The session ends as cancelled and an unfinished item\n" +
@@ -28,7 +29,7 @@ export const command: CommandDef = {
     "session that had already ended is not signalled: its row is closed from its own exit record, and\n" +
     "cancel says how it ended. With no stdin, Ctrl-C at the question or a wrong answer, nothing is\n" +
     "signalled (exit 3) and the audit log says how it gave up.",
-  options: { force: { type: "boolean", description: "Do not ask" } },
+  options: { force: { type: "boolean", description: "Do not ask" }, config: CONFIG_OPTION },
   positionals: { min: 1, max: 1 },
   examples: ["robot-army cancel 12"],
 };
@@ -49,6 +50,7 @@ export interface CancelCommandDeps extends CancelDeps {
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
+  checkConfigOption(args);
   const item = itemIdArgument(command, args);
   const store = await openStore(ensureStateDir());
   try {

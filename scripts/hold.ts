@@ -9,12 +9,13 @@ import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "hold",
   summary: "Keep dispatch away from a work item or a repository",
-  usage: "hold <id> | --repo R [--reason TEXT]",
+  usage: "hold <id> | --repo R [--reason TEXT] [--config FILE]",
   description: `\
 A held item, or any item of a held repository, is not dispatched (resume and restart
 included, unless --force) until "robot-army unhold". A session already running goes on:
@@ -24,6 +25,7 @@ Holding again keeps the first hold and its reason.
   options: {
     repo: { type: "string", value: "R", description: "Hold every item of repository R (owner/name)" },
     reason: { type: "string", value: "TEXT", description: "Why, shown by holds" },
+    config: CONFIG_OPTION,
   },
   positionals: { max: 1 },
   examples: ["robot-army hold 12", 'robot-army hold --repo demo/widgets --reason "release freeze"'],
@@ -32,6 +34,7 @@ Holding again keeps the first hold and its reason.
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
+  checkConfigOption(args);
   const target = withHelp(command, () => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
   const store = await openStore(ensureStateDir());
   try {

@@ -6,14 +6,15 @@ import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "holds",
   summary: "List held work items and repositories, and the pause",
-  usage: "holds [--json]",
+  usage: "holds [--json] [--config FILE]",
   description: "Repositories first, then items, each oldest first, with when and why they were held.",
-  options: { json: JSON_OPTION },
+  options: { json: JSON_OPTION, config: CONFIG_OPTION },
   examples: ["robot-army holds", "robot-army holds --json"],
 };
 
@@ -26,6 +27,7 @@ export interface HoldsReport {
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
+  checkConfigOption(args);
   const store = await openExistingStore(stateDirPath());
   try {
     return run({ json: args.values.json === true }, { store, write: writeStdout });

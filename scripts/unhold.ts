@@ -7,14 +7,15 @@ import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { noSuchItem } from "../lib/work-items/argument.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "unhold",
   summary: "Lift the hold on a work item or a repository",
-  usage: "unhold <id> | --repo R",
+  usage: "unhold <id> | --repo R [--config FILE]",
   description: "Written to the audit log (control.unhold). An item of a held repository stays held until the repository is unheld.",
-  options: { repo: { type: "string", value: "R", description: "Lift the hold on repository R (owner/name)" } },
+  options: { repo: { type: "string", value: "R", description: "Lift the hold on repository R (owner/name)" }, config: CONFIG_OPTION },
   positionals: { max: 1 },
   examples: ["robot-army unhold 12", "robot-army unhold --repo demo/widgets"],
 };
@@ -22,6 +23,7 @@ export const command: CommandDef = {
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
+  checkConfigOption(args);
   const target = withHelp(command, () => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
   // With no store there is no hold to lift, and nothing is created to say so.
   const store = await openExistingStore(stateDirPath());

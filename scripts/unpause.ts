@@ -5,19 +5,21 @@ import { unpause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "unpause",
   summary: "Let dispatch start worker sessions again",
-  usage: "unpause",
+  usage: "unpause [--config FILE]",
+  options: { config: CONFIG_OPTION },
   description: "Lifts the pause (written to the audit log as control.unpause). Holds stay as they are.",
   examples: ["robot-army unpause"],
 };
 
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
-  parse(command, argv);
+  checkConfigOption(parse(command, argv));
   // With no store there is no pause to lift, and nothing is created to say so.
   const store = await openExistingStore(stateDirPath());
   try {

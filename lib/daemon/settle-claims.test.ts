@@ -69,7 +69,7 @@ test("a worker session tagged for a cut-short item is named, and left running", 
   const result = settleClaims({ store: dirs.store, sessionRoot: dirs.root });
   assert.is(result.cutShort, 1);
   assert.match(getItem(dirs.store, id)!.reason!, `; session "${worker.name}" tagged for it still runs`);
-  assert.match(result.events[0].line, `attach to "${worker.name}" or end it with "robot-army session kill ${worker.name}"`);
+  assert.match(result.events[0].line, `look at it with "robot-army session peek ${worker.name}" or end it with "robot-army session kill ${worker.name}"`);
   assert.is(result.events[0].session, worker.id);
   assert.is(sessionState(dirs.root, worker), "running");
 }));

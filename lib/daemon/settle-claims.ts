@@ -7,7 +7,7 @@
  * `interrupted`, so `resume`, `restart`, `retry` or `reset` can take it on. Nothing is
  * guessed: a claimer that cannot be checked, or a claim that names none, leaves the item
  * as it is (DESIGN rule 1). A worker session tagged for the item that still runs is named
- * in the reason, so the owner can attach to it or end it, and is never signalled here.
+ * in the reason, so the owner can look at it or end it, and is never signalled here.
  */
 import { claimerOf } from "../dispatch/claim.ts";
 import { liveSessionOf } from "../dispatch/verbs/live-session.ts";
@@ -52,7 +52,7 @@ export function settleClaims(deps: { store: Store; sessionRoot: string }): Claim
     if (!moved) continue;
     result.cutShort++;
     const next = session
-      ? `attach to "${session.name}" or end it with "robot-army session kill ${session.name}", then resume or restart`
+      ? `look at it with "robot-army session peek ${session.name}" or end it with "robot-army session kill ${session.name}", then resume or restart`
       : live.live === "unknown"
         ? `${unreadable(live.unreadable)}, so whether a worker runs for it is not known`
         : `"robot-army resume ${item.id}", "restart", "retry" or "reset" take it on`;
