@@ -4,8 +4,8 @@
  * sessions do not pile up.
  */
 import { readFileSync } from "node:fs";
-import { JSON_OPTION, runSubcommand, helpText, integerOption, print, printJson, runMain, stringOption } from "../lib/cli.ts";
-import type { CommandDef, FamilyDef, ParsedArgs } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, helpText, integerOption, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { formatAge } from "../lib/duration.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
@@ -16,6 +16,7 @@ import { ensureStateDir } from "../lib/state-dir.ts";
 import { auditEffect } from "../lib/store/audit.ts";
 import { openStore } from "../lib/store/open.ts";
 import { exitCodeOf, holdSession, update } from "../lib/sessions/holder.ts";
+import type { OutputMode } from "../lib/sessions/holder.ts";
 import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, unreadableRecords, removeSessionFiles, resolveRef, sessionFiles, sessionRoot } from "../lib/sessions/records.ts";
 import type { SessionRecord } from "../lib/sessions/records.ts";
 import { withLock } from "../lib/sessions/lock.ts";
@@ -24,7 +25,6 @@ import { sessionState } from "../lib/sessions/state.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
 import { terminalLines } from "../lib/sessions/terminal-output.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
-
 
 const run: CommandDef = {
   name: "session run",
@@ -109,18 +109,45 @@ const gc: CommandDef = {
   options: { "dry-run": { type: "boolean", description: "Change nothing: say what would be done" }, json: JSON_OPTION },
 };
 
+/** What every `session` subcommand works with: the environment that names the session root and state dir, and where output and warnings go. */
+export interface SessionDeps {
+  env: Record<string, string | undefined>;
+  write: Write;
+  warn: Write;
+}
+
+/** What `session run` was asked for: the command, and the session to make for it. */
+export interface SessionRunOptions {
+  command: string;
+  args: string[];
+  name: string | undefined;
+  cwd: string | undefined;
+  env: Record<string, string>;
+  tags: Record<string, string>;
+  permanent: boolean;
+  ephemeral: boolean;
+  detach: boolean;
+}
+
+/** What `session tag` was asked for. */
+export interface TagOptions {
+  ref: string;
+  set: Record<string, string>;
+  remove: string[];
+}
+
 /** The `session` family. */
 export const command: FamilyDef = {
   name: "session",
   summary: "Run and manage worker processes whose exits are never lost",
   subcommands: {
-    run: takingConfig(run, runRun),
-    ls: takingConfig(ls, runLs),
-    peek: takingConfig(peek, runPeek),
-    tag: takingConfig(tag, runTag),
-    kill: takingConfig(kill, runKill),
-    rm: takingConfig(rm, runRm),
-    gc: takingConfig(gc, runGc),
+    run: takingConfig(run, (args) => runRun(sessionRunOptions(args), { ...commandDeps(), output: process.stdout.isTTY ? "terminal" : "tee" })),
+    ls: takingConfig(ls, (args) => runLs({ tags: args.values.tags === true, json: args.values.json === true }, commandDeps())),
+    peek: takingConfig(peek, (args) => runPeek(peekOptions(args), commandDeps())),
+    tag: takingConfig(tag, (args) => runTag(tagOptions(args), commandDeps())),
+    kill: takingConfig(kill, (args) => runKill(killOptions(args), commandDeps())),
+    rm: takingConfig(rm, (args) => runRm({ ref: args.positionals[0] }, commandDeps())),
+    gc: takingConfig(gc, (args) => runGc({ dryRun: args.values["dry-run"] === true, json: args.values.json === true }, commandDeps())),
   },
 };
 
@@ -140,30 +167,53 @@ function takingConfig(def: CommandDef, handler: (args: ParsedArgs) => Promise<nu
   };
 }
 
+/** Routes argv to the subcommand. */
 export function main(argv: string[]): Promise<number> {
   return runSubcommand(command, argv);
 }
 
-async function runRun(args: ParsedArgs): Promise<number> {
+function commandDeps(): SessionDeps {
+  return { env: process.env, write: writeStdout, warn: (text) => void process.stderr.write(text) };
+}
+
+/** `session run`'s options: the command after `--`, and `k=v` tags and variables read into maps. */
+export function sessionRunOptions(args: ParsedArgs): SessionRunOptions {
   const [commandName, ...commandArgs] = args.positionals;
-  const root = ensureSessionRoot();
-  const tags = parentResolved(root, pairs(args.values.tag, "--tag"));
-  const record = await createSession(root, {
+  return {
     command: commandName,
     args: commandArgs,
     name: stringOption(args, "name"),
     cwd: stringOption(args, "cwd"),
+    tags: pairs(args.values.tag, "--tag"),
     env: pairs(args.values.env, "--env"),
-    tags,
     permanent: args.values.permanent === true,
     ephemeral: args.values.ephemeral === true,
+    detach: args.values.detach === true,
+  };
+}
+
+/**
+ * Makes the session and runs it: detached, it says which session started; in the
+ * foreground, the command's output passes through as `output` says and its exit code is CMD's.
+ */
+export async function runRun(opts: SessionRunOptions, deps: SessionDeps & { output: OutputMode }): Promise<number> {
+  const root = ensureSessionRoot(deps.env);
+  const record = await createSession(root, {
+    command: opts.command,
+    args: opts.args,
+    name: opts.name,
+    cwd: opts.cwd,
+    env: opts.env,
+    tags: parentResolved(root, opts.tags),
+    permanent: opts.permanent,
+    ephemeral: opts.ephemeral,
   });
-  if (args.values.detach) {
+  if (opts.detach) {
     const started = await startDetached(root, record.id);
-    print(`started ${started.name} ${started.id} (pid ${started.pid})`);
+    deps.write(asLines(`started ${started.name} ${started.id} (pid ${started.pid})`));
     return 0;
   }
-  const result = await holdSession(root, record.id, process.stdout.isTTY ? "terminal" : "tee");
+  const result = await holdSession(root, record.id, deps.output);
   if (result.record?.ended === "failed-to-start") {
     throw new PreconditionError(`Session "${record.name}" could not start "${record.command}": ${result.record.startError}`);
   }
@@ -191,23 +241,24 @@ function pairs(values: unknown, option: string): Record<string, string> {
   return out;
 }
 
-async function runLs(args: ParsedArgs): Promise<number> {
-  const root = sessionRoot();
+/** Lists the running sessions, then the ended ones; warns of records that cannot be read. */
+export async function runLs(opts: { tags: boolean; json: boolean }, deps: SessionDeps): Promise<number> {
+  const root = sessionRoot(deps.env);
   const views = listRecords(root).map((record) => ({ ...record, state: sessionState(root, record), kept: isKept(record) }));
   const unreadable = unreadableRecords(root);
-  if (args.values.json) {
-    printJson(views);
+  if (opts.json) {
+    deps.write(asJson(views));
     return 0;
   }
-  for (const bad of unreadable) process.stderr.write(`robot-army: warning: ${bad.problem}\n`);
+  for (const bad of unreadable) deps.warn(`robot-army: warning: ${bad.problem}\n`);
   if (views.length === 0) {
-    print("no sessions");
+    deps.write(asLines("no sessions"));
     return 0;
   }
   const at = now().getTime();
   const running = views.filter((v) => v.state === "running" || v.state === "starting");
   const others = views.filter((v) => !(v.state === "running" || v.state === "starting"));
-  const tags = (v: SessionRecord) => args.values.tags && Object.keys(v.tags).length
+  const tags = (v: SessionRecord) => opts.tags && Object.keys(v.tags).length
     ? `  [${Object.entries(v.tags).map(([k, val]) => `${k}=${val}`).join(" ")}]` : "";
   const commandOf = (v: SessionRecord) => commandText([v.command, ...v.args]);
   const lines: string[] = [];
@@ -225,7 +276,7 @@ async function runLs(args: ParsedArgs): Promise<number> {
       lines.push(`  ${v.name}  ${v.id.slice(0, 8)}  ${endedText(v, v.state)}${ago ? `  ${ago}` : ""}${v.kept ? "  keep" : ""}${v.permanent ? "  permanent" : ""}  ${commandOf(v)}${tags(v)}`);
     }
   }
-  print(...lines);
+  deps.write(asLines(...lines));
   return 0;
 }
 
@@ -241,17 +292,23 @@ function endedText(record: SessionRecord, state: string): string {
   }
 }
 
-async function runPeek(args: ParsedArgs): Promise<number> {
-  const count = integerOption(args, "lines", 1) ?? 20;
-  const root = sessionRoot();
-  const record = resolveRef(root, args.positionals[0]);
+/** `session peek`'s options: the session and how many lines. */
+export function peekOptions(args: ParsedArgs): { ref: string; count: number; json: boolean } {
+  return { count: integerOption(args, "lines", 1) ?? 20, ref: args.positionals[0], json: args.values.json === true };
+}
+
+/** Shows the last lines of a session's output: from its log, or from the tmux pane it ran in. */
+export async function runPeek(opts: { ref: string; count: number; json: boolean }, deps: SessionDeps): Promise<number> {
+  const { count } = opts;
+  const root = sessionRoot(deps.env);
+  const record = resolveRef(root, opts.ref);
   if (record.terminal) {
     // A foreground session's output went to its terminal: read the pane, or say where to look.
     const shown = await terminalLines(record.terminal, count);
-    if (args.values.json) printJson({ name: record.name, id: record.id, terminal: record.terminal, ...shown });
-    else if ("unreadable" in shown) print(`(${record.name} has no log: ${shown.unreadable})`);
-    else if (shown.lines.length === 0) print(`(nothing in ${record.name}'s tmux pane ${record.terminal.kind === "tmux" ? record.terminal.pane : ""} yet)`);
-    else print(...shown.lines);
+    if (opts.json) deps.write(asJson({ name: record.name, id: record.id, terminal: record.terminal, ...shown }));
+    else if ("unreadable" in shown) deps.write(asLines(`(${record.name} has no log: ${shown.unreadable})`));
+    else if (shown.lines.length === 0) deps.write(asLines(`(nothing in ${record.name}'s tmux pane ${record.terminal.kind === "tmux" ? record.terminal.pane : ""} yet)`));
+    else deps.write(asLines(...shown.lines));
     return 0;
   }
   let text: string;
@@ -262,19 +319,26 @@ async function runPeek(args: ParsedArgs): Promise<number> {
   }
   const lines = text.split("\n");
   if (lines.at(-1) === "") lines.pop();
-  if (args.values.json) printJson({ name: record.name, id: record.id, lines: lines.slice(-count) });
-  else if (lines.length === 0) print(`(no output from ${record.name} yet)`);
-  else print(...lines.slice(-count));
+  if (opts.json) deps.write(asJson({ name: record.name, id: record.id, lines: lines.slice(-count) }));
+  else if (lines.length === 0) deps.write(asLines(`(no output from ${record.name} yet)`));
+  else deps.write(asLines(...lines.slice(-count)));
   return 0;
 }
 
-async function runTag(args: ParsedArgs): Promise<number> {
+/** `session tag`'s options: the session, the tags to set and those to remove (at least one of them). */
+export function tagOptions(args: ParsedArgs): TagOptions {
   const [ref, ...assignments] = args.positionals;
   const set = pairs(assignments, "tag");
   const remove = (args.values.rm as string[] | undefined) ?? [];
   if (Object.keys(set).length === 0 && remove.length === 0) throw new UsageError("Nothing to change: give k=v or --rm k", helpText(tag));
-  const root = sessionRoot();
-  const record = resolveRef(root, ref);
+  return { ref, set, remove };
+}
+
+/** Sets and removes the session's tags and shows the ones it has now. */
+export async function runTag(opts: TagOptions, deps: SessionDeps): Promise<number> {
+  const { set, remove } = opts;
+  const root = sessionRoot(deps.env);
+  const record = resolveRef(root, opts.ref);
   const resolved = parentResolved(root, set);
   const updated = await update(root, record.id, (r) => {
     const tags = { ...r.tags, ...resolved };
@@ -283,41 +347,49 @@ async function runTag(args: ParsedArgs): Promise<number> {
   });
   appendSessionEvent(root, record.id, "tag", { set, removed: remove });
   const shown = Object.entries(updated.tags).map(([k, v]) => `${k}=${v}`).join(" ");
-  print(`${updated.name}: ${shown || "no tags"}`);
+  deps.write(asLines(`${updated.name}: ${shown || "no tags"}`));
   return 0;
 }
 
-async function runKill(args: ParsedArgs): Promise<number> {
-  const grace = integerOption(args, "grace", 0) ?? 5;
-  const root = sessionRoot();
-  const record = resolveRef(root, args.positionals[0]);
-  const result = await withAudit((audited) => audited("kill", record, () => stopSession(root, record, { graceMs: grace * 1000 })));
-  if (result === "not-running") print(`${record.name} was not running; nothing to kill`);
+/** `session kill`'s options: the session and the grace period in seconds. */
+export function killOptions(args: ParsedArgs): { ref: string; grace: number } {
+  return { grace: integerOption(args, "grace", 0) ?? 5, ref: args.positionals[0] };
+}
+
+/** Stops the session (audited) and says whether its files were kept. */
+export async function runKill(opts: { ref: string; grace: number }, deps: SessionDeps): Promise<number> {
+  const root = sessionRoot(deps.env);
+  const record = resolveRef(root, opts.ref);
+  const result = await withAudit(deps, (audited) => audited("kill", record, () => stopSession(root, record, { graceMs: opts.grace * 1000 })));
+  if (result === "not-running") deps.write(asLines(`${record.name} was not running; nothing to kill`));
   // An --ephemeral session's holder removes its files even when it is killed: say which happened.
-  else if (readRecord(root, record.id)) print(`killed ${record.name} ${record.id}; its files are kept`);
-  else print(`killed ${record.name} ${record.id}; its files were removed (--ephemeral)`);
+  else if (readRecord(root, record.id)) deps.write(asLines(`killed ${record.name} ${record.id}; its files are kept`));
+  else deps.write(asLines(`killed ${record.name} ${record.id}; its files were removed (--ephemeral)`));
   return 0;
 }
 
-async function runRm(args: ParsedArgs): Promise<number> {
-  const root = sessionRoot();
-  const record = resolveRef(root, args.positionals[0]);
-  const stopped = await withAudit(async (audited) => {
+/** Stops the session if it runs and removes its files, each step audited. */
+export async function runRm(opts: { ref: string }, deps: SessionDeps): Promise<number> {
+  const root = sessionRoot(deps.env);
+  const record = resolveRef(root, opts.ref);
+  const stopped = await withAudit(deps, async (audited) => {
     const result = await audited("stop", record, () => stopSession(root, record));
     await audited("remove", record, () => withLock(sessionFiles(root, record.id).lock, () => removeSessionFiles(root, record.id)));
     return result;
   });
-  print(`${stopped === "stopped" ? "stopped and removed" : "removed"} ${record.name} ${record.id}`);
+  deps.write(asLines(`${stopped === "stopped" ? "stopped and removed" : "removed"} ${record.name} ${record.id}`));
   return 0;
 }
 
-async function runGc(args: ParsedArgs): Promise<number> {
-  const dryRun = args.values["dry-run"] === true;
+/** Sweeps the session root (audited), or with `dryRun` says what a sweep would do. */
+export async function runGc(opts: { dryRun: boolean; json: boolean }, deps: SessionDeps): Promise<number> {
+  const { dryRun } = opts;
+  const root = sessionRoot(deps.env);
   const report = dryRun
-    ? await collectGarbage(sessionRoot(), { dryRun })
-    : await withAudit((audited) => collectGarbage(sessionRoot(), { effect: audited }));
-  if (args.values.json) printJson(report);
-  else print(...describeGc(report));
+    ? await collectGarbage(root, { dryRun })
+    : await withAudit(deps, (audited) => collectGarbage(root, { effect: audited }));
+  if (opts.json) deps.write(asJson(report));
+  else deps.write(asLines(...describeGc(report)));
   return 0;
 }
 
@@ -325,8 +397,8 @@ async function runGc(args: ParsedArgs): Promise<number> {
  * Runs `fn` with an `audited` wrapper that puts each stop, removal or respawn between an
  * audit intent and its outcome in the store (DESIGN rule 3), so a sweep leaves a trace.
  */
-async function withAudit<T>(fn: (audited: GcEffect) => Promise<T>): Promise<T> {
-  const store = await openStore(ensureStateDir());
+async function withAudit<T>(deps: SessionDeps, fn: (audited: GcEffect) => Promise<T>): Promise<T> {
+  const store = await openStore(ensureStateDir(deps.env));
   try {
     const audited: GcEffect = (action, record, run) => auditEffect(
       store,
