@@ -2,17 +2,23 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync } from "node:fs";
 import { defaultConfig, parseConfig } from "../lib/config.ts";
-import { run } from "./example-config.ts";
+import { exampleConfig, run } from "./example-config.ts";
 
 const committed = new URL("../config.example.toml", import.meta.url);
 
 test("config.example.toml is what `robot-army example-config` prints", () => {
-  const fresh = run();
+  const fresh = exampleConfig();
   const onDisk = readFileSync(committed, "utf8");
   assert.ok(
     fresh === onDisk,
     "config.example.toml has drifted from schema/config.schema.json: run `node scripts/robot-army.ts example-config > config.example.toml`",
   );
+});
+
+test("the command writes that text through run(opts, deps)", () => {
+  const out: string[] = [];
+  assert.is(run({}, { write: (text) => out.push(text) }), 0);
+  assert.is(out.join(""), readFileSync(committed, "utf8"));
 });
 
 test("the example file loads, and yields exactly the defaults", async () => {
@@ -21,7 +27,7 @@ test("the example file loads, and yields exactly the defaults", async () => {
 });
 
 test("every key is in the example, commented out with its default or an example value", () => {
-  const text = run();
+  const text = exampleConfig();
   assert.match(text, /^\[daemon\]$/m);
   assert.match(text, /^# tick_seconds = 60$/m);
   assert.match(text, /^# effect_level = "plan"$/m);
@@ -32,7 +38,7 @@ test("every key is in the example, commented out with its default or an example 
 });
 
 test("the repository table is one commented-out example, its keys from the schema", () => {
-  const text = run();
+  const text = exampleConfig();
   assert.match(text, /^# \[repos\."octo-org\/widgets"\]$/m);
   assert.not.match(text, /^\[repos/m);
   assert.match(text, /^# Type: path\. Required\.\n# path = "~\/src\/widgets"$/m);
@@ -44,7 +50,7 @@ test("the repository table is one commented-out example, its keys from the schem
 });
 
 test("uncommenting every key and the example table's header gives a file that still loads", async () => {
-  const uncommented = run().replace(/^# (\w+ = .*)$/gm, "$1").replace(/^# (\[repos\..*\])$/gm, "$1");
+  const uncommented = exampleConfig().replace(/^# (\w+ = .*)$/gm, "$1").replace(/^# (\[repos\..*\])$/gm, "$1");
   const config = await parseConfig(uncommented, "/home/owner/.config/robot-army/config.toml", { HOME: "/home/owner" });
   assert.is(config.github.token_file, "/home/owner/.config/robot-army/github-token");
   assert.is(config.github.author, "octocat");

@@ -5,8 +5,8 @@
  * one commented-out example table, so the file loads to the defaults as it stands.
  * `config.example.toml` is this output, committed; a unit test fails when the two drift.
  */
-import type { CommandDef } from "../lib/cli.ts";
-import { parse, print, runMain } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { parse, runMain, writeStdout } from "../lib/cli.ts";
 import { configSchema } from "../lib/config.ts";
 import type { SchemaNode } from "../lib/config.ts";
 
@@ -25,14 +25,20 @@ to the defaults as it stands, and you uncomment only what you change. The config
   examples: ["robot-army example-config > ~/.config/robot-army/config.toml"],
 };
 
+/** Parses argv and runs it. */
 export async function main(argv: string[]): Promise<number> {
   parse(command, argv);
-  print(run().trimEnd());
+  return run({}, { write: writeStdout });
+}
+
+/** Prints the example config generated from the schema (the config's own, unless another is given). */
+export function run(_opts: Record<string, never>, deps: { write: Write; schema?: SchemaNode }): number {
+  deps.write(exampleConfig(deps.schema).trimEnd() + "\n");
   return 0;
 }
 
 /** The example config's text. */
-export function run(schema: SchemaNode = configSchema()): string {
+export function exampleConfig(schema: SchemaNode = configSchema()): string {
   const out = [
     "# robot-army config.toml",
     "#",
