@@ -8,8 +8,8 @@
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { parse, print, runMain, stringOption } from "../lib/cli.ts";
-import type { CommandDef } from "../lib/cli.ts";
+import { asLines, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { reporter } from "../lib/daemon/events.ts";
 import { stopSwitch } from "../lib/daemon/loop.ts";
@@ -35,25 +35,34 @@ export const command: CommandDef = {
   options: { config: CONFIG_OPTION },
 };
 
+/** Parses argv and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const { path, explicit } = configPath(stringOption(args, "config"));
+  return await run({ config: stringOption(args, "config") }, { write: writeStdout });
+}
+
+/**
+ * With a config file, runs the daemon on it (as "robot-army run --config FILE", which
+ * prints its own events); with none, the rehearsal, whose progress goes to `deps.write`.
+ */
+export async function run(opts: { config: string | undefined }, deps: { write: Write }): Promise<number> {
+  const { path, explicit } = configPath(opts.config);
   if (explicit || existsSync(path)) return (await import("./run.ts")).main(["--config", path]);
-  return await rehearse();
+  return await rehearse(deps.write);
 }
 
 /** The rehearsal: forge, clone, config, the daemon at live, and a watch on the forge's pull requests. */
-async function rehearse(): Promise<number> {
+async function rehearse(write: Write): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "robot-army-rehearsal-"));
   // Everything the rehearsal starts keeps its state here, not in the owner's state dir.
   process.env.RA_STATE_DIR = join(dir, "state");
   process.env.RA_SESSION_ROOT = join(dir, "state", "sessions");
   const { seedForge } = await import("../lib/forge/seed.ts");
   const { startForge } = await import("../lib/forge/server.ts");
-  print(`rehearsal in ${dir}: nothing here touches GitHub or your own state`);
+  write(asLines(`rehearsal in ${dir}: nothing here touches GitHub or your own state`));
   const seeded = await seedForge(join(dir, "forge"));
   const forge = await startForge({ dir: join(dir, "forge") });
-  print(`sandbox forge at ${forge.url}: ${seeded.repository.full_name} with labelled issues ${seeded.issues.labelled.map((n) => `#${n}`).join(", ")}`);
+  write(asLines(`sandbox forge at ${forge.url}: ${seeded.repository.full_name} with labelled issues ${seeded.issues.labelled.map((n) => `#${n}`).join(", ")}`));
   const stop = stopSwitch(["SIGTERM", "SIGINT"]);
   const watch = { timer: undefined as ReturnType<typeof setInterval> | undefined };
   try {
@@ -62,19 +71,19 @@ async function rehearse(): Promise<number> {
     const token = seeded.users.find((u) => u.trusted)!;
     const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone);
     const config = await loadConfig({ path: configFile });
-    await onboard(config);
+    await onboard(config, write);
     const self = commandText([`RA_STATE_DIR=${process.env.RA_STATE_DIR}`, robotArmyHere(), "status", "--config", configFile]);
-    print(`config ${configFile}; look around with: ${self}`);
-    watch.timer = watchPullRequests(forge.url, token.token_file, seeded.repository.full_name);
-    const { run } = await import("./run.ts");
-    return await run({ once: false, level: "live" }, { config, report: reporter((text) => process.stdout.write(text), false), stop, env: process.env });
+    write(asLines(`config ${configFile}; look around with: ${self}`));
+    watch.timer = watchPullRequests(forge.url, token.token_file, seeded.repository.full_name, write);
+    const daemon = await import("./run.ts");
+    return await daemon.run({ once: false, level: "live" }, { config, report: reporter(write, false), stop, env: process.env });
   } finally {
     if (watch.timer) clearInterval(watch.timer);
     stop.dispose();
     const root = process.env.RA_SESSION_ROOT!;
     for (const record of listRecords(root)) await stopSession(root, record).catch(() => {});
     await forge.close();
-    print(`rehearsal stopped: its workers and the forge are stopped; its files stay in ${dir}`);
+    write(asLines(`rehearsal stopped: its workers and the forge are stopped; its files stay in ${dir}`));
   }
 }
 
@@ -110,20 +119,20 @@ function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, a
   return file;
 }
 
-async function onboard(config: Awaited<ReturnType<typeof loadConfig>>): Promise<void> {
+async function onboard(config: Awaited<ReturnType<typeof loadConfig>>, write: Write): Promise<void> {
   const store = await openStore(process.env.RA_STATE_DIR!);
   try {
     const { connectGitHub } = await import("../lib/boundaries/github.ts");
     const { onboardRepository } = await import("../lib/repos/onboard.ts");
     await onboardRepository(store, await connectGitHub(config, store), config, "demo/widgets");
-    print("onboarded demo/widgets: its clone's origin is the forge's repository");
+    write(asLines("onboarded demo/widgets: its clone's origin is the forge's repository"));
   } finally {
     store.close();
   }
 }
 
 /** Prints each pull request the workers open on the forge, as it appears. */
-function watchPullRequests(apiBase: string, tokenFile: string, repo: string): ReturnType<typeof setInterval> {
+function watchPullRequests(apiBase: string, tokenFile: string, repo: string, write: Write): ReturnType<typeof setInterval> {
   const seen = new Set<number>();
   const token = readFileSync(tokenFile, "utf8").trim();
   return setInterval(async () => {
@@ -132,7 +141,7 @@ function watchPullRequests(apiBase: string, tokenFile: string, repo: string): Re
       for (const pull of (await answer.json()) as Array<{ number: number; title: string; html_url: string; body: string | null }>) {
         if (seen.has(pull.number)) continue;
         seen.add(pull.number);
-        print(`pull request opened: ${repo}#${pull.number} "${pull.title}" (${(pull.body ?? "").split("\n")[0]})`);
+        write(asLines(`pull request opened: ${repo}#${pull.number} "${pull.title}" (${(pull.body ?? "").split("\n")[0]})`));
       }
     } catch {
       // The forge is stopping; the next look (if any) tries again.
