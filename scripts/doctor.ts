@@ -8,8 +8,8 @@
  */
 import { accessSync, constants, existsSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain, stringOption } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import { gitVersion } from "../lib/boundaries/git.ts";
 import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
@@ -60,9 +60,10 @@ export interface DoctorDeps {
   connect: (config: Config) => Promise<Pick<GitHubReader, "whoami">>;
   /** What `<tool> -V` says, or undefined when it cannot be run. */
   tmuxVersion: () => Promise<string | undefined>;
-  write: (text: string) => void;
+  write: Write;
 }
 
+/** Parses argv, gives the checks the real environment and probes, and runs them. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   return await run({ json: args.values.json === true }, {
@@ -70,7 +71,7 @@ export async function main(argv: string[]): Promise<number> {
     env: process.env,
     connect: (config) => connectGitHub(config, null, { maxAttempts: 2, timeoutMs: 10_000 }),
     tmuxVersion,
-    write: (text) => process.stdout.write(text),
+    write: writeStdout,
   });
 }
 
@@ -79,7 +80,7 @@ export async function run(opts: { json: boolean }, deps: DoctorDeps): Promise<nu
   const results = await runChecks(deps);
   const failed = results.filter((r) => r.status === "FAIL");
   if (opts.json) {
-    deps.write(JSON.stringify({ ok: failed.length === 0, checks: results }, null, 2) + "\n");
+    deps.write(asJson({ ok: failed.length === 0, checks: results }));
   } else {
     const width = Math.max(...results.map((r) => r.check.length)) + 2;
     deps.write(results.map((r) => `${r.status.padEnd(6)}${r.check.padEnd(width)}${r.detail}\n`).join(""));

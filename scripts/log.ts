@@ -6,8 +6,8 @@
  * is not an error. This command is on the start-up path people feel, so it imports only
  * the store (no ajv, yaml, smol-toml or octokit, unless --config names a file to check).
  */
-import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { integerOption, parse, runMain, stringOption, withHelp } from "../lib/cli.ts";
+import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
+import { asJson, integerOption, parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
 import { isoSeconds, now, parseTimestamp } from "../lib/clock.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 import { parseDuration } from "../lib/duration.ts";
@@ -59,13 +59,14 @@ export interface LogOptions {
 /** What `log` reads from and writes to. */
 export interface LogDeps {
   stateDir: string;
-  write: (text: string) => void;
+  write: Write;
   /** Ends `--follow`. */
   signal?: AbortSignal;
   /** How often `--follow` looks for new records. */
   pollMs?: number;
 }
 
+/** Parses argv, ends --follow on a signal or a closed pipe, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const opts = logOptions(args, now());
@@ -79,7 +80,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.on("error", onSignal);
   }
   try {
-    return await run(opts, { stateDir: stateDirPath(), write: (text) => process.stdout.write(text), signal: stop.signal });
+    return await run(opts, { stateDir: stateDirPath(), write: writeStdout, signal: stop.signal });
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -111,7 +112,7 @@ export async function run(opts: LogOptions, deps: LogDeps): Promise<number> {
   try {
     const records = store ? queryAudit(store, opts.filter) : [];
     if (!opts.follow) {
-      deps.write(opts.json ? JSON.stringify(records, null, 2) + "\n" : formatLines(records) || "no audit records\n");
+      deps.write(opts.json ? asJson(records) : formatLines(records) || "no audit records\n");
       const hidden = store && !opts.json && opts.filter.simulated === false
         ? queryAudit(store, { ...opts.filter, limit: undefined, simulated: true }).length : 0;
       if (hidden) deps.write(`${hidden} simulated record(s) hidden; --include-simulated shows them\n`);

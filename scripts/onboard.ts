@@ -3,8 +3,8 @@
  * Checks that the configured clone's origin is that repository and records a fingerprint
  * of its settings; `--reapprove` accepts settings that changed since.
  */
-import type { CommandDef, ParsedArgs } from "../lib/cli.ts";
-import { JSON_OPTION, helpText, parse, runMain } from "../lib/cli.ts";
+import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, helpText, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -54,9 +54,10 @@ export interface OnboardDeps {
   config: Config;
   store: Store;
   github: Pick<GitHubReader, "getRepository">;
-  write: (text: string) => void;
+  write: Write;
 }
 
+/** Parses argv, opens the store and GitHub, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const opts = onboardOptions(args);
@@ -65,7 +66,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     const { connectGitHub } = await import("../lib/boundaries/github.ts");
     const github = await connectGitHub(config, store);
-    return await run(opts, { config, store, github, write: (text) => process.stdout.write(text) });
+    return await run(opts, { config, store, github, write: writeStdout });
   } finally {
     store.close();
   }
@@ -84,10 +85,10 @@ export function onboardOptions(args: ParsedArgs): OnboardOptions {
 export async function run(opts: OnboardOptions, deps: OnboardDeps): Promise<number> {
   const result = await onboardRepository(deps.store, deps.github, deps.config, opts.repo, { reapprove: opts.reapprove });
   if (opts.json) {
-    deps.write(JSON.stringify(toJson(result), null, 2) + "\n");
+    deps.write(asJson(toJson(result)));
     return 0;
   }
-  deps.write([...describe(result), ...nextStep(result, deps.config)].map((line) => line + "\n").join(""));
+  deps.write(asLines(...describe(result), ...nextStep(result, deps.config)));
   return 0;
 }
 

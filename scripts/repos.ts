@@ -4,7 +4,7 @@
  * again, so a change is seen here (and the repository then needs reapproval).
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -85,8 +85,7 @@ export async function main(argv: string[]): Promise<number> {
 /** Checks the onboarded repositories' settings, then lists every repository. */
 export async function run(opts: { json: boolean }, deps: ReposDeps): Promise<number> {
   const lines = await repoLines(deps);
-  if (opts.json) deps.write(JSON.stringify(lines, null, 2) + "\n");
-  else deps.write(formatRepos(lines).map((line) => line + "\n").join(""));
+  deps.write(opts.json ? asJson(lines) : asLines(...formatRepos(lines)));
   return 0;
 }
 

@@ -3,8 +3,8 @@
  * put it back in the queue. `--force` (over uncommitted work or commits origin does not have) is taken
  * only when typed at a terminal.
  */
-import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
@@ -37,7 +37,7 @@ Below effect level local, worktrees are simulated and reset refuses, removing no
 };
 
 /** What reset works with: dispatch's dependencies, whether stdin is a terminal, and where its output goes. */
-export type ResetDeps = DispatchDeps & { atTerminal: boolean; write: (text: string) => void };
+export type ResetDeps = DispatchDeps & { atTerminal: boolean; write: Write };
 
 /** Parses argv, wires the dependencies, and runs it. */
 export async function main(argv: string[]): Promise<number> {
@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
   const atTerminal = process.stdin.isTTY === true;
   // Refused before anything is opened or read: a script's --force never reaches the work.
   if (force && !atTerminal) throw forceNeedsTerminal();
-  return await withDispatchDeps(args, (deps) => run({ item, force }, { ...deps, atTerminal, write: (text) => process.stdout.write(text) }));
+  return await withDispatchDeps(args, (deps) => run({ item, force }, { ...deps, atTerminal, write: writeStdout }));
 }
 
 /** Resets the item and says what became of the worktree and branch; exit 3 when a guard kept them. */
@@ -58,7 +58,7 @@ export async function run(opts: { item: number; force: boolean }, deps: ResetDep
   const lines = [`worktree: ${say(removal.worktree)}`, `branch  : ${say(removal.branch)}`];
   if (!reset) lines.push(`work item ${item.id} stays ${item.state}; "robot-army reset ${item.id} --force" at a terminal discards the work`);
   else lines.push(`work item ${item.id} (${item.repo}#${item.issue}): ready`);
-  deps.write(lines.map((line) => line + "\n").join(""));
+  deps.write(asLines(...lines));
   return reset ? EXIT.ok : EXIT.precondition;
 }
 

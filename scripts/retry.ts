@@ -1,6 +1,6 @@
 /** `robot-army retry <id>`: a failed work item goes back to ready, so dispatch starts it afresh. */
-import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { retryItem } from "../lib/dispatch/verbs/retry.ts";
 import type { RetryDeps } from "../lib/dispatch/verbs/retry.ts";
@@ -33,16 +33,16 @@ export async function main(argv: string[]): Promise<number> {
   const stateDir = ensureStateDir();
   const store = await openStore(stateDir);
   try {
-    return await run({ item }, { store, config, stateDir, write: (text) => process.stdout.write(text) });
+    return await run({ item }, { store, config, stateDir, write: writeStdout });
   } finally {
     store.close();
   }
 }
 
 /** Moves the item and says so; a refusal is a PreconditionError (exit 3). */
-export async function run(opts: { item: number }, deps: RetryDeps & { write: (text: string) => void }): Promise<number> {
+export async function run(opts: { item: number }, deps: RetryDeps & { write: Write }): Promise<number> {
   const item = await retryItem(deps, opts.item);
-  deps.write(`work item ${item.id} (${item.repo}#${item.issue}): failed -> ready\n`);
+  deps.write(asLines(`work item ${item.id} (${item.repo}#${item.issue}): failed -> ready`));
   return 0;
 }
 

@@ -6,7 +6,7 @@
  */
 import { hostname } from "node:os";
 import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import type { Config } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS, resolveLevel, wireEffects } from "../lib/effects.ts";
@@ -69,6 +69,7 @@ export interface RunOptions {
   level: EffectLevel;
 }
 
+/** Parses argv, checks the config can take work, stops on SIGTERM or SIGINT, and runs the daemon. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
@@ -76,7 +77,7 @@ export async function main(argv: string[]): Promise<number> {
   checkConfig(config);
   const stop = stopSwitch(["SIGTERM", "SIGINT"]);
   try {
-    return await run(opts, { config, report: reporter((text) => process.stdout.write(text), args.values.json === true), stop, env: process.env });
+    return await run(opts, { config, report: reporter(writeStdout, args.values.json === true), stop, env: process.env });
   } finally {
     stop.dispose();
   }

@@ -8,8 +8,8 @@
  *
  * A read never creates anything: with no database yet there is nothing to show.
  */
-import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain } from "../lib/cli.ts";
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { readRateLimitState } from "../lib/boundaries/github.ts";
 import type { RateLimitState } from "../lib/boundaries/github-types.ts";
 import { now, parseTimestamp } from "../lib/clock.ts";
@@ -64,7 +64,7 @@ export interface StatusDeps {
   config: Config;
   store: Store | undefined;
   stateDir: string;
-  write: (text: string) => void;
+  write: Write;
 }
 
 /** Everything `status` reports, as `--json` prints it. */
@@ -85,13 +85,14 @@ export interface StatusReport {
 
 type ItemJson = { id: number; repo: string; issue: number; title: string; created_at: string; simulated: boolean };
 
+/** Parses argv, opens the store if there is one, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
   const store = await openExistingStore(stateDirPath());
   try {
     const opts = { includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
-    return run(opts, { config, store, stateDir: stateDirPath(), write: (text) => process.stdout.write(text) });
+    return run(opts, { config, store, stateDir: stateDirPath(), write: writeStdout });
   } finally {
     store?.close();
   }
@@ -100,7 +101,7 @@ export async function main(argv: string[]): Promise<number> {
 /** Prints the status. */
 export function run(opts: StatusOptions, deps: StatusDeps): number {
   const report = statusReport(deps.store, deps.config, opts.includeSimulated, deps.stateDir);
-  deps.write(opts.json ? JSON.stringify(report, null, 2) + "\n" : formatStatus(report).map((line) => line + "\n").join(""));
+  deps.write(opts.json ? asJson(report) : asLines(...formatStatus(report)));
   return 0;
 }
 

@@ -1,6 +1,6 @@
 /** What `resume` and `restart` share as commands: options, the run, and what they print. */
-import type { CommandDef } from "../../cli.ts";
-import { parse } from "../../cli.ts";
+import type { CommandDef, Write } from "../../cli.ts";
+import { asLines, parse, writeStdout } from "../../cli.ts";
 import { CONFIG_OPTION } from "../../config.ts";
 import { EFFECT_LEVEL_OPTIONS } from "../../effects.ts";
 import { EXIT } from "../../errors.ts";
@@ -36,16 +36,16 @@ export function relaunchCommand(how: Relaunch, summary: string, description: str
   };
 
   /** Starts the new session and says where it runs; a worker that could not start throws RelaunchFailedError (exit 1). */
-  async function run(opts: { item: number; force: boolean }, deps: DispatchDeps & { write: (text: string) => void }): Promise<number> {
+  async function run(opts: { item: number; force: boolean }, deps: DispatchDeps & { write: Write }): Promise<number> {
     const outcome = await relaunchItem(deps, opts.item, { how, force: opts.force });
     if (outcome.result === "failed") throw new RelaunchFailedError(outcome);
     const s = outcome.session!;
-    deps.write([
+    deps.write(asLines(
       `work item ${opts.item}: ${how === "resume" ? "resumed" : "restarted"} as attempt ${outcome.attempt} in session ${s.name} (${s.id})`,
       `  worktree: ${s.worktree}`,
       `  branch  : ${s.branch}`,
       outcome.earlier ? `  earlier : ${outcome.earlier}` : "  earlier : none on record",
-    ].map((line) => line + "\n").join(""));
+    ));
     return EXIT.ok;
   }
 
@@ -54,7 +54,7 @@ export function relaunchCommand(how: Relaunch, summary: string, description: str
     const args = parse(command, argv);
     const item = itemIdArgument(command, args);
     const force = args.values.force === true;
-    return await withDispatchDeps(args, (deps) => run({ item, force }, { ...deps, write: (text) => process.stdout.write(text) }));
+    return await withDispatchDeps(args, (deps) => run({ item, force }, { ...deps, write: writeStdout }));
   }
 
   return { command, main, run };
