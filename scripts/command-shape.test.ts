@@ -1,7 +1,9 @@
 /**
- * The commands of issue 9's list take one shape: the definition with its options, a
- * `run(opts, deps)` whose output goes through `deps.write`, questions through lib/cli.ts,
- * and a thin `main`. Checked on the source, and by running some through `run` itself.
+ * Every command the router lists takes one shape (issue 9): the definition with its
+ * options, a `run(opts, deps)` whose output goes through `deps.write`, questions through
+ * lib/cli.ts, and a thin `main`; a family routes through `runSubcommand` to one exported
+ * `run<Sub>(opts, deps)` per subcommand. The list is the router's own, so a new command is
+ * checked as soon as it is routed. Checked on the source, and by running some through `run`.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -9,44 +11,67 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../lib/runtime.ts";
 import { makeGitRepo, withTempDir } from "../lib/testing/fixtures.ts";
+import { COMMANDS } from "./robot-army.ts";
+import type { CommandModule } from "./robot-army.ts";
 
-const LEAVES = ["cancel", "abandon", "show", "prompt", "capacity", "pause", "unpause", "hold", "unhold", "holds", "repos", "poll", "continuity"];
-const FAMILIES = ["episode", "ledger", "recover", "forge"];
+/** Commands whose definition, main and run are made elsewhere, and the file that makes them. */
+const MADE_ELSEWHERE: Record<string, string> = {
+  resume: "lib/dispatch/verbs/relaunch-command.ts",
+  restart: "lib/dispatch/verbs/relaunch-command.ts",
+};
 
-const source = (name: string) => readFileSync(join(PROJECT_ROOT, "scripts", `${name}.ts`), "utf8");
+const NAMES = Object.keys(COMMANDS);
+const load = (name: string): Promise<CommandModule & Record<string, unknown>> => COMMANDS[name].load() as Promise<CommandModule & Record<string, unknown>>;
+const isFamily = (mod: CommandModule) => "subcommands" in mod.command;
+const sources = (name: string): Array<[string, string]> =>
+  [`scripts/${name}.ts`, ...(Object.hasOwn(MADE_ELSEWHERE, name) ? [MADE_ELSEWHERE[name]] : [])]
+    .map((file) => [file, readFileSync(join(PROJECT_ROOT, file), "utf8")]);
 
-test("no command of the list writes to stdout itself or reads a prompt itself: output goes through deps.write, questions through lib/cli.ts", () => {
-  const offenders = [...LEAVES, ...FAMILIES].flatMap((name) => {
-    const text = source(name);
-    return [/\bprint\(/, /\bprintJson\(/, /process\.stdout\.write\(/, /node:readline/]
-      .filter((pattern) => pattern.test(text)).map((pattern) => `${name}: ${pattern}`);
-  });
+test("the router lists the commands, leaves and families both", async () => {
+  assert.ok(NAMES.length >= 30, `only ${NAMES.length} commands`);
+  const kinds = await Promise.all(NAMES.map(async (name) => isFamily(await load(name))));
+  assert.ok(kinds.includes(true) && kinds.includes(false));
+});
+
+test("no command writes to stdout itself or reads a prompt itself: output goes through deps.write (writeStdout in main), questions through lib/cli.ts", () => {
+  const offenders = NAMES.flatMap((name) => sources(name).flatMap(([file, text]) =>
+    [/\bprint\(/, /\bprintJson\(/, /process\.stdout\.write\(/, /node:readline/, /\bwrite: \(text(: string)?\) =>/]
+      .filter((pattern) => pattern.test(text)).map((pattern) => `${name} (${file}): ${pattern}`)));
   assert.equal(offenders, []);
+});
+
+test("a command whose main is made in another file names that file here, so its source is checked too", () => {
+  const unnamed = NAMES.filter((name) => !/\bfunction main\(/.test(sources(name).map(([, text]) => text).join("\n")));
+  assert.equal(unnamed, []);
 });
 
 test("a leaf command exports its definition, a thin main and run(opts, deps)", async () => {
   const wrong: string[] = [];
-  for (const name of LEAVES) {
-    const mod = await import(`./${name}.ts`);
-    if (typeof mod.command?.usage !== "string") wrong.push(`${name}: command`);
+  for (const name of NAMES) {
+    const mod = await load(name);
+    if (isFamily(mod)) continue;
+    if (typeof (mod.command as { usage?: unknown }).usage !== "string") wrong.push(`${name}: command`);
     if (typeof mod.main !== "function") wrong.push(`${name}: main`);
-    if (typeof mod.run !== "function" || mod.run.length !== 2) wrong.push(`${name}: run(opts, deps)`);
+    if (typeof mod.run !== "function" || (mod.run as Function).length !== 2) wrong.push(`${name}: run(opts, deps)`);
   }
   assert.equal(wrong, []);
 });
 
 test("a command family routes through runSubcommand, and each subcommand's work is an exported run(opts, deps)", async () => {
   const wrong: string[] = [];
-  for (const name of FAMILIES) {
-    const mod = await import(`./${name}.ts`);
-    if (!/runSubcommand\(command, argv\)/.test(source(name))) wrong.push(`${name}: main`);
+  for (const name of NAMES) {
+    const mod = await load(name);
+    if (!isFamily(mod)) continue;
+    if (!sources(name).some(([, text]) => /runSubcommand\(command, argv\)/.test(text))) wrong.push(`${name}: main`);
     const runs = Object.entries(mod).filter(([key, value]) => /^run[A-Z]/.test(key) && typeof value === "function");
+    const subcommands = Object.keys((mod.command as { subcommands: object }).subcommands).length;
     if (runs.length === 0) wrong.push(`${name}: no run function`);
+    // A run may serve two subcommands (episode idle and busy), never the other way round.
+    if (runs.length > subcommands) wrong.push(`${name}: ${runs.length} run functions for ${subcommands} subcommands`);
     for (const [key, fn] of runs) if ((fn as Function).length !== 2) wrong.push(`${name}: ${key} takes (opts, deps)`);
   }
   assert.equal(wrong, []);
 });
-
 test("episode, ledger and continuity run through run(opts, deps) write what the commands print", () =>
   withTempDir(async (dir) => {
     const repo = makeGitRepo(join(dir, "repo"));
@@ -67,6 +92,29 @@ test("episode, ledger and continuity run through run(opts, deps) write what the 
     assert.match(text, /  note  k1  \{"text":"tests pass"\}\n/);
     assert.match(text, "Open episodes (1)\n");
     assert.match(text, "\nLatest records (0)\n  none\n\nLedger (last 0)\n  empty\n");
+    assert.not.match(text, "warn: ");
+  }));
+
+test("session run, ls, peek, tag and rm run through run(opts, deps) write what the commands print", () =>
+  withTempDir(async (dir) => {
+    const { runLs, runPeek, runRm, runRun, runTag } = await import("./session.ts");
+    const out: string[] = [];
+    const env = { RA_SESSION_ROOT: join(dir, "sessions"), RA_STATE_DIR: join(dir, "state") };
+    const deps = { env, write: (text: string) => out.push(text), warn: (text: string) => out.push(`warn: ${text}`) };
+    const ran = await runRun(
+      { command: "sh", args: ["-c", "echo hello"], name: "shape1", cwd: dir, env: {}, tags: { keep: "true" }, permanent: false, ephemeral: false, detach: false },
+      { ...deps, output: "log" },
+    );
+    assert.is(ran, 0);
+    await runLs({ tags: true, json: false }, deps);
+    await runPeek({ ref: "shape1", count: 5, json: false }, deps);
+    await runTag({ ref: "shape1", set: { color: "blue" }, remove: ["keep"] }, deps);
+    await runRm({ ref: "shape1" }, deps);
+    await runLs({ tags: false, json: false }, deps);
+    const text = out.join("");
+    assert.match(text, /^ended \(1\)\n  shape1  [0-9a-f]{8}  exit 0  \S+ ago  keep  sh -c 'echo hello'  \[keep=true\]\n/);
+    assert.match(text, "\nhello\nshape1: color=blue\nremoved shape1 ");
+    assert.match(text, /\nno sessions\n$/);
     assert.not.match(text, "warn: ");
   }));
 
