@@ -78,6 +78,19 @@ export function removeSpooled(path: string): void {
   rmSync(path, { force: true });
 }
 
+/**
+ * The newest exit record spooled for one session (the highest generation): where it is and
+ * what it says (`exit` undefined when it cannot be read); undefined when none is there.
+ */
+export function spooledExitOf(dir: string, sessionId: string): { path: string; exit: ExitRecord | undefined } | undefined {
+  const generation = (file: string) => Number(file.split(".")[1]);
+  const file = spoolFiles(dir).filter((name) => name.split(".")[0] === sessionId).sort((a, b) => generation(a) - generation(b)).at(-1);
+  if (!file) return undefined;
+  const path = join(dir, file);
+  const exit = readSpooledExit(path);
+  return { path, exit: exit?.session_id === sessionId ? exit : undefined };
+}
+
 /** One exit record; undefined when it cannot be read or is not one. */
 export function readSpooledExit(path: string): ExitRecord | undefined {
   try {

@@ -52,6 +52,18 @@ export function closeLost(store: Store, session: { id: string; item: number }, w
   });
 }
 
+/**
+ * Closes the row of a session the owner stopped (`cancel`) as `cancelled`, and interrupts its
+ * item when this was its current session and its work is unfinished (active, awaiting
+ * review, or still being dispatched). Null when the row had already closed: its first ending stands.
+ */
+export function closeCancelled(store: Store, session: { id: string; item: number }, why: string): WorkerEnd | null {
+  return store.transaction(() => {
+    if (!endSession(store, session.id, "cancelled")) return null;
+    return interruptIfCurrent(store, session, "cancelled", why, CANCEL_INTERRUPTS);
+  });
+}
+
 /** `worker exited (code N)`, `worker crashed (SIGNAL)`, `worker was killed`: the item's reason. */
 export function exitReason(exit: Pick<Exit, "ended" | "code" | "signal">): string {
   if (exit.ended === "killed") return "worker was killed";
@@ -60,10 +72,13 @@ export function exitReason(exit: Pick<Exit, "ended" | "code" | "signal">): strin
   return `worker exited (code ${exit.code ?? "unknown"})`;
 }
 
-function interruptIfCurrent(store: Store, session: { id: string; item: number }, endReason: EndReason, why: string): WorkerEnd {
+/** The states an owner's cancel interrupts; a worker that ended by itself interrupts only an `active` item. */
+const CANCEL_INTERRUPTS: readonly WorkItemState[] = ["active", "awaiting_review", "dispatching"];
+
+function interruptIfCurrent(store: Store, session: { id: string; item: number }, endReason: EndReason, why: string, states: readonly WorkItemState[] = ["active"]): WorkerEnd {
   const item = getItem(store, session.item)!;
   // Only the end of the item's newest session interrupts it: an older one ending says nothing of the work now.
-  const interrupt = latestSession(store, item.id)?.id === session.id && item.state === "active";
+  const interrupt = latestSession(store, item.id)?.id === session.id && states.includes(item.state);
   const state = interrupt ? transition(store, item.id, "interrupted", { reason: why, details: { session: session.id } }).state : item.state;
   return { item: item.id, session: session.id, endReason, why, interrupted: interrupt, state };
 }

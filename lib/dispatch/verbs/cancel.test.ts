@@ -1,11 +1,13 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, runtimeArgv } from "../../runtime.ts";
 import { listRecords, sessionFiles, writeRecord } from "../../sessions/records.ts";
 import { sessionState } from "../../sessions/state.ts";
+import { stopSession } from "../../sessions/stop.ts";
+import { drainSpool } from "../../daemon/spool-drain.ts";
 import { queryAudit } from "../../store/audit.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
@@ -68,13 +70,45 @@ test("a confirmed cancel stops only that session, closes its row as cancelled an
 test("cancel reaches for the session by its id: with the item's own record swept, another session of the same name is never signalled", () =>
   withWorld(template, async ({ store, deps }) => {
     const { target, own, other } = await withNamesake(store, deps);
-    // The item's own record is gone (swept).
+    // The item's own record is gone (swept) while its worker still runs.
+    rmSync(sessionFiles(deps.sessionRoot, own.id).record);
+    await rejects(cancelSession(store, where(deps), target), Error, "no record left", "is not proven gone", "nothing was signalled");
+    assert.is(sessionState(deps.sessionRoot, other), "running", "the other session runs on");
+    // No record says how it ended and its worker is not proven gone: unknown is never "lost".
+    assert.is(sessionsOf(store, 1)[0].ended_at, null);
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.equal(queryAudit(store, { kind: "session.cancel" }), []);
+  }));
+
+test("a session with no record and no exit record left, whose worker is proven gone, is closed as lost", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    const target = cancelTarget(store, 1);
+    const [own] = listRecords(deps.sessionRoot);
+    assert.is(await stopSession(deps.sessionRoot, own), "stopped");
+    // Every trace of its end is gone: its record and the exit its holder spooled.
+    rmSync(sessionFiles(deps.sessionRoot, own.id).record);
+    rmSync(join(deps.stateDir, "spool"), { recursive: true, force: true });
+    const result = await cancelSession(store, where(deps), target);
+    assert.equal([result.did, result.ending, result.endReason, result.after], ["no-exit-record", null, "lost", "interrupted"]);
+    assert.is(sessionsOf(store, 1)[0].end_reason, "lost");
+  }));
+
+test("a row the daemon closed while the owner was asked keeps the daemon's ending, and cancel reports that one", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    const target = cancelTarget(store, 1);
+    const [own] = listRecords(deps.sessionRoot);
+    assert.is(await stopSession(deps.sessionRoot, own), "stopped");
+    // Meanwhile the daemon drains the exit (row closed as killed) and the record is swept.
+    const spool = join(deps.stateDir, "spool");
+    await waitFor("the exit spooled by its holder", () => existsSync(spool) && readdirSync(spool).some((f) => f.endsWith(".json")));
+    assert.is(drainSpool(store, spool).processed, 1);
     rmSync(sessionFiles(deps.sessionRoot, own.id).record);
     const result = await cancelSession(store, where(deps), target);
-    assert.is(sessionState(deps.sessionRoot, other), "running", "the other session runs on");
-    // Nothing on record says how it ended, and cancel ended nothing: lost, as settle would call it.
-    assert.equal([result.did, result.ending, result.endReason], ["no-exit-record", null, "lost"]);
-    assert.is(sessionsOf(store, 1)[0].end_reason, "lost");
+    assert.equal([result.did, result.endReason], ["had-ended", "killed"]);
+    assert.match(describeCancel("ra-widgets-1", 1, result), "its row is closed as killed");
+    assert.is(sessionsOf(store, 1)[0].end_reason, "killed");
   }));
 
 test("an unreadable record of the item's session refuses cancel before any signal", () =>

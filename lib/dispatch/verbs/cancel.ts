@@ -11,19 +11,19 @@
  * is not signalled, and its row is closed from its own exit record (the session's record,
  * else the exit spool), with the ending that record holds.
  */
-import { join } from "node:path";
 import { PreconditionError } from "../../errors.ts";
 import { appendAudit, auditEffect } from "../../store/audit.ts";
 import type { Store } from "../../store/open.ts";
+import { liveness } from "../../processes.ts";
 import { readRecord } from "../../sessions/records.ts";
-import { exitOf, readSpooledExit, spoolFiles } from "../../sessions/spool.ts";
+import type { SessionRecord } from "../../sessions/records.ts";
+import { exitOf, spooledExitOf } from "../../sessions/spool.ts";
 import type { Exit } from "../../sessions/spool.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { getItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
-import { transition } from "../../work-items/transition.ts";
-import { endSession, sessionsOf } from "../../work-items/sessions.ts";
-import { closeFromExit, exitReason, LOST_REASON } from "../../work-items/worker-ended.ts";
+import { sessionById, sessionsOf } from "../../work-items/sessions.ts";
+import { closeCancelled, closeFromExit, closeLost, exitReason, LOST_REASON } from "../../work-items/worker-ended.ts";
 import { requireItem } from "../../work-items/argument.ts";
 
 /** How the confirmation went: typed right, or how it gave up. */
@@ -55,8 +55,6 @@ export interface CancelResult {
   after: WorkItemState;
 }
 
-/** States a cancelled session's item leaves for `interrupted`; `done` and `abandoned` (and the rest) stay as they are. */
-const INTERRUPTIBLE: readonly WorkItemState[] = ["active", "awaiting_review", "dispatching"];
 
 /** The item's open session; an item without one refuses. */
 export function cancelTarget(store: Store, id: number): CancelTarget {
@@ -83,6 +81,9 @@ export async function cancelSession(store: Store, deps: CancelDeps, target: Canc
   if (target.session.host !== deps.host) {
     throw new PreconditionError(`Session "${target.session.name}" of work item ${target.item.id} runs on host ${target.session.host}, not here (${deps.host}); run cancel there. Nothing was signalled`);
   }
+  const ended = { id: target.session.id, item: target.item.id };
+  const done = (did: CancelResult["did"], ending: string | null): CancelResult =>
+    ({ did, ending, endReason: sessionById(store, target.session.id)!.end_reason!, before, after: getItem(store, target.item.id)!.state });
   // By the row's id only: names are not unique across stores, and a record that cannot be read refuses.
   const record = readOwnRecord(deps.sessionRoot, target);
   if (!record?.exitedAt) {
@@ -94,38 +95,40 @@ export async function cancelSession(store: Store, deps: CancelDeps, target: Canc
         (outcome) => ({ result: outcome }),
       )
       : "not-running" as const;
+    // Stopped: the row closes as cancelled, unless the daemon closed it from the exit record first.
     if (result === "stopped") {
-      store.transaction(() => {
-        endSession(store, target.session.id, "cancelled");
-        interrupt(store, target.item.id, "cancelled by the owner", target.session.id);
-      });
-      return { did: "stopped", ending: null, endReason: "cancelled", before, after: getItem(store, target.item.id)!.state };
+      closeCancelled(store, ended, "cancelled by the owner");
+      return done("stopped", null);
     }
   }
   // It was not running when cancel reached it: its own exit record, if one is left, says how it ended.
-  const exit = endingOnRecord(deps, target);
+  const exit = endingOnRecord(deps, target, record);
   if (exit) {
     const ending = exitReason(exit);
     store.transaction(() => {
-      closeFromExit(store, { id: target.session.id, item: target.item.id }, exit);
+      closeFromExit(store, ended, exit);
       appendAudit(store, {
         kind: "session.cancel", repo: target.item.repo, item: target.item.id, sessionId: target.session.id,
         body: { session: target.session.name, already_ended: ending, signalled: false },
       });
     });
-    const endReason = sessionsOf(store, target.item.id).find((s) => s.id === target.session.id)!.end_reason!;
-    return { did: "had-ended", ending, endReason, before, after: getItem(store, target.item.id)!.state };
+    return done("had-ended", ending);
   }
-  // Gone with no exit record anywhere: what the daemon's settle calls lost.
+  // While the owner was asked, the daemon may have drained its exit and closed the row: that ending stands.
+  const row = sessionById(store, target.session.id)!;
+  if (row.ended_at !== null) return done("had-ended", `its row was closed as ${row.end_reason} meanwhile`);
+  // No record and no exit record: lost, as settle would call it, once the worker the row names is proven gone.
+  if (row.pid !== null && row.pid !== undefined && liveness({ pid: row.pid, started_at: row.pid_started_at ?? null }) !== "exited") {
+    throw new PreconditionError(`Session "${target.session.name}" of work item ${target.item.id} has no record left, but its worker (pid ${row.pid}) is not proven gone; nothing was signalled and its row is left open`);
+  }
   store.transaction(() => {
-    endSession(store, target.session.id, "lost");
-    interrupt(store, target.item.id, LOST_REASON, target.session.id);
+    closeLost(store, ended, LOST_REASON);
     appendAudit(store, {
       kind: "session.cancel", repo: target.item.repo, item: target.item.id, sessionId: target.session.id,
       body: { session: target.session.name, already_ended: "no exit record", signalled: false },
     });
   });
-  return { did: "no-exit-record", ending: null, endReason: "lost", before, after: getItem(store, target.item.id)!.state };
+  return done("no-exit-record", null);
 }
 
 /** What cancel did, in one line: only what it did and observed, and the item's real state after it. */
@@ -146,21 +149,14 @@ function readOwnRecord(sessionRoot: string, target: CancelTarget) {
   }
 }
 
-function interrupt(store: Store, item: number, reason: string, session: string): void {
-  if (INTERRUPTIBLE.includes(getItem(store, item)!.state)) transition(store, item, "interrupted", { reason, details: { session } });
-}
-
 /** The session's exit as its own record holds it, else as its holder spooled it (the record reaped at exit); undefined when neither says. */
-function endingOnRecord(deps: CancelDeps, target: CancelTarget): Exit | undefined {
-  const record = readOwnRecord(deps.sessionRoot, target);
+function endingOnRecord(deps: CancelDeps, target: CancelTarget, record: SessionRecord | undefined): Exit | undefined {
   if (record?.exitedAt) return exitOf(record);
-  const spooled = spoolFiles(deps.spoolDir).filter((name) => name.startsWith(`${target.session.id}.`)).at(-1);
+  const spooled = spooledExitOf(deps.spoolDir, target.session.id);
   if (!spooled) return undefined;
-  const file = join(deps.spoolDir, spooled);
-  const exit = readSpooledExit(file);
   // An exit record that cannot be read still says the session ended; how, nobody can tell here.
-  if (exit?.session_id !== target.session.id || typeof exit.ended !== "string") {
-    throw new PreconditionError(`The exit record "${file}" of session "${target.session.name}" cannot be read, so how it ended is unknown; nothing was signalled and its row is left open`);
+  if (!spooled.exit) {
+    throw new PreconditionError(`The exit record "${spooled.path}" of session "${target.session.name}" cannot be read, so how it ended is unknown; nothing was signalled and its row is left open`);
   }
-  return exit;
+  return spooled.exit;
 }
