@@ -141,7 +141,7 @@ test("run --once exits 1 when a step failed, and its summary names the steps", (
     writeFileSync(deps.spoolDir, "a file where the spool folder should be");
     const code = await runLoop(deps, { once: true, tickSeconds: 1, stop: stopSwitch() });
     assert.is(code, 1);
-    assert.is(events.at(-1)!.line, "tick 1: dispatched 0, failed 0, waiting 0 (dispatch withheld); step failed: exit spool");
+    assert.is(events.at(-1)!.line, "tick 1: dispatched 0, failed 0, waiting 3 (dispatch withheld); step failed: exit spool");
   }));
 
 test("a running daemon prints a tick's summary only when the tick did something or its counts changed", () =>

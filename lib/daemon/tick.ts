@@ -94,6 +94,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));
     else {
       result.dispatch.withheld = "the exit spool or the sessions could not be reconciled";
+      result.dispatch.waiting = readyLeft(deps);
       deps.report({ event: "dispatch_withheld", line: `dispatch withheld: ${result.dispatch.withheld}`, reason: result.dispatch.withheld });
     }
   }
@@ -109,7 +110,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
 
 /**
  * What a tick did, in one line (and one `tick` event): how many items it dispatched, saw
- * fail, left waiting, and which steps failed. A failed dispatch is an item's outcome (the
+ * fail, left waiting (every ready item it left, whatever holds it), and which steps failed. A failed dispatch is an item's outcome (the
  * item is `failed`, its issue told), counted in `failed`; a failed step is one the tick
  * could not do (it threw), named in `steps_failed`. Retirement does not exist yet, so
  * nothing is said of it.
@@ -162,14 +163,24 @@ async function dispatch(deps: TickDeps, result: TickResult, state: DaemonState):
     if (!unchangedWait) deps.report(outcomeEvent(outcome));
     if (outcome.result === "active") result.dispatch.active++;
     else if (outcome.result === "failed") result.dispatch.failed++;
-    else if (outcome.result === "waiting") result.dispatch.waiting++;
-    else result.dispatch.would_dispatch++;
+    else if (outcome.result === "would dispatch") result.dispatch.would_dispatch++;
   }
+  result.dispatch.waiting = readyLeft(deps);
   reportComments(deps, since);
   if (withheld) {
     result.dispatch.withheld = withheld;
     deps.report({ event: "dispatch_withheld", line: `dispatch withheld: ${withheld}`, reason: withheld });
   }
+}
+
+/**
+ * The ready items this tick leaves waiting, whatever holds them: the caps, a hold, the pause,
+ * an untrusted repository, or a dispatch withheld. Counted from the items themselves, so a
+ * withheld dispatch (which looks at no item) still says how many wait.
+ */
+function readyLeft(deps: TickDeps): number {
+  return listItems(deps.store, { states: ["ready"], includeSimulated: deps.effects.simulated })
+    .filter((item) => item.simulated === deps.effects.simulated).length;
 }
 
 function outcomeEvent(o: DispatchOutcome) {
