@@ -17,7 +17,8 @@ import type { PromptInput } from "../lib/dispatch/prompt.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { itemIdArgument, requireItem } from "../lib/work-items/argument.ts";
+import { itemIdArgument } from "../lib/work-items/argument.ts";
+import { requireItem } from "../lib/work-items/queries.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {

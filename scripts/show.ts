@@ -14,11 +14,11 @@ import { stateDirPath } from "../lib/state-dir.ts";
 import { queryAudit } from "../lib/store/audit.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { getItem, listItems } from "../lib/work-items/queries.ts";
+import { getItem, listItems, noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { sessionsOf } from "../lib/work-items/sessions.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
-import { noSuchItem, parseItemId } from "../lib/work-items/argument.ts";
+import { parseItemId } from "../lib/work-items/argument.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {

@@ -6,7 +6,7 @@ import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { noSuchItem } from "../lib/work-items/argument.ts";
+import { noSuchItem } from "../lib/work-items/queries.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 /** How the command is called; its help is generated from this. */

@@ -2,7 +2,7 @@
 import type { Launcher } from "../boundaries/launchers/types.ts";
 import { PreconditionError } from "../errors.ts";
 import type { Store } from "../store/open.ts";
-import { requireItem } from "../work-items/argument.ts";
+import { requireItem } from "../work-items/queries.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 
 /** The argv that opens the item's worker, or why there is none to open. */

@@ -8,8 +8,8 @@ import { nowIso } from "../clock.ts";
 import { UsageError } from "../errors.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import { getItem } from "../work-items/queries.ts";
-import { parseItemId, requireItem } from "../work-items/argument.ts";
+import { getItem, requireItem } from "../work-items/queries.ts";
+import { parseItemId } from "../work-items/argument.ts";
 
 /** The pause as stored: when it was set and why. */
 export interface Pause {

@@ -1,5 +1,6 @@
 /** Reading and creating work items: one GitHub issue robot-army has taken on. */
 import { isoSeconds, now } from "../clock.ts";
+import { PreconditionError } from "../errors.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 
@@ -110,4 +111,16 @@ export function refreshSnapshot(store: Store, id: number, snapshot: IssueSnapsho
   store.statement(
     "UPDATE work_items SET title = ?, body = ?, labels = ?, issue_state = ?, issue_updated_at = ? WHERE id = ?",
   ).run(snapshot.title, snapshot.body, JSON.stringify(snapshot.labels), snapshot.issue_state, snapshot.issue_updated_at, id);
+}
+
+/** The refusal for an id no work item has. */
+export function noSuchItem(named: number | string): PreconditionError {
+  return new PreconditionError(`No work item ${named}; "robot-army status" lists them`);
+}
+
+/** The work item with this id; none (or no store yet) is a PreconditionError naming `status`. */
+export function requireItem(store: Store | undefined, id: number): WorkItem {
+  const item = store ? getItem(store, id) : undefined;
+  if (!item) throw noSuchItem(id);
+  return item;
 }

@@ -9,7 +9,7 @@ import { PreconditionError } from "../errors.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItem, WorkItemState } from "./queries.ts";
-import { requireItem } from "./argument.ts";
+import { requireItem } from "./queries.ts";
 
 /** Where each state may go. `done` and `abandoned` go nowhere. */
 export const ALLOWED: Readonly<Record<WorkItemState, readonly WorkItemState[]>> = {

@@ -12,7 +12,7 @@ import type { WorkItem } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { liveSessionOf } from "./live-session.ts";
 import type { LiveAnswer } from "./live-session.ts";
-import { requireItem } from "../../work-items/argument.ts";
+import { requireItem } from "../../work-items/queries.ts";
 import { claimerOf } from "../claim.ts";
 
 /** The reason recorded when the owner gives none. */

@@ -20,11 +20,10 @@ import type { SessionRecord } from "../../sessions/records.ts";
 import { exitOf, spooledExitOf } from "../../sessions/spool.ts";
 import type { Exit } from "../../sessions/spool.ts";
 import { stopSession } from "../../sessions/stop.ts";
-import { getItem } from "../../work-items/queries.ts";
+import { getItem, requireItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { sessionById, sessionsOf } from "../../work-items/sessions.ts";
 import { closeCancelled, closeFromExit, closeLost, exitReason, LOST_REASON } from "../../work-items/worker-ended.ts";
-import { requireItem } from "../../work-items/argument.ts";
 
 /** How the confirmation went: typed right, or how it gave up. */
 export type Confirmation = "confirmed" | "no stdin" | "interrupted" | "answer did not match";

@@ -10,7 +10,7 @@ import { removeWorktree, worktreePath } from "../../boundaries/worktrees.ts";
 import type { WorktreeRemoval } from "../../boundaries/worktrees.ts";
 import { PreconditionError } from "../../errors.ts";
 import { auditEffect } from "../../store/audit.ts";
-import { getItem, refreshSnapshot } from "../../work-items/queries.ts";
+import { getItem, refreshSnapshot, requireItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { branchName } from "../branch-name.ts";
@@ -18,7 +18,6 @@ import type { DispatchDeps } from "../dispatch.ts";
 import { latestSession } from "../../work-items/sessions.ts";
 import { worktreeRoot } from "../worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
-import { requireItem } from "../../work-items/argument.ts";
 
 /** States a reset may start from. */
 export const RESETTABLE: readonly WorkItemState[] = ["interrupted", "failed", "needs_info", "active", "awaiting_review"];

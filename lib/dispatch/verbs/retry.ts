@@ -11,7 +11,7 @@ import { branchExists, worktreePath } from "../../boundaries/worktrees.ts";
 import type { Config } from "../../config.ts";
 import { PreconditionError } from "../../errors.ts";
 import type { Store } from "../../store/open.ts";
-import { requireItem } from "../../work-items/argument.ts";
+import { requireItem } from "../../work-items/queries.ts";
 import type { WorkItem } from "../../work-items/queries.ts";
 import { latestSession } from "../../work-items/sessions.ts";
 import { transition } from "../../work-items/transition.ts";
