@@ -17,7 +17,7 @@ import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { daemonLines, daemonStatus } from "../lib/daemon/daemon-status.ts";
 import type { DaemonStatus } from "../lib/daemon/daemon-status.ts";
-import { dispatchQueue } from "../lib/repos/queue.ts";
+import { dispatchQueue, trustRemedy } from "../lib/repos/queue.ts";
 import type { DispatchQueue, UntrustedReason } from "../lib/repos/queue.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -122,7 +122,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
     held: held.map(({ item, priority, hold }) => ({
       ...itemJson(item), priority, hold: { on: hold.repo !== null ? "repository" : "item", reason: hold.reason, set_at: hold.set_at }, unhold: unholdCommand(hold),
     })),
-    untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: remedy(u.item.repo, u.reason) })),
+    untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
     // The boundary keys its records by the API base without a trailing slash.
     rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
     simulated_hidden: includeSimulated ? 0 : countSimulated(store),
@@ -151,12 +151,6 @@ export function formatStatus(report: StatusReport): string[] {
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;
-}
-
-/** What trusts a repository again: the config, onboarding, or reapproval. */
-function remedy(repo: string, reason: UntrustedReason): string {
-  if (reason === "not in the config") return `add [repos."${repo}"] to the config`;
-  return reason === "not onboarded" ? `"robot-army onboard ${repo}"` : `"robot-army onboard ${repo} --reapprove"`;
 }
 
 function unholdCommand(hold: Hold): string {

@@ -9,6 +9,7 @@
  * program: those are not the owner's choice to wave through but facts a start would run into.
  */
 import { checkFingerprint } from "../repos/onboard.ts";
+import { describeUntrusted } from "../repos/queue.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { observeCapacity } from "./capacity.ts";
 import { describePause, describeWait, findHold, pauseState } from "./controls.ts";
@@ -61,10 +62,11 @@ export async function gateForItem(deps: GateDeps, item: WorkItem, options: { for
 
 /** Why a repository may not be given work, with the way out; undefined when it may. */
 async function distrust(deps: GateDeps, name: string): Promise<string | undefined> {
-  const repo = deps.config.repos[name];
-  if (!repo) return `repository ${name} is not in the config; add a [repos."${name}"] table with the path of its clone`;
+  const repo = Object.hasOwn(deps.config.repos, name) ? deps.config.repos[name] : undefined;
+  if (!repo) return describeUntrusted(name, "not in the config");
+  // Asked live: settings changed on GitHub since the last poll make a repository untrusted now.
   const check = await checkFingerprint(deps.store, deps.github, { name, path: repo.path });
-  if (check.state === "not_onboarded") return `repository ${name} is not onboarded; "robot-army onboard ${name}" approves it`;
-  if (check.state !== "onboarded") return `repository ${name} needs reapproval; "robot-army onboard ${name} --reapprove" approves its settings as they are`;
+  if (check.state === "not_onboarded") return describeUntrusted(name, "not onboarded");
+  if (check.state !== "onboarded") return describeUntrusted(name, "needs reapproval");
   return undefined;
 }

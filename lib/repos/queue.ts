@@ -97,6 +97,17 @@ export function whyNotQueued(
   return hold ? { held: hold } : undefined;
 }
 
+/** What trusts a repository again: the config, onboarding, or reapproval. */
+export function trustRemedy(repo: string, reason: UntrustedReason): string {
+  if (reason === "not in the config") return `add [repos."${repo}"] to the config`;
+  return reason === "not onboarded" ? `"robot-army onboard ${repo}"` : `"robot-army onboard ${repo} --reapprove"`;
+}
+
+/** Why an untrusted repository takes no work, and what trusts it: the one wording status, dispatch and the relaunch verbs give. */
+export function describeUntrusted(repo: string, reason: UntrustedReason): string {
+  return `repository ${repo} ${reason === "needs reapproval" ? reason : `is ${reason}`}; ${trustRemedy(repo, reason)}`;
+}
+
 function untrustedReason(store: Store, config: Config, repo: string): UntrustedReason | null {
   if (!Object.hasOwn(config.repos, repo)) return "not in the config";
   const state = getRepoRecord(store, repo)?.state;
