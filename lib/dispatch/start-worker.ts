@@ -6,13 +6,16 @@
  * `ra_item`, then records the session and moves the item to `active` in one transaction,
  * and tells the issue where it runs. Any failure after the claim makes the item `failed`:
  * the reason goes to the item and the audit record, and the issue hears, once, only that a
- * session could not be started (DESIGN rule 4).
+ * session could not be started (DESIGN rule 4). A worker launched but not recorded is
+ * stopped first; if it cannot be proven stopped, the issue is told nothing.
  */
 import { join } from "node:path";
 import type { LaunchSpec } from "../boundaries/launchers/types.ts";
 import { isoSeconds, now } from "../clock.ts";
 import { commentOnIssue } from "../effects.ts";
 import { readRecord } from "../sessions/records.ts";
+import { stopSession } from "../sessions/stop.ts";
+import { auditEffect } from "../store/audit.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { nextAttempt, recordSession } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
@@ -46,15 +49,23 @@ export type StartedWorker =
 export async function startWorker(deps: DispatchDeps, item: WorkItem, start: WorkerStart): Promise<StartedWorker> {
   const { store } = deps;
   const attempt = nextAttempt(store, item.id);
+  let launched: Awaited<ReturnType<DispatchDeps["launcher"]["launch"]>>;
+  let worktree: { path: string; branch: string };
+  let name: string;
   try {
-    const worktree = await start.worktree();
-    const name = freeSessionName(deps.sessionRoot, item, attempt);
+    worktree = await start.worktree();
+    name = freeSessionName(deps.sessionRoot, item, attempt);
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
       branch: worktree.branch, worktree: worktree.path, episodeKey: `item-${item.id}`,
     })) : undefined;
-    const launched = await deps.launcher.launch(workerSpec(deps, item, { name, cwd: worktree.path, argv: start.argv, promptFile }));
-    const row = store.transaction(() => {
+    launched = await deps.launcher.launch(workerSpec(deps, item, { name, cwd: worktree.path, argv: start.argv, promptFile }));
+  } catch (error) {
+    return await failStart(deps, item, attempt, errorText(error), { tellIssue: true });
+  }
+  let row;
+  try {
+    row = store.transaction(() => {
       const recorded = recordSession(store, {
         id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
         worktree: worktree.path, branch: worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated,
@@ -63,15 +74,45 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       transition(store, item.id, "active", { reason: start.becameActive.reason, details: { session: launched.sessionId, name, ...start.becameActive.details } });
       return recorded;
     });
-    const session = { name, id: launched.sessionId, branch: worktree.branch, worktree: worktree.path };
-    await tell(deps, item, start.comment.purpose, start.comment.body({ host: deps.host, ...session }, row.attempt));
-    return { result: "active", attempt: row.attempt, session, reason: null };
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    transition(store, item.id, "failed", { reason });
-    await tell(deps, item, "failed", failureComment({ host: deps.host, item: item.id }));
-    return { result: "failed", attempt, session: null, reason };
+    // The worker runs but no row says so: nothing would ever watch or end it. It is stopped
+    // (by its own record, audited); only once it is proven stopped does the issue hear that
+    // no session could be started.
+    const stopped = await stopUnrecorded(deps, item, launched.sessionId, name);
+    const why = `its worker started as session ${name} (${launched.sessionId}) but could not be recorded: ${errorText(error)}; ${stopped.line}`;
+    return await failStart(deps, item, attempt, why, { tellIssue: stopped.ok });
   }
+  const session = { name, id: launched.sessionId, branch: worktree.branch, worktree: worktree.path };
+  await tell(deps, item, start.comment.purpose, start.comment.body({ host: deps.host, ...session }, row.attempt));
+  return { result: "active", attempt: row.attempt, session, reason: null };
+}
+
+/** Fails the item with its private reason and, unless a session of it may still run, says once on its issue that none could be started. */
+async function failStart(deps: DispatchDeps, item: WorkItem, attempt: number, reason: string, options: { tellIssue: boolean }): Promise<StartedWorker> {
+  transition(deps.store, item.id, "failed", { reason });
+  if (options.tellIssue) await tell(deps, item, "failed", failureComment({ host: deps.host, item: item.id }));
+  return { result: "failed", attempt, session: null, reason };
+}
+
+/** Stops a just-launched session no row records, by its own record (pid plus start time), between an audit intent and outcome. */
+async function stopUnrecorded(deps: DispatchDeps, item: WorkItem, sessionId: string, name: string): Promise<{ ok: boolean; line: string }> {
+  try {
+    const record = readRecord(deps.sessionRoot, sessionId);
+    if (!record) return { ok: false, line: "its session record cannot be found, so it may still run" };
+    const result = await auditEffect(
+      deps.store,
+      { kind: "session.stop", repo: item.repo, item: item.id, sessionId, body: { session: name, why: "not recorded" } },
+      () => stopSession(deps.sessionRoot, record),
+      (outcome) => ({ result: outcome }),
+    );
+    return { ok: true, line: result === "stopped" ? "that session was stopped" : "that session had already ended" };
+  } catch (error) {
+    return { ok: false, line: `stopping that session failed (${errorText(error)}), so it may still run` };
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
