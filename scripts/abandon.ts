@@ -4,7 +4,7 @@ import { asLines, parse, runMain, stringOption, writeStdout } from "../lib/cli.t
 import { abandonItem, describeLeftWorker } from "../lib/dispatch/verbs/abandon.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
@@ -31,12 +31,9 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   checkConfigOption(args);
   const item = itemIdArgument(command, args);
-  const store = await openStore(ensureStateDir());
-  try {
+  return await withStore(ensureStateDir(), async (store) => {
     return run({ item, reason: stringOption(args, "reason") }, { store, sessionRoot: sessionRoot(), write: writeStdout });
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Moves the item and says so, and names the worker it left running. */

@@ -11,7 +11,7 @@ import type { Launcher } from "../lib/boundaries/launchers/types.ts";
 import { launcherFor } from "../lib/boundaries/launchers/select.ts";
 import { attachCommandFor } from "../lib/dispatch/attach-command.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 
@@ -43,12 +43,9 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const item = itemIdArgument(command, args);
   const config = await configFromArgs(args);
-  const store = await openExistingStore(stateDirPath());
-  try {
+  return await withExistingStore(stateDirPath(), async (store) => {
     return await run({ item, print: args.values.print === true }, { store, launcher: launcherFor(config), write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /**

@@ -12,7 +12,7 @@ import { PreconditionError } from "../lib/errors.ts";
 import { ensureSessionRoot } from "../lib/sessions/records.ts";
 import { spoolDir } from "../lib/sessions/spool.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
@@ -52,13 +52,10 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   checkConfigOption(args);
   const item = itemIdArgument(command, args);
-  const store = await openStore(ensureStateDir());
-  try {
+  return await withStore(ensureStateDir(), async (store) => {
     const deps = { store, sessionRoot: ensureSessionRoot(), spoolDir: spoolDir(), host: hostname(), ask: (q: string) => ask(q), write: writeStdout };
     return await run({ item, force: args.values.force === true }, deps);
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Asks (unless forced), then cancels and says what it did and where the item is. */

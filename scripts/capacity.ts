@@ -17,7 +17,7 @@ import type { Pause } from "../lib/dispatch/controls.ts";
 import { CheckFailedError, EXIT } from "../lib/errors.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 
 /** How the command is called; its help is generated from this. */
@@ -67,12 +67,9 @@ export async function main(argv: string[]): Promise<number> {
   const config = await configFromArgs(args);
   const file = configPath(stringOption(args, "config")).path;
   const limits = configuredLimits(existsSync(file) ? readFileSync(file, "utf8") : "", Object.keys(config.repos));
-  const store = await openExistingStore(stateDirPath());
-  try {
+  return await withExistingStore(stateDirPath(), async (store) => {
     return run({ json: args.values.json === true }, { config, store, sessionRoot: sessionRoot(), configuredLimits: limits, write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Prints the capacity; throws CheckFailedError (exit 4) when it cannot be observed, or returns 4 after `--json`. */

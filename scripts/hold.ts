@@ -7,7 +7,7 @@ import { parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.
 import { describeHold, hold, parseHoldTarget } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
@@ -36,12 +36,9 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   checkConfigOption(args);
   const target = withHelp(command, () => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
-  const store = await openStore(ensureStateDir());
-  try {
+  return await withStore(ensureStateDir(), async (store) => {
     return run({ target, reason: stringOption(args, "reason") || undefined }, { store, write: writeStdout });
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Holds the target and says so, or says it already was. */

@@ -4,7 +4,7 @@ import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { describeHold, listHolds, pauseState } from "../lib/dispatch/controls.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
@@ -28,12 +28,9 @@ export interface HoldsReport {
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   checkConfigOption(args);
-  const store = await openExistingStore(stateDirPath());
-  try {
+  return await withExistingStore(stateDirPath(), async (store) => {
     return run({ json: args.values.json === true }, { store, write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Prints the pause and the holds. */

@@ -14,7 +14,7 @@ import type { Fingerprint } from "../lib/repos/fingerprint.ts";
 import { onboardRepository } from "../lib/repos/onboard.ts";
 import type { OnboardResult } from "../lib/repos/onboard.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 
 export const command: CommandDef = {
@@ -62,14 +62,11 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const opts = onboardOptions(args);
   const config = await configFromArgs(args);
-  const store = await openStore(ensureStateDir());
-  try {
+  return await withStore(ensureStateDir(), async (store) => {
     const { connectGitHub } = await import("../lib/boundaries/github.ts");
     const github = await connectGitHub(config, store);
     return await run(opts, { config, store, github, write: writeStdout });
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Reads the arguments; the repository must be written `owner/name`. */

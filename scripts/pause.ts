@@ -6,7 +6,7 @@ import type { CommandDef, Write } from "../lib/cli.ts";
 import { parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import { pause } from "../lib/dispatch/controls.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
@@ -29,12 +29,9 @@ Pausing again keeps the first pause and its reason.
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   checkConfigOption(args);
-  const store = await openStore(ensureStateDir());
-  try {
+  return await withStore(ensureStateDir(), async (store) => {
     return run({ reason: stringOption(args, "reason") || undefined }, { store, write: writeStdout });
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Pauses dispatch and says so, or says it already was. */

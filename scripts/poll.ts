@@ -18,7 +18,7 @@ import type { RepoPoll } from "../lib/intake/poll.ts";
 import { reportLines } from "../lib/intake/report.ts";
 import type { QueueCount } from "../lib/intake/report.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { listItems } from "../lib/work-items/queries.ts";
 
@@ -74,17 +74,14 @@ export async function main(argv: string[]): Promise<number> {
   const config = await configFromArgs(args);
   const level = resolveLevel(args, config);
   const opts = pollOptions(args, config);
-  const store = await openStore(ensureStateDir());
-  try {
+  return await withStore(ensureStateDir(), async (store) => {
     const { connectGitHub } = await import("../lib/boundaries/github.ts");
     const github = await connectGitHub(config, store, {
       onRetry: (r) => process.stderr.write(`robot-army: ${r.method} ${r.path}: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)}s\n`),
     });
     const effects = wireEffects(level, { github: github.writer });
     return await run(opts, { config, store, reader: github, effects, host: hostname(), write: writeStdout });
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** The repositories to poll, checked against the config; intake without an author takes nothing. */

@@ -15,7 +15,7 @@ import { branchName } from "../lib/dispatch/branch-name.ts";
 import { composePrompt } from "../lib/dispatch/prompt.ts";
 import type { PromptInput } from "../lib/dispatch/prompt.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 import { requireItem } from "../lib/work-items/queries.ts";
@@ -53,12 +53,9 @@ export async function main(argv: string[]): Promise<number> {
   const id = itemIdArgument(command, args);
   const config = await configFromArgs(args);
   const stateDir = stateDirPath();
-  const store = await openExistingStore(stateDir);
-  try {
+  return await withExistingStore(stateDir, async (store) => {
     return run({ id, json: args.values.json === true }, { config, stateDir, store, write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Prints the item's prompt, or its parts as JSON; an unknown item is a PreconditionError. */

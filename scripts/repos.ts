@@ -14,7 +14,7 @@ import { checkFingerprint } from "../lib/repos/onboard.ts";
 import { listRepoRecords, pendingChanges } from "../lib/repos/records.ts";
 import type { OnboardingState } from "../lib/repos/records.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { WORK_ITEM_STATES, listItems } from "../lib/work-items/queries.ts";
 import type { WorkItemState } from "../lib/work-items/queries.ts";
@@ -73,13 +73,10 @@ export interface RepoLine {
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
-  const store = await openExistingStore(stateDirPath());
-  try {
+  return await withExistingStore(stateDirPath(), async (store) => {
     const connect = async () => (await import("../lib/boundaries/github.ts")).connectGitHub(config, store ?? null);
     return await run({ json: args.values.json === true }, { config, store, connect, write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Checks the onboarded repositories' settings, then lists every repository. */

@@ -5,7 +5,7 @@ import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { retryItem } from "../lib/dispatch/verbs/retry.ts";
 import type { RetryDeps } from "../lib/dispatch/verbs/retry.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 
 /** How the command is called; its help is generated from this. */
@@ -31,12 +31,9 @@ export async function main(argv: string[]): Promise<number> {
   const item = itemIdArgument(command, args);
   const config = await configFromArgs(args);
   const stateDir = ensureStateDir();
-  const store = await openStore(stateDir);
-  try {
+  return await withStore(stateDir, async (store) => {
     return await run({ item }, { store, config, stateDir, write: writeStdout });
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Moves the item and says so; a refusal is a PreconditionError (exit 3). */

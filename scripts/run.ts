@@ -22,7 +22,7 @@ import { initialState } from "../lib/daemon/tick.ts";
 import { ensureSessionRoot } from "../lib/sessions/records.ts";
 import { spoolDir } from "../lib/sessions/spool.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 
 export const command: CommandDef = {
   name: "run",
@@ -97,8 +97,7 @@ export interface RunDeps {
 export async function run(opts: RunOptions, deps: RunDeps): Promise<number> {
   const { config, report } = deps;
   const stateDir = ensureStateDir(deps.env);
-  const store = await openStore(stateDir);
-  try {
+  return await withStore(stateDir, async (store) => {
     const lock = acquireDaemonLock(stateDir, store);
     try {
       const { connectGitHub } = await import("../lib/boundaries/github.ts");
@@ -119,9 +118,7 @@ export async function run(opts: RunOptions, deps: RunDeps): Promise<number> {
     } finally {
       lock.release();
     }
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** The daemon needs repositories and an author before it can take any work. */

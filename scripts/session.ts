@@ -14,7 +14,7 @@ import { collectGarbage, describeGc } from "../lib/sessions/gc.ts";
 import type { GcEffect } from "../lib/sessions/gc.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { auditEffect } from "../lib/store/audit.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 import { exitCodeOf, holdSession, update } from "../lib/sessions/holder.ts";
 import type { OutputMode } from "../lib/sessions/holder.ts";
 import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, unreadableRecords, removeSessionFiles, resolveRef, sessionFiles, sessionRoot } from "../lib/sessions/records.ts";
@@ -398,17 +398,14 @@ export async function runGc(opts: { dryRun: boolean; json: boolean }, deps: Sess
  * audit intent and its outcome in the store (DESIGN rule 3), so a sweep leaves a trace.
  */
 async function withAudit<T>(deps: SessionDeps, fn: (audited: GcEffect) => Promise<T>): Promise<T> {
-  const store = await openStore(ensureStateDir(deps.env));
-  try {
+  return await withStore(ensureStateDir(deps.env), async (store) => {
     const audited: GcEffect = (action, record, run) => auditEffect(
       store,
       { kind: `session.${action}`, sessionId: record.id, body: { name: record.name, generation: record.generation, item: record.tags.ra_item ?? null } },
       run,
     );
     return await fn(audited);
-  } finally {
-    store.close();
-  }
+  });
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -12,7 +12,7 @@ import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { queryAudit } from "../lib/store/audit.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { getItem, listItems, noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
@@ -75,12 +75,9 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const opts = showOptions(args);
   const config = await configFromArgs(args);
-  const store = await openExistingStore(stateDirPath());
-  try {
+  return await withExistingStore(stateDirPath(), async (store) => {
     return run(opts, { config, store, write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Reads the arguments: a whole number, or `owner/name#N`. */

@@ -18,7 +18,7 @@ import { PROJECT_ROOT } from "../lib/runtime.ts";
 import { commandText } from "../lib/shell-words.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
-import { openStore } from "../lib/store/open.ts";
+import { withStore } from "../lib/store/open.ts";
 
 /** The `start` command. */
 export const command: CommandDef = {
@@ -120,15 +120,12 @@ function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, a
 }
 
 async function onboard(config: Awaited<ReturnType<typeof loadConfig>>, write: Write): Promise<void> {
-  const store = await openStore(process.env.RA_STATE_DIR!);
-  try {
+  return await withStore(process.env.RA_STATE_DIR!, async (store) => {
     const { connectGitHub } = await import("../lib/boundaries/github.ts");
     const { onboardRepository } = await import("../lib/repos/onboard.ts");
     await onboardRepository(store, await connectGitHub(config, store), config, "demo/widgets");
     write(asLines("onboarded demo/widgets: its clone's origin is the forge's repository"));
-  } finally {
-    store.close();
-  }
+  });
 }
 
 /** Prints each pull request the workers open on the forge, as it appears. */

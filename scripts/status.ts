@@ -21,7 +21,7 @@ import { dispatchQueue, trustRemedy } from "../lib/repos/queue.ts";
 import type { DispatchQueue, UntrustedReason } from "../lib/repos/queue.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { WORK_ITEM_STATES, countSimulated } from "../lib/work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../lib/work-items/queries.ts";
@@ -89,13 +89,10 @@ type ItemJson = { id: number; repo: string; issue: number; title: string; create
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
-  const store = await openExistingStore(stateDirPath());
-  try {
+  return await withExistingStore(stateDirPath(), async (store) => {
     const opts = { includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
     return run(opts, { config, store, stateDir: stateDirPath(), write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Prints the status. */

@@ -4,7 +4,7 @@ import { parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.
 import { describeHold, parseHoldTarget, unhold } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { noSuchItem } from "../lib/work-items/queries.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
@@ -26,12 +26,9 @@ export async function main(argv: string[]): Promise<number> {
   checkConfigOption(args);
   const target = withHelp(command, () => parseHoldTarget(args.positionals[0], stringOption(args, "repo")));
   // With no store there is no hold to lift, and nothing is created to say so.
-  const store = await openExistingStore(stateDirPath());
-  try {
+  return await withExistingStore(stateDirPath(), async (store) => {
     return run({ target }, { store, write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Lifts the hold and says so, or says there was none. */

@@ -3,7 +3,7 @@ import type { CommandDef, Write } from "../lib/cli.ts";
 import { parse, runMain, writeStdout } from "../lib/cli.ts";
 import { unpause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { openExistingStore } from "../lib/store/open.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
@@ -21,12 +21,9 @@ export const command: CommandDef = {
 export async function main(argv: string[]): Promise<number> {
   checkConfigOption(parse(command, argv));
   // With no store there is no pause to lift, and nothing is created to say so.
-  const store = await openExistingStore(stateDirPath());
-  try {
+  return await withExistingStore(stateDirPath(), async (store) => {
     return run({}, { store, write: writeStdout });
-  } finally {
-    store?.close();
-  }
+  });
 }
 
 /** Lifts the pause and says so, or says there was none. */

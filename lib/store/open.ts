@@ -61,6 +61,30 @@ export async function openExistingStore(stateDir: string): Promise<Store | undef
   return await openAt(path);
 }
 
+/**
+ * Runs `fn` with the store of `stateDir` (opened as openStore does) and closes it afterwards,
+ * whether `fn` returns or throws.
+ * @example return await withStore(ensureStateDir(), (store) => run(opts, { store, write: writeStdout }));
+ */
+export async function withStore<T>(stateDir: string, fn: (store: Store) => T | Promise<T>): Promise<T> {
+  const store = await openStore(stateDir);
+  try {
+    return await fn(store);
+  } finally {
+    store.close();
+  }
+}
+
+/** Like withStore, with the store only if its database exists (undefined otherwise): for commands that only read. */
+export async function withExistingStore<T>(stateDir: string, fn: (store: Store | undefined) => T | Promise<T>): Promise<T> {
+  const store = await openExistingStore(stateDir);
+  try {
+    return await fn(store);
+  } finally {
+    store?.close();
+  }
+}
+
 async function openAt(path: string): Promise<Store> {
   const { DatabaseSync } = await loadSqlite();
   const db = new DatabaseSync(path);

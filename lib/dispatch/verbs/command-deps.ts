@@ -8,15 +8,14 @@ import { configFromArgs } from "../../config.ts";
 import { effectsFor } from "../../effects.ts";
 import { ensureSessionRoot } from "../../sessions/records.ts";
 import { ensureStateDir } from "../../state-dir.ts";
-import { openStore } from "../../store/open.ts";
+import { withStore } from "../../store/open.ts";
 import type { DispatchDeps } from "../dispatch.ts";
 
 /** Runs `fn` with dispatch's dependencies; the store is closed afterwards. */
 export async function withDispatchDeps<T>(args: ParsedArgs, fn: (deps: DispatchDeps) => Promise<T>): Promise<T> {
   const config = await configFromArgs(args);
   const stateDir = ensureStateDir();
-  const store = await openStore(stateDir);
-  try {
+  return await withStore(stateDir, async (store) => {
     const { connectGitHub } = await import("../../boundaries/github.ts");
     const { launcherFor } = await import("../../boundaries/launchers/select.ts");
     const github = await connectGitHub(config, store, {});
@@ -24,8 +23,6 @@ export async function withDispatchDeps<T>(args: ParsedArgs, fn: (deps: DispatchD
     return await fn({
       store, config, stateDir, sessionRoot: ensureSessionRoot(), github, effects, host: hostname(), launcher: launcherFor(config),
     });
-  } finally {
-    store.close();
-  }
+  });
 }
 
