@@ -30,6 +30,12 @@ export interface SettleDeps {
   sessionRoot: string;
   spoolDir: string;
   host: string;
+  /**
+   * Sessions whose spool file the drain found damaged: their file is no exit record, so
+   * settle decides them from their own record, as if nothing were spooled (files set aside
+   * are gone from the spool already; this covers one that could not be moved).
+   */
+  damagedSessions?: readonly string[];
 }
 
 /** Settles every open session row of an `active` item on this host. */
@@ -44,7 +50,7 @@ export function settleSessions(deps: SettleDeps): SettleResult {
       continue;
     }
     // The spool drain owns a session that has an exit record waiting there.
-    if (spooled === undefined || spooled.has(row.id)) continue;
+    if (spooled === undefined || (spooled.has(row.id) && !deps.damagedSessions?.includes(row.id))) continue;
     let record;
     try {
       record = readRecord(deps.sessionRoot, row.id);

@@ -3,9 +3,14 @@
  * session row (`exited`, `crashed`, `killed`) and moves its item from `active` to
  * `interrupted`. The file is deleted only after the store has it, so a crash in between
  * re-processes it, and the second time changes nothing. A record for a session the store
- * does not know is kept and reported once, never guessed at.
+ * does not know is kept and reported once, never guessed at. A damaged file (unreadable,
+ * not JSON, or failing `schema/exit-record.schema.json`) is set aside in `damaged/`, audited
+ * as `spool.damaged`, and never stops the rest of the drain; its session, when its name
+ * tells one, is left to settle, which decides from the session's own record.
  */
-import { removeSpooled, spooledExits } from "../sessions/spool.ts";
+import { auditEffect } from "../store/audit.ts";
+import { removeSpooled, sessionOfSpoolFile, setAsideDamaged, spooledExits } from "../sessions/spool.ts";
+import type { SpooledExit } from "../sessions/spool.ts";
 import type { Store } from "../store/open.ts";
 import { sessionById } from "../work-items/sessions.ts";
 import { closeFromExit } from "../work-items/worker-ended.ts";
@@ -16,6 +21,10 @@ import type { DaemonEvent } from "./events.ts";
 export interface DrainResult {
   processed: number;
   kept: number;
+  /** Damaged files set aside in `damaged/`. */
+  damaged: number;
+  /** The sessions whose spool file is damaged (set aside or not): the drain does not own them, settle does. */
+  damagedSessions: string[];
   events: DaemonEvent[];
 }
 
@@ -23,16 +32,20 @@ export interface DrainResult {
  * Processes every spool file, oldest name first. `reported` remembers the files already
  * reported as kept, so each is reported once per daemon.
  */
-export function drainSpool(store: Store, dir: string, reported: Set<string> = new Set()): DrainResult {
-  const result: DrainResult = { processed: 0, kept: 0, events: [] };
-  for (const { file, path, exit } of spooledExits(dir)) {
-    const row = exit ? sessionById(store, exit.session_id) : undefined;
-    if (!exit || !row) {
+export async function drainSpool(store: Store, dir: string, reported: Set<string> = new Set()): Promise<DrainResult> {
+  const result: DrainResult = { processed: 0, kept: 0, damaged: 0, damagedSessions: [], events: [] };
+  for (const spooled of await spooledExits(dir)) {
+    const { file, path, exit } = spooled;
+    if (!exit) {
+      await setAside(store, spooled, reported, result);
+      continue;
+    }
+    const row = sessionById(store, exit.session_id);
+    if (!row) {
       result.kept++;
       if (!reported.has(file)) {
         reported.add(file);
-        const why = exit ? `session ${exit.session_id} (${exit.name}) is not in the store` : "it cannot be read";
-        result.events.push({ event: "spool_kept", line: `exit spool: kept ${file}: ${why}`, file: path, session: exit?.session_id ?? null });
+        result.events.push({ event: "spool_kept", line: `exit spool: kept ${file}: session ${exit.session_id} (${exit.name}) is not in the store`, file: path, session: exit.session_id });
       }
       continue;
     }
@@ -42,6 +55,45 @@ export function drainSpool(store: Store, dir: string, reported: Set<string> = ne
     result.processed++;
   }
   return result;
+}
+
+/**
+ * Sets a damaged file aside (audited `spool.damaged`, with its path and what is wrong) and
+ * says in one line what becomes of its session: settled from its own record when the file's
+ * name tells a session the store knows, else nothing, and the owner is told to look.
+ */
+async function setAside(store: Store, spooled: SpooledExit, reported: Set<string>, result: DrainResult): Promise<void> {
+  const { file, path } = spooled;
+  const reason = spooled.problem ?? "it is not an exit record";
+  const id = sessionOfSpoolFile(file);
+  const row = id ? sessionById(store, id) : undefined;
+  if (id) result.damagedSessions.push(id);
+  const about = row ? { item: row.item, sessionId: row.id } : {};
+  let movedTo: string;
+  try {
+    movedTo = await auditEffect(store, { kind: "spool.damaged", ...about, body: { path, reason, session: id ?? null } }, () => setAsideDamaged(path), (to) => ({ moved_to: to }));
+  } catch (error) {
+    result.kept++;
+    if (!reported.has(file)) {
+      reported.add(file);
+      const why = `${reason}, and it could not be set aside (${(error as Error).message})`;
+      result.events.push({ event: "spool_kept", line: `exit spool: kept damaged file ${path}: ${why}; ${consequence(id, row)}`, file: path, session: id ?? null, reason });
+    }
+    return;
+  }
+  result.damaged++;
+  result.events.push({
+    event: "spool_damaged", line: `exit spool: set aside damaged file ${path} (moved to ${movedTo}): ${reason}; ${consequence(id, row)}`,
+    file: path, moved_to: movedTo, reason, session: id ?? null, item: row?.item ?? null,
+  });
+}
+
+/** What becomes of a damaged file's session, told from its name and the store. */
+function consequence(id: string | undefined, row: { id: string; name: string; ended_at: string | null } | undefined): string {
+  if (!id) return "its name tells no session, so nothing is settled from it: look at it, then remove it";
+  if (!row) return `session ${id}, which its name tells, is not in the store, so nothing is settled from it: look at it, then remove it`;
+  if (row.ended_at) return `its session ${id} (${row.name}) had already ended on record; nothing changes`;
+  return `its session ${id} (${row.name}) is settled from its own record`;
 }
 
 /** The daemon's `worker_ended` event for a worker's end: what ended, how, and what became of its item. */

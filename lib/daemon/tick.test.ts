@@ -64,7 +64,7 @@ test("a spool file for a session the store does not know is kept and reported on
   withDaemon(template, async ({ deps, lines }) => {
     mkdirSync(deps.spoolDir, { recursive: true });
     const file = join(deps.spoolDir, "0f0f0f0f-0000-4000-8000-000000000000.1.json");
-    writeFileSync(file, JSON.stringify({ session_id: "0f0f0f0f-0000-4000-8000-000000000000", name: "x", item: "9", generation: 1, ended: "exited", code: 0, signal: null, at: "" }));
+    writeFileSync(file, JSON.stringify({ session_id: "0f0f0f0f-0000-4000-8000-000000000000", name: "x", item: "9", generation: 1, ended: "exited", code: 0, signal: null, at: "2026-01-15T10:00:00Z" }));
     const state = initialState();
     await runTick(deps, state);
     await runTick(deps, state);

@@ -76,13 +76,15 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
       return false;
     }
   };
-  const drained = await step("exit spool", () => {
-    const drain = drainSpool(deps.store, deps.spoolDir, state.reportedSpool);
+  let damagedSessions: string[] = [];
+  const drained = await step("exit spool", async () => {
+    const drain = await drainSpool(deps.store, deps.spoolDir, state.reportedSpool);
+    damagedSessions = drain.damagedSessions;
     result.spool = { processed: drain.processed, kept: drain.kept };
     drain.events.forEach(deps.report);
   });
   const settled = await step("settle", () => {
-    const settle = settleSessions({ store: deps.store, sessionRoot: deps.sessionRoot, spoolDir: deps.spoolDir, host: deps.host });
+    const settle = settleSessions({ store: deps.store, sessionRoot: deps.sessionRoot, spoolDir: deps.spoolDir, host: deps.host, damagedSessions });
     result.settled = { ...result.settled, lost: settle.lost, ended: settle.ended, unknown: settle.unknown };
     settle.events.forEach(deps.report);
     const claims = settleClaims({ store: deps.store, sessionRoot: deps.sessionRoot });

@@ -5,9 +5,11 @@
  * one `<session id>.<generation>.json` per exit, written atomically here and read only
  * through the functions below.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, linkSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../atomic.ts";
+import { parseTimestamp } from "../clock.ts";
+import { describeProblem, validatorFor } from "../schema.ts";
 import { makePrivateDir, stateDirPath } from "../state-dir.ts";
 import type { SessionRecord } from "./records.ts";
 
@@ -26,12 +28,20 @@ export interface ExitRecord {
 /** How a worker ended: the facts an exit record holds, whether read from the spool or from the session's own record. */
 export type Exit = Pick<ExitRecord, "ended" | "code" | "signal" | "at">;
 
-/** One file in the spool: its name, its path, and its exit record (undefined when it cannot be read). */
+/** One file in the spool: its name, its path, and its exit record, or what is wrong with it (`exit` undefined). */
 export interface SpooledExit {
   file: string;
   path: string;
   exit: ExitRecord | undefined;
+  /** Why the file is not an exit record (unreadable, not JSON, or failing `schema/exit-record.schema.json`). */
+  problem?: string;
 }
+
+/** An exit record read and checked: the record, or what is wrong with the file. */
+export type ReadExit = { exit: ExitRecord; problem?: undefined } | { exit?: undefined; problem: string };
+
+/** The folder beside the spool's files where damaged ones are set aside: never deleted, never read as exits. */
+export const DAMAGED_DIR = "damaged";
 
 /** The spool folder. */
 export function spoolDir(env: Record<string, string | undefined> = process.env): string {
@@ -59,9 +69,15 @@ export function spoolFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.endsWith(".json") && !name.startsWith(".")).sort();
 }
 
-/** Every exit record in the spool, oldest name first, each read and checked. */
-export function spooledExits(dir: string, files: string[] = spoolFiles(dir)): SpooledExit[] {
-  return files.map((file) => ({ file, path: join(dir, file), exit: readSpooledExit(join(dir, file)) }));
+/** Every exit record in the spool, oldest name first, each read and checked against its schema. */
+export async function spooledExits(dir: string, files: string[] = spoolFiles(dir)): Promise<SpooledExit[]> {
+  const exits: SpooledExit[] = [];
+  for (const file of files) {
+    const path = join(dir, file);
+    const { exit, problem } = await readExitRecord(path);
+    exits.push({ file, path, exit, ...(problem === undefined ? {} : { problem }) });
+  }
+  return exits;
 }
 
 /** The ids of the sessions with an exit record in the spool; undefined when the spool cannot be read (unknown is not "none"). */
@@ -80,24 +96,82 @@ export function removeSpooled(path: string): void {
 
 /**
  * The newest exit record spooled for one session (the highest generation): where it is and
- * what it says (`exit` undefined when it cannot be read); undefined when none is there.
+ * what it says (`exit` undefined, and `problem` set, when it is not a valid exit record of
+ * this session); undefined when none is there.
  */
-export function spooledExitOf(dir: string, sessionId: string): { path: string; exit: ExitRecord | undefined } | undefined {
+export async function spooledExitOf(dir: string, sessionId: string): Promise<{ path: string; exit: ExitRecord | undefined; problem?: string } | undefined> {
   const generation = (file: string) => Number(file.split(".")[1]);
   const file = spoolFiles(dir).filter((name) => name.split(".")[0] === sessionId).sort((a, b) => generation(a) - generation(b)).at(-1);
   if (!file) return undefined;
   const path = join(dir, file);
-  const exit = readSpooledExit(path);
-  return { path, exit: exit?.session_id === sessionId ? exit : undefined };
+  const { exit, problem } = await readExitRecord(path);
+  if (exit && exit.session_id !== sessionId) return { path, exit: undefined, problem: `it names session "${exit.session_id}"` };
+  return { path, exit, ...(problem === undefined ? {} : { problem }) };
 }
 
-/** One exit record; undefined when it cannot be read or is not one. */
+/**
+ * One exit record, read and validated against `schema/exit-record.schema.json`, so nothing
+ * malformed (a code that is not a number, a time that is not a time) reaches the store.
+ */
+export async function readExitRecord(path: string): Promise<ReadExit> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    return { problem: `it cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})` };
+  }
+  if (text.trim() === "") return { problem: "it is empty" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { problem: "it is not JSON" };
+  }
+  const problems = (await validatorFor("exit-record"))(value);
+  if (problems.length > 0) return { problem: `it is not an exit record: ${problems.map(describeProblem).join("; ")}` };
+  const exit = value as ExitRecord;
+  if (parseTimestamp(exit.at) === undefined) return { problem: `it is not an exit record: /at "${exit.at}" is not a time` };
+  return { exit };
+}
+
+/**
+ * One exit record, loosely: what names the session (`session_id`, `name`, `item`) without
+ * the schema's check; undefined when it cannot be read. For telling which launch a record
+ * belongs to, never for storing how the session ended (readExitRecord is for that).
+ */
 export function readSpooledExit(path: string): ExitRecord | undefined {
   try {
     const exit = JSON.parse(readFileSync(path, "utf8")) as ExitRecord;
     return typeof exit.session_id === "string" && typeof exit.ended === "string" ? exit : undefined;
   } catch {
     return undefined;
+  }
+}
+
+/** The session id a spool file's name gives (`<id>.<generation>.json`); undefined when the name is not of that form. */
+export function sessionOfSpoolFile(file: string): string | undefined {
+  const match = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.[1-9][0-9]*\.json$/.exec(file);
+  return match?.[1];
+}
+
+/**
+ * Moves a damaged spool file into `damaged/` beside it, never over another file (a name
+ * already taken there gets a suffix: `.2`, `.3`, ...); returns where it is now.
+ */
+export function setAsideDamaged(path: string): string {
+  const dir = join(dirname(path), DAMAGED_DIR);
+  makePrivateDir(dir);
+  for (let n = 1; ; n++) {
+    const target = join(dir, n === 1 ? basename(path) : `${basename(path)}.${n}`);
+    try {
+      // A hard link fails on a name already taken, where a rename would replace the file there.
+      linkSync(path, target);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue;
+      throw error;
+    }
+    rmSync(path, { force: true });
+    return target;
   }
 }
 

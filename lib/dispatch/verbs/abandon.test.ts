@@ -72,7 +72,7 @@ test("the worker an abandoned item left running is not settled as lost, and its 
   assert.is(sessionsOf(dirs.store, id)[0].ended_at, null);
   // The worker ends (here by session kill); its spooled exit closes the row and the item stays abandoned.
   await stopSession(dirs.root, worker, { graceMs: 2_000 });
-  const drained = drainSpool(dirs.store, spoolDir);
+  const drained = await drainSpool(dirs.store, spoolDir);
   assert.is(drained.processed, 1);
   assert.match(drained.events[0].line, "item stays abandoned");
   assert.equal([sessionsOf(dirs.store, id)[0].end_reason, getItem(dirs.store, id)!.state], ["killed", "abandoned"]);

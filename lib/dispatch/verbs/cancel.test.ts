@@ -103,7 +103,7 @@ test("a row the daemon closed while the owner was asked keeps the daemon's endin
     // Meanwhile the daemon drains the exit (row closed as killed) and the record is swept.
     const spool = join(deps.stateDir, "spool");
     await waitFor("the exit spooled by its holder", () => existsSync(spool) && readdirSync(spool).some((f) => f.endsWith(".json")));
-    assert.is(drainSpool(store, spool).processed, 1);
+    assert.is((await drainSpool(store, spool)).processed, 1);
     rmSync(sessionFiles(deps.sessionRoot, own.id).record);
     const result = await cancelSession(store, where(deps), target);
     assert.equal([result.did, result.endReason], ["had-ended", "killed"]);

@@ -101,7 +101,7 @@ export async function cancelSession(store: Store, deps: CancelDeps, target: Canc
     }
   }
   // It was not running when cancel reached it: its own exit record, if one is left, says how it ended.
-  const exit = endingOnRecord(deps, target, record);
+  const exit = await endingOnRecord(deps, target, record);
   if (exit) {
     const ending = exitReason(exit);
     store.transaction(() => {
@@ -149,13 +149,13 @@ function readOwnRecord(sessionRoot: string, target: CancelTarget) {
 }
 
 /** The session's exit as its own record holds it, else as its holder spooled it (the record reaped at exit); undefined when neither says. */
-function endingOnRecord(deps: CancelDeps, target: CancelTarget, record: SessionRecord | undefined): Exit | undefined {
+async function endingOnRecord(deps: CancelDeps, target: CancelTarget, record: SessionRecord | undefined): Promise<Exit | undefined> {
   if (record?.exitedAt) return exitOf(record);
-  const spooled = spooledExitOf(deps.spoolDir, target.session.id);
+  const spooled = await spooledExitOf(deps.spoolDir, target.session.id);
   if (!spooled) return undefined;
   // An exit record that cannot be read still says the session ended; how, nobody can tell here.
   if (!spooled.exit) {
-    throw new PreconditionError(`The exit record "${spooled.path}" of session "${target.session.name}" cannot be read, so how it ended is unknown; nothing was signalled and its row is left open`);
+    throw new PreconditionError(`The exit record "${spooled.path}" of session "${target.session.name}" cannot be read, so how it ended is unknown (${spooled.problem}); nothing was signalled and its row is left open`);
   }
   return spooled.exit;
 }
