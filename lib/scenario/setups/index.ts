@@ -49,6 +49,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-stopped-daemon": () => import("./forge-with-stopped-daemon.ts"),
   "forge-comments-fail": () => import("./forge-comments-fail.ts"),
   "forge-with-cut-short-dispatch": () => import("./forge-with-cut-short-dispatch.ts"),
+  "forge-with-damaged-spool": () => import("./forge-with-damaged-spool.ts"),
   "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
   "forge-with-changed-settings": () => import("./forge-with-changed-settings.ts"),
   "forge-with-stopped-worker-changed-settings": () => import("./forge-with-stopped-worker-changed-settings.ts"),
