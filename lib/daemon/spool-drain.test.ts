@@ -104,6 +104,21 @@ test("an empty file and a file that is not JSON are set aside, each with what is
   assert.equal(readdirSync(join(spool, "damaged")).sort(), [`${A}.1.json`, `${B}.1.json`]);
 }));
 
+test("a damaged file's line says only what will happen: an item not active keeps its open row, a closed row stays closed", inWorkerDir(async (dirs) => {
+  const { store, work } = dirs;
+  const held = activeWithRow(store, 1, A, work);
+  transition(store, held, "abandoned", { reason: "abandoned by the owner" });
+  const ended = activeWithRow(store, 2, B, work);
+  const spool = spoolOf(dirs);
+  write(spool, `${B}.1.json`, exitText(B, ended));
+  await drainSpool(store, spool);
+  write(spool, `${A}.1.json`, "{");
+  write(spool, `${B}.1.json`, "{");
+  const lines = (await drainSpool(store, spool)).events.map((e) => e.line);
+  assert.match(lines[0], `its session ${A} (ra-widgets-1) stays open, as its item ${held} is abandoned; nothing is guessed from the file`);
+  assert.match(lines[1], `its session ${B} (ra-widgets-2) had already ended on record; nothing changes`);
+}));
+
 test("a damaged file whose name is taken in damaged/ gets a suffix: nothing set aside before is replaced", inWorkerDir(async (dirs) => {
   const spool = spoolOf(dirs);
   write(join(spool, "damaged"), `${A}.1.json`, "the first one");

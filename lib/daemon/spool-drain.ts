@@ -12,7 +12,9 @@ import { auditEffect } from "../store/audit.ts";
 import { removeSpooled, sessionOfSpoolFile, setAsideDamaged, spooledExits } from "../sessions/spool.ts";
 import type { SpooledExit } from "../sessions/spool.ts";
 import type { Store } from "../store/open.ts";
+import { getItem } from "../work-items/queries.ts";
 import { sessionById } from "../work-items/sessions.ts";
+import type { StoredSession } from "../work-items/sessions.ts";
 import { closeFromExit } from "../work-items/worker-ended.ts";
 import type { WorkerEnd } from "../work-items/worker-ended.ts";
 import type { DaemonEvent } from "./events.ts";
@@ -77,22 +79,24 @@ async function setAside(store: Store, spooled: SpooledExit, reported: Set<string
     if (!reported.has(file)) {
       reported.add(file);
       const why = `${reason}, and it could not be set aside (${(error as Error).message})`;
-      result.events.push({ event: "spool_kept", line: `exit spool: kept damaged file ${path}: ${why}; ${consequence(id, row)}`, file: path, session: id ?? null, reason });
+      result.events.push({ event: "spool_kept", line: `exit spool: kept damaged file ${path}: ${why}; ${consequence(store, id, row)}`, file: path, session: id ?? null, reason });
     }
     return;
   }
   result.damaged++;
   result.events.push({
-    event: "spool_damaged", line: `exit spool: set aside damaged file ${path} (moved to ${movedTo}): ${reason}; ${consequence(id, row)}`,
+    event: "spool_damaged", line: `exit spool: set aside damaged file ${path} (moved to ${movedTo}): ${reason}; ${consequence(store, id, row)}`,
     file: path, moved_to: movedTo, reason, session: id ?? null, item: row?.item ?? null,
   });
 }
 
-/** What becomes of a damaged file's session, told from its name and the store. */
-function consequence(id: string | undefined, row: { id: string; name: string; ended_at: string | null } | undefined): string {
+/** What becomes of a damaged file's session, told from its name and the store: settle takes the open rows of active items. */
+function consequence(store: Store, id: string | undefined, row: StoredSession | undefined): string {
   if (!id) return "its name tells no session, so nothing is settled from it: look at it, then remove it";
   if (!row) return `session ${id}, which its name tells, is not in the store, so nothing is settled from it: look at it, then remove it`;
   if (row.ended_at) return `its session ${id} (${row.name}) had already ended on record; nothing changes`;
+  const state = getItem(store, row.item)?.state;
+  if (state !== "active") return `its session ${id} (${row.name}) stays open, as its item ${row.item} is ${state ?? "gone"}; nothing is guessed from the file`;
   return `its session ${id} (${row.name}) is settled from its own record`;
 }
 
