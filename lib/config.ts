@@ -289,6 +289,7 @@ function refuseCredentials(data: Record<string, unknown>, path: string, lines: M
   };
   const visit = (value: unknown, node: SchemaNode | undefined, segments: string[]): void => {
     if (typeof value === "string" && CREDENTIAL_VALUE.test(value)) refuse(segments, "holds what looks like a GitHub token");
+    if (typeof value === "string" && hasUrlCredentials(value)) refuse(segments, "holds a URL with credentials in it (user:password@ or token@)");
     if (Array.isArray(value)) {
       value.forEach((entry, index) => visit(entry, node?.items, [...segments, String(index)]));
     } else if (isTable(value)) {
@@ -302,6 +303,17 @@ function refuseCredentials(data: Record<string, unknown>, path: string, lines: M
     }
   };
   visit(data, configSchema(), []);
+}
+
+/** Whether `value` is a URL carrying userinfo (`user:pass@`, `token@`): a credential however it is spelt. */
+function hasUrlCredentials(value: string): boolean {
+  if (!value.includes("@")) return false;
+  try {
+    const url = new URL(value);
+    return url.username !== "" || url.password !== "";
+  } catch {
+    return false;
+  }
 }
 
 /** `format: "path"` values: `~` is the home dir, a relative path is relative to the config file. */
