@@ -14,6 +14,7 @@ import { stringOption } from "./cli.ts";
 import { parseDuration } from "./duration.ts";
 import { ConfigError, configPath } from "./config-path.ts";
 import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
+import { rememberConfiguredSecrets } from "./redact.ts";
 
 /** Where each key of a TOML text is defined, by dotted path (re-exported for tests and tools). */
 export { keyLines };
@@ -108,7 +109,10 @@ export async function loadConfig(options: { path?: string; env?: Env } = {}): Pr
     else if (code === "ENOENT") throw new ConfigError(path, "no such file");
     else throw new ConfigError(path, (error as Error).message);
   }
-  return await parseConfig(text, path, env);
+  const config = await parseConfig(text, path, env);
+  // The redactor learns the configured credentials before any outside text is stored or printed.
+  rememberConfiguredSecrets(config, env);
+  return config;
 }
 
 /** Validates config text as read from `path` (which names it in errors and anchors relative paths). */
