@@ -6,7 +6,7 @@
  * node:sqlite is imported on first open, so commands that never touch the store do not
  * pay for it.
  */
-import { existsSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
@@ -43,12 +43,15 @@ export function storePath(stateDir: string): string {
 }
 
 /**
- * Opens the store in `stateDir`, creating the dir (0700) and the database when missing
- * and migrating it forward.
+ * Opens the store in `stateDir`, creating the dir (0700) and the database (0600) when
+ * missing and migrating it forward.
  */
 export async function openStore(stateDir: string): Promise<Store> {
   makePrivateDir(stateDir);
-  return await openAt(storePath(stateDir));
+  const path = storePath(stateDir);
+  // Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the database's mode.
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  return await openAt(path);
 }
 
 /**
