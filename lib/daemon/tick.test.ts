@@ -14,6 +14,7 @@ import { withDaemon } from "../testing/daemon.ts";
 import { readHeartbeat } from "./heartbeat.ts";
 import { LOST_REASON } from "../work-items/worker-ended.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
+import { reporter } from "./events.ts";
 import { runLoop, stopSwitch } from "./loop.ts";
 import type { StopSwitch } from "./loop.ts";
 
@@ -156,6 +157,18 @@ test("a failed step's line is redacted: a token in its error is never printed", 
     assert.match(failed.line, /^exit spool failed: .*\[redacted\]/);
     assert.not.match(failed.line, "ghp_");
   }));
+
+test("whatever the daemon prints, as a line or as JSON, has its secrets redacted", () => {
+  const token = `gho_${"Q".repeat(36)}`;
+  const out: string[] = [];
+  const event = { event: "poll", line: `poll: GitHub answered 401 for ${token}`, error: { detail: token } };
+  reporter((text) => out.push(text), false)(event);
+  reporter((text) => out.push(text), true)(event);
+  assert.equal(out, [
+    "poll: GitHub answered 401 for [redacted]\n",
+    JSON.stringify({ event: "poll", line: "poll: GitHub answered 401 for [redacted]", error: { detail: "[redacted]" } }) + "\n",
+  ]);
+});
 
 test("a running daemon prints a tick's summary only when the tick did something or its counts changed", () =>
   withDaemon(template, async ({ deps, events }) => {
