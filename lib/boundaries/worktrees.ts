@@ -59,7 +59,7 @@ export class PostCreateError extends RobotArmyError {
   stderrTail: string;
   constructor(step: string[], index: number, exitCode: number, stderrTail: string, path: string, timedOut: boolean) {
     const how = timedOut ? "ran out of time" : `failed with exit ${exitCode}`;
-    super(`Post-create step ${index + 1} ${JSON.stringify(step)} ${how} in "${path}"${stderrTail ? `: ${lastLine(stderrTail)}` : ""}`);
+    super(redact(`Post-create step ${index + 1} ${JSON.stringify(step)} ${how} in "${path}"${stderrTail ? `: ${lastLine(stderrTail)}` : ""}`));
     this.name = "PostCreateError";
     this.step = step;
     this.index = index;
