@@ -6,7 +6,7 @@
  * node:sqlite is imported on first open, so commands that never touch the store do not
  * pay for it.
  */
-import { closeSync, existsSync, openSync } from "node:fs";
+import { chmodSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
@@ -49,9 +49,7 @@ export function storePath(stateDir: string): string {
 export async function openStore(stateDir: string): Promise<Store> {
   makePrivateDir(stateDir);
   const path = storePath(stateDir);
-  // Created 0600 before SQLite opens it; SQLite gives its -wal and -shm files the database's mode.
-  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
-  return await openAt(path);
+  return await openAt(path, { fresh: !existsSync(path) });
 }
 
 /**
@@ -88,10 +86,13 @@ export async function withExistingStore<T>(stateDir: string, fn: (store: Store |
   }
 }
 
-async function openAt(path: string): Promise<Store> {
+async function openAt(path: string, options: { fresh?: boolean } = {}): Promise<Store> {
   const { DatabaseSync } = await loadSqlite();
   const db = new DatabaseSync(path);
   try {
+    // A new database is its owner's alone, whatever the umask or the state dir's mode; it is
+    // still empty here, and SQLite gives the -wal and -shm files it makes next the database's mode.
+    if (options.fresh) chmodSync(path, 0o600);
     // The busy timeout comes first: switching to WAL may itself wait for a lock.
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");
