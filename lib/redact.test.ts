@@ -14,6 +14,7 @@ test("every GitHub token format is replaced, wherever it sits in the text", () =
     assert.is(redact(`fatal: could not read ${token}\n`, []), `fatal: could not read ${REDACTED}\n`, prefix);
     assert.is(redact(`https://x:${token}@127.0.0.1/o/r.git`, []), `https://x:${REDACTED}@127.0.0.1/o/r.git`, prefix);
     assert.is(redact(`TOKEN=${token}`, []), `TOKEN=${REDACTED}`, prefix);
+    assert.is(redact(`TOKEN${token}`, []), `TOKEN${REDACTED}`, prefix);
   }
   const pat = `github_pat_11ABCDEFG0${"x".repeat(20)}_${"Y".repeat(59)}`;
   assert.is(redact(`token "${pat}" expired`, []), `token "${REDACTED}" expired`);

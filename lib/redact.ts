@@ -12,8 +12,12 @@ import { readFileSync, statSync } from "node:fs";
 /** What a secret is replaced with. */
 export const REDACTED = "[redacted]";
 
-/** GitHub's token formats: `ghp_`, `gho_`, `ghs_`, `ghu_`, `ghr_` and `github_pat_`, then their token characters. */
-const GITHUB_TOKEN = /(?<![A-Za-z0-9_])(?:gh[opsur]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,})/g;
+/**
+ * GitHub's token formats: `ghp_`, `gho_`, `ghs_`, `ghu_`, `ghr_` and `github_pat_`, then their
+ * token characters (real ones have 36 or more; 16 is enough to tell a token from a word).
+ * Matched even glued to a word: a token pasted after `TOKEN` or inside a URL is still a token.
+ */
+const GITHUB_TOKEN = /(?:gh[opsur]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,})/g;
 
 /** Shorter than this, a value is too common a string to hunt for (and no real credential is this short). */
 const MIN_SECRET_LENGTH = 4;
