@@ -1,21 +1,32 @@
 /**
  * File writes that a crash cannot leave half-done: a whole file appears at once (temp
  * file + rename), an exclusive create fails when the name is taken, and a log line is one
- * append.
+ * append. With `{ private: true }` (everything in the state dir), a file this creates is
+ * 0600 and a folder 0700, whatever the mode of the folder it lands in.
  */
 import { appendFileSync, closeSync, fstatSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { randomUUID } from "node:crypto";
+
+/** How a file is written: `private` makes what is created readable by its owner only. */
+export interface WriteOptions {
+  private?: boolean;
+}
+
+function modes(options: WriteOptions): { file?: number; dir?: number } {
+  return options.private ? { file: 0o600, dir: 0o700 } : {};
+}
 
 function tempBeside(path: string): string {
   return join(dirname(path), `.${basename(path)}.${randomUUID().slice(0, 8)}.tmp`);
 }
 
 /** Writes a whole file atomically, replacing what was there. */
-export function writeFileAtomic(path: string, content: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+export function writeFileAtomic(path: string, content: string, options: WriteOptions = {}): void {
+  const mode = modes(options);
+  mkdirSync(dirname(path), { recursive: true, mode: mode.dir });
   const temp = tempBeside(path);
-  writeFileSync(temp, content);
+  writeFileSync(temp, content, { mode: mode.file });
   try {
     renameSync(temp, path);
   } catch (error) {
@@ -28,10 +39,11 @@ export function writeFileAtomic(path: string, content: string): void {
  * Creates a whole file atomically only if nothing has that name yet; returns false when
  * it exists. A hard link is atomic and refuses to replace, which rename does not.
  */
-export function createFileExclusive(path: string, content: string): boolean {
-  mkdirSync(dirname(path), { recursive: true });
+export function createFileExclusive(path: string, content: string, options: WriteOptions = {}): boolean {
+  const mode = modes(options);
+  mkdirSync(dirname(path), { recursive: true, mode: mode.dir });
   const temp = tempBeside(path);
-  writeFileSync(temp, content);
+  writeFileSync(temp, content, { mode: mode.file });
   try {
     linkSync(temp, path);
     return true;
@@ -47,10 +59,11 @@ export function createFileExclusive(path: string, content: string): boolean {
  * Appends one line in a single write, so concurrent writers never interleave within it.
  * After a line cut short by a crash, the new line starts on a line of its own.
  */
-export function appendLine(path: string, line: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+export function appendLine(path: string, line: string, options: WriteOptions = {}): void {
+  const mode = modes(options);
+  mkdirSync(dirname(path), { recursive: true, mode: mode.dir });
   const separator = endsMidLine(path) ? "\n" : "";
-  appendFileSync(path, separator + line.replace(/\n/g, " ") + "\n");
+  appendFileSync(path, separator + line.replace(/\n/g, " ") + "\n", { mode: mode.file });
 }
 
 function endsMidLine(path: string): boolean {

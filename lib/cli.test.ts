@@ -4,7 +4,7 @@ import { PassThrough } from "node:stream";
 import * as cli from "./cli.ts";
 import { ask, asJson, asLines, runSubcommand } from "./cli.ts";
 import type { FamilyDef } from "./cli.ts";
-import { UsageError } from "./errors.ts";
+import { PreconditionError, UsageError } from "./errors.ts";
 
 /** A stdin that is not a terminal, fed `text` and then closed (or left open when `text` is undefined). */
 function input(text?: string): PassThrough & { isTTY?: boolean } {
@@ -69,6 +69,24 @@ test("runSubcommand routes argv to the subcommand; the family router is not call
     assert.match((error as Error).message, 'Unknown subcommand "demo nope"');
   }
   assert.not.ok("dispatch" in cli, "dispatching is what robot-army does to workers, not to subcommands");
+});
+
+test("the top-level catch prints an error with its secrets redacted, expected or not", async () => {
+  const token = `ghp_${"E".repeat(36)}`;
+  const written: string[] = [];
+  const write = process.stderr.write;
+  const exitCode = process.exitCode;
+  process.stderr.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stderr.write;
+  try {
+    await cli.runMain(() => Promise.reject(new PreconditionError(`git push https://x:${token}@host failed`)), []);
+    await cli.runMain(() => Promise.reject(new Error(`boom ${token}`)), []);
+  } finally {
+    process.stderr.write = write;
+    process.exitCode = exitCode;
+  }
+  assert.is(written[0], "robot-army: git push https://x:[redacted]@host failed\n");
+  assert.match(written[1], /^robot-army: unexpected error: Error: boom \[redacted\]/);
+  assert.not.match(written.join(""), "ghp_");
 });
 
 test.run();

@@ -7,6 +7,7 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { EXIT, RobotArmyError, UsageError } from "./errors.ts";
 import { nearestName } from "./nearest-name.ts";
+import { redact } from "./redact.ts";
 
 /** One `--option` of a command. */
 export interface OptionDef {
@@ -268,10 +269,10 @@ function reportError(error: unknown): number {
     return EXIT.ok;
   }
   if (error instanceof RobotArmyError) {
-    process.stderr.write(`robot-army: ${error.message}\n`);
+    process.stderr.write(`robot-army: ${redact(error.message)}\n`);
     if (error instanceof UsageError && error.help) process.stderr.write("\n" + error.help);
     return error.exitCode;
   }
-  process.stderr.write(`robot-army: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.stderr.write(`robot-army: unexpected error: ${redact(error instanceof Error ? String(error.stack) : String(error))}\n`);
   return EXIT.failed;
 }

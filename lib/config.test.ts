@@ -122,6 +122,23 @@ test("a GitHub token pasted as a value is refused too", async () => {
   assert.not.match(error.message, "aaaa");
 });
 
+test("a URL with credentials in it is refused wherever it is, without echoing them", async () => {
+  for (const [text, key, line] of [
+    [`[github]\napi_base = "http://x:ghp_${"d".repeat(36)}@127.0.0.1:8080"\n`, "github.api_base", 2],
+    [`[github]\nlabel = "x"\napi_base = "https://sekrit@api.github.com"\n`, "github.api_base", 3],
+    [`[worker]\nargs = ["--remote", "https://owner:hunter2@example.com/repo.git"]\n`, "worker.args[1]", 2],
+  ] as const) {
+    const error = await configError(text);
+    assert.is(error.key, key);
+    assert.is(error.line, line);
+    assert.match(error.message, `key "${key}" holds a URL with credentials in it`);
+    assert.match(error.message, "credentials live in 0600 files");
+    assert.not.match(error.message, /ddddd|sekrit|hunter2/);
+  }
+  // An @ that is not userinfo (a path, an address in a label) is no credential.
+  assert.is((await parseConfig(`[github]\napi_base = "http://127.0.0.1:8080/api/@v3"\n`, PATH)).github.api_base, "http://127.0.0.1:8080/api/@v3");
+});
+
 test("token, api_token and friends are refused wherever they are, repository tables included", async () => {
   for (const [text, key, line] of [
     ["[github]\ntoken = \"abc\"\n", "github.token", 2],

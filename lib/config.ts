@@ -14,6 +14,7 @@ import { stringOption } from "./cli.ts";
 import { parseDuration } from "./duration.ts";
 import { ConfigError, configPath } from "./config-path.ts";
 import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
+import { rememberConfiguredSecrets } from "./redact.ts";
 
 /** Where each key of a TOML text is defined, by dotted path (re-exported for tests and tools). */
 export { keyLines };
@@ -108,7 +109,10 @@ export async function loadConfig(options: { path?: string; env?: Env } = {}): Pr
     else if (code === "ENOENT") throw new ConfigError(path, "no such file");
     else throw new ConfigError(path, (error as Error).message);
   }
-  return await parseConfig(text, path, env);
+  const config = await parseConfig(text, path, env);
+  // The redactor learns the configured credentials before any outside text is stored or printed.
+  rememberConfiguredSecrets(config, env);
+  return config;
 }
 
 /** Validates config text as read from `path` (which names it in errors and anchors relative paths). */
@@ -289,6 +293,7 @@ function refuseCredentials(data: Record<string, unknown>, path: string, lines: M
   };
   const visit = (value: unknown, node: SchemaNode | undefined, segments: string[]): void => {
     if (typeof value === "string" && CREDENTIAL_VALUE.test(value)) refuse(segments, "holds what looks like a GitHub token");
+    if (typeof value === "string" && hasUrlCredentials(value)) refuse(segments, "holds a URL with credentials in it (user:password@ or token@)");
     if (Array.isArray(value)) {
       value.forEach((entry, index) => visit(entry, node?.items, [...segments, String(index)]));
     } else if (isTable(value)) {
@@ -302,6 +307,17 @@ function refuseCredentials(data: Record<string, unknown>, path: string, lines: M
     }
   };
   visit(data, configSchema(), []);
+}
+
+/** Whether `value` is a URL carrying userinfo (`user:pass@`, `token@`): a credential however it is spelt. */
+function hasUrlCredentials(value: string): boolean {
+  if (!value.includes("@")) return false;
+  try {
+    const url = new URL(value);
+    return url.username !== "" || url.password !== "";
+  } catch {
+    return false;
+  }
 }
 
 /** `format: "path"` values: `~` is the home dir, a relative path is relative to the config file. */

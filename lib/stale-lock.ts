@@ -25,7 +25,7 @@ export function breakIfStale(path: string, seen: ReturnType<typeof lockOwner> = 
   if (seen === "vanished") return "vanished";
   if (seen === "unreadable" || liveness(seen) !== "exited") return false;
   const breaker = `${path}.break`;
-  if (!createFileExclusive(breaker, JSON.stringify(me))) {
+  if (!createFileExclusive(breaker, JSON.stringify(me), { private: true })) {
     clearDeadBreaker(breaker);
     return false;
   }

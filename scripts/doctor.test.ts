@@ -107,13 +107,26 @@ test("a missing author, a token nobody accepts and a missing tmux each fail with
 
 test("tmux is not needed by the process launcher; no token at all fails; an existing state dir is written to", () =>
   template.use(async (t) => {
-    mkdirSync(join(t.tmp, "state"));
+    mkdirSync(join(t.tmp, "state"), { mode: 0o700 });
     const config = writeConfig(t, ["[worker]", 'launcher = "process"'], ['author = "owner"']);
     const { text, error } = await doctor(t, { config, deps: { tmuxVersion: () => Promise.reject(new Error("tmux is not asked")) } });
     assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.launcher is process");
     assert.match(line(text, "token"), /^FAIL  token      no token: set github.token_file/);
     assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (writable)`);
     assert.is(error!.message, "1 of 8 checks failed: token");
+  }));
+
+test("a state dir others can read fails its check, with the chmod that fixes it", () =>
+  template.use(async (t) => {
+    const state = join(t.tmp, "state");
+    mkdirSync(state);
+    chmodSync(state, 0o755);
+    const config = writeConfig(t, ["[worker]", 'launcher = "process"'], ['author = "owner"']);
+    const { text, error } = await doctor(t, { config });
+    assert.is(line(text, "state dir"), `FAIL  state dir  ${state} has mode 0755, so others can read the store and the sessions' output: chmod 700 "${state}"`);
+    assert.match(error!.message, /checks failed: .*state dir/);
+    chmodSync(state, 0o700);
+    assert.is(line((await doctor(t, { config })).text, "state dir"), `ok    state dir  ${state} (writable)`);
   }));
 
 test("a worker program that cannot be found fails its check, looked up on the PATH its launcher gives it", () =>

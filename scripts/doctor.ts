@@ -1,7 +1,7 @@
 /**
  * `robot-army doctor`: checks what robot-army needs before it can work, one line each,
  * `ok` or `FAIL` with what to do: the config loads, the token file is private, git and
- * tmux are there, the worker program can be started, the state dir is writable, GitHub (or the forge) answers to the token,
+ * tmux are there, the worker program can be started, the state dir is writable and private, GitHub (or the forge) answers to the token,
  * and the author is set. Exit 4 when a check fails.
  *
  * It changes nothing: no state dir or database is created, and GitHub is only read.
@@ -32,7 +32,7 @@ check it depends on failed or the answer cannot be told from here.
   tmux       tmux runs, when worker.launcher is tmux (its version)
   worker     worker.binary can be started: found on the PATH the launcher gives it (for
              tmux, the PATH the tmux server gives its windows)
-  state dir  the state dir is writable (or can be created)
+  state dir  the state dir is writable (or can be created) and nobody else can read it
   github     github.api_base answers to the token, and says whose it is
   author     github.author is set: without it no issue is ever taken
 Nothing is changed. Exit 4 when any check fails.
@@ -151,13 +151,21 @@ async function checkWorker(config: Config, deps: DoctorDeps): Promise<[CheckResu
   return ["skip", program.unknown];
 }
 
-/** Writable means a file can be made in it; a missing dir is fine when its nearest existing parent is writable. */
+/**
+ * Writable means a file can be made in it; a missing dir is fine when its nearest existing
+ * parent is writable. Private means group and others have no access: the store and the
+ * session output logs hold issue text, reasons and whatever a worker printed.
+ */
 function checkStateDir(dir: string): ["ok" | "FAIL", string] {
   if (existsSync(dir)) {
     const probe = join(dir, `.doctor-${process.pid}`);
     try {
-      writeFileSync(probe, "");
+      writeFileSync(probe, "", { mode: 0o600 });
       unlinkSync(probe);
+      const mode = statSync(dir).mode & 0o777;
+      if (mode & 0o077) {
+        return ["FAIL", `${dir} has mode 0${mode.toString(8)}, so others can read the store and the sessions' output: chmod 700 "${dir}"`];
+      }
       return ["ok", `${dir} (writable)`];
     } catch (error) {
       return ["FAIL", `cannot write in ${dir} (${(error as NodeJS.ErrnoException).code ?? message(error)}): make it yours and writable, or set RA_STATE_DIR`];

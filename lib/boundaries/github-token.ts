@@ -6,6 +6,7 @@
 import { readFileSync, statSync } from "node:fs";
 import type { Config } from "../config.ts";
 import { PreconditionError } from "../errors.ts";
+import { rememberSecret } from "../redact.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -20,6 +21,7 @@ export function readToken(github: Config["github"], env: Env = process.env): str
   if (github.token_env) {
     const token = env[github.token_env]?.trim();
     if (!token) throw new PreconditionError(`github.token_env names the environment variable "${github.token_env}", which is not set or empty`);
+    rememberSecret(token);
     return token;
   }
   return null;
@@ -39,6 +41,7 @@ export function readTokenFile(path: string): string {
   }
   const token = readFileSync(path, "utf8").trim();
   if (!token) throw new PreconditionError(`Token file "${path}" is empty`);
+  rememberSecret(token);
   return token;
 }
 

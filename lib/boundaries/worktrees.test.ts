@@ -6,6 +6,7 @@ import { rejects } from "../testing/rejects.ts";
 import { PreconditionError } from "../errors.ts";
 import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir, withTempDir } from "../testing/fixtures.ts";
 import { branchName } from "../dispatch/branch-name.ts";
+import { rememberSecret } from "../redact.ts";
 import type { Worktree } from "./worktrees.ts";
 import {
   createWorktree, existingWorktree, FetchError, PostCreateError, removeWorktree, runPostCreate, worktreeDirty, worktreePath,
@@ -184,6 +185,17 @@ test("a failing post-create step stops the rest and carries the step, its exit c
     assert.is(error.exitCode, 3);
     assert.is(error.stderrTail, "preparing\nnpm ERR! missing script");
     assert.is(readFileSync(join(path, "order.log"), "utf8"), "first\n");
+  }));
+
+test("a secret a failing post-create step prints is redacted in its error, the stderr it keeps included", () =>
+  withWorld(async (w) => {
+    const { path } = await create(w);
+    rememberSecret("opaque-token-from-a-file");
+    const token = `ghs_${"k".repeat(36)}`;
+    const failing = ["sh", "-c", `echo "TOKEN=opaque-token-from-a-file" >&2; echo "fatal: https://x:${token}@host/r.git" >&2; exit 1`];
+    const error = (await rejects(runPostCreate(path, [failing]), PostCreateError, "fatal: https://x:[redacted]@host/r.git")) as PostCreateError;
+    assert.is(error.stderrTail, "TOKEN=[redacted]\nfatal: https://x:[redacted]@host/r.git");
+    assert.not.match(error.message, token, "nor in the step's own words the message quotes");
   }));
 
 test("a post-create program that does not exist, or runs out of time, is a PostCreateError too", () =>

@@ -10,6 +10,7 @@
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
+import { redact } from "../redact.ts";
 
 /** A worktree robot-army made: where it is, its branch, the base it came from and the commit it started at. */
 export interface Worktree {
@@ -58,7 +59,7 @@ export class PostCreateError extends RobotArmyError {
   stderrTail: string;
   constructor(step: string[], index: number, exitCode: number, stderrTail: string, path: string, timedOut: boolean) {
     const how = timedOut ? "ran out of time" : `failed with exit ${exitCode}`;
-    super(`Post-create step ${index + 1} ${JSON.stringify(step)} ${how} in "${path}"${stderrTail ? `: ${lastLine(stderrTail)}` : ""}`);
+    super(redact(`Post-create step ${index + 1} ${JSON.stringify(step)} ${how} in "${path}"${stderrTail ? `: ${lastLine(stderrTail)}` : ""}`));
     this.name = "PostCreateError";
     this.step = step;
     this.index = index;
@@ -283,9 +284,9 @@ function samePath(a: string, b: string): boolean {
   return real(a) === real(b);
 }
 
-/** The last lines of a command's stderr, enough to say why without flooding a record. */
+/** The end of a program's output, redacted before it is cut so no part of a secret it printed survives. */
 function tail(text: string, lines = 20, chars = 2000): string {
-  return text.trim().split("\n").slice(-lines).join("\n").slice(-chars);
+  return redact(text).trim().split("\n").slice(-lines).join("\n").slice(-chars);
 }
 
 function lastLine(text: string): string {

@@ -21,9 +21,9 @@ export function heartbeatPath(stateDir: string): string {
   return join(stateDir, "heartbeat.json");
 }
 
-/** Writes the heartbeat atomically. */
+/** Writes the heartbeat atomically, readable by its owner only. */
 export function writeHeartbeat(stateDir: string, beat: Heartbeat): void {
-  writeFileAtomic(heartbeatPath(stateDir), JSON.stringify(beat, null, 2) + "\n");
+  writeFileAtomic(heartbeatPath(stateDir), JSON.stringify(beat, null, 2) + "\n", { private: true });
 }
 
 /** The last heartbeat, or undefined when there is none or it cannot be read. */

@@ -48,7 +48,7 @@ export function acquireDaemonLock(stateDir: string, store: Store, self: ProcessI
   let broken: LockContent | undefined;
   const deadline = Date.now() + 2_000;
   for (;;) {
-    if (createFileExclusive(path, text)) {
+    if (createFileExclusive(path, text, { private: true })) {
       if (broken) appendAudit(store, { kind: "daemon.lock_taken_over", body: { path, stale: { ...broken }, by: { ...self } } });
       return { path, holder, release: () => releaseLock(path, holder) };
     }

@@ -14,6 +14,7 @@ import { withDaemon } from "../testing/daemon.ts";
 import { readHeartbeat } from "./heartbeat.ts";
 import { LOST_REASON } from "../work-items/worker-ended.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
+import { reporter } from "./events.ts";
 import { runLoop, stopSwitch } from "./loop.ts";
 import type { StopSwitch } from "./loop.ts";
 
@@ -143,6 +144,31 @@ test("run --once exits 1 when a step failed, and its summary names the steps", (
     assert.is(code, 1);
     assert.is(events.at(-1)!.line, "tick 1: dispatched 0, failed 0, waiting 3 (dispatch withheld); step failed: exit spool");
   }));
+
+test("a failed step's line is redacted: a token in its error is never printed", () =>
+  withDaemon(template, async ({ deps, events }) => {
+    mkdirSync(deps.stateDir, { recursive: true });
+    // The error of the spool step names its path, and this path holds a token.
+    const spoolDir = join(deps.stateDir, `ghp_${"T0k".repeat(12)}`);
+    writeFileSync(spoolDir, "a file where the spool folder should be");
+    const result = await runTick({ ...deps, spoolDir }, initialState());
+    assert.equal(result.failed, ["exit spool"]);
+    const failed = events.find((e) => e.event === "step_failed")!;
+    assert.match(failed.line, /^exit spool failed: .*\[redacted\]/);
+    assert.not.match(failed.line, "ghp_");
+  }));
+
+test("whatever the daemon prints, as a line or as JSON, has its secrets redacted", () => {
+  const token = `gho_${"Q".repeat(36)}`;
+  const out: string[] = [];
+  const event = { event: "poll", line: `poll: GitHub answered 401 for ${token}`, error: { detail: token } };
+  reporter((text) => out.push(text), false)(event);
+  reporter((text) => out.push(text), true)(event);
+  assert.equal(out, [
+    "poll: GitHub answered 401 for [redacted]\n",
+    JSON.stringify({ event: "poll", line: "poll: GitHub answered 401 for [redacted]", error: { detail: "[redacted]" } }) + "\n",
+  ]);
+});
 
 test("a running daemon prints a tick's summary only when the tick did something or its counts changed", () =>
   withDaemon(template, async ({ deps, events }) => {

@@ -11,6 +11,7 @@ import { dispatchReady } from "../dispatch/dispatch.ts";
 import type { DispatchDeps, DispatchOutcome } from "../dispatch/dispatch.ts";
 import { pollRepositories } from "../intake/poll.ts";
 import { reportLines } from "../intake/report.ts";
+import { redact } from "../redact.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
 import { listItems } from "../work-items/queries.ts";
 import type { DaemonEvent, Report } from "./events.ts";
@@ -72,7 +73,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
       return true;
     } catch (error) {
       result.failed.push(name);
-      deps.report({ event: "step_failed", line: `${name} failed: ${error instanceof Error ? error.message : String(error)}`, step: name });
+      deps.report({ event: "step_failed", line: `${name} failed: ${redact(error instanceof Error ? error.message : String(error))}`, step: name });
       return false;
     }
   };

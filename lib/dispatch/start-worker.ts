@@ -88,8 +88,9 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
 }
 
 /** Fails the item with its private reason and, unless a session of it may still run, says once on its issue that none could be started. */
-async function failStart(deps: DispatchDeps, item: WorkItem, attempt: number, reason: string, options: { tellIssue: boolean }): Promise<StartedWorker> {
-  transition(deps.store, item.id, "failed", { reason });
+async function failStart(deps: DispatchDeps, item: WorkItem, attempt: number, why: string, options: { tellIssue: boolean }): Promise<StartedWorker> {
+  // The reason as transition() stored it: redacted, so what dispatch prints is what the row keeps.
+  const reason = transition(deps.store, item.id, "failed", { reason: why }).reason ?? why;
   if (options.tellIssue) await tell(deps, item, "failed", failureComment({ host: deps.host, item: item.id }));
   return { result: "failed", attempt, session: null, reason };
 }

@@ -49,7 +49,8 @@ export async function holdSession(
     ...r, holderPid: holder.pid, holderStartedAt: holder.started_at, holderStartId: holder.start_id ?? null,
     ...(terminal ? { terminal } : {}),
   }));
-  const log = openSync(files.log, "a");
+  // The output log holds whatever the command printed: its owner's eyes only.
+  const log = openSync(files.log, "a", 0o600);
   const detached = output === "log";
   const child = spawn(record.command, record.args, {
     cwd: record.cwd,

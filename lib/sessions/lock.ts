@@ -15,7 +15,7 @@ const me: ProcessIdentity = identify(process.pid);
 /** Runs `fn` holding the lock file `path`; waits up to `timeoutMs` for another holder. */
 export async function withLock<T>(path: string, fn: () => T | Promise<T>, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  while (!createFileExclusive(path, JSON.stringify(me))) {
+  while (!createFileExclusive(path, JSON.stringify(me), { private: true })) {
     if (breakIfStale(path)) continue;
     if (Date.now() > deadline) throw new RobotArmyError(`Lock "${path}" is still held by another process after ${timeoutMs / 1000}s`);
     await new Promise((resolve) => setTimeout(resolve, 20));

@@ -2,7 +2,8 @@
  * The on-disk record of managed sessions, in the session root (`$RA_SESSION_ROOT`, else
  * `<state dir>/sessions`, created 0700): `<id>.json` (the record, rewritten atomically),
  * `<id>.events.jsonl` (start, exit, tag, kill, respawn), `<id>.log` (the output) and
- * `<id>.lock` while someone changes it.
+ * `<id>.lock` while someone changes it. Every file is created 0600: records hold commands,
+ * environments and output.
  */
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -93,7 +94,7 @@ export function readRecord(root: string, id: string): SessionRecord | undefined 
 
 /** Writes a record atomically. */
 export function writeRecord(root: string, record: SessionRecord): void {
-  writeFileAtomic(sessionFiles(root, record.id).record, JSON.stringify(record, null, 2) + "\n");
+  writeFileAtomic(sessionFiles(root, record.id).record, JSON.stringify(record, null, 2) + "\n", { private: true });
 }
 
 /** Every readable record in the root, oldest first; unreadable ones are left to `unreadableRecords`. */
@@ -127,7 +128,7 @@ export function scanRecords(root: string): { records: SessionRecord[]; unreadabl
 
 /** Appends an event to a session's events file. */
 export function appendSessionEvent(root: string, id: string, kind: string, data: Record<string, unknown> = {}): void {
-  appendLine(sessionFiles(root, id).events, JSON.stringify({ at: isoSeconds(now()), kind, ...data }));
+  appendLine(sessionFiles(root, id).events, JSON.stringify({ at: isoSeconds(now()), kind, ...data }), { private: true });
 }
 
 /** A session's events, oldest first; lines that cannot be read are left out. */

@@ -54,7 +54,7 @@ export function spoolExit(record: SessionRecord, env: Record<string, string | un
   makePrivateDir(dir);
   const exit: ExitRecord = { session_id: record.id, name: record.name, item: record.tags.ra_item, generation: record.generation, ...exitOf(record) };
   const path = join(dir, spoolFileName(record.id, record.generation));
-  writeFileAtomic(path, JSON.stringify(exit, null, 2) + "\n");
+  writeFileAtomic(path, JSON.stringify(exit, null, 2) + "\n", { private: true });
   return path;
 }
 

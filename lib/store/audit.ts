@@ -7,6 +7,7 @@
  * The table's triggers refuse UPDATE and DELETE, so nothing here can rewrite history.
  */
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
+import { redactAll } from "../redact.ts";
 import type { Store } from "./open.ts";
 
 /** What a record is: a plain fact, or the before/after of an outward effect. */
@@ -80,7 +81,7 @@ const INSERT = `INSERT INTO audit (at, kind, phase, repo, item, session_id, epis
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`;
 
 /**
- * Appends one record and returns it as stored.
+ * Appends one record and returns it as stored, every string in its body redacted (lib/redact.ts).
  * @example appendAudit(store, { kind: "state.work_item", repo: "o/r", item: 12, body: { from: "ready", to: "dispatching" } })
  */
 export function appendAudit(store: Store, record: AuditInput): AuditRecord {
@@ -97,7 +98,8 @@ export function appendAudit(store: Store, record: AuditInput): AuditRecord {
     record.episodeId ?? null,
     record.actionId ?? null,
     record.simulated ? 1 : 0,
-    JSON.stringify(record.body ?? {}),
+    // The log can never be purged: a secret in outside text (an error, a step's output) is redacted before it lands.
+    JSON.stringify(redactAll(record.body ?? {})),
   );
   return fromRow(row);
 }

@@ -6,7 +6,7 @@
  * node:sqlite is imported on first open, so commands that never touch the store do not
  * pay for it.
  */
-import { existsSync } from "node:fs";
+import { chmodSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
@@ -43,12 +43,13 @@ export function storePath(stateDir: string): string {
 }
 
 /**
- * Opens the store in `stateDir`, creating the dir (0700) and the database when missing
- * and migrating it forward.
+ * Opens the store in `stateDir`, creating the dir (0700) and the database (0600) when
+ * missing and migrating it forward.
  */
 export async function openStore(stateDir: string): Promise<Store> {
   makePrivateDir(stateDir);
-  return await openAt(storePath(stateDir));
+  const path = storePath(stateDir);
+  return await openAt(path, { fresh: !existsSync(path) });
 }
 
 /**
@@ -85,10 +86,13 @@ export async function withExistingStore<T>(stateDir: string, fn: (store: Store |
   }
 }
 
-async function openAt(path: string): Promise<Store> {
+async function openAt(path: string, options: { fresh?: boolean } = {}): Promise<Store> {
   const { DatabaseSync } = await loadSqlite();
   const db = new DatabaseSync(path);
   try {
+    // A new database is its owner's alone, whatever the umask or the state dir's mode; it is
+    // still empty here, and SQLite gives the -wal and -shm files it makes next the database's mode.
+    if (options.fresh) chmodSync(path, 0o600);
     // The busy timeout comes first: switching to WAL may itself wait for a lock.
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.exec("PRAGMA journal_mode = WAL");

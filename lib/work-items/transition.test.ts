@@ -3,7 +3,8 @@ import * as assert from "uvu/assert";
 import { join } from "node:path";
 import { PreconditionError } from "../errors.ts";
 import { withTempDir } from "../testing/fixtures.ts";
-import { queryAudit } from "../store/audit.ts";
+import { rememberSecret } from "../redact.ts";
+import { appendAudit, auditEffect, queryAudit } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
 import { createItem, getItem, listItems, liveItemOf } from "./queries.ts";
@@ -81,6 +82,29 @@ test("simulated items are left out of lists unless asked for", () =>
     assert.equal(listItems(store).map((i) => i.issue), [8]);
     assert.equal(listItems(store, { includeSimulated: true }).map((i) => i.issue), [7, 8]);
     assert.ok(queryAudit(store, { kind: "state.work_item" }).find((r) => r.body.issue === 7)!.simulated);
+  }));
+
+test("a secret in a reason or an audit body is redacted before it is stored, in the row and in the log", () =>
+  withStore(async (store) => {
+    rememberSecret("opaque-configured-secret");
+    const token = `ghp_${"Z9".repeat(18)}`;
+    const item = createItem(store, ISSUE, { simulated: false });
+    transition(store, item.id, "ready", { reason: "onboarded" });
+    transition(store, item.id, "dispatching", { reason: "a slot is free" });
+    const failed = transition(store, item.id, "failed", { reason: `step printed ${token} and opaque-configured-secret` });
+    const expected = "step printed [redacted] and [redacted]";
+    assert.is(failed.reason, expected);
+    assert.is(getItem(store, item.id)!.reason, expected);
+    assert.is(queryAudit(store, { kind: "state.work_item" }).at(-1)!.body.reason, expected);
+    appendAudit(store, { kind: "note", body: { seen: { lines: [`token ${token}`] } } });
+    assert.equal(queryAudit(store, { kind: "note" })[0].body, { seen: { lines: ["token [redacted]"] } });
+    await auditEffect(store, { kind: "github.comment", body: { to: "o/r#1" } }, () => {
+      throw new Error(`HTTP 401 Bad credentials for opaque-configured-secret`);
+    }).catch(() => {});
+    assert.equal(queryAudit(store, { kind: "github.comment" }).at(-1)!.body, { ok: false, error: "HTTP 401 Bad credentials for [redacted]" });
+    const raw = store.db.prepare("SELECT group_concat(body) AS all_bodies FROM audit").get() as { all_bodies: string };
+    assert.not.match(raw.all_bodies, token);
+    assert.not.match(raw.all_bodies, "opaque-configured-secret");
   }));
 
 test.run();

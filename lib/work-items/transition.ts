@@ -6,6 +6,7 @@
  */
 import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
+import { redact } from "../redact.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItem, WorkItemState } from "./queries.ts";
@@ -46,11 +47,13 @@ export function transition(store: Store, itemId: number, to: WorkItemState, caus
       throw new PreconditionError(`Work item ${itemId}: only the pass that observed the issue closed writes done`);
     }
     const at = isoSeconds(now());
-    store.statement("UPDATE work_items SET state = ?, reason = ?, updated_at = ? WHERE id = ?").run(to, cause.reason, at, itemId);
+    // A reason often quotes a caught error (git, a post-create step, GitHub): no secret in it is kept.
+    const reason = redact(cause.reason);
+    store.statement("UPDATE work_items SET state = ?, reason = ?, updated_at = ? WHERE id = ?").run(to, reason, at, itemId);
     appendAudit(store, {
       kind: "state.work_item", repo: item.repo, item: item.id, simulated: item.simulated, at,
-      body: { issue: item.issue, from: item.state, to, reason: cause.reason, ...cause.details },
+      body: { issue: item.issue, from: item.state, to, reason, ...cause.details },
     });
-    return { ...item, state: to, reason: cause.reason, updated_at: at };
+    return { ...item, state: to, reason, updated_at: at };
   });
 }

@@ -2,6 +2,7 @@
  * Setup `config-mistakes`: an empty folder holding config files with the mistakes people
  * make, for scenarios to point `--config` at: `token.toml` (a token written into the
  * config), `token-value.toml` (a GitHub token pasted under an innocent key),
+ * `url-credentials.toml` (an api_base with a user and token in it),
  * `unknown-key.toml` (a misspelt key), `bad-type.toml` (a number written as text) and
  * `bad-repo.toml` (a repository table without owner/name). `${WORK}` is the folder.
  */
@@ -12,6 +13,7 @@ import type { SetupContext, SetupResult } from "./index.ts";
 const FILES: Record<string, string> = {
   "token.toml": `[github]\napi_base = "https://api.github.com"\ntoken = "not-a-real-token"\n`,
   "token-value.toml": `[github]\nlabel = "ghp_${"x".repeat(36)}"\n`,
+  "url-credentials.toml": `[github]\napi_base = "http://x:ghp_${"y".repeat(36)}@127.0.0.1:8080"\n`,
   "unknown-key.toml": `[daemon]\ntick_seconds = 30\ntick_second = 30\n`,
   "bad-type.toml": `[daemon]\n\ntick_seconds = "sixty"\n`,
   "bad-repo.toml": `[repos.widgets]\npath = "~/src/widgets"\n`,

@@ -42,6 +42,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
+  "forge-with-token-printing-post-create": () => import("./forge-with-token-printing-post-create.ts"),
   "forge-with-unreadable-session": () => import("./forge-with-unreadable-session.ts"),
   "forge-with-hostile-title": () => import("./forge-with-hostile-title.ts"),
   "forge-with-rebuilt-store": () => import("./forge-with-rebuilt-store.ts"),

@@ -1,0 +1,79 @@
+/**
+ * The one redactor: every text robot-army stores or prints from outside (git and step
+ * output, error messages, HTTP errors) passes through it before it is written, so a
+ * secret never reaches the store's append-only audit log, an item's reason or a terminal.
+ *
+ * It knows two kinds of secret: the configured values (the GitHub token, and whatever
+ * credential a later reader loads: each reader calls `rememberSecret` with what it read),
+ * and GitHub's token formats, which are caught even when robot-army never read them.
+ */
+import { readFileSync, statSync } from "node:fs";
+
+/** What a secret is replaced with. */
+export const REDACTED = "[redacted]";
+
+/**
+ * GitHub's token formats: `ghp_`, `gho_`, `ghs_`, `ghu_`, `ghr_` and `github_pat_`, then their
+ * token characters (real ones have 36 or more; 16 is enough to tell a token from a word).
+ * Matched even glued to a word: a token pasted after `TOKEN` or inside a URL is still a token.
+ */
+const GITHUB_TOKEN = /(?:gh[opsur]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,})/g;
+
+/** Shorter than this, a value is too common a string to hunt for (and no real credential is this short). */
+const MIN_SECRET_LENGTH = 4;
+
+const remembered = new Set<string>();
+
+/**
+ * `text` with every one of `secrets` and every GitHub token in it replaced by `[redacted]`.
+ * Secrets are matched literally (a secret holding `.` or `*` means those characters);
+ * empty ones are ignored.
+ * @example redact("fatal: https://x:ghp_abc…@host", []) // "fatal: https://x:[redacted]@host"
+ */
+export function redact(text: string, secrets: Iterable<string> = remembered): string {
+  let out = text;
+  // Longest first, so a secret that contains another is replaced whole.
+  const values = [...secrets].filter((s) => s.trim().length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+  for (const secret of values) out = out.split(secret).join(REDACTED);
+  return out.replace(GITHUB_TOKEN, REDACTED);
+}
+
+/** `value` with `redact` applied to every string in it, however deep (for an audit record's body). */
+export function redactAll<T>(value: T, secrets: Iterable<string> = remembered): T {
+  const list = [...secrets];
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string") return redact(v, list);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === "object" && v !== null && !(v instanceof Date)) {
+      return Object.fromEntries(Object.entries(v).map(([key, entry]) => [key, walk(entry)]));
+    }
+    return v;
+  };
+  return walk(value) as T;
+}
+
+/** Adds a credential this process has read to what `redact` replaces by default. */
+export function rememberSecret(value: string | null | undefined): void {
+  if (value && value.trim().length >= MIN_SECRET_LENGTH) remembered.add(value);
+  const trimmed = value?.trim();
+  if (trimmed && trimmed.length >= MIN_SECRET_LENGTH) remembered.add(trimmed);
+}
+
+/**
+ * Remembers the credentials a config names, read quietly (a source that cannot be read
+ * now is left to the reader that needs it, which says why): `github.token_file`'s
+ * content and `github.token_env`'s value. Later credentials (Pushover, the web token)
+ * join here, so one list knows them all.
+ */
+export function rememberConfiguredSecrets(config: { readonly github: { readonly token_file?: string; readonly token_env?: string } }, env: Record<string, string | undefined> = process.env): void {
+  const { token_file, token_env } = config.github;
+  if (token_file) {
+    try {
+      // A token file is small; anything else (a folder, a huge file) is no token to hunt for.
+      if (statSync(token_file).isFile() && statSync(token_file).size < 4096) rememberSecret(readFileSync(token_file, "utf8"));
+    } catch {
+      // Missing, a folder, unreadable: readTokenFile reports it where a token is needed.
+    }
+  }
+  if (token_env) rememberSecret(env[token_env]);
+}
