@@ -78,6 +78,8 @@ function procAvailable(): boolean {
 
 interface ProcStat {
   state: string;
+  /** The process group it belongs to. */
+  pgid: number;
   startTicks: number;
 }
 
@@ -92,7 +94,7 @@ function readProcStat(pid: number): ProcStat | undefined {
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   const startTicks = Number(fields[19]);
   if (!Number.isFinite(startTicks)) return undefined;
-  return { state: fields[0], startTicks };
+  return { state: fields[0], pgid: Number(fields[2]), startTicks };
 }
 
 let bootIdCache: string | undefined | null = null;
@@ -146,4 +148,38 @@ export function groupMembers(pgid: number): number[] {
     }
   }
   return members;
+}
+
+/**
+ * Whether any process of the group a recorded leader made still runs: `running` while a
+ * live member (its leader or any process it started in the group) started no earlier than
+ * the leader did, in this boot; `exited` with proof that none does (no such member, or the
+ * leader's pid now leads a group someone else made, which the kernel allows only once our
+ * group was empty); `unknown` when /proc cannot be read or the leader's start was never
+ * recorded. Members are known by their pid and start, never by name or command line.
+ */
+export function groupLiveness(leader: ProcessIdentity): Liveness {
+  const pgid = leader.pid;
+  if (!Number.isInteger(pgid) || pgid <= 1) return "unknown";
+  if (!procAvailable()) return "unknown";
+  const [boot, ticks] = (leader.start_id ?? "").split(":");
+  if (!boot || !ticks) return "unknown";
+  // Start ticks of another boot say nothing about this one's processes: that group ended with its boot.
+  if (boot !== readBootId()) return "exited";
+  const leaderTicks = Number(ticks);
+  const current = readProcStat(pgid);
+  if (current && current.startTicks !== leaderTicks) return "exited";
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return "unknown";
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readProcStat(Number(entry));
+    // A member started before the leader cannot be one it started (it ended meanwhile if undefined).
+    if (stat && stat.pgid === pgid && stat.state !== "Z" && stat.startTicks >= leaderTicks) return "running";
+  }
+  return "exited";
 }

@@ -3,7 +3,7 @@
  * never from a process name or command line.
  */
 import { statSync } from "node:fs";
-import { liveness } from "../processes.ts";
+import { groupLiveness, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { childIdentity, holderIdentity, sessionFiles } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
@@ -43,14 +43,33 @@ export function childRunning(record: SessionRecord): boolean | undefined {
 }
 
 /**
- * Whether a session's worker may still run: its holder runs (or is starting), or its holder
- * is gone but the command it started is proven still running. "unknown" when either cannot
- * be checked, which callers treat like running: unknown is never "dead".
+ * Whether any process the session's command started still runs: the child itself, or a
+ * member of the process group its holder made for it (a detached session), which outlives
+ * the child when the child left work running in the background. undefined when that
+ * cannot be told.
+ */
+export function commandRuns(record: SessionRecord): boolean | undefined {
+  const child = childRunning(record);
+  if (child === true) return true;
+  // Only a group the holder made is the command's own (a foreground child shares its terminal's).
+  if (record.childPgid === null || record.childPgid !== record.childPid) return child;
+  const group = groupLiveness({ ...(childIdentity(record) as ProcessIdentity), pid: record.childPgid });
+  if (group === "running") return true;
+  return child === undefined || group === "unknown" ? undefined : false;
+}
+
+/**
+ * Whether a session's worker may still run: its holder runs (or is starting), or any
+ * process its command started is proven still running, whether the holder is gone or
+ * recorded the child's exit. "unknown" when a vanished holder's command cannot be checked,
+ * which callers treat like running: unknown is never "dead".
  */
 export function workerRuns(root: string, record: SessionRecord): boolean | "unknown" {
   const state = sessionState(root, record);
   if (state === "starting" || state === "running") return true;
-  if (state === "exited") return false;
   if (state === "unknown") return "unknown";
-  return childRunning(record) ?? "unknown";
+  const runs = commandRuns(record);
+  // An exit on record is evidence the child ended; only a group member proven running outweighs it.
+  if (state === "exited") return runs === true;
+  return runs ?? "unknown";
 }
