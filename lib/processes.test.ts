@@ -28,29 +28,31 @@ test("a group runs while a process its leader started in it runs, after the lead
   await new Promise((resolve) => leader.once("spawn", resolve));
   const identity = identify(leader.pid!);
   try {
+    const group = { pgid: leader.pid!, leader_start_id: identity.start_id! };
     const ended = new Promise((resolve) => leader.once("exit", resolve));
-    assert.is(groupLiveness(identity), "running", "its leader runs");
+    assert.is(groupLiveness(group, identity.start_id), "running", "its leader runs");
     await ended;
     await waitFor("the sleep left in the group", () => groupMembers(leader.pid!).length === 1);
     assert.is(liveness(identity), "exited", "the leader is gone");
-    assert.is(groupLiveness(identity), "running", "what it started still runs in its group");
+    assert.is(groupLiveness(group, identity.start_id), "running", "what it started still runs in its group");
+    assert.is(groupLiveness({ ...group, leader_start_id: null }, identity.start_id), "running", "its leader's start unknown");
     const [boot, ticks] = identity.start_id!.split(":");
-    // A member that started before the recorded leader is no process that leader started.
-    assert.is(groupLiveness({ ...identity, start_id: `${boot}:${Number(ticks) + 1_000_000_000}` }), "exited");
-    assert.is(groupLiveness({ ...identity, start_id: `00000000-0000-4000-8000-000000000000:${ticks}` }), "exited", "another boot's group");
-    assert.is(groupLiveness({ ...identity, start_id: null }), "unknown", "no recorded start: cannot be told");
+    // A member that started before the command is no process the command started.
+    assert.is(groupLiveness(group, `${boot}:${Number(ticks) + 1_000_000_000}`), "exited");
+    assert.is(groupLiveness(group, `00000000-0000-4000-8000-000000000000:${ticks}`), "exited", "another boot's group");
+    assert.is(groupLiveness(group, null), "unknown", "no recorded start: cannot be told");
   } finally {
     // The group this test made, by its id.
     if (groupMembers(leader.pid!).length) process.kill(-leader.pid!, "SIGKILL");
   }
   await waitFor("the group to end", () => groupMembers(leader.pid!).length === 0);
-  assert.is(groupLiveness(identity), "exited");
+  assert.is(groupLiveness({ pgid: leader.pid!, leader_start_id: identity.start_id! }, identity.start_id), "exited");
 });
 
 test("a group whose leader's pid now leads another process's group is ended: the kernel reuses a group id only once it is empty", () => {
   const me = identify(process.pid);
   const [boot, ticks] = me.start_id!.split(":");
-  assert.is(groupLiveness({ ...me, start_id: `${boot}:${Number(ticks) - 1}` }), "exited");
+  assert.is(groupLiveness({ pgid: me.pid, leader_start_id: `${boot}:${Number(ticks) - 1}` }, `${boot}:${Number(ticks) - 1}`), "exited");
 });
 
 test("a process that has exited is exited", () => {

@@ -4,7 +4,7 @@
  */
 import { statSync } from "node:fs";
 import { groupLiveness, liveness } from "../processes.ts";
-import type { ProcessIdentity } from "../processes.ts";
+import type { ProcessGroup, ProcessIdentity } from "../processes.ts";
 import { childIdentity, holderIdentity, sessionFiles } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 
@@ -44,18 +44,28 @@ export function childRunning(record: SessionRecord): boolean | undefined {
 
 /**
  * Whether any process the session's command started still runs: the child itself, or a
- * member of the process group its holder made for it (a detached session), which outlives
+ * process started since the child in the child's process group (the one its holder made
+ * for a detached session, or the terminal's it shares in the foreground), which outlives
  * the child when the child left work running in the background. undefined when that
  * cannot be told.
  */
 export function commandRuns(record: SessionRecord): boolean | undefined {
   const child = childRunning(record);
   if (child === true) return true;
-  // Only a group the holder made is the command's own (a foreground child shares its terminal's).
-  if (record.childPgid === null || record.childPgid !== record.childPid) return child;
-  const group = groupLiveness({ ...(childIdentity(record) as ProcessIdentity), pid: record.childPgid });
-  if (group === "running") return true;
-  return child === undefined || group === "unknown" ? undefined : false;
+  const group = groupOf(record);
+  if (group === undefined) return child;
+  const members = groupLiveness(group, record.childStartId);
+  if (members === "running") return true;
+  return child === undefined || members === "unknown" ? undefined : false;
+}
+
+/** The child's process group as recorded; undefined for a record that has none (older ones, a failed start). */
+function groupOf(record: SessionRecord): ProcessGroup | undefined {
+  if (record.childPgid !== null && record.childPgid === record.childPid) {
+    return { pgid: record.childPgid, leader_start_id: record.childStartId ?? null };
+  }
+  const pgid = record.sharedPgid;
+  return typeof pgid === "number" ? { pgid, leader_start_id: record.sharedPgidLeaderStartId ?? null } : undefined;
 }
 
 /**

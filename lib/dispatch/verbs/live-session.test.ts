@@ -63,7 +63,7 @@ test("a worker whose holder was killed and whose command ended runs while a proc
     await stopSession(deps.sessionRoot, seen, { graceMs: 0 });
     assert.is(workerRuns(deps.sessionRoot, readRecord(deps.sessionRoot, session.id)!), false);
     assert.is(settleSessions({ store, sessionRoot: deps.sessionRoot, spoolDir: spoolDir({ RA_STATE_DIR: deps.stateDir }), host: "testhost" }).lost, 1);
-  }, { args: ["-c", "sleep 30 & exec sleep 0.2"] }));
+  }, { args: ["-c", "sleep 30 & exec sleep 1"] }));
 
 test("a session record that cannot be read makes every item's answer unknown: nothing is reset, and the file is named", () =>
   withWorld(template, async ({ store, deps }) => {
