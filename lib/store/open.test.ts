@@ -213,8 +213,8 @@ test("a 0-byte store is not started afresh while a worker tagged ra_item runs: t
   assert.instance(error, PreconditionError);
   assert.match(error.message, `Store "${path}" exists but holds no schema (0 bytes)`);
   assert.match(error.message, '"ra-widgets-1" (ra_item=1)');
-  assert.match(error.message, "Restore");
-  assert.match(error.message, "move the file aside to start afresh");
+  assert.match(error.message, `Restore "${path}" from a backup`);
+  assert.match(error.message, "to start afresh, stop the daemon, move the file aside, then stop those workers");
   assert.is(statSync(path).size, 0, "nothing was written into it");
   // A reader would give it a schema just the same, and the next poll would find it empty: readers refuse too.
   assert.instance(await rejection(openExistingStore(state, { sessionRoot: root })), PreconditionError);

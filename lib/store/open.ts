@@ -161,7 +161,8 @@ async function refuseWhileWorkersRun(path: string, sessionRoot: string): Promise
   const size = sizeOf(path);
   throw new PreconditionError(
     `Store "${path}" exists but holds no schema${size === 0 ? " (0 bytes)" : ""}, while ${why.length} worker session(s) of it may still run: ${why.slice(0, 5).join(", ")}${why.length > 5 ? `, and ${why.length - 5} more` : ""}. ` +
-      `Starting afresh would forget the items they work on. Restore "${path}" from a backup, or stop those workers ("robot-army session ls", "robot-army session kill <name>") and move the file aside to start afresh`,
+      `Starting afresh would forget the items they work on. Restore "${path}" from a backup; or, to start afresh, stop the daemon, move the file aside, ` +
+      `then stop those workers ("robot-army session ls", "robot-army session kill <name>") before anything polls again`,
   );
 }
 
