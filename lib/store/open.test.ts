@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PreconditionError } from "../errors.ts";
@@ -246,6 +246,12 @@ test("a SQLite file with no table of ours is refused like an empty one; a worker
   assert.instance(error, PreconditionError);
   assert.match(error.message, "exists but holds no schema, while 1 worker session(s)");
   await stopSession(root, record, { graceMs: 2_000 });
+  // Tagged with this store by another path to it: still this store's worker.
+  const link = join(work, "state-link");
+  symlinkSync(state, link);
+  const linked = await processes.start(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work, tags: { ra_item: "2", ra_store: join(link, "robot-army.db") } });
+  assert.match((await rejection(openStore(state, { sessionRoot: root }))).message, "(ra_item=2)");
+  await stopSession(root, linked.record, { graceMs: 2_000 });
   await processes.start(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work, tags: { ra_item: "1", ra_store: join(state, "other.db") } });
   await processes.start(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work });
   const store = await openStore(state, { sessionRoot: root });

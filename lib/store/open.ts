@@ -6,7 +6,7 @@
  * node:sqlite is imported on first open, so commands that never touch the store do not
  * pay for it.
  */
-import { existsSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
@@ -150,7 +150,7 @@ async function refuseWhileWorkersRun(path: string, sessionRoot: string): Promise
   const workers = scanned.records.filter((record) => {
     const tags = record.tags ?? {};
     if (tags[ITEM_TAG] === undefined) return false;
-    if (tags[STORE_TAG] !== undefined && resolve(tags[STORE_TAG]) !== resolve(path)) return false;
+    if (tags[STORE_TAG] !== undefined && !maybeSameFile(tags[STORE_TAG], path)) return false;
     return workerRuns(sessionRoot, record) !== false;
   });
   const why = [
@@ -164,6 +164,16 @@ async function refuseWhileWorkersRun(path: string, sessionRoot: string): Promise
       `Starting afresh would forget the items they work on. Restore "${path}" from a backup; or, to start afresh, stop the daemon, move the file aside, ` +
       `then stop those workers ("robot-army session ls", "robot-army session kill <name>") before anything polls again`,
   );
+}
+
+/** Whether two paths may name one file: false only when they name two files, or one names none. */
+function maybeSameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
 }
 
 function sizeOf(path: string): number | undefined {
