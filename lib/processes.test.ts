@@ -2,7 +2,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { exitedPid } from "./testing/fixtures.ts";
-import { identify, liveness, processStartTime } from "./processes.ts";
+import { groupLiveness, groupMembers, identify, liveness, processStartTime } from "./processes.ts";
+import { waitFor } from "./testing/wait.ts";
 
 test("this process is running, known by pid and start time", () => {
   const me = identify(process.pid);
@@ -20,6 +21,38 @@ test("a start counted from boot outlasts a change of the wall clock: it, not the
   const [boot, ticks] = me.start_id!.split(":");
   assert.is(liveness({ ...me, start_id: `${boot}:${Number(ticks) + 1}` }), "exited");
   assert.is(liveness({ ...me, start_id: `00000000-0000-4000-8000-000000000000:${ticks}` }), "exited");
+});
+
+test("a group runs while a process its leader started in it runs, after the leader ended; known by start, never by name", async () => {
+  const leader = spawn("sh", ["-c", "sleep 30 & exec sleep 0.2"], { detached: true, stdio: "ignore" });
+  await new Promise((resolve) => leader.once("spawn", resolve));
+  const identity = identify(leader.pid!);
+  try {
+    const group = { pgid: leader.pid!, leader_start_id: identity.start_id! };
+    const ended = new Promise((resolve) => leader.once("exit", resolve));
+    assert.is(groupLiveness(group, identity.start_id), "running", "its leader runs");
+    await ended;
+    await waitFor("the sleep left in the group", () => groupMembers(leader.pid!).length === 1);
+    assert.is(liveness(identity), "exited", "the leader is gone");
+    assert.is(groupLiveness(group, identity.start_id), "running", "what it started still runs in its group");
+    assert.is(groupLiveness({ ...group, leader_start_id: null }, identity.start_id), "running", "its leader's start unknown");
+    const [boot, ticks] = identity.start_id!.split(":");
+    // A member that started before the command is no process the command started.
+    assert.is(groupLiveness(group, `${boot}:${Number(ticks) + 1_000_000_000}`), "exited");
+    assert.is(groupLiveness(group, `00000000-0000-4000-8000-000000000000:${ticks}`), "exited", "another boot's group");
+    assert.is(groupLiveness(group, null), "unknown", "no recorded start: cannot be told");
+  } finally {
+    // The group this test made, by its id.
+    if (groupMembers(leader.pid!).length) process.kill(-leader.pid!, "SIGKILL");
+  }
+  await waitFor("the group to end", () => groupMembers(leader.pid!).length === 0);
+  assert.is(groupLiveness({ pgid: leader.pid!, leader_start_id: identity.start_id! }, identity.start_id), "exited");
+});
+
+test("a group whose leader's pid now leads another process's group is ended: the kernel reuses a group id only once it is empty", () => {
+  const me = identify(process.pid);
+  const [boot, ticks] = me.start_id!.split(":");
+  assert.is(groupLiveness({ pgid: me.pid, leader_start_id: `${boot}:${Number(ticks) - 1}` }, `${boot}:${Number(ticks) - 1}`), "exited");
 });
 
 test("a process that has exited is exited", () => {

@@ -78,6 +78,9 @@ function procAvailable(): boolean {
 
 interface ProcStat {
   state: string;
+  ppid: number;
+  /** The process group it belongs to. */
+  pgid: number;
   startTicks: number;
 }
 
@@ -92,7 +95,7 @@ function readProcStat(pid: number): ProcStat | undefined {
   const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
   const startTicks = Number(fields[19]);
   if (!Number.isFinite(startTicks)) return undefined;
-  return { state: fields[0], startTicks };
+  return { state: fields[0], ppid: Number(fields[1]), pgid: Number(fields[2]), startTicks };
 }
 
 let bootIdCache: string | undefined | null = null;
@@ -146,4 +149,66 @@ export function groupMembers(pgid: number): number[] {
     }
   }
   return members;
+}
+
+/** A process group as recorded: its id and, when it could be read, its leader's `<boot id>:<start ticks>`. */
+export interface ProcessGroup {
+  pgid: number;
+  leader_start_id: string | null;
+}
+
+/** The process group a running process belongs to, or undefined when it cannot be read. */
+export function processGroupOf(pid: number): number | undefined {
+  const stat = readProcStat(pid);
+  return stat && stat.state !== "Z" ? stat.pgid : undefined;
+}
+
+/**
+ * Whether a process group still holds a process that started at or after `since` (a
+ * `<boot id>:<start ticks>`, in this boot): what a command started in that group, once
+ * `since` is the command's own start. `exited` with proof that none does (no such member,
+ * or the group's id now names a process other than its recorded leader, which the kernel
+ * allows only once the group was empty); `unknown` when /proc cannot be read or `since`
+ * was never recorded. Members are known by pid and start, never by name or command line.
+ */
+export function groupLiveness(group: ProcessGroup, since: string | null | undefined): Liveness {
+  const { pgid } = group;
+  if (!Number.isInteger(pgid) || pgid <= 1) return "unknown";
+  if (!procAvailable()) return "unknown";
+  const [boot, ticks] = (since ?? "").split(":");
+  if (!boot || !ticks) return "unknown";
+  // Start ticks of another boot say nothing about this one's processes: that group ended with its boot.
+  if (boot !== readBootId()) return "exited";
+  const sinceTicks = Number(ticks);
+  if (group.leader_start_id) {
+    const leader = readProcStat(pgid);
+    if (leader && `${boot}:${leader.startTicks}` !== group.leader_start_id) return "exited";
+  }
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return "unknown";
+  }
+  // In a group shared with a terminal, the process asking (and what started it) may be a member too.
+  const asking = ancestry(process.pid);
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry) || asking.has(Number(entry))) continue;
+    const stat = readProcStat(Number(entry));
+    // One that started before the command did is not one it started (undefined: it ended while we looked).
+    if (stat && stat.pgid === pgid && stat.state !== "Z" && stat.startTicks >= sinceTicks) return "running";
+  }
+  return "exited";
+}
+
+/** A process and its ancestors, by pid. */
+function ancestry(pid: number): Set<number> {
+  const pids = new Set<number>();
+  for (let at = pid; at > 1 && !pids.has(at);) {
+    pids.add(at);
+    const stat = readProcStat(at);
+    if (!stat) break;
+    at = stat.ppid;
+  }
+  return pids;
 }

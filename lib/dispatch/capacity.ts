@@ -13,7 +13,7 @@ import type { Config } from "../config.ts";
 import { keyLines } from "../config.ts";
 import { isKept, readRecord } from "../sessions/records.ts";
 import type { SessionRecord } from "../sessions/records.ts";
-import { childRunning, sessionState } from "../sessions/state.ts";
+import { commandRuns, sessionState } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { getItem } from "../work-items/queries.ts";
 
@@ -196,8 +196,8 @@ function isLive(root: string, record: SessionRecord, problems: string[]): boolea
     problems.push(`${label} cannot be checked: ${holder}`);
     return false;
   }
-  // Vanished: its holder is gone without recording an exit, but its command may live on.
-  const child = childRunning(record);
+  // Vanished: its holder is gone without recording an exit, but what its command started may live on.
+  const child = commandRuns(record);
   if (child === undefined) {
     problems.push(`${label} lost its holder and its command (pid ${record.childPid}) cannot be checked`);
     return false;

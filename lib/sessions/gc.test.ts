@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { createFileExclusive } from "../atomic.ts";
-import { identify, liveness } from "../processes.ts";
+import { groupMembers, identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { collectGarbage, describeGc, fastExitsInARow } from "./gc.ts";
 import type { GcEntry, GcReport } from "./gc.ts";
@@ -152,6 +152,23 @@ test("gc removes a vanished session whose child is proven gone", inSessionDir(as
   const report = await collectGarbage(root);
   assert.equal(report.removed, [{ name: "gone", id: record.id, reason: "vanished: its holder died without recording an exit" }]);
   assert.is(readRecord(root, record.id), undefined);
+}));
+
+test("gc keeps a vanished session whose child ended while what it started still runs in its group; sweeps it once that ends", inSessionDir(async ({ root, work }) => {
+  const record = await vanishedSession(root, { command: "sh", args: ["-c", "sleep 30 & exec sleep 1"], cwd: work, name: "grandparent" });
+  const pgid = record.childPgid!;
+  try {
+    await waitFor("the child to end", () => liveness(childOf(record)) === "exited", 5_000);
+    const report = await collectGarbage(root);
+    assert.equal(report.skipped, [{ name: "grandparent", id: record.id, reason: `holder gone and child pid ${record.childPid} ended, but what it started in process group ${pgid} may still run` }]);
+    assert.equal(report.removed, []);
+    assert.ok(readRecord(root, record.id), "its files stay: they are how the worker is known to run");
+  } finally {
+    // The group its holder made for this test's session.
+    if (groupMembers(pgid).length) process.kill(-pgid, "SIGKILL");
+  }
+  await waitFor("the group to end", () => groupMembers(pgid).length === 0);
+  assert.equal((await collectGarbage(root)).removed, [{ name: "grandparent", id: record.id, reason: "vanished: its holder died without recording an exit" }]);
 }));
 
 // --- orphans

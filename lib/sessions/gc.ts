@@ -12,7 +12,7 @@ import { withLock } from "./lock.ts";
 import { isKept, listRecords, unreadableRecords, readRecord, readSessionEvents, removeSessionFiles, sessionFiles, writeRecord, appendSessionEvent } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { noteRespawn, respawnRecord, startDetached } from "./start.ts";
-import { childRunning, sessionState } from "./state.ts";
+import { childRunning, commandRuns, sessionState } from "./state.ts";
 import type { SessionState } from "./state.ts";
 import { stopSession } from "./stop.ts";
 
@@ -107,7 +107,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
   const mustStop = async (record: SessionRecord, state: SessionState): Promise<boolean | "unknown"> => {
     if (state === "running") return true;
     if (state !== "vanished") return false;
-    const child = childRunning(record);
+    const child = commandRuns(record);
     if (child === undefined) {
       done.add(record.id);
       report.skipped.push(entry(record, `holder gone and child pid ${record.childPid} cannot be checked`));
@@ -151,9 +151,9 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
   // 3. Respawn: a permanent session that ended is started again, unless it flaps.
   for (const { record, state } of seen) {
     if (done.has(record.id) || !record.permanent || !ended(state) || record.ended === "abandoned" || record.tags.flapping === "true") continue;
-    if (state === "vanished" && childRunning(record) !== false) {
+    if (state === "vanished" && commandRuns(record) !== false) {
       done.add(record.id);
-      report.skipped.push(entry(record, `holder gone but child pid ${record.childPid} may still run`));
+      report.skipped.push(entry(record, mayStillRun(record)));
       continue;
     }
     const recent = fastExitsInARow(readSessionEvents(root, record.id));
@@ -193,13 +193,19 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
       if (!keptOrphans.has(record.id)) report.kept.push(entry(record, `keep=${record.tags.keep}`));
       continue;
     }
-    if (state === "vanished" && childRunning(record) !== false) {
-      report.skipped.push(entry(record, `holder gone but child pid ${record.childPid} may still run`));
+    if (state === "vanished" && commandRuns(record) !== false) {
+      report.skipped.push(entry(record, mayStillRun(record)));
       continue;
     }
     await act(record, report.removed, state === "vanished" ? "vanished: its holder died without recording an exit" : describeEnd(record), removeFiles);
   }
   return report;
+}
+
+/** Why a vanished session is left alone: its child, or what the child started in its process group, may still run. */
+function mayStillRun(record: SessionRecord): string {
+  if (childRunning(record) !== false) return `holder gone but child pid ${record.childPid} may still run`;
+  return `holder gone and child pid ${record.childPid} ended, but what it started in process group ${record.childPgid ?? record.sharedPgid} may still run`;
 }
 
 function ended(state: SessionState): boolean {

@@ -9,7 +9,12 @@ import { listRecords, readRecord, readSessionEvents, removeSessionFiles, session
 import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
-import { sessionState } from "./state.ts";
+import { sessionState, workerRuns } from "./state.ts";
+import { spawn } from "node:child_process";
+import { groupMembers } from "../processes.ts";
+import type { ProcessIdentity } from "../processes.ts";
+import { childIdentity, holderIdentity } from "./records.ts";
+import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import { holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /** Every process a test started (holders and children), so none outlives its test. */
@@ -28,6 +33,34 @@ async function exitRecorded(root: string, id: string): Promise<SessionRecord> {
     return record?.exitedAt ? record : undefined;
   });
 }
+
+// --- a foreground holder in a process of its own
+
+test("a foreground worker whose holder was killed still runs while what its command started runs in the group it shares with its holder", inSessionDir(async ({ root, work }) => {
+  const [runtime, ...script] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+  const argv = [...script, "session", "run", "--name=fg", "--tag=ra_item=1", `--cwd=${work}`, "--", "sh", "-c", "sleep 30 & exec sleep 1"];
+  // A group this test makes (and so may end): the holder leads it, its foreground child joins it.
+  const holder = spawn(runtime, argv, { env: { ...process.env, RA_SESSION_ROOT: root }, detached: true, stdio: "ignore" });
+  const pgid = holder.pid!;
+  try {
+    const record = await waitFor("the child on record", () => listRecords(root).find((r) => r.childPid !== null), 15_000);
+    assert.is(record.childPgid, null, "a foreground child is in its holder's group, not one of its own");
+    assert.is(record.sharedPgid, pgid);
+    const identity = holderIdentity(record) as ProcessIdentity;
+    assert.is(liveness(identity), "running");
+    process.kill(identity.pid, "SIGKILL");
+    await waitFor("the holder to be gone", () => liveness(identity) === "exited");
+    await waitFor("the child to end", () => liveness(childIdentity(record) as ProcessIdentity) === "exited", 5_000);
+    const seen = readRecord(root, record.id)!;
+    assert.is(sessionState(root, seen), "vanished");
+    assert.is(workerRuns(root, seen), true, "the sleep it left in the group still runs");
+    process.kill(-pgid, "SIGKILL");
+    await waitFor("the group to end", () => groupMembers(pgid).length === 0);
+    assert.is(workerRuns(root, seen), false);
+  } finally {
+    if (groupMembers(pgid).length) process.kill(-pgid, "SIGKILL");
+  }
+}));
 
 // --- createSession
 

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { constants } from "node:os";
 import { isoSeconds, now } from "../clock.ts";
-import { identify } from "../processes.ts";
+import { identify, processGroupOf, processStartId } from "../processes.ts";
 import { withLock } from "./lock.ts";
 import { appendSessionEvent, isKept, readRecord, removeSessionFiles, sessionFiles, writeRecord } from "./records.ts";
 import { terminalOf } from "./terminal-output.ts";
@@ -88,8 +88,11 @@ export async function holdSession(
     return { record, code: 127, signal: null, reaped: false };
   }
   const childIdentity = identify(child.pid!);
+  const pgid = detached ? undefined : processGroupOf(process.pid);
+  const sharedGroup = pgid !== undefined && pgid > 1 ? pgid : undefined;
   record = await update(root, id, (r) => ({
     ...r, childPid: child.pid!, childStartedAt: childIdentity.started_at, childStartId: childIdentity.start_id ?? null, childPgid: detached ? child.pid! : null,
+    ...(sharedGroup === undefined ? {} : { sharedPgid: sharedGroup, sharedPgidLeaderStartId: processStartId(sharedGroup) ?? null }),
   }));
   appendSessionEvent(root, id, "start", { generation: record.generation, childPid: child.pid, holderPid: holder.pid });
   onStarted({ pid: child.pid! });

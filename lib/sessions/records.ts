@@ -44,6 +44,14 @@ export interface SessionRecord {
   childStartId?: string | null;
   /** The process group the holder made for the child (a detached session), else null. */
   childPgid: number | null;
+  /**
+   * The process group a foreground child shares with its holder (the terminal's), read to
+   * tell whether what the child started still runs, never signalled; absent for a detached
+   * session (see childPgid) and in older records.
+   */
+  sharedPgid?: number | null;
+  /** The `<boot id>:<start ticks>` of that group's leader when the child started, if it could be read. */
+  sharedPgidLeaderStartId?: string | null;
   killRequestedAt: string | null;
   exitedAt: string | null;
   exitCode: number | null;

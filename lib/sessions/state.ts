@@ -3,8 +3,8 @@
  * never from a process name or command line.
  */
 import { statSync } from "node:fs";
-import { liveness } from "../processes.ts";
-import type { ProcessIdentity } from "../processes.ts";
+import { groupLiveness, liveness } from "../processes.ts";
+import type { ProcessGroup, ProcessIdentity } from "../processes.ts";
 import { childIdentity, holderIdentity, sessionFiles } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 
@@ -43,14 +43,43 @@ export function childRunning(record: SessionRecord): boolean | undefined {
 }
 
 /**
- * Whether a session's worker may still run: its holder runs (or is starting), or its holder
- * is gone but the command it started is proven still running. "unknown" when either cannot
- * be checked, which callers treat like running: unknown is never "dead".
+ * Whether any process the session's command started still runs: the child itself, or a
+ * process started since the child in the child's process group (the one its holder made
+ * for a detached session, or the terminal's it shares in the foreground), which outlives
+ * the child when the child left work running in the background. undefined when that
+ * cannot be told.
+ */
+export function commandRuns(record: SessionRecord): boolean | undefined {
+  const child = childRunning(record);
+  if (child === true) return true;
+  const group = groupOf(record);
+  if (group === undefined) return child;
+  const members = groupLiveness(group, record.childStartId);
+  if (members === "running") return true;
+  return child === undefined || members === "unknown" ? undefined : false;
+}
+
+/** The child's process group as recorded; undefined for a record that has none (older ones, a failed start). */
+function groupOf(record: SessionRecord): ProcessGroup | undefined {
+  if (record.childPgid !== null && record.childPgid === record.childPid) {
+    return { pgid: record.childPgid, leader_start_id: record.childStartId ?? null };
+  }
+  const pgid = record.sharedPgid;
+  return typeof pgid === "number" ? { pgid, leader_start_id: record.sharedPgidLeaderStartId ?? null } : undefined;
+}
+
+/**
+ * Whether a session's worker may still run: its holder runs (or is starting), or any
+ * process its command started is proven still running, whether the holder is gone or
+ * recorded the child's exit. "unknown" when a vanished holder's command cannot be checked,
+ * which callers treat like running: unknown is never "dead".
  */
 export function workerRuns(root: string, record: SessionRecord): boolean | "unknown" {
   const state = sessionState(root, record);
   if (state === "starting" || state === "running") return true;
-  if (state === "exited") return false;
   if (state === "unknown") return "unknown";
-  return childRunning(record) ?? "unknown";
+  const runs = commandRuns(record);
+  // An exit on record is evidence the child ended; only a group member proven running outweighs it.
+  if (state === "exited") return runs === true;
+  return runs ?? "unknown";
 }

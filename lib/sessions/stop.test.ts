@@ -3,7 +3,8 @@ import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, utimesSync } from "node:fs";
 import { PreconditionError } from "../errors.ts";
-import { identify, liveness } from "../processes.ts";
+import { groupMembers as groupPids, identify, liveness } from "../processes.ts";
+import { exitedPid } from "../testing/fixtures.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { exitCodeOf, holdSession } from "./holder.ts";
 import { readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
@@ -228,6 +229,30 @@ test("stopSession refuses a session whose holder cannot be checked, and signals 
     bystander.kill("SIGKILL");
     await closed;
   }
+}));
+
+test("stopSession never signals a group whose id now names another process: the kernel reuses it only once ours was empty", inSessionDir(async ({ root, work }) => {
+  // A group of someone else's: a leader this test made, with a member of its own.
+  const bystander = spawn("sh", ["-c", "sleep 30 & wait"], { stdio: "ignore", detached: true });
+  await new Promise((resolve) => bystander.once("spawn", resolve));
+  const pgid = bystander.pid!;
+  try {
+    await waitFor("the bystander's member", () => groupPids(pgid).length === 2);
+    const created = await createSession(root, { command: "sleep", args: ["30"], cwd: work });
+    const [boot, ticks] = identify(pgid).start_id!.split(":");
+    // Our session's child once had this pid and led this group id; it started at another time.
+    const ours: SessionRecord = {
+      ...created, holderPid: exitedPid(), holderStartedAt: null, holderStartId: `${boot}:1`,
+      childPid: pgid, childStartedAt: null, childStartId: `${boot}:${Number(ticks) - 1}`, childPgid: pgid,
+    };
+    writeRecord(root, ours);
+    assert.is(sessionState(root, ours), "vanished");
+    assert.is(await stopSession(root, ours, { graceMs: 100 }), "not-running");
+    assert.is(groupPids(pgid).length, 2, "the bystander's group was not signalled");
+  } finally {
+    process.kill(-pgid, "SIGKILL");
+  }
+  await waitFor("the bystander's group to end", () => groupPids(pgid).length === 0);
 }));
 
 test("no test above left a process running", () => {

@@ -6,7 +6,7 @@
  */
 import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
-import { groupMembers, liveness } from "../processes.ts";
+import { groupLiveness, liveness } from "../processes.ts";
 import { update } from "./holder.ts";
 import { appendSessionEvent, holderIdentity, readRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
@@ -54,9 +54,11 @@ export async function stopSession(root: string, seen: SessionRecord, options: { 
 async function killLeftInGroup(record: SessionRecord, graceMs: number): Promise<void> {
   const pgid = record.childPgid;
   if (pgid === null || pgid !== record.childPid || pgid <= 1) return;
+  // Still the group the holder made: a member started since the child, its id not taken by another leader.
+  const ours = () => groupLiveness({ pgid, leader_start_id: record.childStartId ?? null }, record.childStartId) === "running";
   const deadline = Date.now() + graceMs;
-  while (groupMembers(pgid).length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
-  if (groupMembers(pgid).length === 0) return;
+  while (ours() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  if (!ours()) return;
   try {
     process.kill(-pgid, "SIGKILL");
   } catch (error) {

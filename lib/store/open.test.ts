@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { existsSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PreconditionError } from "../errors.ts";
@@ -11,6 +11,11 @@ import { MIGRATIONS, migrate, schemaVersion } from "./migrations.ts";
 import type { Migration } from "./migrations.ts";
 import { openExistingStore, openStore, storePath } from "./open.ts";
 import type { Store } from "./open.ts";
+import { listRecords } from "../sessions/records.ts";
+import { stopSession } from "../sessions/stop.ts";
+import { inSessionDir, rejection, trackSessionProcesses } from "../testing/sessions.ts";
+
+const processes = trackSessionProcesses(test, { childrenBy: "group" });
 
 async function withStore(fn: (store: Store, dir: string) => void | Promise<void>): Promise<void> {
   const dir = makeTempDir();
@@ -197,6 +202,66 @@ test("a state dir whose database file is not a database is a precondition error 
   } finally {
     removeTempDir(dir);
   }
+});
+
+test("a 0-byte store is not started afresh while a worker tagged ra_item runs: the file is named with what to do, and left as it was", inSessionDir(async ({ root, state, work }) => {
+  mkdirSync(state, { mode: 0o700 });
+  const path = storePath(state);
+  writeFileSync(path, "");
+  const { record } = await processes.start(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work, name: "ra-widgets-1", tags: { ra_item: "1" } });
+  const error = await rejection(openStore(state, { sessionRoot: root }));
+  assert.instance(error, PreconditionError);
+  assert.match(error.message, `Store "${path}" exists but holds no schema (0 bytes)`);
+  assert.match(error.message, '"ra-widgets-1" (ra_item=1)');
+  assert.match(error.message, `Restore "${path}" from a backup`);
+  assert.match(error.message, "to start afresh, stop the daemon, move the file aside, then stop those workers");
+  assert.is(statSync(path).size, 0, "nothing was written into it");
+  // A reader would give it a schema just the same, and the next poll would find it empty: readers refuse too.
+  assert.instance(await rejection(openExistingStore(state, { sessionRoot: root })), PreconditionError);
+  // The commands name no session root: they find it as the session commands do.
+  const before = process.env.RA_SESSION_ROOT;
+  process.env.RA_SESSION_ROOT = root;
+  try {
+    assert.instance(await rejection(openStore(state)), PreconditionError);
+  } finally {
+    if (before === undefined) delete process.env.RA_SESSION_ROOT;
+    else process.env.RA_SESSION_ROOT = before;
+  }
+  // Once the worker is stopped, the empty file may become a new store.
+  assert.is(await stopSession(root, record, { graceMs: 2_000 }), "stopped");
+  const store = await openStore(state, { sessionRoot: root });
+  assert.is(schemaVersion(store.db), MIGRATIONS.length);
+  store.close();
+}));
+
+test("a SQLite file with no table of ours is refused like an empty one; a worker of another store, or one that is not a worker, does not hold it back", inSessionDir(async ({ root, state, work }) => {
+  mkdirSync(state, { mode: 0o700 });
+  const path = storePath(state);
+  const { DatabaseSync } = await import("node:sqlite");
+  const foreign = new DatabaseSync(path);
+  foreign.exec("CREATE TABLE notes (text TEXT)");
+  foreign.close();
+  const { record } = await processes.start(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work, tags: { ra_item: "1" } });
+  const error = await rejection(openStore(state, { sessionRoot: root }));
+  assert.instance(error, PreconditionError);
+  assert.match(error.message, "exists but holds no schema, while 1 worker session(s)");
+  await stopSession(root, record, { graceMs: 2_000 });
+  // Tagged with this store by another path to it: still this store's worker.
+  const link = join(work, "state-link");
+  symlinkSync(state, link);
+  const linked = await processes.start(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work, tags: { ra_item: "2", ra_store: join(link, "robot-army.db") } });
+  assert.match((await rejection(openStore(state, { sessionRoot: root }))).message, "(ra_item=2)");
+  await stopSession(root, linked.record, { graceMs: 2_000 });
+  await processes.start(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work, tags: { ra_item: "1", ra_store: join(state, "other.db") } });
+  await processes.start(root, { command: "sh", args: ["-c", "sleep 30"], cwd: work });
+  const store = await openStore(state, { sessionRoot: root });
+  assert.is(schemaVersion(store.db), MIGRATIONS.length);
+  store.close();
+  for (const left of listRecords(root)) await stopSession(root, left, { graceMs: 2_000 });
+}));
+
+test("no test left a session process running", () => {
+  assert.equal(processes.leaked, []);
 });
 
 test.run();

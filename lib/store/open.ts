@@ -6,12 +6,12 @@
  * node:sqlite is imported on first open, so commands that never touch the store do not
  * pay for it.
  */
-import { chmodSync, existsSync } from "node:fs";
-import { join } from "node:path";
+import { chmodSync, existsSync, realpathSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
 import { makePrivateDir } from "../state-dir.ts";
-import { migrate } from "./migrations.ts";
+import { MIGRATIONS, migrate } from "./migrations.ts";
 
 /** The database file's name inside the state dir. */
 export const STORE_FILE = "robot-army.db";
@@ -37,6 +37,15 @@ export interface Store {
   close(): void;
 }
 
+/** Where openStore looks before it gives a store file with no schema one. */
+export interface OpenOptions {
+  /**
+   * The session root whose live workers an existing store without a schema would forget
+   * (default: `$RA_SESSION_ROOT`, else `<state dir>/sessions`).
+   */
+  sessionRoot?: string;
+}
+
 /** The database file of a state dir. */
 export function storePath(stateDir: string): string {
   return join(stateDir, STORE_FILE);
@@ -44,22 +53,23 @@ export function storePath(stateDir: string): string {
 
 /**
  * Opens the store in `stateDir`, creating the dir (0700) and the database (0600) when
- * missing and migrating it forward.
+ * missing and migrating it forward. A database file that exists but holds no schema of ours (0
+ * bytes, say) is refused while workers tagged `ra_item` still run from the session root:
+ * made afresh, it would forget every item those workers work on.
  */
-export async function openStore(stateDir: string): Promise<Store> {
+export async function openStore(stateDir: string, options: OpenOptions = {}): Promise<Store> {
   makePrivateDir(stateDir);
-  const path = storePath(stateDir);
-  return await openAt(path, { fresh: !existsSync(path) });
+  return await openAt(storePath(stateDir), options.sessionRoot ?? defaultSessionRoot(stateDir));
 }
 
 /**
  * Opens the store only if its database exists; a read-only command uses this so that
  * reading leaves no state dir or database behind.
  */
-export async function openExistingStore(stateDir: string): Promise<Store | undefined> {
+export async function openExistingStore(stateDir: string, options: OpenOptions = {}): Promise<Store | undefined> {
   const path = storePath(stateDir);
   if (!existsSync(path)) return undefined;
-  return await openAt(path);
+  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir));
 }
 
 /**
@@ -86,15 +96,18 @@ export async function withExistingStore<T>(stateDir: string, fn: (store: Store |
   }
 }
 
-async function openAt(path: string, options: { fresh?: boolean } = {}): Promise<Store> {
+async function openAt(path: string, sessionRoot: string): Promise<Store> {
   const { DatabaseSync } = await loadSqlite();
+  const existed = existsSync(path);
   const db = new DatabaseSync(path);
   try {
     // A new database is its owner's alone, whatever the umask or the state dir's mode; it is
     // still empty here, and SQLite gives the -wal and -shm files it makes next the database's mode.
-    if (options.fresh) chmodSync(path, 0o600);
+    if (!existed) chmodSync(path, 0o600);
     // The busy timeout comes first: switching to WAL may itself wait for a lock.
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Before anything writes to it: a file that is there but empty may be a store that lost its contents.
+    if (existed && holdsNoSchema(db)) await refuseWhileWorkersRun(path, sessionRoot);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db, path);
@@ -105,6 +118,73 @@ async function openAt(path: string, options: { fresh?: boolean } = {}): Promise<
     throw new PreconditionError(`Cannot open the store "${path}": ${(error as Error).message}`);
   }
   return makeStore(db, path);
+}
+
+function defaultSessionRoot(stateDir: string): string {
+  return process.env.RA_SESSION_ROOT ? resolve(process.env.RA_SESSION_ROOT) : join(stateDir, "sessions");
+}
+
+/** The tables our migrations create. */
+const OUR_TABLES = MIGRATIONS.flatMap((m) => [...m.sql.matchAll(/CREATE TABLE (\w+)/g)].map((match) => match[1]));
+
+/** Whether a database has none of our migrations applied and none of our tables. */
+function holdsNoSchema(db: DatabaseSync): boolean {
+  const version = (db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version;
+  if (version !== 0) return false;
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all().map((row) => String(row.name));
+  return !tables.some((name) => OUR_TABLES.includes(name));
+}
+
+/**
+ * Refuses to start a store afresh while the session root holds workers of it that run, or
+ * may run (one that cannot be checked counts: unknown is never dead). Loaded only on this
+ * rare path, so opening a store does not pay for the session modules.
+ */
+async function refuseWhileWorkersRun(path: string, sessionRoot: string): Promise<void> {
+  const { scanRecords } = await import("../sessions/records.ts");
+  const { workerRuns } = await import("../sessions/state.ts");
+  const { ITEM_TAG, STORE_TAG } = await import("../dispatch/capacity.ts");
+  let scanned: ReturnType<typeof scanRecords>;
+  try {
+    scanned = scanRecords(sessionRoot);
+  } catch (error) {
+    throw new PreconditionError(`Store "${path}" holds no schema and the session root "${sessionRoot}" cannot be read (${(error as Error).message}), so whether workers of a lost store still run is unknown: it is not started afresh`);
+  }
+  const workers = scanned.records.filter((record) => {
+    const tags = record.tags ?? {};
+    if (tags[ITEM_TAG] === undefined) return false;
+    if (tags[STORE_TAG] !== undefined && !maybeSameFile(tags[STORE_TAG], path)) return false;
+    return workerRuns(sessionRoot, record) !== false;
+  });
+  const why = [
+    ...workers.map((record) => `"${record.name}" (${ITEM_TAG}=${record.tags[ITEM_TAG]})`),
+    ...scanned.unreadable.map((entry) => `the unreadable record "${entry.file}"`),
+  ];
+  if (why.length === 0) return;
+  const size = sizeOf(path);
+  throw new PreconditionError(
+    `Store "${path}" exists but holds no schema${size === 0 ? " (0 bytes)" : ""}, while ${why.length} worker session(s) of it may still run: ${why.slice(0, 5).join(", ")}${why.length > 5 ? `, and ${why.length - 5} more` : ""}. ` +
+      `Starting afresh would forget the items they work on. Restore "${path}" from a backup; or, to start afresh, stop the daemon, move the file aside, ` +
+      `then stop those workers ("robot-army session ls", "robot-army session kill <name>") before anything polls again`,
+  );
+}
+
+/** Whether two paths may name one file: false only when they name two files, or one names none. */
+function maybeSameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== "ENOENT";
+  }
+}
+
+function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch {
+    return undefined;
+  }
 }
 
 function makeStore(db: DatabaseSync, path: string): Store {

@@ -1,10 +1,11 @@
 /**
  * Whether a live session works for a work item, from the session root: a record tagged
  * with the item and this store, or one whose working directory is the item's worktree,
- * judged by its holder's pid and start time, and when the holder is gone, by its command's
- * (never a process name). A record that cannot be read (it may be this item's), or a
- * session whose holder or command cannot be checked, makes the answer "unknown", which
- * refuses like "live" does.
+ * judged by its holder's pid and start time, and when the holder is gone or recorded the
+ * command's exit, by every process the command started in its process group, each by pid
+ * and start time (never a process name). A record that cannot be read (it may be this
+ * item's), or a session whose holder or command cannot be checked, makes the answer
+ * "unknown", which refuses like "live" does.
  */
 import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";

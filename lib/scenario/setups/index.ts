@@ -46,6 +46,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-unreadable-session": () => import("./forge-with-unreadable-session.ts"),
   "forge-with-hostile-title": () => import("./forge-with-hostile-title.ts"),
   "forge-with-rebuilt-store": () => import("./forge-with-rebuilt-store.ts"),
+  "forge-with-emptied-store": () => import("./forge-with-emptied-store.ts"),
   "forge-with-daemon": () => import("./forge-with-daemon.ts"),
   "forge-with-stopped-daemon": () => import("./forge-with-stopped-daemon.ts"),
   "forge-comments-fail": () => import("./forge-comments-fail.ts"),
