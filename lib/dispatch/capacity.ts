@@ -16,15 +16,9 @@ import type { SessionRecord } from "../sessions/records.ts";
 import { commandRuns, sessionState } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { getItem } from "../work-items/queries.ts";
+import { ITEM_TAG, STORE_TAG } from "../sessions/worker-tags.ts";
 
-/** The tag that makes a managed session a worker: the work item's id. */
-export const ITEM_TAG = "ra_item";
-
-/**
- * The tag naming the store a worker belongs to (its database file). Two robot-armies
- * sharing one session root both have an item 3; this tells whose item 3 a session works on.
- */
-export const STORE_TAG = "ra_store";
+export { ITEM_TAG, STORE_TAG };
 
 /** Where a repository's limit comes from. */
 export type LimitSource = "configured" | "worker.max_sessions";

@@ -10,6 +10,7 @@ import { chmodSync, existsSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
+import { ITEM_TAG, STORE_TAG } from "../sessions/worker-tags.ts";
 import { makePrivateDir } from "../state-dir.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
 
@@ -143,7 +144,6 @@ function holdsNoSchema(db: DatabaseSync): boolean {
 async function refuseWhileWorkersRun(path: string, sessionRoot: string): Promise<void> {
   const { scanRecords } = await import("../sessions/records.ts");
   const { workerRuns } = await import("../sessions/state.ts");
-  const { ITEM_TAG, STORE_TAG } = await import("../dispatch/capacity.ts");
   let scanned: ReturnType<typeof scanRecords>;
   try {
     scanned = scanRecords(sessionRoot);
