@@ -1,10 +1,16 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import * as cli from "./cli.ts";
 import { ask, asJson, asLines, runSubcommand } from "./cli.ts";
 import type { FamilyDef } from "./cli.ts";
 import { UsageError } from "./errors.ts";
+import { PROJECT_ROOT, runtimeArgv } from "./runtime.ts";
+import { withTempDir } from "./testing/fixtures.ts";
 
 /** A stdin that is not a terminal, fed `text` and then closed (or left open when `text` is undefined). */
 function input(text?: string): PassThrough & { isTTY?: boolean } {
@@ -71,4 +77,45 @@ test("runSubcommand routes argv to the subcommand; the family router is not call
   assert.not.ok("dispatch" in cli, "dispatching is what robot-army does to workers, not to subcommands");
 });
 
+
+/** The real binary on this test's runtime, with a fresh HOME and state dir under `dir`. */
+function spawnRobotArmy(argv: string[], dir: string, stdout: "pipe" | number, extraEnv: Record<string, string> = {}) {
+  const [binary, ...prefix] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+  const env = { ...process.env, HOME: dir, RA_STATE_DIR: join(dir, "state"), XDG_CONFIG_HOME: join(dir, "config"), ...extraEnv };
+  return spawn(binary, [...prefix, ...argv], { env, stdio: ["ignore", stdout, "pipe"] });
+}
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {
+  const chunks: Buffer[] = [];
+  child.stderr!.on("data", (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr: Buffer.concat(chunks).toString() })));
+}
+
+test("a read command whose stdout reader went away (EPIPE) ends quietly with its own exit code", async () => {
+  await withTempDir(async (dir) => {
+    for (const argv of [["log"], ["status"], ["--help"]]) {
+      const child = spawnRobotArmy(argv, dir, "pipe");
+      child.stdout!.destroy();
+      const { code, stderr } = await exitOf(child);
+      assert.is(stderr, "", `robot-army ${argv.join(" ")}`);
+      assert.is(code, 0, `robot-army ${argv.join(" ")}`);
+    }
+  });
+});
+
+test("a read command whose stdout is full says so in one line on stderr and exits 1", async () => {
+  await withTempDir(async (dir) => {
+    // /dev/full is only opened as the child's stdout, as `> /dev/full` would.
+    const full = openSync("/dev/full", "w");
+    try {
+      for (const argv of [["status"], ["log", "--json"]]) {
+        const { code, stderr } = await exitOf(spawnRobotArmy(argv, dir, full));
+        assert.is(code, 1, `robot-army ${argv.join(" ")}`);
+        assert.match(stderr, /^robot-army: Cannot write the output: .*(ENOSPC|No space left on device)[^\n]*\n$/);
+      }
+    } finally {
+      closeSync(full);
+    }
+  });
+});
 test.run();

@@ -148,7 +148,7 @@ export async function runSubcommand(def: FamilyDef, argv: string[]): Promise<num
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     if (name === undefined) throw new UsageError(`"${def.name}" needs a subcommand`, familyHelpText(def));
-    process.stdout.write(familyHelpText(def));
+    writeStdout(familyHelpText(def));
     return EXIT.ok;
   }
   const sub = Object.hasOwn(def.subcommands, name) ? def.subcommands[name] : undefined;
@@ -194,10 +194,36 @@ export function integerOption(args: ParsedArgs, name: string, min = 0): number |
 /** Where a command's `run` writes its output: stdout in `main`, a buffer in a test. */
 export type Write = (text: string) => void;
 
-/** Writes to stdout: the `write` a command's `main` hands its `run`. */
+/**
+ * Writes to stdout: the `write` a command's `main` hands its `run`, and the only way product
+ * code prints. A failing stdout never ends the process with a stack trace. A reader that went
+ * away (`log | head -c 10`, EPIPE) is no failure: what is left to print goes nowhere and the
+ * command ends as it would have, so a daemon keeps ticking and still writes its audit log
+ * and heartbeat. Any other write error (a full disk, `> /dev/full`) is one line on stderr,
+ * and the command ends with exit 1. Node reports these as an `error` event, Deno by throwing.
+ */
 export const writeStdout: Write = (text) => {
-  process.stdout.write(text);
+  if (stdoutState.closed || stdoutState.failed) return;
+  try {
+    process.stdout.write(text);
+  } catch (error) {
+    stdoutFailed(error as NodeJS.ErrnoException);
+  }
 };
+
+/** Whether stdout's reader went away, or a write to it failed. */
+const stdoutState = { closed: false, failed: false };
+
+function stdoutFailed(error: NodeJS.ErrnoException): void {
+  if (stdoutState.closed || stdoutState.failed) return;
+  if (error.code === "EPIPE" || error.name === "BrokenPipe") {
+    stdoutState.closed = true;
+    return;
+  }
+  stdoutState.failed = true;
+  process.exitCode = EXIT.failed;
+  process.stderr.write(`robot-army: Cannot write the output: ${error.message}\n`);
+}
 
 /** Lines of text as one string, each ended by a newline: what `print` writes. */
 export function asLines(...lines: string[]): string {
@@ -242,12 +268,12 @@ export function ask(question: string, io: { input: NodeJS.ReadableStream & { isT
 
 /** Writes a value as indented JSON, the form every `--json` output takes. */
 export function printJson(value: unknown): void {
-  process.stdout.write(asJson(value));
+  writeStdout(asJson(value));
 }
 
 /** Writes lines to stdout. */
 export function print(...lines: string[]): void {
-  process.stdout.write(asLines(...lines));
+  writeStdout(asLines(...lines));
 }
 
 /**
@@ -255,16 +281,19 @@ export function print(...lines: string[]): void {
  * Expected errors are one line on stderr; a usage error is followed by the command's help.
  */
 export async function runMain(main: (argv: string[]) => Promise<number | void>, argv: string[]): Promise<void> {
+  process.stdout.on("error", stdoutFailed);
   try {
     process.exitCode = (await main(argv)) ?? EXIT.ok;
   } catch (error) {
     process.exitCode = reportError(error);
   }
+  if (stdoutState.failed) process.exitCode = EXIT.failed;
 }
+
 
 function reportError(error: unknown): number {
   if (error instanceof HelpRequested) {
-    process.stdout.write(error.help);
+    writeStdout(error.help);
     return EXIT.ok;
   }
   if (error instanceof RobotArmyError) {
