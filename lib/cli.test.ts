@@ -91,6 +91,15 @@ function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: str
   return new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr: Buffer.concat(chunks).toString() })));
 }
 
+test("integerOption takes at most its maximum, by default the largest number counted exactly", () => {
+  const def: cli.CommandDef = { name: "x", summary: "x", usage: "x", options: { n: { type: "string", description: "n" } } };
+  const read = (value: string, max?: number) => cli.integerOption(cli.parse(def, ["--n", value]), "n", 1, max);
+  assert.is(read("9007199254740991"), Number.MAX_SAFE_INTEGER);
+  assert.throws(() => read("9223372036854775807"), (e: unknown) => e instanceof UsageError && e.message === '--n must be a whole number from 1 to 9007199254740991, got "9223372036854775807"');
+  assert.throws(() => read("99999999999999999999", 2 ** 31 - 1), (e: unknown) => e instanceof UsageError && e.message === '--n must be a whole number from 1 to 2147483647, got "99999999999999999999"');
+  assert.is(read("4194304", 2 ** 31 - 1), 4194304);
+});
+
 test("a read command whose stdout reader went away (EPIPE) ends quietly with its own exit code", async () => {
   await withTempDir(async (dir) => {
     for (const argv of [["log"], ["status"], ["--help"]]) {

@@ -181,13 +181,18 @@ export function stringOption(args: ParsedArgs, name: string): string | undefined
   return typeof value === "string" ? value : undefined;
 }
 
-/** Reads an option that must be a whole number, e.g. `--limit 5`. */
-export function integerOption(args: ParsedArgs, name: string, min = 0): number | undefined {
+/**
+ * Reads an option that must be a whole number, e.g. `--limit 5`, from `min` to `max`: by
+ * default no larger than a number can be exactly (2^53-1), and less where it means less
+ * (a port, a pid, seconds a timer waits).
+ */
+export function integerOption(args: ParsedArgs, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const raw = stringOption(args, name);
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < min) {
     throw new UsageError(`--${name} must be a whole number of at least ${min}, got "${raw}"`);
   }
+  if (Number(raw) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return Number(raw);
 }
 
@@ -222,7 +227,16 @@ function stdoutFailed(error: NodeJS.ErrnoException): void {
   }
   stdoutState.failed = true;
   process.exitCode = EXIT.failed;
-  process.stderr.write(`robot-army: Cannot write the output: ${error.message}\n`);
+  writeStderr(`robot-army: Cannot write the output: ${error.message}\n`);
+}
+
+/** Writes to stderr; when stderr itself fails (`2>&1 | head -1`) there is nowhere left to say so, and nothing is. */
+function writeStderr(text: string): void {
+  try {
+    process.stderr.write(text);
+  } catch {
+    // Deno throws where Node emits the `error` that runMain's listener drops.
+  }
 }
 
 /** Lines of text as one string, each ended by a newline: what `print` writes. */
@@ -282,6 +296,7 @@ export function print(...lines: string[]): void {
  */
 export async function runMain(main: (argv: string[]) => Promise<number | void>, argv: string[]): Promise<void> {
   process.stdout.on("error", stdoutFailed);
+  process.stderr.on("error", () => {});
   try {
     process.exitCode = (await main(argv)) ?? EXIT.ok;
   } catch (error) {
@@ -297,10 +312,10 @@ function reportError(error: unknown): number {
     return EXIT.ok;
   }
   if (error instanceof RobotArmyError) {
-    process.stderr.write(`robot-army: ${error.message}\n`);
-    if (error instanceof UsageError && error.help) process.stderr.write("\n" + error.help);
+    writeStderr(`robot-army: ${error.message}\n`);
+    if (error instanceof UsageError && error.help) writeStderr("\n" + error.help);
     return error.exitCode;
   }
-  process.stderr.write(`robot-army: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
+  writeStderr(`robot-army: unexpected error: ${error instanceof Error ? error.stack : String(error)}\n`);
   return EXIT.failed;
 }

@@ -55,7 +55,7 @@ forge picks the changes up.`,
   options: {
     dir: DIR_OPTION,
     repo: { type: "string", value: "owner/name", description: "The repository to create (default demo/widgets)" },
-    issues: { type: "string", value: "N", description: "How many labelled issues by owner (default 3)" },
+    issues: { type: "string", value: "N", description: "How many labelled issues by owner (default 3, at most 10000)" },
     json: { type: "boolean", description: "Print what was seeded as JSON" },
   },
   examples: ["robot-army forge seed", "robot-army forge seed --repo acme/rockets --issues 5 --json"],
@@ -168,11 +168,14 @@ function untilSignalled(): Promise<void> {
   });
 }
 
+/** The most issues `forge seed` makes: each is a file on disk and a request per poll, so more would only fill the disk. */
+const MAX_SEEDED_ISSUES = 10_000;
+
 /** `forge seed`'s options: the repository (owner/name) and how many labelled issues. */
 export function seedOptions(args: ParsedArgs): SeedOptions {
   const repo = stringOption(args, "repo") ?? "demo/widgets";
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new UsageError(`--repo must be owner/name, got "${repo}"`);
-  const issues = integerOption(args, "issues", 0) ?? 3;
+  const issues = integerOption(args, "issues", 0, MAX_SEEDED_ISSUES) ?? 3;
   return { dir: forgeDir(args), repo, issues, json: args.values.json === true };
 }
 
