@@ -15,6 +15,7 @@ import type { ForgeComment, ForgeIssue } from "../lib/forge/state.ts";
 import type { SeedResult } from "../lib/forge/seed.ts";
 import { startForge } from "../lib/forge/server.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
+import { printable } from "../lib/printable.ts";
 
 const DIR_OPTION = { type: "string", value: "D", description: "The forge's folder (default: <state dir>/forge)" } as const;
 
@@ -243,12 +244,12 @@ export function describeIssue(fullName: string, found: ForgeIssue, comments: For
   const kind = found.pull ? "pull request" : "issue";
   const labels = found.labels.length ? found.labels.join(", ") : "none";
   const lines = [
-    `${fullName}#${found.number}  ${found.title}`,
-    `${kind} by ${found.user}, ${found.state}, labels: ${labels}`,
+    `${fullName}#${found.number}  ${printable(found.title)}`,
+    `${kind} by ${printable(found.user)}, ${found.state}, labels: ${printable(labels)}`,
     comments.length === 1 ? "1 comment" : `${comments.length} comments`,
   ];
   for (const comment of comments) {
-    lines.push("", `comment by ${comment.user} at ${comment.created_at}:`, ...comment.body.split("\n").map((line) => (line ? `  ${line}` : "")));
+    lines.push("", `comment by ${printable(comment.user)} at ${comment.created_at}:`, ...printable(comment.body, { lines: true }).split("\n").map((line) => (line ? `  ${line}` : "")));
   }
   return lines;
 }

@@ -43,6 +43,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
   "forge-with-unreadable-session": () => import("./forge-with-unreadable-session.ts"),
+  "forge-with-control-characters": () => import("./forge-with-control-characters.ts"),
   "forge-with-hostile-title": () => import("./forge-with-hostile-title.ts"),
   "forge-with-rebuilt-store": () => import("./forge-with-rebuilt-store.ts"),
   "forge-with-daemon": () => import("./forge-with-daemon.ts"),
