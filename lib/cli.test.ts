@@ -112,6 +112,16 @@ test("a read command whose stdout reader went away (EPIPE) ends quietly with its
   });
 });
 
+test("a command whose stderr reader went away (`2>&1 | head -1`) still ends with its own exit code", async () => {
+  await withTempDir(async (dir) => {
+    const child = spawnRobotArmy(["log", "--limit", "0"], dir, "pipe");
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    assert.is(code, 2, "a usage error, its message and help going nowhere");
+  });
+});
+
 test("a read command whose stdout is full says so in one line on stderr and exits 1", async () => {
   await withTempDir(async (dir) => {
     // /dev/full is only opened as the child's stdout, as `> /dev/full` would.
