@@ -305,7 +305,6 @@ export async function runMain(main: (argv: string[]) => Promise<number | void>, 
   if (stdoutState.failed) process.exitCode = EXIT.failed;
 }
 
-
 function reportError(error: unknown): number {
   if (error instanceof HelpRequested) {
     writeStdout(error.help);
