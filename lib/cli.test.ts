@@ -1,10 +1,16 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import * as cli from "./cli.ts";
 import { ask, asJson, asLines, runSubcommand } from "./cli.ts";
 import type { FamilyDef } from "./cli.ts";
 import { PreconditionError, UsageError } from "./errors.ts";
+import { PROJECT_ROOT, runtimeArgv } from "./runtime.ts";
+import { withTempDir } from "./testing/fixtures.ts";
 
 /** A stdin that is not a terminal, fed `text` and then closed (or left open when `text` is undefined). */
 function input(text?: string): PassThrough & { isTTY?: boolean } {
@@ -89,4 +95,64 @@ test("the top-level catch prints an error with its secrets redacted, expected or
   assert.not.match(written.join(""), "ghp_");
 });
 
+
+/** The real binary on this test's runtime, with a fresh HOME and state dir under `dir`. */
+function spawnRobotArmy(argv: string[], dir: string, stdout: "pipe" | number, extraEnv: Record<string, string> = {}) {
+  const [binary, ...prefix] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+  const env = { ...process.env, HOME: dir, RA_STATE_DIR: join(dir, "state"), XDG_CONFIG_HOME: join(dir, "config"), ...extraEnv };
+  return spawn(binary, [...prefix, ...argv], { env, stdio: ["ignore", stdout, "pipe"] });
+}
+
+function exitOf(child: ChildProcess): Promise<{ code: number | null; stderr: string }> {
+  const chunks: Buffer[] = [];
+  child.stderr!.on("data", (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr: Buffer.concat(chunks).toString() })));
+}
+
+test("integerOption takes at most its maximum, by default the largest number counted exactly", () => {
+  const def: cli.CommandDef = { name: "x", summary: "x", usage: "x", options: { n: { type: "string", description: "n" } } };
+  const read = (value: string, max?: number) => cli.integerOption(cli.parse(def, ["--n", value]), "n", 1, max);
+  assert.is(read("9007199254740991"), Number.MAX_SAFE_INTEGER);
+  assert.throws(() => read("9223372036854775807"), (e: unknown) => e instanceof UsageError && e.message === '--n must be a whole number from 1 to 9007199254740991, got "9223372036854775807"');
+  assert.throws(() => read("99999999999999999999", 2 ** 31 - 1), (e: unknown) => e instanceof UsageError && e.message === '--n must be a whole number from 1 to 2147483647, got "99999999999999999999"');
+  assert.is(read("4194304", 2 ** 31 - 1), 4194304);
+});
+
+test("a read command whose stdout reader went away (EPIPE) ends quietly with its own exit code", async () => {
+  await withTempDir(async (dir) => {
+    for (const argv of [["log"], ["status"], ["--help"]]) {
+      const child = spawnRobotArmy(argv, dir, "pipe");
+      child.stdout!.destroy();
+      const { code, stderr } = await exitOf(child);
+      assert.is(stderr, "", `robot-army ${argv.join(" ")}`);
+      assert.is(code, 0, `robot-army ${argv.join(" ")}`);
+    }
+  });
+});
+
+test("a command whose stderr reader went away (`2>&1 | head -1`) still ends with its own exit code", async () => {
+  await withTempDir(async (dir) => {
+    const child = spawnRobotArmy(["log", "--limit", "0"], dir, "pipe");
+    child.stdout!.destroy();
+    child.stderr!.destroy();
+    const code = await new Promise((resolve) => child.on("close", resolve));
+    assert.is(code, 2, "a usage error, its message and help going nowhere");
+  });
+});
+
+test("a read command whose stdout is full says so in one line on stderr and exits 1", async () => {
+  await withTempDir(async (dir) => {
+    // /dev/full is only opened as the child's stdout, as `> /dev/full` would.
+    const full = openSync("/dev/full", "w");
+    try {
+      for (const argv of [["status"], ["log", "--json"]]) {
+        const { code, stderr } = await exitOf(spawnRobotArmy(argv, dir, full));
+        assert.is(code, 1, `robot-army ${argv.join(" ")}`);
+        assert.match(stderr, /^robot-army: Cannot write the output: .*(ENOSPC|No space left on device)[^\n]*\n$/);
+      }
+    } finally {
+      closeSync(full);
+    }
+  });
+});
 test.run();

@@ -149,7 +149,7 @@ export async function runSubcommand(def: FamilyDef, argv: string[]): Promise<num
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
     if (name === undefined) throw new UsageError(`"${def.name}" needs a subcommand`, familyHelpText(def));
-    process.stdout.write(familyHelpText(def));
+    writeStdout(familyHelpText(def));
     return EXIT.ok;
   }
   const sub = Object.hasOwn(def.subcommands, name) ? def.subcommands[name] : undefined;
@@ -182,23 +182,63 @@ export function stringOption(args: ParsedArgs, name: string): string | undefined
   return typeof value === "string" ? value : undefined;
 }
 
-/** Reads an option that must be a whole number, e.g. `--limit 5`. */
-export function integerOption(args: ParsedArgs, name: string, min = 0): number | undefined {
+/**
+ * Reads an option that must be a whole number, e.g. `--limit 5`, from `min` to `max`: by
+ * default no larger than a number can be exactly (2^53-1), and less where it means less
+ * (a port, a pid, seconds a timer waits).
+ */
+export function integerOption(args: ParsedArgs, name: string, min = 0, max = Number.MAX_SAFE_INTEGER): number | undefined {
   const raw = stringOption(args, name);
   if (raw === undefined) return undefined;
   if (!/^\d+$/.test(raw) || Number(raw) < min) {
     throw new UsageError(`--${name} must be a whole number of at least ${min}, got "${raw}"`);
   }
+  if (Number(raw) > max) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return Number(raw);
 }
 
 /** Where a command's `run` writes its output: stdout in `main`, a buffer in a test. */
 export type Write = (text: string) => void;
 
-/** Writes to stdout: the `write` a command's `main` hands its `run`. */
+/**
+ * Writes to stdout: the `write` a command's `main` hands its `run`, and the only way product
+ * code prints. A failing stdout never ends the process with a stack trace. A reader that went
+ * away (`log | head -c 10`, EPIPE) is no failure: what is left to print goes nowhere and the
+ * command ends as it would have, so a daemon keeps ticking and still writes its audit log
+ * and heartbeat. Any other write error (a full disk, `> /dev/full`) is one line on stderr,
+ * and the command ends with exit 1. Node reports these as an `error` event, Deno by throwing.
+ */
 export const writeStdout: Write = (text) => {
-  process.stdout.write(text);
+  if (stdoutState.closed || stdoutState.failed) return;
+  try {
+    process.stdout.write(text);
+  } catch (error) {
+    stdoutFailed(error as NodeJS.ErrnoException);
+  }
 };
+
+/** Whether stdout's reader went away, or a write to it failed. */
+const stdoutState = { closed: false, failed: false };
+
+function stdoutFailed(error: NodeJS.ErrnoException): void {
+  if (stdoutState.closed || stdoutState.failed) return;
+  if (error.code === "EPIPE" || error.name === "BrokenPipe") {
+    stdoutState.closed = true;
+    return;
+  }
+  stdoutState.failed = true;
+  process.exitCode = EXIT.failed;
+  writeStderr(`robot-army: Cannot write the output: ${error.message}\n`);
+}
+
+/** Writes to stderr; when stderr itself fails (`2>&1 | head -1`) there is nowhere left to say so, and nothing is. */
+function writeStderr(text: string): void {
+  try {
+    process.stderr.write(text);
+  } catch {
+    // Deno throws where Node emits the `error` that runMain's listener drops.
+  }
+}
 
 /** Lines of text as one string, each ended by a newline: what `print` writes. */
 export function asLines(...lines: string[]): string {
@@ -243,12 +283,12 @@ export function ask(question: string, io: { input: NodeJS.ReadableStream & { isT
 
 /** Writes a value as indented JSON, the form every `--json` output takes. */
 export function printJson(value: unknown): void {
-  process.stdout.write(asJson(value));
+  writeStdout(asJson(value));
 }
 
 /** Writes lines to stdout. */
 export function print(...lines: string[]): void {
-  process.stdout.write(asLines(...lines));
+  writeStdout(asLines(...lines));
 }
 
 /**
@@ -256,23 +296,26 @@ export function print(...lines: string[]): void {
  * Expected errors are one line on stderr; a usage error is followed by the command's help.
  */
 export async function runMain(main: (argv: string[]) => Promise<number | void>, argv: string[]): Promise<void> {
+  process.stdout.on("error", stdoutFailed);
+  process.stderr.on("error", () => {});
   try {
     process.exitCode = (await main(argv)) ?? EXIT.ok;
   } catch (error) {
     process.exitCode = reportError(error);
   }
+  if (stdoutState.failed) process.exitCode = EXIT.failed;
 }
 
 function reportError(error: unknown): number {
   if (error instanceof HelpRequested) {
-    process.stdout.write(error.help);
+    writeStdout(error.help);
     return EXIT.ok;
   }
   if (error instanceof RobotArmyError) {
-    process.stderr.write(`robot-army: ${redact(error.message)}\n`);
-    if (error instanceof UsageError && error.help) process.stderr.write("\n" + error.help);
+    writeStderr(`robot-army: ${redact(error.message)}\n`);
+    if (error instanceof UsageError && error.help) writeStderr("\n" + error.help);
     return error.exitCode;
   }
-  process.stderr.write(`robot-army: unexpected error: ${redact(error instanceof Error ? String(error.stack) : String(error))}\n`);
+  writeStderr(`robot-army: unexpected error: ${redact(error instanceof Error ? String(error.stack) : String(error))}\n`);
   return EXIT.failed;
 }

@@ -63,6 +63,15 @@ test("a wrong type names the file, the key and the line", async () => {
   assert.is(error.exitCode, EXIT.precondition);
 });
 
+test("a duration that sets a timer is bounded by the longest a timer can wait; the others by 100 years", async () => {
+  const timer = await configError('[daemon]\nconfirm_timeout = "30d"\n');
+  assert.is(timer.message, 'Cannot read config "/x/config.toml": key "daemon.confirm_timeout" must be a duration such as 30s or 10m, at most 24d 20h (the longest a timer can wait) (line 2)');
+  const tick = await configError("[daemon]\ntick_seconds = 99999999999\n");
+  assert.is(tick.message, 'Cannot read config "/x/config.toml": key "daemon.tick_seconds" must be at most 2147483 (line 2)');
+  const stranded = await configError('[episodes]\nstranded_after = "9999999w"\n');
+  assert.is(stranded.message, 'Cannot read config "/x/config.toml": key "episodes.stranded_after" must be a duration such as 90s, 30m, 12h or 2d (line 2)');
+});
+
 test("a fraction where a whole number belongs says so", async () => {
   const error = await configError("[worker]\nmax_sessions = 1.5\n");
   assert.is(error.message, 'Cannot read config "/x/config.toml": key "worker.max_sessions" must be a whole number (line 2)');

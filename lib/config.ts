@@ -11,7 +11,7 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ParsedArgs } from "./cli.ts";
 import { stringOption } from "./cli.ts";
-import { parseDuration } from "./duration.ts";
+import { formatAge, MAX_DURATION_MS, MAX_TIMER_MS, parseDuration } from "./duration.ts";
 import { ConfigError, configPath } from "./config-path.ts";
 import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
 import { rememberConfiguredSecrets } from "./redact.ts";
@@ -145,6 +145,7 @@ export interface SchemaNode {
   default?: unknown;
   examples?: unknown[];
   minimum?: number;
+  maximum?: number;
   minLength?: number;
   pattern?: string;
   items?: SchemaNode;
@@ -187,7 +188,8 @@ function validator(): Promise<Validate> {
   compiled ??= (async () => {
     const { Ajv } = await import("ajv");
     const ajv = new Ajv({ useDefaults: true, strict: true, allErrors: false });
-    ajv.addFormat("duration", { type: "string", validate: isDuration });
+    ajv.addFormat("duration", { type: "string", validate: (value: string) => isDuration(value, MAX_DURATION_MS) });
+    ajv.addFormat("timer", { type: "string", validate: (value: string) => isDuration(value, MAX_TIMER_MS) });
     ajv.addFormat("url", { type: "string", validate: isHttpUrl });
     ajv.addFormat("path", { type: "string", validate: (value: string) => value.length > 0 });
     return ajv.compile(configSchema()) as Validate;
@@ -195,9 +197,9 @@ function validator(): Promise<Validate> {
   return compiled;
 }
 
-function isDuration(value: string): boolean {
+function isDuration(value: string, maxMs: number): boolean {
   try {
-    parseDuration(value);
+    parseDuration(value, "duration", maxMs);
     return true;
   } catch {
     return false;
@@ -214,6 +216,7 @@ function isHttpUrl(value: string): boolean {
 
 const FORMAT_TEXT: Record<string, string> = {
   duration: "must be a duration such as 90s, 30m, 12h or 2d",
+  timer: `must be a duration such as 30s or 10m, at most ${formatAge(MAX_TIMER_MS)} (the longest a timer can wait)`,
   url: "must be an http:// or https:// URL",
   path: "must be a path",
 };
@@ -263,6 +266,8 @@ function problemText(error: AjvError, value: unknown): string {
     }
     case "minimum":
       return `must be at least ${p.limit}`;
+    case "maximum":
+      return `must be at most ${p.limit}`;
     case "minLength":
       return "must not be empty";
     case "pattern":

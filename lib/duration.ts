@@ -7,13 +7,26 @@ const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000,
  * Parses a duration into milliseconds.
  * @example parseDuration("1h30m") // 5_400_000
  */
-export function parseDuration(text: string, what = "duration"): number {
+export function parseDuration(text: string, what = "duration", maxMs = MAX_DURATION_MS): number {
   const parts = [...text.matchAll(/(\d+)(ms|s|m|h|d|w)/g)];
-  if (!text || parts.map((p) => p[0]).join("") !== text) {
+  if (!isDurationText(text)) {
     throw new UsageError(`${what} "${text}" is not a duration such as 90s, 30m, 12h or 2d`);
   }
-  return parts.reduce((total, [, amount, unit]) => total + Number(amount) * UNITS[unit], 0);
+  const ms = parts.reduce((total, [, amount, unit]) => total + Number(amount) * UNITS[unit], 0);
+  if (!(ms <= maxMs)) throw new UsageError(`${what} "${text}" is longer than ${formatAge(maxMs)}, ${maxMs === MAX_TIMER_MS ? "the longest a timer can wait" : "the longest a duration can mean here"}`);
+  return ms;
 }
+
+/** Whether `text` is written as a duration (`90s`, `1h30m`), however long. */
+export function isDurationText(text: string): boolean {
+  return /^(\d+(ms|s|m|h|d|w))+$/.test(text);
+}
+
+/** The longest duration anything may be given: 100 years, far past any age robot-army sees, and well inside a Date's range. */
+export const MAX_DURATION_MS = 36_500 * UNITS.d;
+
+/** The longest a timer can wait (`setTimeout` takes at most 2^31-1 ms, about 24d 20h); a duration that sets one is bounded by it. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Formats milliseconds as a short age, largest two units: `3d 4h`, `12m 5s`, `0s`.

@@ -128,10 +128,13 @@ function requireKey(args: ParsedArgs, def: CommandDef): string {
   return key;
 }
 
+/** The largest pid there can be: a pid is a signed 32-bit number (Linux allows at most 2^22). */
+const MAX_PID = 2 ** 31 - 1;
+
 /** `episode start`'s options: the key (else $RA_EPISODE_KEY) and the client's pid (else the caller's). */
 export function startOptions(args: ParsedArgs): StartOptions {
   const key = requireKey(args, start);
-  return { key, clientPid: integerOption(args, "client-pid", 2) ?? CALLER_PID, json: args.values.json === true };
+  return { key, clientPid: integerOption(args, "client-pid", 2, MAX_PID) ?? CALLER_PID, json: args.values.json === true };
 }
 
 /** Opens the episode and says so; warns when its client is not running here. */

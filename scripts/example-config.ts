@@ -84,6 +84,7 @@ function facts(node: SchemaNode, required: boolean): string {
 function typeText(node: SchemaNode): string {
   const limits = [
     node.minimum !== undefined ? `at least ${node.minimum}` : undefined,
+    node.maximum !== undefined ? `at most ${node.maximum}` : undefined,
     node.minLength ? "not empty" : undefined,
     node.pattern ? `matching ${node.pattern}` : undefined,
   ].filter(Boolean);
@@ -96,6 +97,7 @@ function typeText(node: SchemaNode): string {
 
 const FORMAT_NAMES: Record<string, string> = {
   duration: "duration (90s, 30m, 12h, 2d, 1h30m)",
+  timer: "duration (30s, 10m, 1h30m), at most 24d 20h",
   url: "http:// or https:// URL",
   path: "path",
 };

@@ -15,6 +15,7 @@ import type { ForgeComment, ForgeIssue } from "../lib/forge/state.ts";
 import type { SeedResult } from "../lib/forge/seed.ts";
 import { startForge } from "../lib/forge/server.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
+import { printable } from "../lib/printable.ts";
 
 const DIR_OPTION = { type: "string", value: "D", description: "The forge's folder (default: <state dir>/forge)" } as const;
 
@@ -55,7 +56,7 @@ forge picks the changes up.`,
   options: {
     dir: DIR_OPTION,
     repo: { type: "string", value: "owner/name", description: "The repository to create (default demo/widgets)" },
-    issues: { type: "string", value: "N", description: "How many labelled issues by owner (default 3)" },
+    issues: { type: "string", value: "N", description: "How many labelled issues by owner (default 3, at most 10000)" },
     json: { type: "boolean", description: "Print what was seeded as JSON" },
   },
   examples: ["robot-army forge seed", "robot-army forge seed --repo acme/rockets --issues 5 --json"],
@@ -168,11 +169,14 @@ function untilSignalled(): Promise<void> {
   });
 }
 
+/** The most issues `forge seed` makes: each is a file on disk and a request per poll, so more would only fill the disk. */
+const MAX_SEEDED_ISSUES = 10_000;
+
 /** `forge seed`'s options: the repository (owner/name) and how many labelled issues. */
 export function seedOptions(args: ParsedArgs): SeedOptions {
   const repo = stringOption(args, "repo") ?? "demo/widgets";
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new UsageError(`--repo must be owner/name, got "${repo}"`);
-  const issues = integerOption(args, "issues", 0) ?? 3;
+  const issues = integerOption(args, "issues", 0, MAX_SEEDED_ISSUES) ?? 3;
   return { dir: forgeDir(args), repo, issues, json: args.values.json === true };
 }
 
@@ -240,12 +244,12 @@ export function describeIssue(fullName: string, found: ForgeIssue, comments: For
   const kind = found.pull ? "pull request" : "issue";
   const labels = found.labels.length ? found.labels.join(", ") : "none";
   const lines = [
-    `${fullName}#${found.number}  ${found.title}`,
-    `${kind} by ${found.user}, ${found.state}, labels: ${labels}`,
+    `${fullName}#${found.number}  ${printable(found.title)}`,
+    `${kind} by ${printable(found.user)}, ${found.state}, labels: ${printable(labels)}`,
     comments.length === 1 ? "1 comment" : `${comments.length} comments`,
   ];
   for (const comment of comments) {
-    lines.push("", `comment by ${comment.user} at ${comment.created_at}:`, ...comment.body.split("\n").map((line) => (line ? `  ${line}` : "")));
+    lines.push("", `comment by ${printable(comment.user)} at ${comment.created_at}:`, ...printable(comment.body, { lines: true }).split("\n").map((line) => (line ? `  ${line}` : "")));
   }
   return lines;
 }

@@ -4,7 +4,7 @@
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
-import { describeHold, hold, parseHoldTarget } from "../lib/dispatch/controls.ts";
+import { describeHold, hold, parseHoldTarget, reasonText } from "../lib/dispatch/controls.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { withStore } from "../lib/store/open.ts";
@@ -45,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
 export function run(opts: { target: HoldTarget; reason?: string }, deps: { store: Store; write: Write }): number {
   const { changed, current } = hold(deps.store, opts.target, { reason: opts.reason });
   const what = describeHold(deps.store, current);
-  const why = current.reason ? ` (${current.reason})` : "";
+  const why = reasonText(current.reason);
   const unhold = "item" in opts.target ? `robot-army unhold ${opts.target.item}` : `robot-army unhold --repo ${opts.target.repo}`;
   deps.write(changed
     ? `held: ${what}${why}: not dispatched until "${unhold}"\n`

@@ -1,7 +1,7 @@
 /** `robot-army holds`: what dispatch is told to leave alone: the pause, held repositories and held items. */
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
-import { describeHold, listHolds, pauseState } from "../lib/dispatch/controls.ts";
+import { describeHold, listHolds, pauseState, reasonText } from "../lib/dispatch/controls.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -46,7 +46,7 @@ export function run(opts: { json: boolean }, deps: { store: Store | undefined; w
 
 /** The report as lines of text. */
 export function formatHolds(report: HoldsReport): string[] {
-  const reason = (text: string | null) => (text ? ` (${text})` : "");
+  const reason = reasonText;
   const lines: string[] = [];
   if (report.paused) lines.push(`dispatch paused since ${report.paused.since}${reason(report.paused.reason)}`);
   if (report.holds.length === 0) lines.push("no holds");

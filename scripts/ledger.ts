@@ -7,7 +7,7 @@ import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
 import { UsageError } from "../lib/errors.ts";
 import { openJournal, resolveKey } from "../lib/episodes/journal.ts";
-import { appendEvent, readLedger } from "../lib/episodes/ledger.ts";
+import { appendEvent, jsonDepth, MAX_LEDGER_DEPTH, readLedger } from "../lib/episodes/ledger.ts";
 import type { LedgerEvent } from "../lib/episodes/ledger.ts";
 import { requireOpen } from "../lib/episodes/lifecycle.ts";
 
@@ -102,6 +102,8 @@ function parseData(raw: string | undefined): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new UsageError(`--data "${raw}" must be a JSON object such as {"text":"..."}`);
   }
+  // The event's line nests one deeper than its data.
+  if (jsonDepth(raw) >= MAX_LEDGER_DEPTH) throw new UsageError(`--data nests deeper than ${MAX_LEDGER_DEPTH - 1} levels; a ledger line may nest at most ${MAX_LEDGER_DEPTH}`);
   return value as Record<string, unknown>;
 }
 

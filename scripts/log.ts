@@ -10,7 +10,7 @@ import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { asJson, integerOption, parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
 import { isoSeconds, now, parseTimestamp } from "../lib/clock.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
-import { parseDuration } from "../lib/duration.ts";
+import { isDurationText, parseDuration } from "../lib/duration.ts";
 import { UsageError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { queryAudit } from "../lib/store/audit.ts";
@@ -178,11 +178,10 @@ function bodySummary(body: Record<string, unknown>, shorten: boolean): string {
 function sinceTime(value: string, at: Date): string {
   const time = parseTimestamp(value);
   if (time) return isoSeconds(time);
-  try {
-    return isoSeconds(new Date(at.getTime() - parseDuration(value)));
-  } catch {
+  if (!isDurationText(value)) {
     throw new UsageError(`--since "${value}" is not a duration such as 12h or an ISO time such as 2026-01-15T10:00:00Z`);
   }
+  return isoSeconds(new Date(at.getTime() - parseDuration(value, "--since")));
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {

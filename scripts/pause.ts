@@ -4,7 +4,7 @@
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
-import { pause } from "../lib/dispatch/controls.ts";
+import { pause, reasonText } from "../lib/dispatch/controls.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -37,7 +37,7 @@ export async function main(argv: string[]): Promise<number> {
 /** Pauses dispatch and says so, or says it already was. */
 export function run(opts: { reason?: string }, deps: { store: Store; write: Write }): number {
   const { changed, current } = pause(deps.store, opts);
-  const why = current.reason ? ` (${current.reason})` : "";
+  const why = reasonText(current.reason);
   deps.write(changed
     ? `paused${why}: no worker session is dispatched until "robot-army unpause"\n`
     : `already paused since ${current.since}${why}\n`);

@@ -19,6 +19,7 @@ import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 import { requireItem } from "../lib/work-items/queries.ts";
+import { printable } from "../lib/printable.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -72,7 +73,8 @@ export function run(opts: { id: number; json: boolean }, deps: PromptDeps): numb
     const { item: id, repo, issue, branch, worktree, episodeKey } = input;
     deps.write(JSON.stringify({ item: id, repo, issue, branch, worktree, episode_key: episodeKey, prompt }, null, 2) + "\n");
   } else {
-    deps.write(prompt);
+    // The prompt quotes the issue's body as GitHub gave it: escaped, it cannot drive the owner's terminal.
+    deps.write(printable(prompt, { lines: true }));
   }
   return 0;
 }

@@ -5,7 +5,7 @@
  * the overview loads them all, since each command's summary lives in its own definition.
  */
 import { readFileSync } from "node:fs";
-import { print, runMain } from "../lib/cli.ts";
+import { print, runMain, writeStdout } from "../lib/cli.ts";
 import { UsageError } from "../lib/errors.ts";
 import { nearestName } from "../lib/nearest-name.ts";
 import type { CommandDef, FamilyDef } from "../lib/cli.ts";
@@ -82,7 +82,7 @@ export function version(): string {
 export async function main(argv: string[]): Promise<number | void> {
   const [name, ...rest] = argv;
   if (name === undefined || name === "--help" || name === "-h" || name === "help") {
-    process.stdout.write(await overview());
+    writeStdout(await overview());
     return 0;
   }
   if (name === "--version" || name === "-V") {

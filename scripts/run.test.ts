@@ -16,6 +16,9 @@ import { recordApproval } from "../lib/repos/records.ts";
 import { isDeno, runtimeArgv } from "../lib/runtime.ts";
 import { waitFor } from "../lib/testing/sessions.ts";
 import { listRecords } from "../lib/sessions/records.ts";
+import { readHeartbeat } from "../lib/daemon/heartbeat.ts";
+import { queryAudit } from "../lib/store/audit.ts";
+import { openStore } from "../lib/store/open.ts";
 import { sessionState } from "../lib/sessions/state.ts";
 
 const template = forgeTemplate();
@@ -107,6 +110,35 @@ test("a second daemon is refused naming the first's pid; SIGTERM stops the first
       daemon.child.kill("SIGKILL");
       await daemon.exited;
     }
+  }
+}));
+
+test("a daemon whose stdout reader went away (`run | head -2`) keeps ticking, its heartbeat and audit log still written", withForgeConfig(async (_t, env, state) => {
+  const [bin, ...args] = runtimeArgv(ROBOT_ARMY);
+  const daemon = spawn(bin, [...args, "run", "--effect-level", "live"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  daemon.stderr!.on("data", (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => daemon.on("exit", (code) => resolve(code)));
+  daemon.stdout!.destroy();
+  try {
+    await waitFor("the third tick's heartbeat", () => (readHeartbeat(state)?.tick ?? 0) >= 3, 30_000);
+    assert.is(daemon.exitCode, null, stderr);
+    daemon.kill("SIGTERM");
+    const code = await exited;
+    if (!isDeno()) assert.is(code, 0, stderr);
+    assert.is(stderr, "");
+  } finally {
+    if (daemon.exitCode === null && daemon.signalCode === null) {
+      daemon.kill("SIGKILL");
+      await exited;
+    }
+  }
+  const store = await openStore(state);
+  try {
+    assert.ok(queryAudit(store, { kind: "reconcile.pass" }).length >= 3);
+    assert.ok(queryAudit(store, { kind: "state.work_item" }).length >= 1, "it dispatched with nobody reading");
+  } finally {
+    store.close();
   }
 }));
 

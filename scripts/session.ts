@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { JSON_OPTION, asJson, asLines, helpText, integerOption, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
-import { formatAge } from "../lib/duration.ts";
+import { formatAge, MAX_TIMER_MS } from "../lib/duration.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { commandText } from "../lib/shell-words.ts";
 import { collectGarbage, describeGc } from "../lib/sessions/gc.ts";
@@ -353,7 +353,7 @@ export async function runTag(opts: TagOptions, deps: SessionDeps): Promise<numbe
 
 /** `session kill`'s options: the session and the grace period in seconds. */
 export function killOptions(args: ParsedArgs): { ref: string; grace: number } {
-  return { grace: integerOption(args, "grace", 0) ?? 5, ref: args.positionals[0] };
+  return { grace: integerOption(args, "grace", 0, Math.floor(MAX_TIMER_MS / 1000)) ?? 5, ref: args.positionals[0] };
 }
 
 /** Stops the session (audited) and says whether its files were kept. */

@@ -20,6 +20,7 @@ import type { DaemonStatus } from "../lib/daemon/daemon-status.ts";
 import { dispatchQueue, trustRemedy } from "../lib/repos/queue.ts";
 import type { DispatchQueue, UntrustedReason } from "../lib/repos/queue.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
+import { reasonText } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -134,11 +135,11 @@ export function formatStatus(report: StatusReport): string[] {
   const width = Math.max(0, ...present.map((state) => state.length)) + 2;
   for (const state of present) lines.push(`  ${state.padEnd(width)}${report.counts[state]}`);
   // The pause governs the whole queue, so it is said before it.
-  if (report.paused) lines.push(`paused: since ${report.paused.since}${why(report.paused.reason)}; nothing is dispatched until "robot-army unpause"`);
+  if (report.paused) lines.push(`paused: since ${report.paused.since}${reasonText(report.paused.reason)}; nothing is dispatched until "robot-army unpause"`);
   lines.push(report.queue.length === 0 ? "queue: empty" : `queue: ${report.queue.length} ready, in dispatch order`);
   for (const q of report.queue) lines.push(`  ${q.position}. ${itemLine(q)}  priority ${q.priority}`);
   if (report.held.length) lines.push(`held by you: ${report.held.length} ready, not dispatched until unheld`);
-  for (const h of report.held) lines.push(`  ${itemLine(h)}  ${h.hold.on === "repository" ? "repository " : ""}held${why(h.hold.reason)}; "${h.unhold}"`);
+  for (const h of report.held) lines.push(`  ${itemLine(h)}  ${h.hold.on === "repository" ? "repository " : ""}held${reasonText(h.hold.reason)}; "${h.unhold}"`);
   const untrusted = report.untrusted.length;
   if (untrusted) lines.push(`untrusted: ${untrusted} ready, not dispatched until ${untrusted === 1 ? "its repository is" : "their repositories are"} trusted on this machine`);
   for (const u of report.untrusted) lines.push(`  ${itemLine(u)}  ${u.repo} ${u.reason}; ${u.remedy}`);
@@ -152,10 +153,6 @@ export function formatStatus(report: StatusReport): string[] {
 
 function unholdCommand(hold: Hold): string {
   return hold.repo !== null ? `robot-army unhold --repo ${hold.repo}` : `robot-army unhold ${hold.item}`;
-}
-
-function why(reason: string | null): string {
-  return reason ? ` (${reason})` : "";
 }
 
 function itemLine(entry: ItemJson): string {

@@ -29,20 +29,34 @@ export function readToken(github: Config["github"], env: Env = process.env): str
 
 /** Reads a token file after checking nobody but its owner can read it (DESIGN rule 5). */
 export function readTokenFile(path: string): string {
-  let mode: number;
+  let stat;
   try {
-    mode = statSync(path).mode & 0o777;
+    stat = statSync(path);
   } catch (error) {
-    throw new PreconditionError(`Cannot read token file "${path}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw cannotRead(path, error);
   }
+  // Before the mode: chmod advice would not help a directory.
+  if (stat.isDirectory()) throw new PreconditionError(`Token file "${path}" is a directory; github.token_file must name the file holding the token`);
+  if (!stat.isFile()) throw new PreconditionError(`Token file "${path}" is not a regular file; github.token_file must name the file holding the token`);
+  const mode = stat.mode & 0o777;
   // 0600 as asked, or tighter (0400): what matters is that group and others have nothing.
   if (mode & 0o077) {
     throw new PreconditionError(`Token file "${path}" has mode ${octal(mode)}; it must be 0600 (chmod 600 "${path}")`);
   }
-  const token = readFileSync(path, "utf8").trim();
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw cannotRead(path, error);
+  }
+  const token = text.trim();
   if (!token) throw new PreconditionError(`Token file "${path}" is empty`);
   rememberSecret(token);
   return token;
+}
+
+function cannotRead(path: string, error: unknown): PreconditionError {
+  return new PreconditionError(`Cannot read token file "${path}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
 }
 
 function octal(mode: number): string {

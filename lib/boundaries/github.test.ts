@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { chmodSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { PreconditionError } from "../errors.ts";
@@ -36,6 +36,17 @@ test("a token file another user can read is refused, naming the file and its mod
     assert.is(readToken(github), "ghp_x");
     chmodSync(file, 0o400);
     assert.is(readToken(github), "ghp_x", "read-only for its owner is tighter still, and fine");
+  }));
+
+test("a token file that is a directory is refused as one, not given chmod advice", () =>
+  template.use(async (t) => {
+    const dir = join(t.tmp, "tokens-dir");
+    mkdirSync(dir, { mode: 0o755 });
+    const github = { ...(await forgeConfig(t)).github, token_file: dir };
+    assert.throws(() => readToken(github), (e: unknown) =>
+      e instanceof PreconditionError && e.message === `Token file "${dir}" is a directory; github.token_file must name the file holding the token`);
+    chmodSync(dir, 0o700);
+    assert.throws(() => readToken(github), (e: unknown) => e instanceof PreconditionError && e.message.endsWith("is a directory; github.token_file must name the file holding the token"));
   }));
 
 test("the token may come from the variable token_env names; both sources at once are refused", () =>

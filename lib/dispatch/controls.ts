@@ -10,6 +10,7 @@ import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { getItem, requireItem } from "../work-items/queries.ts";
 import { parseItemId } from "../work-items/argument.ts";
+import { printable } from "../printable.ts";
 
 /** The pause as stored: when it was set and why. */
 export interface Pause {
@@ -49,13 +50,17 @@ export function pauseState(store: Store): Pause | undefined {
 
 /** The pause in a sentence: `paused since T (reason): no worker session is dispatched until "robot-army unpause"`. */
 export function describePause(pause: Pause): string {
-  const why = pause.reason ? ` (${pause.reason})` : "";
-  return `paused since ${pause.since}${why}: no worker session is dispatched until "robot-army unpause"`;
+  return `paused since ${pause.since}${reasonText(pause.reason)}: no worker session is dispatched until "robot-army unpause"`;
+}
+
+/** A pause's or hold's reason as it follows what it explains, ` (release freeze)`, its control characters escaped; nothing when there is none. */
+export function reasonText(reason: string | null | undefined): string {
+  return reason ? ` (${printable(reason)})` : "";
 }
 
 /** Why a held item waits: the hold, its reason, and how to lift it. */
 export function describeWait(hold: Hold): string {
-  const why = hold.reason ? ` (${hold.reason})` : "";
+  const why = reasonText(hold.reason);
   return hold.item !== null
     ? `the item is held${why}; "robot-army unhold ${hold.item}" lets it go`
     : `repository ${hold.repo} is held${why}; "robot-army unhold --repo ${hold.repo}" lets it go`;

@@ -4,7 +4,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import type { Journal } from "./journal.ts";
-import { appendEvent, newestEventByEpisode, readLedger } from "./ledger.ts";
+import { appendEvent, jsonDepth, MAX_LEDGER_DEPTH, newestEventByEpisode, readLedger } from "./ledger.ts";
 import type { LedgerEvent } from "./ledger.ts";
 
 // The ledger is plain files; it needs no repository, only the journal's paths.
@@ -31,6 +31,22 @@ const C = "33333333-3333-4333-8333-333333333333";
 function event(episode: string, at: string, kind = "note", data: Record<string, unknown> = {}): LedgerEvent {
   return { at, episode, key: `key-${episode.slice(0, 1)}`, kind, data };
 }
+
+test("a line nested deeper than a ledger line may be is unreadable, naming its line and episode, not a stack overflow", () =>
+  inJournal(async (journal) => {
+    await appendEvent(journal, event(A, "2026-01-15T10:00:00Z"));
+    const deep = "[".repeat(20_000) + "]".repeat(20_000);
+    appendFileSync(journal.ledgerFile, `{"at":"2026-01-15T10:01:00Z","episode":"${B}","key":"k","kind":"note","data":{"x":${deep}}}\n`);
+    const contents = await readLedger(journal);
+    assert.equal(contents.events.map((e) => e.episode), [A]);
+    assert.equal(contents.unreadable, [{ line: 2, episode: B }]);
+  }));
+
+test("jsonDepth counts brackets outside strings only", () => {
+  assert.is(jsonDepth('{"a":[1,{"b":"[[[{{{"}]}'), 3);
+  assert.is(jsonDepth('{"a":"\\"[["}'), 1);
+  assert.is(jsonDepth("[".repeat(65) + "]".repeat(65)), MAX_LEDGER_DEPTH + 1);
+});
 
 test("a missing ledger reads as an empty one", () =>
   inJournal(async (journal) => {

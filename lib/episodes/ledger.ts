@@ -33,6 +33,29 @@ export async function appendEvent(journal: Journal, event: LedgerEvent): Promise
   appendLine(journal.ledgerFile, JSON.stringify({ at, episode, key, kind, data }));
 }
 
+/**
+ * How deep a ledger line's JSON may nest. Reading, validating and printing a value all
+ * recurse, and a 20,000-deep line overflows the stack; no event a worker means is that deep.
+ */
+export const MAX_LEDGER_DEPTH = 64;
+
+/** How deep a JSON text nests, counting brackets outside its strings. */
+export function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text[i];
+    if (inString) {
+      if (char === "\\") i++;
+      else if (char === '"') inString = false;
+    } else if (char === '"') inString = true;
+    else if (char === "{" || char === "[") deepest = Math.max(deepest, ++depth);
+    else if (char === "}" || char === "]") depth--;
+  }
+  return deepest;
+}
+
 const EPISODE_IN_LINE = /"episode"\s*:\s*"([0-9a-f-]{36})"/;
 
 /** Reads every line of the ledger; a missing ledger is an empty one. */
@@ -45,7 +68,7 @@ export async function readLedger(journal: Journal): Promise<LedgerContents> {
     if (!text.trim()) return;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = jsonDepth(text) <= MAX_LEDGER_DEPTH ? JSON.parse(text) : undefined;
     } catch {
       value = undefined;
     }

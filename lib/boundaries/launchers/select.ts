@@ -1,6 +1,6 @@
 /** Picks the launcher `worker.launcher` names, with its settings from the config. */
 import type { Config } from "../../config.ts";
-import { parseDuration } from "../../duration.ts";
+import { MAX_TIMER_MS, parseDuration } from "../../duration.ts";
 import { PreconditionError } from "../../errors.ts";
 import type { Env } from "./session-run.ts";
 import { KittyLauncher } from "./kitty.ts";
@@ -29,7 +29,7 @@ export interface LauncherOptions {
  * @example const launcher = launcherFor(config, { env: process.env });
  */
 export function launcherFor(config: Config, options: LauncherOptions = {}): Launcher {
-  const timeoutMs = options.timeoutMs ?? parseDuration(config.daemon.confirm_timeout, "daemon.confirm_timeout");
+  const timeoutMs = options.timeoutMs ?? parseDuration(config.daemon.confirm_timeout, "daemon.confirm_timeout", MAX_TIMER_MS);
   const base = { env: options.env, timeoutMs };
   const name = options.launcher ?? config.worker.launcher;
   switch (name) {

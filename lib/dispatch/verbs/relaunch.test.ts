@@ -75,6 +75,38 @@ test("resume and restart refuse while a live session works for the item, and cha
     assert.is(sessionsOf(store, 1).length, 1);
   }));
 
+test("of two resumes racing on one item, one starts it and the other says another command is starting it", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    const [first, second] = await Promise.allSettled([relaunchItem(deps, 1, { how: "resume" }), relaunchItem(deps, 1, { how: "resume" })]);
+    assert.is(first.status === "fulfilled" && first.value.result, "active");
+    assert.is(second.status, "rejected");
+    const error = (second as PromiseRejectedResult).reason;
+    assert.instance(error, PreconditionError);
+    assert.is(error.message, "Work item 1 is being started by another command (it is dispatching); nothing was started");
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.equal(sessionsOf(store, 1).map((row) => row.attempt), [1, 2], "one new session, not two");
+  }));
+
+test("a resume whose checks passed before another command started the item refuses, and does not interrupt it", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    // The second waits at its last check (the repository's settings, asked live) until the first has run to the end.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const github = deps.github;
+    const slow = Object.assign(Object.create(github), { getRepository: async (name: string) => (await released, github.getRepository(name)) });
+    const second = relaunchItem({ ...deps, github: slow }, 1, { how: "restart" });
+    const first = await relaunchItem(deps, 1, { how: "resume" });
+    assert.is(first.result, "active");
+    release();
+    await rejects(second, PreconditionError, "Work item 1 was started by another command meanwhile (it is active); nothing was started");
+    assert.is(getItem(store, 1)!.state, "active");
+    assert.equal(sessionsOf(store, 1).map((row) => [row.attempt, row.ended_at === null]), [[1, false], [2, true]]);
+  }));
+
 test("resume and restart refuse, before any change, when the worker program is not there", () =>
   withWorld(template, async ({ store, deps }) => {
     await dispatchReady(deps);

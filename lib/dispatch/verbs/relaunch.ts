@@ -18,7 +18,7 @@ import { readRecord } from "../../sessions/records.ts";
 import { exitOf } from "../../sessions/spool.ts";
 import { sessionState } from "../../sessions/state.ts";
 import { requireItem, getItem } from "../../work-items/queries.ts";
-import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
+import type { WorkItemState } from "../../work-items/queries.ts";
 import { latestSession, sessionsOf } from "../../work-items/sessions.ts";
 import { transition } from "../../work-items/transition.ts";
 import { closeFromExit } from "../../work-items/worker-ended.ts";
@@ -83,7 +83,7 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
 
   // No session of the item runs, so each row still open ended: close it from its own exit record now.
   closeEndedRows(deps, item.id);
-  toDispatching(deps, getItem(store, item.id)!, options.how);
+  toDispatching(deps, item.id, earlier?.id ?? null, options.how);
   const resume = options.how === "resume";
   const earlierId = earlier?.id ?? null;
   const started = await startWorker(deps, item, {
@@ -115,8 +115,20 @@ function closeEndedRows(deps: DispatchDeps, item: number): void {
 }
 
 /** The claim, through the states the item's own may reach it by. */
-function toDispatching(deps: DispatchDeps, item: WorkItem, how: Relaunch): void {
+/**
+ * Claims the item for the new session. Another command (a second `resume`, the daemon) may
+ * have claimed or started it since the checks above; read again in the claim's transaction,
+ * that is refused in words, and this command starts nothing.
+ */
+function toDispatching(deps: DispatchDeps, itemId: number, earlier: string | null, how: Relaunch): void {
   deps.store.transaction(() => {
+    const item = getItem(deps.store, itemId)!;
+    if (item.state === "dispatching") {
+      throw new PreconditionError(`Work item ${itemId} is being started by another command (it is dispatching); nothing was started`);
+    }
+    if (!RELAUNCHABLE.includes(item.state) || (latestSession(deps.store, itemId)?.id ?? null) !== earlier) {
+      throw new PreconditionError(`Work item ${itemId} was started by another command meanwhile (it is ${item.state}); nothing was started`);
+    }
     if (item.state === "active" || item.state === "awaiting_review") transition(deps.store, item.id, "interrupted", { reason: "no session of it runs" });
     if (item.state === "failed" || item.state === "needs_info") transition(deps.store, item.id, "ready", { reason: `${how} by the owner` });
     transition(deps.store, item.id, "dispatching", { reason: `${how} by the owner`, details: claimDetails() });

@@ -44,6 +44,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
   "forge-with-token-printing-post-create": () => import("./forge-with-token-printing-post-create.ts"),
   "forge-with-unreadable-session": () => import("./forge-with-unreadable-session.ts"),
+  "forge-with-control-characters": () => import("./forge-with-control-characters.ts"),
   "forge-with-hostile-title": () => import("./forge-with-hostile-title.ts"),
   "forge-with-rebuilt-store": () => import("./forge-with-rebuilt-store.ts"),
   "forge-with-emptied-store": () => import("./forge-with-emptied-store.ts"),
