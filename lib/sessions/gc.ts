@@ -57,11 +57,14 @@ export function fastExitsInARow(events: Array<{ at: string; kind: string; [key: 
   return count;
 }
 
+/** What a gc change (or `session kill`) is audited as: `session.<action>` (lib/store/effect-kinds.ts). */
+export type GcAction = "kill" | "stop" | "start" | "remove-orphan" | "abandon" | "respawn" | "mark-flapping" | "remove";
+
 /**
  * Runs one outward effect of gc (a stop, a removal, a respawn) between an audit intent and
  * its outcome (DESIGN rule 3); the command passes one that writes to the store.
  */
-export type GcEffect = <T>(action: string, record: SessionRecord, run: () => Promise<T>) => Promise<T>;
+export type GcEffect = <T>(action: GcAction, record: SessionRecord, run: () => Promise<T>) => Promise<T>;
 
 /** Runs one gc pass over the session root. */
 export async function collectGarbage(root: string, options: { dryRun?: boolean; effect?: GcEffect } = {}): Promise<GcReport> {
@@ -220,7 +223,7 @@ function describeEnd(record: SessionRecord): string {
 }
 
 /** The audit action of a gc bucket's change. */
-function bucketAction(bucket: GcEntry[], report: GcReport): string {
+function bucketAction(bucket: GcEntry[], report: GcReport): GcAction {
   if (bucket === report.orphans) return "remove-orphan";
   if (bucket === report.abandoned) return "abandon";
   if (bucket === report.respawned) return "respawn";

@@ -151,7 +151,7 @@ test("an effect writes an intent before it runs and an outcome after, sharing on
 test("an effect that throws gets an outcome with the error, and the error is rethrown", async () => {
   await withStore(async (store) => {
     try {
-      await auditEffect(store, { kind: "git.push", repo: "o/r", item: 12 }, async () => {
+      await auditEffect(store, { kind: "worktree.create", repo: "o/r", item: 12 }, async () => {
         throw new Error("remote refused");
       });
       assert.unreachable("the error was swallowed");

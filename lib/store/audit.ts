@@ -7,7 +7,9 @@
  * The table's triggers refuse UPDATE and DELETE, so nothing here can rewrite history.
  */
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
+import { faultAfter } from "../fault.ts";
 import { redactAll } from "../redact.ts";
+import type { EffectKindName } from "./effect-kinds.ts";
 import type { Store } from "./open.ts";
 
 /** What a record is: a plain fact, or the before/after of an outward effect. */
@@ -70,7 +72,8 @@ export interface AuditQuery {
 
 /** The intent of an outward effect: what is about to be done, to whom. */
 export interface AuditEffectInput extends AuditSubjects {
-  kind: string;
+  /** One of lib/store/effect-kinds.ts, where every effect is listed with its timeout and evidence. */
+  kind: EffectKindName;
   simulated?: boolean;
   body?: Record<string, unknown>;
 }
@@ -101,6 +104,8 @@ export function appendAudit(store: Store, record: AuditInput): AuditRecord {
     // The log can never be purged: a secret in outside text (an error, a step's output) is redacted before it lands.
     JSON.stringify(redactAll(record.body ?? {})),
   );
+  // The crash suite's fault point (RA_FAULT): inert unless set.
+  faultAfter({ kind: record.kind, phase });
   return fromRow(row);
 }
 

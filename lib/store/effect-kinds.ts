@@ -1,0 +1,57 @@
+/**
+ * Every kind of outward effect robot-army audits with an intent and an outcome (DESIGN
+ * rule 3), what it touches, how long it may take before an intent with no outcome means a
+ * crash cut it short, and where the evidence of what became of it can be read.
+ *
+ * `auditEffect` takes only these kinds, so a new effect cannot be written without being
+ * listed here; the crash suite (`lib/crash/`) runs one crash case per kind and fails when a
+ * kind has none, and the unfinished-effect sweep settles or reports each by this table.
+ */
+
+/** How an effect cut short is settled: from evidence that can be read, or reported for the owner. */
+export type EffectEvidence =
+  /** The issue's comments, looked for by the marker the comment carries. */
+  | "issue-comments"
+  /** The worktree's folder and git's list of worktrees. */
+  | "worktree"
+  /** The managed session's record and the process table. */
+  | "session-record"
+  /** The file's old and new paths. */
+  | "file"
+  /** Nothing that can be read settles it: the owner is told. */
+  | "none";
+
+/** One effect kind. */
+export interface EffectKind {
+  /** What the effect does, in a few words, as a report names it. */
+  what: string;
+  /** Seconds after its intent past which an intent with no outcome is taken for cut short. */
+  timeoutSeconds: number;
+  evidence: EffectEvidence;
+}
+
+export const EFFECT_KINDS = {
+  "github.comment": { what: "a comment on an issue", timeoutSeconds: 300, evidence: "issue-comments" },
+  "worktree.create": { what: "a worktree made for a work item", timeoutSeconds: 900, evidence: "worktree" },
+  "worktree.remove": { what: "a work item's worktree removed", timeoutSeconds: 300, evidence: "worktree" },
+  "session.launch": { what: "a worker session started", timeoutSeconds: 120, evidence: "session-record" },
+  "session.stop": { what: "a worker session stopped", timeoutSeconds: 120, evidence: "session-record" },
+  "session.kill": { what: "a managed session killed by the owner", timeoutSeconds: 120, evidence: "session-record" },
+  "session.cancel": { what: "a worker session cancelled by the owner", timeoutSeconds: 120, evidence: "session-record" },
+  "session.remove": { what: "a finished session's files removed", timeoutSeconds: 120, evidence: "session-record" },
+  "session.remove-orphan": { what: "an orphaned session's files removed", timeoutSeconds: 120, evidence: "session-record" },
+  "session.abandon": { what: "a session marked abandoned", timeoutSeconds: 120, evidence: "session-record" },
+  "session.start": { what: "a respawned session's holder started", timeoutSeconds: 120, evidence: "session-record" },
+  "session.respawn": { what: "a session respawned", timeoutSeconds: 120, evidence: "session-record" },
+  "session.mark-flapping": { what: "a session marked flapping", timeoutSeconds: 120, evidence: "session-record" },
+  "spool.damaged": { what: "a damaged spool file set aside", timeoutSeconds: 60, evidence: "file" },
+  "episode.recovered": { what: "an episode recovered in a journal", timeoutSeconds: 120, evidence: "none" },
+} as const satisfies Record<string, EffectKind>;
+
+/** The name of an audited effect. */
+export type EffectKindName = keyof typeof EFFECT_KINDS;
+
+/** Whether a kind is one of the audited effects. */
+export function isEffectKind(kind: string): kind is EffectKindName {
+  return Object.hasOwn(EFFECT_KINDS, kind);
+}
