@@ -35,6 +35,10 @@ export interface Lab {
   sessionRoot: string;
   env: Record<string, string>;
   forge: Forge;
+  /** The lab's config.toml. */
+  configFile: string;
+  /** Makes `argv` the worker dispatch starts (the demo worker unless changed), before the first dispatch. */
+  useWorker(argv: string[]): void;
   /** Runs `robot-army <argv>` in the clone with the lab's env and `extra` on top. */
   robotArmy(argv: string[], extra?: { env?: Record<string, string>; stdin?: string; timeoutMs?: number }): Promise<Run>;
   /** Like `robotArmy`, and throws with its output unless it exits 0. */
@@ -85,7 +89,7 @@ async function openLab(template: string, cache: string): Promise<Lab> {
   mkdirSync(env.HOME, { recursive: true });
   const config = join(env.XDG_CONFIG_HOME, "robot-army", "config.toml");
   mkdirSync(dirname(config), { recursive: true });
-  writeFileSync(config, [
+  const writeConfig = (worker: string[]) => writeFileSync(config, [
     "[daemon]",
     "tick_seconds = 1",
     "",
@@ -96,16 +100,18 @@ async function openLab(template: string, cache: string): Promise<Lab> {
     "",
     "[worker]",
     'launcher = "process"',
-    'binary = "demo-worker"',
+    `binary = ${JSON.stringify(worker[0])}`,
+    `args = ${JSON.stringify(worker.slice(1))}`,
     "max_sessions = 1",
     "",
     '[repos."demo/widgets"]',
     `path = ${JSON.stringify(clone)}`,
     "",
   ].join("\n"));
+  writeConfig(["demo-worker"]);
   const token = readFileSync(join(forgeDir, "tokens", "owner"), "utf8").trim();
   const lab: Lab = {
-    dir, clone, forgeDir, forge, env,
+    dir, clone, forgeDir, forge, env, configFile: config, useWorker: writeConfig,
     stateDir: env.RA_STATE_DIR,
     sessionRoot: env.RA_SESSION_ROOT,
     robotArmy: (argv, extra = {}) => runChild(argv, clone, { ...env, ...extra.env }, extra.stdin, extra.timeoutMs ?? 60_000),
@@ -143,7 +149,7 @@ async function openLab(template: string, cache: string): Promise<Lab> {
 async function stopWhatRuns(root: string): Promise<void> {
   for (const record of listRecords(root)) {
     const state = sessionState(root, record);
-    if (state === "running") await stopSession(root, record, { graceMs: 1_000 }).catch(() => {});
+    if (state === "running") await stopSession(root, record, { graceMs: 200 }).catch(() => {});
     // childRunning proves the pid is still the recorded command, by its start time.
     else if (state === "vanished" && childRunning(record) === true && record.childPid !== null && record.childPid > 1) process.kill(record.childPid, "SIGKILL");
   }

@@ -10,6 +10,14 @@ import { join } from "node:path";
 import { listRecords } from "../sessions/records.ts";
 import { sessionState } from "../sessions/state.ts";
 import { exitedPid, git } from "../testing/fixtures.ts";
+import { hostname } from "node:os";
+import { connectGitHub } from "../boundaries/github.ts";
+import { loadConfig } from "../config.ts";
+import { wireEffects } from "../effects.ts";
+import { pollRepositories } from "../intake/poll.ts";
+import { onboardRepository } from "../repos/onboard.ts";
+import { openStore } from "../store/open.ts";
+import { LAB_NOW } from "./lab.ts";
 import type { Lab } from "./lab.ts";
 
 /** The name of a world a crash case starts from. */
@@ -20,10 +28,7 @@ export type CrashSetupName =
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
   /** demo/widgets onboarded and polled at live: issue 1 is a ready item, its "queued" comment posted. */
-  polled: async (lab) => {
-    await lab.mustRun(["onboard", "demo/widgets"]);
-    await lab.mustRun(["poll", "--effect-level", "live"]);
-  },
+  polled: (lab) => onboardAndPoll(lab),
   /** One tick dispatched issue 1: its demo worker committed, pushed, opened its pull request and waits, idle. */
   working: async (lab) => {
     await CRASH_SETUPS.polled(lab);
@@ -38,7 +43,10 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
   },
   /** The worker of issue 1 killed between ticks and its spooled exit record damaged (`"code": "abc"`). */
   "spool-damaged": async (lab) => {
-    await CRASH_SETUPS.working(lab);
+    // Only the spooled exit matters here, not the work: the worker sleeps instead of the demo worker's steps.
+    lab.useWorker(["sh", "-c", "echo working; sleep 30"]);
+    await onboardAndPoll(lab);
+    await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     const worker = listRecords(lab.sessionRoot).find((record) => record.name === "ra-widgets-1")!;
     await lab.mustRun(["session", "kill", "ra-widgets-1"]);
     const spooled = join(lab.stateDir, "spool", `${worker.id}.${worker.generation}.json`);
@@ -85,6 +93,26 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await waitUntil(lab, "flap1 to end", async () => allEnded(lab));
   },
 };
+
+/**
+ * What `onboard demo/widgets` and `poll --effect-level live` do, done in this process, where
+ * the modules are loaded once, with the lab's clock (every lab is set up at LAB_NOW).
+ */
+async function onboardAndPoll(lab: Lab): Promise<void> {
+  process.env.RA_NOW = LAB_NOW;
+  const config = await loadConfig({ path: lab.configFile, env: lab.env });
+  const store = await openStore(lab.stateDir);
+  try {
+    const github = await connectGitHub(config, store, { timeoutMs: 5_000 });
+    await onboardRepository(store, github, config, "demo/widgets");
+    const rules = { author: config.github.author!, label: config.github.label };
+    const effects = wireEffects("live", { github: github.writer });
+    const [polled] = await pollRepositories({ store, reader: github, effects, rules, host: hostname(), paths: { "demo/widgets": lab.clone } }, ["demo/widgets"]);
+    if (polled.error !== null) throw new Error(`setup: the poll of demo/widgets failed: ${polled.error}`);
+  } finally {
+    store.close();
+  }
+}
 
 function allEnded(lab: Lab): boolean {
   return listRecords(lab.sessionRoot).every((record) => !["starting", "running"].includes(sessionState(lab.sessionRoot, record)));
