@@ -5,6 +5,7 @@
  * until a pass changes nothing) and every recovery check run (lib/crash/checks.ts).
  */
 import { CRASH_CASES } from "./cases.ts";
+import type { CrashCase } from "./cases.ts";
 import { crashEvidence, recoveryProblems, storeSnapshot } from "./checks.ts";
 import type { LabTemplate, Run } from "./lab.ts";
 import { CRASH_SETUPS } from "./setups.ts";
@@ -30,10 +31,9 @@ export const RESTART_AT = "2026-01-15T12:00:00Z";
 /** Passes after which a daemon that still changes something is a problem. */
 const MAX_PASSES = 5;
 
-/** Crashes at one boundary and checks the recovery; never throws for what it finds. */
-export async function crashAt(template: LabTemplate, kind: EffectKindName, phase: CrashPhase): Promise<CrashResult> {
+/** Crashes at one boundary (by its case, unless another is given) and checks the recovery; never throws for what it finds. */
+export async function crashAt(template: LabTemplate, kind: EffectKindName, phase: CrashPhase, crash: CrashCase = CRASH_CASES[kind]): Promise<CrashResult> {
   const started = Date.now();
-  const crash = CRASH_CASES[kind];
   const result: CrashResult = { kind, phase, passes: 0, ms: 0, problems: [] };
   const lab = await template.open();
   try {
