@@ -42,13 +42,19 @@ export async function storeSnapshot(lab: Lab): Promise<string> {
   });
 }
 
-/** Every check, after the restart; `anomalies` is what `robot-army anomalies --json` listed. */
-export async function recoveryProblems(lab: Lab, evidence: CrashEvidence, anomalies: unknown[] | string): Promise<string[]> {
+/** The anomalies the owner is shown (`robot-army anomalies --json`'s list), or why they cannot be read. */
+export type AnomalyList = unknown[] | string;
+
+/** Every check, after the restart; `anomalies` is read only when an intent has no outcome. */
+export async function recoveryProblems(lab: Lab, evidence: CrashEvidence, anomalies: AnomalyList | (() => Promise<AnomalyList>)): Promise<string[]> {
   const problems: string[] = [];
+  let open: OpenIntent[] = [];
   await withStoreOf(lab, (store) => {
     if (!store) return;
-    problems.push(...integrityProblems(store), ...stuckItems(lab, store), ...twoLiveWorkers(lab), ...unfinishedEffects(store, anomalies));
+    problems.push(...integrityProblems(store), ...stuckItems(lab, store), ...twoLiveWorkers(lab));
+    open = intentsLeftOpen(store);
   });
+  if (open.length) problems.push(...unreported(open, typeof anomalies === "function" ? await anomalies() : anomalies));
   problems.push(...await duplicateDispatchComments(lab), ...lostCommits(lab, evidence));
   return problems;
 }
@@ -88,11 +94,19 @@ function liveWorkers(lab: Lab) {
   return listRecords(lab.sessionRoot).filter((record) => record.tags.ra_item !== undefined && workerRuns(lab.sessionRoot, record) !== false);
 }
 
-/** Intents with no outcome that no `effect_unfinished` anomaly names by its action id. */
-function unfinishedEffects(store: Store, anomalies: unknown[] | string): string[] {
-  const open = store.db.prepare(`SELECT action_id, kind FROM audit AS i WHERE phase = 'intent' AND NOT EXISTS
-    (SELECT 1 FROM audit AS o WHERE o.action_id = i.action_id AND o.phase = 'outcome') ORDER BY id`).all() as Array<{ action_id: string; kind: string }>;
-  if (open.length === 0) return [];
+interface OpenIntent {
+  action_id: string;
+  kind: string;
+}
+
+/** Intents with no outcome: not settled. */
+function intentsLeftOpen(store: Store): OpenIntent[] {
+  return store.db.prepare(`SELECT action_id, kind FROM audit AS i WHERE phase = 'intent' AND NOT EXISTS
+    (SELECT 1 FROM audit AS o WHERE o.action_id = i.action_id AND o.phase = 'outcome') ORDER BY id`).all() as unknown as OpenIntent[];
+}
+
+/** Open intents that no `effect_unfinished` anomaly names by its action id. */
+function unreported(open: OpenIntent[], anomalies: AnomalyList): string[] {
   if (typeof anomalies === "string") return open.map((i) => `intent ${i.kind} ${i.action_id} has no outcome, and the anomalies cannot be read: ${anomalies}`);
   const reported = new Set(anomalies.flatMap((a) => {
     const anomaly = a as { kind?: unknown; action_id?: unknown };

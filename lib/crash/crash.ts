@@ -7,7 +7,8 @@
 import { CRASH_CASES } from "./cases.ts";
 import type { CrashCase } from "./cases.ts";
 import { crashEvidence, recoveryProblems, storeSnapshot } from "./checks.ts";
-import type { LabTemplate, Run } from "./lab.ts";
+import type { AnomalyList } from "./checks.ts";
+import type { Lab, LabTemplate, Run } from "./lab.ts";
 import { CRASH_SETUPS } from "./setups.ts";
 import type { EffectKindName } from "../store/effect-kinds.ts";
 
@@ -60,7 +61,7 @@ export async function crashAt(template: LabTemplate, kind: EffectKindName, phase
       }
     }
     if (last.code !== 0) result.problems.push(`the last restart pass exited ${last.code ?? last.signal}${tail(last)}`);
-    result.problems.push(...await recoveryProblems(lab, evidence, await listedAnomalies(lab)));
+    result.problems.push(...await recoveryProblems(lab, evidence, () => listedAnomalies(lab)));
     return result;
   } catch (error) {
     result.problems.push(`the case could not run: ${(error as Error).message}`);
@@ -72,7 +73,7 @@ export async function crashAt(template: LabTemplate, kind: EffectKindName, phase
 }
 
 /** `robot-army anomalies --json`'s list, or why it cannot be read. */
-async function listedAnomalies(lab: { robotArmy: (argv: string[], extra?: { env?: Record<string, string> }) => Promise<Run> }): Promise<unknown[] | string> {
+async function listedAnomalies(lab: Lab): Promise<AnomalyList> {
   const run = await lab.robotArmy(["anomalies", "--json"], { env: { RA_NOW: RESTART_AT } });
   if (run.code !== 0) return `robot-army anomalies --json exited ${run.code ?? run.signal}${tail(run)}`;
   try {

@@ -99,7 +99,7 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
  * the modules are loaded once, with the lab's clock (every lab is set up at LAB_NOW).
  */
 async function onboardAndPoll(lab: Lab): Promise<void> {
-  process.env.RA_NOW = LAB_NOW;
+  const restoreClock = labClock();
   const config = await loadConfig({ path: lab.configFile, env: lab.env });
   const store = await openStore(lab.stateDir);
   try {
@@ -111,7 +111,27 @@ async function onboardAndPoll(lab: Lab): Promise<void> {
     if (polled.error !== null) throw new Error(`setup: the poll of demo/widgets failed: ${polled.error}`);
   } finally {
     store.close();
+    restoreClock();
   }
+}
+
+let clockUsers = 0;
+let clockBefore: string | undefined;
+
+/**
+ * Fixes this process's clock (RA_NOW) at LAB_NOW while any setup needs it, and puts it back
+ * when the last one is done: the unit runner loads every test file into one process.
+ */
+function labClock(): () => void {
+  if (clockUsers++ === 0) {
+    clockBefore = process.env.RA_NOW;
+    process.env.RA_NOW = LAB_NOW;
+  }
+  return () => {
+    if (--clockUsers > 0) return;
+    if (clockBefore === undefined) delete process.env.RA_NOW;
+    else process.env.RA_NOW = clockBefore;
+  };
 }
 
 function allEnded(lab: Lab): boolean {
