@@ -35,11 +35,20 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     await waitUntil(lab, "the demo worker to open its pull request", async () => (await lab.api("GET", "/repos/demo/widgets/pulls")).length > 0);
   },
-  /** The worker of issue 1 killed by the owner and its exit drained by a tick: item 1 is interrupted. */
+  /**
+   * The worker of issue 1 killed by the owner and its exit drained by a tick: item 1 is
+   * interrupted. The episode record the demo worker wrote as it ended is committed and
+   * pushed, as an agent's last step would, so the worktree is clean, origin has every
+   * commit, and reset removes both.
+   */
   "worker-ended": async (lab) => {
     await CRASH_SETUPS.working(lab);
     await lab.mustRun(["session", "kill", "ra-widgets-1"]);
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
+    const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
+    git(worktree, "add", "--all");
+    git(worktree, "commit", "--quiet", "-m", "Record the episode");
+    git(worktree, "push", "--quiet", "origin", "HEAD");
   },
   /** The worker of issue 1 killed between ticks and its spooled exit record damaged (`"code": "abc"`). */
   "spool-damaged": async (lab) => {
