@@ -7,11 +7,11 @@
 import { spawn } from "node:child_process";
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { isDeno } from "../runtime.ts";
+import { PROJECT_ROOT, isDeno, runtimeArgv } from "../runtime.ts";
 import { seedForge } from "../forge/seed.ts";
 import { startForge } from "../forge/server.ts";
 import type { Forge } from "../forge/server.ts";
-import { isolatedEnv, robotArmyCommand } from "../scenario/run.ts";
+import { isolatedEnv } from "../scenario/run.ts";
 import { git, makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { listRecords } from "../sessions/records.ts";
 import { childRunning, sessionState } from "../sessions/state.ts";
@@ -155,9 +155,12 @@ async function stopWhatRuns(root: string): Promise<void> {
   }
 }
 
+/** The router, run by the runtime running the suite. */
+const ROBOT_ARMY = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+
 /** Runs robot-army as a child of this runtime; a child still running at the timeout is SIGKILLed (and its run says so). */
 function runChild(argv: string[], cwd: string, env: Record<string, string>, stdin: string | undefined, timeoutMs: number): Promise<Run> {
-  const [bin, ...args] = robotArmyCommand(isDeno() ? "deno" : "node");
+  const [bin, ...args] = ROBOT_ARMY;
   return new Promise((resolve, reject) => {
     const child = spawn(bin, [...args, ...argv], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
