@@ -147,8 +147,8 @@ function allEnded(lab: Lab): boolean {
   return listRecords(lab.sessionRoot).every((record) => !["starting", "running"].includes(sessionState(lab.sessionRoot, record)));
 }
 
-/** Polls `done` every 50 ms for up to 30 s. */
-export async function waitUntil(lab: Lab, what: string, done: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+/** Polls `done` every 50 ms for up to a minute (a shared machine can be slow). */
+export async function waitUntil(lab: Lab, what: string, done: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (lab ${lab.dir})`);
