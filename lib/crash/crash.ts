@@ -36,40 +36,44 @@ const MAX_PASSES = 5;
 export async function crashAt(template: LabTemplate, kind: EffectKindName, phase: CrashPhase, crash: CrashCase = CRASH_CASES[kind]): Promise<CrashResult> {
   const started = Date.now();
   const result: CrashResult = { kind, phase, passes: 0, ms: 0, problems: [] };
-  const lab = await template.open();
+  let lab: Lab | undefined;
   try {
+    lab = await template.open();
     await CRASH_SETUPS[crash.setup](lab);
-    const fault = `${kind}:${phase}`;
-    const cut = await lab.robotArmy(crash.cross, { env: { RA_FAULT: fault, ...(crash.at ? { RA_NOW: crash.at } : {}) }, stdin: crash.stdin });
-    if (cut.signal !== "SIGKILL") {
-      result.problems.push(`robot-army ${crash.cross.join(" ")} did not reach ${fault}: it ${cut.signal ? `died by ${cut.signal}` : `exited ${cut.code}`}${tail(cut)}`);
-      return result;
-    }
-    const evidence = crashEvidence(lab);
-    let before = await storeSnapshot(lab);
-    let last: Run | undefined;
-    for (;;) {
-      last = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: RESTART_AT } });
-      result.passes += 1;
-      if (hasStackTrace(last)) result.problems.push(`restart pass ${result.passes} printed a stack trace${tail(last)}`);
-      const after = await storeSnapshot(lab);
-      if (after === before) break;
-      before = after;
-      if (result.passes >= MAX_PASSES) {
-        result.problems.push(`the daemon still changed something after ${MAX_PASSES} restart passes`);
-        break;
-      }
-    }
-    if (last.code !== 0) result.problems.push(`the last restart pass exited ${last.code ?? last.signal}${tail(last)}`);
-    result.problems.push(...await recoveryProblems(lab, evidence, () => listedAnomalies(lab)));
-    return result;
+    await crashAndRecover(lab, crash, `${kind}:${phase}`, result);
   } catch (error) {
     result.problems.push(`the case could not run: ${(error as Error).message}`);
-    return result;
   } finally {
-    await lab.close();
+    await lab?.close();
     result.ms = Date.now() - started;
   }
+  return result;
+}
+
+/** The crossing with its fault point set, the restart passes until quiet, and the checks, each problem added to `result`. */
+async function crashAndRecover(lab: Lab, crash: CrashCase, fault: string, result: CrashResult): Promise<void> {
+  const cut = await lab.robotArmy(crash.cross, { env: { RA_FAULT: fault, ...(crash.at ? { RA_NOW: crash.at } : {}) }, stdin: crash.stdin });
+  if (cut.signal !== "SIGKILL") {
+    result.problems.push(`robot-army ${crash.cross.join(" ")} did not reach ${fault}: it ${cut.signal ? `died by ${cut.signal}` : `exited ${cut.code}`}${tail(cut)}`);
+    return;
+  }
+  const evidence = crashEvidence(lab);
+  let before = await storeSnapshot(lab);
+  let last: Run;
+  for (;;) {
+    last = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: RESTART_AT } });
+    result.passes += 1;
+    if (hasStackTrace(last)) result.problems.push(`restart pass ${result.passes} printed a stack trace${tail(last)}`);
+    const after = await storeSnapshot(lab);
+    if (after === before) break;
+    before = after;
+    if (result.passes >= MAX_PASSES) {
+      result.problems.push(`the daemon still changed something after ${MAX_PASSES} restart passes`);
+      break;
+    }
+  }
+  if (last.code !== 0) result.problems.push(`the last restart pass exited ${last.code ?? last.signal}${tail(last)}`);
+  result.problems.push(...await recoveryProblems(lab, evidence, () => listedAnomalies(lab)));
 }
 
 /** `robot-army anomalies --json`'s list, or why it cannot be read. */
