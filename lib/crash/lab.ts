@@ -78,6 +78,17 @@ async function openLab(template: string, cache: string): Promise<Lab> {
   const forgeDir = join(dir, "forge");
   cpSync(template, forgeDir, { recursive: true });
   const forge = await startForge({ dir: forgeDir, now: () => new Date(LAB_NOW) });
+  try {
+    return labOn(dir, forge, cache);
+  } catch (error) {
+    await forge.close();
+    removeTempDir(dir);
+    throw error;
+  }
+}
+
+function labOn(dir: string, forge: Forge, cache: string): Lab {
+  const forgeDir = join(dir, "forge");
   const clone = join(dir, "widgets");
   git(dir, "clone", "--quiet", join(forgeDir, "git", "demo", "widgets.git"), clone);
   const env: Record<string, string> = {
