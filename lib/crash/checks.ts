@@ -1,0 +1,161 @@
+/**
+ * What must hold once the daemon has restarted after a crash and run until quiet: no item
+ * stuck (`dispatching`, or `active` with no live worker), no issue with two dispatch
+ * comments for one session, no item with two live workers, every intent left without an
+ * outcome settled or reported as an `effect_unfinished` anomaly, no commit lost, and the
+ * store's `PRAGMA integrity_check` ok. Each check returns the problems it found, in words.
+ */
+import { git } from "../testing/fixtures.ts";
+import { listRecords } from "../sessions/records.ts";
+import { workerRuns } from "../sessions/state.ts";
+import { openExistingStore } from "../store/open.ts";
+import type { Store } from "../store/open.ts";
+import type { Lab } from "./lab.ts";
+
+/** What the crash left, read right after it and before any restart. */
+export interface CrashEvidence {
+  /** Every local branch but the base, with its tip: the commits that must not be lost. */
+  branches: Array<{ branch: string; sha: string }>;
+}
+
+/** Reads the evidence the later checks compare against. */
+export function crashEvidence(lab: Lab): CrashEvidence {
+  const refs = git(lab.clone, "for-each-ref", "--format=%(refname:short) %(objectname)", "refs/heads/");
+  const branches = refs.split("\n").filter(Boolean).map((line) => {
+    const [branch, sha] = line.split(" ");
+    return { branch, sha };
+  });
+  return { branches: branches.filter((b) => b.branch !== "main") };
+}
+
+/** What a pass of the daemon leaves that a further pass may change; equal twice in a row means quiet. */
+export async function storeSnapshot(lab: Lab): Promise<string> {
+  return await withStoreOf(lab, (store) => {
+    if (!store) return "no store";
+    const rows = (sql: string) => store.db.prepare(sql).all().map((row) => ({ ...row }));
+    return JSON.stringify({
+      items: rows("SELECT id, state FROM work_items ORDER BY id"),
+      sessions: rows("SELECT id, end_reason FROM sessions ORDER BY id"),
+      effects: rows("SELECT count(*) AS n FROM audit WHERE phase != 'fact' OR kind = 'state.work_item'"),
+      anomalies: tableExists(store, "anomalies") ? rows("SELECT count(*) AS n FROM anomalies") : null,
+    });
+  });
+}
+
+/** The anomalies the owner is shown (`robot-army anomalies --json`'s list), or why they cannot be read. */
+export type AnomalyList = unknown[] | string;
+
+/** Every check, after the restart; `anomalies` is read only when an intent has no outcome. */
+export async function recoveryProblems(lab: Lab, evidence: CrashEvidence, anomalies: AnomalyList | (() => Promise<AnomalyList>)): Promise<string[]> {
+  const problems: string[] = [];
+  let open: OpenIntent[] = [];
+  await withStoreOf(lab, (store) => {
+    if (!store) return;
+    problems.push(...integrityProblems(store), ...stuckItems(lab, store), ...twoLiveWorkers(lab));
+    open = intentsLeftOpen(store);
+  });
+  if (open.length) problems.push(...unreported(open, typeof anomalies === "function" ? await anomalies() : anomalies));
+  problems.push(...await duplicateDispatchComments(lab), ...lostCommits(lab, evidence));
+  return problems;
+}
+
+function integrityProblems(store: Store): string[] {
+  const rows = store.db.prepare("PRAGMA integrity_check").all().map((row) => Object.values({ ...row })[0]);
+  return rows.length === 1 && rows[0] === "ok" ? [] : [`PRAGMA integrity_check: ${rows.join("; ")}`];
+}
+
+/** Items left `dispatching`, or `active` with no session row whose worker still runs. */
+function stuckItems(lab: Lab, store: Store): string[] {
+  const problems: string[] = [];
+  const items = store.db.prepare("SELECT id, state FROM work_items WHERE state IN ('dispatching', 'active')").all() as Array<{ id: number; state: string }>;
+  for (const item of items) {
+    if (item.state === "dispatching") {
+      problems.push(`item ${item.id} is stuck dispatching`);
+      continue;
+    }
+    const open = store.db.prepare("SELECT id FROM sessions WHERE item = ? AND ended_at IS NULL").all(item.id) as Array<{ id: string }>;
+    const live = open.filter((row) => liveWorkers(lab).some((record) => record.id === row.id));
+    if (live.length === 0) problems.push(`item ${item.id} is active with no live worker (open session rows: ${open.map((r) => r.id).join(", ") || "none"})`);
+  }
+  return problems;
+}
+
+/** Items with more than one worker running (managed sessions tagged with the item whose processes still run). */
+function twoLiveWorkers(lab: Lab): string[] {
+  const byItem = new Map<string, string[]>();
+  for (const record of liveWorkers(lab)) {
+    const item = record.tags.ra_item!;
+    byItem.set(item, [...(byItem.get(item) ?? []), record.name]);
+  }
+  return [...byItem].filter(([, names]) => names.length > 1).map(([item, names]) => `item ${item} has ${names.length} live workers: ${names.join(", ")}`);
+}
+
+function liveWorkers(lab: Lab) {
+  return listRecords(lab.sessionRoot).filter((record) => record.tags.ra_item !== undefined && workerRuns(lab.sessionRoot, record) !== false);
+}
+
+interface OpenIntent {
+  action_id: string;
+  kind: string;
+}
+
+/** Intents with no outcome: not settled. */
+function intentsLeftOpen(store: Store): OpenIntent[] {
+  return store.db.prepare(`SELECT action_id, kind FROM audit AS i WHERE phase = 'intent' AND NOT EXISTS
+    (SELECT 1 FROM audit AS o WHERE o.action_id = i.action_id AND o.phase = 'outcome') ORDER BY id`).all() as unknown as OpenIntent[];
+}
+
+/** Open intents that no `effect_unfinished` anomaly names by its action id. */
+function unreported(open: OpenIntent[], anomalies: AnomalyList): string[] {
+  if (typeof anomalies === "string") return open.map((i) => `intent ${i.kind} ${i.action_id} has no outcome, and the anomalies cannot be read: ${anomalies}`);
+  const reported = new Set(anomalies.flatMap((a) => {
+    const anomaly = a as { kind?: unknown; action_id?: unknown };
+    return anomaly.kind === "effect_unfinished" && typeof anomaly.action_id === "string" ? [anomaly.action_id] : [];
+  }));
+  return open.filter((i) => !reported.has(i.action_id)).map((i) => `intent ${i.kind} ${i.action_id} is neither settled (no outcome) nor reported (no effect_unfinished anomaly)`);
+}
+
+/** Issues on the forge with two "dispatched" comments naming one session id. */
+async function duplicateDispatchComments(lab: Lab): Promise<string[]> {
+  const problems: string[] = [];
+  const issues = (await lab.api("GET", "/repos/demo/widgets/issues?state=all")) as Array<{ number: number }>;
+  for (const issue of issues) {
+    const comments = (await lab.api("GET", `/repos/demo/widgets/issues/${issue.number}/comments`)) as Array<{ body: string }>;
+    const seen = new Map<string, number>();
+    for (const comment of comments) {
+      const session = /^- Session id: (\S+)$/m.exec(comment.body)?.[1];
+      if (session) seen.set(session, (seen.get(session) ?? 0) + 1);
+    }
+    for (const [session, count] of seen) if (count > 1) problems.push(`issue #${issue.number} has ${count} comments for session ${session}`);
+  }
+  return problems;
+}
+
+/** Branch tips from before the restart that are no longer reachable from their branch, here or on origin. */
+function lostCommits(lab: Lab, evidence: CrashEvidence): string[] {
+  const bare = git(lab.clone, "remote", "get-url", "origin");
+  return evidence.branches.filter(({ branch, sha }) => !reachable(lab.clone, branch, sha) && !reachable(bare, branch, sha))
+    .map(({ branch, sha }) => `commit ${sha.slice(0, 12)} of branch ${branch} is lost (reachable neither from the branch nor from origin's)`);
+}
+
+function reachable(repo: string, branch: string, sha: string): boolean {
+  try {
+    git(repo, "merge-base", "--is-ancestor", sha, `refs/heads/${branch}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function tableExists(store: Store, name: string): boolean {
+  return store.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+async function withStoreOf<T>(lab: Lab, fn: (store: Store | undefined) => T): Promise<T> {
+  const store = await openExistingStore(lab.stateDir);
+  try {
+    return fn(store);
+  } finally {
+    store?.close();
+  }
+}

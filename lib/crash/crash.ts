@@ -1,0 +1,98 @@
+/**
+ * One crash at one boundary: a fresh lab brought to the case's world, the crossing command
+ * run with `RA_FAULT=<kind>:<phase>` (it must die by SIGKILL, or it never reached its
+ * boundary), then the daemon restarted (`run --once`, past every effect's timeout, again
+ * until a pass changes nothing) and every recovery check run (lib/crash/checks.ts).
+ */
+import { CRASH_CASES } from "./cases.ts";
+import type { CrashCase } from "./cases.ts";
+import { crashEvidence, recoveryProblems, storeSnapshot } from "./checks.ts";
+import type { AnomalyList } from "./checks.ts";
+import type { Lab, LabTemplate, Run } from "./lab.ts";
+import { CRASH_SETUPS } from "./setups.ts";
+import type { EffectKindName } from "../store/effect-kinds.ts";
+
+/** Where an effect is cut short: right after its intent, or right after its outcome. */
+export type CrashPhase = "intent" | "outcome";
+
+/** What became of one crash. */
+export interface CrashResult {
+  kind: EffectKindName;
+  phase: CrashPhase;
+  /** Restart passes run before the daemon was quiet. */
+  passes: number;
+  ms: number;
+  /** Empty when it crashed and recovered. */
+  problems: string[];
+}
+
+/** The restarted daemon's clock: two hours on, past every effect's timeout (lib/store/effect-kinds.ts). */
+export const RESTART_AT = "2026-01-15T12:00:00Z";
+
+/** Passes after which a daemon that still changes something is a problem. */
+const MAX_PASSES = 5;
+
+/** Crashes at one boundary (by its case, unless another is given) and checks the recovery; never throws for what it finds. */
+export async function crashAt(template: LabTemplate, kind: EffectKindName, phase: CrashPhase, crash: CrashCase = CRASH_CASES[kind]): Promise<CrashResult> {
+  const started = Date.now();
+  const result: CrashResult = { kind, phase, passes: 0, ms: 0, problems: [] };
+  let lab: Lab | undefined;
+  try {
+    lab = await template.open();
+    await CRASH_SETUPS[crash.setup](lab);
+    await crashAndRecover(lab, crash, `${kind}:${phase}`, result);
+  } catch (error) {
+    result.problems.push(`the case could not run: ${(error as Error).message}`);
+  } finally {
+    await lab?.close();
+    result.ms = Date.now() - started;
+  }
+  return result;
+}
+
+/** The crossing with its fault point set, the restart passes until quiet, and the checks, each problem added to `result`. */
+async function crashAndRecover(lab: Lab, crash: CrashCase, fault: string, result: CrashResult): Promise<void> {
+  const cut = await lab.robotArmy(crash.cross, { env: { RA_FAULT: fault, ...(crash.at ? { RA_NOW: crash.at } : {}) }, stdin: crash.stdin });
+  if (cut.signal !== "SIGKILL") {
+    result.problems.push(`robot-army ${crash.cross.join(" ")} did not reach ${fault}: it ${cut.signal ? `died by ${cut.signal}` : `exited ${cut.code}`}${tail(cut)}`);
+    return;
+  }
+  const evidence = crashEvidence(lab);
+  let before = await storeSnapshot(lab);
+  let last: Run;
+  for (;;) {
+    last = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: RESTART_AT } });
+    result.passes += 1;
+    if (hasStackTrace(last)) result.problems.push(`restart pass ${result.passes} printed a stack trace${tail(last)}`);
+    const after = await storeSnapshot(lab);
+    if (after === before) break;
+    before = after;
+    if (result.passes >= MAX_PASSES) {
+      result.problems.push(`the daemon still changed something after ${MAX_PASSES} restart passes`);
+      break;
+    }
+  }
+  if (last.code !== 0) result.problems.push(`the last restart pass exited ${last.code ?? last.signal}${tail(last)}`);
+  result.problems.push(...await recoveryProblems(lab, evidence, () => listedAnomalies(lab)));
+}
+
+/** `robot-army anomalies --json`'s list, or why it cannot be read. */
+async function listedAnomalies(lab: Lab): Promise<AnomalyList> {
+  const run = await lab.robotArmy(["anomalies", "--json"], { env: { RA_NOW: RESTART_AT } });
+  if (run.code !== 0) return `robot-army anomalies --json exited ${run.code ?? run.signal}${tail(run)}`;
+  try {
+    const listed = JSON.parse(run.stdout) as { anomalies?: unknown };
+    return Array.isArray(listed.anomalies) ? listed.anomalies : `robot-army anomalies --json printed no "anomalies" list`;
+  } catch {
+    return `robot-army anomalies --json printed no JSON${tail(run)}`;
+  }
+}
+
+function hasStackTrace(run: Run): boolean {
+  return /^\s+at .+(:\d+:\d+\)?|\(native\))$/m.test(run.stderr + run.stdout);
+}
+
+function tail(run: Run): string {
+  const text = (run.stderr.trim() || run.stdout.trim()).split("\n").slice(-3).join(" | ");
+  return text ? `: ${text}` : "";
+}

@@ -1,0 +1,157 @@
+/**
+ * The worlds a crash case starts from, each made through the real commands in a fresh lab,
+ * up to the moment before the command that crosses the case's boundary: an onboarded and
+ * polled repository, a demo worker that has committed, pushed and opened its pull request,
+ * that worker ended, its exit record damaged, a stranded episode, and the managed sessions
+ * each step of `session gc` acts on.
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { listRecords } from "../sessions/records.ts";
+import { sessionState } from "../sessions/state.ts";
+import { exitedPid, git } from "../testing/fixtures.ts";
+import { hostname } from "node:os";
+import { connectGitHub } from "../boundaries/github.ts";
+import { loadConfig } from "../config.ts";
+import { wireEffects } from "../effects.ts";
+import { pollRepositories } from "../intake/poll.ts";
+import { onboardRepository } from "../repos/onboard.ts";
+import { openStore } from "../store/open.ts";
+import { LAB_NOW } from "./lab.ts";
+import type { Lab } from "./lab.ts";
+
+/** The name of a world a crash case starts from. */
+export type CrashSetupName =
+  | "polled" | "working" | "worker-ended" | "spool-damaged" | "episode-stranded"
+  | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping";
+
+/** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
+export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
+  /** demo/widgets onboarded and polled at live: issue 1 is a ready item, its "queued" comment posted. */
+  polled: (lab) => onboardAndPoll(lab),
+  /** One tick dispatched issue 1: its demo worker committed, pushed, opened its pull request and waits, idle. */
+  working: async (lab) => {
+    await CRASH_SETUPS.polled(lab);
+    await lab.mustRun(["run", "--once", "--effect-level", "live"]);
+    await waitUntil(lab, "the demo worker to open its pull request", async () => (await lab.api("GET", "/repos/demo/widgets/pulls")).length > 0);
+  },
+  /**
+   * The worker of issue 1 killed by the owner and its exit drained by a tick: item 1 is
+   * interrupted. The episode record the demo worker wrote as it ended is committed and
+   * pushed, as an agent's last step would, so the worktree is clean, origin has every
+   * commit, and reset removes both.
+   */
+  "worker-ended": async (lab) => {
+    await CRASH_SETUPS.working(lab);
+    await lab.mustRun(["session", "kill", "ra-widgets-1"]);
+    await lab.mustRun(["run", "--once", "--effect-level", "live"]);
+    const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
+    git(worktree, "add", "--all");
+    git(worktree, "commit", "--quiet", "-m", "Record the episode");
+    git(worktree, "push", "--quiet", "origin", "HEAD");
+  },
+  /** The worker of issue 1 killed between ticks and its spooled exit record damaged (`"code": "abc"`). */
+  "spool-damaged": async (lab) => {
+    // Only the spooled exit matters here, not the work: the worker sleeps instead of the demo worker's steps.
+    lab.useWorker(["sh", "-c", "echo working; sleep 30"]);
+    await onboardAndPoll(lab);
+    await lab.mustRun(["run", "--once", "--effect-level", "live"]);
+    const worker = listRecords(lab.sessionRoot).find((record) => record.name === "ra-widgets-1")!;
+    await lab.mustRun(["session", "kill", "ra-widgets-1"]);
+    const spooled = join(lab.stateDir, "spool", `${worker.id}.${worker.generation}.json`);
+    await waitUntil(lab, `the worker's exit to be spooled at ${spooled}`, async () => existsSync(spooled));
+    writeFileSync(spooled, readFileSync(spooled, "utf8").replace(/"code": [^,\n]*/, '"code": "abc"'));
+  },
+  /** An episode open in the clone since the lab's clock whose client has exited: stranded an hour later. */
+  "episode-stranded": async (lab) => {
+    await lab.mustRun(["episode", "start", "--key", "w1", "--client-pid", String(exitedPid())]);
+    writeFileSync(join(lab.clone, "greeting.txt"), "hello\n");
+    git(lab.clone, "add", "greeting.txt");
+    git(lab.clone, "commit", "--quiet", "-m", "Add the greeting");
+  },
+  /** A managed session killed by the owner: ended, neither kept nor permanent, so gc sweeps it. */
+  "session-ended": async (lab) => {
+    await lab.mustRun(["session", "run", "-d", "--name", "done1", "--", "sleep", "30"]);
+    await lab.mustRun(["session", "kill", "done1"]);
+  },
+  /** A running managed session whose parent session has ended: gc stops and removes it. */
+  "session-orphaned": async (lab) => {
+    await lab.mustRun(["session", "run", "-d", "--name", "gone1", "--", "sleep", "30"]);
+    await lab.mustRun(["session", "kill", "gone1"]);
+    await lab.mustRun(["session", "run", "-d", "--name", "child1", "--tag", "parent=gone1", "--", "sleep", "30"]);
+  },
+  /** A running permanent session whose working directory was deleted: gc stops it and records it abandoned. */
+  "session-cwd-gone": async (lab) => {
+    const cwd = join(lab.dir, "scratch");
+    mkdirSync(cwd);
+    await lab.mustRun(["session", "run", "-d", "--permanent", "--name", "perm1", "--cwd", cwd, "--", "sleep", "30"]);
+    rmSync(cwd, { recursive: true });
+  },
+  /** A permanent session killed by the owner: gc respawns it. */
+  "permanent-ended": async (lab) => {
+    await lab.mustRun(["session", "run", "-d", "--permanent", "--name", "perm1", "--", "sleep", "30"]);
+    await lab.mustRun(["session", "kill", "perm1"]);
+  },
+  /** A permanent session whose command has ended at once three runs in a row: gc marks it flapping. */
+  "permanent-flapping": async (lab) => {
+    await lab.mustRun(["session", "run", "-d", "--permanent", "--name", "flap1", "--", "sh", "-c", "sleep 0.2; exit 3"]);
+    for (let respawns = 0; respawns < 2; respawns++) {
+      await waitUntil(lab, "flap1 to end", async () => allEnded(lab));
+      await lab.mustRun(["session", "gc"]);
+    }
+    await waitUntil(lab, "flap1 to end", async () => allEnded(lab));
+  },
+};
+
+/**
+ * What `onboard demo/widgets` and `poll --effect-level live` do, done in this process, where
+ * the modules are loaded once, with the lab's clock (every lab is set up at LAB_NOW).
+ */
+async function onboardAndPoll(lab: Lab): Promise<void> {
+  const restoreClock = labClock();
+  const config = await loadConfig({ path: lab.configFile, env: lab.env });
+  const store = await openStore(lab.stateDir);
+  try {
+    const github = await connectGitHub(config, store, { timeoutMs: 5_000 });
+    await onboardRepository(store, github, config, "demo/widgets");
+    const rules = { author: config.github.author!, label: config.github.label };
+    const effects = wireEffects("live", { github: github.writer });
+    const [polled] = await pollRepositories({ store, reader: github, effects, rules, host: hostname(), paths: { "demo/widgets": lab.clone } }, ["demo/widgets"]);
+    if (polled.error !== null) throw new Error(`setup: the poll of demo/widgets failed: ${polled.error}`);
+  } finally {
+    store.close();
+    restoreClock();
+  }
+}
+
+let clockUsers = 0;
+let clockBefore: string | undefined;
+
+/**
+ * Fixes this process's clock (RA_NOW) at LAB_NOW while any setup needs it, and puts it back
+ * when the last one is done: the unit runner loads every test file into one process.
+ */
+function labClock(): () => void {
+  if (clockUsers++ === 0) {
+    clockBefore = process.env.RA_NOW;
+    process.env.RA_NOW = LAB_NOW;
+  }
+  return () => {
+    if (--clockUsers > 0) return;
+    if (clockBefore === undefined) delete process.env.RA_NOW;
+    else process.env.RA_NOW = clockBefore;
+  };
+}
+
+function allEnded(lab: Lab): boolean {
+  return listRecords(lab.sessionRoot).every((record) => !["starting", "running"].includes(sessionState(lab.sessionRoot, record)));
+}
+
+/** Polls `done` every 50 ms for up to a minute (a shared machine can be slow). */
+export async function waitUntil(lab: Lab, what: string, done: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await done())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (lab ${lab.dir})`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
