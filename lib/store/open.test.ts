@@ -322,7 +322,7 @@ test("a read-only store is refused by a command that writes, in one line, and st
   const path = await storeWithRows(state, 3);
   const undo = makeReadOnly(path);
   try {
-    await storeRefusal(openStore(state), `Store "${path}" is read-only (`);
+    await storeRefusal(openStore(state), `Store "${path}" is read-only: robot-army writes to it`);
     const store = await openExistingStore(state);
     assert.equal({ ...store!.db.prepare("SELECT count(*) AS n FROM audit").get() }, { n: 3 });
     store!.close();

@@ -139,9 +139,11 @@ async function openAt(path: string, sessionRoot: string): Promise<Store> {
 
 /** Refuses a database whose pages SQLite's quick check finds damaged. */
 function refuseDamaged(db: DatabaseSync, path: string): void {
-  const rows = db.prepare("PRAGMA quick_check(3)").all().map((row) => String(Object.values(row)[0]));
+  const rows = db.prepare("PRAGMA quick_check(1)").all().map((row) => String(Object.values(row)[0]));
   if (rows.length === 1 && rows[0] === "ok") return;
-  throw damaged(path, rows.join("; "));
+  // SQLite's report spans lines; the refusal is one.
+  const report = rows.join("; ").replace(/\*\*\* in database main \*\*\*\s*/g, "").replace(/\s*\n\s*/g, "; ");
+  throw damaged(path, report.length > 160 ? `${report.slice(0, 157)}...` : report);
 }
 
 /** Whether anything (a dangling link too) is at `path`. */

@@ -113,7 +113,7 @@ function refuseUnwritable(path: string): void {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EACCES" || code === "EPERM" || code === "EROFS") {
-      throw new StoreError(path, `Store "${path}" is read-only (${code}): robot-army writes to it; give its owner write access (chmod u+w "${path}"), or run as the user who owns it`);
+      throw new StoreError(path, `Store "${path}" is read-only: robot-army writes to it; give its owner write access (chmod u+w "${path}"), or run as the user who owns it`);
     }
     throw new StoreError(path, `Store "${path}" cannot be opened (${(error as Error).message})`);
   }
@@ -131,7 +131,7 @@ function refuseLostWal(path: string): void {
   if (!index || index.maxFrame <= index.backfilled) return;
   throw new StoreError(
     path,
-    `Store "${path}" has lost its write-ahead log: "${path}-shm" says ${index.maxFrame - index.backfilled} page(s) of committed writes are in "${path}-wal", which is gone, ` +
+    `Store "${path}" has lost its write-ahead log: "${path}-shm" says committed writes are in "${path}-wal", which is gone, ` +
       `and opening the store would drop them without a word: put "${path}-wal" back; or, to accept the loss, delete "${path}-shm" and run again`,
   );
 }
