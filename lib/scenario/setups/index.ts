@@ -66,6 +66,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "vanished-session": () => import("./vanished-session.ts"),
   "stopped-sessions": () => import("./stopped-sessions.ts"),
   "broken-store-files": () => import("./broken-store-files.ts"),
+  "repo-with-symlinked-ledger": () => import("./repo-with-symlinked-ledger.ts"),
 };
 
 /** Whether a setup of this name is registered. */
