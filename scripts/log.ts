@@ -112,19 +112,19 @@ export function logOptions(args: ParsedArgs, at: Date): LogOptions {
 /** Prints the matching records, then with `follow` new ones every `pollMs` until `signal` aborts. */
 export async function run(opts: LogOptions, deps: LogDeps): Promise<number> {
   // Records written before the redactor existed may hold a secret: it is caught on the way out too.
-  const print: Write = (text) => deps.write(redact(text));
+  const out: Write = (text) => deps.write(redact(text));
   let store = await openExistingStore(deps.stateDir);
   try {
     const records = store ? queryAudit(store, opts.filter) : [];
     if (!opts.follow) {
-      print(opts.json ? asJson(records) : formatLines(records) || "no audit records\n");
+      out(opts.json ? asJson(records) : formatLines(records) || "no audit records\n");
       const hidden = store && !opts.json && opts.filter.simulated === false
         ? queryAudit(store, { ...opts.filter, limit: undefined, simulated: true }).length : 0;
-      if (hidden) print(`${hidden} simulated record(s) hidden; --include-simulated shows them\n`);
+      if (hidden) out(`${hidden} simulated record(s) hidden; --include-simulated shows them\n`);
       return 0;
     }
     const write = (batch: AuditRecord[]) => {
-      if (batch.length) print(opts.json ? batch.map((r) => JSON.stringify(r) + "\n").join("") : formatLines(batch));
+      if (batch.length) out(opts.json ? batch.map((r) => JSON.stringify(r) + "\n").join("") : formatLines(batch));
     };
     write(records);
     let lastId = records.at(-1)?.id ?? 0;
