@@ -424,6 +424,16 @@ test("a worker that exits 0 leaving a background process has not ended: no exit 
   }
 }));
 
+test("a foreground holder waits, too, for what its command left running in the group it shares, and then records the exit", inSessionDir(async ({ root, work }) => {
+  const record = await createSession(root, shell(`sleep 1 > "${join(work, "bg.out")}" 2>&1 & exit 0`, { cwd: work, tags: { keep: "true" } }));
+  const began = Date.now();
+  const result = await holdSession(root, record.id, "tee");
+  assert.ok(Date.now() - began >= 900, `returned after ${Date.now() - began} ms, before the background sleep ended`);
+  assert.equal([result.code, result.record?.ended], [0, "exited"]);
+  assert.ok(result.record?.childExitedAt, "the command's own exit was noted while the holder waited");
+  assert.ok(Date.parse(result.record!.exitedAt!) >= Date.parse(result.record!.childExitedAt!));
+}));
+
 test("session kill stops what a worker left in its group while its holder waits on it, and the exit is recorded killed", inSessionDir(async ({ root, work }) => {
   const { record } = await startSession(root, shell("sleep 30 & exit 0", { cwd: work }));
   const pgid = record.childPgid!;

@@ -110,7 +110,9 @@ export async function holdSession(
     : sharedGroup === undefined ? undefined : { pgid: sharedGroup, leader_start_id: record.sharedPgidLeaderStartId ?? null };
   // A stop to a holder whose group is not its own cannot reach what runs there: it ends the wait instead.
   const stopped = () => stop !== null || (!detached && Boolean(readRecordQuietly(root, id)?.killRequestedAt));
-  const members = group ? await waitForGroup(root, id, group, childIdentity.start_id, { code, signal }, stopped) : undefined;
+  // Whoever watches a foreground session is told why it has not ended (a detached one has no one to tell).
+  const tell = detached ? undefined : (line: string) => process.stderr.write(`robot-army: ${line}\n`);
+  const members = group ? await waitForGroup(root, id, group, childIdentity.start_id, { code, signal }, stopped, tell) : undefined;
   stopForwarding();
   closeSync(log);
   return await finish(root, id, code, signal, stop, members);
@@ -133,16 +135,21 @@ async function waitForGroup(
   since: string | null | undefined,
   exit: { code: number | null; signal: string | null },
   stopped: () => boolean,
+  tell?: (line: string) => void,
 ): Promise<"remained" | "unknown" | undefined> {
   let members = groupLiveness(group, since);
   if (members !== "running") return members === "unknown" ? "unknown" : undefined;
+  let name: string;
   try {
     const record = await update(root, id, (r) => ({ ...r, childExitedAt: isoSeconds(now()) }));
     appendSessionEvent(root, id, "child-exit", { ...exit, generation: record.generation, members: "running" });
+    name = record.name;
   } catch {
     // Removed meanwhile (session rm): there is nothing left to record the exit in either.
     return undefined;
   }
+  const how = exit.signal ? `ended by ${exit.signal}` : `exited ${exit.code}`;
+  tell?.(`session ${name}: its command ${how}, but what it started still runs in this terminal's process group; the session ends when that does`);
   for (let delay = GROUP_POLL_MS.first; ; delay = Math.min(delay * 2, GROUP_POLL_MS.longest)) {
     await new Promise((resolve) => setTimeout(resolve, delay));
     members = groupLiveness(group, since);
