@@ -67,6 +67,8 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "stopped-sessions": () => import("./stopped-sessions.ts"),
   "broken-store-files": () => import("./broken-store-files.ts"),
   "repo-with-symlinked-ledger": () => import("./repo-with-symlinked-ledger.ts"),
+  "forge-with-c1-title": () => import("./forge-with-c1-title.ts"),
+  "forge-with-old-secret": () => import("./forge-with-old-secret.ts"),
 };
 
 /** Whether a setup of this name is registered. */
