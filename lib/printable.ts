@@ -16,6 +16,15 @@ export function printable(text: string, options: { lines?: boolean } = {}): stri
   return (options.lines ? text.replace(/\r\n/g, "\n") : text).replace(controls, escape);
 }
 
+/**
+ * The text in double quotes as JSON quotes it, with DEL, the C1 controls (U+009B, CSI, among
+ * them) and the line separators escaped too, which JSON leaves as they are: for a title on one line.
+ * @example quoted("a\u009b2Jb") // "\"a\\u009b2Jb\""
+ */
+export function quoted(text: string): string {
+  return printable(JSON.stringify(text));
+}
+
 /** JSON's escape for a C0 control (`\n`, `\u001b`); JSON leaves DEL and the C1 controls as they are, so they get the same `\uXXXX` form. */
 function escape(char: string): string {
   const json = JSON.stringify(char).slice(1, -1);

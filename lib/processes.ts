@@ -42,10 +42,13 @@ export function sameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
   return a.start_id && b.start_id ? a.start_id === b.start_id : a.started_at === b.started_at;
 }
 
-/** A running process's `<boot id>:<start ticks>`, or undefined when it cannot be read. */
-export function processStartId(pid: number): string | undefined {
+/**
+ * A running process's `<boot id>:<start ticks>`, or undefined when it cannot be read; with
+ * `ended`, a child that has exited but is not yet reaped (a zombie) gives its start too.
+ */
+export function processStartId(pid: number, options: { ended?: boolean } = {}): string | undefined {
   const stat = readProcStat(pid);
-  if (!stat || stat.state === "Z") return undefined;
+  if (!stat || (stat.state === "Z" && !options.ended)) return undefined;
   const boot = readBootId();
   return boot === undefined ? undefined : `${boot}:${stat.startTicks}`;
 }

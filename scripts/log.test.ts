@@ -210,4 +210,25 @@ test("log's import graph stays light: no ajv, yaml, smol-toml or octokit, even d
   assert.ok(seen.has(join(import.meta.dirname, "..", "lib", "store", "audit.ts")), "the graph was walked");
 });
 
+
+/** A token as GitHub formats it, written into a record as a store made before the redactor would hold it. */
+const OLD_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
+test("records written before the redactor existed are shown redacted, and their control characters escaped", async () => {
+  await withStateDir(async (stateDir) => {
+    const store = await openStore(stateDir);
+    store.db.prepare("INSERT INTO audit (at, kind, phase, item, body) VALUES ('2026-01-15T09:30:00Z', 'state.work_item', 'fact', 3, ?)")
+      .run(JSON.stringify({ from: "dispatching", to: "failed", reason: `token ${OLD_TOKEN} in the output`, title: "a\u009b2Jb", word: "x\u0085y" }));
+    store.close();
+    for (const argv of [[], ["--json"]]) {
+      const text = await output(options(...argv), stateDir);
+      assert.not.ok(text.includes(OLD_TOKEN), text);
+      assert.ok(text.includes("token [redacted] in the output"), text);
+    }
+    const text = await output(options(), stateDir);
+    assert.ok(text.includes("title=a\\u009b2Jb word=x\\u0085y"), text);
+    assert.not.match(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  });
+});
+
 test.run();

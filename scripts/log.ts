@@ -12,11 +12,14 @@ import { isoSeconds, now, parseTimestamp } from "../lib/clock.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 import { isDurationText, parseDuration } from "../lib/duration.ts";
 import { UsageError } from "../lib/errors.ts";
+import { printable } from "../lib/printable.ts";
+import { redact } from "../lib/redact.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { queryAudit } from "../lib/store/audit.ts";
 import type { AuditQuery, AuditRecord } from "../lib/store/audit.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
+import { storeError } from "../lib/store/store-file.ts";
 
 export const command: CommandDef = {
   name: "log",
@@ -108,18 +111,20 @@ export function logOptions(args: ParsedArgs, at: Date): LogOptions {
 
 /** Prints the matching records, then with `follow` new ones every `pollMs` until `signal` aborts. */
 export async function run(opts: LogOptions, deps: LogDeps): Promise<number> {
+  // Records written before the redactor existed may hold a secret: it is caught on the way out too.
+  const out: Write = (text) => deps.write(redact(text));
   let store = await openExistingStore(deps.stateDir);
   try {
     const records = store ? queryAudit(store, opts.filter) : [];
     if (!opts.follow) {
-      deps.write(opts.json ? asJson(records) : formatLines(records) || "no audit records\n");
+      out(opts.json ? asJson(records) : formatLines(records) || "no audit records\n");
       const hidden = store && !opts.json && opts.filter.simulated === false
         ? queryAudit(store, { ...opts.filter, limit: undefined, simulated: true }).length : 0;
-      if (hidden) deps.write(`${hidden} simulated record(s) hidden; --include-simulated shows them\n`);
+      if (hidden) out(`${hidden} simulated record(s) hidden; --include-simulated shows them\n`);
       return 0;
     }
     const write = (batch: AuditRecord[]) => {
-      if (batch.length) deps.write(opts.json ? batch.map((r) => JSON.stringify(r) + "\n").join("") : formatLines(batch));
+      if (batch.length) out(opts.json ? batch.map((r) => JSON.stringify(r) + "\n").join("") : formatLines(batch));
     };
     write(records);
     let lastId = records.at(-1)?.id ?? 0;
@@ -135,6 +140,8 @@ export async function run(opts: LogOptions, deps: LogDeps): Promise<number> {
       lastId = fresh.at(-1)?.id ?? lastId;
     }
     return 0;
+  } catch (error) {
+    throw store ? storeError(store.path, error) : error;
   } finally {
     (store as Store | undefined)?.close();
   }
@@ -146,7 +153,8 @@ export function formatLine(record: AuditRecord, shorten = false): string {
   const columns = [record.at, phase, record.kind, subjects(record), record.actionId ?? "-"];
   const body = bodySummary(record.body, shorten);
   if (body) columns.push(body);
-  return columns.join("  ");
+  // Outside text in a record (a title, a reason) is printed with its control characters escaped.
+  return printable(columns.join("  "));
 }
 
 function formatLines(records: AuditRecord[]): string {

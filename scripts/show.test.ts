@@ -143,4 +143,29 @@ test("anything but an id or owner/name#N is a usage error with the help", () => 
   }
 });
 
+
+/** A token as GitHub formats it, written into rows as a store made before the redactor would hold it. */
+const OLD_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
+test("a title is printed with every control character escaped, the C1 ones too (U+009B, CSI)", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 7, title: "Fix\u009b2J the\u001b[31m widget\u0085" });
+    const text = await show(store, "1");
+    assert.match(text, 'issue   : demo/widgets#7 "Fix\\u009b2J the\\u001b[31m widget\\u0085" (open');
+    assert.not.match(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  }));
+
+test("rows and audit records written before the redactor existed are shown redacted, as text and as JSON", () =>
+  withStore(async (store) => {
+    const item = makeItem(store, { issue: 7, state: "failed" });
+    store.db.prepare("UPDATE work_items SET title = ?, reason = ? WHERE id = ?").run(`Leaked ${OLD_TOKEN}`, `post-create printed ${OLD_TOKEN}`, item.id);
+    store.db.prepare("INSERT INTO audit (at, kind, phase, item, body) VALUES ('2026-01-15T09:30:00Z', 'state.work_item', 'fact', ?, ?)")
+      .run(item.id, JSON.stringify({ from: "dispatching", to: "failed", reason: `token ${OLD_TOKEN} in the output` }));
+    for (const argv of [["1"], ["1", "--json"]]) {
+      const text = await show(store, ...argv);
+      assert.not.ok(text.includes(OLD_TOKEN), text);
+      assert.ok(text.includes("post-create printed [redacted]") && text.includes("token [redacted] in the output"), text);
+    }
+  }));
+
 test.run();

@@ -10,6 +10,8 @@ import { JSON_OPTION, helpText, parse, runMain, withHelp, writeStdout } from "..
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { quoted } from "../lib/printable.ts";
+import { redact } from "../lib/redact.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { queryAudit } from "../lib/store/audit.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -102,11 +104,13 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   const history = historyOf(deps.store!, item.id);
   const url = issueUrl(deps.store!, item, deps.config.github.api_base);
   const sessions = sessionsOf(deps.store!, item.id);
+  // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
+  const write = (text: string) => deps.write(redact(text));
   if (opts.json) {
     const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, history, sessions, pull_requests: null, cleanup: null };
-    deps.write(JSON.stringify(json, null, 2) + "\n");
+    write(JSON.stringify(json, null, 2) + "\n");
   } else {
-    deps.write(formatItem(item, url, history, sessions).map((line) => line + "\n").join(""));
+    write(formatItem(item, url, history, sessions).map((line) => line + "\n").join(""));
   }
   return 0;
 }
@@ -139,7 +143,7 @@ export function formatItem(item: WorkItem, url: string | null, history: HistoryE
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
   const lines = [
     field("item", `${item.id}${item.simulated ? " (simulated)" : ""}`),
-    field("issue", `${item.repo}#${item.issue} ${JSON.stringify(item.title)} (${issueState})`),
+    field("issue", `${item.repo}#${item.issue} ${quoted(item.title)} (${issueState})`),
     field("author", item.author),
   ];
   if (url) lines.push(field("url", url));

@@ -185,4 +185,29 @@ test("the rate limit the GitHub boundary recorded is shown, with a deferral whil
     assert.not.match(await status(store), "deferred", "a deferral that has run out is not shown");
   }));
 
+
+/** A token as GitHub formats it, written into rows as a store made before the redactor would hold it. */
+const OLD_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+
+test("a title is printed with every control character escaped, the C1 ones too (U+009B, CSI)", () =>
+  withStore(async (store) => {
+    onboard(store, "demo/widgets");
+    makeItem(store, { issue: 7, title: "Fix\u009b2J the\u001b[31m widget\u0085" });
+    const text = await status(store);
+    assert.match(text, '"Fix\\u009b2J the\\u001b[31m widget\\u0085"');
+    assert.not.match(text, /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  }));
+
+test("rows written before the redactor existed are shown redacted, as text and as JSON", () =>
+  withStore(async (store) => {
+    onboard(store, "demo/widgets");
+    const item = makeItem(store, { issue: 7 });
+    store.db.prepare("UPDATE work_items SET title = ? WHERE id = ?").run(`Leaked ${OLD_TOKEN}`, item.id);
+    for (const json of [false, true]) {
+      const text = await status(store, { json });
+      assert.not.ok(text.includes(OLD_TOKEN), text);
+      assert.ok(text.includes("Leaked [redacted]"), text);
+    }
+  }));
+
 test.run();

@@ -21,6 +21,8 @@ import { dispatchQueue, trustRemedy } from "../lib/repos/queue.ts";
 import type { DispatchQueue, UntrustedReason } from "../lib/repos/queue.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { reasonText } from "../lib/dispatch/controls.ts";
+import { quoted } from "../lib/printable.ts";
+import { redact } from "../lib/redact.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -99,7 +101,8 @@ export async function main(argv: string[]): Promise<number> {
 /** Prints the status. */
 export function run(opts: StatusOptions, deps: StatusDeps): number {
   const report = statusReport(deps.store, deps.config, opts.includeSimulated, deps.stateDir);
-  deps.write(opts.json ? asJson(report) : asLines(...formatStatus(report)));
+  // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
+  deps.write(redact(opts.json ? asJson(report) : asLines(...formatStatus(report))));
   return 0;
 }
 
@@ -156,7 +159,7 @@ function unholdCommand(hold: Hold): string {
 }
 
 function itemLine(entry: ItemJson): string {
-  return `${entry.repo}#${entry.issue}  item ${entry.id}  ${JSON.stringify(entry.title)}${entry.simulated ? "  (simulated)" : ""}`;
+  return `${entry.repo}#${entry.issue}  item ${entry.id}  ${quoted(entry.title)}${entry.simulated ? "  (simulated)" : ""}`;
 }
 
 function rateLimitLine(rate: RateLimitState | null): string {

@@ -81,6 +81,7 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
 } {
   const counts: TransportCounts = { requests: 0, notModified: 0 };
 
+  /** The rate-limit state an answer's headers give, or null when they give none. */
   const observe = (headers: Record<string, string | undefined> | undefined): RateLimitState | null => {
     const limit = Number(headers?.["x-ratelimit-limit"]);
     const remaining = Number(headers?.["x-ratelimit-remaining"]);
@@ -88,8 +89,13 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
     if (![limit, remaining, reset].every(Number.isFinite) || headers?.["x-ratelimit-limit"] === undefined) return null;
     const resetIso = isoSeconds(new Date(reset * 1000));
     const floor = Math.min(options.rateLimitFloor, Math.floor(limit / 10));
-    const state: RateLimitState = { limit, remaining, reset: resetIso, deferredUntil: remaining < floor && reset * 1000 > options.now().getTime() ? resetIso : null };
-    memory.saveRateLimit(state);
+    return { limit, remaining, reset: resetIso, deferredUntil: remaining < floor && reset * 1000 > options.now().getTime() ? resetIso : null };
+  };
+
+  /** Observes an answer's rate limit and saves it: after the request, never inside its retry. */
+  const remember = (headers: Record<string, string | undefined> | undefined): RateLimitState | null => {
+    const state = observe(headers);
+    if (state) memory.saveRateLimit(state);
     return state;
   };
 
@@ -112,45 +118,51 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
       const signal = AbortSignal.timeout(options.timeoutMs);
       counts.requests++;
       let retry: { reason: string; delayMs?: number; status?: number };
+      let answer: Response | undefined;
+      let failure: Failure | undefined;
+      // Only the request is tried: what is remembered of its answer is written after, so a
+      // store that cannot be written is the store's error, never a failed request to send again.
       try {
         // Octokit binds the call's options into the hooks it wraps: a new signal goes in by changing them.
         callOptions.request = { ...(callOptions.request as object), signal };
-        const response = await request(callOptions);
-        observe(response.headers);
-        return response;
+        answer = await request(callOptions);
       } catch (error) {
-        const failure = error as Failure;
-        const response = failure.response;
-        const state = observe(response?.headers);
-        if (response && failure.status === 304) {
-          counts.notModified++;
-          return { ...response, status: 304, data: undefined };
+        failure = error as Failure;
+      }
+      if (!failure) {
+        remember(answer!.headers);
+        return answer!;
+      }
+      const response = failure.response;
+      const state = remember(response?.headers);
+      if (response && failure.status === 304) {
+        counts.notModified++;
+        return { ...response, status: 304, data: undefined };
+      }
+      if (signal.aborted) {
+        if (!idempotent) throw new GitHubError(method, path, null, `timed out after ${options.timeoutMs} ms`);
+        retry = { reason: `timed out after ${options.timeoutMs} ms` };
+      } else if (!response) {
+        const problem = networkProblem(failure);
+        if (!idempotent && !/ECONNREFUSED|connection refused/i.test(problem)) throw new GitHubError(method, path, null, problem);
+        retry = { reason: problem };
+      } else {
+        const status = response.status;
+        const message = messageOf(response.data, failure.message);
+        if ((status === 403 || status === 429) && state?.remaining === 0) {
+          defer(new Date(Date.parse(state.reset)), `the rate limit is used up (${state.limit} an hour)`);
         }
-        if (signal.aborted) {
-          if (!idempotent) throw new GitHubError(method, path, null, `timed out after ${options.timeoutMs} ms`);
-          retry = { reason: `timed out after ${options.timeoutMs} ms` };
-        } else if (!response) {
-          const problem = networkProblem(failure);
-          if (!idempotent && !/ECONNREFUSED|connection refused/i.test(problem)) throw new GitHubError(method, path, null, problem);
-          retry = { reason: problem };
+        const retryAfter = Number(response.headers["retry-after"]);
+        const secondary = (status === 403 || status === 429) && (Number.isFinite(retryAfter) || /secondary rate limit/i.test(message));
+        if (secondary) {
+          // GitHub asks for at least a minute when it does not say how long.
+          const delayMs = Number.isFinite(retryAfter) ? retryAfter * 1000 : Math.max(60_000, backoff(attempt));
+          if (delayMs > options.maxRetryAfterMs) defer(new Date(options.now().getTime() + delayMs), `GitHub asked robot-army to slow down (secondary rate limit)`);
+          retry = { reason: `secondary rate limit, retry after ${Math.round(delayMs / 1000)}s`, delayMs, status };
+        } else if (status >= 500 && idempotent) {
+          retry = { reason: `${status} ${message}`, status };
         } else {
-          const status = response.status;
-          const message = messageOf(response.data, failure.message);
-          if ((status === 403 || status === 429) && state?.remaining === 0) {
-            defer(new Date(Date.parse(state.reset)), `the rate limit is used up (${state.limit} an hour)`);
-          }
-          const retryAfter = Number(response.headers["retry-after"]);
-          const secondary = (status === 403 || status === 429) && (Number.isFinite(retryAfter) || /secondary rate limit/i.test(message));
-          if (secondary) {
-            // GitHub asks for at least a minute when it does not say how long.
-            const delayMs = Number.isFinite(retryAfter) ? retryAfter * 1000 : Math.max(60_000, backoff(attempt));
-            if (delayMs > options.maxRetryAfterMs) defer(new Date(options.now().getTime() + delayMs), `GitHub asked robot-army to slow down (secondary rate limit)`);
-            retry = { reason: `secondary rate limit, retry after ${Math.round(delayMs / 1000)}s`, delayMs, status };
-          } else if (status >= 500 && idempotent) {
-            retry = { reason: `${status} ${message}`, status };
-          } else {
-            throw new GitHubError(method, path, status, message);
-          }
+          throw new GitHubError(method, path, status, message);
         }
       }
       if (attempt >= options.maxAttempts) {

@@ -2,10 +2,12 @@
  * What the GitHub boundary remembers between runs: the ETag and high-water mark of each
  * list it polls (table `etags`) and the last rate-limit state it saw (table
  * `github_rate_limit`). Without a store (a check that must leave nothing behind) it
- * remembers in memory for the life of the connection.
+ * remembers in memory for the life of the connection. A store that cannot be read or
+ * written fails as the store (`StoreError`, naming the file), never as GitHub.
  */
 import { isoSeconds, now } from "../clock.ts";
 import type { Store } from "../store/open.ts";
+import { storeError } from "../store/store-file.ts";
 import type { RateLimitState } from "./github-types.ts";
 
 /** A list's conditional-request state: its page-1 ETag and the newest `updated_at` processed. */
@@ -40,7 +42,7 @@ export function readRateLimitState(store: Store, apiBase: string): RateLimitStat
 }
 
 function storeMemory(store: Store, apiBase: string): GitHubMemory {
-  return {
+  const memory: GitHubMemory = {
     mark(url) {
       const row = store.statement("SELECT etag, body FROM etags WHERE url = ?").get(url) as { etag: string; body: string } | undefined;
       if (!row) return undefined;
@@ -62,6 +64,19 @@ function storeMemory(store: Store, apiBase: string): GitHubMemory {
       ).run(apiBase, state.limit, state.remaining, state.reset, state.deferredUntil, isoSeconds(now()));
     },
   };
+  return asTheStore(store, memory);
+}
+
+/** `memory` with each failure of the store's own thrown as the store's error. */
+function asTheStore(store: Store, memory: GitHubMemory): GitHubMemory {
+  const guarded = <A extends unknown[], R>(fn: (...args: A) => R) => (...args: A): R => {
+    try {
+      return fn(...args);
+    } catch (error) {
+      throw storeError(store.path, error);
+    }
+  };
+  return { mark: guarded(memory.mark), saveMark: guarded(memory.saveMark), rateLimit: guarded(memory.rateLimit), saveRateLimit: guarded(memory.saveRateLimit) };
 }
 
 function processMemory(): GitHubMemory {

@@ -8,6 +8,9 @@ import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { addPullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
 import { GitHubError, RateLimitDeferred, connectGitHub, readRateLimitState, readToken } from "./github.ts";
+import { StoreError } from "../store/store-file.ts";
+import { wireEffects } from "../effects.ts";
+import { pollRepository } from "../intake/poll.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -111,6 +114,45 @@ test("pull requests are left out of issue changes", () =>
     const changes = await github.issueChanges("demo/widgets");
     assert.ok(!changes.issues.some((i) => i.number === pull));
     assert.is(changes.issues.length, 5);
+  }));
+
+test("a store that cannot be written fails as the store, after one request: GitHub is neither asked again nor blamed", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const github = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      // SQLite's own read-only mode: every write is refused with SQLITE_READONLY, as from a read-only file.
+      store.db.exec("PRAGMA query_only = ON");
+      await t.hook("POST", "/_forge/reset-stats");
+      const read = await refused(github.issueChanges("demo/widgets"), (e) => e instanceof StoreError);
+      assert.is((read as Error).message, `Store "${store.path}" is read-only (attempt to write a readonly database): robot-army writes to it; give its owner write access to it and its folder, or run as the user who owns it`);
+      assert.is((await stats(t)).total, 1, "one request, not one per attempt");
+      await t.hook("POST", "/_forge/reset-stats");
+      const wrote = await refused(github.writer.comment("demo/widgets", 1, "queued"), (e) => e instanceof StoreError);
+      assert.not.instance(wrote, GitHubError);
+      assert.is((await stats(t)).total, 1, "the POST went once");
+      const comments = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: 1 });
+      assert.equal(comments.data.map((c) => c.body), ["queued"], "the comment GitHub took is there, once");
+    } finally {
+      store.close();
+    }
+  }));
+
+test("a poll that meets a store it cannot write ends as the store's error, after one request, never as the repository's or GitHub's", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const config = await forgeConfig(t);
+      const github = await connectGitHub(config, store, quickOptions());
+      store.db.exec("PRAGMA query_only = ON");
+      await t.hook("POST", "/_forge/reset-stats");
+      const deps = { store, reader: github, effects: wireEffects("plan", { github: github.writer }), rules: { author: "owner", label: "robot-army" }, host: "testhost", paths: {} };
+      const error = await refused(pollRepository(deps, "demo/widgets"), (e) => e instanceof StoreError);
+      assert.match((error as Error).message, `Store "${store.path}" is read-only`);
+      assert.is((await stats(t)).total, 1, "GitHub was asked once");
+    } finally {
+      store.close();
+    }
   }));
 
 test("a 502 is retried after a backoff, then the answer is used", () =>

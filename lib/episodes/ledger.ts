@@ -2,11 +2,12 @@
  * The ledger: `.ai/local/state/ledger.jsonl`, one JSON event per line, each stamped with
  * the episode it belongs to. Lines are only ever appended, each in one write.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { appendLine } from "../atomic.ts";
 import { parseTimestamp } from "../clock.ts";
 import { describeProblem, validatorFor } from "../schema.ts";
 import type { Journal } from "./journal.ts";
+import { readJournalFile, refuseLinks } from "./_journal-file.ts";
 
 /** One ledger event. */
 export interface LedgerEvent {
@@ -30,6 +31,7 @@ export async function appendEvent(journal: Journal, event: LedgerEvent): Promise
   if (problems.length) throw new TypeError(`Ledger event "${event.kind}" is not valid: ${problems.map(describeProblem).join("; ")}`);
   // Field order puts `at` and `episode` first, so a line cut short by a crash still says whose it was.
   const { at, episode, key, kind, data } = event;
+  refuseLinks(journal, journal.ledgerFile);
   appendLine(journal.ledgerFile, JSON.stringify({ at, episode, key, kind, data }));
 }
 
@@ -58,12 +60,13 @@ export function jsonDepth(text: string): number {
 
 const EPISODE_IN_LINE = /"episode"\s*:\s*"([0-9a-f-]{36})"/;
 
-/** Reads every line of the ledger; a missing ledger is an empty one. */
+/** Reads every line of the ledger; a missing ledger is an empty one, a symbolic link a JournalLinkError. */
 export async function readLedger(journal: Journal): Promise<LedgerContents> {
+  refuseLinks(journal, journal.ledgerFile);
   if (!existsSync(journal.ledgerFile)) return { events: [], unreadable: [] };
   const validate = await validatorFor("ledger-event");
   const contents: LedgerContents = { events: [], unreadable: [] };
-  const lines = readFileSync(journal.ledgerFile, "utf8").split("\n");
+  const lines = readJournalFile(journal, journal.ledgerFile).split("\n");
   lines.forEach((text, index) => {
     if (!text.trim()) return;
     let value: unknown;

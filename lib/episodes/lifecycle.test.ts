@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -10,6 +10,9 @@ import { identify } from "../processes.ts";
 import { openJournal } from "./journal.ts";
 import type { Journal } from "./journal.ts";
 import { readLedger } from "./ledger.ts";
+import { listOpen } from "./open-episodes.ts";
+import { latestRecords } from "./records.ts";
+import { JournalLinkError } from "./_journal-file.ts";
 import { endEpisode, requireOpen, setStatus, startEpisode } from "./lifecycle.ts";
 import { openFile } from "./open-episodes.ts";
 import { rejects } from "../testing/rejects.ts";
@@ -244,6 +247,58 @@ test("the open file is removed only after the record is written", () =>
     assert.ok(existsSync(openFile(journal, "k")), "the episode stays open");
     rmSync(journal.recordsDir);
     assert.is((await endEpisode(journal, { key: "k", outcome: "done", now: T1 })).episode.key, "k");
+  }));
+
+
+/** A file outside the repository whose lines must never be echoed, as /etc/shadow's. */
+function outsideSecret(dir: string): string {
+  const file = join(dir, "..", "shadow");
+  writeFileSync(file, '{"at":"2026-01-15T10:00:00Z","episode":"11111111-1111-4111-8111-111111111111","key":"x","kind":"root:SECRET-HASH","data":{}}\n');
+  return file;
+}
+
+test("a ledger that is a symbolic link is refused in one line, its target never read nor written", () =>
+  inRepo(async (repo, journal) => {
+    await startEpisode(journal, { key: "k1", clientPid: process.pid, now: T0 });
+    const secret = outsideSecret(repo);
+    const before = readFileSync(secret, "utf8");
+    rmSync(journal.ledgerFile);
+    symlinkSync(secret, journal.ledgerFile);
+    const error = await rejects(readLedger(journal), JournalLinkError, '"' + ".ai/local/state/ledger.jsonl" + '" is a symbolic link', "never follows a link out of the journal");
+    assert.not.match(error.message, "SECRET-HASH");
+    assert.is((error as PreconditionError).exitCode, 3);
+    await rejects(setStatus(journal, { key: "k1", status: "idle", now: T1 }), JournalLinkError);
+    await rejects(startEpisode(journal, { key: "k2", clientPid: process.pid, now: T1 }), JournalLinkError);
+    await rejects(endEpisode(journal, { key: "k1", outcome: "done", now: T2 }), JournalLinkError);
+    assert.is(readFileSync(secret, "utf8"), before, "nothing appended to the target");
+    assert.equal((await listOpen(journal)).map((e) => [e.key, e.episode?.status]), [["k1", "busy"]], "no change half made: no k2, k1 still busy and open");
+    assert.not.ok(existsSync(journal.recordsDir), "no record written");
+  }));
+
+test("an open episode or a record that is a symbolic link is listed with the problem, its target never read", () =>
+  inRepo(async (repo, journal) => {
+    const secret = outsideSecret(repo);
+    mkdirSync(journal.openDir, { recursive: true });
+    symlinkSync(secret, join(journal.openDir, "k1.yaml"));
+    mkdirSync(journal.recordsDir, { recursive: true });
+    symlinkSync(secret, join(journal.recordsDir, "2026-01-15T10-00-00Z--x.md"));
+    const open = await listOpen(journal);
+    assert.equal(open.map((e) => [e.key, e.episode, e.problem]), [["k1", undefined, "is a symbolic link, never followed out of the journal: remove it"]]);
+    const records = await latestRecords(journal, 5);
+    assert.equal(records.map((r) => [r.record, r.problem]), [[undefined, "is a symbolic link, never followed out of the journal: remove it"]]);
+  }));
+
+test("a journal folder that is a symbolic link is refused, so nothing is read or written through it", () =>
+  inRepo(async (repo, journal) => {
+    const outside = join(repo, "..", "elsewhere");
+    mkdirSync(outside, { recursive: true });
+    mkdirSync(join(repo, ".ai/local"), { recursive: true });
+    rmSync(join(repo, ".ai/local/state"), { recursive: true, force: true });
+    symlinkSync(outside, join(repo, ".ai/local/state"));
+    await rejects(listOpen(journal), JournalLinkError, '".ai/local/state" is a symbolic link');
+    await rejects(readLedger(journal), JournalLinkError, '".ai/local/state" is a symbolic link');
+    await rejects(startEpisode(journal, { key: "k1", clientPid: process.pid, now: T0 }), JournalLinkError);
+    assert.equal(readdirSync(outside), [], "nothing written through the link");
   }));
 
 test.run();

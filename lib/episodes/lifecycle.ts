@@ -15,9 +15,11 @@ import { appendEvent } from "./ledger.ts";
 import { createOpen, findOpen, removeOpen, rewriteOpen } from "./open-episodes.ts";
 import type { Episode } from "./open-episodes.ts";
 import { writeRecord } from "./records.ts";
+import { refuseJournalLinks } from "./_journal-file.ts";
 
 /** Opens an episode under `key`; refused when that key is already open. */
 export async function startEpisode(journal: Journal, options: { key: string; clientPid: number; now: Date }): Promise<Episode> {
+  refuseJournalLinks(journal);
   const at = isoSeconds(options.now);
   const episode: Episode = {
     schema: 1,
@@ -55,6 +57,7 @@ export async function requireOpen(journal: Journal, key: string): Promise<Episod
 
 /** Marks an episode idle or busy, which also counts as a sign of life. */
 export async function setStatus(journal: Journal, options: { key: string; status: "idle" | "busy"; now: Date }): Promise<Episode> {
+  refuseJournalLinks(journal);
   const episode = await requireOpen(journal, options.key);
   const at = isoSeconds(options.now);
   const updated: Episode = { ...episode, status: options.status, status_changed_at: at };
@@ -77,6 +80,7 @@ export interface EndResult {
 
 /** Ends an episode: writes its record (commits and files changed since it started), logs it, removes the open file. */
 export async function endEpisode(journal: Journal, options: { key: string; outcome: string; now: Date }): Promise<EndResult> {
+  refuseJournalLinks(journal);
   const episode = await requireOpen(journal, options.key);
   const at = isoSeconds(options.now);
   const endHead = (await headCommit(journal.root)) ?? null;

@@ -1,12 +1,14 @@
 /**
  * Open episodes: one YAML file per key under `.ai/local/state/sessions-open/`. A file that
- * cannot be read is still listed, with what is wrong, so that nothing open goes unseen.
+ * cannot be read is still listed, with what is wrong, so that nothing open goes unseen; one
+ * that is a symbolic link is listed so too, and its target never read.
  */
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createFileExclusive, writeFileAtomic } from "../atomic.ts";
 import { describeProblem, validatorFor } from "../schema.ts";
 import type { Journal } from "./journal.ts";
+import { JournalLinkError, readJournalFile, refuseLinks } from "./_journal-file.ts";
 import type { ProcessIdentity } from "../processes.ts";
 
 /** An open episode as its file holds it. */
@@ -38,6 +40,7 @@ export function openFile(journal: Journal, key: string): string {
 
 /** Every open episode, sorted by key. */
 export async function listOpen(journal: Journal): Promise<OpenEntry[]> {
+  refuseLinks(journal, journal.openDir);
   if (!existsSync(journal.openDir)) return [];
   const names = readdirSync(journal.openDir).filter((name) => name.endsWith(".yaml") && !name.startsWith(".")).sort();
   return Promise.all(names.map((name) => readEntry(journal, name.slice(0, -".yaml".length))));
@@ -45,16 +48,19 @@ export async function listOpen(journal: Journal): Promise<OpenEntry[]> {
 
 /** The open episode with this key, or undefined when none is open. */
 export async function findOpen(journal: Journal, key: string): Promise<OpenEntry | undefined> {
-  return existsSync(openFile(journal, key)) ? readEntry(journal, key) : undefined;
+  refuseLinks(journal, journal.openDir);
+  return existsSync(openFile(journal, key)) || isLink(openFile(journal, key)) ? readEntry(journal, key) : undefined;
 }
 
 async function readEntry(journal: Journal, key: string): Promise<OpenEntry> {
   const file = openFile(journal, key);
   let value: unknown;
   try {
+    const text = readJournalFile(journal, file);
     const { parse } = await import("yaml");
-    value = parse(readFileSync(file, "utf8"));
+    value = parse(text);
   } catch (error) {
+    if (error instanceof JournalLinkError) return { key, file, problem: "is a symbolic link, never followed out of the journal: remove it" };
     return { key, file, problem: `cannot be read: ${(error as Error).message.split("\n")[0]}` };
   }
   const problems = (await validatorFor("episode"))(value);
@@ -71,15 +77,25 @@ async function serialise(episode: Episode): Promise<string> {
 
 /** Creates the open file; false when an episode with that key is already open. */
 export async function createOpen(journal: Journal, episode: Episode): Promise<boolean> {
+  refuseLinks(journal, openFile(journal, episode.key));
   return createFileExclusive(openFile(journal, episode.key), await serialise(episode));
 }
 
 /** Replaces the open file of an episode (status changes). */
 export async function rewriteOpen(journal: Journal, episode: Episode): Promise<void> {
+  refuseLinks(journal, journal.openDir);
   writeFileAtomic(openFile(journal, episode.key), await serialise(episode));
 }
 
 /** Removes the open file once the episode's record is written. */
 export function removeOpen(journal: Journal, key: string): void {
   rmSync(openFile(journal, key), { force: true });
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }

@@ -2,11 +2,12 @@
  * Records: a closed episode becomes `.ai/repo/sessions/<started>--<id>.md`, a Markdown file
  * whose front matter says what the stretch of work was and who wrote the record.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../atomic.ts";
 import type { CommitSummary } from "../boundaries/git.ts";
 import type { Journal } from "./journal.ts";
+import { JournalLinkError, readJournalFile, refuseLinks } from "./_journal-file.ts";
 
 /** The front matter of a record. */
 export interface EpisodeRecord {
@@ -37,6 +38,7 @@ export function recordFile(journal: Journal, episode: { started_at: string; id: 
 export async function writeRecord(journal: Journal, record: EpisodeRecord, body: string): Promise<string> {
   const { stringify } = await import("yaml");
   const file = recordFile(journal, record);
+  refuseLinks(journal, journal.recordsDir);
   writeFileAtomic(file, `---\n${stringify(record)}---\n\n${body.trimEnd()}\n`);
   return file;
 }
@@ -50,16 +52,18 @@ export interface RecordEntry {
 
 /** The newest records first (file names sort by start time), at most `limit`. */
 export async function latestRecords(journal: Journal, limit: number): Promise<RecordEntry[]> {
+  refuseLinks(journal, journal.recordsDir);
   if (!existsSync(journal.recordsDir)) return [];
   const { parse } = await import("yaml");
   const names = readdirSync(journal.recordsDir).filter((name) => name.endsWith(".md")).sort().reverse().slice(0, limit);
   return names.map((name) => {
     const file = join(journal.recordsDir, name);
-    const match = /^---\n([\s\S]*?)\n---\n/.exec(readFileSync(file, "utf8"));
     try {
+      const match = /^---\n([\s\S]*?)\n---\n/.exec(readJournalFile(journal, file));
       if (!match) throw new Error("no front matter");
       return { file, record: parse(match[1]) as EpisodeRecord };
     } catch (error) {
+      if (error instanceof JournalLinkError) return { file, problem: "is a symbolic link, never followed out of the journal: remove it" };
       return { file, problem: (error as Error).message.split("\n")[0] };
     }
   });

@@ -16,6 +16,7 @@ import type { LedgerContents } from "./ledger.ts";
 import { findOpen, removeOpen } from "./open-episodes.ts";
 import type { Episode, OpenEntry } from "./open-episodes.ts";
 import { writeRecord } from "./records.ts";
+import { refuseJournalLinks } from "./_journal-file.ts";
 
 /** When an episode was last seen alive, or why that cannot be said. */
 export type LastSeen = { at: Date } | { problem: string };
@@ -101,6 +102,7 @@ export interface Recovered {
  * assessed: its open file changed or the ledger has a newer line of it.
  */
 export async function recoverEpisode(journal: Journal, assessment: Assessment, options: { now: Date; thresholdMs: number }): Promise<Recovered | undefined> {
+  refuseJournalLinks(journal);
   const episode = assessment.entry.episode;
   if (!episode || assessment.verdict.kind !== "stranded" || !assessment.lastSeen || !("at" in assessment.lastSeen)) return undefined;
   const current = await findOpen(journal, episode.key);

@@ -16,6 +16,7 @@ import { checkFingerprint } from "../repos/onboard.ts";
 import { getRepoRecord } from "../repos/records.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
+import { StoreError } from "../store/store-file.ts";
 import { createItem, listItems, liveItemOf, refreshSnapshot } from "../work-items/queries.ts";
 import type { IssueSnapshot, WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
@@ -85,6 +86,8 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
   try {
     changes = await deps.reader.issueChanges(repo, { simulated: effects.simulated });
   } catch (error) {
+    // The store's failure is the whole poll's, never this repository's (nor GitHub's).
+    if (error instanceof StoreError) throw error;
     if (error instanceof RateLimitDeferred) result.deferred_until = error.until;
     else result.error = error instanceof Error ? error.message : String(error);
     return result;
@@ -101,6 +104,7 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
         result.needs_reapproval = [describeChanges(check.changes)];
       }
     } catch (error) {
+      if (error instanceof StoreError) throw error;
       if (error instanceof RateLimitDeferred) result.deferred_until = error.until;
       else result.error = error instanceof Error ? error.message : String(error);
       return result;

@@ -10,6 +10,7 @@ import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { sessionState, workerRuns } from "./state.ts";
+import { stopSession } from "./stop.ts";
 import { spawn } from "node:child_process";
 import { groupMembers } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
@@ -394,6 +395,58 @@ test("a detached worker spools its exit; its files are gone", inSessionDir(async
   assert.is(exit.item, "12");
   assert.is(exit.code, 9);
   assert.is(exit.ended, "exited");
+}));
+
+test("a worker that exits 0 leaving a background process has not ended: no exit recorded or spooled until the group is empty", inSessionDir(async ({ root, state, work }) => {
+  const { record } = await startSession(root, shell("sleep 30 & exit 0", { cwd: work, tags: { ra_item: "12" } }));
+  const pgid = record.childPgid!;
+  const spooled = join(state, "spool", `${record.id}.1.json`);
+  try {
+    await waitFor("the command to exit", () => liveness(childIdentity(record) as ProcessIdentity) === "exited", 5_000);
+    const waiting = await waitFor("the child's exit noted", () => readRecord(root, record.id)?.childExitedAt ? readRecord(root, record.id) : undefined, 5_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const seen = readRecord(root, record.id)!;
+    assert.is(seen.exitedAt, null, "the session has not ended while the sleep runs");
+    assert.not.ok(existsSync(spooled), "nor is its exit in the spool");
+    assert.is(sessionState(root, seen), "running");
+    assert.is(workerRuns(root, seen), true);
+    assert.ok(waiting.childExitedAt);
+    assert.equal(readSessionEvents(root, record.id).filter((e) => e.kind === "child-exit").map((e) => [e.code, e.members]), [[0, "running"]]);
+    assert.is(groupMembers(pgid).length, 1, "the background sleep, and only it");
+    process.kill(-pgid, "SIGKILL");
+    await waitFor("the exit record in the spool", () => existsSync(spooled), 10_000);
+    const exit = JSON.parse(readFileSync(spooled, "utf8"));
+    assert.equal([exit.item, exit.ended, exit.code], ["12", "exited", 0], "the child's own exit, recorded once the group emptied");
+    await holderGone(record);
+    assert.equal(filesOf(root, record.id), [], "reaped as any clean exit");
+  } finally {
+    if (groupMembers(pgid).length) process.kill(-pgid, "SIGKILL");
+  }
+}));
+
+test("a foreground holder waits, too, for what its command left running in the group it shares, and then records the exit", inSessionDir(async ({ root, work }) => {
+  const record = await createSession(root, shell(`sleep 1 > "${join(work, "bg.out")}" 2>&1 & exit 0`, { cwd: work, tags: { keep: "true" } }));
+  const began = Date.now();
+  const result = await holdSession(root, record.id, "tee");
+  assert.ok(Date.now() - began >= 900, `returned after ${Date.now() - began} ms, before the background sleep ended`);
+  assert.equal([result.code, result.record?.ended], [0, "exited"]);
+  assert.ok(result.record?.childExitedAt, "the command's own exit was noted while the holder waited");
+  assert.ok(Date.parse(result.record!.exitedAt!) >= Date.parse(result.record!.childExitedAt!));
+}));
+
+test("session kill stops what a worker left in its group while its holder waits on it, and the exit is recorded killed", inSessionDir(async ({ root, work }) => {
+  const { record } = await startSession(root, shell("sleep 30 & exit 0", { cwd: work }));
+  const pgid = record.childPgid!;
+  try {
+    const waiting = await waitFor("the child's exit noted", () => readRecord(root, record.id)?.childExitedAt ? readRecord(root, record.id) : undefined, 5_000);
+    assert.is(await stopSession(root, waiting, { graceMs: 2_000 }), "stopped");
+    const after = readRecord(root, record.id)!;
+    assert.equal([after.ended, after.exitCode], ["killed", 0]);
+    assert.is(groupMembers(pgid).length, 0);
+    await holderGone(record);
+  } finally {
+    if (groupMembers(pgid).length) process.kill(-pgid, "SIGKILL");
+  }
 }));
 
 /** Whether a process has a handler installed for SIGHUP (signal 1), from /proc/<pid>/status. */

@@ -5,12 +5,15 @@
  * SIGINT delivered to the holder itself (someone stopping it, nearly always to go look at
  * it). Only the child's own exit, clean or crashed, is reaped. A worker's exit (tag
  * `ra_item`) goes to the exit spool first, so the supervisor learns it even while it is down.
+ * A child that exits leaving processes it started running in its group (a background job)
+ * has not ended the session: the holder records the exit once the last of them is gone.
  */
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { constants } from "node:os";
 import { isoSeconds, now } from "../clock.ts";
-import { identify, processGroupOf, processStartId } from "../processes.ts";
+import { groupLiveness, identify, processGroupOf, processStartId } from "../processes.ts";
+import type { ProcessGroup } from "../processes.ts";
 import { withLock } from "./lock.ts";
 import { appendSessionEvent, isKept, readRecord, removeSessionFiles, sessionFiles, writeRecord } from "./records.ts";
 import { terminalOf } from "./terminal-output.ts";
@@ -58,6 +61,9 @@ export async function holdSession(
     detached,
     stdio: output === "terminal" ? "inherit" : ["ignore", output === "log" ? log : "pipe", output === "log" ? log : "pipe"],
   });
+  // Read at once, before this process can reap it: a command that exits at once (leaving a
+  // background job) still has the start its group's members are measured from.
+  const earlyStartId = child.pid === undefined ? undefined : processStartId(child.pid, { ended: true });
   // Installed before anyone can learn of the start, so a stop sent at once is passed on too.
   let stop: Stop | null = null;
   const stopForwarding = forwardSignals(child.pid, detached, (signal) => {
@@ -87,7 +93,8 @@ export async function holdSession(
     onStarted({ error: started.error.message });
     return { record, code: 127, signal: null, reaped: false };
   }
-  const childIdentity = identify(child.pid!);
+  const identity = identify(child.pid!);
+  const childIdentity = { ...identity, start_id: identity.start_id ?? earlyStartId ?? null };
   const pgid = detached ? undefined : processGroupOf(process.pid);
   const sharedGroup = pgid !== undefined && pgid > 1 ? pgid : undefined;
   record = await update(root, id, (r) => ({
@@ -98,9 +105,66 @@ export async function holdSession(
   onStarted({ pid: child.pid! });
 
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("close", (c, s) => resolve([c, s])));
+  const group: ProcessGroup | undefined = detached
+    ? { pgid: child.pid!, leader_start_id: childIdentity.start_id ?? null }
+    : sharedGroup === undefined ? undefined : { pgid: sharedGroup, leader_start_id: record.sharedPgidLeaderStartId ?? null };
+  // A stop to a holder whose group is not its own cannot reach what runs there: it ends the wait instead.
+  const stopped = () => stop !== null || (!detached && Boolean(readRecordQuietly(root, id)?.killRequestedAt));
+  // Whoever watches a foreground session is told why it has not ended (a detached one has no one to tell).
+  const tell = detached ? undefined : (line: string) => process.stderr.write(`robot-army: ${line}\n`);
+  const members = group ? await waitForGroup(root, id, group, childIdentity.start_id, { code, signal }, stopped, tell) : undefined;
   stopForwarding();
   closeSync(log);
-  return await finish(root, id, code, signal, stop);
+  return await finish(root, id, code, signal, stop, members);
+}
+
+/** How often the holder looks at the group again while its members run: soon at first, then every 5 s. */
+const GROUP_POLL_MS = { first: 100, longest: 5_000 };
+
+/**
+ * Waits, once the child has exited, while a process it started still runs in its group
+ * (by pid and start, read from /proc): until then the session has not ended, so neither the
+ * record nor the spool says so. The child's exit is noted (`childExitedAt`, a `child-exit`
+ * event) while it waits. Returns what the exit record says of the group: nothing when it
+ * emptied, `remained` when `stopped` ended the wait first, `unknown` when it cannot be read.
+ */
+async function waitForGroup(
+  root: string,
+  id: string,
+  group: ProcessGroup,
+  since: string | null | undefined,
+  exit: { code: number | null; signal: string | null },
+  stopped: () => boolean,
+  tell?: (line: string) => void,
+): Promise<"remained" | "unknown" | undefined> {
+  let members = groupLiveness(group, since);
+  if (members !== "running") return members === "unknown" ? "unknown" : undefined;
+  let name: string;
+  try {
+    const record = await update(root, id, (r) => ({ ...r, childExitedAt: isoSeconds(now()) }));
+    appendSessionEvent(root, id, "child-exit", { ...exit, generation: record.generation, members: "running" });
+    name = record.name;
+  } catch {
+    // Removed meanwhile (session rm): there is nothing left to record the exit in either.
+    return undefined;
+  }
+  const how = exit.signal ? `ended by ${exit.signal}` : `exited ${exit.code}`;
+  tell?.(`session ${name}: its command ${how}, but what it started still runs in this terminal's process group; the session ends when that does`);
+  for (let delay = GROUP_POLL_MS.first; ; delay = Math.min(delay * 2, GROUP_POLL_MS.longest)) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    members = groupLiveness(group, since);
+    if (members === "exited") return undefined;
+    if (members === "unknown") return "unknown";
+    if (stopped()) return "remained";
+  }
+}
+
+function readRecordQuietly(root: string, id: string): SessionRecord | undefined {
+  try {
+    return readRecord(root, id);
+  } catch {
+    return undefined;
+  }
 }
 
 /** A stop delivered to the holder from outside: which signal, and when. */
@@ -114,7 +178,14 @@ interface Stop {
  * retained. A session stopped from outside (`session kill`, or `stop` delivered to the
  * holder) ended `killed`, whatever way its child then went.
  */
-async function finish(root: string, id: string, code: number | null, signal: string | null, stop: Stop | null): Promise<HolderResult> {
+async function finish(
+  root: string,
+  id: string,
+  code: number | null,
+  signal: string | null,
+  stop: Stop | null,
+  membersAtExit: "remained" | "unknown" | undefined,
+): Promise<HolderResult> {
   const files = sessionFiles(root, id);
   return await withLock(files.lock, () => {
     const current = readRecord(root, id);
@@ -128,9 +199,10 @@ async function finish(root: string, id: string, code: number | null, signal: str
       exitSignal: signal,
       ended: killRequestedAt ? "killed" : signal ? "crashed" : "exited",
       lastLines: lastLines(files.log),
+      ...(membersAtExit ? { membersAtExit } : {}),
     };
     writeRecord(root, record);
-    appendSessionEvent(root, id, "exit", { ended: record.ended, code, signal, generation: record.generation });
+    appendSessionEvent(root, id, "exit", { ended: record.ended, code, signal, generation: record.generation, ...(membersAtExit ? { members: membersAtExit } : {}) });
     if (record.tags.ra_item !== undefined) spoolExit(record);
     const reaped = !retained(record);
     if (reaped) removeSessionFiles(root, id);

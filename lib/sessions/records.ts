@@ -53,6 +53,18 @@ export interface SessionRecord {
   /** The `<boot id>:<start ticks>` of that group's leader when the child started, if it could be read. */
   sharedPgidLeaderStartId?: string | null;
   killRequestedAt: string | null;
+  /**
+   * When the child exited while processes it started still ran in its group: the session
+   * has not ended until they do, and `exitedAt` is when its holder saw the last of them go.
+   * Absent when the child's exit was the session's end.
+   */
+  childExitedAt?: string | null;
+  /**
+   * What ran on in the child's group when the exit was recorded: `remained` when the holder
+   * was stopped while members still ran in a group it did not make, `unknown` when that could
+   * not be read. Absent when nothing the command started was left running.
+   */
+  membersAtExit?: "remained" | "unknown";
   exitedAt: string | null;
   exitCode: number | null;
   exitSignal: string | null;

@@ -26,7 +26,8 @@ export async function stopSession(root: string, seen: SessionRecord, options: { 
   const graceMs = options.graceMs ?? 5_000;
   let sent: NodeJS.Signals | null = null;
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
-    if (childRunning(record)) {
+    // A child that exited leaving its group running is stopped through that group: its holder waits on it.
+    if (childRunning(record) || leftInOwnGroup(record)) {
       signalChild(record, signal);
       sent = signal;
     }
@@ -64,6 +65,13 @@ async function killLeftInGroup(record: SessionRecord, graceMs: number): Promise<
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
   }
+}
+
+/** Whether the holder waits on what the child left running in the group the holder made for it. */
+function leftInOwnGroup(record: SessionRecord): boolean {
+  const pgid = record.childPgid;
+  if (!record.childExitedAt || pgid === null || pgid !== record.childPid || pgid <= 1) return false;
+  return groupLiveness({ pgid, leader_start_id: record.childStartId ?? null }, record.childStartId) === "running";
 }
 
 function signalChild(record: SessionRecord, signal: NodeJS.Signals): void {

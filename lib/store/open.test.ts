@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, rmSync, statSync, symlinkSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { PreconditionError } from "../errors.ts";
@@ -9,7 +9,9 @@ import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { MIGRATIONS, migrate, schemaVersion } from "./migrations.ts";
 import type { Migration } from "./migrations.ts";
-import { openExistingStore, openStore, storePath } from "./open.ts";
+import { openExistingStore, openStore, storePath, withExistingStore, withStore as withStoreOf } from "./open.ts";
+import { StoreError } from "./store-file.ts";
+import { makeReadOnly } from "../testing/read-only.ts";
 import type { Store } from "./open.ts";
 import { listRecords } from "../sessions/records.ts";
 import { stopSession } from "../sessions/stop.ts";
@@ -197,7 +199,7 @@ test("a state dir whose database file is not a database is a precondition error 
       assert.unreachable("opened");
     } catch (error) {
       assert.instance(error, PreconditionError);
-      assert.match((error as Error).message, `Cannot open the store "${join(dir, "robot-army.db")}"`);
+      assert.match((error as Error).message, `Store "${join(dir, "robot-army.db")}" is damaged (file is not a database)`);
     }
   } finally {
     removeTempDir(dir);
@@ -258,6 +260,133 @@ test("a SQLite file with no table of ours is refused like an empty one; a worker
   assert.is(schemaVersion(store.db), MIGRATIONS.length);
   store.close();
   for (const left of listRecords(root)) await stopSession(root, left, { graceMs: 2_000 });
+}));
+
+/** A state dir in a fresh temp dir, given to `fn` and removed afterwards. */
+async function inStateDir(fn: (state: string, dir: string) => void | Promise<void>): Promise<void> {
+  const dir = makeTempDir();
+  try {
+    await fn(join(dir, "state"), dir);
+  } finally {
+    removeTempDir(dir);
+  }
+}
+
+/** A store in `state` with `rows` audit records written and closed. */
+async function storeWithRows(state: string, rows: number): Promise<string> {
+  const store = await openStore(state);
+  store.transaction(() => {
+    const insert = store.statement("INSERT INTO audit (at, kind, phase, body) VALUES ('2026-01-15T10:00:00Z', 'test.row', 'fact', ?)");
+    for (let i = 0; i < rows; i++) insert.run(JSON.stringify({ text: "x".repeat(200), i }));
+  });
+  store.close();
+  return storePath(state);
+}
+
+async function storeRefusal(open: Promise<unknown>, fragment: string): Promise<StoreError> {
+  const error = await rejection(open);
+  assert.instance(error, StoreError);
+  assert.match(error.message, fragment);
+  return error as StoreError;
+}
+
+test("a store path that is a directory is refused in one line naming it, by writers and readers alike", () => inStateDir(async (state) => {
+  mkdirSync(storePath(state), { recursive: true });
+  for (const open of [() => openStore(state), () => openExistingStore(state)]) {
+    await storeRefusal(open(), `Store "${storePath(state)}" is a directory, not a database file: move it aside`);
+  }
+}));
+
+test("a store that is a dangling symbolic link is refused, never taken for no store, and its target is not created", () => inStateDir(async (state, dir) => {
+  mkdirSync(state, { recursive: true });
+  symlinkSync(join(dir, "gone.db"), storePath(state));
+  for (const open of [() => openExistingStore(state), () => openStore(state)]) {
+    await storeRefusal(open(), `Store "${storePath(state)}" is a symbolic link to "${join(dir, "gone.db")}", which does not exist`);
+  }
+  assert.not.ok(existsSync(join(dir, "gone.db")));
+}));
+
+test("a store with a damaged page is refused at open, naming the file, before anything is written", () => inStateDir(async (state) => {
+  const path = await storeWithRows(state, 500);
+  const before = statSync(path).mtimeMs;
+  const fd = openSync(path, "r+");
+  writeSync(fd, Buffer.alloc(4096, 0x5a), 0, 4096, 4096 * 4);
+  closeSync(fd);
+  for (const open of [() => openStore(state), () => openExistingStore(state)]) {
+    await storeRefusal(open(), `Store "${path}" is damaged (`);
+  }
+  assert.ok(statSync(path).mtimeMs >= before);
+}));
+
+test("a read-only store is refused by a command that writes, in one line, and still read by one that only reads", () => inStateDir(async (state) => {
+  const path = await storeWithRows(state, 3);
+  const undo = makeReadOnly(path);
+  try {
+    await storeRefusal(openStore(state), `Store "${path}" is read-only: robot-army writes to it`);
+    const store = await openExistingStore(state);
+    assert.equal({ ...store!.db.prepare("SELECT count(*) AS n FROM audit").get() }, { n: 3 });
+    store!.close();
+  } finally {
+    undo();
+  }
+}));
+
+test("a store in a read-only folder, its write-ahead log not there to open, is one line naming the file", () => inStateDir(async (state) => {
+  await storeWithRows(state, 1);
+  const undo = makeReadOnly(state);
+  try {
+    // SQLite says "unable to open database file" (an immutable folder) or "attempt to write a readonly database" (a mode without w).
+    const error = await storeRefusal(openExistingStore(state), `Store "${storePath(state)}" `);
+    assert.match(error.message, /^Store "[^"]+" (cannot be opened \(unable to open database file\)|is read-only \(attempt to write a readonly database\))/);
+    assert.not.match(error.message, "\n");
+  } finally {
+    undo();
+  }
+}));
+
+test("a SQLite failure of the store met inside withStore is the store's error, naming the file", () => inStateDir(async (state) => {
+  (await openStore(state)).close();
+  for (const withIt of [withStoreOf, withExistingStore]) {
+    const error = await rejection(withIt(state, (store) => {
+      store!.db.exec("PRAGMA query_only = ON");
+      store!.db.exec("INSERT INTO audit (at, kind, phase) VALUES ('2026-01-15T10:00:00Z', 'test.row', 'fact')");
+    }));
+    assert.instance(error, StoreError);
+    assert.match(error.message, `Store "${storePath(state)}" is read-only (attempt to write a readonly database)`);
+  }
+}));
+
+test("a write-ahead log deleted after a crash, with writes in it, is refused instead of dropping them; put back, they are there", () => inStateDir(async (state, dir) => {
+  (await openStore(state)).close();
+  const script = join(dir, "crash.mjs");
+  writeFileSync(script, `
+    const { openStore } = await import(${JSON.stringify(pathToFileURL(join(import.meta.dirname, "open.ts")).href)});
+    const store = await openStore(process.argv[2]);
+    store.db.exec("INSERT INTO audit (at, kind, phase) VALUES ('2026-01-15T10:00:00Z', 'test.kept', 'fact')");
+    process.kill(process.pid, "SIGKILL");
+  `);
+  const [bin, ...args] = runtimeArgv(script);
+  const crashed = spawnSync(bin, [...args, state], { encoding: "utf8" });
+  assert.is(crashed.signal, "SIGKILL", crashed.stderr);
+  const path = storePath(state);
+  const wal = `${dir}/kept-wal`;
+  spawnSync("mv", [`${path}-wal`, wal]);
+  for (const open of [() => openStore(state), () => openExistingStore(state)]) {
+    await storeRefusal(open(), `Store "${path}" has lost its write-ahead log: "${path}-shm" says `);
+  }
+  assert.ok(existsSync(`${path}-shm`), "the index that tells of the loss is left as it was");
+  spawnSync("mv", [wal, `${path}-wal`]);
+  const store = await openStore(state);
+  assert.equal({ ...store.db.prepare("SELECT count(*) AS n FROM audit WHERE kind = 'test.kept'").get() }, { n: 1 });
+  store.close();
+}));
+
+test("a write-ahead log gone after a clean close loses nothing and opens", () => inStateDir(async (state) => {
+  const path = await storeWithRows(state, 2);
+  rmSync(`${path}-wal`, { force: true });
+  const store = await openStore(state);
+  assert.equal({ ...store.db.prepare("SELECT count(*) AS n FROM audit").get() }, { n: 2 });
+  store.close();
 }));
 
 test("no test left a session process running", () => {

@@ -6,13 +6,14 @@
  * node:sqlite is imported on first open, so commands that never touch the store do not
  * pay for it.
  */
-import { chmodSync, existsSync, realpathSync, statSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, realpathSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
 import { ITEM_TAG, STORE_TAG } from "../sessions/worker-tags.ts";
 import { makePrivateDir } from "../state-dir.ts";
 import { MIGRATIONS, migrate } from "./migrations.ts";
+import { checkStoreFile, damaged, storeError } from "./store-file.ts";
 
 /** The database file's name inside the state dir. */
 export const STORE_FILE = "robot-army.db";
@@ -56,32 +57,41 @@ export function storePath(stateDir: string): string {
  * Opens the store in `stateDir`, creating the dir (0700) and the database (0600) when
  * missing and migrating it forward. A database file that exists but holds no schema of ours (0
  * bytes, say) is refused while workers tagged `ra_item` still run from the session root:
- * made afresh, it would forget every item those workers work on.
+ * made afresh, it would forget every item those workers work on. A path that cannot be the
+ * store (a folder, a link to nothing, a file robot-army may not write, damaged pages, a
+ * write-ahead log lost with writes in it) is a `StoreError` naming the file and what to do.
  */
 export async function openStore(stateDir: string, options: OpenOptions = {}): Promise<Store> {
   makePrivateDir(stateDir);
-  return await openAt(storePath(stateDir), options.sessionRoot ?? defaultSessionRoot(stateDir));
+  const path = storePath(stateDir);
+  checkStoreFile(path, "write");
+  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir));
 }
 
 /**
  * Opens the store only if its database exists; a read-only command uses this so that
- * reading leaves no state dir or database behind.
+ * reading leaves no state dir or database behind. Something there that is no database (a
+ * folder, a link to nothing) is refused as openStore refuses it, never taken for "no store".
  */
 export async function openExistingStore(stateDir: string, options: OpenOptions = {}): Promise<Store | undefined> {
   const path = storePath(stateDir);
-  if (!existsSync(path)) return undefined;
+  if (!entryExists(path)) return undefined;
+  checkStoreFile(path, "read");
   return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir));
 }
 
 /**
  * Runs `fn` with the store of `stateDir` (opened as openStore does) and closes it afterwards,
- * whether `fn` returns or throws.
+ * whether `fn` returns or throws. A SQLite failure of the store's own (read-only, damaged,
+ * full) that `fn` meets is rethrown as the store's error, naming the file.
  * @example return await withStore(ensureStateDir(), (store) => run(opts, { store, write: writeStdout }));
  */
 export async function withStore<T>(stateDir: string, fn: (store: Store) => T | Promise<T>): Promise<T> {
   const store = await openStore(stateDir);
   try {
     return await fn(store);
+  } catch (error) {
+    throw storeError(store.path, error);
   } finally {
     store.close();
   }
@@ -92,6 +102,8 @@ export async function withExistingStore<T>(stateDir: string, fn: (store: Store |
   const store = await openExistingStore(stateDir);
   try {
     return await fn(store);
+  } catch (error) {
+    throw store ? storeError(store.path, error) : error;
   } finally {
     store?.close();
   }
@@ -109,16 +121,39 @@ async function openAt(path: string, sessionRoot: string): Promise<Store> {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Before anything writes to it: a file that is there but empty may be a store that lost its contents.
     if (existed && holdsNoSchema(db)) await refuseWhileWorkersRun(path, sessionRoot);
+    // Damaged pages are found now, before anything is written, not by whichever query meets them first.
+    if (existed) refuseDamaged(db, path);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db, path);
   } catch (error) {
     db.close();
     if (error instanceof RobotArmyError) throw error;
+    const known = storeError(path, error);
+    if (known instanceof RobotArmyError) throw known;
     // A file that is not a robot-army database (or not a database at all) is named, not dumped as a stack.
     throw new PreconditionError(`Cannot open the store "${path}": ${(error as Error).message}`);
   }
   return makeStore(db, path);
+}
+
+/** Refuses a database whose pages SQLite's quick check finds damaged. */
+function refuseDamaged(db: DatabaseSync, path: string): void {
+  const rows = db.prepare("PRAGMA quick_check(1)").all().map((row) => String(Object.values(row)[0]));
+  if (rows.length === 1 && rows[0] === "ok") return;
+  // SQLite's report spans lines; the refusal is one.
+  const report = rows.join("; ").replace(/\*\*\* in database main \*\*\*\s*/g, "").replace(/\s*\n\s*/g, "; ");
+  throw damaged(path, report.length > 160 ? `${report.slice(0, 157)}...` : report);
+}
+
+/** Whether anything (a dangling link too) is at `path`. */
+function entryExists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function defaultSessionRoot(stateDir: string): string {

@@ -65,6 +65,10 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),
   "vanished-session": () => import("./vanished-session.ts"),
   "stopped-sessions": () => import("./stopped-sessions.ts"),
+  "broken-store-files": () => import("./broken-store-files.ts"),
+  "repo-with-symlinked-ledger": () => import("./repo-with-symlinked-ledger.ts"),
+  "forge-with-c1-title": () => import("./forge-with-c1-title.ts"),
+  "forge-with-old-secret": () => import("./forge-with-old-secret.ts"),
 };
 
 /** Whether a setup of this name is registered. */
