@@ -49,7 +49,7 @@ export async function commentEvidence(deps: EvidenceDeps, intent: AuditRecord): 
   if (posted) return { settled: true, ok: true, found: `posted (comment ${posted.id})`, facts: { comment_id: posted.id, url: posted.html_url } };
   return {
     settled: true, ok: false, found: "not posted",
-    tellOwner: `the ${String(intent.body.purpose ?? "")} comment on ${intent.repo}#${issue} was never posted, so the issue was not told; tell it yourself if it should know`,
+    tellOwner: `its ${String(intent.body.purpose ?? "")} comment was never posted, so the issue was not told; tell it yourself if it should know`,
   };
 }
 

@@ -83,7 +83,7 @@ test("a comment posted before a crash cut its outcome short is settled from its 
     const sweep = await sweepUnfinished(d.deps);
     assert.equal([sweep.settled, sweep.reported, sweep.waiting], [1, 0, 0]);
     assert.equal(outcomeOf(d.store, intent)!.body, { ok: true, settled_from: "issue-comments", found: `posted (comment ${posted.id})`, comment_id: posted.id, url: posted.html_url });
-    assert.match(sweep.events[0].line, /^unfinished github\.comment for demo\/widgets#1 \(item 1\) \(its writer, pid \d+, is gone\) settled from the issue's comments: posted \(comment \d+\)$/);
+    assert.match(sweep.events[0].line, /^unfinished github\.comment for demo\/widgets#1 \(item 1\): its writer, pid \d+, is gone; settled from the issue's comments: posted \(comment \d+\)$/);
     assert.equal(listAnomalies(d.store), [], "a comment found needs nobody");
     assert.equal(intentsWithoutOutcome(d.store), []);
     assert.equal((await sweepUnfinished(d.deps)).events, [], "reported once");
@@ -101,7 +101,7 @@ test("a comment cut short before it was posted settles as not posted, and the ow
     assert.equal(outcomeOf(d.store, intent)!.body, { ok: false, settled_from: "issue-comments", found: "not posted" });
     const [anomaly] = listAnomalies(d.store, { open: true });
     assert.equal([anomaly.kind, anomaly.action_id, anomaly.repo, anomaly.item], ["effect_unfinished", intent.actionId, "demo/widgets", 1]);
-    assert.match(anomaly.detail, "github.comment (a comment on an issue) for demo/widgets#1 (item 1) was cut short: the queued comment on demo/widgets#1 was never posted");
+    assert.match(anomaly.detail, "github.comment (a comment on an issue) for demo/widgets#1 (item 1) was cut short: its queued comment was never posted, so the issue was not told");
     const lines = d.lines();
     assert.ok(lines.some((l) => l.includes("settled from the issue's comments: not posted")), lines.join("\n"));
     assert.ok(lines.includes(`anomaly ${anomaly.id}: ${anomaly.detail}; see "robot-army anomalies"`), lines.join("\n"));
@@ -129,7 +129,7 @@ test("an intent whose writer still runs is waited for up to its kind's timeout; 
       process.env.RA_NOW = "2026-01-15T10:15:00Z";
       const due = await sweepUnfinished(d.deps);
       assert.equal([due.settled, due.reported, due.waiting], [2, 1, 0]);
-      assert.match(due.events.map((e) => e.line).join("\n"), "(no outcome after 300s) settled from the issue's comments: not posted");
+      assert.match(due.events.map((e) => e.line).join("\n"), ": no outcome after 300s; settled from the issue's comments: not posted");
       assert.equal(outcomeOf(d.store, unknown)!.body, { ok: false, settled_from: "worktree", found: "not made", path: join(d.t.tmp, "nowhere"), branch: "b", branch_exists: false });
     } finally {
       if (before === undefined) delete process.env.RA_NOW;

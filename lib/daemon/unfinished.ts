@@ -62,7 +62,7 @@ export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
       settle(deps.store, intent, evidence, finding);
       result.settled++;
       result.events.push({
-        event: "effect_settled", line: `unfinished ${intent.kind} ${about(intent)} (${cut}) settled from ${EVIDENCE_WORDS[evidence]}: ${finding.found}`,
+        event: "effect_settled", line: `unfinished ${intent.kind} ${about(intent)}: ${cut}; settled from ${EVIDENCE_WORDS[evidence]}: ${finding.found}`,
         kind: intent.kind, action_id: intent.actionId, item: intent.item, ok: finding.ok, found: finding.found,
       });
       if (finding.tellOwner) report(deps.store, intent, finding.tellOwner, result);
