@@ -163,6 +163,8 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
       CREATE UNIQUE INDEX anomalies_once ON anomalies (kind, action_id) WHERE action_id IS NOT NULL;
       CREATE INDEX anomalies_open ON anomalies (acknowledged_at, id);
+      -- The unfinished-effect sweep reads every intent on each tick: only intents, never the whole log.
+      CREATE INDEX audit_intents ON audit (id) WHERE phase = 'intent';
     `,
   },
 ];
