@@ -112,7 +112,7 @@ async function read(deps: SweepDeps, intent: AuditRecord, evidence: EffectEviden
     case "file":
       return fileEvidence(intent);
     default:
-      return { settled: false, check: "look at what it names in the audit log (robot-army log --kind " + intent.kind + ")" };
+      return { settled: false, check: `look at what it names in the audit log (robot-army log --kind ${intent.kind})` };
   }
 }
 
@@ -140,10 +140,14 @@ function report(store: Store, intent: AuditRecord, what: string, result: SweepRe
   });
 }
 
-/** What an intent is about, as a line names it: the issue or item, else its action id. */
+/**
+ * What an intent is about, as a line names it: its issue and item, its item, or its action id.
+ * @example about(intent) // "for demo/widgets#1 (item 1)"
+ */
 function about(intent: AuditRecord): string {
   const issue = typeof intent.body.issue === "number" ? `${intent.repo}#${intent.body.issue}` : intent.repo;
-  const item = intent.item !== null ? `item ${intent.item}` : null;
-  const parts = [issue, item].filter(Boolean);
-  return parts.length ? `for ${parts.length === 2 ? `${parts[0]} (${parts[1]})` : parts[0]}` : `(action ${intent.actionId})`;
+  const item = intent.item === null ? null : `item ${intent.item}`;
+  if (issue && item) return `for ${issue} (${item})`;
+  if (issue || item) return `for ${issue ?? item}`;
+  return `(action ${intent.actionId})`;
 }
