@@ -7,7 +7,7 @@ import type { GitHubWriter } from "./boundaries/github-types.ts";
 import { parse } from "./cli.ts";
 import { defaultConfig } from "./config.ts";
 import type { Config } from "./config.ts";
-import { EFFECT_LEVEL_OPTIONS, SIMULATED_GITHUB, commentOnIssue, effectsFor, resolveLevel, wireEffects } from "./effects.ts";
+import { EFFECT_LEVEL_OPTIONS, SIMULATED_GITHUB, commentMarker, commentOnIssue, effectsFor, resolveLevel, wireEffects } from "./effects.ts";
 import { UsageError } from "./errors.ts";
 import { withTempDir } from "./testing/fixtures.ts";
 import { queryAudit } from "./store/audit.ts";
@@ -72,14 +72,14 @@ test("a comment below live is audited as a simulated intent and outcome, and not
       const records = queryAudit(store, { kind: "github.comment" });
       assert.equal(records.map((r) => [r.phase, r.simulated, r.item, r.repo]), [["intent", true, 1, "demo/widgets"], ["outcome", true, 1, "demo/widgets"]]);
       assert.is(records[0].actionId, records[1].actionId);
-      assert.equal(records[0].body, { issue: 3, purpose: "queued", comment: "queued as work item 1" });
+      assert.equal({ ...records[0].body, writer: undefined }, { issue: 3, purpose: "queued", comment: "queued as work item 1", writer: undefined });
       assert.equal(records[1].body, { ok: true, simulated: true });
     } finally {
       store.close();
     }
   }));
 
-test("a comment at live is really written, with an intent and an outcome naming it", () =>
+test("a comment at live is really written, ending with its action's marker, with an intent and an outcome naming it", () =>
   withTempDir(async (dir) => {
     const store = await openStore(join(dir, "state"));
     try {
@@ -87,8 +87,9 @@ test("a comment at live is really written, with an intent and an outcome naming 
       const effects = wireEffects("live", { github: recordingWriter(calls) });
       const result = await commentOnIssue(store, effects, { repo: "demo/widgets", issue: 3, item: 1, body: "queued", purpose: "queued" });
       assert.is(result.simulated, false);
-      assert.equal(calls, ["comment demo/widgets#3: queued"]);
       const [intent, outcome] = queryAudit(store, { kind: "github.comment" });
+      assert.equal(calls, [`comment demo/widgets#3: queued\n\n<!-- robot-army:action ${intent.actionId} -->`], "the marker names the comment's action, nothing else");
+      assert.is(commentMarker(intent.actionId!), `<!-- robot-army:action ${intent.actionId} -->`);
       assert.equal([intent.simulated, outcome.simulated, outcome.body.ok, outcome.body.comment_id], [false, false, true, 41]);
     } finally {
       store.close();

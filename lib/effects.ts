@@ -102,8 +102,10 @@ export interface CommentResult {
 
 /**
  * Posts (or, below `live`, only records) a comment between an audit intent and outcome of
- * kind `github.comment`, marked simulated below `live` (DESIGN rule 3). The caller says
- * `would comment on ...` when `simulated` comes back true.
+ * kind `github.comment`, marked simulated below `live` (DESIGN rule 3). The comment ends
+ * with its action's marker (commentMarker), so a crash between posting and the outcome can
+ * be settled by finding it on the issue. The caller says `would comment on ...` when
+ * `simulated` comes back true.
  */
 export async function commentOnIssue(store: Store, effects: Effects, comment: IssueComment): Promise<CommentResult> {
   const writer = effects.github;
@@ -113,8 +115,17 @@ export async function commentOnIssue(store: Store, effects: Effects, comment: Is
       kind: "github.comment", repo: comment.repo, item: comment.item, simulated: writer.simulated,
       body: { issue: comment.issue, purpose: comment.purpose, comment: comment.body },
     },
-    () => writer.comment(comment.repo, comment.issue, comment.body),
+    (actionId) => writer.comment(comment.repo, comment.issue, `${comment.body}\n\n${commentMarker(actionId)}`),
     (result) => (writer.simulated ? { simulated: true } : { comment_id: result.id, url: result.url }),
   );
   return { simulated: writer.simulated, ...made };
+}
+
+/**
+ * The marker every comment robot-army posts ends with: an HTML comment (GitHub does not
+ * show it) naming the comment's audit action, an identifier only (DESIGN rule 4).
+ * @example commentMarker("0b7e0a52-…") // "<!-- robot-army:action 0b7e0a52-… -->"
+ */
+export function commentMarker(actionId: string): string {
+  return `<!-- robot-army:action ${actionId} -->`;
 }

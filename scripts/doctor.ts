@@ -16,6 +16,8 @@ import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
+import { listAnomalies } from "../lib/store/anomalies.ts";
+import { withExistingStore } from "../lib/store/open.ts";
 import { CheckFailedError } from "../lib/errors.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 
@@ -35,6 +37,8 @@ check it depends on failed or the answer cannot be told from here.
   state dir  the state dir is writable (or can be created) and nobody else can read it
   github     github.api_base answers to the token, and says whose it is
   author     github.author is set: without it no issue is ever taken
+  anomalies  no anomaly is open (an effect a crash cut short, a damaged spool file):
+             "robot-army anomalies" lists them, "anomalies ack <id>" acknowledges one
 Nothing is changed. Exit 4 when any check fails.
 `,
   options: {
@@ -119,6 +123,7 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   if (!config) add("author", "skip", "needs the config");
   else if (config.github.author) add("author", "ok", `issues opened by ${config.github.author} are taken`);
   else add("author", "FAIL", 'github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
+  add("anomalies", ...(await checkAnomalies(stateDirPath(deps.env))));
   return results;
 }
 
@@ -178,6 +183,18 @@ function checkStateDir(dir: string): ["ok" | "FAIL", string] {
     return ["ok", `${dir} (not there yet; made on first use)`];
   } catch {
     return ["FAIL", `${dir} does not exist and ${parent} is not writable: create it, or set RA_STATE_DIR`];
+  }
+}
+
+/** Open anomalies are a finding: something the owner has not yet looked at. */
+async function checkAnomalies(stateDir: string): Promise<[CheckResult["status"], string]> {
+  try {
+    const open = await withExistingStore(stateDir, (store) => (store ? listAnomalies(store, { open: true }) : []));
+    if (open.length === 0) return ["ok", "none open"];
+    const kinds = [...new Set(open.map((a) => a.kind))].join(", ");
+    return ["FAIL", `${open.length} open (${kinds}): "robot-army anomalies" says what to check, "robot-army anomalies ack <id>" once you have looked`];
+  } catch (error) {
+    return ["skip", `the store cannot be read: ${message(error)}`];
   }
 }
 

@@ -45,6 +45,7 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   cancel: { load: () => import("./cancel.ts") },
   reset: { load: () => import("./reset.ts") },
   doctor: { load: () => import("./doctor.ts") },
+  anomalies: { load: () => import("./anomalies.ts") },
   log: { load: () => import("./log.ts") },
   forge: { load: () => import("./forge.ts") },
   "example-config": { load: () => import("./example-config.ts") },

@@ -6,6 +6,7 @@ import { gitHubMemory } from "../lib/boundaries/github-state.ts";
 import { writeHeartbeat } from "../lib/daemon/heartbeat.ts";
 import { withTempDir } from "../lib/testing/fixtures.ts";
 import { identify } from "../lib/processes.ts";
+import { acknowledgeAnomaly, raiseAnomaly } from "../lib/store/anomalies.ts";
 import { appendAudit } from "../lib/store/audit.ts";
 import { hold, pause, unpause } from "../lib/dispatch/controls.ts";
 import { recordChangedSettings } from "../lib/repos/records.ts";
@@ -27,7 +28,7 @@ test("with no database, status says there is nothing and creates nothing", () =>
   withTempDir(async (dir) => {
     const stateDir = join(dir, "state");
     const store = await openExistingStore(stateDir);
-    assert.is(await status(store, { stateDir }), "daemon: never run with this state dir\nwork items: none\nqueue: empty\nrate limit: not yet seen\nanomalies: not tracked yet\n");
+    assert.is(await status(store, { stateDir }), "daemon: never run with this state dir\nwork items: none\nqueue: empty\nrate limit: not yet seen\nanomalies: none\n");
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal([json.total, json.paused, json.queue, json.held, json.untrusted, json.rate_limit, json.simulated_hidden, json.counts.ready], [0, null, [], [], [], null, 0, 0]);
     assert.not.ok(existsSync(stateDir));
@@ -55,7 +56,7 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
       '  2. demo/widgets#1  item 1  "Oldest"  priority 0',
       '  3. demo/widgets#2  item 2  "Newer"  priority 0',
       "rate limit: not yet seen",
-      "anomalies: not tracked yet",
+      "anomalies: none",
       "",
     ].join("\n"));
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
@@ -185,7 +186,6 @@ test("the rate limit the GitHub boundary recorded is shown, with a deferral whil
     assert.not.match(await status(store), "deferred", "a deferral that has run out is not shown");
   }));
 
-
 /** A token as GitHub formats it, written into rows as a store made before the redactor would hold it. */
 const OLD_TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
 
@@ -208,6 +208,19 @@ test("rows written before the redactor existed are shown redacted, as text and a
       assert.not.ok(text.includes(OLD_TOKEN), text);
       assert.ok(text.includes("Leaked [redacted]"), text);
     }
+  }));
+
+test("open anomalies are counted with the command that lists them, and in --json; acknowledged ones are not", () =>
+  withStore(async (store) => {
+    raiseAnomaly(store, { kind: "effect_unfinished", actionId: "a-1", repo: "demo/widgets", item: 1, detail: "a comment was never posted" });
+    assert.match(await status(store), "\n1 anomaly needs you: robot-army anomalies\n");
+    raiseAnomaly(store, { kind: "spool_damaged", actionId: "a-2", detail: "a file set aside" });
+    assert.match(await status(store), "\n2 anomalies need you: robot-army anomalies\n");
+    const json = JSON.parse(await status(store, { json: true })) as StatusReport;
+    assert.equal(json.anomalies.map((a) => [a.id, a.kind, a.item]), [[1, "effect_unfinished", 1], [2, "spool_damaged", null]]);
+    acknowledgeAnomaly(store, 1);
+    acknowledgeAnomaly(store, 2);
+    assert.match(await status(store), "\nanomalies: none\n");
   }));
 
 test.run();

@@ -24,6 +24,8 @@ import { reasonText } from "../lib/dispatch/controls.ts";
 import { quoted } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
+import { listAnomalies } from "../lib/store/anomalies.ts";
+import type { Anomaly } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { WORK_ITEM_STATES, countSimulated } from "../lib/work-items/queries.ts";
@@ -42,8 +44,8 @@ with why and the command that lets it go: the pause, while set (nothing is dispa
 the ready items held by you ("robot-army hold", by item or repository); and the untrusted
 ones, whose repository may not receive work on this machine (not in the config, not
 onboarded, or needing reapproval). Then why the last tick dispatched nothing when it
-withheld dispatch (paused, capacity not observable, worker program missing), and the rate
-limit GitHub last reported.
+withheld dispatch (paused, capacity not observable, worker program missing), the rate
+limit GitHub last reported, and how many anomalies are open ("robot-army anomalies").
 
 Items made below the live effect level are simulated and left out unless
 --include-simulated; the output says how many were left out.
@@ -83,6 +85,8 @@ export interface StatusReport {
   /** Ready items whose repository is not trusted on this machine, why, and what trusts it. */
   untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
   rate_limit: RateLimitState | null;
+  /** The open anomalies, oldest first (`robot-army anomalies` lists and acknowledges them). */
+  anomalies: Anomaly[];
   simulated_hidden: number;
 }
 
@@ -110,7 +114,7 @@ export function run(opts: StatusOptions, deps: StatusDeps): number {
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], rate_limit: null, simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], rate_limit: null, anomalies: [], simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
   const { paused, queue, held, untrusted }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
@@ -126,6 +130,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
     untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
     // The boundary keys its records by the API base without a trailing slash.
     rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
+    anomalies: listAnomalies(store, { open: true }),
     simulated_hidden: includeSimulated ? 0 : countSimulated(store),
   };
 }
@@ -147,8 +152,8 @@ export function formatStatus(report: StatusReport): string[] {
   if (untrusted) lines.push(`untrusted: ${untrusted} ready, not dispatched until ${untrusted === 1 ? "its repository is" : "their repositories are"} trusted on this machine`);
   for (const u of report.untrusted) lines.push(`  ${itemLine(u)}  ${u.repo} ${u.reason}; ${u.remedy}`);
   lines.push(rateLimitLine(report.rate_limit));
-  // Anomalies (orphan sessions, stuck dispatches, ...) come with reconcile's sweep; until then say so, not "none".
-  lines.push("anomalies: not tracked yet");
+  const open = report.anomalies.length;
+  lines.push(open === 0 ? "anomalies: none" : `${open} anomal${open === 1 ? "y needs" : "ies need"} you: robot-army anomalies`);
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;

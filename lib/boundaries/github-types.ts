@@ -57,6 +57,16 @@ export interface IssueChanges {
   commit(): void;
 }
 
+/** A comment on an issue, as the unfinished-effect sweep reads it (to find a comment's marker). */
+export interface GitHubComment {
+  id: number;
+  body: string;
+  /** The login of the user who wrote it. */
+  author: string;
+  html_url: string;
+  created_at: string;
+}
+
 /** Reads from GitHub. */
 export interface GitHubReader {
   getRepository(repo: string): Promise<GitHubRepository>;
@@ -69,6 +79,8 @@ export interface GitHubReader {
   issueChanges(repo: string, options?: { simulated?: boolean }): Promise<IssueChanges>;
   /** The login the token belongs to (doctor's check), or null when reading anonymously. */
   whoami(): Promise<string | null>;
+  /** Every comment on an issue, oldest first; with `since` (an ISO time), those updated at or after it. */
+  listComments(repo: string, issue: number, since?: string): Promise<GitHubComment[]>;
   rateLimit(): RateLimitState | null;
 }
 

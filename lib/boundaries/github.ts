@@ -22,7 +22,7 @@ import { gitHubMemory } from "./github-state.ts";
 import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
-import type { GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges } from "./github-types.ts";
+import type { GitHubComment, GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges } from "./github-types.ts";
 
 export { GitHubError, RateLimitDeferred };
 export type { RetryNotice };
@@ -95,6 +95,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
       return data.login;
     },
     rateLimit: () => memory.rateLimit(),
+    listComments: (repo, issue, since) => readComments(octokit, repo, issue, since),
     writer: realWriter(octokit),
   };
 }
@@ -157,6 +158,22 @@ function olderThan(page: RawIssue[], since: number): boolean {
 function nextLink(link: string | undefined): string | undefined {
   return link?.split(",").map((part) => /<([^>]+)>;\s*rel="next"/.exec(part)?.[1]).find(Boolean);
 }
+
+/** Every page of an issue's comments (the unfinished-effect sweep looks in them for a comment's marker). */
+async function readComments(octokit: Octokit, repo: string, issue: number, since?: string): Promise<GitHubComment[]> {
+  const first = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+    ...split(repo), issue_number: issue, per_page: PER_PAGE, ...(since ? { since } : {}),
+  });
+  const raw = [...(first.data as unknown as RawComment[])];
+  for (let next = nextLink(first.headers.link), link = first.headers.link; next; next = nextLink(link)) {
+    const response = await octokit.request({ method: "GET", url: next });
+    raw.push(...(response.data as unknown as RawComment[]));
+    link = response.headers.link;
+  }
+  return raw.map((c) => ({ id: Number(c.id), body: c.body ?? "", author: c.user?.login ?? "ghost", html_url: c.html_url, created_at: c.created_at }));
+}
+
+type RawComment = { id: number; body?: string | null; user: { login: string } | null; html_url: string; created_at: string };
 
 function realWriter(octokit: Octokit): GitHubWriter {
   return {

@@ -6,6 +6,7 @@ import { workerTags } from "../dispatch/capacity.ts";
 import { readRecord } from "../sessions/records.ts";
 import { readExitRecord } from "../sessions/spool.ts";
 import { stopSession } from "../sessions/stop.ts";
+import { listAnomalies } from "../store/anomalies.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { inWorkerDir, startWorker } from "../testing/workers.ts";
@@ -63,6 +64,11 @@ test('a file with "code": "abc" beside a good one: the good one is processed, th
   assert.equal([audit[0].body.path, audit[0].body.session, audit[0].item, audit[0].sessionId], [badPath, B, bad, B]);
   assert.match(String(audit[0].body.reason), "/code must be integer,null");
   assert.equal(audit[1].body, { ok: true, moved_to: join(spool, "damaged", `${B}.1.json`) });
+  const anomalies = listAnomalies(store, { open: true });
+  assert.equal(anomalies.map((a) => [a.kind, a.action_id, a.repo, a.item]), [["spool_damaged", audit[0].actionId, "demo/widgets", bad]], "the owner is told, once per file set aside");
+  assert.match(anomalies[0].detail, `exit spool file ${badPath} was damaged (it is not an exit record: /code must be integer,null) and set aside as ${join(spool, "damaged", `${B}.1.json`)}`);
+  await drainSpool(store, spool);
+  assert.is(listAnomalies(store).length, 1, "a later drain raises nothing more");
 }));
 
 test('"at": "garbage", an unknown ending, a bad signal or generation are refused: set aside, nothing stored', inWorkerDir(async (dirs) => {

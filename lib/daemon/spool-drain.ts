@@ -5,9 +5,10 @@
  * re-processes it, and the second time changes nothing. A record for a session the store
  * does not know is kept and reported once, never guessed at. A damaged file (unreadable,
  * not JSON, or failing `schema/exit-record.schema.json`) is set aside in `damaged/`, audited
- * as `spool.damaged`, and never stops the rest of the drain; its session, when its name
+ * as `spool.damaged`, raised as a `spool_damaged` anomaly for the owner, and never stops the rest of the drain; its session, when its name
  * tells one, is left to settle, which decides from the session's own record.
  */
+import { raiseAnomaly } from "../store/anomalies.ts";
 import { auditEffect } from "../store/audit.ts";
 import { removeSpooled, sessionOfSpoolFile, setAsideDamaged, spooledExits } from "../sessions/spool.ts";
 import type { SpooledExit } from "../sessions/spool.ts";
@@ -72,8 +73,12 @@ async function setAside(store: Store, spooled: SpooledExit, reported: Set<string
   if (id) result.damagedSessions.push(id);
   const about = row ? { item: row.item, sessionId: row.id } : {};
   let movedTo: string;
+  let actionId = "";
   try {
-    movedTo = await auditEffect(store, { kind: "spool.damaged", ...about, body: { path, reason, session: id ?? null } }, () => setAsideDamaged(path), (to) => ({ moved_to: to }));
+    movedTo = await auditEffect(store, { kind: "spool.damaged", ...about, body: { path, reason, session: id ?? null } }, (action) => {
+      actionId = action;
+      return setAsideDamaged(path);
+    }, (to) => ({ moved_to: to }));
   } catch (error) {
     result.kept++;
     if (!reported.has(file)) {
@@ -84,6 +89,12 @@ async function setAside(store: Store, spooled: SpooledExit, reported: Set<string
     return;
   }
   result.damaged++;
+  // The owner sees it in `status` and `robot-army anomalies` until acknowledged; one per file set aside.
+  const item = row ? getItem(store, row.item) : undefined;
+  raiseAnomaly(store, {
+    kind: "spool_damaged", actionId, repo: item?.repo, item: row?.item,
+    detail: `exit spool file ${path} was damaged (${reason}) and set aside as ${movedTo}; ${consequence(store, id, row)}`,
+  });
   result.events.push({
     event: "spool_damaged", line: `exit spool: set aside damaged file ${path} (moved to ${movedTo}): ${reason}; ${consequence(store, id, row)}`,
     file: path, moved_to: movedTo, reason, session: id ?? null, item: row?.item ?? null,

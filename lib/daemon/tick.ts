@@ -1,7 +1,7 @@
 /**
  * One daemon tick, in the order DESIGN "One daemon tick" gives (the parts that exist):
- * drain the exit spool, settle sessions of active items and claims cut short, poll when
- * due, dispatch, then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
+ * drain the exit spool, settle sessions of active items and claims cut short, settle or
+ * report effects a crash cut short (lib/daemon/unfinished.ts), poll when due, dispatch, then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
  * the tick after the step that was running.
@@ -19,6 +19,7 @@ import { writeHeartbeat } from "./heartbeat.ts";
 import { drainSpool } from "./spool-drain.ts";
 import { settleClaims } from "./settle-claims.ts";
 import { settleSessions } from "./settle.ts";
+import { sweepUnfinished } from "./unfinished.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
 export interface TickDeps extends DispatchDeps {
@@ -46,6 +47,8 @@ export interface TickResult {
   spool: { processed: number; kept: number };
   /** `cut_short`: items left `dispatching` by a claimer proven gone, now interrupted. */
   settled: { lost: number; ended: number; unknown: number; cut_short: number };
+  /** Effects a crash cut short: given an outcome from evidence, newly reported as anomalies, waited for. */
+  unfinished: { settled: number; reported: number; waiting: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
   /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
   dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
@@ -61,6 +64,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   state.tick++;
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
+    unfinished: { settled: 0, reported: 0, waiting: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
@@ -91,6 +95,12 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const claims = settleClaims({ store: deps.store, sessionRoot: deps.sessionRoot });
     result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
     claims.events.forEach(deps.report);
+  });
+  // An effect cut short is settled from evidence or reported, never retried; a failure here holds no dispatch back.
+  await step("unfinished effects", async () => {
+    const sweep = await sweepUnfinished(deps);
+    result.unfinished = { settled: sweep.settled, reported: sweep.reported, waiting: sweep.waiting };
+    sweep.events.forEach(deps.report);
   });
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
   if (!result.stopped) {

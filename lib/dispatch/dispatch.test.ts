@@ -40,6 +40,16 @@ test("a ready item becomes a worktree, a worker session and a comment listing wh
     assert.equal([(row as unknown as { pid: number }).pid, (row as unknown as { pid_started_at: string }).pid_started_at], [worker.childPid, worker.childStartedAt], "the row knows the worker by pid and start time");
     const [record] = listRecords(deps.sessionRoot);
     assert.equal([record.name, record.tags.ra_item, record.cwd], ["ra-widgets-1", "1", session.worktree]);
+    // Both effects are audited: the worktree git made and the worker launched, each an intent and an outcome.
+    const made = queryAudit(store, { kind: "worktree.create", item: 1 });
+    assert.equal(made.map((r) => r.phase), ["intent", "outcome"]);
+    assert.equal([made[0].body.path, made[0].body.branch], [session.worktree, session.branch]);
+    assert.equal([made[1].body.ok, made[1].body.path, made[1].body.branch], [true, session.worktree, session.branch]);
+    const launch = queryAudit(store, { kind: "session.launch", item: 1 });
+    assert.equal(launch.map((r) => r.phase), ["intent", "outcome"]);
+    assert.is(launch[0].body.session, "ra-widgets-1");
+    assert.equal([launch[1].body.ok, launch[1].body.session_id], [true, session.id], "the outcome names the session id");
+    assert.ok(made[0].id < launch[0].id, "the worktree is made before the worker is launched in it");
     const dispatched = (await comments(t, 1)).find((c) => c.startsWith("robot-army dispatched"))!;
     assert.equal(dispatched.split("\n"), [
       "robot-army dispatched a session for this issue.", "",

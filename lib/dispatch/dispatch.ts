@@ -3,17 +3,18 @@
  * lets through (lib/dispatch/gate.ts: the pause, the worker program, capacity, holds, caps,
  * the repository's trust) is claimed (`ready` -> `dispatching`) and started by startWorker
  * (lib/dispatch/start-worker.ts) in a new worktree on its own branch from the fetched base,
- * after its post-create steps, with its prompt. Once the session is confirmed the item is
+ * (audited `worktree.create`) after its post-create steps, with its prompt. Once the session is confirmed the item is
  * `active` and its issue is told where it runs. A failure after the claim makes the item
  * `failed`: the reason goes to the item and the audit record, and the issue is told only
  * that a session could not be started (DESIGN rule 4).
  */
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import type { Launcher } from "../boundaries/launchers/types.ts";
-import { createWorktree, runPostCreate } from "../boundaries/worktrees.ts";
+import { createWorktree, runPostCreate, worktreePath } from "../boundaries/worktrees.ts";
 import type { Config } from "../config.ts";
 import type { Effects } from "../effects.ts";
 import { dispatchQueue } from "../repos/queue.ts";
+import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
@@ -81,10 +82,15 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
   const repo = config.repos[item.repo];
   const started = await startWorker(deps, item, {
     worktree: async () => {
-      const made = await createWorktree({
-        repoPath: repo.path, baseBranch: repo.base_branch, root: worktreeRoot(config, deps.stateDir), repo: item.repo, issue: item.issue,
-        branch: branchName(item.issue, item.title),
-      });
+      const root = worktreeRoot(config, deps.stateDir);
+      const branch = branchName(item.issue, item.title);
+      // Audited (DESIGN rule 3): a crash while git makes it is settled from the folder and git's list of worktrees.
+      const made = await auditEffect(
+        deps.store,
+        { kind: "worktree.create", repo: item.repo, item: item.id, body: { path: worktreePath(root, item.repo, item.issue), branch } },
+        () => createWorktree({ repoPath: repo.path, baseBranch: repo.base_branch, root, repo: item.repo, issue: item.issue, branch }),
+        (worktree) => ({ path: worktree.path, branch: worktree.branch, head: worktree.head }),
+      );
       await runPostCreate(made.path, config.worktrees.post_create);
       return made;
     },

@@ -3,7 +3,7 @@
  * and `restart` share. It readies the worktree (dispatch makes one, a relaunch has it),
  * writes the prompt file when the worker is given one, names the session (sessionName,
  * moved past names on record), launches the worker inside a managed session tagged
- * `ra_item`, then records the session and moves the item to `active` in one transaction,
+ * `ra_item` (audited `session.launch`, whose outcome names the session id), then records the session and moves the item to `active` in one transaction,
  * and tells the issue where it runs. Any failure after the claim makes the item `failed`:
  * the reason goes to the item and the audit record, and the issue hears, once, only that a
  * session could not be started (DESIGN rule 4). A worker launched but not recorded is
@@ -59,7 +59,14 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
       branch: worktree.branch, worktree: worktree.path, episodeKey: `item-${item.id}`,
     })) : undefined;
-    launched = await deps.launcher.launch(workerSpec(deps, item, { name, cwd: worktree.path, argv: start.argv, promptFile }));
+    const spec = workerSpec(deps, item, { name, cwd: worktree.path, argv: start.argv, promptFile });
+    // Audited (DESIGN rule 3): a crash mid-launch is settled from the managed session's record and the process table.
+    launched = await auditEffect(
+      store,
+      { kind: "session.launch", repo: item.repo, item: item.id, body: { session: name, cwd: worktree.path, attempt } },
+      () => deps.launcher.launch(spec),
+      (started) => ({ session_id: started.sessionId, launcher: started.launcher }),
+    );
   } catch (error) {
     return await failStart(deps, item, attempt, errorText(error), { tellIssue: true });
   }

@@ -80,7 +80,8 @@ test("at live the queued comment is really on the issue, with identifiers only",
     const result = await poll("live");
     assert.equal(states(), [[1, "ready", false], [2, "ready", false], [3, "ready", false]], "rows made at live are real");
     const listed = await t.owner.rest.issues.listComments({ ...REPO, issue_number: 3 });
-    assert.equal(listed.data.map((c) => [c.user?.login, c.body]), [["owner", "robot-army queued this issue as work item 3 on testhost."]]);
+    const intent = queryAudit(store, { kind: "github.comment", item: 3 }).find((r) => r.phase === "intent")!;
+    assert.equal(listed.data.map((c) => [c.user?.login, c.body]), [["owner", `robot-army queued this issue as work item 3 on testhost.\n\n<!-- robot-army:action ${intent.actionId} -->`]]);
     const comment = result.events.find((e) => e.event === "comment" && e.issue === 3);
     assert.is(comment && "url" in comment && comment.url, listed.data[0].html_url);
     const outcome = queryAudit(store, { kind: "github.comment", item: 3 }).find((r) => r.phase === "outcome")!;

@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { runtimeArgv } from "../runtime.ts";
-import { appendAudit, auditEffect, intentsWithoutOutcome, queryAudit } from "./audit.ts";
+import { identify, liveness } from "../processes.ts";
+import { appendAudit, auditEffect, intentsWithoutOutcome, queryAudit, writerOf } from "./audit.ts";
 import type { AuditRecord } from "./audit.ts";
 import { openStore } from "./open.ts";
 import type { Store } from "./open.ts";
@@ -142,7 +143,8 @@ test("an effect writes an intent before it runs and an outcome after, sharing on
     assert.is(outcome.actionId, intent.actionId);
     assert.equal([intent.phase, outcome.phase], ["intent", "outcome"]);
     assert.equal([intent.kind, outcome.kind, outcome.repo, outcome.item, outcome.simulated], ["github.comment", "github.comment", "o/r", 12, true]);
-    assert.equal(intent.body, { comment: "claimed" });
+    assert.equal(intent.body, { comment: "claimed", writer: identify(process.pid) }, "the intent names the process that wrote it");
+    assert.equal(writerOf(intent), identify(process.pid));
     assert.equal(outcome.body, { ok: true, comment_id: 99 });
     assert.equal(intentsWithoutOutcome(store), []);
   });
@@ -176,7 +178,7 @@ test("an effect is refused inside a transaction, whose rollback could take the i
   });
 });
 
-test("a process that dies between intent and outcome leaves the intent alone, to be found", async () => {
+test("a process that dies between intent and outcome leaves the intent alone, to be found, naming its writer now gone", async () => {
   const dir = makeTempDir();
   try {
     const script = join(dir, "crash.mjs");
@@ -185,7 +187,7 @@ test("a process that dies between intent and outcome leaves the intent alone, to
       const { openStore } = await import(${url("open.ts")});
       const { auditEffect } = await import(${url("audit.ts")});
       const store = await openStore(process.argv[2]);
-      await auditEffect(store, { kind: "git.worktree_add", repo: "o/r", item: 7 }, () => {
+      await auditEffect(store, { kind: "worktree.create", repo: "o/r", item: 7 }, () => {
         process.kill(process.pid, "SIGKILL");
         return new Promise(() => {});
       });
@@ -195,8 +197,12 @@ test("a process that dies between intent and outcome leaves the intent alone, to
     const store = await openStore(join(dir, "state"));
     try {
       const records = queryAudit(store);
-      assert.equal(records.map((r) => [r.phase, r.kind, r.item]), [["intent", "git.worktree_add", 7]]);
+      assert.equal(records.map((r) => [r.phase, r.kind, r.item]), [["intent", "worktree.create", 7]]);
       assert.equal(intentsWithoutOutcome(store), records);
+      const writer = writerOf(records[0])!;
+      assert.is(writer.pid, result.pid, "the intent names the process that wrote it");
+      assert.ok(writer.started_at && writer.start_id, "by pid plus start time");
+      assert.is(liveness(writer), "exited", "and that process is proven gone");
     } finally {
       store.close();
     }

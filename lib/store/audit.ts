@@ -4,10 +4,15 @@
  * written before the effect and an `outcome` written after it, sharing one `action_id`
  * (DESIGN rule 3). An intent without an outcome is how a crash in the middle is found.
  *
+ * Every intent names the process that wrote it (`writer`: pid plus start time, as
+ * lib/processes.ts knows processes): an intent whose writer is proven gone was cut short.
+ *
  * The table's triggers refuse UPDATE and DELETE, so nothing here can rewrite history.
  */
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { faultAfter } from "../fault.ts";
+import { identify } from "../processes.ts";
+import type { ProcessIdentity } from "../processes.ts";
 import { redactAll } from "../redact.ts";
 import type { EffectKindName } from "./effect-kinds.ts";
 import type { Store } from "./open.ts";
@@ -144,7 +149,8 @@ export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] 
 
 /**
  * Runs an outward effect between an intent and an outcome that share one new action id:
- * the intent is on disk before the effect starts, the outcome records `ok` (with what
+ * the intent is on disk before the effect starts, naming its writer (this process, pid
+ * plus start time, as `writer`), the outcome records `ok` (with what
  * `summarize` makes of the result) or the error, which is rethrown. Refused inside a
  * transaction, whose rollback could take the intent with it.
  * @example
@@ -163,7 +169,7 @@ export async function auditEffect<T>(
   const { body, ...about } = intent;
   // The Web Crypto global: importing node:crypto would cost every reader ~20 ms of start-up.
   const actionId = globalThis.crypto.randomUUID();
-  appendAudit(store, { ...about, body, phase: "intent", actionId });
+  appendAudit(store, { ...about, body: { ...body, writer: thisProcess() }, phase: "intent", actionId });
   let result: T;
   try {
     result = await effect(actionId);
@@ -175,10 +181,30 @@ export async function auditEffect<T>(
   return result;
 }
 
+/** The process that wrote an intent (its `writer`), or undefined when the record names none that can be read. */
+export function writerOf(record: AuditRecord): ProcessIdentity | undefined {
+  const writer = record.body.writer as Partial<ProcessIdentity> | undefined;
+  if (typeof writer !== "object" || writer === null || !Number.isSafeInteger(writer.pid)) return undefined;
+  return {
+    pid: writer.pid!,
+    started_at: typeof writer.started_at === "string" ? writer.started_at : null,
+    start_id: typeof writer.start_id === "string" ? writer.start_id : null,
+  };
+}
+
+let self: ProcessIdentity | undefined;
+
+/** This process, read once: its pid and start time do not change while it runs. */
+function thisProcess(): ProcessIdentity {
+  self ??= identify(process.pid);
+  return self;
+}
+
 /** Intents with no outcome: effects that were started and never reported back. */
 export function intentsWithoutOutcome(store: Store): AuditRecord[] {
+  // The IN lets SQLite use the partial index audit_by_action; without it every intent scanned the whole log.
   const sql = `SELECT ${COLUMNS} FROM audit AS i WHERE phase = 'intent' AND NOT EXISTS
-    (SELECT 1 FROM audit AS o WHERE o.action_id = i.action_id AND o.phase = 'outcome') ORDER BY id`;
+    (SELECT 1 FROM audit AS o WHERE o.action_id = i.action_id AND o.phase IN ('intent', 'outcome') AND o.phase = 'outcome') ORDER BY id`;
   return store.statement(sql).all().map(fromRow);
 }
 

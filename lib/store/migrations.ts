@@ -147,6 +147,26 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_by_item ON sessions (item, started_at);
     `,
   },
+  {
+    name: "anomalies the owner should see",
+    sql: `
+      -- A condition the owner should see (lib/store/anomalies.ts), raised once per kind and action.
+      CREATE TABLE anomalies (
+        id               INTEGER PRIMARY KEY,
+        kind             TEXT NOT NULL,
+        action_id        TEXT,
+        repo             TEXT,
+        item             INTEGER,
+        detail           TEXT NOT NULL,
+        raised_at        TEXT NOT NULL,
+        acknowledged_at  TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX anomalies_once ON anomalies (kind, action_id) WHERE action_id IS NOT NULL;
+      CREATE INDEX anomalies_open ON anomalies (acknowledged_at, id);
+      -- The unfinished-effect sweep reads every intent on each tick: only intents, never the whole log.
+      CREATE INDEX audit_intents ON audit (id) WHERE phase = 'intent';
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -78,8 +78,8 @@ export async function stopAll(deps: DispatchDeps): Promise<void> {
   for (const record of listRecords(deps.sessionRoot)) await stopSession(deps.sessionRoot, record, { graceMs: 2_000 });
 }
 
-/** The bodies of an issue's comments on the forge, oldest first. */
+/** The bodies of an issue's comments on the forge, oldest first, without the action marker each of robot-army's ends with. */
 export async function comments(t: TestForge, issue: number): Promise<string[]> {
   const { data } = await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: issue });
-  return data.map((c) => c.body ?? "");
+  return data.map((c) => (c.body ?? "").replace(/\n\n<!-- robot-army:action [0-9a-f-]{36} -->$/, ""));
 }

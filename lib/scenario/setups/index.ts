@@ -53,6 +53,8 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-comments-fail": () => import("./forge-comments-fail.ts"),
   "forge-with-cut-short-dispatch": () => import("./forge-with-cut-short-dispatch.ts"),
   "forge-with-damaged-spool": () => import("./forge-with-damaged-spool.ts"),
+  "forge-with-comment-cut-short": () => import("./forge-with-comment-cut-short.ts"),
+  "forge-with-posted-comment-cut-short": () => import("./forge-with-posted-comment-cut-short.ts"),
   "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
   "forge-with-changed-settings": () => import("./forge-with-changed-settings.ts"),
   "forge-with-stopped-worker-changed-settings": () => import("./forge-with-stopped-worker-changed-settings.ts"),

@@ -1,0 +1,141 @@
+/**
+ * What became of an effect a crash cut short, read from the evidence its kind names
+ * (lib/store/effect-kinds.ts): the issue's comments, the worktree's folder and git's list,
+ * the managed session's record and the process table, a file's old and new paths. Each
+ * reader answers one of three things: settled (what was found, and whether the effect took
+ * place: never that it ran when it did not), not settled and the owner must look (what to
+ * check), or not readable now (try again next pass). Nothing here retries the effect.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import type { GitHubReader } from "../boundaries/github-types.ts";
+import { branchExists, existingWorktree } from "../boundaries/worktrees.ts";
+import type { Config } from "../config.ts";
+import { commentMarker } from "../effects.ts";
+import { listRecords, readRecord } from "../sessions/records.ts";
+import type { SessionRecord } from "../sessions/records.ts";
+import { DAMAGED_DIR } from "../sessions/spool.ts";
+import { workerRuns } from "../sessions/state.ts";
+import type { AuditRecord } from "../store/audit.ts";
+
+/** What the evidence says of one unfinished effect. */
+export type Finding =
+  /** Settled: `found` says what was found, `ok` whether the effect took place; `facts` go into the outcome. */
+  | { settled: true; ok: boolean; found: string; facts?: Record<string, unknown>; tellOwner?: string }
+  /** Nothing readable settles it: the owner is told what to check. */
+  | { settled: false; check: string }
+  /** The evidence cannot be read now (GitHub unreachable): left for the next pass. */
+  | { settled: "later"; why: string };
+
+/** What the readers work with. */
+export interface EvidenceDeps {
+  config: Config;
+  sessionRoot: string;
+  github: Pick<GitHubReader, "listComments">;
+}
+
+/** A comment: found on its issue by the marker it ends with, or never posted (and the owner told the issue never heard it). */
+export async function commentEvidence(deps: EvidenceDeps, intent: AuditRecord): Promise<Finding> {
+  const issue = intent.body.issue;
+  if (!intent.repo || typeof issue !== "number") return { settled: false, check: "its intent names no issue, so its comments cannot be read" };
+  let comments;
+  try {
+    comments = await deps.github.listComments(intent.repo, issue);
+  } catch (error) {
+    return { settled: "later", why: `the comments of ${intent.repo}#${issue} cannot be read (${(error as Error).message})` };
+  }
+  const marker = commentMarker(intent.actionId!);
+  const posted = comments.find((comment) => comment.body.includes(marker));
+  if (posted) return { settled: true, ok: true, found: `posted (comment ${posted.id})`, facts: { comment_id: posted.id, url: posted.html_url } };
+  return {
+    settled: true, ok: false, found: "not posted",
+    tellOwner: `its ${String(intent.body.purpose ?? "")} comment was never posted, so the issue was not told; tell it yourself if it should know`,
+  };
+}
+
+/** A worktree made or removed: whether its folder exists and git lists it on its branch. */
+export async function worktreeEvidence(deps: EvidenceDeps, intent: AuditRecord): Promise<Finding> {
+  const { path, branch } = intent.body;
+  const repoPath = intent.repo ? deps.config.repos[intent.repo]?.path : undefined;
+  if (typeof path !== "string" || typeof branch !== "string") return { settled: false, check: "its intent names no worktree path and branch" };
+  if (!repoPath) return { settled: false, check: `repository ${intent.repo ?? "(none)"} is not in the config, so git's list of its worktrees cannot be read; look at "${path}"` };
+  let listed;
+  try {
+    listed = await existingWorktree({ repoPath, path, branch });
+  } catch (error) {
+    return { settled: false, check: `git's list of worktrees in "${repoPath}" cannot be read (${(error as Error).message}); look at "${path}"` };
+  }
+  const folder = existsSync(path);
+  if (folder && !listed) return { settled: false, check: `"${path}" exists but git does not list it as a worktree on branch ${branch}: look at it with "git worktree list" in "${repoPath}"` };
+  const facts = { path, branch, branch_exists: await branchExists(repoPath, branch).catch(() => null) };
+  if (intent.kind === "worktree.create") {
+    return listed ? { settled: true, ok: true, found: "made", facts: { ...facts, head: listed.head } } : { settled: true, ok: false, found: "not made", facts };
+  }
+  return listed ? { settled: true, ok: false, found: "not removed", facts } : { settled: true, ok: true, found: "removed", facts };
+}
+
+/** A session effect: what the managed session's record and the process table say of the session now. */
+export function sessionEvidence(deps: EvidenceDeps, intent: AuditRecord): Finding {
+  let record: SessionRecord | undefined;
+  try {
+    record = sessionOf(deps.sessionRoot, intent);
+  } catch (error) {
+    return { settled: false, check: (error as Error).message };
+  }
+  const name = String(intent.body.session ?? intent.body.name ?? intent.sessionId ?? "");
+  const state = record ? stateOf(deps.sessionRoot, record) : "no record";
+  const facts = { session: name, session_id: record?.id ?? intent.sessionId ?? null, state };
+  const peek = `look at it with "robot-army session ls" and "robot-army session peek ${name}"`;
+  if (state === "unknown") return { settled: false, check: `whether session ${name} runs cannot be checked: ${peek}` };
+  switch (intent.kind) {
+    case "session.launch":
+    case "session.start":
+    case "session.respawn":
+      if (state === "no record") return { settled: true, ok: false, found: "not launched (no session record)", facts };
+      return { settled: true, ok: true, found: `launched (${state} now)`, facts };
+    case "session.stop":
+    case "session.kill":
+    case "session.cancel":
+      if (state === "no record") return { settled: false, check: `session ${name} has no record left, so whether it was stopped cannot be told: ${peek}` };
+      return state === "running" ? { settled: true, ok: false, found: "still running", facts } : { settled: true, ok: true, found: `stopped (${state})`, facts };
+    case "session.remove":
+    case "session.remove-orphan":
+      return state === "no record" ? { settled: true, ok: true, found: "removed", facts } : { settled: true, ok: false, found: "not removed", facts };
+    case "session.abandon":
+      if (record?.ended === "abandoned") return { settled: true, ok: true, found: "marked abandoned", facts };
+      return { settled: false, check: `session ${name} is not marked abandoned on record: ${peek}` };
+    default:
+      return { settled: false, check: `nothing on record tells what became of it: ${peek}` };
+  }
+}
+
+/** A spool file set aside: whether it is at its old path or in `damaged/` beside it. */
+export function fileEvidence(intent: AuditRecord): Finding {
+  const path = intent.body.path;
+  if (typeof path !== "string") return { settled: false, check: "its intent names no file" };
+  const dir = join(dirname(path), DAMAGED_DIR);
+  const name = basename(path);
+  const moved = existsSync(dir) ? readdirSync(dir).filter((file) => file === name || file.startsWith(`${name}.`)).map((file) => join(dir, file)) : [];
+  const there = existsSync(path);
+  if (there) return { settled: true, ok: false, found: "not set aside (the next drain sets it aside)", facts: { path } };
+  if (moved.length) return { settled: true, ok: true, found: `set aside in ${dir}`, facts: { path, moved_to: moved.at(-1) } };
+  return { settled: false, check: `"${path}" is neither where it was nor in "${dir}": look for it` };
+}
+
+/** The session an intent is about: by its id when it names one, else the newest record of its name (of its item, for a worker). */
+function sessionOf(root: string, intent: AuditRecord): SessionRecord | undefined {
+  const id = intent.sessionId ?? (typeof intent.body.session_id === "string" ? intent.body.session_id : undefined);
+  if (id) return readRecord(root, id);
+  const name = intent.body.session ?? intent.body.name;
+  if (typeof name !== "string") return undefined;
+  return listRecords(root)
+    .filter((record) => record.name === name && (intent.item === null || record.tags.ra_item === undefined || record.tags.ra_item === String(intent.item)))
+    .at(-1);
+}
+
+function stateOf(root: string, record: SessionRecord): "running" | "exited" | "gone" | "unknown" {
+  const runs = workerRuns(root, record);
+  if (runs === "unknown") return "unknown";
+  if (runs) return "running";
+  return record.exitedAt ? "exited" : "gone";
+}

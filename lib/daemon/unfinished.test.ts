@@ -1,0 +1,186 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { connectGitHub } from "../boundaries/github.ts";
+import { runtimeArgv } from "../runtime.ts";
+import { listAnomalies } from "../store/anomalies.ts";
+import { appendAudit, intentsWithoutOutcome, queryAudit } from "../store/audit.ts";
+import type { AuditRecord } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import { withDaemon } from "../testing/daemon.ts";
+import type { DaemonTest } from "../testing/daemon.ts";
+import { git } from "../testing/fixtures.ts";
+import { forgeTemplate } from "../testing/forge.ts";
+import { quickOptions } from "../testing/github-kit.ts";
+import { initialState, runTick } from "./tick.ts";
+import { sweepUnfinished } from "./unfinished.ts";
+
+const template = forgeTemplate();
+test.after(() => template.remove());
+
+/** A pid above Linux's largest: no process has it, so a writer recorded with it is proven gone. */
+const GONE = { pid: 4_194_305, started_at: "2026-01-15T09:00:00.000Z", start_id: "boot:1" };
+
+const lib = (file: string) => JSON.stringify(pathToFileURL(join(import.meta.dirname, "..", file)).href);
+
+/**
+ * Runs a real process that posts a comment on demo/widgets#1 through commentOnIssue at live
+ * and is SIGKILLed: right after the intent (RA_FAULT), or after the POST and before the outcome.
+ */
+async function crashWhileCommenting(d: DaemonTest, when: "at-intent" | "after-post"): Promise<void> {
+  const script = join(d.t.tmp, "comment-and-crash.mjs");
+  const configFile = join(d.t.tmp, "config.json");
+  writeFileSync(configFile, JSON.stringify(d.config));
+  writeFileSync(script, `
+    import { readFileSync } from "node:fs";
+    const { openStore } = await import(${lib("store/open.ts")});
+    const { connectGitHub } = await import(${lib("boundaries/github.ts")});
+    const { commentOnIssue, wireEffects } = await import(${lib("effects.ts")});
+    const [stateDir, configFile, when] = process.argv.slice(2);
+    const store = await openStore(stateDir);
+    const github = await connectGitHub(JSON.parse(readFileSync(configFile, "utf8")), store);
+    const writer = { ...github.writer, async comment(...args) {
+      const made = await github.writer.comment(...args);
+      if (when === "after-post") process.kill(process.pid, "SIGKILL");
+      return made;
+    } };
+    await commentOnIssue(store, wireEffects("live", { github: writer }), { repo: "demo/widgets", issue: 1, item: 1, body: "robot-army queued this issue as work item 1 on testhost.", purpose: "queued" });
+  `);
+  const [bin, ...args] = runtimeArgv(script);
+  const env = { ...process.env, RA_FAULT: when === "at-intent" ? "github.comment:intent" : "" };
+  // Not spawnSync: the forge answers from this process.
+  const child = spawn(bin, [...args, join(d.t.tmp, "state"), configFile, when], { env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const signal = await new Promise((resolve) => child.on("exit", (_code, signal) => resolve(signal)));
+  assert.is(signal, "SIGKILL", stderr);
+}
+
+async function forgeComments(d: DaemonTest): Promise<Array<{ id: number; body: string; html_url: string }>> {
+  const { data } = await d.t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: 1 });
+  return data.map((c) => ({ id: c.id, body: c.body ?? "", html_url: c.html_url }));
+}
+
+function outcomeOf(store: Store, intent: AuditRecord): AuditRecord | undefined {
+  return queryAudit(store, { kind: intent.kind }).find((r) => r.phase === "outcome" && r.actionId === intent.actionId);
+}
+
+/** An intent written as a crashed process would have left it (its writer proven gone). */
+function leftIntent(store: Store, kind: string, body: Record<string, unknown>, about: { repo?: string; item?: number; simulated?: boolean } = {}): AuditRecord {
+  return appendAudit(store, { kind, phase: "intent", actionId: globalThis.crypto.randomUUID(), ...about, body: { ...body, writer: GONE } });
+}
+
+test("a comment posted before a crash cut its outcome short is settled from its marker on the issue: ok, with its id and url", () =>
+  withDaemon(template, async (d) => {
+    await crashWhileCommenting(d, "after-post");
+    const [intent] = intentsWithoutOutcome(d.store);
+    assert.equal([intent.kind, intent.item, intent.body.issue], ["github.comment", 1, 1]);
+    const [posted] = await forgeComments(d);
+    assert.ok(posted.body.endsWith(`<!-- robot-army:action ${intent.actionId} -->`), "the comment carries its action's marker");
+    const sweep = await sweepUnfinished(d.deps);
+    assert.equal([sweep.settled, sweep.reported, sweep.waiting], [1, 0, 0]);
+    assert.equal(outcomeOf(d.store, intent)!.body, { ok: true, settled_from: "issue-comments", found: `posted (comment ${posted.id})`, comment_id: posted.id, url: posted.html_url });
+    assert.match(sweep.events[0].line, /^unfinished github\.comment for demo\/widgets#1 \(item 1\): its writer, pid \d+, is gone; settled from the issue's comments: posted \(comment \d+\)$/);
+    assert.equal(listAnomalies(d.store), [], "a comment found needs nobody");
+    assert.equal(intentsWithoutOutcome(d.store), []);
+    assert.equal((await sweepUnfinished(d.deps)).events, [], "reported once");
+    assert.is((await forgeComments(d)).length, 1, "nothing was posted again");
+  }));
+
+test("a comment cut short before it was posted settles as not posted, and the owner is told once by an effect_unfinished anomaly", () =>
+  withDaemon(template, async (d) => {
+    await crashWhileCommenting(d, "at-intent");
+    const [intent] = intentsWithoutOutcome(d.store);
+    assert.equal(await forgeComments(d), [], "the crash came before the POST");
+    // The tick runs the sweep before it dispatches; at start-up that is the first thing it reports after reconciling.
+    const result = await runTick(d.deps, initialState());
+    assert.equal(result.unfinished, { settled: 1, reported: 1, waiting: 0 });
+    assert.equal(outcomeOf(d.store, intent)!.body, { ok: false, settled_from: "issue-comments", found: "not posted" });
+    const [anomaly] = listAnomalies(d.store, { open: true });
+    assert.equal([anomaly.kind, anomaly.action_id, anomaly.repo, anomaly.item], ["effect_unfinished", intent.actionId, "demo/widgets", 1]);
+    assert.match(anomaly.detail, "github.comment (a comment on an issue) for demo/widgets#1 (item 1) was cut short: its queued comment was never posted, so the issue was not told");
+    const lines = d.lines();
+    assert.ok(lines.some((l) => l.includes("settled from the issue's comments: not posted")), lines.join("\n"));
+    assert.ok(lines.includes(`anomaly ${anomaly.id}: ${anomaly.detail}; see "robot-army anomalies"`), lines.join("\n"));
+    assert.ok(lines.indexOf(`anomaly ${anomaly.id}: ${anomaly.detail}; see "robot-army anomalies"`) < lines.findIndex((l) => l.startsWith("dispatched")), "before dispatch");
+    const queued = (await forgeComments(d)).filter((c) => c.body.startsWith("robot-army queued this issue as work item 1"));
+    assert.equal(queued.length, 1, "the tick's own poll queued it once; the lost comment was never retried blindly");
+    const again = await runTick(d.deps, initialState());
+    assert.equal(again.unfinished, { settled: 0, reported: 0, waiting: 0 });
+    assert.is(listAnomalies(d.store).length, 1, "raised once");
+  }));
+
+test("an intent whose writer still runs is waited for up to its kind's timeout; unreachable GitHub leaves it for the next pass", () =>
+  withDaemon(template, async (d) => {
+    const ours = appendAudit(d.store, { kind: "github.comment", phase: "intent", actionId: globalThis.crypto.randomUUID(), repo: "demo/widgets", item: 1, at: "2026-01-15T10:00:00Z", body: { issue: 1, purpose: "queued", writer: { pid: process.pid, started_at: null, start_id: null } } });
+    const unknown = appendAudit(d.store, { kind: "worktree.create", phase: "intent", actionId: globalThis.crypto.randomUUID(), repo: "demo/widgets", item: 2, at: "2026-01-15T10:00:00Z", body: { path: join(d.t.tmp, "nowhere"), branch: "b" } });
+    const before = process.env.RA_NOW;
+    try {
+      process.env.RA_NOW = "2026-01-15T10:04:59Z";
+      assert.equal(await sweepUnfinished(d.deps), { settled: 0, reported: 0, waiting: 2, events: [] }, "a writer that may still run, or none on record, is waited for");
+      process.env.RA_NOW = "2026-01-15T10:05:00Z";
+      const offline = await connectGitHub({ ...d.config, github: { ...d.config.github, api_base: "http://127.0.0.1:9" } }, null, quickOptions([], { maxAttempts: 1 }));
+      const late = await sweepUnfinished({ ...d.deps, github: offline });
+      assert.equal([late.settled, late.reported, late.waiting], [0, 0, 2], "the comment's evidence cannot be read: next pass; the worktree's timeout (900s) has not passed");
+      assert.equal(intentsWithoutOutcome(d.store).map((r) => r.id), [ours.id, unknown.id]);
+      process.env.RA_NOW = "2026-01-15T10:15:00Z";
+      const due = await sweepUnfinished(d.deps);
+      assert.equal([due.settled, due.reported, due.waiting], [2, 1, 0]);
+      assert.match(due.events.map((e) => e.line).join("\n"), ": no outcome after 300s; settled from the issue's comments: not posted");
+      assert.equal(outcomeOf(d.store, unknown)!.body, { ok: false, settled_from: "worktree", found: "not made", path: join(d.t.tmp, "nowhere"), branch: "b", branch_exists: false });
+    } finally {
+      if (before === undefined) delete process.env.RA_NOW;
+      else process.env.RA_NOW = before;
+    }
+  }));
+
+test("a simulated comment settles as simulated without reading GitHub", () =>
+  withDaemon(template, async (d) => {
+    const intent = leftIntent(d.store, "github.comment", { issue: 1, purpose: "queued" }, { repo: "demo/widgets", item: 1, simulated: true });
+    const offline = await connectGitHub({ ...d.config, github: { ...d.config.github, api_base: "http://127.0.0.1:9" } }, null, quickOptions([], { maxAttempts: 1 }));
+    const sweep = await sweepUnfinished({ ...d.deps, github: offline });
+    assert.is(sweep.settled, 1);
+    const outcome = outcomeOf(d.store, intent)!;
+    assert.equal([outcome.simulated, outcome.body], [true, { ok: true, settled_from: "simulated", found: "simulated, nothing was written", simulated: true }]);
+    assert.equal(await forgeComments(d), []);
+  }));
+
+test("worktrees, sessions and spool files settle from what is on disk; what nothing settles is reported once and left open", () =>
+  withDaemon(template, async (d) => {
+    await runTick(d.deps, initialState());
+    const [row] = queryAudit(d.store, { kind: "session.launch" }).filter((r) => r.phase === "outcome");
+    const made = queryAudit(d.store, { kind: "worktree.create" }).find((r) => r.phase === "outcome")!;
+    const clone = d.config.repos["demo/widgets"].path;
+    const spool = join(d.deps.stateDir, "spool-test");
+    mkdirSync(join(spool, "damaged"), { recursive: true });
+    writeFileSync(join(spool, "damaged", "x.1.json"), "{");
+    git(clone, "branch", "left-over");
+    const intents = {
+      made: leftIntent(d.store, "worktree.create", { path: made.body.path, branch: made.body.branch }, { repo: "demo/widgets", item: 1 }),
+      notMade: leftIntent(d.store, "worktree.create", { path: join(d.t.tmp, "wt", "issue-9"), branch: "left-over" }, { repo: "demo/widgets", item: 9 }),
+      launched: leftIntent(d.store, "session.launch", { session: "ra-widgets-1" }, { repo: "demo/widgets", item: 1 }),
+      notLaunched: leftIntent(d.store, "session.launch", { session: "ra-widgets-9" }, { repo: "demo/widgets", item: 9 }),
+      setAside: leftIntent(d.store, "spool.damaged", { path: join(spool, "x.1.json"), reason: "not JSON" }),
+      recovered: leftIntent(d.store, "episode.recovered", { key: "item-1" }),
+    };
+    const sweep = await sweepUnfinished(d.deps);
+    assert.equal([sweep.settled, sweep.reported, sweep.waiting], [5, 1, 0]);
+    const body = (intent: AuditRecord) => outcomeOf(d.store, intent)?.body;
+    assert.equal(body(intents.made), { ok: true, settled_from: "worktree", found: "made", path: made.body.path, branch: made.body.branch, branch_exists: true, head: made.body.head });
+    assert.equal(body(intents.notMade), { ok: false, settled_from: "worktree", found: "not made", path: join(d.t.tmp, "wt", "issue-9"), branch: "left-over", branch_exists: true });
+    assert.equal(body(intents.launched), { ok: true, settled_from: "session-record", found: "launched (running now)", session: "ra-widgets-1", session_id: row.body.session_id, state: "running" });
+    assert.equal(body(intents.notLaunched), { ok: false, settled_from: "session-record", found: "not launched (no session record)", session: "ra-widgets-9", session_id: null, state: "no record" });
+    assert.equal(body(intents.setAside), { ok: true, settled_from: "file", found: `set aside in ${join(spool, "damaged")}`, path: join(spool, "x.1.json"), moved_to: join(spool, "damaged", "x.1.json") });
+    assert.is(body(intents.recovered), undefined, "nothing settles an episode's recovery: no outcome is made up");
+    const [anomaly] = listAnomalies(d.store);
+    assert.equal([anomaly.kind, anomaly.action_id], ["effect_unfinished", intents.recovered.actionId]);
+    assert.match(anomaly.detail, "episode.recovered (an episode recovered in a journal) (action ");
+    assert.match(anomaly.detail, "was cut short: no evidence settles it: look at what it names in the audit log (robot-army log --kind episode.recovered)");
+    assert.equal(intentsWithoutOutcome(d.store).map((r) => r.id), [intents.recovered.id]);
+    assert.equal(await sweepUnfinished(d.deps), { settled: 0, reported: 0, waiting: 0, events: [] }, "each is reported once");
+  }));
+
+test.run();

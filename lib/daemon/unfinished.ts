@@ -1,0 +1,153 @@
+/**
+ * The unfinished-effect sweep (DESIGN rule 3: an intent with no outcome is how a crash is
+ * found). At start-up and on every tick, before dispatch, each intent without an outcome
+ * that was cut short is settled from evidence or reported. Cut short means its writer
+ * (pid plus start time, recorded in the intent) is proven gone, or it is older than its
+ * kind's `timeoutSeconds` (lib/store/effect-kinds.ts): a writer that still runs, or cannot
+ * be checked, is waited for.
+ *
+ * Settled: an outcome with the same action id, `settled_from: "<evidence>"`, what was
+ * found, and `ok` only when the effect took place. Not settled (nothing readable tells):
+ * an `effect_unfinished` anomaly naming the kind, the item and what to check, raised once;
+ * its intent stays without an outcome. Evidence that cannot be read now (GitHub
+ * unreachable) is left for the next pass. Nothing is retried.
+ */
+import { now, parseTimestamp } from "../clock.ts";
+import { liveness } from "../processes.ts";
+import { raiseAnomaly } from "../store/anomalies.ts";
+import { appendAudit, intentsWithoutOutcome, writerOf } from "../store/audit.ts";
+import type { AuditRecord } from "../store/audit.ts";
+import { EFFECT_KINDS, isEffectKind } from "../store/effect-kinds.ts";
+import type { EffectEvidence } from "../store/effect-kinds.ts";
+import type { Store } from "../store/open.ts";
+import type { DaemonEvent } from "./events.ts";
+import { commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
+import type { EvidenceDeps, Finding } from "./unfinished-evidence.ts";
+
+/** What the sweep works with: the store, and where each kind's evidence is read. */
+export interface SweepDeps extends EvidenceDeps {
+  store: Store;
+}
+
+/** What one sweep did. */
+export interface SweepResult {
+  /** Intents given an outcome from evidence. */
+  settled: number;
+  /** Intents nothing settles, newly raised as `effect_unfinished`. */
+  reported: number;
+  /** Intents waited for (their writer runs or cannot be checked, and their timeout has not passed) or whose evidence cannot be read now. */
+  waiting: number;
+  events: DaemonEvent[];
+}
+
+/** How long an intent of a kind not in the table is waited for. */
+const DEFAULT_TIMEOUT_SECONDS = 300;
+
+/** Settles or reports every intent without an outcome that was cut short. */
+export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
+  const result: SweepResult = { settled: 0, reported: 0, waiting: 0, events: [] };
+  for (const intent of intentsWithoutOutcome(deps.store)) {
+    const cut = cutShort(intent);
+    if (!cut) {
+      result.waiting++;
+      continue;
+    }
+    const evidence = evidenceOf(intent.kind);
+    const finding = intent.simulated ? simulated() : await read(deps, intent, evidence);
+    if (finding.settled === "later") {
+      result.waiting++;
+      continue;
+    }
+    if (finding.settled) {
+      settle(deps.store, intent, evidence, finding);
+      result.settled++;
+      result.events.push({
+        event: "effect_settled", line: `unfinished ${intent.kind} ${about(intent)}: ${cut}; settled from ${EVIDENCE_WORDS[evidence]}: ${finding.found}`,
+        kind: intent.kind, action_id: intent.actionId, item: intent.item, ok: finding.ok, found: finding.found,
+      });
+      if (finding.tellOwner) report(deps.store, intent, finding.tellOwner, result);
+      continue;
+    }
+    report(deps.store, intent, `no evidence settles it: ${finding.check}`, result);
+  }
+  return result;
+}
+
+/** Why an intent is taken for cut short (its writer gone, or its timeout passed), or null while it is waited for. */
+export function cutShort(intent: AuditRecord, at: Date = now()): string | null {
+  const writer = writerOf(intent);
+  if (writer && liveness(writer) === "exited") return `its writer, pid ${writer.pid}, is gone`;
+  const timeout = isEffectKind(intent.kind) ? EFFECT_KINDS[intent.kind].timeoutSeconds : DEFAULT_TIMEOUT_SECONDS;
+  const started = parseTimestamp(intent.at);
+  if (started && at.getTime() - started.getTime() >= timeout * 1000) return `no outcome after ${timeout}s`;
+  return null;
+}
+
+const EVIDENCE_WORDS: Record<EffectEvidence | "simulated", string> = {
+  "issue-comments": "the issue's comments",
+  worktree: "the worktree's folder and git's list",
+  "session-record": "the session's record and the process table",
+  file: "the file's paths",
+  none: "nothing",
+  simulated: "its simulation",
+};
+
+function evidenceOf(kind: string): EffectEvidence {
+  return isEffectKind(kind) ? EFFECT_KINDS[kind].evidence : "none";
+}
+
+/** A simulated effect wrote nothing outside: it settles as simulated, nothing posted or made. */
+function simulated(): Finding {
+  return { settled: true, ok: true, found: "simulated, nothing was written", facts: { simulated: true } };
+}
+
+async function read(deps: SweepDeps, intent: AuditRecord, evidence: EffectEvidence): Promise<Finding> {
+  switch (evidence) {
+    case "issue-comments":
+      return await commentEvidence(deps, intent);
+    case "worktree":
+      return await worktreeEvidence(deps, intent);
+    case "session-record":
+      return sessionEvidence(deps, intent);
+    case "file":
+      return fileEvidence(intent);
+    default:
+      return { settled: false, check: `look at what it names in the audit log (robot-army log --kind ${intent.kind})` };
+  }
+}
+
+/** Writes the outcome the evidence gives, with the intent's action id and subjects. */
+function settle(store: Store, intent: AuditRecord, evidence: EffectEvidence, finding: Extract<Finding, { settled: true }>): void {
+  appendAudit(store, {
+    kind: intent.kind, phase: "outcome", actionId: intent.actionId!, simulated: intent.simulated,
+    repo: intent.repo ?? undefined, item: intent.item ?? undefined, sessionId: intent.sessionId ?? undefined, episodeId: intent.episodeId ?? undefined,
+    body: { ok: finding.ok, settled_from: intent.simulated ? "simulated" : evidence, found: finding.found, ...finding.facts },
+  });
+}
+
+/** Raises `effect_unfinished` for an intent (once: a later pass finds it raised and says nothing). */
+function report(store: Store, intent: AuditRecord, what: string, result: SweepResult): void {
+  const kind = isEffectKind(intent.kind) ? EFFECT_KINDS[intent.kind].what : intent.kind;
+  const detail = `${intent.kind} (${kind}) ${about(intent)} was cut short: ${what}`;
+  const { anomaly, raised } = raiseAnomaly(store, {
+    kind: "effect_unfinished", actionId: intent.actionId!, repo: intent.repo ?? undefined, item: intent.item ?? undefined, detail,
+  });
+  if (!raised) return;
+  result.reported++;
+  result.events.push({
+    event: "effect_unfinished", line: `anomaly ${anomaly.id}: ${detail}; see "robot-army anomalies"`,
+    anomaly: anomaly.id, kind: intent.kind, action_id: intent.actionId, item: intent.item,
+  });
+}
+
+/**
+ * What an intent is about, as a line names it: its issue and item, its item, or its action id.
+ * @example about(intent) // "for demo/widgets#1 (item 1)"
+ */
+function about(intent: AuditRecord): string {
+  const issue = typeof intent.body.issue === "number" ? `${intent.repo}#${intent.body.issue}` : intent.repo;
+  const item = intent.item === null ? null : `item ${intent.item}`;
+  if (issue && item) return `for ${issue} (${item})`;
+  if (issue || item) return `for ${issue ?? item}`;
+  return `(action ${intent.actionId})`;
+}

@@ -1,0 +1,91 @@
+/**
+ * `robot-army anomalies [ack <id>]`: the conditions the owner should see (an effect a crash
+ * cut short that no evidence settles, a spool file set aside as damaged), open ones first
+ * and only, unless `--all`; `ack <id>` acknowledges one (audited `anomaly.acknowledged`).
+ *
+ * A read never creates anything: with no database yet there is nothing to show.
+ */
+import type { CommandDef, Write } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, parse, runMain, withHelp, writeStdout } from "../lib/cli.ts";
+import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
+import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { printable } from "../lib/printable.ts";
+import { stateDirPath } from "../lib/state-dir.ts";
+import { acknowledgeAnomaly, listAnomalies } from "../lib/store/anomalies.ts";
+import type { Anomaly } from "../lib/store/anomalies.ts";
+import { withExistingStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+
+/** How the command is called; its help is generated from this. */
+export const command: CommandDef = {
+  name: "anomalies",
+  summary: "List what needs you (effects cut short, damaged files), or acknowledge one",
+  usage: "anomalies [ack <id>] [--all] [--json] [--config FILE]",
+  description: `\
+Lists the open anomalies, oldest first: each with its id, kind, the work item it is about,
+when it was raised and what to check. effect_unfinished is an effect a crash cut short that
+no evidence settles (or a comment found never posted); spool_damaged is an exit record set
+aside in spool/damaged/. Each is raised once. "anomalies ack <id>" acknowledges one once you
+have looked (written to the audit log as anomaly.acknowledged); --all lists acknowledged
+ones too.
+`,
+  options: {
+    all: { type: "boolean", description: "Include acknowledged anomalies" },
+    json: JSON_OPTION,
+    config: CONFIG_OPTION,
+  },
+  positionals: { max: 2 },
+  examples: ["robot-army anomalies", "robot-army anomalies --all --json", "robot-army anomalies ack 3"],
+};
+
+/** What the command was asked: to list (all, or only the open ones), or to acknowledge one. */
+export type AnomaliesOptions = { json: boolean } & ({ list: { all: boolean } } | { ack: number });
+
+/** Parses argv, opens what the command reads, and runs it. */
+export async function main(argv: string[]): Promise<number> {
+  const args = parse(command, argv);
+  checkConfigOption(args);
+  const opts = withHelp(command, () => readOptions(args.positionals, args.values.all === true, args.values.json === true));
+  return await withExistingStore(stateDirPath(), async (store) => run(opts, { store, write: writeStdout }));
+}
+
+/** Lists the anomalies, or acknowledges one. */
+export function run(opts: AnomaliesOptions, deps: { store: Store | undefined; write: Write }): number {
+  const { store } = deps;
+  if ("ack" in opts) {
+    if (!store) throw new PreconditionError(`No anomaly ${opts.ack} is on record; "robot-army anomalies --all" lists them`);
+    const before = listAnomalies(store).find((a) => a.id === opts.ack);
+    const anomaly = acknowledgeAnomaly(store, opts.ack);
+    const already = before?.acknowledged_at != null;
+    deps.write(opts.json ? asJson({ anomaly }) : asLines(`${already ? "already acknowledged" : "acknowledged"}: anomaly ${anomaly.id} (${anomaly.kind}${itemOf(anomaly)})`));
+    return 0;
+  }
+  const anomalies = store ? listAnomalies(store, opts.list.all ? {} : { open: true }) : [];
+  deps.write(opts.json ? asJson({ anomalies }) : asLines(...formatAnomalies(anomalies, opts.list.all)));
+  return 0;
+}
+
+/** The anomalies as lines: one per anomaly with what to check, then how to acknowledge. */
+export function formatAnomalies(anomalies: Anomaly[], all: boolean): string[] {
+  if (anomalies.length === 0) return [all ? "no anomalies" : "no open anomalies"];
+  const lines = anomalies.map((a) => {
+    const state = a.acknowledged_at ? `acknowledged ${a.acknowledged_at}` : "open";
+    return `${a.id}  ${a.kind}${itemOf(a)}  raised ${a.raised_at}  ${state}\n    ${printable(a.detail)}`;
+  });
+  if (anomalies.some((a) => a.acknowledged_at === null)) lines.push("", 'Once you have looked: "robot-army anomalies ack <id>"');
+  return lines;
+}
+
+function readOptions(positionals: string[], all: boolean, json: boolean): AnomaliesOptions {
+  if (positionals.length === 0) return { json, list: { all } };
+  const [verb, id] = positionals;
+  if (verb !== "ack") throw new UsageError(`Unknown argument "${verb}" for "anomalies": the only one is "ack <id>"`);
+  if (!/^[1-9]\d*$/.test(id ?? "") || !Number.isSafeInteger(Number(id))) throw new UsageError(`An anomaly id is a positive whole number such as 3, got "${id ?? ""}"`);
+  return { json, ack: Number(id) };
+}
+
+function itemOf(anomaly: Anomaly): string {
+  return anomaly.item === null ? "" : `, item ${anomaly.item}${anomaly.repo ? ` of ${anomaly.repo}` : ""}`;
+}
+
+if (import.meta.main) await runMain(main, process.argv.slice(2));
