@@ -80,6 +80,8 @@ export interface StatusReport {
   held: Array<ItemJson & { priority: number; hold: { on: "item" | "repository"; reason: string | null; set_at: string }; unhold: string }>;
   /** Ready items whose repository is not trusted on this machine, why, and what trusts it. */
   untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
+  /** Ready items whose issue's words may not be yours (labelled or edited by someone else), why, and what lets each go. */
+  held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
   rate_limit: RateLimitState | null;
   simulated_hidden: number;
 }
@@ -107,10 +109,10 @@ export function run(opts: StatusOptions, deps: StatusDeps): number {
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], rate_limit: null, simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], rate_limit: null, simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
-  const { paused, queue, held, untrusted }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
+  const { paused, queue, held, untrusted, held_for_owner }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
   return {
     daemon,
     counts,
@@ -121,6 +123,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
       ...itemJson(item), priority, hold: { on: hold.repo !== null ? "repository" : "item", reason: hold.reason, set_at: hold.set_at }, unhold: unholdCommand(hold),
     })),
     untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
+    held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
     // The boundary keys its records by the API base without a trailing slash.
     rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
     simulated_hidden: includeSimulated ? 0 : countSimulated(store),
@@ -143,6 +146,9 @@ export function formatStatus(report: StatusReport): string[] {
   const untrusted = report.untrusted.length;
   if (untrusted) lines.push(`untrusted: ${untrusted} ready, not dispatched until ${untrusted === 1 ? "its repository is" : "their repositories are"} trusted on this machine`);
   for (const u of report.untrusted) lines.push(`  ${itemLine(u)}  ${u.repo} ${u.reason}; ${u.remedy}`);
+  const forOwner = report.held_for_owner.length;
+  if (forOwner) lines.push(`held for you: ${forOwner} ready, not dispatched: ${forOwner === 1 ? "its issue's words may not be" : "their issues' words may not be"} yours`);
+  for (const h of report.held_for_owner) lines.push(`  ${itemLine(h)}  ${h.reason}`);
   lines.push(rateLimitLine(report.rate_limit));
   // Anomalies (orphan sessions, stuck dispatches, ...) come with reconcile's sweep; until then say so, not "none".
   lines.push("anomalies: not tracked yet");

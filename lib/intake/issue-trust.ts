@@ -156,6 +156,33 @@ export function approveBody(store: Store, item: Pick<WorkItem, "id" | "repo" | "
   return sha256;
 }
 
+/** What `show`, `status` and `prompt` say of an item's trust: why it is held (null when not), who else edited it, and when the owner approved it. */
+export interface TrustSummary {
+  held: string | null;
+  edited_by: string[];
+  approved_at: string | null;
+  checked_at: string;
+}
+
+/** An item's trust as last seen, for the read commands; null when it was never asked. */
+export function trustSummary(store: Store, item: Pick<WorkItem, "id" | "body">, rules: TrustRules | undefined): TrustSummary | null {
+  const record = trustRecord(store, item.id);
+  if (!record) return null;
+  const doubt = rules && storedDoubt(store, item, rules);
+  return { held: doubt ? describeDoubt(item.id, doubt, rules) : null, edited_by: record.edited_by, approved_at: record.approved_at, checked_at: record.checked_at };
+}
+
+/** Whose words an item's body is, for its prompt: who else edited it, and why it is held, if it is. */
+export function promptWords(store: Store, item: Pick<WorkItem, "id" | "body">, rules: TrustRules | undefined): { editedBy: string[]; held: string | null } {
+  const summary = trustSummary(store, item, rules);
+  return { editedBy: summary?.edited_by ?? [], held: summary?.held ?? null };
+}
+
+/** Whose label and words `config` trusts, or undefined when `github.author` is unset. */
+export function trustRulesOf(github: { author?: string; label: string }): TrustRules | undefined {
+  return github.author ? { author: github.author, label: github.label } : undefined;
+}
+
 const COLUMNS = "item, labelled_by, edited_by, body_sha256, checked_at, approved_sha256, approved_at";
 
 /**
