@@ -37,10 +37,11 @@ time) and when it last ticked, counts work items by state, and lists the queue: 
 ready items dispatch may take, in the order it takes them (the repository's priority from
 the config, higher first, then the oldest item first), with positions. Apart from it, each
 with why and the command that lets it go: the pause, while set (nothing is dispatched);
-the ready items held by you ("robot-army hold", by item or repository); and the untrusted
+the ready items held by you ("robot-army hold", by item or repository); the untrusted
 ones, whose repository may not receive work on this machine (not in the config, not
-onboarded, or needing reapproval). Then why the last tick dispatched nothing when it
-withheld dispatch (paused, capacity not observable, worker program missing), and the rate
+onboarded, or needing reapproval); and those held for you, whose label someone else added
+or whose body someone else edited ("robot-army approve <id>" once you have read it).
+Then why the last tick dispatched nothing when it withheld dispatch (paused, capacity not observable, worker program missing), and the rate
 limit GitHub last reported.
 
 Items made below the live effect level are simulated and left out unless
