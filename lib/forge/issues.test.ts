@@ -193,6 +193,17 @@ test("issue events name who added and removed each label, as GitHub lists them: 
     assert.is((await failure(owner.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...repo, issue_number: 999 }))).status, 404);
   }));
 
+test("a forge state written before label events were kept gives each label to the issue's opener, at its opening", () =>
+  template.use(async ({ dir }) => {
+    const { loadForgeData, saveForgeData, findRepo } = await import("./state.ts");
+    const data = loadForgeData(dir);
+    for (const issue of findRepo(data, "demo", "widgets")!.issues) delete issue.events;
+    saveForgeData(dir, data);
+    const again = findRepo(loadForgeData(dir), "demo", "widgets")!.issues;
+    assert.equal(again.find((i) => i.number === 8)!.events!.map((e) => [e.event, e.actor, e.label, e.created_at]), [["labeled", "stranger", "robot-army", "2026-01-15T10:00:00Z"]]);
+    assert.equal(again.find((i) => i.number === 9)!.events, []);
+  }));
+
 test("issue events are paginated with GitHub's Link header", () =>
   template.use(async ({ owner }) => {
     for (const name of ["a", "b", "c"]) await owner.rest.issues.addLabels({ ...repo, issue_number: 2, labels: [name] });

@@ -147,7 +147,21 @@ export function loadForgeData(dir: string): ForgeData {
   if (data?.version !== 1 || !Array.isArray(data.users) || !Array.isArray(data.repos)) {
     throw new PreconditionError(`Cannot read forge state "${statePath(dir)}": not a version 1 forge state`);
   }
+  keepLabelEvents(data);
   return data;
+}
+
+/**
+ * Gives each issue of a state written before label events were kept the events its labels
+ * would have had: each added by the issue's opener when it was opened (what seeding did).
+ */
+function keepLabelEvents(data: ForgeData): void {
+  for (const repo of data.repos) {
+    for (const issue of repo.issues ?? []) {
+      if (issue.events) continue;
+      issue.events = issue.labels.map((label) => ({ id: nextId(data), event: "labeled" as const, actor: issue.user, label, created_at: issue.created_at }));
+    }
+  }
 }
 
 /** Writes the forge's state atomically; the folder is private, since the state holds tokens. */
