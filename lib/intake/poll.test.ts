@@ -215,6 +215,18 @@ test("an issue whose body a collaborator edited becomes an item held for the own
     assert.equal(queryAudit(store, { kind: "trust.held" }).map((r) => [r.item, r.body.by]), [[2, ["stranger"]]]);
   }));
 
+test("when GitHub cannot say who edited a candidate, nothing is taken and nothing committed: the next poll takes it", () =>
+  withIntake(async ({ t, poll, onboard, states }) => {
+    onboard();
+    await t.hook("POST", "/_forge/faults", { method: "POST", path: "/graphql", status: 502, times: 20 });
+    const failed = await poll();
+    assert.match(failed.error ?? "", /GitHub answered 502 to POST \/graphql/);
+    assert.equal([failed.new, states()], [0, []]);
+    await t.hook("DELETE", "/_forge/faults");
+    const later = await poll();
+    assert.equal([later.error, later.new, later.not_modified], [null, 3, 0]);
+  }));
+
 test("a rate-limit deferral is reported, and the issues are taken by a poll after the reset", () =>
   withIntake(async ({ t, store, config, poll, onboard, states }) => {
     onboard();

@@ -117,9 +117,10 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
     }
   } catch (error) {
     // Who labelled or edited a candidate could not be asked: it is not taken, and nothing is
-    // committed, so the next poll reads it again.
-    if (error instanceof RateLimitDeferred) result.deferred_until = error.until;
-    else result.error = error instanceof Error ? error.message : String(error);
+    // committed, so the next poll reads it again. Any other error is not GitHub's to report.
+    if (!(error instanceof TrustUnread)) throw error;
+    if (error.cause instanceof RateLimitDeferred) result.deferred_until = error.cause.until;
+    else result.error = error.message;
     return result;
   }
   // Processed: only now may the next poll skip what this one read.
@@ -151,7 +152,12 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
   switch (decision.kind) {
     case "take": {
       // Asked only of a candidate: who added the label, and who edited the body.
-      const facts = await readTrustFacts(deps.reader, repo, issue.number, deps.rules);
+      let facts;
+      try {
+        facts = await readTrustFacts(deps.reader, repo, issue.number, deps.rules);
+      } catch (error) {
+        throw new TrustUnread(error);
+      }
       if (!isOwner(facts.labelledBy, deps.rules)) {
         result.ignored++;
         result.events.push({ event: "ignored", issue: issue.number, reason: "labelled by someone else", by: facts.labelledBy });
@@ -203,6 +209,14 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
       return undefined;
     case "none":
       return undefined;
+  }
+}
+
+/** GitHub could not say who labelled or edited a candidate issue: the pass stops before committing what it read. */
+class TrustUnread extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = "TrustUnread";
   }
 }
 
