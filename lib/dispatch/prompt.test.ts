@@ -81,6 +81,9 @@ test("a body someone else edited is never called the author's words: it names th
   assert.match(held, "mallory, eve edited it.\nThe owner has not approved this text.");
   assert.match(held, 'No worker is started on this prompt: its body was edited by mallory, eve; "robot-army approve 12" after reading it.');
   assert.equal(promptHeader(held).item, 12, "the header is unchanged");
+  const unasked = composePrompt({ ...INPUT, words: { editedBy: null, held: null } });
+  assert.not.match(unasked, "as its author wrote it", "unknown is never taken for the author's own");
+  assert.match(unasked, "whether anyone but its author edited it\nhas not been asked of GitHub yet");
 });
 
 test("promptHeader reads back what composePrompt wrote", () => {

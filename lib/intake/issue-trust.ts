@@ -137,9 +137,9 @@ export function storedDoubt(store: Store, item: Pick<WorkItem, "id" | "body">, r
   return r ? judge(r.labelled_by, r.edited_by, r.body_sha256, r.approved_sha256, item.body, rules) : undefined;
 }
 
-/** The logins other than the owner who edited an item's body, as last seen (empty when none, or never asked). */
-export function editorsOf(store: Store, item: number): string[] {
-  return trustRecord(store, item)?.edited_by ?? [];
+/** The logins other than the owner who edited an item's body, as last seen (empty when none); null when GitHub was never asked. */
+export function editorsOf(store: Store, item: number): string[] | null {
+  return trustRecord(store, item)?.edited_by ?? null;
 }
 
 /**
@@ -172,10 +172,10 @@ export function trustSummary(store: Store, item: Pick<WorkItem, "id" | "body">, 
   return { held: doubt ? describeDoubt(item.id, doubt, rules) : null, edited_by: record.edited_by, approved_at: record.approved_at, checked_at: record.checked_at };
 }
 
-/** Whose words an item's body is, for its prompt: who else edited it, and why it is held, if it is. */
-export function promptWords(store: Store, item: Pick<WorkItem, "id" | "body">, rules: TrustRules | undefined): { editedBy: string[]; held: string | null } {
+/** Whose words an item's body is, for its prompt: who else edited it (null when never asked), and why it is held, if it is. */
+export function promptWords(store: Store, item: Pick<WorkItem, "id" | "body">, rules: TrustRules | undefined): { editedBy: string[] | null; held: string | null } {
   const summary = trustSummary(store, item, rules);
-  return { editedBy: summary?.edited_by ?? [], held: summary?.held ?? null };
+  return { editedBy: summary?.edited_by ?? null, held: summary?.held ?? null };
 }
 
 /** Whose label and words `config` trusts, or undefined when `github.author` is unset. */
