@@ -75,6 +75,8 @@ export interface GitHubReader {
   labelEvents(repo: string, number: number): Promise<LabelEvent[]>;
   /** Who wrote an issue's body and who edited it, from GitHub's GraphQL API (its REST issue names no editor). */
   bodyAuthorship(repo: string, number: number): Promise<BodyAuthorship>;
+  /** HTTP requests this connection has sent so far (retries included), so a pass reports what it cost. */
+  requestsSent(): number;
 }
 
 /** A label added to or taken off an issue, and who did it. */

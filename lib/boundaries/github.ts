@@ -97,6 +97,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
     rateLimit: () => memory.rateLimit(),
     labelEvents: (repo, number) => readLabelEvents(octokit, repo, number),
     bodyAuthorship: (repo, number) => readBodyAuthorship(octokit, apiBase, repo, number),
+    requestsSent: () => transport.counts.requests,
     writer: realWriter(octokit),
   };
 }

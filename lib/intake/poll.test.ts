@@ -55,7 +55,7 @@ test("labelled issues by the author become ready items in an onboarded repositor
   withIntake(async ({ store, poll, onboard, states }) => {
     onboard();
     const result = await poll();
-    assert.equal([result.new, result.ready, result.ignored, result.requests, result.not_modified], [3, 3, 1, 1, 0]);
+    assert.equal([result.new, result.ready, result.ignored, result.requests, result.not_modified], [3, 3, 1, 7, 0], "the list, and who labelled and edited each of the three taken");
     assert.equal(states(), [[1, "ready", true], [2, "ready", true], [3, "ready", true]], "the unlabelled #5 and the stranger's #4 are not items");
     assert.equal(result.events.filter((e) => e.event === "ignored"), [{ event: "ignored", issue: 4, reason: "not opened by owner" }]);
     const item = getItem(store, 1)!;

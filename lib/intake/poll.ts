@@ -153,10 +153,14 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
     case "take": {
       // Asked only of a candidate: who added the label, and who edited the body.
       let facts;
+      const sent = deps.reader.requestsSent();
       try {
         facts = await readTrustFacts(deps.reader, repo, issue.number, deps.rules);
       } catch (error) {
         throw new TrustUnread(error);
+      } finally {
+        // The pass reports every request it made, these included.
+        result.requests += deps.reader.requestsSent() - sent;
       }
       if (!isOwner(facts.labelledBy, deps.rules)) {
         result.ignored++;
