@@ -108,6 +108,8 @@ test("what it does not understand gets GitHub's errors answer, never a guess", (
     assert.is(unpaged.body.errors[0].type, "MISSING_PAGINATION_BOUNDARIES");
     const noSelection = await graphql(t, `query { repository(owner: "demo", name: "widgets") { issue(number: 1) { author } } }`, {});
     assert.match(noSelection.body.errors[0].message, /must have selections/);
+    const unset = await graphql(t, EDITS, { owner: "demo", name: "widgets" });
+    assert.equal(unset.body, { errors: [{ message: "Variable $number was used but given no value" }] });
     const res = await fetch(`${t.forge.url}/graphql`, { method: "POST", headers: { authorization: `bearer ${t.token("owner")}` }, body: "{}" });
     assert.is(res.status, 400, "no query at all");
   }));

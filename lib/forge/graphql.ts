@@ -111,7 +111,7 @@ function select(fields: Field[], type: TypeDef, r: Resolving, parent: unknown, p
 
 function valueOf(value: Value, variables: Record<string, unknown>): unknown {
   if (value.kind === "variable") {
-    if (!Object.hasOwn(variables, value.name)) throw new QueryError({ message: `Variable $${value.name} of type was provided invalid value` });
+    if (!Object.hasOwn(variables, value.name)) throw new QueryError({ message: `Variable $${value.name} was used but given no value` });
     return variables[value.name];
   }
   return value.value;
