@@ -28,7 +28,7 @@ function prepare(t: TestForge): { clone: string; env: Record<string, string> } {
   git(clone, "switch", "--quiet", "-c", BRANCH);
   const promptFile = writePromptFile(join(t.tmp, "session"), composePrompt({
     item: 12, repo: "demo/widgets", issue: 1, title: "Add a --verbose flag to the widget builder",
-    body: "Seeded work.", branch: BRANCH, worktree: clone, episodeKey: KEY,
+    body: "Seeded work.", branch: BRANCH, worktree: clone, episodeKey: KEY, words: { editedBy: [], held: null },
   }));
   return {
     clone,

@@ -32,7 +32,11 @@ For each repository in the config, reads the issues changed since the last poll:
 request answered 304 when nothing changed. An open issue with the label (github.label)
 opened by github.author becomes a work item, ready at once when the repository is
 onboarded, and robot-army comments on the issue with the item's number and this host.
-A labelled issue opened by anyone else is ignored and counted. A closed issue makes its
+A labelled issue opened by anyone else is ignored and counted. For an issue it is about
+to take, intake asks GitHub who added the label (the issue's events) and who edited the
+body (GitHub's GraphQL API): a label last added by anyone but github.author is ignored,
+counted and reported with who added it; a body edited by anyone else makes an item held
+for you until "robot-army approve <id>". A closed issue makes its
 item done; an issue that lost its label before dispatch makes its item abandoned (after
 dispatch the removal is recorded and the work goes on).
 

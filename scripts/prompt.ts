@@ -20,6 +20,7 @@ import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 import { requireItem } from "../lib/work-items/queries.ts";
 import { printable } from "../lib/printable.ts";
+import { promptWords, trustRulesOf } from "../lib/intake/issue-trust.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -67,6 +68,7 @@ export function run(opts: { id: number; json: boolean }, deps: PromptDeps): numb
     branch: branchName(item.issue, item.title),
     worktree: worktreePath(worktreeRoot(deps.config, deps.stateDir), item.repo, item.issue),
     episodeKey: `item-${item.id}`,
+    words: promptWords(deps.store!, item, trustRulesOf(deps.config.github)),
   };
   const prompt = composePrompt(input);
   if (opts.json) {

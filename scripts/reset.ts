@@ -53,11 +53,12 @@ export async function main(argv: string[]): Promise<number> {
 /** Resets the item and says what became of the worktree and branch; exit 3 when a guard kept them. */
 export async function run(opts: { item: number; force: boolean }, deps: ResetDeps): Promise<number> {
   if (opts.force && !deps.atTerminal) throw forceNeedsTerminal();
-  const { removal, reset, item } = await resetItem(deps, opts.item, { force: opts.force });
+  const { removal, reset, item, held } = await resetItem(deps, opts.item, { force: opts.force });
   const say = (o: { status: string; reason?: string }) => (o.status === "kept" ? `kept (${o.reason})` : o.status);
   const lines = [`worktree: ${say(removal.worktree)}`, `branch  : ${say(removal.branch)}`];
   if (!reset) lines.push(`work item ${item.id} stays ${item.state}; "robot-army reset ${item.id} --force" at a terminal discards the work`);
   else lines.push(`work item ${item.id} (${item.repo}#${item.issue}): ready`);
+  if (held) lines.push(`work item ${item.id} is held for you: ${held}`);
   deps.write(asLines(...lines));
   return reset ? EXIT.ok : EXIT.precondition;
 }

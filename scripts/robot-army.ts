@@ -38,6 +38,7 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   hold: { load: () => import("./hold.ts") },
   unhold: { load: () => import("./unhold.ts") },
   holds: { load: () => import("./holds.ts") },
+  approve: { load: () => import("./approve.ts") },
   resume: { load: () => import("./resume.ts") },
   restart: { load: () => import("./restart.ts") },
   retry: { load: () => import("./retry.ts") },

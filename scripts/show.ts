@@ -20,7 +20,10 @@ import { getItem, listItems, noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { sessionsOf } from "../lib/work-items/sessions.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
+import { printable } from "../lib/printable.ts";
 import { parseItemId } from "../lib/work-items/argument.ts";
+import { trustSummary, trustRulesOf } from "../lib/intake/issue-trust.ts";
+import type { TrustSummary } from "../lib/intake/issue-trust.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -106,11 +109,12 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   const sessions = sessionsOf(deps.store!, item.id);
   // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
   const write = (text: string) => deps.write(redact(text));
+  const trust = trustSummary(deps.store!, item, trustRulesOf(deps.config.github));
   if (opts.json) {
-    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, history, sessions, pull_requests: null, cleanup: null };
+    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, trust, history, sessions, pull_requests: null, cleanup: null };
     write(JSON.stringify(json, null, 2) + "\n");
   } else {
-    write(formatItem(item, url, history, sessions).map((line) => line + "\n").join(""));
+    write(formatItem(item, url, history, sessions, trust).map((line) => line + "\n").join(""));
   }
   return 0;
 }
@@ -138,7 +142,7 @@ export function historyOf(store: Store, id: number): HistoryEntry[] {
 }
 
 /** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
-export function formatItem(item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ReturnType<typeof sessionsOf> = []): string[] {
+export function formatItem(item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ReturnType<typeof sessionsOf> = [], trust: TrustSummary | null = null): string[] {
   const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
   const lines = [
@@ -153,6 +157,9 @@ export function formatItem(item: WorkItem, url: string | null, history: HistoryE
     field("state", `${item.state}${item.reason && item.state !== "failed" ? ` (${item.reason})` : ""}, since ${item.updated_at}`),
   );
   if (item.state === "failed") lines.push(field("failure", item.reason ?? "no reason was recorded"));
+  // Whose words the issue holds: held for the owner, or edited by others and approved.
+  if (trust?.held) lines.push(field("trust", `held for you: ${trust.held}`));
+  else if (trust?.approved_at && trust.edited_by.length) lines.push(field("trust", `edited by ${printable(trust.edited_by.join(", "))}; you approved the body as it reads at ${trust.approved_at}`));
   lines.push(field("history", history.length ? `${history.length} state change${history.length === 1 ? "" : "s"}` : "none recorded"));
   for (const h of history) {
     lines.push(`  ${h.at}  ${h.from ?? "(new)"} -> ${h.to}${h.reason ? `  ${h.reason}` : ""}${h.simulated ? "  (simulated)" : ""}`);

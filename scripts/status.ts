@@ -41,11 +41,13 @@ time) and when it last ticked, counts work items by state, and lists the queue: 
 ready items dispatch may take, in the order it takes them (the repository's priority from
 the config, higher first, then the oldest item first), with positions. Apart from it, each
 with why and the command that lets it go: the pause, while set (nothing is dispatched);
-the ready items held by you ("robot-army hold", by item or repository); and the untrusted
+the ready items held by you ("robot-army hold", by item or repository); the untrusted
 ones, whose repository may not receive work on this machine (not in the config, not
-onboarded, or needing reapproval). Then why the last tick dispatched nothing when it
-withheld dispatch (paused, capacity not observable, worker program missing), the rate
-limit GitHub last reported, and how many anomalies are open ("robot-army anomalies").
+onboarded, or needing reapproval); and those held for you, whose label someone else added
+or whose body someone else edited ("robot-army approve <id>" once you have read it).
+Then why the last tick dispatched nothing when it withheld dispatch (paused, capacity not
+observable, worker program missing), the rate limit GitHub last reported, and how many
+anomalies are open ("robot-army anomalies").
 
 Items made below the live effect level are simulated and left out unless
 --include-simulated; the output says how many were left out.
@@ -84,6 +86,8 @@ export interface StatusReport {
   held: Array<ItemJson & { priority: number; hold: { on: "item" | "repository"; reason: string | null; set_at: string }; unhold: string }>;
   /** Ready items whose repository is not trusted on this machine, why, and what trusts it. */
   untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
+  /** Ready items whose issue's words may not be yours (labelled or edited by someone else), why, and what lets each go. */
+  held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
   rate_limit: RateLimitState | null;
   /** The open anomalies, oldest first (`robot-army anomalies` lists and acknowledges them). */
   anomalies: Anomaly[];
@@ -114,10 +118,10 @@ export function run(opts: StatusOptions, deps: StatusDeps): number {
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], rate_limit: null, anomalies: [], simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], rate_limit: null, anomalies: [], simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
-  const { paused, queue, held, untrusted }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
+  const { paused, queue, held, untrusted, held_for_owner }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
   return {
     daemon,
     counts,
@@ -128,6 +132,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
       ...itemJson(item), priority, hold: { on: hold.repo !== null ? "repository" : "item", reason: hold.reason, set_at: hold.set_at }, unhold: unholdCommand(hold),
     })),
     untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
+    held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
     // The boundary keys its records by the API base without a trailing slash.
     rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
     anomalies: listAnomalies(store, { open: true }),
@@ -151,6 +156,9 @@ export function formatStatus(report: StatusReport): string[] {
   const untrusted = report.untrusted.length;
   if (untrusted) lines.push(`untrusted: ${untrusted} ready, not dispatched until ${untrusted === 1 ? "its repository is" : "their repositories are"} trusted on this machine`);
   for (const u of report.untrusted) lines.push(`  ${itemLine(u)}  ${u.repo} ${u.reason}; ${u.remedy}`);
+  const forOwner = report.held_for_owner.length;
+  if (forOwner) lines.push(`held for you: ${forOwner} ready, not dispatched: ${forOwner === 1 ? "its issue's words may not be" : "their issues' words may not be"} yours`);
+  for (const h of report.held_for_owner) lines.push(`  ${itemLine(h)}  ${h.reason}`);
   lines.push(rateLimitLine(report.rate_limit));
   const open = report.anomalies.length;
   lines.push(open === 0 ? "anomalies: none" : `${open} anomal${open === 1 ? "y needs" : "ies need"} you: robot-army anomalies`);

@@ -7,10 +7,11 @@ import { PreconditionError } from "../errors.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { addPullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
-import { GitHubError, RateLimitDeferred, connectGitHub, readRateLimitState, readToken } from "./github.ts";
+import { GitHubError, RateLimitDeferred, connectGitHub, graphqlUrl, readRateLimitState, readToken } from "./github.ts";
 import { StoreError } from "../store/store-file.ts";
 import { wireEffects } from "../effects.ts";
 import { pollRepository } from "../intake/poll.ts";
+import { findRepo, loadForgeData, saveForgeData } from "../forge/state.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -299,5 +300,46 @@ test("repository metadata, an issue, and who the token is", () =>
     assert.equal([issue.author, issue.state, issue.labels], ["stranger", "open", ["robot-army"]]);
     assert.is(await github.whoami(), "owner");
   }));
+
+// Trust: who labelled an issue and who edited its body.
+
+test("labelEvents reads who added and removed each label, oldest first, with one request", () =>
+  template.use(async (t) => {
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions());
+    const data = loadForgeData(t.dir);
+    findRepo(data, "demo", "widgets")!.collaborators.push("stranger");
+    saveForgeData(t.dir, data);
+    await t.stranger.rest.issues.addLabels({ owner: "demo", repo: "widgets", issue_number: 5, labels: ["robot-army"] });
+    await t.hook("POST", "/_forge/reset-stats");
+    const events = await github.labelEvents("demo/widgets", 5);
+    assert.equal(events.map((e) => [e.event, e.label, e.actor]), [["labeled", "robot-army", "stranger"]]);
+    assert.match(events[0].at, /^\d{4}-/);
+    assert.is((await stats(t)).total, 1);
+    assert.equal((await github.labelEvents("demo/widgets", 1)).map((e) => e.actor), ["owner"]);
+  }));
+
+test("bodyAuthorship asks GitHub's GraphQL API who wrote and who edited a body, in one request", () =>
+  template.use(async (t) => {
+    const github = await connectGitHub(await forgeConfig(t), null, quickOptions());
+    assert.equal(await github.bodyAuthorship("demo/widgets", 1), {
+      author: "owner", body: "Seeded work for robot-army: add a --verbose flag to the widget builder.", editors: [], lastEditedAt: null, complete: true,
+    });
+    const data = loadForgeData(t.dir);
+    findRepo(data, "demo", "widgets")!.collaborators.push("stranger");
+    saveForgeData(t.dir, data);
+    await t.stranger.rest.issues.update({ owner: "demo", repo: "widgets", issue_number: 1, body: "Rewritten" });
+    await t.hook("POST", "/_forge/reset-stats");
+    const edited = await github.bodyAuthorship("demo/widgets", 1);
+    assert.equal([edited.body, edited.editors, edited.complete], ["Rewritten", ["stranger", "owner"], true]);
+    assert.ok(edited.lastEditedAt);
+    assert.is((await stats(t)).total, 1);
+    await refused(github.bodyAuthorship("demo/widgets", 99), (e) => e instanceof GitHubError && /Could not resolve to an Issue with the number of 99/.test(e.message));
+  }));
+
+test("GraphQL is at <api>/graphql, and at <host>/api/graphql for GitHub Enterprise", () => {
+  assert.is(graphqlUrl("https://api.github.com"), "https://api.github.com/graphql");
+  assert.is(graphqlUrl("https://ghe.example.com/api/v3"), "https://ghe.example.com/api/graphql");
+  assert.is(graphqlUrl("http://127.0.0.1:4567"), "http://127.0.0.1:4567/graphql");
+});
 
 test.run();

@@ -22,7 +22,7 @@ import { gitHubMemory } from "./github-state.ts";
 import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
-import type { GitHubComment, GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges } from "./github-types.ts";
+import type { BodyAuthorship, GitHubComment, GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges, LabelEvent } from "./github-types.ts";
 
 export { GitHubError, RateLimitDeferred };
 export type { RetryNotice };
@@ -96,8 +96,79 @@ export async function connectGitHub(config: Config, store: Store | null, options
     },
     rateLimit: () => memory.rateLimit(),
     listComments: (repo, issue, since) => readComments(octokit, repo, issue, since),
+    labelEvents: (repo, number) => readLabelEvents(octokit, repo, number),
+    bodyAuthorship: (repo, number) => readBodyAuthorship(octokit, apiBase, repo, number),
+    requestsSent: () => transport.counts.requests,
     writer: realWriter(octokit),
   };
+}
+
+// Trust: who labelled an issue and who edited its body.
+
+type RawEvent = { event: string; actor: { login: string } | null; label?: { name: string }; created_at: string };
+
+/** An issue's label events, oldest first: one request, and more only when GitHub says there are more pages. */
+async function readLabelEvents(octokit: Octokit, repo: string, number: number): Promise<LabelEvent[]> {
+  const events: RawEvent[] = [];
+  let response = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...split(repo), issue_number: number, per_page: PER_PAGE });
+  events.push(...(response.data as unknown as RawEvent[]));
+  for (let next = nextLink(response.headers.link); next; next = nextLink(response.headers.link)) {
+    response = await octokit.request({ method: "GET", url: next }) as typeof response;
+    events.push(...(response.data as unknown as RawEvent[]));
+  }
+  return events
+    .filter((e) => (e.event === "labeled" || e.event === "unlabeled") && e.label?.name)
+    .map((e) => ({ event: e.event as LabelEvent["event"], label: e.label!.name, actor: e.actor?.login ?? "ghost", at: e.created_at }));
+}
+
+/** The revisions one answer lists: GitHub's largest page. */
+const EDITS_PER_ANSWER = 100;
+
+/** The GraphQL query `bodyAuthorship` sends. */
+export const BODY_AUTHORSHIP_QUERY = `query($owner: String!, $name: String!, $number: Int!) {
+  repository(owner: $owner, name: $name) {
+    issue(number: $number) {
+      author { login }
+      body
+      editor { login }
+      lastEditedAt
+      userContentEdits(first: ${EDITS_PER_ANSWER}) { totalCount nodes { editor { login } editedAt } }
+    }
+  }
+}`;
+
+type RawAuthorship = {
+  author: { login: string } | null; body: string; editor: { login: string } | null; lastEditedAt: string | null;
+  userContentEdits: { totalCount: number; nodes: Array<{ editor: { login: string } | null; editedAt: string }> };
+};
+
+/** One GraphQL request: who opened the issue, its body, and every revision's editor. */
+async function readBodyAuthorship(octokit: Octokit, apiBase: string, repo: string, number: number): Promise<BodyAuthorship> {
+  const { owner, repo: name } = split(repo);
+  const url = graphqlUrl(apiBase);
+  const { data } = await octokit.request({ method: "POST", url, query: BODY_AUTHORSHIP_QUERY, variables: { owner, name, number } });
+  const answer = data as { data?: { repository: { issue: RawAuthorship | null } | null }; errors?: Array<{ message: string }> };
+  const issue = answer.data?.repository?.issue;
+  if (answer.errors?.length || !issue) {
+    const problem = answer.errors?.map((e) => e.message).join("; ") || `no issue ${repo}#${number} in the answer`;
+    throw new GitHubError("POST", new URL(url).pathname, 200, problem);
+  }
+  const edits = issue.userContentEdits;
+  // A deleted account shows as GitHub's "ghost"; it is someone, and not the author.
+  const editors = edits.nodes.map((node) => node.editor?.login ?? "ghost");
+  if (issue.editor && !editors.length) editors.push(issue.editor.login);
+  return {
+    author: issue.author?.login ?? "ghost",
+    body: issue.body ?? "",
+    editors,
+    lastEditedAt: issue.lastEditedAt,
+    complete: edits.totalCount <= edits.nodes.length,
+  };
+}
+
+/** Where GitHub's GraphQL API is: `<api>/graphql`, or `<host>/api/graphql` for GitHub Enterprise's `<host>/api/v3`. */
+export function graphqlUrl(apiBase: string): string {
+  return /\/api\/v3$/.test(apiBase) ? `${apiBase.replace(/\/v3$/, "")}/graphql` : `${apiBase}/graphql`;
 }
 
 type RawIssue = {

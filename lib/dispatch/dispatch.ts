@@ -53,10 +53,14 @@ export interface DispatchOutcome {
 export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: string | null; outcomes: DispatchOutcome[] }> {
   const closed = await gateForAll(deps);
   if (closed) return { withheld: closed.reason, outcomes: [] };
-  const { queue, held } = dispatchQueue(deps.store, deps.config, { includeSimulated: deps.effects.simulated });
-  // The queue holds no item the owner held: those wait, each with its hold.
-  const outcomes: DispatchOutcome[] = held.filter(({ item }) => item.simulated === deps.effects.simulated)
-    .map(({ item, hold }) => ({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: describeWait(hold), session: null }));
+  const { queue, held, held_for_owner } = dispatchQueue(deps.store, deps.config, { includeSimulated: deps.effects.simulated });
+  // The queue holds no item the owner held, nor one held for the owner (its words may not be
+  // theirs): those wait, each with why.
+  const waiting = [
+    ...held_for_owner.map(({ item, reason }) => ({ item, reason })),
+    ...held.map(({ item, hold }) => ({ item, reason: describeWait(hold) })),
+  ].filter(({ item }) => item.simulated === deps.effects.simulated);
+  const outcomes: DispatchOutcome[] = waiting.map(({ item, reason }) => ({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason, session: null }));
   for (const { item } of queue) {
     if (item.simulated !== deps.effects.simulated) continue;
     const shut = await gateForItem(deps, item);

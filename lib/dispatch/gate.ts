@@ -1,13 +1,17 @@
 /**
  * Whether a worker may start for an item now: the one gate dispatch, `resume` and
  * `restart` all pass through. It asks, in order: the pause, the worker program, whether
- * capacity can be observed, a hold, the caps, and the repository's trust (it is in the
- * config, onboarded, and its settings still match the fingerprint the owner approved).
+ * capacity can be observed, a hold, the caps, the repository's trust (it is in the
+ * config, onboarded, and its settings still match the fingerprint the owner approved), and
+ * the issue's: asked of GitHub live, the owner added its label, and its body is the
+ * owner's words (edited by no one else, or approved by the owner as it reads now). When
+ * GitHub cannot be asked, the start waits: unknown is never safe.
  *
  * `force` lifts only the owner's own brakes (the pause, holds, caps), which the owner can
  * also lift by hand. It never lifts trust, an unobservable capacity or a missing worker
  * program: those are not the owner's choice to wave through but facts a start would run into.
  */
+import { describeDoubt, readTrustFacts, recordTrust } from "../intake/issue-trust.ts";
 import { checkFingerprint } from "../repos/onboard.ts";
 import { describeUntrusted } from "../repos/queue.ts";
 import type { WorkItem } from "../work-items/queries.ts";
@@ -56,8 +60,24 @@ export async function gateForItem(deps: GateDeps, item: WorkItem, options: { for
     const answer = capacity.canDispatch(item.repo);
     if (!answer.ok) return { reason: answer.reason, brake: true, everyItem: false };
   }
-  const untrusted = await distrust(deps, item.repo);
+  const untrusted = await distrust(deps, item.repo) ?? await doubtIssue(deps, item);
   return untrusted ? { reason: untrusted, brake: false, everyItem: false } : undefined;
+}
+
+/** Why the item's issue may not be worked on, asked of GitHub now and kept for `status`; undefined when its words are the owner's. */
+async function doubtIssue(deps: GateDeps, item: WorkItem): Promise<string | undefined> {
+  const author = deps.config.github.author;
+  if (!author) return "github.author is not set, so no issue's words can be told to be yours; set it in the config";
+  const rules = { author, label: deps.config.github.label };
+  let facts;
+  try {
+    facts = await readTrustFacts(deps.github, item.repo, item.issue, rules);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return `GitHub could not be asked who labelled and edited ${item.repo}#${item.issue} (${why}); the start waits until it can`;
+  }
+  const doubt = recordTrust(deps.store, item, facts, rules);
+  return doubt ? describeDoubt(item.id, doubt, rules) : undefined;
 }
 
 /** Why a repository may not be given work, with the way out; undefined when it may. */

@@ -15,6 +15,7 @@ const INPUT: PromptInput = {
   branch: "robot-army/issue-7-add-a-verbose-flag",
   worktree: "/work/trees/demo/widgets/issue-7",
   episodeKey: "item-12",
+  words: { editedBy: [], held: null },
 };
 
 test("the prompt names the issue, the item, the branch and the worktree in its first lines", () => {
@@ -66,6 +67,23 @@ test("a hostile title stays on its one line and a hostile body cannot pose as th
   assert.is(header.item, 12);
   assert.is(header.branch, INPUT.branch);
   assert.is(composePrompt({ ...INPUT, title: " \n " }).includes("Title:     (no title)\n"), true);
+});
+
+test("a body someone else edited is never called the author's words: it names the editor, and says whether the owner approved it", () => {
+  const own = composePrompt(INPUT);
+  assert.match(own, "as its author wrote it");
+  const approved = composePrompt({ ...INPUT, words: { editedBy: ["mallory"], held: null } });
+  assert.not.match(approved, "as its author wrote it");
+  assert.match(approved, "Below, quoted, is issue #7 as it reads now: its author opened it and mallory edited it.\nThe owner read this text and approved it.");
+  assert.not.match(approved, "No worker is started");
+  const held = composePrompt({ ...INPUT, words: { editedBy: ["mallory", "eve"], held: 'its body was edited by mallory, eve; "robot-army approve 12" after reading it' } });
+  assert.not.match(held, "as its author wrote it");
+  assert.match(held, "mallory, eve edited it.\nThe owner has not approved this text.");
+  assert.match(held, 'No worker is started on this prompt: its body was edited by mallory, eve; "robot-army approve 12" after reading it.');
+  assert.equal(promptHeader(held).item, 12, "the header is unchanged");
+  const unasked = composePrompt({ ...INPUT, words: { editedBy: null, held: null } });
+  assert.not.match(unasked, "as its author wrote it", "unknown is never taken for the author's own");
+  assert.match(unasked, "whether anyone but its author edited it\nhas not been asked of GitHub yet");
 });
 
 test("promptHeader reads back what composePrompt wrote", () => {

@@ -23,6 +23,7 @@ import { ITEM_TAG, workerTags } from "./capacity.ts";
 import { failureComment } from "./comments.ts";
 import type { SessionPlace } from "./comments.ts";
 import type { DispatchDeps } from "./dispatch.ts";
+import { editorsOf } from "../intake/issue-trust.ts";
 import { composePrompt, writePromptFile } from "./prompt.ts";
 import { freeSessionName } from "./session-name.ts";
 
@@ -58,6 +59,8 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
       branch: worktree.branch, worktree: worktree.path, episodeKey: `item-${item.id}`,
+      // Past the gate: the body is the author's, or the owner approved it as it reads.
+      words: { editedBy: editorsOf(store, item.id), held: null },
     })) : undefined;
     const spec = workerSpec(deps, item, { name, cwd: worktree.path, argv: start.argv, promptFile });
     // Audited (DESIGN rule 3): a crash mid-launch is settled from the managed session's record and the process table.

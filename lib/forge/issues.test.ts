@@ -165,4 +165,51 @@ test("comments: create (201, by the token's user) and list oldest first; an empt
     assert.is((await failure(owner.rest.issues.listComments({ ...repo, issue_number: 99 }))).status, 404);
   }));
 
+test("issue events name who added and removed each label, as GitHub lists them: labels given at creation by the opener, oldest first", () =>
+  template.use(async ({ dir, owner, stranger }) => {
+    const events = async (n: number) => (await owner.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...repo, issue_number: n })).data as any[];
+    const seeded = await events(1);
+    assert.equal(seeded.map((e) => [e.event, e.actor.login, e.label.name, e.label.color, e.created_at]), [["labeled", "owner", "robot-army", "5319e7", "2026-01-15T10:00:00Z"]]);
+    assert.match(seeded[0].url, /\/repos\/demo\/widgets\/issues\/events\/\d+$/);
+    assert.equal([seeded[0].commit_id, seeded[0].performed_via_github_app, typeof seeded[0].id], [null, null, "number"]);
+    assert.equal(await events(9), [], "an unlabelled issue has no label event");
+    // A collaborator labels the owner's issue; the owner takes the label off and puts it back.
+    const { loadForgeData, saveForgeData, findRepo } = await import("./state.ts");
+    const data = loadForgeData(dir);
+    findRepo(data, "demo", "widgets")!.collaborators.push("stranger");
+    saveForgeData(dir, data);
+    await stranger.rest.issues.addLabels({ ...repo, issue_number: 9, labels: ["robot-army", "urgent"] });
+    await owner.rest.issues.removeLabel({ ...repo, issue_number: 9, name: "ROBOT-ARMY" });
+    await owner.rest.issues.update({ ...repo, issue_number: 9, labels: ["urgent", "robot-army"] });
+    await owner.rest.issues.setLabels({ ...repo, issue_number: 9, labels: ["robot-army", "urgent"] });
+    assert.equal((await events(9)).map((e) => `${e.event} ${e.label.name} by ${e.actor.login}`), [
+      "labeled robot-army by stranger",
+      "labeled urgent by stranger",
+      "unlabeled robot-army by owner",
+      "labeled robot-army by owner",
+    ], "a label already there makes no event");
+    const created = await owner.rest.issues.create({ ...repo, title: "New", labels: ["robot-army"] });
+    assert.equal((await events(created.data.number)).map((e) => [e.event, e.actor.login]), [["labeled", "owner"]]);
+    assert.is((await failure(owner.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...repo, issue_number: 999 }))).status, 404);
+  }));
+
+test("a forge state written before label events were kept gives each label to the issue's opener, at its opening", () =>
+  template.use(async ({ dir }) => {
+    const { loadForgeData, saveForgeData, findRepo } = await import("./state.ts");
+    const data = loadForgeData(dir);
+    for (const issue of findRepo(data, "demo", "widgets")!.issues) delete issue.events;
+    saveForgeData(dir, data);
+    const again = findRepo(loadForgeData(dir), "demo", "widgets")!.issues;
+    assert.equal(again.find((i) => i.number === 8)!.events!.map((e) => [e.event, e.actor, e.label, e.created_at]), [["labeled", "stranger", "robot-army", "2026-01-15T10:00:00Z"]]);
+    assert.equal(again.find((i) => i.number === 9)!.events, []);
+  }));
+
+test("issue events are paginated with GitHub's Link header", () =>
+  template.use(async ({ owner }) => {
+    for (const name of ["a", "b", "c"]) await owner.rest.issues.addLabels({ ...repo, issue_number: 2, labels: [name] });
+    const page = await owner.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...repo, issue_number: 2, per_page: 2 });
+    assert.is((page.data as unknown[]).length, 2);
+    assert.match(page.headers.link ?? "", /rel="next"/);
+  }));
+
 test.run();

@@ -1,10 +1,12 @@
 /**
  * The forge's issue endpoints: list (with `labels`, `state`, `since`, `creator`, `sort`,
- * `direction` and pagination), get, create, update, labels add/replace/remove, and
- * comments list/create. Pull requests are issues here too, as on GitHub.
+ * `direction` and pagination), get, create, update, labels add/replace/remove, the
+ * issue's events (who added and removed each label), and comments list/create. Pull
+ * requests are issues here too, as on GitHub. A body changed by PATCH keeps its revision
+ * and editor, which the GraphQL endpoint (graphql.ts) reports.
  */
 import type { ForgeIssue, ForgeRepo } from "./state.ts";
-import { addIssue, canPush, ensureLabel, findIssue, findLabel, nextId, setIssueState } from "./state.ts";
+import { addIssue, canPush, editBody, ensureLabel, findIssue, findLabel, nextId, setIssueState, setLabels } from "./state.ts";
 import type { Reply, Route, RouteContext } from "./http.ts";
 import {
   bodyObject,
@@ -20,7 +22,7 @@ import {
   stringField,
   validationFailed,
 } from "./http.ts";
-import { commentJson, issueJson, labelJson } from "./shapes.ts";
+import { commentJson, issueEventJson, issueJson, labelJson } from "./shapes.ts";
 
 const ISSUES = "/repos/{owner}/{repo}/issues";
 const ISSUE = `${ISSUES}/{number}`;
@@ -35,6 +37,7 @@ export const issueRoutes: Route[] = [
   { method: "POST", template: `${ISSUE}/labels`, writes: true, handler: (ctx) => changeLabels(ctx, "add") },
   { method: "PUT", template: `${ISSUE}/labels`, writes: true, handler: (ctx) => changeLabels(ctx, "replace") },
   { method: "DELETE", template: `${ISSUE}/labels/{name}`, writes: true, handler: removeLabel },
+  { method: "GET", template: `${ISSUE}/events`, handler: listEvents },
   { method: "GET", template: `${ISSUE}/comments`, handler: listComments },
   { method: "POST", template: `${ISSUE}/comments`, writes: true, handler: createComment },
 ];
@@ -91,8 +94,8 @@ function updateIssue(ctx: RouteContext): Reply {
   const before = JSON.stringify(issue);
   const at = ctx.now();
   if (title !== undefined) issue.title = title;
-  if (text !== undefined) issue.body = text;
-  if (labels !== undefined && pusher) issue.labels = [...new Set(labels.map((name) => ensureLabel(ctx.data, repo, name).name))];
+  if (text !== undefined) editBody(ctx.data, issue, text, ctx.user.login, at);
+  if (labels !== undefined && pusher) setLabels(ctx.data, issue, labels.map((name) => ensureLabel(ctx.data, repo, name).name), ctx.user.login, at);
   if (state !== undefined) setIssueState(issue, state, ctx.user.login, at, state === "closed" ? (reason ?? "completed") : undefined);
   else if (reason !== undefined && issue.state === "closed" && reason !== "reopened") issue.state_reason = reason;
   if (JSON.stringify(issue) !== before) issue.updated_at = at;
@@ -106,11 +109,8 @@ function changeLabels(ctx: RouteContext, how: "add" | "replace"): Reply {
   const given = Array.isArray(ctx.body) ? ctx.body : bodyObject(ctx).labels;
   if (given === undefined) throw validationFailed({ resource: "Label", code: "missing_field", field: "labels" });
   const names = labelNames(typeof given === "string" ? [given] : given).map((name) => ensureLabel(ctx.data, repo, name).name);
-  const next = [...new Set([...(how === "add" ? issue.labels : []), ...names])];
-  if (JSON.stringify(next) !== JSON.stringify(issue.labels)) {
-    issue.labels = next;
-    issue.updated_at = ctx.now();
-  }
+  const at = ctx.now();
+  if (setLabels(ctx.data, issue, [...(how === "add" ? issue.labels : []), ...names], ctx.user.login, at)) issue.updated_at = at;
   return issueLabels(ctx, issue, repo);
 }
 
@@ -120,8 +120,9 @@ function removeLabel(ctx: RouteContext): Reply {
   if (!canPush(repo, ctx.user.login)) throw mustHavePush();
   const wanted = ctx.params.name.toLowerCase();
   if (!issue.labels.some((name) => name.toLowerCase() === wanted)) throw notFound("Label does not exist");
-  issue.labels = issue.labels.filter((name) => name.toLowerCase() !== wanted);
-  issue.updated_at = ctx.now();
+  const at = ctx.now();
+  setLabels(ctx.data, issue, issue.labels.filter((name) => name.toLowerCase() !== wanted), ctx.user.login, at);
+  issue.updated_at = at;
   return issueLabels(ctx, issue, repo);
 }
 
@@ -133,6 +134,14 @@ function listIssueLabels(ctx: RouteContext): Reply {
 function issueLabels(ctx: RouteContext, issue: ForgeIssue, repo: ForgeRepo): Reply {
   const labels = issue.labels.flatMap((name) => findLabel(repo, name) ?? []);
   return { status: 200, body: labels.map((label) => labelJson(ctx.shapes, repo, label)) };
+}
+
+/** An issue's events, oldest first and paginated, as GitHub lists them (only label events are kept here). */
+function listEvents(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  const issue = issueOf(ctx, repo);
+  const { page, headers } = paginate(ctx, issue.events ?? []);
+  return { status: 200, body: page.map((event) => issueEventJson(ctx.shapes, repo, event)), headers };
 }
 
 function listComments(ctx: RouteContext): Reply {

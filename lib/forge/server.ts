@@ -1,6 +1,6 @@
 /**
- * The sandbox forge's HTTP server: GitHub's REST API (the part robot-army uses) on
- * loopback, with token authentication, a primary rate limit, ETags and 304 answers,
+ * The sandbox forge's HTTP server: GitHub's REST API (the part robot-army uses) and the
+ * few GraphQL fields it reads (graphql.ts) on loopback, with token authentication, a primary rate limit, ETags and 304 answers,
  * request counts, and test hooks under `/_forge/`.
  *
  * @example
@@ -18,6 +18,7 @@ import { isoSeconds } from "../clock.ts";
 import { ensureBareRepo } from "./git.ts";
 import { ForgeHttpError, notFound } from "./http.ts";
 import type { Reply, Route, RouteContext } from "./http.ts";
+import { graphqlRoutes } from "./graphql.ts";
 import { issueRoutes } from "./issues.ts";
 import { pullRoutes } from "./pulls.ts";
 import { repoRoutes } from "./repos.ts";
@@ -84,6 +85,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     ...repoRoutes,
     ...issueRoutes,
     ...pullRoutes,
+    ...graphqlRoutes,
     { method: "GET", template: "/rate_limit", handler: (ctx) => ({ status: 200, body: rateLimitBody(limits.peek(ctx.user.login)) }) },
   ];
   const matchRoute = makeRouter(routes);

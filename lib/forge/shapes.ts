@@ -3,7 +3,7 @@
  * comments and pull requests, built from the stored state and the URL the forge is
  * reached at (API links under it; web links as `<base>/<owner>/<repo>/...`).
  */
-import type { ForgeComment, ForgeData, ForgeIssue, ForgeLabel, ForgeRepo } from "./state.ts";
+import type { ForgeComment, ForgeData, ForgeIssue, ForgeIssueEvent, ForgeLabel, ForgeRepo } from "./state.ts";
 import { canPush, findLabel, userByLogin } from "./state.ts";
 
 /** Where the forge is reached and the state the shapes read users and labels from. */
@@ -136,6 +136,23 @@ export function commentJson(ctx: ShapeContext, repo: ForgeRepo, comment: ForgeCo
   };
 }
 
+/** An issue event, as `GET /repos/{owner}/{repo}/issues/{n}/events` lists it: a label's name and colour, and who acted. */
+export function issueEventJson(ctx: ShapeContext, repo: ForgeRepo, event: ForgeIssueEvent): Json {
+  const label = findLabel(repo, event.label);
+  return {
+    id: event.id,
+    node_id: nodeId(event.event === "labeled" ? "LE" : "UNLE", event.id),
+    url: `${repoApi(ctx, repo)}/issues/events/${event.id}`,
+    actor: userJson(ctx, event.actor),
+    event: event.event,
+    commit_id: null,
+    commit_url: null,
+    created_at: event.created_at,
+    label: { name: event.label, color: label?.color ?? "ededed" },
+    performed_via_github_app: null,
+  };
+}
+
 /** Branch heads read from the bare repository when the answer is built; closed pull requests keep what they had. */
 export type BranchHeads = Map<string, string>;
 
@@ -237,6 +254,7 @@ function association(repo: ForgeRepo, login: string): string {
   return canPush(repo, login) ? "COLLABORATOR" : "NONE";
 }
 
-function nodeId(kind: string, id: number): string {
+/** A GraphQL node id for an object of `kind` (`I` issue, `U` user, ...), as the REST shapes carry it. */
+export function nodeId(kind: string, id: number): string {
   return Buffer.from(`${kind}_forge_${id}`).toString("base64url");
 }

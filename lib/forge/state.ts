@@ -1,7 +1,8 @@
 /**
  * The sandbox forge's state on disk: users with their tokens, repositories, labels,
  * issues (pull requests are issues with a `pull` part, sharing their numbers, as on
- * GitHub) and comments, kept as one JSON file written atomically after every change.
+ * GitHub) with who labelled them and who edited their bodies, and comments, kept as one
+ * JSON file written atomically after every change.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -54,6 +55,27 @@ export interface ForgeIssue {
   closed_at: string | null;
   closed_by: string | null;
   pull?: ForgePull;
+  /** Who added or removed which label, oldest first (absent in a state written before they were kept). */
+  events?: ForgeIssueEvent[];
+  /** The body's revisions once it was first edited, oldest first: the original, then each edit (GitHub's `userContentEdits`). */
+  edits?: ForgeBodyEdit[];
+}
+
+/** A label added to or removed from an issue, and by whom: what GitHub's issue events list. */
+export interface ForgeIssueEvent {
+  id: number;
+  event: "labeled" | "unlabeled";
+  actor: string;
+  label: string;
+  created_at: string;
+}
+
+/** One revision of an issue's body: who wrote it, when, and the text. */
+export interface ForgeBodyEdit {
+  id: number;
+  editor: string;
+  edited_at: string;
+  body: string | null;
 }
 
 /** A comment on an issue or pull request. */
@@ -125,7 +147,21 @@ export function loadForgeData(dir: string): ForgeData {
   if (data?.version !== 1 || !Array.isArray(data.users) || !Array.isArray(data.repos)) {
     throw new PreconditionError(`Cannot read forge state "${statePath(dir)}": not a version 1 forge state`);
   }
+  keepLabelEvents(data);
   return data;
+}
+
+/**
+ * Gives each issue of a state written before label events were kept the events its labels
+ * would have had: each added by the issue's opener when it was opened (what seeding did).
+ */
+function keepLabelEvents(data: ForgeData): void {
+  for (const repo of data.repos) {
+    for (const issue of repo.issues ?? []) {
+      if (issue.events) continue;
+      issue.events = issue.labels.map((label) => ({ id: nextId(data), event: "labeled" as const, actor: issue.user, label, created_at: issue.created_at }));
+    }
+  }
 }
 
 /** Writes the forge's state atomically; the folder is private, since the state holds tokens. */
@@ -206,7 +242,10 @@ export interface NewIssue {
   pull?: ForgePull;
 }
 
-/** Opens an issue (or, with `pull`, a pull request) at `at`; its labels are created on the repository as needed. */
+/**
+ * Opens an issue (or, with `pull`, a pull request) at `at`; its labels are created on the
+ * repository as needed, each a `labeled` event by the issue's opener, as on GitHub.
+ */
 export function addIssue(data: ForgeData, repo: ForgeRepo, issue: NewIssue, at: string): ForgeIssue {
   const labels = (issue.labels ?? []).map((name) => ensureLabel(data, repo, name).name);
   const made: ForgeIssue = {
@@ -217,15 +256,46 @@ export function addIssue(data: ForgeData, repo: ForgeRepo, issue: NewIssue, at: 
     user: issue.user,
     state: "open",
     state_reason: null,
-    labels: [...new Set(labels)],
+    labels: [],
     created_at: at,
     updated_at: at,
     closed_at: null,
     closed_by: null,
     ...(issue.pull ? { pull: issue.pull } : {}),
+    events: [],
   };
+  setLabels(data, made, labels, issue.user, at);
   repo.issues.push(made);
   return made;
+}
+
+/**
+ * Gives an issue exactly `labels` (names as the repository spells them), recording a
+ * `labeled` or `unlabeled` event by `actor` for each one added or taken away; whether anything changed.
+ */
+export function setLabels(data: ForgeData, issue: ForgeIssue, labels: readonly string[], actor: string, at: string): boolean {
+  const next = [...new Set(labels)];
+  const had = (list: readonly string[], name: string) => list.some((l) => l.toLowerCase() === name.toLowerCase());
+  const events = issue.events ??= [];
+  for (const name of issue.labels) if (!had(next, name)) events.push({ id: nextId(data), event: "unlabeled", actor, label: name, created_at: at });
+  for (const name of next) if (!had(issue.labels, name)) events.push({ id: nextId(data), event: "labeled", actor, label: name, created_at: at });
+  const changed = JSON.stringify(next) !== JSON.stringify(issue.labels);
+  issue.labels = next;
+  return changed;
+}
+
+/**
+ * Replaces an issue's body as `editor` did at `at`, keeping its revisions as GitHub does:
+ * the first edit also records the original, by the issue's author at its creation.
+ * Setting the body it already has records nothing.
+ */
+export function editBody(data: ForgeData, issue: ForgeIssue, body: string | null, editor: string, at: string): boolean {
+  if (body === issue.body) return false;
+  const edits = issue.edits ??= [];
+  if (edits.length === 0) edits.push({ id: nextId(data), editor: issue.user, edited_at: issue.created_at, body: issue.body });
+  edits.push({ id: nextId(data), editor, edited_at: at, body });
+  issue.body = body;
+  return true;
 }
 
 /** Closes or reopens an issue, keeping closed_at, closed_by and state_reason as GitHub does. */

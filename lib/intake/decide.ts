@@ -12,8 +12,11 @@ export interface IntakeRules {
   label: string;
 }
 
-/** Why a labelled issue was not taken. */
-export type IgnoreReason = "not opened by owner";
+/**
+ * Why a labelled issue was not taken: opened by someone else (decided here), or labelled by
+ * someone else (asked of GitHub by intake, once decide says `take`).
+ */
+export type IgnoreReason = "not opened by owner" | "labelled by someone else";
 
 /** What to do with one issue. */
 export type IntakeDecision =

@@ -1,8 +1,10 @@
 /**
  * Intake: one pass over the configured repositories that turns labelled issues into work
  * items and keeps the items in step with their issues. An issue opened by the author with
- * the label becomes an item (`discovered`, then `ready` at once when its repository is
- * onboarded, with a comment naming the item); a closed issue makes its live item `done`
+ * the label, the label added by the author too (asked of GitHub for that issue alone), becomes an
+ * item (`discovered`, then `ready` at once when its repository is onboarded, with a comment
+ * naming the item); one whose body someone else edited is held for the owner
+ * (lib/intake/issue-trust.ts); a closed issue makes its live item `done`
  * (this pass is the only writer of `done`); a label removed before dispatch abandons the
  * item; snapshots of live items are refreshed. Every state change goes through
  * `transition()`, which writes its audit record.
@@ -22,6 +24,7 @@ import type { IssueSnapshot, WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { decide } from "./decide.ts";
 import type { IgnoreReason, IntakeRules } from "./decide.ts";
+import { describeDoubt, isOwner, readTrustFacts, recordTrust } from "./issue-trust.ts";
 
 /** What a pass needs: the store, GitHub to read, the wired effects, and this host's name. */
 export interface PollDeps {
@@ -41,7 +44,8 @@ export type PollEvent =
   | { event: "ready" | "done" | "abandoned"; issue: number; item: number; reason: string }
   | { event: "superseded"; issue: number; item: number; reason: string }
   | { event: "label_removed"; issue: number; item: number; state: string }
-  | { event: "ignored"; issue: number; reason: IgnoreReason }
+  | { event: "ignored"; issue: number; reason: IgnoreReason; by?: string | null }
+  | { event: "held"; issue: number; item: number; reason: string }
   | { event: "comment"; issue: number; item: number; body: string; simulated: boolean; url: string | null; error?: string };
 
 /** What a pass did in one repository. */
@@ -110,9 +114,18 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
       return result;
     }
   }
-  for (const issue of [...changes.issues].sort((a, b) => a.number - b.number)) {
-    const item = applyIssue(deps, repo, issue, result);
-    if (item && result.onboarded) await tellQueued(deps, item, result);
+  try {
+    for (const issue of [...changes.issues].sort((a, b) => a.number - b.number)) {
+      const item = await applyIssue(deps, repo, issue, result);
+      if (item && result.onboarded) await tellQueued(deps, item, result);
+    }
+  } catch (error) {
+    // Who labelled or edited a candidate could not be asked: it is not taken, and nothing is
+    // committed, so the next poll reads it again. Any other error is not GitHub's to report.
+    if (!(error instanceof TrustUnread)) throw error;
+    if (error.cause instanceof RateLimitDeferred) result.deferred_until = error.cause.until;
+    else result.error = error.message;
+    return result;
   }
   // Processed: only now may the next poll skip what this one read.
   changes.commit();
@@ -130,7 +143,7 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
 }
 
 /** Applies the decision for one issue; returns the item when it made a new one (ready when the repository is onboarded). */
-function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, result: RepoPoll): WorkItem | undefined {
+async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, result: RepoPoll): Promise<WorkItem | undefined> {
   const { store, effects } = deps;
   let live = liveItemOf(store, repo, issue.number);
   if (live && live.simulated && !effects.simulated) {
@@ -141,15 +154,34 @@ function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, result: Re
   const decision = decide(issue, live, deps.rules);
   const snapshot = snapshotOf(repo, issue);
   switch (decision.kind) {
-    case "take":
-      // One transaction: the item is never seen discovered in an onboarded repository.
-      return store.transaction(() => {
+    case "take": {
+      // Asked only of a candidate: who added the label, and who edited the body.
+      let facts;
+      const sent = deps.reader.requestsSent();
+      try {
+        facts = await readTrustFacts(deps.reader, repo, issue.number, deps.rules);
+      } catch (error) {
+        throw new TrustUnread(error);
+      } finally {
+        // The pass reports every request it made, these included.
+        result.requests += deps.reader.requestsSent() - sent;
+      }
+      if (!isOwner(facts.labelledBy, deps.rules)) {
+        result.ignored++;
+        result.events.push({ event: "ignored", issue: issue.number, reason: "labelled by someone else", by: facts.labelledBy });
+        return undefined;
+      }
+      // One transaction: the item is never seen discovered in an onboarded repository, nor without its trust.
+      const made = store.transaction(() => {
         const item = createItem(store, snapshot, { simulated: effects.simulated });
         result.new++;
         result.events.push({ event: "new", issue: issue.number, item: item.id, state: item.state });
         if (result.onboarded) markReady(deps, item, "its repository is onboarded", result);
-        return item;
+        return { item, doubt: recordTrust(store, item, facts, deps.rules) };
       });
+      if (made.doubt) result.events.push({ event: "held", issue: issue.number, item: made.item.id, reason: describeDoubt(made.item.id, made.doubt, deps.rules) });
+      return made.item;
+    }
     case "refresh":
       refreshSnapshot(store, live!.id, snapshot);
       return undefined;
@@ -185,6 +217,14 @@ function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, result: Re
       return undefined;
     case "none":
       return undefined;
+  }
+}
+
+/** GitHub could not say who labelled or edited a candidate issue: the pass stops before committing what it read. */
+class TrustUnread extends Error {
+  constructor(cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = "TrustUnread";
   }
 }
 

@@ -1,8 +1,10 @@
 /**
  * What `robot-army poll` prints: per issue, what happened (and `would comment ...` below
- * `live`); per repository, one line of counts; ignored issues with their reason, so the
- * owner sees a stranger's label was not taken; and the queue.
+ * `live`); per repository, one line of counts; ignored issues with their reason (and who
+ * labelled them), so the owner sees a stranger's label was not taken; items held for the
+ * owner; and the queue.
  */
+import { printable } from "../printable.ts";
 import type { PollEvent, RepoPoll } from "./poll.ts";
 
 /** Ready items after the pass: real ones, and simulated ones (counted in only with `--include-simulated`). */
@@ -70,6 +72,9 @@ function eventLines(result: RepoPoll): string[] {
       case "comment":
         lines.push(commentLine(at(e.issue), e));
         break;
+      case "held":
+        lines.push(`${at(e.issue)}: work item ${e.item} is held for you: ${e.reason}`);
+        break;
       case "ignored":
         break;
     }
@@ -83,11 +88,15 @@ function commentLine(where: string, e: Extract<PollEvent, { event: "comment" }>)
   return `commented on ${where}: ${e.url ?? e.body}`;
 }
 
-/** `  ignored 1 issue not opened by owner: #4`, one line per reason. */
+/** `  ignored 1 issue not opened by owner: #4`, one line per reason; who labelled it, when that was the reason: `#6 (by mallory)`. */
 function ignoredLines(result: RepoPoll): string[] {
-  const byReason = new Map<string, number[]>();
-  for (const e of result.events) if (e.event === "ignored") byReason.set(e.reason, [...(byReason.get(e.reason) ?? []), e.issue]);
-  return [...byReason].map(([reason, issues]) => `  ignored ${plural(issues.length, "issue")} ${reason}: ${issues.map((n) => `#${n}`).join(", ")}`);
+  const byReason = new Map<string, string[]>();
+  for (const e of result.events) {
+    if (e.event !== "ignored") continue;
+    const by = e.by === undefined ? "" : ` (by ${e.by === null ? "someone GitHub does not name" : printable(e.by)})`;
+    byReason.set(e.reason, [...(byReason.get(e.reason) ?? []), `#${e.issue}${by}`]);
+  }
+  return [...byReason].map(([reason, issues]) => `  ignored ${plural(issues.length, "issue")} ${reason}: ${issues.join(", ")}`);
 }
 
 function queueLine(queue: QueueCount): string {

@@ -4,6 +4,8 @@ import { recordChangedSettings } from "./records.ts";
 import { dispatchQueue, whyNotQueued } from "./queue.ts";
 import { hold, pause, unpause } from "../dispatch/controls.ts";
 import { configWithRepos, makeItem, onboard, withStore } from "../testing/items.ts";
+import { approveBody, recordTrust } from "../intake/issue-trust.ts";
+import { getItem, refreshSnapshot } from "../work-items/queries.ts";
 
 const order = (queue: ReturnType<typeof dispatchQueue>) => queue.queue.map((q) => `${q.position}:${q.item.repo}#${q.item.issue}`);
 
@@ -77,8 +79,8 @@ test("items the owner held, by themselves or through their repository, are apart
       [1, 1, null, "waiting on the design"],
       [3, null, "demo/gadgets", null],
     ]);
-    assert.equal(whyNotQueued(store, config, { id: 2, repo: "demo/widgets" }), undefined);
-    assert.is((whyNotQueued(store, config, { id: 1, repo: "demo/widgets" }) as { held: { item: number } }).held.item, 1);
+    assert.equal(whyNotQueued(store, config, { id: 2, repo: "demo/widgets", body: "" }), undefined);
+    assert.is((whyNotQueued(store, config, { id: 1, repo: "demo/widgets", body: "" }) as { held: { item: number } }).held.item, 1);
   }));
 
 test("an untrusted repository's item is untrusted even when the owner held it too", () =>
@@ -101,6 +103,39 @@ test("the pause is reported with the queue, which keeps its order while paused",
     assert.equal(order(paused), ["1:demo/widgets#1"]);
     unpause(store);
     assert.is(dispatchQueue(store, config).paused, null);
+  }));
+
+test("an item whose body someone else edited is held for the owner until approved as it reads; an edit after the approval holds it again", () =>
+  withStore(async (store) => {
+    const base = await configWithRepos({ "demo/widgets": 0 });
+    const config = { ...base, github: { ...base.github, author: "owner" } };
+    const rules = { author: "owner", label: "robot-army" };
+    onboard(store, "demo/widgets");
+    const item = makeItem(store, { issue: 2 });
+    makeItem(store, { issue: 3 });
+    recordTrust(store, item, { labelledBy: "owner", editedBy: ["mallory"], body: item.body }, rules);
+    const held = dispatchQueue(store, config);
+    assert.equal(order(held), ["1:demo/widgets#3"]);
+    assert.equal(held.held_for_owner.map((h) => [h.item.id, h.reason]), [[1, 'its body was edited by mallory; "robot-army approve 1" after reading it']]);
+    approveBody(store, item, item.body, ["mallory"]);
+    assert.equal(order(dispatchQueue(store, config)), ["1:demo/widgets#2", "2:demo/widgets#3"], "approved as it reads");
+    refreshSnapshot(store, item.id, { ...item, issue: 2, body: "Now also do something else", issue_updated_at: null });
+    assert.equal(dispatchQueue(store, config).held_for_owner.map((h) => h.item.id), [1], "a body other than the approved one is held again");
+    assert.equal(getItem(store, 1)!.state, "ready");
+  }));
+
+test("an item whose label someone else added is held for the owner; a hold or the pause never hides it", () =>
+  withStore(async (store) => {
+    const base = await configWithRepos({ "demo/widgets": 0 });
+    const config = { ...base, github: { ...base.github, author: "owner" } };
+    onboard(store, "demo/widgets");
+    const item = makeItem(store, { issue: 2 });
+    hold(store, { item: item.id });
+    recordTrust(store, item, { labelledBy: "mallory", editedBy: [], body: item.body }, { author: "owner", label: "robot-army" });
+    const queue = dispatchQueue(store, config);
+    assert.equal([queue.held.length, queue.held_for_owner.map((h) => h.reason)], [0, [
+      "its robot-army label was added by mallory, not by owner; only a label you add yourself starts work (take it off and put it back)",
+    ]]);
   }));
 
 test.run();

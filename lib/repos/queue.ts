@@ -7,6 +7,10 @@
  * - **untrusted**: the item's repository may not receive work on this machine (not in the
  *   config, not onboarded, or waiting for reapproval). Checked first: a repository that
  *   is not trusted here takes no work whatever the owner's holds say.
+ * - **held for the owner**: the issue's words may not be the owner's: its label was added
+ *   by someone else, or its body edited by someone else and not approved as it reads
+ *   (`robot-army approve`), as GitHub was last seen to say (lib/intake/issue-trust.ts; the
+ *   gate asks again before any start). Like untrusted, no hold or `--force` lifts it.
  * - **held**: the owner held the item, or its repository (`robot-army hold`).
  * - **paused**: the owner's pause stops every dispatch; the queue keeps its order, and
  *   dispatch takes nothing from it until `robot-army unpause`.
@@ -17,6 +21,8 @@ import type { Hold, Pause } from "../dispatch/controls.ts";
 import type { Store } from "../store/open.ts";
 import { listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
+import { describeDoubt, storedDoubt, trustRulesOf } from "../intake/issue-trust.ts";
+import type { IssueDoubt } from "../intake/issue-trust.ts";
 import { getRepoRecord } from "./records.ts";
 
 /** A ready item in the queue, with its place. */
@@ -44,6 +50,14 @@ export interface HeldItem {
   hold: Hold;
 }
 
+/** A ready item whose issue's words may not be the owner's, why, and what lets it go (`reason`). */
+export interface HeldForOwnerItem {
+  item: WorkItem;
+  priority: number;
+  doubt: IssueDoubt;
+  reason: string;
+}
+
 /** What dispatch may take, in order, and what it passes over and why; every list in dispatch order. */
 export interface DispatchQueue {
   /** The owner's pause, when set: dispatch then takes nothing, the queue included. */
@@ -51,10 +65,11 @@ export interface DispatchQueue {
   queue: QueuedItem[];
   held: HeldItem[];
   untrusted: UntrustedItem[];
+  held_for_owner: HeldForOwnerItem[];
 }
 
-/** What keeps one ready item out of the queue: its repository's trust, else the owner's hold. */
-export type OutOfQueue = { untrusted: UntrustedReason } | { held: Hold };
+/** What keeps one ready item out of the queue: its repository's trust, else its issue's, else the owner's hold. */
+export type OutOfQueue = { untrusted: UntrustedReason } | { doubt: IssueDoubt } | { held: Hold };
 
 /**
  * Ready items in dispatch order, split into the queue, the held and the untrusted, with the
@@ -69,12 +84,13 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
     .map((item) => ({ item, priority: priority(item.repo) }))
     // [dispatch] order: "priority" puts higher repository priority first; "oldest" is by age alone.
     .sort((a, b) => (config.dispatch.order === "priority" ? b.priority - a.priority : 0) || compare(a.item.created_at, b.item.created_at) || a.item.id - b.item.id);
-  const result: DispatchQueue = { paused: pauseState(store) ?? null, queue: [], held: [], untrusted: [] };
+  const result: DispatchQueue = { paused: pauseState(store) ?? null, queue: [], held: [], untrusted: [], held_for_owner: [] };
   const trust = new Map<string, UntrustedReason | null>();
   for (const entry of ready) {
     const out = whyNotQueued(store, config, entry.item, trust);
     if (!out) result.queue.push({ ...entry, position: result.queue.length + 1 });
     else if ("untrusted" in out) result.untrusted.push({ ...entry, reason: out.untrusted });
+    else if ("doubt" in out) result.held_for_owner.push({ ...entry, doubt: out.doubt, reason: describeDoubt(entry.item.id, out.doubt, trustRules(config)!) });
     else result.held.push({ ...entry, hold: out.held });
   }
   return result;
@@ -87,12 +103,15 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
 export function whyNotQueued(
   store: Store,
   config: Config,
-  item: Pick<WorkItem, "id" | "repo">,
+  item: Pick<WorkItem, "id" | "repo" | "body">,
   trust: Map<string, UntrustedReason | null> = new Map(),
 ): OutOfQueue | undefined {
   if (!trust.has(item.repo)) trust.set(item.repo, untrustedReason(store, config, item.repo));
   const untrusted = trust.get(item.repo);
   if (untrusted) return { untrusted };
+  const rules = trustRules(config);
+  const doubt = rules && storedDoubt(store, item, rules);
+  if (doubt) return { doubt };
   const hold = findHold(store, item.id, item.repo);
   return hold ? { held: hold } : undefined;
 }
@@ -113,6 +132,11 @@ function untrustedReason(store: Store, config: Config, repo: string): UntrustedR
   const state = getRepoRecord(store, repo)?.state;
   if (state === undefined) return "not onboarded";
   return state === "needs_reapproval" ? "needs reapproval" : null;
+}
+
+/** Whose label and words are trusted, or undefined when `github.author` is unset (the gate then refuses every start). */
+function trustRules(config: Config): { author: string; label: string } | undefined {
+  return trustRulesOf(config.github);
 }
 
 function compare(a: string, b: string): number {

@@ -167,6 +167,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_intents ON audit (id) WHERE phase = 'intent';
     `,
   },
+  {
+    name: "who labelled each item's issue and edited its body, and the owner's approval of a body",
+    sql: `
+      -- What GitHub said when last asked (intake, the gate, reset, approve): who last added the
+      -- label, who other than the author edited the body, and the hash of the body then; and
+      -- the hash of the body the owner approved, which lets an item edited by others start.
+      CREATE TABLE issue_trust (
+        item             INTEGER PRIMARY KEY REFERENCES work_items (id),
+        labelled_by      TEXT,
+        edited_by        TEXT NOT NULL DEFAULT '[]' CHECK (json_valid(edited_by)),
+        body_sha256      TEXT NOT NULL,
+        checked_at       TEXT NOT NULL,
+        approved_sha256  TEXT,
+        approved_at      TEXT
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -13,9 +13,37 @@ import { PreconditionError } from "../../errors.ts";
 import { listRecords } from "../../sessions/records.ts";
 import { sessionsOf } from "../../work-items/sessions.ts";
 import { comments, stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
+import { findRepo, loadForgeData, saveForgeData } from "../../forge/state.ts";
+import { dispatchQueue } from "../../repos/queue.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());
+
+test("reset asks again who edited the body: an item a collaborator's edit reached goes back held for the owner, never into the queue", () =>
+  withWorld(template, async ({ t, store, deps, config }) => {
+    const session = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    const data = loadForgeData(t.dir);
+    findRepo(data, "demo", "widgets")!.collaborators.push("stranger");
+    saveForgeData(t.dir, data);
+    await t.stranger.rest.issues.update({ owner: "demo", repo: "widgets", issue_number: 1, body: "Rewritten by someone else" });
+    const reset = await resetItem(deps, 1);
+    assert.equal([reset.reset, reset.held], [true, 'its body was edited by stranger; "robot-army approve 1" after reading it']);
+    assert.not.ok(existsSync(session.worktree));
+    assert.equal([getItem(store, 1)!.state, getItem(store, 1)!.body], ["ready", "Rewritten by someone else"]);
+    const queue = dispatchQueue(store, config);
+    assert.equal([queue.queue.map((q) => q.item.id), queue.held_for_owner.map((h) => h.item.id)], [[2, 3], [1]]);
+  }));
+
+test("reset refuses, removing nothing, when GitHub cannot say who edited the body", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const session = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    await t.hook("POST", "/_forge/faults", { method: "POST", path: "/graphql", status: 502, times: 10 });
+    await rejects(resetItem(deps, 1), Error, /GitHub answered 502 to POST \/graphql/);
+    assert.ok(existsSync(session.worktree));
+    assert.is(getItem(store, 1)!.state, "active");
+  }));
 
 test("reset refuses under a live session, then over uncommitted work; with force it discards both and the item is ready", () =>
   withWorld(template, async ({ store, deps, config }) => {

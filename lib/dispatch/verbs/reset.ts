@@ -1,7 +1,9 @@
 /**
  * `reset`: discards an item's unfinished worktree and branch and puts it back in the
  * queue. The issue is re-read first (a closed issue refuses: the next poll makes the item
- * done). Removal goes through removeWorktree's guards: a live session (or one that cannot
+ * done), with who last added its label and who edited its body (lib/intake/issue-trust.ts):
+ * an item whose words are not the owner's alone goes back held for the owner, and when
+ * GitHub cannot say, reset refuses before removing anything. Removal goes through removeWorktree's guards: a live session (or one that cannot
  * be checked) refuses; git's refusal over uncommitted work, and a branch with commits
  * origin does not have (asked live), are kept unless forced. Only when both are gone does the item go `ready`.
  * Below effect level `local` worktrees are simulated, so reset refuses before it reads anything.
@@ -18,6 +20,7 @@ import type { DispatchDeps } from "../dispatch.ts";
 import { latestSession } from "../../work-items/sessions.ts";
 import { worktreeRoot } from "../worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
+import { describeDoubt, readTrustFacts, recordTrust, trustRulesOf } from "../../intake/issue-trust.ts";
 
 /** States a reset may start from. */
 export const RESETTABLE: readonly WorkItemState[] = ["interrupted", "failed", "needs_info", "active", "awaiting_review"];
@@ -28,6 +31,8 @@ export interface ResetOutcome {
   item: WorkItem;
   /** Whether the item went back to `ready`. */
   reset: boolean;
+  /** Why the item is held for the owner (its label or body not the owner's alone), or null when it is not. */
+  held: string | null;
 }
 
 /** Re-reads the issue, removes the worktree and branch under the guards, and on success makes the item `ready`. */
@@ -40,13 +45,18 @@ export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "s
   }
   const repo = config.repos[found.repo];
   if (!repo) throw new PreconditionError(`Repository "${found.repo}" of work item ${itemId} is not in the config`);
+  const rules = trustRulesOf(config.github);
+  if (!rules) throw new PreconditionError("github.author is not set, so no issue's words can be told to be yours; set it in the config");
   const issue = await deps.github.getIssue(found.repo, found.issue);
+  const facts = await readTrustFacts(deps.github, found.repo, found.issue, rules);
   refreshSnapshot(store, found.id, {
     repo: found.repo, issue: found.issue, title: issue.title, body: issue.body, author: issue.author, labels: issue.labels,
     issue_state: issue.state, issue_updated_at: issue.updated_at,
   });
   if (issue.state === "closed") throw new PreconditionError(`Issue ${found.repo}#${found.issue} is closed; the next poll makes work item ${itemId} done`);
   const item = getItem(store, itemId)!;
+  const doubt = recordTrust(store, item, facts, rules);
+  const held = doubt ? describeDoubt(item.id, doubt, rules) : null;
   const last = latestSession(store, item.id);
   const path = last?.worktree ?? worktreePath(worktreeRoot(config, deps.stateDir), item.repo, item.issue);
   const branch = last?.branch ?? branchName(item.issue, item.title);
@@ -59,10 +69,10 @@ export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "s
   );
   if (removal.worktree.status === "kept" && live.live !== false) throw new PreconditionError(describeLive(live, item.id));
   const gone = removal.worktree.status !== "kept" && removal.branch.status !== "kept";
-  if (!gone) return { removal, item, reset: false };
+  if (!gone) return { removal, item, reset: false, held };
   const now = store.transaction(() => {
     if (item.state === "active" || item.state === "awaiting_review") transition(store, item.id, "interrupted", { reason: "no session of it runs" });
     return transition(store, item.id, "ready", { reason: "reset by the owner", details: { worktree: removal.worktree.status, branch: removal.branch.status } });
   });
-  return { removal, item: now, reset: true };
+  return { removal, item: now, reset: true, held };
 }

@@ -60,6 +60,8 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-stopped-worker-changed-settings": () => import("./forge-with-stopped-worker-changed-settings.ts"),
   "forge-issue-closed": () => import("./forge-issue-closed.ts"),
   "forge-label-removed": () => import("./forge-label-removed.ts"),
+  "forge-labelled-by-collaborator": () => import("./forge-labelled-by-collaborator.ts"),
+  "forge-with-worker-edited-body": () => import("./forge-with-worker-edited-body.ts"),
   "forge-flaky": () => import("./forge-flaky.ts"),
   "forge-token-readable": () => import("./forge-token-readable.ts"),
   "episode-repo": () => import("./episode-repo.ts"),
