@@ -21,6 +21,9 @@ const CHILD = `
 import { openStore } from ${JSON.stringify(new URL("./store/open.ts", import.meta.url).href)};
 import { appendAudit } from ${JSON.stringify(new URL("./store/audit.ts", import.meta.url).href)};
 const store = await openStore(process.argv.at(-1));
+import { spawnSync } from "node:child_process";
+const inherited = spawnSync("sh", ["-c", "printf %s \"$RA_FAULT\""], { encoding: "utf8" }).stdout;
+if (inherited) console.log("a child inherited RA_FAULT=" + inherited);
 for (const n of [1, 2, 3]) {
   appendAudit(store, { kind: "github.comment", phase: "intent", actionId: "a" + n });
   console.log("wrote " + n);
@@ -47,6 +50,11 @@ test("the process SIGKILLs itself right after the nth record of that kind and ph
   const other = runChild("github.comment:outcome");
   assert.is(other.status, 0, other.stderr);
   assert.is(other.stdout, "wrote 1\nwrote 2\nwrote 3\n");
+});
+
+test("a process the faulted one starts does not inherit the fault", () => {
+  const result = runChild("github.comment:outcome");
+  assert.not.match(result.stdout, "inherited");
 });
 
 test("an unreadable RA_FAULT fails the first record instead of crashing nothing", () => {

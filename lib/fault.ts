@@ -2,7 +2,8 @@
  * The crash suite's fault point: `RA_FAULT=<audit kind>:<intent|outcome|fact>[:<nth>]` makes
  * this process SIGKILL itself right after it writes the nth (default first) audit record of
  * that kind and phase, so a test can cut any effect short exactly at its boundary. Read
- * once, when this module loads; inert unless set. A value that cannot be read is an error
+ * once, when this module loads, and taken out of the environment, so it cuts short only the
+ * process it was given to, never a holder or worker that process starts; inert unless set. A value that cannot be read is an error
  * at the first record, never ignored: a crash test that crashes nothing would pass.
  *
  * @example RA_FAULT=github.comment:intent robot-army run --once   # killed after the comment's intent
@@ -36,6 +37,7 @@ try {
 } catch (error) {
   unreadable = error as Error;
 }
+delete process.env.RA_FAULT;
 let seen = 0;
 
 /** Called right after an audit record is written: SIGKILLs this process when it is the fault point. */
