@@ -6,7 +6,7 @@ import { PreconditionError, UsageError } from "../errors.ts";
 import { withTempDir } from "../testing/fixtures.ts";
 import {
   appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, readSessionEvents, removeSessionFiles,
-  resolveRef, sessionFiles, sessionRoot, writeRecord,
+  resolveRef, scanRecords, sessionFiles, sessionRoot, writeRecord,
 } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 
@@ -146,6 +146,21 @@ test("readRecord: a record that is not JSON is a precondition error naming the f
   const error = thrown(() => readRecord(root, ALPHA));
   assert.instance(error, PreconditionError);
   assert.match((error as Error).message, new RegExp(`${ALPHA}\\.json`));
+}));
+
+test("readRecord: JSON that is no session record (null, {}, a field of the wrong type) cannot be read, and scanRecords lists it apart", () => withTempDir((root) => {
+  // `null` once reached isKept as a record and `{}` reached the sort by startedAt: session ls and gc ended with a TypeError.
+  const texts = ["null", "[]", "{}", JSON.stringify({ ...recordOf(root, { id: ALPHA, name: "alpha" }), tags: null }), JSON.stringify({ ...recordOf(root, { id: ALPHA, name: "alpha" }), startedAt: 5 })];
+  for (const text of texts) {
+    writeFileSync(sessionFiles(root, ALPHA).record, text);
+    const error = thrown(() => readRecord(root, ALPHA));
+    assert.instance(error, PreconditionError, text);
+    assert.match((error as Error).message, `Session record "${sessionFiles(root, ALPHA).record}" cannot be read: it is not a session record`);
+  }
+  writeRecord(root, recordOf(root, { id: BRAVO, name: "bravo" }));
+  const { records, unreadable } = scanRecords(root);
+  assert.equal(records.map((r) => r.name), ["bravo"]);
+  assert.equal(unreadable.map((u) => u.file), [sessionFiles(root, ALPHA).record]);
 }));
 
 test("listRecords: oldest first, other files and temp files ignored, missing root empty", () => withTempDir((root) => {

@@ -90,15 +90,50 @@ export function sessionFiles(root: string, id: string) {
   };
 }
 
-/** Reads one record; undefined when it is gone (reaped or removed). */
+/**
+ * Reads one record; undefined when it is gone (reaped or removed). A file that is not JSON,
+ * or JSON that is not a record (`null`, `{}`, a field of the wrong type), cannot be read:
+ * nothing downstream is handed half a record to guess from.
+ */
 export function readRecord(root: string, id: string): SessionRecord | undefined {
+  const file = sessionFiles(root, id).record;
+  let value: unknown;
   try {
-    return JSON.parse(readFileSync(sessionFiles(root, id).record, "utf8")) as SessionRecord;
+    value = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new PreconditionError(`Session record "${sessionFiles(root, id).record}" cannot be read: ${(error as Error).message}`);
+    throw new PreconditionError(`Session record "${file}" cannot be read: ${(error as Error).message}`);
   }
+  const problem = recordProblem(value);
+  if (problem) throw new PreconditionError(`Session record "${file}" cannot be read: it is not a session record (${problem})`);
+  return value as SessionRecord;
 }
+
+/** The fields every reader of a record relies on, by the type each must have. */
+const RECORD_FIELDS: Record<string, "string" | "number" | "boolean" | "strings" | "map" | "string?" | "number?"> = {
+  id: "string", name: "string", command: "string", args: "strings", cwd: "string", env: "map", tags: "map",
+  permanent: "boolean", ephemeral: "boolean", generation: "number", startedAt: "string",
+  holderPid: "number?", holderStartedAt: "string?", childPid: "number?", childStartedAt: "string?", childPgid: "number?",
+  killRequestedAt: "string?", exitedAt: "string?", exitCode: "number?", exitSignal: "string?", ended: "string?",
+  startError: "string?", lastLines: "strings", log: "string",
+};
+
+/** What makes a parsed value no session record, or undefined when it is one. */
+function recordProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not an object";
+  const record = value as Record<string, unknown>;
+  for (const [field, kind] of Object.entries(RECORD_FIELDS)) {
+    const v = record[field];
+    const ok = kind === "strings" ? Array.isArray(v) && v.every((e) => typeof e === "string")
+      : kind === "map" ? typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((e) => typeof e === "string")
+      : kind.endsWith("?") ? v === null || typeof v === kind.slice(0, -1)
+      : typeof v === kind;
+    if (!ok) return v === undefined ? `"${field}" is missing` : `"${field}" is not ${KIND_TEXT[kind]}`;
+  }
+  return undefined;
+}
+
+const KIND_TEXT = { string: "a string", number: "a number", boolean: "true or false", strings: "a list of strings", map: "a table of strings", "string?": "a string or null", "number?": "a number or null" };
 
 /** Writes a record atomically. */
 export function writeRecord(root: string, record: SessionRecord): void {

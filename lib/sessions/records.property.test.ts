@@ -1,0 +1,92 @@
+/** Properties of the session records reader: a damaged record is named, never half-read; a record written is read back whole. */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import fc from "fast-check";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { PreconditionError } from "../errors.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
+import { holds } from "../testing/property.ts";
+import { readRecord, scanRecords, sessionFiles, writeRecord } from "./records.ts";
+import type { SessionRecord } from "./records.ts";
+
+const timeArb = fc.date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString().replace(/\.\d{3}Z$/, "Z"));
+const textArb = fc.string({ maxLength: 20 });
+const mapArb = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== "__proto__"), textArb, { maxKeys: 4 });
+const pidArb = fc.option(fc.integer({ min: 1, max: 4_194_304 }), { nil: null });
+
+/** A session record as a holder writes one, in any state of its life. */
+export const sessionRecordArb: fc.Arbitrary<SessionRecord> = fc.record({
+  schema: fc.constant(1 as const), id: fc.uuid(), name: fc.string({ minLength: 1, maxLength: 20 }), command: textArb,
+  args: fc.array(textArb, { maxLength: 4 }), cwd: textArb, env: mapArb, tags: mapArb,
+  permanent: fc.boolean(), ephemeral: fc.boolean(), generation: fc.integer({ min: 1, max: 1000 }), startedAt: timeArb,
+  holderPid: pidArb, holderStartedAt: fc.option(timeArb, { nil: null }), childPid: pidArb, childStartedAt: fc.option(timeArb, { nil: null }),
+  childPgid: pidArb, killRequestedAt: fc.option(timeArb, { nil: null }), exitedAt: fc.option(timeArb, { nil: null }),
+  exitCode: fc.option(fc.integer({ min: 0, max: 255 }), { nil: null }), exitSignal: fc.option(fc.constantFrom("SIGKILL", "SIGTERM"), { nil: null }),
+  ended: fc.option(fc.constantFrom("exited", "crashed", "killed", "abandoned", "failed-to-start" as const), { nil: null }),
+  startError: fc.option(textArb, { nil: null }), lastLines: fc.array(textArb, { maxLength: 3 }), log: textArb,
+});
+
+/** What a damaged record file can hold: any JSON, a record with one field changed to anything, or text cut short. */
+const damagedArb = fc.oneof(
+  fc.json({ maxDepth: 3 }),
+  fc.tuple(sessionRecordArb, fc.constantFrom("id", "name", "tags", "args", "startedAt", "generation", "holderPid", "env", "lastLines"), fc.jsonValue({ maxDepth: 2 }))
+    .map(([record, field, value]) => JSON.stringify({ ...record, [field]: value })),
+  fc.tuple(sessionRecordArb, fc.nat()).map(([record, cut]) => { const text = JSON.stringify(record); return text.slice(0, cut % text.length); }),
+  fc.string({ maxLength: 30 }),
+);
+
+const ID = "0badbad0-0000-4000-8000-000000000000";
+
+test("readRecord returns a whole record or throws the PreconditionError that names the file", () => {
+  const root = makeTempDir();
+  try {
+    holds("readRecord reads a record or names the damaged file", [damagedArb], (text) => {
+      writeFileSync(sessionFiles(root, ID).record, text);
+      let record: SessionRecord | undefined;
+      try {
+        record = readRecord(root, ID);
+      } catch (error) {
+        assert.ok(error instanceof PreconditionError && error.message.includes(sessionFiles(root, ID).record), String(error));
+        return;
+      }
+      // What it hands back is something every reader can use without a guard.
+      assert.type(record!.name, "string");
+      assert.type(record!.startedAt, "string");
+      assert.type(record!.tags, "object");
+      assert.ok(record!.tags !== null && Array.isArray(record!.args));
+    });
+  } finally {
+    removeTempDir(root);
+  }
+});
+
+test("scanRecords never throws over damaged records, and lists each file as a record or as unreadable", () => {
+  const root = makeTempDir();
+  try {
+    holds("scanRecords sorts every file into records or unreadable", [fc.array(fc.tuple(fc.uuid(), fc.oneof(damagedArb, sessionRecordArb.map((r) => JSON.stringify(r)))), { maxLength: 4 })], (files) => {
+      // Each run starts from an empty root.
+      removeTempDir(root);
+      mkdirSync(root);
+      const ids = new Set(files.map(([id, text]) => (writeFileSync(sessionFiles(root, id).record, text), id)));
+      const { records, unreadable } = scanRecords(root);
+      assert.is(records.length + unreadable.length, ids.size);
+    }, 150);
+  } finally {
+    removeTempDir(root);
+  }
+});
+
+test("a record written is read back as it was", () => {
+  const root = makeTempDir();
+  try {
+    holds("writeRecord then readRecord gives back the record", [sessionRecordArb], (record) => {
+      writeRecord(root, record);
+      // fast-check's objects have no prototype; the record as plain JSON is what was meant.
+      assert.equal(readRecord(root, record.id), JSON.parse(JSON.stringify(record)));
+    }, 300);
+  } finally {
+    removeTempDir(root);
+  }
+});
+
+test.run();
