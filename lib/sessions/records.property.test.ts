@@ -8,23 +8,7 @@ import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { holds } from "../testing/property.ts";
 import { readRecord, scanRecords, sessionFiles, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
-
-const timeArb = fc.date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString().replace(/\.\d{3}Z$/, "Z"));
-const textArb = fc.string({ maxLength: 20 });
-const mapArb = fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }).filter((k) => k !== "__proto__"), textArb, { maxKeys: 4 });
-const pidArb = fc.option(fc.integer({ min: 1, max: 4_194_304 }), { nil: null });
-
-/** A session record as a holder writes one, in any state of its life. */
-export const sessionRecordArb: fc.Arbitrary<SessionRecord> = fc.record({
-  schema: fc.constant(1 as const), id: fc.uuid(), name: fc.string({ minLength: 1, maxLength: 20 }), command: textArb,
-  args: fc.array(textArb, { maxLength: 4 }), cwd: textArb, env: mapArb, tags: mapArb,
-  permanent: fc.boolean(), ephemeral: fc.boolean(), generation: fc.integer({ min: 1, max: 1000 }), startedAt: timeArb,
-  holderPid: pidArb, holderStartedAt: fc.option(timeArb, { nil: null }), childPid: pidArb, childStartedAt: fc.option(timeArb, { nil: null }),
-  childPgid: pidArb, killRequestedAt: fc.option(timeArb, { nil: null }), exitedAt: fc.option(timeArb, { nil: null }),
-  exitCode: fc.option(fc.integer({ min: 0, max: 255 }), { nil: null }), exitSignal: fc.option(fc.constantFrom("SIGKILL", "SIGTERM"), { nil: null }),
-  ended: fc.option(fc.constantFrom("exited", "crashed", "killed", "abandoned", "failed-to-start" as const), { nil: null }),
-  startError: fc.option(textArb, { nil: null }), lastLines: fc.array(textArb, { maxLength: 3 }), log: textArb,
-});
+import { sessionRecordArb } from "../testing/arbitraries.ts";
 
 /** What a damaged record file can hold: any JSON, a record with one field changed to anything, or text cut short. */
 const damagedArb = fc.oneof(
