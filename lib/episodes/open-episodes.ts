@@ -53,7 +53,8 @@ async function readEntry(journal: Journal, key: string): Promise<OpenEntry> {
   let value: unknown;
   try {
     const { parse } = await import("yaml");
-    value = parse(readFileSync(file, "utf8"));
+    // logLevel "error": yaml would print its warnings, each with lines of the file, on stderr.
+    value = parse(readFileSync(file, "utf8"), { logLevel: "error" });
   } catch (error) {
     return { key, file, problem: `cannot be read: ${(error as Error).message.split("\n")[0]}` };
   }
