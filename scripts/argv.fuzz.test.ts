@@ -6,8 +6,8 @@
  *
  * Cases run in batches, one process per command (`scripts/dev/argv-cases.ts`), each in a
  * throwaway world: its own state dir, HOME, config (GitHub at a loopback port nothing
- * listens on, no repositories, so no case polls or starts a worker) and a fresh git
- * repository as its working directory. `RA_FUZZ_SEED` replays a run; `RA_FUZZ_CASES` sets
+ * listens on, no repositories, so no case polls or starts a worker), a store with a work
+ * item in each state, and a fresh git repository as its working directory. `RA_FUZZ_SEED` replays a run; `RA_FUZZ_CASES` sets
  * the cases per command.
  */
 import { test } from "uvu";
@@ -21,6 +21,9 @@ import { parse } from "../lib/cli.ts";
 import type { CommandDef, OptionDef } from "../lib/cli.ts";
 import { runtimeArgv } from "../lib/runtime.ts";
 import { makeGitRepo, makeTempDir, removeTempDir } from "../lib/testing/fixtures.ts";
+import { makeItem } from "../lib/testing/items.ts";
+import type { ItemSpec } from "../lib/testing/items.ts";
+import { openStore } from "../lib/store/open.ts";
 import type { CaseResult } from "./dev/argv-cases.ts";
 import { COMMANDS } from "./robot-army.ts";
 
@@ -66,7 +69,7 @@ const EDGE_VALUES = [
 ];
 
 /** Numbers as people mistype them: most options and arguments are numbers, ids or durations. */
-const NUMBERISH = ["0", "-1", "1", "12", "1.5", "1e3", "0x10", "+5", "", "9007199254740993", "99999999999999999999", "30s", "-1h"];
+const NUMBERISH = ["0", "-1", "1", "2", "3", "4", "5", "6", "12", "1.5", "1e3", "0x10", "+5", "", "9007199254740993", "99999999999999999999", "30s", "-1h"];
 
 const valueArb: fc.Arbitrary<string> = fc.oneof(
   { arbitrary: fc.constantFrom(...NUMBERISH), weight: 4 },
@@ -168,8 +171,18 @@ function routingCases(families: string[], seed: number): string[][] {
     .filter((argv) => !(argv[0] === "start" || argv[0] === "run"));
 }
 
-/** A throwaway world for one batch: state dir, HOME, config and a git repository to work in. */
-function makeWorld(root: string): { env: Record<string, string>; cwd: string } {
+/**
+ * Work items the world's store starts with, so the verbs that take an id get past "no such
+ * item": one in each state a test path reaches, titles with control characters included.
+ * Their repository is in no config, so nothing can dispatch them, whatever the effect level.
+ */
+const ITEMS: ItemSpec[] = [
+  { issue: 1, state: "ready" }, { issue: 2, state: "dispatching" }, { issue: 3, state: "active" },
+  { issue: 4, state: "failed", title: "Fix \x1b[31mred\x1b[0m\r\n text" }, { issue: 5, state: "abandoned" }, { issue: 6, state: "discovered", simulated: true },
+];
+
+/** A throwaway world for one batch: state dir, HOME, config, a store with work items and a git repository to work in. */
+async function makeWorld(root: string): Promise<{ env: Record<string, string>; cwd: string }> {
   const home = join(root, "home");
   const state = join(root, "state");
   mkdirSync(home, { recursive: true });
@@ -178,6 +191,12 @@ function makeWorld(root: string): { env: Record<string, string>; cwd: string } {
   const config = join(root, "config.toml");
   // Port 9 (discard) on loopback: nothing listens, so no case can reach a real GitHub.
   writeFileSync(config, '[daemon]\neffect_level = "plan"\n\n[github]\napi_base = "http://127.0.0.1:9"\nauthor = "owner"\n');
+  const store = await openStore(state);
+  try {
+    for (const spec of ITEMS) makeItem(store, spec);
+  } finally {
+    store.close();
+  }
   const env: Record<string, string> = {
     ...(process.env as Record<string, string>),
     HOME: home, XDG_CONFIG_HOME: join(home, ".config"), XDG_STATE_HOME: join(home, ".local/state"),
@@ -188,14 +207,14 @@ function makeWorld(root: string): { env: Record<string, string>; cwd: string } {
 }
 
 /** Runs one batch of cases in a child process; resolves with one result per case run. */
-function runBatch(cases: string[][], root: string): Promise<{ results: CaseResult[]; stderr: string; ended: string }> {
-  const { env, cwd } = makeWorld(root);
+async function runBatch(cases: string[][], root: string): Promise<{ results: CaseResult[]; stderr: string; ended: string }> {
+  const { env, cwd } = await makeWorld(root);
   const file = join(root, "cases.json");
   const resultsFile = join(root, "results.jsonl");
   writeFileSync(file, JSON.stringify(cases));
   writeFileSync(resultsFile, "");
   const [program, ...args] = runtimeArgv(CASE_RUNNER);
-  return new Promise((resolve, reject) => {
+  return await new Promise((resolve, reject) => {
     const child = spawn(program, [...args, file, resultsFile], { cwd, env, stdio: "pipe" });
     child.stdin.end(); // no stdin: a question a case asks is left unanswered
     child.stdout.resume(); // a holder a case starts may print here; what counts is in resultsFile
