@@ -6,9 +6,9 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { PreconditionError } from "../errors.ts";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { holds } from "../testing/property.ts";
-import { readRecord, scanRecords, sessionFiles, writeRecord } from "./records.ts";
+import { appendSessionEvent, readRecord, readSessionEvents, scanRecords, sessionFiles, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
-import { sessionRecordArb } from "../testing/arbitraries.ts";
+import { sessionRecordArb, timeArb } from "../testing/arbitraries.ts";
 
 /** What a damaged record file can hold: any JSON, a record with one field changed to anything, or text cut short. */
 const damagedArb = fc.oneof(
@@ -67,6 +67,23 @@ test("a record written is read back as it was", () => {
       writeRecord(root, record);
       // fast-check's objects have no prototype; the record as plain JSON is what was meant.
       assert.equal(readRecord(root, record.id), JSON.parse(JSON.stringify(record)));
+    }, 300);
+  } finally {
+    removeTempDir(root);
+  }
+});
+
+test("a session's events are read as events only, whatever its events file holds, and appended ones come back in order", () => {
+  const root = makeTempDir();
+  try {
+    const lineArb = fc.oneof(fc.json({ maxDepth: 2 }), fc.string({ maxLength: 20 }), fc.record({ at: timeArb, kind: fc.constantFrom("start", "exit", "tag") }).map((e) => JSON.stringify(e)));
+    holds("readSessionEvents returns only events, appended ones in order", [fc.array(lineArb.map((l) => l.replaceAll("\n", " ")), { maxLength: 5 }), fc.array(fc.constantFrom("start", "exit", "kill"), { maxLength: 3 })], (lines, kinds) => {
+      const file = sessionFiles(root, ID).events;
+      writeFileSync(file, lines.map((l) => l + "\n").join(""));
+      const before = readSessionEvents(root, ID);
+      for (const event of before) assert.ok(typeof event === "object" && event !== null && typeof event.kind === "string" && typeof event.at === "string", JSON.stringify(event));
+      for (const kind of kinds) appendSessionEvent(root, ID, kind, { generation: 1 });
+      assert.equal(readSessionEvents(root, ID).slice(before.length).map((e) => e.kind), kinds);
     }, 300);
   } finally {
     removeTempDir(root);

@@ -187,6 +187,14 @@ test("events are appended one per line; lines that cannot be read are left out",
   assert.equal(readSessionEvents(root, BRAVO), []);
 }));
 
+test("events lines that are JSON but no event (null, a list, no kind) are left out too", () => withTempDir((root) => {
+  // A `null` line reached gc's count of fast exits as an event: TypeError reading its kind.
+  appendSessionEvent(root, ALPHA, "start", { generation: 1 });
+  writeFileSync(sessionFiles(root, ALPHA).events, 'null\n[1]\n"exit"\n{"at":"2026-01-15T10:00:00Z"}\n{"kind":"exit","at":5}\n', { flag: "a" });
+  appendSessionEvent(root, ALPHA, "exit", { code: 3 });
+  assert.equal(readSessionEvents(root, ALPHA).map((e) => e.kind), ["start", "exit"]);
+}));
+
 test("removeSessionFiles removes the record, events and log of that session only", () => withTempDir((root) => {
   for (const [id, name] of [[ALPHA, "alpha"], [BRAVO, "bravo"]]) {
     writeRecord(root, recordOf(root, { id, name }));

@@ -174,7 +174,7 @@ export function appendSessionEvent(root: string, id: string, kind: string, data:
   appendLine(sessionFiles(root, id).events, JSON.stringify({ at: isoSeconds(now()), kind, ...data }), { private: true });
 }
 
-/** A session's events, oldest first; lines that cannot be read are left out. */
+/** A session's events, oldest first; lines that cannot be read, or are no event (`null`, no kind), are left out. */
 export function readSessionEvents(root: string, id: string): Array<{ at: string; kind: string; [key: string]: unknown }> {
   let text: string;
   try {
@@ -183,11 +183,15 @@ export function readSessionEvents(root: string, id: string): Array<{ at: string;
     return [];
   }
   return text.split("\n").flatMap((line) => {
+    let event: unknown;
     try {
-      return line.trim() ? [JSON.parse(line)] : [];
+      event = line.trim() ? JSON.parse(line) : undefined;
     } catch {
       return [];
     }
+    const isEvent = typeof event === "object" && event !== null && !Array.isArray(event) &&
+      typeof (event as { kind?: unknown }).kind === "string" && typeof (event as { at?: unknown }).at === "string";
+    return isEvent ? [event as { at: string; kind: string }] : [];
   });
 }
 
