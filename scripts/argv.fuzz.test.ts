@@ -7,8 +7,8 @@
  * Cases run in batches, one process per command (`scripts/dev/argv-cases.ts`), each in a
  * throwaway world: its own state dir, HOME, config (GitHub at a loopback port nothing
  * listens on, no repositories, so no case polls or starts a worker), a store with a work
- * item in each state, and a fresh git repository as its working directory. `RA_FUZZ_SEED` replays a run; `RA_FUZZ_CASES` sets
- * the cases per command.
+ * item in each state, and a fresh git repository as its working directory. `RA_FUZZ_SEED`
+ * replays a run; `RA_FUZZ_CASES` sets the cases per command.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -36,8 +36,8 @@ const FEWER_CASES: Record<string, number> = { "session run": 12 };
 
 /**
  * Commands a case must not leave running for ever; a case whose argv would (it parses, and
- * asks for no help) is left out. `attach` needs no shape: the store has no work items, so
- * there is no session to attach to.
+ * asks for no help) is left out. `attach` needs no shape: no work item in the store has a
+ * session, so there is nothing to attach to.
  */
 const RUNS_FOR_EVER: Record<string, (values: Record<string, unknown>, positionals: string[]) => boolean> = {
   // The rehearsal: a forge and a daemon until Ctrl-C.
@@ -229,7 +229,7 @@ async function runBatch(cases: string[][], root: string): Promise<{ results: Cas
 }
 
 /** What is wrong with how a case ended, or undefined when it ended as a command should. */
-export function problemWith(result: CaseResult): string | undefined {
+function problemWith(result: CaseResult): string | undefined {
   if (result.exit === null) return "did not end within 10s";
   if (result.escaped) return `an error escaped: ${result.escaped.split("\n")[0]}`;
   if (!(result.exit >= 0 && result.exit <= 4)) return `exit code ${result.exit}`;
