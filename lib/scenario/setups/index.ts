@@ -65,6 +65,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),
   "vanished-session": () => import("./vanished-session.ts"),
   "stopped-sessions": () => import("./stopped-sessions.ts"),
+  "damaged-files": () => import("./damaged-files.ts"),
 };
 
 /** Whether a setup of this name is registered. */

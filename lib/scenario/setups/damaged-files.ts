@@ -1,0 +1,26 @@
+/**
+ * Setup `damaged-files`: a repository whose work journal and a session root whose records
+ * hold files no writer made: a record that is a folder, a record whose front matter is a
+ * list, an open episode's file with YAML that yaml warns about (`secret-line` stands for
+ * what such a warning would quote), and a session record holding `null`.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { sessionRoot } from "../../sessions/records.ts";
+import type { SetupContext, SetupResult } from "./index.ts";
+import { setup as episodeRepo } from "./episode-repo.ts";
+
+/** The repository with its damaged journal, and the damaged session record beside it. */
+export async function setup(ctx: SetupContext): Promise<SetupResult> {
+  const made = await episodeRepo(ctx);
+  const records = join(made.cwd, ".ai/repo/sessions");
+  mkdirSync(join(records, "2026-01-14T09-00-00Z--folder.md"), { recursive: true });
+  writeFileSync(join(records, "2026-01-14T10-00-00Z--list.md"), "---\n- 1\n- 2\n---\n");
+  const open = join(made.cwd, ".ai/local/state/sessions-open");
+  mkdirSync(open, { recursive: true });
+  writeFileSync(join(open, "w9.yaml"), "%YAML 9.9\n---\nid: !!js/function secret-line\n");
+  const root = sessionRoot(ctx.env);
+  mkdirSync(root, { recursive: true, mode: 0o700 });
+  writeFileSync(join(root, "0badbad0-0000-4000-8000-000000000000.json"), "null\n", { mode: 0o600 });
+  return made;
+}
