@@ -44,6 +44,7 @@ const yamlishArb = fc.oneof(
   fc.constantFrom("[".repeat(5000), "{a: ".repeat(3000), "a: &a [*a]", "a: &a\n  b: *a\n", "- &x [1]\n- *x\n".repeat(200), "---\n---\n", "%YAML 9.9\n---\n"),
   fc.tuple(episodeArb, fc.constantFrom("id", "key", "client", "status", "started_at", "start_head", "schema"), fc.jsonValue({ maxDepth: 2 }))
     .map(([episode, field, value]) => JSON.stringify({ ...episode, [field]: value })),
+  fc.tuple(episodeArb, fc.constantFrom("k", "w1", "other")).map(([episode, key]) => JSON.stringify({ ...episode, key })),
 );
 
 /** Process warnings emitted while `fn` runs: yaml's warnings quote lines of the file they come from. */
@@ -69,6 +70,7 @@ test("reading an open episode's file never throws and prints nothing: it is a va
       const [entry] = await listOpen(journal);
       assert.ok((entry.episode === undefined) !== (entry.problem === undefined), JSON.stringify(entry));
       if (entry.episode) assert.ok(["busy", "idle"].includes(entry.episode.status) && Number.isInteger(entry.episode.client.pid));
+      if (entry.episode) assert.is(entry.episode.key, entry.key, "an episode is read only under its own key");
     }, 500));
     assert.equal(warnings, [], "warnings printed while reading open episodes");
   } finally {

@@ -60,7 +60,10 @@ async function readEntry(journal: Journal, key: string): Promise<OpenEntry> {
   }
   const problems = (await validatorFor("episode"))(value);
   if (problems.length) return { key, file, problem: problems.map(describeProblem).join("; ") };
-  return { key, file, episode: value as Episode };
+  // Ending or recovering it acts on the file its key names: a file whose key is another's would have that one removed.
+  const episode = value as Episode;
+  if (episode.key !== key) return { key, file, problem: `names key "${episode.key}", not the "${key}" its file is named for` };
+  return { key, file, episode };
 }
 
 async function serialise(episode: Episode): Promise<string> {
