@@ -15,6 +15,7 @@ const damagedArb = fc.oneof(
   fc.json({ maxDepth: 3 }),
   fc.tuple(sessionRecordArb, fc.constantFrom("id", "name", "tags", "args", "startedAt", "generation", "holderPid", "env", "lastLines"), fc.jsonValue({ maxDepth: 2 }))
     .map(([record, field, value]) => JSON.stringify({ ...record, [field]: value })),
+  fc.tuple(sessionRecordArb, fc.constantFrom("0badbad0-0000-4000-8000-000000000000", "0badbad0-0000-4000-8000-000000000001")).map(([record, id]) => JSON.stringify({ ...record, id })),
   fc.tuple(sessionRecordArb, fc.nat()).map(([record, cut]) => { const text = JSON.stringify(record); return text.slice(0, cut % text.length); }),
   fc.string({ maxLength: 30 }),
 );
@@ -33,7 +34,8 @@ test("readRecord returns a whole record or throws the PreconditionError that nam
         assert.ok(error instanceof PreconditionError && error.message.includes(sessionFiles(root, ID).record), String(error));
         return;
       }
-      // What it hands back is something every reader can use without a guard.
+      // What it hands back is something every reader can use without a guard, and the session its file is named for.
+      assert.is(record!.id, ID);
       assert.type(record!.name, "string");
       assert.type(record!.startedAt, "string");
       assert.type(record!.tags, "object");

@@ -163,6 +163,15 @@ test("readRecord: JSON that is no session record (null, {}, a field of the wrong
   assert.equal(unreadable.map((u) => u.file), [sessionFiles(root, ALPHA).record]);
 }));
 
+test("readRecord: a record filed under another session's id cannot be read, so nothing removes that other session's files through it", () => withTempDir((root) => {
+  writeRecord(root, recordOf(root, { id: BRAVO, name: "bravo" }));
+  writeFileSync(sessionFiles(root, ALPHA).record, JSON.stringify(recordOf(root, { id: BRAVO, name: "bravo-copy" })));
+  const error = thrown(() => readRecord(root, ALPHA));
+  assert.instance(error, PreconditionError);
+  assert.is((error as Error).message, `Session record "${sessionFiles(root, ALPHA).record}" cannot be read: it names session "${BRAVO}", not the "${ALPHA}" its file is named for`);
+  assert.equal(scanRecords(root).records.map((r) => r.name), ["bravo"]);
+}));
+
 test("listRecords: oldest first, other files and temp files ignored, missing root empty", () => withTempDir((root) => {
   writeRecord(root, recordOf(root, { id: BRAVO, name: "bravo", startedAt: "2026-01-15T10:00:05Z" }));
   writeRecord(root, recordOf(root, { id: ALPHA, name: "alpha", startedAt: "2026-01-15T10:00:09Z" }));

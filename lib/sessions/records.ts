@@ -92,8 +92,9 @@ export function sessionFiles(root: string, id: string) {
 
 /**
  * Reads one record; undefined when it is gone (reaped or removed). A file that is not JSON,
- * or JSON that is not a record (`null`, `{}`, a field of the wrong type), cannot be read:
- * nothing downstream is handed half a record to guess from.
+ * JSON that is not a record (`null`, `{}`, a field of the wrong type), or a record of
+ * another session's id cannot be read: nothing downstream is handed half a record, or
+ * another session's, to act on.
  */
 export function readRecord(root: string, id: string): SessionRecord | undefined {
   const file = sessionFiles(root, id).record;
@@ -106,7 +107,10 @@ export function readRecord(root: string, id: string): SessionRecord | undefined 
   }
   const problem = recordProblem(value);
   if (problem) throw new PreconditionError(`Session record "${file}" cannot be read: it is not a session record (${problem})`);
-  return value as SessionRecord;
+  // What is done to a session is done to the files its id names: a record under another's name would have that one's removed.
+  const record = value as SessionRecord;
+  if (record.id !== id) throw new PreconditionError(`Session record "${file}" cannot be read: it names session "${record.id}", not the "${id}" its file is named for`);
+  return record;
 }
 
 /** The fields every reader of a record relies on, by the type each must have. */

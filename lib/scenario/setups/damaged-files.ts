@@ -3,9 +3,10 @@
  * hold files no writer made: a record that is a folder, a record whose front matter is a
  * list, an open episode's file with YAML that yaml warns about (`secret-line` stands for
  * what such a warning would quote), `w8.yaml` holding open episode `w7` (a copy of
- * `w7.yaml`, started through the real command), and a session record holding `null`.
+ * `w7.yaml`, started through the real command), and in the session root a record holding
+ * `null` and a copy of session `finished`'s record filed under another id.
  */
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sessionRoot } from "../../sessions/records.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
@@ -25,5 +26,8 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const root = sessionRoot(ctx.env);
   mkdirSync(root, { recursive: true, mode: 0o700 });
   writeFileSync(join(root, "0badbad0-0000-4000-8000-000000000000.json"), "null\n", { mode: 0o600 });
+  await mustRun(ctx, ["session", "run", "--name", "finished", "--tag", "keep=true", "--", "true"], { cwd: made.cwd });
+  const finished = readdirSync(root).find((name) => name.endsWith(".json") && !name.startsWith("0badbad0") && !name.startsWith("c0ffee00"))!;
+  copyFileSync(join(root, finished), join(root, "c0ffee00-0000-4000-8000-000000000001.json"));
   return made;
 }
