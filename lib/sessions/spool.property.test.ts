@@ -2,7 +2,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import fc from "fast-check";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseTimestamp } from "../clock.ts";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
@@ -30,14 +30,22 @@ const damagedArb = fc.oneof(
 test("readExitRecord never throws: a file is an exit that passes the schema with a real time, or a problem", async () => {
   const dir = makeTempDir();
   try {
-    await holdsAsync("readExitRecord returns an exit or a problem, never throws", [damagedArb], async (text) => {
-      const path = join(dir, "00000000-0000-4000-8000-000000000000.1.json");
+    // A file under its own record's name, under another session's, or damaged under a fixed one.
+    const fileArb = fc.oneof(
+      exitArb.map((exit) => [JSON.stringify(exit), `${exit.session_id}.${exit.generation}.json`] as const),
+      fc.tuple(exitArb, fc.uuid(), fc.integer({ min: 1, max: 3 })).map(([exit, id, generation]) => [JSON.stringify(exit), `${id}.${generation}.json`] as const),
+      damagedArb.map((text) => [text, "00000000-0000-4000-8000-000000000000.1.json"] as const),
+    );
+    await holdsAsync("readExitRecord returns an exit or a problem, never throws", [fileArb], async ([text, name]) => {
+      const path = join(dir, name);
       writeFileSync(path, text);
       const read = await readExitRecord(path);
+      rmSync(path);
       if (read.exit === undefined) {
         assert.type(read.problem, "string");
         return;
       }
+      assert.is(name, `${read.exit.session_id}.${read.exit.generation}.json`, "an exit is read only from the file its session and generation name");
       assert.ok(parseTimestamp(read.exit.at) !== undefined, read.exit.at);
       assert.ok(read.exit.code === null || Number.isInteger(read.exit.code));
       assert.ok(Number.isInteger(read.exit.generation) && read.exit.generation >= 1);
