@@ -77,6 +77,17 @@ test("a fraction where a whole number belongs says so", async () => {
   assert.is(error.message, 'Cannot read config "/x/config.toml": key "worker.max_sessions" must be a whole number (line 2)');
 });
 
+test("a whole number past 2^53-1 is refused where the schema sets no maximum: it is not the number written", async () => {
+  // TOML refuses such an integer, but a float like 1e16 or 1e300 passed as a whole number; past 2^53 a number is not exact.
+  const big = await configError("[worker]\nmax_sessions = 1e16\n");
+  assert.is(big.message, 'Cannot read config "/x/config.toml": key "worker.max_sessions" must be a whole number from -9007199254740991 to 9007199254740991 (line 2)');
+  const float = await configError('[daemon]\npoll_seconds = 1e300\n');
+  assert.is(float.message, 'Cannot read config "/x/config.toml": key "daemon.poll_seconds" must be a whole number from -9007199254740991 to 9007199254740991 (line 2)');
+  const repo = await configError('[repos."a/b"]\npath = "/src/b"\npriority = -1e17\n');
+  assert.match(repo.message, 'key "repos.\"a/b\".priority" must be a whole number from -9007199254740991 to 9007199254740991 (line 3)');
+  assert.is((await parseConfig("[worker]\nmax_sessions = 9007199254740991\n", PATH, {})).worker.max_sessions, 9007199254740991);
+});
+
 test("an enum lists what is allowed and what it got", async () => {
   const error = await configError("[daemon]\neffect_level = \"yolo\"\n");
   assert.is(error.message, 'Cannot read config "/x/config.toml": key "daemon.effect_level" must be one of "plan", "local", "no-remote" or "live", got "yolo" (line 2)');

@@ -131,6 +131,7 @@ export async function parseConfig(text: string, path: string, env: Env = process
   const lines = keyLines(text);
   refuseCredentials(data, path, lines);
   if (!validate(data)) throw schemaError(validate.errors?.[0], data, path, lines);
+  refuseInexactIntegers(data, configSchema(), [], data, path, lines);
   resolvePaths(data, configSchema(), dirname(path), homeOf(env));
   inheritSessionLimits(data);
   return deepFreeze(data) as unknown as Config;
@@ -322,6 +323,22 @@ function hasUrlCredentials(value: string): boolean {
     return url.username !== "" || url.password !== "";
   } catch {
     return false;
+  }
+}
+
+/**
+ * A whole number the schema takes must be exact: TOML allows 64 bits, but past 2^53-1 a
+ * number is not the one written (`9007199254740993` reads as ...992), and `1e300` passes as
+ * "integer" where no maximum is set. Runs after the schema, so the value is of its key's type.
+ */
+function refuseInexactIntegers(value: unknown, node: SchemaNode | undefined, segments: string[], data: unknown, path: string, lines: Map<string, number>): void {
+  if (node?.type === "integer" && typeof value === "number" && !Number.isSafeInteger(value)) {
+    const key = displayKey(segments, data);
+    throw new ConfigError(path, `key "${key}" must be a whole number from -${Number.MAX_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER}`, { key, line: lineOf(segments, lines) });
+  }
+  if (Array.isArray(value)) value.forEach((entry, index) => refuseInexactIntegers(entry, node?.items, [...segments, String(index)], data, path, lines));
+  else if (isTable(value)) {
+    for (const [name, entry] of Object.entries(value)) refuseInexactIntegers(entry, childSchema(node, name), [...segments, name], data, path, lines);
   }
 }
 

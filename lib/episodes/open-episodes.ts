@@ -58,14 +58,18 @@ async function readEntry(journal: Journal, key: string): Promise<OpenEntry> {
   try {
     const text = readJournalFile(journal, file);
     const { parse } = await import("yaml");
-    value = parse(text);
+    // logLevel "error": yaml would print its warnings, each with lines of the file, on stderr.
+    value = parse(text, { logLevel: "error" });
   } catch (error) {
     if (error instanceof JournalLinkError) return { key, file, problem: "is a symbolic link, never followed out of the journal: remove it" };
     return { key, file, problem: `cannot be read: ${(error as Error).message.split("\n")[0]}` };
   }
   const problems = (await validatorFor("episode"))(value);
   if (problems.length) return { key, file, problem: problems.map(describeProblem).join("; ") };
-  return { key, file, episode: value as Episode };
+  // Ending or recovering it acts on the file its key names: a file whose key is another's would have that one removed.
+  const episode = value as Episode;
+  if (episode.key !== key) return { key, file, problem: `names key "${episode.key}", not the "${key}" its file is named for` };
+  return { key, file, episode };
 }
 
 async function serialise(episode: Episode): Promise<string> {

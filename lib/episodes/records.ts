@@ -59,12 +59,28 @@ export async function latestRecords(journal: Journal, limit: number): Promise<Re
   return names.map((name) => {
     const file = join(journal.recordsDir, name);
     try {
+      // Read inside the try: a record that is a folder or unreadable is one problem among the records, not the end of the listing.
       const match = /^---\n([\s\S]*?)\n---\n/.exec(readJournalFile(journal, file));
       if (!match) throw new Error("no front matter");
-      return { file, record: parse(match[1]) as EpisodeRecord };
+      const record: unknown = parse(match[1], { logLevel: "error" }); // no warning printed with lines of the file
+      const problem = frontMatterProblem(record);
+      if (problem) throw new Error(`its front matter is not a record: ${problem}`);
+      return { file, record: record as EpisodeRecord };
     } catch (error) {
       if (error instanceof JournalLinkError) return { file, problem: "is a symbolic link, never followed out of the journal: remove it" };
       return { file, problem: (error as Error).message.split("\n")[0] };
     }
   });
+}
+
+/** What makes parsed front matter no record (a list, a number, a field of the wrong type), or undefined when it is one. */
+function frontMatterProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a table";
+  const record = value as Record<string, unknown>;
+  for (const field of ["id", "key", "started_at", "ended_at", "outcome", "written_by"]) {
+    if (typeof record[field] !== "string") return `"${field}" is not a string`;
+  }
+  if (record.commits !== null && !Array.isArray(record.commits)) return `"commits" is not a list or null`;
+  if (record.changed_files !== null && !Array.isArray(record.changed_files)) return `"changed_files" is not a list or null`;
+  return undefined;
 }

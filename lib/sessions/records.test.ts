@@ -6,7 +6,7 @@ import { PreconditionError, UsageError } from "../errors.ts";
 import { withTempDir } from "../testing/fixtures.ts";
 import {
   appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, readSessionEvents, removeSessionFiles,
-  resolveRef, sessionFiles, sessionRoot, writeRecord,
+  resolveRef, scanRecords, sessionFiles, sessionRoot, writeRecord,
 } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 
@@ -148,6 +148,30 @@ test("readRecord: a record that is not JSON is a precondition error naming the f
   assert.match((error as Error).message, new RegExp(`${ALPHA}\\.json`));
 }));
 
+test("readRecord: JSON that is no session record (null, {}, a field of the wrong type) cannot be read, and scanRecords lists it apart", () => withTempDir((root) => {
+  // `null` once reached isKept as a record and `{}` reached the sort by startedAt: session ls and gc ended with a TypeError.
+  const texts = ["null", "[]", "{}", JSON.stringify({ ...recordOf(root, { id: ALPHA, name: "alpha" }), tags: null }), JSON.stringify({ ...recordOf(root, { id: ALPHA, name: "alpha" }), startedAt: 5 })];
+  for (const text of texts) {
+    writeFileSync(sessionFiles(root, ALPHA).record, text);
+    const error = thrown(() => readRecord(root, ALPHA));
+    assert.instance(error, PreconditionError, text);
+    assert.match((error as Error).message, `Session record "${sessionFiles(root, ALPHA).record}" cannot be read: it is not a session record`);
+  }
+  writeRecord(root, recordOf(root, { id: BRAVO, name: "bravo" }));
+  const { records, unreadable } = scanRecords(root);
+  assert.equal(records.map((r) => r.name), ["bravo"]);
+  assert.equal(unreadable.map((u) => u.file), [sessionFiles(root, ALPHA).record]);
+}));
+
+test("readRecord: a record filed under another session's id cannot be read, so nothing removes that other session's files through it", () => withTempDir((root) => {
+  writeRecord(root, recordOf(root, { id: BRAVO, name: "bravo" }));
+  writeFileSync(sessionFiles(root, ALPHA).record, JSON.stringify(recordOf(root, { id: BRAVO, name: "bravo-copy" })));
+  const error = thrown(() => readRecord(root, ALPHA));
+  assert.instance(error, PreconditionError);
+  assert.is((error as Error).message, `Session record "${sessionFiles(root, ALPHA).record}" cannot be read: it names session "${BRAVO}", not the "${ALPHA}" its file is named for`);
+  assert.equal(scanRecords(root).records.map((r) => r.name), ["bravo"]);
+}));
+
 test("listRecords: oldest first, other files and temp files ignored, missing root empty", () => withTempDir((root) => {
   writeRecord(root, recordOf(root, { id: BRAVO, name: "bravo", startedAt: "2026-01-15T10:00:05Z" }));
   writeRecord(root, recordOf(root, { id: ALPHA, name: "alpha", startedAt: "2026-01-15T10:00:09Z" }));
@@ -170,6 +194,14 @@ test("events are appended one per line; lines that cannot be read are left out",
   assert.is(events[1].code, 3);
   assert.match(events[0].at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
   assert.equal(readSessionEvents(root, BRAVO), []);
+}));
+
+test("events lines that are JSON but no event (null, a list, no kind) are left out too", () => withTempDir((root) => {
+  // A `null` line reached gc's count of fast exits as an event: TypeError reading its kind.
+  appendSessionEvent(root, ALPHA, "start", { generation: 1 });
+  writeFileSync(sessionFiles(root, ALPHA).events, 'null\n[1]\n"exit"\n{"at":"2026-01-15T10:00:00Z"}\n{"kind":"exit","at":5}\n', { flag: "a" });
+  appendSessionEvent(root, ALPHA, "exit", { code: 3 });
+  assert.equal(readSessionEvents(root, ALPHA).map((e) => e.kind), ["start", "exit"]);
 }));
 
 test("removeSessionFiles removes the record, events and log of that session only", () => withTempDir((root) => {

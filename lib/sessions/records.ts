@@ -102,15 +102,54 @@ export function sessionFiles(root: string, id: string) {
   };
 }
 
-/** Reads one record; undefined when it is gone (reaped or removed). */
+/**
+ * Reads one record; undefined when it is gone (reaped or removed). A file that is not JSON,
+ * JSON that is not a record (`null`, `{}`, a field of the wrong type), or a record of
+ * another session's id cannot be read: nothing downstream is handed half a record, or
+ * another session's, to act on.
+ */
 export function readRecord(root: string, id: string): SessionRecord | undefined {
+  const file = sessionFiles(root, id).record;
+  let value: unknown;
   try {
-    return JSON.parse(readFileSync(sessionFiles(root, id).record, "utf8")) as SessionRecord;
+    value = JSON.parse(readFileSync(file, "utf8"));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw new PreconditionError(`Session record "${sessionFiles(root, id).record}" cannot be read: ${(error as Error).message}`);
+    throw new PreconditionError(`Session record "${file}" cannot be read: ${(error as Error).message}`);
   }
+  const problem = recordProblem(value);
+  if (problem) throw new PreconditionError(`Session record "${file}" cannot be read: it is not a session record (${problem})`);
+  // What is done to a session is done to the files its id names: a record under another's name would have that one's removed.
+  const record = value as SessionRecord;
+  if (record.id !== id) throw new PreconditionError(`Session record "${file}" cannot be read: it names session "${record.id}", not the "${id}" its file is named for`);
+  return record;
 }
+
+/** The fields every reader of a record relies on, by the type each must have. */
+const RECORD_FIELDS: Record<string, "string" | "number" | "boolean" | "strings" | "map" | "string?" | "number?"> = {
+  id: "string", name: "string", command: "string", args: "strings", cwd: "string", env: "map", tags: "map",
+  permanent: "boolean", ephemeral: "boolean", generation: "number", startedAt: "string",
+  holderPid: "number?", holderStartedAt: "string?", childPid: "number?", childStartedAt: "string?", childPgid: "number?",
+  killRequestedAt: "string?", exitedAt: "string?", exitCode: "number?", exitSignal: "string?", ended: "string?",
+  startError: "string?", lastLines: "strings", log: "string",
+};
+
+/** What makes a parsed value no session record, or undefined when it is one. */
+function recordProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not an object";
+  const record = value as Record<string, unknown>;
+  for (const [field, kind] of Object.entries(RECORD_FIELDS)) {
+    const v = record[field];
+    const ok = kind === "strings" ? Array.isArray(v) && v.every((e) => typeof e === "string")
+      : kind === "map" ? typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((e) => typeof e === "string")
+      : kind.endsWith("?") ? v === null || typeof v === kind.slice(0, -1)
+      : typeof v === kind;
+    if (!ok) return v === undefined ? `"${field}" is missing` : `"${field}" is not ${KIND_TEXT[kind]}`;
+  }
+  return undefined;
+}
+
+const KIND_TEXT = { string: "a string", number: "a number", boolean: "true or false", strings: "a list of strings", map: "a table of strings", "string?": "a string or null", "number?": "a number or null" };
 
 /** Writes a record atomically. */
 export function writeRecord(root: string, record: SessionRecord): void {
@@ -151,7 +190,7 @@ export function appendSessionEvent(root: string, id: string, kind: string, data:
   appendLine(sessionFiles(root, id).events, JSON.stringify({ at: isoSeconds(now()), kind, ...data }), { private: true });
 }
 
-/** A session's events, oldest first; lines that cannot be read are left out. */
+/** A session's events, oldest first; lines that cannot be read, or are no event (`null`, no kind), are left out. */
 export function readSessionEvents(root: string, id: string): Array<{ at: string; kind: string; [key: string]: unknown }> {
   let text: string;
   try {
@@ -160,11 +199,15 @@ export function readSessionEvents(root: string, id: string): Array<{ at: string;
     return [];
   }
   return text.split("\n").flatMap((line) => {
+    let event: unknown;
     try {
-      return line.trim() ? [JSON.parse(line)] : [];
+      event = line.trim() ? JSON.parse(line) : undefined;
     } catch {
       return [];
     }
+    const isEvent = typeof event === "object" && event !== null && !Array.isArray(event) &&
+      typeof (event as { kind?: unknown }).kind === "string" && typeof (event as { at?: unknown }).at === "string";
+    return isEvent ? [event as { at: string; kind: string }] : [];
   });
 }
 

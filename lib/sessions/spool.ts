@@ -111,7 +111,8 @@ export async function spooledExitOf(dir: string, sessionId: string): Promise<{ p
 
 /**
  * One exit record, read and validated against `schema/exit-record.schema.json`, so nothing
- * malformed (a code that is not a number, a time that is not a time) reaches the store.
+ * malformed (a code that is not a number, a time that is not a time) reaches the store; a
+ * record whose session and generation are not the ones its file is named for is a problem too.
  */
 export async function readExitRecord(path: string): Promise<ReadExit> {
   let text: string;
@@ -131,6 +132,10 @@ export async function readExitRecord(path: string): Promise<ReadExit> {
   if (problems.length > 0) return { problem: `it is not an exit record: ${problems.map(describeProblem).join("; ")}` };
   const exit = value as ExitRecord;
   if (parseTimestamp(exit.at) === undefined) return { problem: `it is not an exit record: /at "${exit.at}" is not a time` };
+  // The drain closes the session the record names: a copy under another session's name would close that one from it.
+  if (basename(path) !== spoolFileName(exit.session_id, exit.generation)) {
+    return { problem: `it is the exit record of session ${exit.session_id} generation ${exit.generation}, not of the one its name tells` };
+  }
   return { exit };
 }
 

@@ -3,7 +3,8 @@
  * make, for scenarios to point `--config` at: `token.toml` (a token written into the
  * config), `token-value.toml` (a GitHub token pasted under an innocent key),
  * `url-credentials.toml` (an api_base with a user and token in it),
- * `unknown-key.toml` (a misspelt key), `bad-type.toml` (a number written as text) and
+ * `unknown-key.toml` (a misspelt key), `bad-type.toml` (a number written as text),
+ * `inexact-number.toml` (a whole number too large to be exact) and
  * `bad-repo.toml` (a repository table without owner/name). `${WORK}` is the folder.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -16,6 +17,7 @@ const FILES: Record<string, string> = {
   "url-credentials.toml": `[github]\napi_base = "http://x:ghp_${"y".repeat(36)}@127.0.0.1:8080"\n`,
   "unknown-key.toml": `[daemon]\ntick_seconds = 30\ntick_second = 30\n`,
   "bad-type.toml": `[daemon]\n\ntick_seconds = "sixty"\n`,
+  "inexact-number.toml": `[worker]\nmax_sessions = 1e16\n`,
   "bad-repo.toml": `[repos.widgets]\npath = "~/src/widgets"\n`,
 };
 

@@ -73,6 +73,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "repo-with-symlinked-ledger": () => import("./repo-with-symlinked-ledger.ts"),
   "forge-with-c1-title": () => import("./forge-with-c1-title.ts"),
   "forge-with-old-secret": () => import("./forge-with-old-secret.ts"),
+  "damaged-files": () => import("./damaged-files.ts"),
 };
 
 /** Whether a setup of this name is registered. */

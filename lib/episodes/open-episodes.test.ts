@@ -1,0 +1,40 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { withTempDir } from "../testing/fixtures.ts";
+import type { Journal } from "./journal.ts";
+import { createOpen, findOpen, listOpen, openFile } from "./open-episodes.ts";
+import type { Episode } from "./open-episodes.ts";
+
+test("an open episode's file yaml warns about is listed with its problem, and no warning quoting its lines is printed", () => withTempDir(async (dir) => {
+  const journal: Journal = { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
+  mkdirSync(journal.openDir);
+  writeFileSync(openFile(journal, "w1"), "%YAML 9.9\n---\nid: !!js/function secret-line\n");
+  const warnings: string[] = [];
+  const listener = (warning: Error) => warnings.push(warning.message);
+  process.on("warning", listener);
+  const entries = await listOpen(journal);
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  process.off("warning", listener);
+  assert.equal(warnings, []);
+  assert.is(entries.length, 1);
+  assert.ok(entries[0].problem && !entries[0].episode, JSON.stringify(entries[0]));
+}));
+
+test("an open episode whose file names another key is a problem, never that other episode", () => withTempDir(async (dir) => {
+  // Read as w2, episode end --key w1 removed w2.yaml, the other episode's file, and left w1.yaml open.
+  const journal: Journal = { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
+  const episode: Episode = {
+    schema: 1, id: "3f2b8c1e-0000-4000-8000-000000000001", key: "w2", host: "box", client: { pid: 2, started_at: null },
+    started_at: "2026-01-15T10:00:00Z", branch: null, start_head: null, status: "busy", status_changed_at: "2026-01-15T10:00:00Z",
+  };
+  mkdirSync(journal.openDir);
+  await createOpen(journal, episode);
+  writeFileSync(openFile(journal, "w1"), readFileSync(openFile(journal, "w2"), "utf8"));
+  const entries = await listOpen(journal);
+  assert.equal(entries.map((e) => [e.key, e.problem ?? "ok"]), [["w1", 'names key "w2", not the "w1" its file is named for'], ["w2", "ok"]]);
+  assert.is((await findOpen(journal, "w1"))?.episode, undefined);
+}));
+
+test.run();
