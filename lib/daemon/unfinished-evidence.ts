@@ -8,6 +8,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { GitHubError } from "../boundaries/github.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import { branchExists, existingWorktree } from "../boundaries/worktrees.ts";
 import type { Config } from "../config.ts";
@@ -42,6 +43,10 @@ export async function commentEvidence(deps: EvidenceDeps, intent: AuditRecord): 
   try {
     comments = await deps.github.listComments(intent.repo, issue);
   } catch (error) {
+    // An issue GitHub says is gone (deleted, or moved elsewhere) will not answer later either: the owner is told.
+    if (error instanceof GitHubError && (error.status === 404 || error.status === 410)) {
+      return { settled: false, check: `GitHub answered ${error.status} for ${intent.repo}#${issue}, so whether its comment was posted cannot be read; look at the issue` };
+    }
     return { settled: "later", why: `the comments of ${intent.repo}#${issue} cannot be read (${(error as Error).message})` };
   }
   const marker = commentMarker(intent.actionId!);
