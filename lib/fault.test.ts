@@ -22,7 +22,7 @@ import { openStore } from ${JSON.stringify(new URL("./store/open.ts", import.met
 import { appendAudit } from ${JSON.stringify(new URL("./store/audit.ts", import.meta.url).href)};
 const store = await openStore(process.argv.at(-1));
 import { spawnSync } from "node:child_process";
-const inherited = spawnSync("sh", ["-c", "printf %s \"$RA_FAULT\""], { encoding: "utf8" }).stdout;
+const inherited = spawnSync("sh", ["-c", 'printf %s "$RA_FAULT"'], { encoding: "utf8" }).stdout;
 if (inherited) console.log("a child inherited RA_FAULT=" + inherited);
 for (const n of [1, 2, 3]) {
   appendAudit(store, { kind: "github.comment", phase: "intent", actionId: "a" + n });

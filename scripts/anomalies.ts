@@ -6,6 +6,7 @@
  * A read never creates anything: with no database yet there is nothing to show.
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
+import { redact } from "../lib/redact.ts";
 import { JSON_OPTION, asJson, asLines, parse, runMain, withHelp, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
@@ -52,16 +53,18 @@ export async function main(argv: string[]): Promise<number> {
 /** Lists the anomalies, or acknowledges one. */
 export function run(opts: AnomaliesOptions, deps: { store: Store | undefined; write: Write }): number {
   const { store } = deps;
+  // Anomalies raised before their detail was redacted may hold a secret: it is caught on the way out too.
+  const out: Write = (text) => deps.write(redact(text));
   if ("ack" in opts) {
     if (!store) throw new PreconditionError(`No anomaly ${opts.ack} is on record; "robot-army anomalies --all" lists them`);
     const before = listAnomalies(store).find((a) => a.id === opts.ack);
     const anomaly = acknowledgeAnomaly(store, opts.ack);
     const already = before?.acknowledged_at != null;
-    deps.write(opts.json ? asJson({ anomaly }) : asLines(`${already ? "already acknowledged" : "acknowledged"}: anomaly ${anomaly.id} (${anomaly.kind}${itemOf(anomaly)})`));
+    out(opts.json ? asJson({ anomaly }) : asLines(`${already ? "already acknowledged" : "acknowledged"}: anomaly ${anomaly.id} (${anomaly.kind}${itemOf(anomaly)})`));
     return 0;
   }
   const anomalies = store ? listAnomalies(store, opts.list.all ? {} : { open: true }) : [];
-  deps.write(opts.json ? asJson({ anomalies }) : asLines(...formatAnomalies(anomalies, opts.list.all)));
+  out(opts.json ? asJson({ anomalies }) : asLines(...formatAnomalies(anomalies, opts.list.all)));
   return 0;
 }
 

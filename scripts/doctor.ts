@@ -189,12 +189,13 @@ function checkStateDir(dir: string): ["ok" | "FAIL", string] {
 /** Open anomalies are a finding: something the owner has not yet looked at. */
 async function checkAnomalies(stateDir: string): Promise<[CheckResult["status"], string]> {
   try {
-    const open = await withExistingStore(stateDir, (store) => (store ? listAnomalies(store, { open: true }) : []));
+    // Doctor reads every page of the store: damage is found here, not by whichever command meets it first.
+    const open = await withExistingStore(stateDir, (store) => (store ? listAnomalies(store, { open: true }) : []), { checkPages: true });
     if (open.length === 0) return ["ok", "none open"];
     const kinds = [...new Set(open.map((a) => a.kind))].join(", ");
     return ["FAIL", `${open.length} open (${kinds}): "robot-army anomalies" says what to check, "robot-army anomalies ack <id>" once you have looked`];
   } catch (error) {
-    return ["skip", `the store cannot be read: ${message(error)}`];
+    return ["FAIL", `the store cannot be read: ${message(error)}`];
   }
 }
 

@@ -89,9 +89,9 @@ test("an effect shows as intent and outcome sharing an action id; simulated ones
     store.close();
     const lines = (await output(options("--include-simulated"), stateDir)).trimEnd().split("\n");
     assert.is(lines.length, 2);
-    const id = /  ([0-9a-f-]{36})$/.exec(lines[0])?.[1];
+    const id = /  ([0-9a-f-]{36})  /.exec(lines[0])?.[1];
     assert.ok(id);
-    assert.match(lines[0], `  intent (simulated)  github.comment  o/r#12 episode=e-1  ${id}`);
+    assert.match(lines[0], `  intent (simulated)  github.comment  o/r#12 episode=e-1  ${id}  writer=pid:${process.pid}`);
     assert.match(lines[1], `  outcome (simulated)  github.comment  o/r#12 episode=e-1  ${id}  ok=true`);
   });
 });

@@ -178,9 +178,15 @@ const BODY_WIDTH = 120;
  */
 function bodySummary(body: Record<string, unknown>, shorten: boolean): string {
   const text = Object.entries(body)
-    .map(([key, value]) => `${key}=${typeof value === "string" && /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value)}`)
+    .map(([key, value]) => `${key}=${key === "writer" ? writerWord(value) : typeof value === "string" && /^[^\s"=]+$/.test(value) ? value : JSON.stringify(value)}`)
     .join(" ");
   return shorten && text.length > BODY_WIDTH ? text.slice(0, BODY_WIDTH - 1) + "…" : text;
+}
+
+/** An intent's writer as a line shows it: its pid (`--json` has its start time too). */
+function writerWord(value: unknown): string {
+  const pid = (value as { pid?: unknown } | null)?.pid;
+  return typeof pid === "number" ? `pid:${pid}` : JSON.stringify(value);
 }
 
 function sinceTime(value: string, at: Date): string {

@@ -118,7 +118,8 @@ export async function run(opts: RunOptions, deps: RunDeps): Promise<number> {
     } finally {
       lock.release();
     }
-  });
+    // At start the daemon reads every page: a damaged store is refused before a tick writes to it.
+  }, { checkPages: true });
 }
 
 /** The daemon needs repositories and an author before it can take any work. */

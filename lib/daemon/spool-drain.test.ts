@@ -63,7 +63,7 @@ test('a file with "code": "abc" beside a good one: the good one is processed, th
   assert.equal(audit.map((r) => r.phase), ["intent", "outcome"]);
   assert.equal([audit[0].body.path, audit[0].body.session, audit[0].item, audit[0].sessionId], [badPath, B, bad, B]);
   assert.match(String(audit[0].body.reason), "/code must be integer,null");
-  assert.equal(audit[1].body, { ok: true, moved_to: join(spool, "damaged", `${B}.1.json`) });
+  assert.equal(audit[1].body, { ok: true, moved_to: join(spool, "damaged", `${B}.1.json`), owner_told: true });
   const anomalies = listAnomalies(store, { open: true });
   assert.equal(anomalies.map((a) => [a.kind, a.action_id, a.repo, a.item]), [["spool_damaged", audit[0].actionId, "demo/widgets", bad]], "the owner is told, once per file set aside");
   assert.match(anomalies[0].detail, `exit spool file ${badPath} was damaged (it is not an exit record: /code must be integer,null) and set aside as ${join(spool, "damaged", `${B}.1.json`)}`);

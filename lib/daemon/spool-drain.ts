@@ -72,13 +72,27 @@ async function setAside(store: Store, spooled: SpooledExit, reported: Set<string
   const row = id ? sessionById(store, id) : undefined;
   if (id) result.damagedSessions.push(id);
   const about = row ? { item: row.item, sessionId: row.id } : {};
+  const item = row ? getItem(store, row.item) : undefined;
   let movedTo: string;
-  let actionId = "";
   try {
-    movedTo = await auditEffect(store, { kind: "spool.damaged", ...about, body: { path, reason, session: id ?? null } }, (action) => {
-      actionId = action;
-      return setAsideDamaged(path);
-    }, (to) => ({ moved_to: to }));
+    const moved = await auditEffect(store, { kind: "spool.damaged", ...about, body: { path, reason, session: id ?? null } }, (actionId) => {
+      const to = setAsideDamaged(path);
+      // Raised before the outcome, once the file is moved: a crash between the two leaves an intent the
+      // sweep settles from the file's paths, never a file set aside that the owner is not told of.
+      // The owner sees it in `status` and `robot-army anomalies` until acknowledged; one per file set aside.
+      // A store that fails here must not make the move, which happened, look failed in its outcome.
+      let told = true;
+      try {
+        raiseAnomaly(store, {
+          kind: "spool_damaged", actionId, repo: item?.repo, item: row?.item,
+          detail: `exit spool file ${path} was damaged (${reason}) and set aside as ${to}; ${consequence(store, id, row)}`,
+        });
+      } catch {
+        told = false;
+      }
+      return { to, told };
+    }, (done) => ({ moved_to: done.to, owner_told: done.told }));
+    movedTo = moved.to;
   } catch (error) {
     result.kept++;
     if (!reported.has(file)) {
@@ -89,12 +103,6 @@ async function setAside(store: Store, spooled: SpooledExit, reported: Set<string
     return;
   }
   result.damaged++;
-  // The owner sees it in `status` and `robot-army anomalies` until acknowledged; one per file set aside.
-  const item = row ? getItem(store, row.item) : undefined;
-  raiseAnomaly(store, {
-    kind: "spool_damaged", actionId, repo: item?.repo, item: row?.item,
-    detail: `exit spool file ${path} was damaged (${reason}) and set aside as ${movedTo}; ${consequence(store, id, row)}`,
-  });
   result.events.push({
     event: "spool_damaged", line: `exit spool: set aside damaged file ${path} (moved to ${movedTo}): ${reason}; ${consequence(store, id, row)}`,
     file: path, moved_to: movedTo, reason, session: id ?? null, item: row?.item ?? null,

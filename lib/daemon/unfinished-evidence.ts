@@ -6,15 +6,16 @@
  * place: never that it ran when it did not), not settled and the owner must look (what to
  * check), or not readable now (try again next pass). Nothing here retries the effect.
  */
-import { existsSync, readdirSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { GitHubError } from "../boundaries/github.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import { branchExists, existingWorktree } from "../boundaries/worktrees.ts";
 import type { Config } from "../config.ts";
 import { commentMarker } from "../effects.ts";
 import { listRecords, readRecord } from "../sessions/records.ts";
 import type { SessionRecord } from "../sessions/records.ts";
-import { DAMAGED_DIR } from "../sessions/spool.ts";
+import { DAMAGED_DIR, setAsideCopies } from "../sessions/spool.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { AuditRecord } from "../store/audit.ts";
 
@@ -42,6 +43,10 @@ export async function commentEvidence(deps: EvidenceDeps, intent: AuditRecord): 
   try {
     comments = await deps.github.listComments(intent.repo, issue);
   } catch (error) {
+    // An issue GitHub says is gone (deleted, or moved elsewhere) will not answer later either: the owner is told.
+    if (error instanceof GitHubError && (error.status === 404 || error.status === 410)) {
+      return { settled: false, check: `GitHub answered ${error.status} for ${intent.repo}#${issue}, so whether its comment was posted cannot be read; look at the issue` };
+    }
     return { settled: "later", why: `the comments of ${intent.repo}#${issue} cannot be read (${(error as Error).message})` };
   }
   const marker = commentMarker(intent.actionId!);
@@ -114,8 +119,7 @@ export function fileEvidence(intent: AuditRecord): Finding {
   const path = intent.body.path;
   if (typeof path !== "string") return { settled: false, check: "its intent names no file" };
   const dir = join(dirname(path), DAMAGED_DIR);
-  const name = basename(path);
-  const moved = existsSync(dir) ? readdirSync(dir).filter((file) => file === name || file.startsWith(`${name}.`)).map((file) => join(dir, file)) : [];
+  const moved = setAsideCopies(path);
   const there = existsSync(path);
   if (there) return { settled: true, ok: false, found: "not set aside (the next drain sets it aside)", facts: { path } };
   if (moved.length) return { settled: true, ok: true, found: `set aside in ${dir}`, facts: { path, moved_to: moved.at(-1) } };

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { connectGitHub } from "../boundaries/github.ts";
+import { identify } from "../processes.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { listAnomalies } from "../store/anomalies.ts";
 import { appendAudit, intentsWithoutOutcome, queryAudit } from "../store/audit.ts";
@@ -64,6 +65,21 @@ async function forgeComments(d: DaemonTest): Promise<Array<{ id: number; body: s
   return data.map((c) => ({ id: c.id, body: c.body ?? "", html_url: c.html_url }));
 }
 
+/**
+ * Runs `fn` with the clock a little over a minute on: past github.comment's settleAfterSeconds,
+ * before which a comment whose writer is gone is waited for (its POST may still land).
+ */
+async function aMinuteLater<T>(fn: () => Promise<T>): Promise<T> {
+  const before = process.env.RA_NOW;
+  process.env.RA_NOW = new Date(Date.now() + 61_000).toISOString();
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.RA_NOW;
+    else process.env.RA_NOW = before;
+  }
+}
+
 function outcomeOf(store: Store, intent: AuditRecord): AuditRecord | undefined {
   return queryAudit(store, { kind: intent.kind }).find((r) => r.phase === "outcome" && r.actionId === intent.actionId);
 }
@@ -80,13 +96,15 @@ test("a comment posted before a crash cut its outcome short is settled from its 
     assert.equal([intent.kind, intent.item, intent.body.issue], ["github.comment", 1, 1]);
     const [posted] = await forgeComments(d);
     assert.ok(posted.body.endsWith(`<!-- robot-army:action ${intent.actionId} -->`), "the comment carries its action's marker");
-    const sweep = await sweepUnfinished(d.deps);
+    const early = await sweepUnfinished(d.deps);
+    assert.equal([early.settled, early.reported, early.waiting], [0, 0, 1], "within a minute of the intent a POST may still be landing: waited for");
+    const sweep = await aMinuteLater(() => sweepUnfinished(d.deps));
     assert.equal([sweep.settled, sweep.reported, sweep.waiting], [1, 0, 0]);
     assert.equal(outcomeOf(d.store, intent)!.body, { ok: true, settled_from: "issue-comments", found: `posted (comment ${posted.id})`, comment_id: posted.id, url: posted.html_url });
     assert.match(sweep.events[0].line, /^unfinished github\.comment for demo\/widgets#1 \(item 1\): its writer, pid \d+, is gone; settled from the issue's comments: posted \(comment \d+\)$/);
     assert.equal(listAnomalies(d.store), [], "a comment found needs nobody");
     assert.equal(intentsWithoutOutcome(d.store), []);
-    assert.equal((await sweepUnfinished(d.deps)).events, [], "reported once");
+    assert.equal((await aMinuteLater(() => sweepUnfinished(d.deps))).events, [], "reported once");
     assert.is((await forgeComments(d)).length, 1, "nothing was posted again");
   }));
 
@@ -96,7 +114,7 @@ test("a comment cut short before it was posted settles as not posted, and the ow
     const [intent] = intentsWithoutOutcome(d.store);
     assert.equal(await forgeComments(d), [], "the crash came before the POST");
     // The tick runs the sweep before it dispatches; at start-up that is the first thing it reports after reconciling.
-    const result = await runTick(d.deps, initialState());
+    const result = await aMinuteLater(() => runTick(d.deps, initialState()));
     assert.equal(result.unfinished, { settled: 1, reported: 1, waiting: 0 });
     assert.equal(outcomeOf(d.store, intent)!.body, { ok: false, settled_from: "issue-comments", found: "not posted" });
     const [anomaly] = listAnomalies(d.store, { open: true });
@@ -108,7 +126,7 @@ test("a comment cut short before it was posted settles as not posted, and the ow
     assert.ok(lines.indexOf(`anomaly ${anomaly.id}: ${anomaly.detail}; see "robot-army anomalies"`) < lines.findIndex((l) => l.startsWith("dispatched")), "before dispatch");
     const queued = (await forgeComments(d)).filter((c) => c.body.startsWith("robot-army queued this issue as work item 1"));
     assert.equal(queued.length, 1, "the tick's own poll queued it once; the lost comment was never retried blindly");
-    const again = await runTick(d.deps, initialState());
+    const again = await aMinuteLater(() => runTick(d.deps, initialState()));
     assert.equal(again.unfinished, { settled: 0, reported: 0, waiting: 0 });
     assert.is(listAnomalies(d.store).length, 1, "raised once");
   }));
@@ -137,11 +155,39 @@ test("an intent whose writer still runs is waited for up to its kind's timeout; 
     }
   }));
 
+test("a writer that still runs is waited for past its timeout, unless it is this process and no longer runs the effect", () =>
+  withDaemon(template, async (d) => {
+    // A real process that runs for the test: its pid and start time are on record, as auditEffect writes them.
+    const child = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      const running = appendAudit(d.store, { kind: "session.launch", phase: "intent", actionId: globalThis.crypto.randomUUID(), repo: "demo/widgets", item: 1, at: "2026-01-15T10:00:00Z", body: { session: "ra-widgets-1", writer: identify(child.pid!) } });
+      const here = appendAudit(d.store, { kind: "session.launch", phase: "intent", actionId: globalThis.crypto.randomUUID(), repo: "demo/widgets", item: 2, at: "2026-01-15T10:00:00Z", body: { session: "ra-widgets-2", writer: identify(process.pid) } });
+      const sweep = await aMinuteLater(() => sweepUnfinished(d.deps));
+      assert.equal(intentsWithoutOutcome(d.store).map((r) => r.id), [running.id], "its outcome will come from its writer: a second one is never written");
+      assert.is(sweep.waiting, 1);
+      assert.equal(outcomeOf(d.store, here)!.body.found, "not launched (no session record)");
+      assert.match(sweep.events.map((e) => e.line).join("\n"), "this process wrote it and could not record its outcome");
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }));
+
+test("a comment on an issue GitHub says is gone (404) is reported to the owner, never left waiting for ever", () =>
+  withDaemon(template, async (d) => {
+    const intent = leftIntent(d.store, "github.comment", { issue: 999, purpose: "queued" }, { repo: "demo/widgets", item: 1 });
+    const sweep = await aMinuteLater(() => sweepUnfinished(d.deps));
+    assert.equal([sweep.settled, sweep.reported, sweep.waiting], [0, 1, 0]);
+    const [anomaly] = listAnomalies(d.store, { open: true });
+    assert.equal(anomaly.action_id, intent.actionId);
+    assert.match(anomaly.detail, "GitHub answered 404 for demo/widgets#999");
+    assert.equal((await aMinuteLater(() => sweepUnfinished(d.deps))).reported, 0, "reported once, and not read again");
+  }));
+
 test("a simulated comment settles as simulated without reading GitHub", () =>
   withDaemon(template, async (d) => {
     const intent = leftIntent(d.store, "github.comment", { issue: 1, purpose: "queued" }, { repo: "demo/widgets", item: 1, simulated: true });
     const offline = await connectGitHub({ ...d.config, github: { ...d.config.github, api_base: "http://127.0.0.1:9" } }, null, quickOptions([], { maxAttempts: 1 }));
-    const sweep = await sweepUnfinished({ ...d.deps, github: offline });
+    const sweep = await aMinuteLater(() => sweepUnfinished({ ...d.deps, github: offline }));
     assert.is(sweep.settled, 1);
     const outcome = outcomeOf(d.store, intent)!;
     assert.equal([outcome.simulated, outcome.body], [true, { ok: true, settled_from: "simulated", found: "simulated, nothing was written", simulated: true }]);

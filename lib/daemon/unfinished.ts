@@ -14,11 +14,11 @@
  */
 import { now, parseTimestamp } from "../clock.ts";
 import { liveness } from "../processes.ts";
-import { raiseAnomaly } from "../store/anomalies.ts";
-import { appendAudit, intentsWithoutOutcome, writerOf } from "../store/audit.ts";
+import { listAnomalies, raiseAnomaly } from "../store/anomalies.ts";
+import { abandonedHere, appendAudit, intentsWithoutOutcome, writerOf } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import { EFFECT_KINDS, isEffectKind } from "../store/effect-kinds.ts";
-import type { EffectEvidence } from "../store/effect-kinds.ts";
+import type { EffectEvidence, EffectKind } from "../store/effect-kinds.ts";
 import type { Store } from "../store/open.ts";
 import type { DaemonEvent } from "./events.ts";
 import { commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
@@ -46,7 +46,10 @@ const DEFAULT_TIMEOUT_SECONDS = 300;
 /** Settles or reports every intent without an outcome that was cut short. */
 export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
   const result: SweepResult = { settled: 0, reported: 0, waiting: 0, events: [] };
+  // An intent already reported is the owner's now: its evidence is not read again every pass.
+  const reported = new Set(listAnomalies(deps.store).filter((a) => a.kind === "effect_unfinished").map((a) => a.action_id));
   for (const intent of intentsWithoutOutcome(deps.store)) {
+    if (reported.has(intent.actionId)) continue;
     const cut = cutShort(intent);
     if (!cut) {
       result.waiting++;
@@ -59,13 +62,16 @@ export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
       continue;
     }
     if (finding.settled) {
-      settle(deps.store, intent, evidence, finding);
-      result.settled++;
-      result.events.push({
-        event: "effect_settled", line: `unfinished ${intent.kind} ${about(intent)}: ${cut}; settled from ${EVIDENCE_WORDS[evidence]}: ${finding.found}`,
-        kind: intent.kind, action_id: intent.actionId, item: intent.item, ok: finding.ok, found: finding.found,
+      // One transaction: a crash between the outcome and the owner's notice would lose the notice for good.
+      deps.store.transaction(() => {
+        settle(deps.store, intent, evidence, finding);
+        result.settled++;
+        result.events.push({
+          event: "effect_settled", line: `unfinished ${intent.kind} ${about(intent)}: ${cut}; settled from ${EVIDENCE_WORDS[evidence]}: ${finding.found}`,
+          kind: intent.kind, action_id: intent.actionId, item: intent.item, ok: finding.ok, found: finding.found,
+        });
+        if (finding.tellOwner) report(deps.store, intent, finding.tellOwner, result);
       });
-      if (finding.tellOwner) report(deps.store, intent, finding.tellOwner, result);
       continue;
     }
     report(deps.store, intent, `no evidence settles it: ${finding.check}`, result);
@@ -73,14 +79,26 @@ export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
   return result;
 }
 
-/** Why an intent is taken for cut short (its writer gone, or its timeout passed), or null while it is waited for. */
+/**
+ * Why an intent is taken for cut short, or null while it is waited for. A writer that still
+ * runs is waited for however long it takes (its outcome will come; a second one could not
+ * be written), unless it is this very process and no longer runs the effect. A writer
+ * proven gone cuts it short, once its kind's `settleAfterSeconds` have passed; a writer
+ * that cannot be checked, once its kind's timeout has.
+ */
 export function cutShort(intent: AuditRecord, at: Date = now()): string | null {
-  const writer = writerOf(intent);
-  if (writer && liveness(writer) === "exited") return `its writer, pid ${writer.pid}, is gone`;
-  const timeout = isEffectKind(intent.kind) ? EFFECT_KINDS[intent.kind].timeoutSeconds : DEFAULT_TIMEOUT_SECONDS;
+  const kind = isEffectKind(intent.kind) ? EFFECT_KINDS[intent.kind] : undefined;
   const started = parseTimestamp(intent.at);
-  if (started && at.getTime() - started.getTime() >= timeout * 1000) return `no outcome after ${timeout}s`;
-  return null;
+  const age = started ? (at.getTime() - started.getTime()) / 1000 : null;
+  const writer = writerOf(intent);
+  const alive = writer ? liveness(writer) : "unknown";
+  if (alive === "running") return abandonedHere(intent) ? "this process wrote it and could not record its outcome" : null;
+  if (alive === "exited") {
+    const settleAfter = (kind as EffectKind | undefined)?.settleAfterSeconds ?? 0;
+    return age !== null && age >= settleAfter ? `its writer, pid ${writer!.pid}, is gone` : null;
+  }
+  const timeout = kind?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  return age !== null && age >= timeout ? `no outcome after ${timeout}s` : null;
 }
 
 const EVIDENCE_WORDS: Record<EffectEvidence | "simulated", string> = {

@@ -68,6 +68,8 @@ export async function latestRecords(journal: Journal, limit: number): Promise<Re
       return { file, record: record as EpisodeRecord };
     } catch (error) {
       if (error instanceof JournalLinkError) return { file, problem: "is a symbolic link, never followed out of the journal: remove it" };
+      // Node and Deno word this one differently; the owner gets one wording.
+      if ((error as NodeJS.ErrnoException).code === "EISDIR") return { file, problem: "is a folder, not a record: move it out of the journal" };
       return { file, problem: (error as Error).message.split("\n")[0] };
     }
   });

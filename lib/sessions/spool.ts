@@ -180,6 +180,14 @@ export function setAsideDamaged(path: string): string {
   }
 }
 
+/** Where setAsideDamaged has put copies of the spool file at `path`, oldest name first (none when it never set one aside). */
+export function setAsideCopies(path: string): string[] {
+  const dir = join(dirname(path), DAMAGED_DIR);
+  const name = basename(path);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).filter((file) => file === name || file.startsWith(`${name}.`)).sort().map((file) => join(dir, file));
+}
+
 function spoolFileName(id: string, generation: number): string {
   return `${id}.${generation}.json`;
 }

@@ -11,6 +11,7 @@
  */
 import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
+import { redact } from "../redact.ts";
 import { appendAudit } from "./audit.ts";
 import type { Store } from "./open.ts";
 
@@ -54,7 +55,8 @@ export function raiseAnomaly(store: Store, anomaly: NewAnomaly): { anomaly: Anom
       if (known) return { anomaly: { ...(known as unknown as Anomaly) }, raised: false };
     }
     const row = store.statement(`INSERT INTO anomalies (kind, action_id, repo, item, detail, raised_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`)
-      .get(anomaly.kind, anomaly.actionId ?? null, anomaly.repo ?? null, anomaly.item ?? null, anomaly.detail, isoSeconds(now()));
+      // The detail carries outside text (a git error, a file's problem): a secret in it is never stored.
+      .get(anomaly.kind, anomaly.actionId ?? null, anomaly.repo ?? null, anomaly.item ?? null, redact(anomaly.detail), isoSeconds(now()));
     const raised = { ...(row as unknown as Anomaly) };
     appendAudit(store, {
       kind: "anomaly.raised", repo: anomaly.repo, item: anomaly.item,

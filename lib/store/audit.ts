@@ -11,7 +11,7 @@
  */
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { faultAfter } from "../fault.ts";
-import { identify } from "../processes.ts";
+import { identify, sameProcess } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { redactAll } from "../redact.ts";
 import type { EffectKindName } from "./effect-kinds.ts";
@@ -170,15 +170,30 @@ export async function auditEffect<T>(
   // The Web Crypto global: importing node:crypto would cost every reader ~20 ms of start-up.
   const actionId = globalThis.crypto.randomUUID();
   appendAudit(store, { ...about, body: { ...body, writer: thisProcess() }, phase: "intent", actionId });
+  inFlight.add(actionId);
   let result: T;
   try {
     result = await effect(actionId);
   } catch (error) {
     appendAudit(store, { ...about, phase: "outcome", actionId, body: { ok: false, error: errorText(error) } });
     throw error;
+  } finally {
+    inFlight.delete(actionId);
   }
   appendAudit(store, { ...about, phase: "outcome", actionId, body: { ok: true, ...summarizeSafely(summarize, result) } });
   return result;
+}
+
+/** The action ids of the effects this process is running now. */
+const inFlight = new Set<string>();
+
+/**
+ * Whether this process wrote the intent and is no longer running its effect: its outcome
+ * could not be written (the store failed), so no outcome will ever come from here.
+ */
+export function abandonedHere(intent: AuditRecord): boolean {
+  const writer = writerOf(intent);
+  return writer !== undefined && sameProcess(writer, thisProcess()) && !inFlight.has(intent.actionId ?? "");
 }
 
 /** The process that wrote an intent (its `writer`), or undefined when the record names none that can be read. */

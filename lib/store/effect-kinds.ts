@@ -25,13 +25,19 @@ export type EffectEvidence =
 export interface EffectKind {
   /** What the effect does, in a few words, as a report names it. */
   what: string;
-  /** Seconds after its intent past which an intent with no outcome is taken for cut short. */
+  /** Seconds after its intent past which an intent with no outcome is taken for cut short, when its writer cannot be checked. */
   timeoutSeconds: number;
+  /**
+   * Seconds after its intent before its evidence is read even when its writer is proven
+   * gone: a request still on its way when the writer died can land a moment later, and
+   * "not done" must not be concluded before it could have.
+   */
+  settleAfterSeconds?: number;
   evidence: EffectEvidence;
 }
 
 export const EFFECT_KINDS = {
-  "github.comment": { what: "a comment on an issue", timeoutSeconds: 300, evidence: "issue-comments" },
+  "github.comment": { what: "a comment on an issue", timeoutSeconds: 300, settleAfterSeconds: 60, evidence: "issue-comments" },
   "worktree.create": { what: "a worktree made for a work item", timeoutSeconds: 900, evidence: "worktree" },
   "worktree.remove": { what: "a work item's worktree removed", timeoutSeconds: 300, evidence: "worktree" },
   "session.launch": { what: "a worker session started", timeoutSeconds: 120, evidence: "session-record" },

@@ -46,6 +46,13 @@ export interface OpenOptions {
    * (default: `$RA_SESSION_ROOT`, else `<state dir>/sessions`).
    */
   sessionRoot?: string;
+  /**
+   * Reads every page with SQLite's quick check before anything is written, and refuses a
+   * damaged file. It costs about 300 ms on a 50 MB store, so only the daemon (at start) and
+   * `doctor` ask for it; any other command meets damage as a SQLite error on the pages it
+   * reads, which storeError names as the store's.
+   */
+  checkPages?: boolean;
 }
 
 /** The database file of a state dir. */
@@ -65,7 +72,7 @@ export async function openStore(stateDir: string, options: OpenOptions = {}): Pr
   makePrivateDir(stateDir);
   const path = storePath(stateDir);
   checkStoreFile(path, "write");
-  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir));
+  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir), options.checkPages === true);
 }
 
 /**
@@ -77,7 +84,7 @@ export async function openExistingStore(stateDir: string, options: OpenOptions =
   const path = storePath(stateDir);
   if (!entryExists(path)) return undefined;
   checkStoreFile(path, "read");
-  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir));
+  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir), options.checkPages === true);
 }
 
 /**
@@ -86,8 +93,8 @@ export async function openExistingStore(stateDir: string, options: OpenOptions =
  * full) that `fn` meets is rethrown as the store's error, naming the file.
  * @example return await withStore(ensureStateDir(), (store) => run(opts, { store, write: writeStdout }));
  */
-export async function withStore<T>(stateDir: string, fn: (store: Store) => T | Promise<T>): Promise<T> {
-  const store = await openStore(stateDir);
+export async function withStore<T>(stateDir: string, fn: (store: Store) => T | Promise<T>, options: OpenOptions = {}): Promise<T> {
+  const store = await openStore(stateDir, options);
   try {
     return await fn(store);
   } catch (error) {
@@ -98,8 +105,8 @@ export async function withStore<T>(stateDir: string, fn: (store: Store) => T | P
 }
 
 /** Like withStore, with the store only if its database exists (undefined otherwise): for commands that only read. */
-export async function withExistingStore<T>(stateDir: string, fn: (store: Store | undefined) => T | Promise<T>): Promise<T> {
-  const store = await openExistingStore(stateDir);
+export async function withExistingStore<T>(stateDir: string, fn: (store: Store | undefined) => T | Promise<T>, options: OpenOptions = {}): Promise<T> {
+  const store = await openExistingStore(stateDir, options);
   try {
     return await fn(store);
   } catch (error) {
@@ -109,7 +116,7 @@ export async function withExistingStore<T>(stateDir: string, fn: (store: Store |
   }
 }
 
-async function openAt(path: string, sessionRoot: string): Promise<Store> {
+async function openAt(path: string, sessionRoot: string, checkPages: boolean): Promise<Store> {
   const { DatabaseSync } = await loadSqlite();
   const existed = existsSync(path);
   const db = new DatabaseSync(path);
@@ -121,8 +128,8 @@ async function openAt(path: string, sessionRoot: string): Promise<Store> {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     // Before anything writes to it: a file that is there but empty may be a store that lost its contents.
     if (existed && holdsNoSchema(db)) await refuseWhileWorkersRun(path, sessionRoot);
-    // Damaged pages are found now, before anything is written, not by whichever query meets them first.
-    if (existed) refuseDamaged(db, path);
+    // Asked for: damaged pages are found now, before anything is written, not by whichever query meets them first.
+    if (existed && checkPages) refuseDamaged(db, path);
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db, path);

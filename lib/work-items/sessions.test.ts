@@ -63,12 +63,15 @@ test("open rows, all of them or of items in one state; only the newest session's
     assert.is(closeFromExit(store, { id: "b", item }, { ended: "crashed", code: null, signal: "SIGKILL", at: "" }), null, "already closed: nothing happens");
   }));
 
+/** Test support: lib/testing, and the crash suite, which looks at the store from outside as a test does. */
+const TEST_SUPPORT = new Set(["lib/testing", "lib/crash"]);
+
 /** Product code: lib/ and scripts/ without tests and test support. */
 function productFiles(dir: string, out: string[] = []): string[] {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) {
-      if (entry.name !== "testing") productFiles(path, out);
+      if (!TEST_SUPPORT.has(relative(PROJECT_ROOT, path))) productFiles(path, out);
     } else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) out.push(path);
   }
   return out;

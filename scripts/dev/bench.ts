@@ -13,22 +13,27 @@
  * forge (in process, at the plan level), cold (an empty store: every page is read and
  * 1000 items made) and warm (nothing changed since), with the requests and 304 answers
  * the forge counted; the target is one request per repository, all answered 304.
+ *
+ * `store`: a store grown old, 200,000 audit records (about 50 MB) with 100 effects a crash
+ * left without an outcome: how long an open takes as every command opens it (no page
+ * check), as the daemon and doctor open it (every page read), and the unfinished-effect
+ * sweep's query of intents without an outcome, which runs every tick.
  */
 import { spawnSync } from "node:child_process";
-import { realpathSync, writeFileSync } from "node:fs";
+import { realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CommandDef } from "../../lib/cli.ts";
 import { integerOption, parse, runMain } from "../../lib/cli.ts";
 import { UsageError } from "../../lib/errors.ts";
 import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
-import { appendAudit } from "../../lib/store/audit.ts";
+import { appendAudit, intentsWithoutOutcome } from "../../lib/store/audit.ts";
 import { openStore } from "../../lib/store/open.ts";
 
 export const command: CommandDef = {
   name: "bench",
   summary: "Print benchmark figures (start-up cost of the CLI, requests of a poll)",
-  usage: "bench [cli|poll] [--runs N] [--warmups N]",
+  usage: "bench [cli|poll|store] [--runs N] [--warmups N]",
   options: {
     runs: { type: "string", value: "N", description: "Timed runs of each command (default 15)" },
     warmups: { type: "string", value: "N", description: "Untimed runs first (default 2)" },
@@ -39,7 +44,7 @@ export const command: CommandDef = {
 /** The start-up target: `robot-army log` at most this many times `node -e 0`. */
 export const CLI_TARGET_RATIO = 2.5;
 
-const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli, poll: benchPoll };
+const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli, poll: benchPoll, store: benchStore };
 
 interface Runs {
   runs: number;
@@ -185,6 +190,50 @@ async function benchPoll({ runs }: Runs): Promise<void> {
   } finally {
     store.close();
     await forge.close();
+    removeTempDir(dir);
+  }
+}
+
+async function benchStore({ runs }: Runs): Promise<void> {
+  const dir = makeTempDir("robot-army-bench-");
+  try {
+    const stateDir = join(dir, "state");
+    const seeded = await openStore(stateDir);
+    const started = performance.now();
+    seeded.transaction(() => {
+      for (let i = 0; i < 200_000; i++) {
+        const phase = i % 2000 === 0 ? "intent" : "fact";
+        appendAudit(seeded, {
+          kind: phase === "intent" ? "github.comment" : "state.work_item", phase, actionId: phase === "intent" ? `bench-${i}` : undefined,
+          repo: "bench/repo", item: i % 500, body: { from: "ready", to: "dispatching", reason: "a slot is free" },
+        });
+      }
+    });
+    seeded.close();
+    const size = statSync(join(stateDir, "robot-army.db")).size;
+    process.stdout.write(`store: 200000 audit records, ${(size / 1e6).toFixed(1)} MB, written in ${ms(performance.now() - started).trim()}\n`);
+    const timed = async (what: string, fn: () => Promise<void> | void) => {
+      const values: number[] = [];
+      for (let run = 0; run < Math.min(runs, 7); run++) {
+        const t0 = performance.now();
+        await fn();
+        values.push(performance.now() - t0);
+      }
+      process.stdout.write(`store: ${what.padEnd(44)} ${ms(median(values))} (median of ${values.length})\n`);
+    };
+    await timed("open, as every command opens it", async () => (await openStore(stateDir)).close());
+    await timed("open with every page read (daemon, doctor)", async () => (await openStore(stateDir, { checkPages: true })).close());
+    const store = await openStore(stateDir);
+    try {
+      let found = 0;
+      await timed("intents without an outcome (each tick)", () => {
+        found = intentsWithoutOutcome(store).length;
+      });
+      process.stdout.write(`store: the sweep's query found ${found} intents without an outcome\n`);
+    } finally {
+      store.close();
+    }
+  } finally {
     removeTempDir(dir);
   }
 }
