@@ -8,7 +8,7 @@
  * conclusion among them (lib/crash/checks.ts).
  */
 import { CRASH_CASES } from "./cases.ts";
-import type { CrashCase, CrashPhase } from "./cases.ts";
+import type { Conclusion, CrashCase, CrashPhase } from "./cases.ts";
 import { conclusionProblems, crashEvidence, cutEffect, recoveryProblems, settledOrReported, storeSnapshot } from "./checks.ts";
 import type { AnomalyList } from "./checks.ts";
 import { LAB_NOW } from "./lab.ts";
@@ -24,6 +24,8 @@ export interface CrashResult {
   phase: CrashPhase;
   /** Restart passes run before the daemon was quiet. */
   passes: number;
+  /** What recovery concluded of the cut effect, in words (`settled "not posted", reported`), once checked. */
+  concluded?: string;
   ms: number;
   /** Empty when it crashed and recovered. */
   problems: string[];
@@ -86,7 +88,10 @@ async function crashAndRecover(lab: Lab, crash: CrashCase, kind: EffectKindName,
     }
   }
   if (last.code !== 0) result.problems.push(`the last restart pass exited ${last.code ?? last.signal}${tail(last)}`);
-  if (typeof effect !== "string") result.problems.push(...await conclusionProblems(lab, effect, crash.concludes[phase]));
+  if (typeof effect !== "string") {
+    result.problems.push(...await conclusionProblems(lab, effect, crash.concludes[phase]));
+    result.concluded = concludedWords(crash.concludes[phase]);
+  }
   result.problems.push(...await recoveryProblems(lab, evidence, () => listedAnomalies(lab)));
 }
 
@@ -100,6 +105,14 @@ async function listedAnomalies(lab: Lab): Promise<AnomalyList> {
   } catch {
     return `robot-army anomalies --json printed no JSON${tail(run)}`;
   }
+}
+
+/** A conclusion in a few words, for the suite's line. */
+function concludedWords(conclusion: Conclusion): string {
+  if (conclusion.settle === "nothing") return "nothing to settle";
+  if (conclusion.settle === "reported") return "reported";
+  const found = typeof conclusion.found === "string" ? `"${conclusion.found}"` : String(conclusion.found);
+  return `settled ${found}${conclusion.reported ? ", reported" : ""}`;
 }
 
 function hasStackTrace(run: Run): boolean {
