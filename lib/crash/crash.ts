@@ -31,7 +31,7 @@ export interface CrashResult {
   problems: string[];
 }
 
-/** The restarted daemon's clock: two hours on, past every effect's timeout (lib/store/effect-kinds.ts). */
+/** The restarted daemon's clock after its first pass: two hours on, past every effect's timeout (lib/store/effect-kinds.ts). */
 export const RESTART_AT = "2026-01-15T12:00:00Z";
 
 /** Passes (the first at the crash's clock) after which a daemon that still changes something is a problem. */
