@@ -2,8 +2,8 @@
  * One crash at one boundary: a fresh lab brought to the case's world, the crossing command
  * run with `RA_FAULT=<kind>:<phase>` (it must die by SIGKILL, or it never reached its
  * boundary), what the world shows of the cut effect read, then the daemon restarted: once
- * at the crash's own clock, where no effect's timeout has passed and only its writer being
- * gone settles an intent (the cut one must be settled or reported there), then past every
+ * at the crash's own clock (`firstPassAt`), where no effect's timeout has passed and only its
+ * writer being gone settles an intent (the cut one must be settled or reported there), then past every
  * timeout, again until a pass changes nothing; and every recovery check run, the case's
  * conclusion among them (lib/crash/checks.ts).
  */
@@ -14,6 +14,7 @@ import type { AnomalyList } from "./checks.ts";
 import { LAB_NOW } from "./lab.ts";
 import type { Lab, LabTemplate, Run } from "./lab.ts";
 import { CRASH_SETUPS } from "./setups.ts";
+import { EFFECT_KINDS } from "../store/effect-kinds.ts";
 import type { EffectKindName } from "../store/effect-kinds.ts";
 
 export type { CrashPhase };
@@ -67,12 +68,14 @@ async function crashAndRecover(lab: Lab, crash: CrashCase, kind: EffectKindName,
   const evidence = crashEvidence(lab);
   const effect = await cutEffect(lab, kind, phase, cut.pid!);
   if (typeof effect === "string") result.problems.push(effect);
+  const firstAt = firstPassAt(kind, crashedAt);
+  if (typeof firstAt !== "string") return void result.problems.push(firstAt.problem);
   let before = await storeSnapshot(lab);
   let last: Run;
   for (;;) {
     // The first pass keeps the crash's clock: no timeout has passed, so only a writer proven gone settles.
     const first = result.passes === 0;
-    last = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: first ? crashedAt : RESTART_AT } });
+    last = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: first ? firstAt : RESTART_AT } });
     result.passes += 1;
     if (hasStackTrace(last)) result.problems.push(`restart pass ${result.passes} printed a stack trace${tail(last)}`);
     if (first && phase === "intent" && typeof effect !== "string" && !(await settledOrReported(lab, effect))) {
@@ -105,6 +108,18 @@ async function listedAnomalies(lab: Lab): Promise<AnomalyList> {
   } catch {
     return `robot-army anomalies --json printed no JSON${tail(run)}`;
   }
+}
+
+/**
+ * The first restart pass's clock: the crash's own, or as much later as the kind waits after
+ * its writer is gone before reading its evidence (`settleAfterSeconds`: a request still on
+ * its way may land), which must be short of its timeout, so only the writer-gone path settles.
+ */
+function firstPassAt(kind: EffectKindName, crashedAt: string): string | { problem: string } {
+  const effect: { timeoutSeconds: number; settleAfterSeconds?: number } = EFFECT_KINDS[kind];
+  const wait = effect.settleAfterSeconds ?? 0;
+  if (wait >= effect.timeoutSeconds) return { problem: `${kind} waits ${wait}s after its writer is gone, not short of its ${effect.timeoutSeconds}s timeout: its writer-gone path cannot be told from its timeout` };
+  return new Date(new Date(crashedAt).getTime() + wait * 1000).toISOString();
 }
 
 /** A conclusion in a few words, for the suite's line. */
