@@ -2,11 +2,33 @@
  * One crash case per audited effect kind (lib/store/effect-kinds.ts): the world it starts
  * from and the command that crosses its boundary, as an owner or the daemon would run it.
  * The table is keyed by kind and typed to have every kind, and `missingCases` is checked
- * by a test, so no effect can be added without a crash case.
+ * by a test, so no effect can be added without a crash case. Each case states, for a crash
+ * after the intent and after the outcome, what is true in the world and what recovery must
+ * conclude from it (lib/crash/checks.ts holds the restarted daemon to it).
  */
 import { EFFECT_KINDS } from "../store/effect-kinds.ts";
 import type { EffectKindName } from "../store/effect-kinds.ts";
 import type { CrashSetupName } from "./setups.ts";
+import type { WorldFact } from "./world.ts";
+
+/** Where an effect is cut short: right after its intent, or right after its outcome. */
+export type CrashPhase = "intent" | "outcome";
+
+/**
+ * What recovery must conclude of the effect the crash cut, and what is true in the world
+ * right after the crash (lib/crash/world.ts reads it; omitted where the suite cannot see it).
+ */
+export type Conclusion =
+  /** The outcome was written before the crash: nothing is left to settle, nothing reported. */
+  | { settle: "nothing"; world?: WorldFact }
+  /**
+   * Settled from the kind's evidence: an outcome with `settled_from` the kind's evidence,
+   * this `ok` and a `found` matching; `reported` when the owner is also told by an
+   * `effect_unfinished` anomaly (never otherwise).
+   */
+  | { settle: "settled"; ok: boolean; found: string | RegExp; reported?: boolean; world?: WorldFact }
+  /** Nothing readable settles it: no outcome, an `effect_unfinished` anomaly naming its action. */
+  | { settle: "reported"; world?: WorldFact };
 
 /** How to reach one effect's boundary. */
 export interface CrashCase {
@@ -18,28 +40,48 @@ export interface CrashCase {
   stdin?: string;
   /** The clock of the crossing, when it must be later than the setup's (the lab starts at LAB_NOW). */
   at?: string;
+  /** What recovery concludes after a crash at each phase. */
+  concludes: Record<CrashPhase, Conclusion>;
 }
 
 const TICK = ["run", "--once", "--effect-level", "live"];
 const GC = ["session", "gc"];
 
+/** A crash right after an outcome: the effect is done and on record, as the world shows. */
+const done = (world?: WorldFact): Conclusion => ({ settle: "nothing", world });
+/** A crash right after an intent, before the effect: it did not take place, as the world shows. */
+const notDone = (found: string | RegExp, world?: WorldFact, reported?: true): Conclusion => ({ settle: "settled", ok: false, found, world, reported });
+
 /** Every effect kind's crash case. */
 export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
-  "github.comment": { setup: "polled", cross: TICK },
-  "worktree.create": { setup: "polled", cross: TICK },
-  "session.launch": { setup: "polled", cross: TICK },
-  "worktree.remove": { setup: "worker-ended", cross: ["reset", "1", "--effect-level", "live"] },
-  "session.kill": { setup: "working", cross: ["session", "kill", "ra-widgets-1"] },
-  "session.cancel": { setup: "working", cross: ["cancel", "1"], stdin: "1\n" },
-  "session.stop": { setup: "session-orphaned", cross: GC },
-  "session.remove-orphan": { setup: "session-orphaned", cross: GC },
-  "session.remove": { setup: "session-ended", cross: GC },
-  "session.abandon": { setup: "session-cwd-gone", cross: GC },
-  "session.respawn": { setup: "permanent-ended", cross: GC },
-  "session.start": { setup: "permanent-ended", cross: GC },
-  "session.mark-flapping": { setup: "permanent-flapping", cross: GC },
-  "spool.damaged": { setup: "spool-damaged", cross: TICK },
-  "episode.recovered": { setup: "episode-stranded", cross: ["recover", "episodes", "--older-than", "30m"], at: "2026-01-15T11:00:00Z" },
+  "github.comment": {
+    setup: "polled", cross: TICK,
+    // The issue was never told: the owner is, by the anomaly.
+    concludes: { intent: notDone("not posted", "not posted", true), outcome: done("posted") },
+  },
+  "worktree.create": { setup: "polled", cross: TICK, concludes: { intent: notDone("not made", "absent"), outcome: done("present") } },
+  "session.launch": { setup: "polled", cross: TICK, concludes: { intent: notDone(/^not launched/, "no record"), outcome: done("running") } },
+  "worktree.remove": {
+    setup: "worker-ended", cross: ["reset", "1", "--effect-level", "live"],
+    concludes: { intent: notDone("not removed", "present"), outcome: done("absent") },
+  },
+  "session.kill": { setup: "working", cross: ["session", "kill", "ra-widgets-1"], concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
+  "session.cancel": { setup: "working", cross: ["cancel", "1"], stdin: "1\n", concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
+  "session.stop": { setup: "session-orphaned", cross: GC, concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
+  "session.remove-orphan": { setup: "session-orphaned", cross: GC, concludes: { intent: notDone("not removed", "files kept"), outcome: done("files removed") } },
+  "session.remove": { setup: "session-ended", cross: GC, concludes: { intent: notDone("not removed", "files kept"), outcome: done("files removed") } },
+  "session.abandon": { setup: "session-cwd-gone", cross: GC, concludes: { intent: { settle: "reported", world: "not marked" }, outcome: done("marked") } },
+  // Cut after its intent, the respawn wrote no new generation: the ended one is all there is.
+  "session.respawn": { setup: "permanent-ended", cross: GC, concludes: { intent: notDone(/^not (launched|respawned)/, "stopped"), outcome: done("stopped") } },
+  // Cut after its intent, the new generation's record has no holder: nothing was started.
+  "session.start": { setup: "permanent-ended", cross: GC, concludes: { intent: notDone(/^not (launched|started)/, "stopped"), outcome: done("running") } },
+  "session.mark-flapping": { setup: "permanent-flapping", cross: GC, concludes: { intent: { settle: "reported", world: "not marked" }, outcome: done("marked") } },
+  // The crashed drain set nothing aside; the restart's drain does, under an action of its own.
+  "spool.damaged": { setup: "spool-damaged", cross: TICK, concludes: { intent: notDone(/^not set aside/, "at its path"), outcome: done("set aside") } },
+  "episode.recovered": {
+    setup: "episode-stranded", cross: ["recover", "episodes", "--older-than", "30m"], at: "2026-01-15T11:00:00Z",
+    concludes: { intent: { settle: "reported" }, outcome: done() },
+  },
 };
 
 /** Effect kinds with no crash case: empty, or a new effect was added uncovered. */

@@ -5,10 +5,13 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { raiseAnomaly } from "../store/anomalies.ts";
 import { appendAudit } from "../store/audit.ts";
+import { commentMarker } from "../effects.ts";
 import { openStore } from "../store/open.ts";
 import { git } from "../testing/fixtures.ts";
-import { crashEvidence, recoveryProblems } from "./checks.ts";
+import { conclusionProblems, crashEvidence, cutEffect, recoveryProblems, settledOrReported } from "./checks.ts";
+import type { CutEffect } from "./checks.ts";
 import { crashAt } from "./crash.ts";
 import { labTemplate } from "./lab.ts";
 import type { Lab } from "./lab.ts";
@@ -69,6 +72,54 @@ test("an intent with no outcome passes only when an effect_unfinished anomaly na
   assert.match((await recoveryProblems(lab, evidence, "it exited 2")).join(), /the anomalies cannot be read: it exited 2/);
 }));
 
+/** A github.comment intent on issue 1 written by process `pid`, as a crash after its intent leaves it. */
+async function commentCutShort(lab: Lab, pid: number): Promise<void> {
+  await withLabStore(lab, (store) => appendAudit(store, {
+    kind: "github.comment", phase: "intent", actionId: "cut-short", repo: "demo/widgets", item: 1,
+    body: { issue: 1, purpose: "dispatched", writer: { pid, started_at: null, start_id: null } },
+  }));
+}
+
+test("the cut effect is the crashed process's last intent of its kind, with what the forge shows of it", () => inPolledLab(async (lab) => {
+  await commentCutShort(lab, 4242);
+  assert.match(String(await cutEffect(lab, "github.comment", "intent", 4243)), /the crashed process, pid 4243, wrote no github.comment intent/);
+  assert.match(String(await cutEffect(lab, "github.comment", "outcome", 4242)), /cut at github.comment:outcome, yet the crashed process did not write the outcome/);
+  const cut = await cutEffect(lab, "github.comment", "intent", 4242) as CutEffect;
+  assert.equal([cut.intent.actionId, cut.world], ["cut-short", "not posted"]);
+  await lab.api("POST", "/repos/demo/widgets/issues/1/comments", { body: `dispatched\n${commentMarker("cut-short")}` });
+  assert.equal((await cutEffect(lab, "github.comment", "intent", 4242) as CutEffect).world, "posted");
+}));
+
+test("recovery of the cut effect must conclude what its case states: settled_from, found, ok and the anomaly", () => inPolledLab(async (lab) => {
+  await commentCutShort(lab, 4242);
+  const cut = await cutEffect(lab, "github.comment", "intent", 4242) as CutEffect;
+  const notPosted = { settle: "settled", ok: false, found: "not posted", reported: true, world: "not posted" } as const;
+  assert.equal(await settledOrReported(lab, cut), false);
+  assert.equal(await conclusionProblems(lab, cut, notPosted), ["github.comment:intent was not settled: its intent has no outcome"]);
+  assert.equal(await conclusionProblems(lab, { ...cut, world: "posted" }, { ...notPosted, world: "not posted" }).then((p) => p[0]),
+    `right after the crash at github.comment:intent the world shows "posted", not "not posted"`);
+  // A sweep that settles everything as done is caught.
+  await withLabStore(lab, (store) => appendAudit(store, { kind: "github.comment", phase: "outcome", actionId: "cut-short", body: { ok: true, settled_from: "issue-comments", found: "posted" } }));
+  assert.equal(await settledOrReported(lab, cut), true);
+  assert.equal(await conclusionProblems(lab, cut, notPosted), [
+    `github.comment:intent was settled as settled_from "issue-comments", found "posted", ok true, not settled_from "issue-comments", found not posted, ok false`,
+    "github.comment:intent was not reported as effect_unfinished, and must be",
+  ]);
+  assert.equal(await conclusionProblems(lab, cut, { settle: "nothing" }), [`github.comment:intent had its outcome, yet recovery settled it again (settled_from "issue-comments", found "posted", ok true)`]);
+  assert.match((await conclusionProblems(lab, cut, { settle: "reported" })).join("; "), /must be reported, not settled.*was not reported: no effect_unfinished anomaly names action cut-short/);
+}));
+
+test("a cut effect settled as its case states, and reported when it must be, passes", () => inPolledLab(async (lab) => {
+  await commentCutShort(lab, 4242);
+  const cut = await cutEffect(lab, "github.comment", "intent", 4242) as CutEffect;
+  await withLabStore(lab, (store) => {
+    appendAudit(store, { kind: "github.comment", phase: "outcome", actionId: "cut-short", body: { ok: false, settled_from: "issue-comments", found: "not posted" } });
+    raiseAnomaly(store, { kind: "effect_unfinished", actionId: "cut-short", repo: "demo/widgets", item: 1, detail: "cut short" });
+  });
+  assert.equal(await conclusionProblems(lab, cut, { settle: "settled", ok: false, found: /^not posted$/, reported: true, world: "not posted" }), []);
+  assert.equal(await conclusionProblems(lab, cut, { settle: "settled", ok: false, found: "not posted" }), ["github.comment:intent was reported as effect_unfinished, and must not be"]);
+}));
+
 test("a branch tip that neither the branch nor origin's still reaches is a lost commit", () => inPolledLab(async (lab) => {
   git(lab.clone, "switch", "--quiet", "-c", "work");
   git(lab.clone, "commit", "--quiet", "--allow-empty", "-m", "Work");
@@ -83,7 +134,7 @@ test("a branch tip that neither the branch nor origin's still reaches is a lost 
 }));
 
 test("a crossing that never reaches its fault point fails its case", async () => {
-  const result = await crashAt(template, "github.comment", "intent", { setup: "session-ended", cross: ["session", "ls"] });
+  const result = await crashAt(template, "github.comment", "intent", { setup: "session-ended", cross: ["session", "ls"], concludes: { intent: { settle: "nothing" }, outcome: { settle: "nothing" } } });
   assert.equal(result.passes, 0);
   assert.match(result.problems.join(), /robot-army session ls did not reach github.comment:intent: it exited 0/);
 });

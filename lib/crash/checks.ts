@@ -3,14 +3,23 @@
  * stuck (`dispatching`, or `active` with no live worker), no issue with two dispatch
  * comments for one session, no item with two live workers, every intent left without an
  * outcome settled or reported as an `effect_unfinished` anomaly, no commit lost, and the
- * store's `PRAGMA integrity_check` ok. Each check returns the problems it found, in words.
+ * store's `PRAGMA integrity_check` ok; and of the effect the crash cut, that the world was
+ * as its case states and that recovery concluded what its case states (`settled_from`,
+ * `found`, `ok`, the anomaly). Each check returns the problems it found, in words.
  */
 import { git } from "../testing/fixtures.ts";
 import { listRecords } from "../sessions/records.ts";
 import { workerRuns } from "../sessions/state.ts";
+import { queryAudit, writerOf } from "../store/audit.ts";
+import type { AuditRecord } from "../store/audit.ts";
+import { EFFECT_KINDS } from "../store/effect-kinds.ts";
+import type { EffectKindName } from "../store/effect-kinds.ts";
 import { openExistingStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
+import type { Conclusion, CrashPhase } from "./cases.ts";
 import type { Lab } from "./lab.ts";
+import { worldOf } from "./world.ts";
+import type { WorldFact } from "./world.ts";
 
 /** What the crash left, read right after it and before any restart. */
 export interface CrashEvidence {
@@ -26,6 +35,81 @@ export function crashEvidence(lab: Lab): CrashEvidence {
     return { branch, sha };
   });
   return { branches: branches.filter((b) => b.branch !== "main") };
+}
+
+/** The effect a crash cut: the intent the crashed process wrote last of the kind, and what the world shows of it right after. */
+export interface CutEffect {
+  kind: EffectKindName;
+  phase: CrashPhase;
+  intent: AuditRecord;
+  /** Whether the crashed process wrote the outcome too. */
+  outcomeWritten: boolean;
+  world: WorldFact | undefined;
+}
+
+/** Finds the effect the crashed process (`pid`) cut at `kind:phase`, or says why there is none to check. */
+export async function cutEffect(lab: Lab, kind: EffectKindName, phase: CrashPhase, pid: number): Promise<CutEffect | string> {
+  const found = await withStoreOf(lab, (store) => {
+    if (!store) return undefined;
+    const intent = queryAudit(store, { kind }).filter((r) => r.kind === kind && r.phase === "intent" && writerOf(r)?.pid === pid).at(-1);
+    return intent && { intent, outcomeWritten: outcomesOf(store, intent.actionId!).length > 0 };
+  });
+  if (!found) return `the crashed process, pid ${pid}, wrote no ${kind} intent naming it as its writer`;
+  if (found.outcomeWritten !== (phase === "outcome")) return `cut at ${kind}:${phase}, yet the crashed process ${found.outcomeWritten ? "wrote" : "did not write"} the outcome`;
+  return { kind, phase, ...found, world: await worldOf(lab, kind, found.intent) };
+}
+
+/** Whether the first restart pass settled or reported the cut effect (it runs at the crash's clock, so only its writer being gone can). */
+export async function settledOrReported(lab: Lab, cut: CutEffect): Promise<boolean> {
+  return await withStoreOf(lab, (store) => !!store && (outcomesOf(store, cut.intent.actionId!).length > 0 || reportedAnomaly(store, cut.intent.actionId!)));
+}
+
+/** How the world and the recovery of the cut effect differ from what its case states. */
+export async function conclusionProblems(lab: Lab, cut: CutEffect, expected: Conclusion): Promise<string[]> {
+  const at = `${cut.kind}:${cut.phase}`;
+  const problems: string[] = [];
+  if (expected.world !== undefined && cut.world !== expected.world) problems.push(`right after the crash at ${at} the world shows "${cut.world}", not "${expected.world}"`);
+  await withStoreOf(lab, (store) => {
+    if (!store) return void problems.push("the store is gone");
+    const actionId = cut.intent.actionId!;
+    const outcomes = outcomesOf(store, actionId);
+    const reported = reportedAnomaly(store, actionId);
+    const settledOutcomes = outcomes.filter((o) => o.body.settled_from !== undefined);
+    if (outcomes.length > 1) problems.push(`${at} has ${outcomes.length} outcomes`);
+    if (expected.settle === "nothing") {
+      if (settledOutcomes.length) problems.push(`${at} had its outcome, yet recovery settled it again (${describeOutcome(settledOutcomes[0])})`);
+      if (reported) problems.push(`${at} had its outcome, yet recovery reported it as effect_unfinished`);
+      return;
+    }
+    if (expected.settle === "reported") {
+      if (outcomes.length) problems.push(`${at} must be reported, not settled: nothing readable tells what became of it, yet recovery found ${describeOutcome(outcomes[0])}`);
+      if (!reported) problems.push(`${at} was not reported: no effect_unfinished anomaly names action ${actionId}`);
+      return;
+    }
+    const outcome = outcomes[0];
+    if (!outcome) return void problems.push(`${at} was not settled: its intent has no outcome`);
+    const wanted = `settled_from "${EFFECT_KINDS[cut.kind].evidence}", found ${expected.found}, ok ${expected.ok}`;
+    const body = outcome.body;
+    const foundMatches = typeof body.found === "string" && (typeof expected.found === "string" ? body.found === expected.found : expected.found.test(body.found));
+    if (body.settled_from !== EFFECT_KINDS[cut.kind].evidence || body.ok !== expected.ok || !foundMatches) {
+      problems.push(`${at} was settled as ${describeOutcome(outcome)}, not ${wanted}`);
+    }
+    if (reported !== (expected.reported === true)) problems.push(`${at} was ${reported ? "" : "not "}reported as effect_unfinished, and must ${expected.reported ? "" : "not "}be`);
+  });
+  return problems;
+}
+
+function outcomesOf(store: Store, actionId: string): AuditRecord[] {
+  return queryAudit(store, {}).filter((r) => r.actionId === actionId && r.phase === "outcome");
+}
+
+function reportedAnomaly(store: Store, actionId: string): boolean {
+  return tableExists(store, "anomalies") && store.db.prepare("SELECT 1 FROM anomalies WHERE kind = 'effect_unfinished' AND action_id = ?").get(actionId) !== undefined;
+}
+
+function describeOutcome(outcome: AuditRecord): string {
+  const { settled_from, found, ok } = outcome.body;
+  return settled_from === undefined ? `its own outcome (ok ${ok})` : `settled_from "${settled_from}", found "${found}", ok ${ok}`;
 }
 
 /** What a pass of the daemon leaves that a further pass may change; equal twice in a row means quiet. */

@@ -1,8 +1,9 @@
 /**
  * The crash suite: every audited effect kind has a crash case, and at every boundary (each
  * kind, after its intent and after its outcome) robot-army is SIGKILLed, the daemon
- * restarted, and the recovery checked. Two crashes run at once; each prints one line, and
- * the suite a total. `RA_CRASH_ONLY=<kind>[,<kind>...]` runs only those kinds.
+ * restarted (first at the crash's own clock), and the recovery checked, down to what it
+ * concluded of the cut effect. Two crashes run at once; each prints one line, and the
+ * suite a total. `RA_CRASH_ONLY=<kind>[,<kind>...]` runs only those kinds.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
@@ -20,7 +21,7 @@ test("every audited effect kind has a crash case, so no effect can be added unco
   assert.equal(missingCases(withoutOne), ["github.comment"]);
 });
 
-test("at every effect boundary a crash is recovered from: nothing stuck, duplicated, unreported or lost", async () => {
+test("at every effect boundary a crash is recovered from as its case states: nothing stuck, duplicated, unreported, misconcluded or lost", async () => {
   const only = process.env.RA_CRASH_ONLY?.split(",").filter(Boolean);
   const kinds = (Object.keys(CRASH_CASES) as EffectKindName[]).filter((kind) => !only || only.includes(kind));
   const boundaries = kinds.flatMap((kind) => (["intent", "outcome"] as CrashPhase[]).map((phase) => ({ kind, phase })));
@@ -50,7 +51,8 @@ test("at every effect boundary a crash is recovered from: nothing stuck, duplica
 function describe(r: CrashResult): string {
   const at = `${r.kind}:${r.phase}`.padEnd(30);
   const time = `${(r.ms / 1000).toFixed(1)} s`;
-  if (r.problems.length === 0) return `  ok    ${at} crashed and recovered (${r.passes} restart pass${r.passes === 1 ? "" : "es"}, ${time})`;
+  const concluded = r.concluded ? `: ${r.concluded}` : "";
+  if (r.problems.length === 0) return `  ok    ${at} crashed and recovered${concluded} (${r.passes} restart pass${r.passes === 1 ? "" : "es"}, ${time})`;
   return `  FAIL  ${at} ${r.problems.join("; ")} (${time})`;
 }
 

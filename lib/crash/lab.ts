@@ -20,6 +20,8 @@ import { stopSession } from "../sessions/stop.ts";
 /** How a robot-army child process ended, and what it printed. */
 export interface Run {
   argv: string[];
+  /** The child's pid (the writer of every intent it wrote), when it started. */
+  pid: number | undefined;
   code: number | null;
   signal: string | null;
   stdout: string;
@@ -185,7 +187,7 @@ function runChild(argv: string[], cwd: string, env: Record<string, string>, stdi
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(late);
-      resolve({ argv, code, signal, stdout, stderr });
+      resolve({ argv, pid: child.pid, code, signal, stdout, stderr });
     });
     child.stdin.on("error", () => {});
     child.stdin.end(stdin ?? "");

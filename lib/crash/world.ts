@@ -1,0 +1,99 @@
+/**
+ * What is true in the world of one effect right after the crash cut it, read by the suite
+ * itself where the effect lands (the forge's comments, the worktree's folder and git's list,
+ * the managed session's files and the process table by pid plus start time, the spool file's
+ * paths), never by the sweep's own readers: the suite checks the sweep's conclusion against
+ * it, so a sweep that concludes what is not so fails its case.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { commentMarker } from "../effects.ts";
+import { listRecords, readRecord, sessionFiles } from "../sessions/records.ts";
+import type { SessionRecord } from "../sessions/records.ts";
+import { DAMAGED_DIR } from "../sessions/spool.ts";
+import { commandRuns, sessionState } from "../sessions/state.ts";
+import type { AuditRecord } from "../store/audit.ts";
+import type { EffectKindName } from "../store/effect-kinds.ts";
+import { git } from "../testing/fixtures.ts";
+import type { Lab } from "./lab.ts";
+
+/** What the world says of one effect, in a word a crash case states. */
+export type WorldFact =
+  | "posted" | "not posted"
+  | "present" | "absent"
+  | "running" | "stopped" | "no record"
+  | "files kept" | "files removed"
+  | "marked" | "not marked"
+  | "at its path" | "set aside";
+
+/** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
+export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
+  const body = intent.body;
+  switch (kind) {
+    case "github.comment":
+      return await commentOnForge(lab, Number(body.issue), intent.actionId!);
+    case "worktree.create":
+    case "worktree.remove":
+      return worktreeOnDisk(lab, String(body.path));
+    case "session.launch":
+    case "session.kill":
+    case "session.cancel":
+    case "session.stop":
+    case "session.respawn":
+    case "session.start":
+      return sessionProcesses(lab, intent);
+    case "session.remove":
+    case "session.remove-orphan":
+      return existsSync(sessionFiles(lab.sessionRoot, intent.sessionId!).record) ? "files kept" : "files removed";
+    case "session.abandon":
+      return readRecord(lab.sessionRoot, intent.sessionId!)?.ended === "abandoned" ? "marked" : "not marked";
+    case "session.mark-flapping":
+      return readRecord(lab.sessionRoot, intent.sessionId!)?.tags.flapping === "true" ? "marked" : "not marked";
+    case "spool.damaged":
+      return spoolFile(String(body.path));
+    case "episode.recovered":
+      return undefined;
+  }
+}
+
+/** Whether the issue has a comment carrying the action's marker. */
+async function commentOnForge(lab: Lab, issue: number, actionId: string): Promise<WorldFact> {
+  const comments = (await lab.api("GET", `/repos/demo/widgets/issues/${issue}/comments`)) as Array<{ body: string }>;
+  return comments.some((comment) => comment.body.includes(commentMarker(actionId))) ? "posted" : "not posted";
+}
+
+/** A worktree is present when its folder exists and git lists it; absent when neither. */
+function worktreeOnDisk(lab: Lab, path: string): WorldFact {
+  const listed = git(lab.clone, "worktree", "list", "--porcelain").split("\n").includes(`worktree ${path}`);
+  const folder = existsSync(path);
+  if (listed !== folder) throw new Error(`the worktree "${path}" is half there: ${folder ? "its folder exists, git does not list it" : "git lists it, its folder is gone"}`);
+  return folder ? "present" : "absent";
+}
+
+/**
+ * Whether any process of the session the intent names runs, by the process table: its
+ * holder, or a process its command started. A record never given a holder runs nothing.
+ */
+function sessionProcesses(lab: Lab, intent: AuditRecord): WorldFact {
+  const records = sessionsNamed(lab, intent);
+  if (records.length === 0) return "no record";
+  const runs = (record: SessionRecord) => sessionState(lab.sessionRoot, record) === "running" || commandRuns(record) === true;
+  return records.some(runs) ? "running" : "stopped";
+}
+
+/** The records an intent is about: by its session id, else every record with the name it gives. */
+function sessionsNamed(lab: Lab, intent: AuditRecord): SessionRecord[] {
+  const name = intent.body.session ?? intent.body.name;
+  const byId = intent.sessionId ? readRecord(lab.sessionRoot, intent.sessionId) : undefined;
+  const byName = listRecords(lab.sessionRoot).filter((record) => record.name === name);
+  return byId ? [byId, ...byName.filter((record) => record.id !== byId.id)] : byName;
+}
+
+function spoolFile(path: string): WorldFact {
+  if (existsSync(path)) return "at its path";
+  const damaged = join(dirname(path), DAMAGED_DIR);
+  const name = basename(path);
+  // A second file of one name is set aside with a suffix.
+  if (existsSync(damaged) && readdirSync(damaged).some((file) => file === name || file.startsWith(`${name}.`))) return "set aside";
+  throw new Error(`the spool file "${path}" is neither at its path nor set aside`);
+}
