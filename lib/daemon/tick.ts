@@ -1,7 +1,8 @@
 /**
  * One daemon tick, in the order DESIGN "One daemon tick" gives (the parts that exist):
- * drain the exit spool, settle sessions of active items and claims cut short, settle or
- * report effects a crash cut short (lib/daemon/unfinished.ts), poll when due, dispatch, then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
+ * settle or report effects a crash cut short (lib/daemon/unfinished.ts), drain the exit
+ * spool, settle sessions of active items and claims cut short, poll when due, dispatch,
+ * then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
  * the tick after the step that was running.
@@ -81,6 +82,14 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
       return false;
     }
   };
+  // First, before any step can act again on what a crash cut short (the drain would set a damaged file aside
+  // anew, and the move would be taken for the crashed one's): each effect cut short is settled from evidence
+  // or reported, never retried. A failure here holds no dispatch back.
+  await step("unfinished effects", async () => {
+    const sweep = await sweepUnfinished(deps);
+    result.unfinished = { settled: sweep.settled, reported: sweep.reported, waiting: sweep.waiting };
+    sweep.events.forEach(deps.report);
+  });
   let damagedSessions: string[] = [];
   const drained = await step("exit spool", async () => {
     const drain = await drainSpool(deps.store, deps.spoolDir, state.reportedSpool);
@@ -95,12 +104,6 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const claims = settleClaims({ store: deps.store, sessionRoot: deps.sessionRoot });
     result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
     claims.events.forEach(deps.report);
-  });
-  // An effect cut short is settled from evidence or reported, never retried; a failure here holds no dispatch back.
-  await step("unfinished effects", async () => {
-    const sweep = await sweepUnfinished(deps);
-    result.unfinished = { settled: sweep.settled, reported: sweep.reported, waiting: sweep.waiting };
-    sweep.events.forEach(deps.report);
   });
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
   if (!result.stopped) {

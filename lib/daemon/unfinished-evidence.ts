@@ -94,10 +94,24 @@ export function sessionEvidence(deps: EvidenceDeps, intent: AuditRecord): Findin
   if (state === "unknown") return { settled: false, check: `whether session ${name} runs cannot be checked: ${peek}` };
   switch (intent.kind) {
     case "session.launch":
-    case "session.start":
-    case "session.respawn":
       if (state === "no record") return { settled: true, ok: false, found: "not launched (no session record)", facts };
       return { settled: true, ok: true, found: `launched (${state} now)`, facts };
+    case "session.respawn": {
+      // gc's intent names the generation that ended; a respawn writes the next one.
+      const from = intent.body.generation;
+      if (!record || typeof from !== "number") return { settled: false, check: `session ${name}'s generations cannot be compared: ${peek}` };
+      return record.generation > from
+        ? { settled: true, ok: true, found: `respawned (generation ${record.generation}, ${state} now)`, facts }
+        : { settled: true, ok: false, found: `not respawned (still generation ${record.generation})`, facts };
+    }
+    case "session.start": {
+      // A holder writes its pid into the record as it starts; the kind's settleAfterSeconds gave it time to.
+      const generation = intent.body.generation;
+      if (!record) return { settled: true, ok: false, found: "not started (no session record)", facts };
+      if (typeof generation === "number" && record.generation > generation) return { settled: true, ok: true, found: `started (a later generation, ${record.generation}, is on record)`, facts };
+      if (record.holderPid === null) return { settled: true, ok: false, found: "not started (no holder wrote its pid)", facts };
+      return { settled: true, ok: true, found: `started (${state} now)`, facts };
+    }
     case "session.stop":
     case "session.kill":
     case "session.cancel":

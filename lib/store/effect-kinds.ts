@@ -47,7 +47,7 @@ export const EFFECT_KINDS = {
   "session.remove": { what: "a finished session's files removed", timeoutSeconds: 120, evidence: "session-record" },
   "session.remove-orphan": { what: "an orphaned session's files removed", timeoutSeconds: 120, evidence: "session-record" },
   "session.abandon": { what: "a session marked abandoned", timeoutSeconds: 120, evidence: "session-record" },
-  "session.start": { what: "a respawned session's holder started", timeoutSeconds: 120, evidence: "session-record" },
+  "session.start": { what: "a respawned session's holder started", timeoutSeconds: 120, settleAfterSeconds: 60, evidence: "session-record" },
   "session.respawn": { what: "a session respawned", timeoutSeconds: 120, evidence: "session-record" },
   "session.mark-flapping": { what: "a session marked flapping", timeoutSeconds: 120, evidence: "session-record" },
   "spool.damaged": { what: "a damaged spool file set aside", timeoutSeconds: 60, evidence: "file" },
