@@ -130,7 +130,7 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
       // and the others go on. Any other error is not GitHub's to report.
       if (!(error instanceof TrustUnread)) throw error;
       if (error.cause instanceof RateLimitDeferred) result.deferred_until = error.cause.until;
-      result.error ??= `GitHub could not say who labelled and edited #${issue.number}: ${error.message}`;
+      else result.error ??= `GitHub could not say who labelled and edited #${issue.number}: ${error.message}`;
       result.unread++;
       result.events.push({ event: "unread", issue: issue.number, reason: error.message });
     }
