@@ -264,7 +264,9 @@ test("a held item whose issue changed is asked again: the owner's label put back
     assert.equal(storedDoubt(store, getItem(store, 2)!, rules), { kind: "labelled", by: "stranger" });
     const quiet = await poll();
     assert.equal([quiet.requests, quiet.not_modified, quiet.events], [1, 1, []], "nothing changed: no one is asked anything");
-    // The owner does what the hold says: takes the label off and puts it back, before the next poll.
+    // The owner does what the hold says: takes the label off and puts it back, before the next poll
+    // (a second later at least, as a person would: the forge's times, like GitHub's, are in seconds).
+    await new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000)));
     await t.owner.rest.issues.removeLabel({ ...REPO, issue_number: 2, name: "robot-army" });
     await t.owner.rest.issues.addLabels({ ...REPO, issue_number: 2, labels: ["robot-army"] });
     const asked = await poll();
