@@ -22,7 +22,7 @@ import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { StoreError } from "../store/store-file.ts";
 import { createItem, getItem, listItems, liveItemOf, refreshSnapshot } from "../work-items/queries.ts";
-import type { IssueSnapshot, WorkItem } from "../work-items/queries.ts";
+import type { IssueSnapshot, WorkItem, WorkItemState } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { decide } from "./decide.ts";
 import type { IgnoreReason, IntakeRules } from "./decide.ts";
@@ -74,6 +74,9 @@ export interface RepoPoll {
   /** Settings that changed since onboarding approved them: nothing is queued until `onboard --reapprove`. */
   needs_reapproval: string[] | null;
 }
+
+/** The states of an item waiting in the queue, where a hold for the owner keeps it. */
+const QUEUED: readonly WorkItemState[] = ["discovered", "ready"];
 
 /** The reason a live poll gives a simulated item it replaces with a real one. */
 export const SUPERSEDED = "superseded by a live poll";
@@ -223,12 +226,13 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
 
 /**
  * Asks GitHub again about a held item whose issue changed: the owner may have taken the
- * label off and put it back, or changed the words back. Only held items are asked, and
- * only when their issue is among the changed ones, so an unchanged poll costs nothing more.
+ * label off and put it back, or changed the words back. Only items held in the queue
+ * (`discovered`, `ready`) are asked, and only when their issue is among the changed ones,
+ * so an unchanged poll costs nothing more; a later start asks the gate in any case.
  */
 async function askAgainIfHeld(deps: PollDeps, repo: string, id: number, result: RepoPoll): Promise<void> {
   const item = getItem(deps.store, id)!;
-  if (!storedDoubt(deps.store, item, deps.rules)) return;
+  if (!QUEUED.includes(item.state) || !storedDoubt(deps.store, item, deps.rules)) return;
   const doubt = recordTrust(deps.store, item, await askTrust(deps, repo, item.issue, result), deps.rules);
   if (doubt) result.events.push({ event: "held", issue: item.issue, item: item.id, reason: describeDoubt(item.id, doubt, deps.rules) });
   else result.events.push({ event: "cleared", issue: item.issue, item: item.id });
