@@ -10,6 +10,7 @@ import { makeItem, withStore } from "../lib/testing/items.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
+import { recordTrust, wordsHash } from "../lib/intake/issue-trust.ts";
 import { run } from "./prompt.ts";
 
 function prompt(config: Config, stateDir: string, store: Store | undefined, id: number, json = false): string {
@@ -40,9 +41,23 @@ test("prompt --json gives the parts and the prompt; worktrees.root from the conf
     const json = JSON.parse(prompt(config, stateDir, store, item.id, true));
     assert.equal({ ...json, prompt: undefined }, {
       item: item.id, repo: "demo/widgets", issue: 3, branch: "robot-army/issue-3-document-it",
-      worktree: "/srv/trees/demo/widgets/issue-3", episode_key: `item-${item.id}`, prompt: undefined,
+      worktree: "/srv/trees/demo/widgets/issue-3", episode_key: `item-${item.id}`, sha256: wordsHash(item), held: null, approve: null, prompt: undefined,
     });
     assert.is(json.prompt, prompt(config, stateDir, store, item.id));
+  }));
+
+test("a held prompt names the hash of the title and body it shows and the approve command that takes it", () =>
+  withStore(async (store, stateDir) => {
+    const item = makeItem(store, { issue: 3, title: "Document it" });
+    const base = await defaultConfig();
+    const config = { ...base, github: { ...base.github, author: "owner" } };
+    recordTrust(store, item, { labelledBy: "owner", editedBy: [], renamedBy: ["mallory"], title: item.title, body: item.body }, { author: "owner", label: "robot-army" });
+    const command = `robot-army approve ${item.id} --sha256 ${wordsHash(item).slice(0, 12)}`;
+    const text = prompt(config, stateDir, store, item.id);
+    assert.match(text, `No worker is started on this prompt: its title was changed by mallory; "robot-army approve ${item.id}" after reading it.\n`);
+    assert.match(text, `Once you have read its title and body, this approves exactly them: ${command}\n`);
+    const json = JSON.parse(prompt(config, stateDir, store, item.id, true));
+    assert.equal([json.sha256, json.approve], [wordsHash(item), command]);
   }));
 
 test("prompt for an unknown id, or with no database at all, is a precondition error", () =>

@@ -20,7 +20,7 @@ import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 import { requireItem } from "../lib/work-items/queries.ts";
 import { printable } from "../lib/printable.ts";
-import { promptWords, trustRulesOf } from "../lib/intake/issue-trust.ts";
+import { promptWords, trustRulesOf, wordsHash } from "../lib/intake/issue-trust.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -32,6 +32,10 @@ Prints the prompt dispatch gives the worker of a work item: the issue (repositor
 number, title, and its body quoted as the author's words), the item id, the branch and
 worktree, and how the worker keeps the journal (episode start, busy, idle and end, ledger
 notes) and finishes (commit, push, a pull request whose body says Closes #N).
+
+When someone other than github.author changed the title or body and you have not
+approved them, the prompt says so, with the command that approves exactly the title and
+body it shows ("robot-army approve <id> --sha256 <hash>"); --json gives their sha256.
 
 The worker receives it in a file only its owner can read, never in its command line or
 environment. An unknown item is exit 3.
@@ -73,7 +77,8 @@ export function run(opts: { id: number; json: boolean }, deps: PromptDeps): numb
   const prompt = composePrompt(input);
   if (opts.json) {
     const { item: id, repo, issue, branch, worktree, episodeKey } = input;
-    deps.write(JSON.stringify({ item: id, repo, issue, branch, worktree, episode_key: episodeKey, prompt }, null, 2) + "\n");
+    const { held, approve } = input.words;
+    deps.write(JSON.stringify({ item: id, repo, issue, branch, worktree, episode_key: episodeKey, sha256: wordsHash(item), held, approve: approve ?? null, prompt }, null, 2) + "\n");
   } else {
     // The prompt quotes the issue's body as GitHub gave it: escaped, it cannot drive the owner's terminal.
     deps.write(printable(prompt, { lines: true }));

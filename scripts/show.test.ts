@@ -11,6 +11,7 @@ import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { transition } from "../lib/work-items/transition.ts";
 import { recordSession } from "../lib/work-items/sessions.ts";
+import { approveWords, recordTrust, wordsHash } from "../lib/intake/issue-trust.ts";
 import { command, run, showOptions } from "./show.ts";
 
 async function show(store: Store | undefined, ...argv: string[]): Promise<string> {
@@ -22,6 +23,21 @@ async function showWith(config: Config, store: Store | undefined, ...argv: strin
   run(showOptions(parse(command, argv)), { config, store, write: (chunk) => (text += chunk) });
   return text;
 }
+
+test("show's trust line: a held item's words with their sha256 and the approve command; after approval, who changed them", () =>
+  withStore(async (store) => {
+    const item = makeItem(store, { issue: 7, title: "Fix the widget" });
+    const base = await configWithRepos({ "demo/widgets": 0 });
+    const config = { ...base, github: { ...base.github, author: "owner" } };
+    const changed = { labelledBy: "owner", editedBy: ["eve"], renamedBy: ["mallory"], title: item.title, body: item.body };
+    recordTrust(store, item, changed, { author: "owner", label: "robot-army" });
+    const short = wordsHash(item).slice(0, 12);
+    assert.match(await showWith(config, store, "1"),
+      `trust   : held for you: its title was changed by mallory and its body edited by eve; "robot-army approve 1" after reading it; title and body sha256 ${short}: "robot-army approve 1 --sha256 ${short}"\n`);
+    assert.equal(JSON.parse(await showWith(config, store, "1", "--json")).trust.approve, `robot-army approve 1 --sha256 ${short}`);
+    approveWords(store, item, item, changed);
+    assert.match(await showWith(config, store, "1"), "trust   : changed by mallory, eve; you approved the title and body as they read at ");
+  }));
 
 function refused(fn: () => Promise<unknown>, pattern: RegExp) {
   return fn().then(

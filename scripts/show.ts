@@ -22,7 +22,7 @@ import { sessionsOf } from "../lib/work-items/sessions.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
 import { printable } from "../lib/printable.ts";
 import { parseItemId } from "../lib/work-items/argument.ts";
-import { trustSummary, trustRulesOf } from "../lib/intake/issue-trust.ts";
+import { SHORT_HASH, trustSummary, trustRulesOf } from "../lib/intake/issue-trust.ts";
 import type { TrustSummary } from "../lib/intake/issue-trust.ts";
 
 /** How the command is called; its help is generated from this. */
@@ -157,9 +157,10 @@ export function formatItem(item: WorkItem, url: string | null, history: HistoryE
     field("state", `${item.state}${item.reason && item.state !== "failed" ? ` (${item.reason})` : ""}, since ${item.updated_at}`),
   );
   if (item.state === "failed") lines.push(field("failure", item.reason ?? "no reason was recorded"));
-  // Whose words the issue holds: held for the owner, or edited by others and approved.
-  if (trust?.held) lines.push(field("trust", `held for you: ${trust.held}`));
-  else if (trust?.approved_at && trust.edited_by.length) lines.push(field("trust", `edited by ${printable(trust.edited_by.join(", "))}; you approved the body as it reads at ${trust.approved_at}`));
+  // Whose words the issue holds: held for the owner (with what approves the words it holds), or changed by others and approved.
+  const changedBy = trust ? [...new Set([...trust.renamed_by, ...trust.edited_by])] : [];
+  if (trust?.held) lines.push(field("trust", `held for you: ${trust.held}${trust.approve ? `; title and body sha256 ${trust.sha256.slice(0, SHORT_HASH)}: "${trust.approve}"` : ""}`));
+  else if (trust?.approved_at && changedBy.length) lines.push(field("trust", `changed by ${printable(changedBy.join(", "))}; you approved the title and body as they read at ${trust.approved_at}`));
   lines.push(field("history", history.length ? `${history.length} state change${history.length === 1 ? "" : "s"}` : "none recorded"));
   for (const h of history) {
     lines.push(`  ${h.at}  ${h.from ?? "(new)"} -> ${h.to}${h.reason ? `  ${h.reason}` : ""}${h.simulated ? "  (simulated)" : ""}`);

@@ -82,14 +82,17 @@ export interface GitHubReader {
   /** Every comment on an issue, oldest first; with `since` (an ISO time), those updated at or after it. */
   listComments(repo: string, issue: number, since?: string): Promise<GitHubComment[]>;
   rateLimit(): RateLimitState | null;
-  // Trust: who labelled an issue and who edited its body (kept together, apart from other reads).
-  /** Every label added to or taken off an issue, oldest first, with who did it (GitHub's issue events). */
-  labelEvents(repo: string, number: number): Promise<LabelEvent[]>;
-  /** Who wrote an issue's body and who edited it, from GitHub's GraphQL API (its REST issue names no editor). */
+  // Trust: who labelled an issue, who renamed it and who edited its body (kept together, apart from other reads).
+  /** Every label added to or taken off an issue and every change of its title, oldest first, with who did it (GitHub's issue events). */
+  issueEvents(repo: string, number: number): Promise<IssueEvent[]>;
+  /** Who wrote an issue's body and who edited it, and its title and body now, from GitHub's GraphQL API (its REST issue names no editor). */
   bodyAuthorship(repo: string, number: number): Promise<BodyAuthorship>;
   /** HTTP requests this connection has sent so far (retries included), so a pass reports what it cost. */
   requestsSent(): number;
 }
+
+/** What robot-army reads of an issue's events: a label added or taken off, or its title changed. */
+export type IssueEvent = LabelEvent | RenameEvent;
 
 /** A label added to or taken off an issue, and who did it. */
 export interface LabelEvent {
@@ -100,11 +103,22 @@ export interface LabelEvent {
   at: string;
 }
 
+/** An issue's title changed, by whom, from what to what (GitHub's `renamed` event). */
+export interface RenameEvent {
+  event: "renamed";
+  from: string;
+  to: string;
+  /** The login that acted (GitHub's "ghost" for a deleted account). */
+  actor: string;
+  at: string;
+}
+
 /** Who wrote an issue's body, as GitHub's GraphQL API reports it. */
 export interface BodyAuthorship {
   /** The login of who opened the issue. */
   author: string;
-  /** The body as it reads now. */
+  /** The title and the body as they read now. */
+  title: string;
   body: string;
   /** Each revision's editor, newest first (the original, by the author, among them once it was edited); empty when never edited. */
   editors: string[];

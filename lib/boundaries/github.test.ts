@@ -301,28 +301,33 @@ test("repository metadata, an issue, and who the token is", () =>
     assert.is(await github.whoami(), "owner");
   }));
 
-// Trust: who labelled an issue and who edited its body.
+// Trust: who labelled an issue, who renamed it and who edited its body.
 
-test("labelEvents reads who added and removed each label, oldest first, with one request", () =>
+test("issueEvents reads who added and removed each label and who renamed the issue, oldest first, with one request", () =>
   template.use(async (t) => {
     const github = await connectGitHub(await forgeConfig(t), null, quickOptions());
     const data = loadForgeData(t.dir);
     findRepo(data, "demo", "widgets")!.collaborators.push("stranger");
     saveForgeData(t.dir, data);
     await t.stranger.rest.issues.addLabels({ owner: "demo", repo: "widgets", issue_number: 5, labels: ["robot-army"] });
+    const before = (await github.getIssue("demo/widgets", 5)).title;
+    await t.stranger.rest.issues.update({ owner: "demo", repo: "widgets", issue_number: 5, title: "Renamed by stranger" });
     await t.hook("POST", "/_forge/reset-stats");
-    const events = await github.labelEvents("demo/widgets", 5);
-    assert.equal(events.map((e) => [e.event, e.label, e.actor]), [["labeled", "robot-army", "stranger"]]);
+    const events = await github.issueEvents("demo/widgets", 5);
+    assert.equal(events.map((e) => [e.event, e.event === "renamed" ? [e.from, e.to] : e.label, e.actor]), [
+      ["labeled", "robot-army", "stranger"],
+      ["renamed", [before, "Renamed by stranger"], "stranger"],
+    ]);
     assert.match(events[0].at, /^\d{4}-/);
     assert.is((await stats(t)).total, 1);
-    assert.equal((await github.labelEvents("demo/widgets", 1)).map((e) => e.actor), ["owner"]);
+    assert.equal((await github.issueEvents("demo/widgets", 1)).map((e) => e.actor), ["owner"]);
   }));
 
-test("bodyAuthorship asks GitHub's GraphQL API who wrote and who edited a body, in one request", () =>
+test("bodyAuthorship asks GitHub's GraphQL API who wrote and who edited a body, and the title and body now, in one request", () =>
   template.use(async (t) => {
     const github = await connectGitHub(await forgeConfig(t), null, quickOptions());
     assert.equal(await github.bodyAuthorship("demo/widgets", 1), {
-      author: "owner", body: "Seeded work for robot-army: add a --verbose flag to the widget builder.", editors: [], lastEditedAt: null, complete: true,
+      author: "owner", title: "Add a --verbose flag to the widget builder", body: "Seeded work for robot-army: add a --verbose flag to the widget builder.", editors: [], lastEditedAt: null, complete: true,
     });
     const data = loadForgeData(t.dir);
     findRepo(data, "demo", "widgets")!.collaborators.push("stranger");

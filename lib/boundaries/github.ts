@@ -22,7 +22,7 @@ import { gitHubMemory } from "./github-state.ts";
 import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
-import type { BodyAuthorship, GitHubComment, GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges, LabelEvent } from "./github-types.ts";
+import type { BodyAuthorship, GitHubComment, GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges, IssueEvent } from "./github-types.ts";
 
 export { GitHubError, RateLimitDeferred };
 export type { RetryNotice };
@@ -96,19 +96,21 @@ export async function connectGitHub(config: Config, store: Store | null, options
     },
     rateLimit: () => memory.rateLimit(),
     listComments: (repo, issue, since) => readComments(octokit, repo, issue, since),
-    labelEvents: (repo, number) => readLabelEvents(octokit, repo, number),
+    issueEvents: (repo, number) => readIssueEvents(octokit, repo, number),
     bodyAuthorship: (repo, number) => readBodyAuthorship(octokit, apiBase, repo, number),
     requestsSent: () => transport.counts.requests,
     writer: realWriter(octokit),
   };
 }
 
-// Trust: who labelled an issue and who edited its body.
+// Trust: who labelled an issue, who renamed it and who edited its body.
 
-type RawEvent = { event: string; actor: { login: string } | null; label?: { name: string }; created_at: string };
+type RawEvent = {
+  event: string; actor: { login: string } | null; label?: { name: string }; rename?: { from: string; to: string }; created_at: string;
+};
 
-/** An issue's label events, oldest first: one request, and more only when GitHub says there are more pages. */
-async function readLabelEvents(octokit: Octokit, repo: string, number: number): Promise<LabelEvent[]> {
+/** An issue's label and rename events, oldest first: one request, and more only when GitHub says there are more pages. */
+async function readIssueEvents(octokit: Octokit, repo: string, number: number): Promise<IssueEvent[]> {
   const events: RawEvent[] = [];
   let response = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...split(repo), issue_number: number, per_page: PER_PAGE });
   events.push(...(response.data as unknown as RawEvent[]));
@@ -116,9 +118,13 @@ async function readLabelEvents(octokit: Octokit, repo: string, number: number): 
     response = await octokit.request({ method: "GET", url: next }) as typeof response;
     events.push(...(response.data as unknown as RawEvent[]));
   }
-  return events
-    .filter((e) => (e.event === "labeled" || e.event === "unlabeled") && e.label?.name)
-    .map((e) => ({ event: e.event as LabelEvent["event"], label: e.label!.name, actor: e.actor?.login ?? "ghost", at: e.created_at }));
+  return events.flatMap((e): IssueEvent[] => {
+    // A deleted account shows as GitHub's "ghost"; it is someone, and not the owner.
+    const actor = e.actor?.login ?? "ghost";
+    if ((e.event === "labeled" || e.event === "unlabeled") && e.label?.name) return [{ event: e.event, label: e.label.name, actor, at: e.created_at }];
+    if (e.event === "renamed" && e.rename) return [{ event: "renamed", from: String(e.rename.from), to: String(e.rename.to), actor, at: e.created_at }];
+    return [];
+  });
 }
 
 /** The revisions one answer lists: GitHub's largest page. */
@@ -129,6 +135,7 @@ export const BODY_AUTHORSHIP_QUERY = `query($owner: String!, $name: String!, $nu
   repository(owner: $owner, name: $name) {
     issue(number: $number) {
       author { login }
+      title
       body
       editor { login }
       lastEditedAt
@@ -138,11 +145,11 @@ export const BODY_AUTHORSHIP_QUERY = `query($owner: String!, $name: String!, $nu
 }`;
 
 type RawAuthorship = {
-  author: { login: string } | null; body: string; editor: { login: string } | null; lastEditedAt: string | null;
+  author: { login: string } | null; title: string; body: string; editor: { login: string } | null; lastEditedAt: string | null;
   userContentEdits: { totalCount: number; nodes: Array<{ editor: { login: string } | null; editedAt: string }> };
 };
 
-/** One GraphQL request: who opened the issue, its body, and every revision's editor. */
+/** One GraphQL request: who opened the issue, its title and body, and every revision's editor. */
 async function readBodyAuthorship(octokit: Octokit, apiBase: string, repo: string, number: number): Promise<BodyAuthorship> {
   const { owner, repo: name } = split(repo);
   const url = graphqlUrl(apiBase);
@@ -159,6 +166,7 @@ async function readBodyAuthorship(octokit: Octokit, apiBase: string, repo: strin
   if (issue.editor && !editors.length) editors.push(issue.editor.login);
   return {
     author: issue.author?.login ?? "ghost",
+    title: issue.title ?? "",
     body: issue.body ?? "",
     editors,
     lastEditedAt: issue.lastEditedAt,

@@ -3,8 +3,8 @@
  * `restart` all pass through. It asks, in order: the pause, the worker program, whether
  * capacity can be observed, a hold, the caps, the repository's trust (it is in the
  * config, onboarded, and its settings still match the fingerprint the owner approved), and
- * the issue's: asked of GitHub live, the owner added its label, and its body is the
- * owner's words (edited by no one else, or approved by the owner as it reads now). When
+ * the issue's: asked of GitHub live, the owner added its label, and its title and body are
+ * the owner's words (changed by no one else, or approved by the owner as they read now). When
  * GitHub cannot be asked, the start waits: unknown is never safe.
  *
  * `force` lifts only the owner's own brakes (the pause, holds, caps), which the owner can
@@ -64,7 +64,7 @@ export async function gateForItem(deps: GateDeps, item: WorkItem, options: { for
   return untrusted ? { reason: untrusted, brake: false, everyItem: false } : undefined;
 }
 
-/** Why the item's issue may not be worked on, asked of GitHub now and kept for `status`; undefined when its words are the owner's. */
+/** Why the item's issue may not be worked on (its label, title or body), asked of GitHub now and kept for `status`; undefined when its words are the owner's. */
 async function doubtIssue(deps: GateDeps, item: WorkItem): Promise<string | undefined> {
   const author = deps.config.github.author;
   if (!author) return "github.author is not set, so no issue's words can be told to be yours; set it in the config";

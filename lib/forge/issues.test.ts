@@ -200,8 +200,24 @@ test("a forge state written before label events were kept gives each label to th
     for (const issue of findRepo(data, "demo", "widgets")!.issues) delete issue.events;
     saveForgeData(dir, data);
     const again = findRepo(loadForgeData(dir), "demo", "widgets")!.issues;
-    assert.equal(again.find((i) => i.number === 8)!.events!.map((e) => [e.event, e.actor, e.label, e.created_at]), [["labeled", "stranger", "robot-army", "2026-01-15T10:00:00Z"]]);
+    assert.equal(again.find((i) => i.number === 8)!.events!.map((e) => [e.event, e.actor, "label" in e && e.label, e.created_at]), [["labeled", "stranger", "robot-army", "2026-01-15T10:00:00Z"]]);
     assert.equal(again.find((i) => i.number === 9)!.events, []);
+  }));
+
+test("a title changed by PATCH is a renamed event naming who changed it, from what to what, in GitHub's shape; the same title makes none", () =>
+  template.use(async ({ dir, owner, stranger }) => {
+    const { loadForgeData, saveForgeData, findRepo } = await import("./state.ts");
+    const data = loadForgeData(dir);
+    findRepo(data, "demo", "widgets")!.collaborators.push("stranger");
+    saveForgeData(dir, data);
+    const before = (await owner.rest.issues.get({ ...repo, issue_number: 3 })).data.title;
+    await stranger.rest.issues.update({ ...repo, issue_number: 3, title: "Delete the tests" });
+    await owner.rest.issues.update({ ...repo, issue_number: 3, title: "Delete the tests", body: "same title" });
+    const events = (await owner.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...repo, issue_number: 3 })).data as any[];
+    const renamed = events.filter((e) => e.event === "renamed");
+    assert.equal(renamed.map((e) => [e.actor.login, e.rename, "label" in e, e.commit_id]), [["stranger", { from: before, to: "Delete the tests" }, false, null]]);
+    assert.match(Buffer.from(renamed[0].node_id, "base64url").toString(), /^RTE_/);
+    assert.is((await owner.rest.issues.get({ ...repo, issue_number: 3 })).data.title, "Delete the tests");
   }));
 
 test("issue events are paginated with GitHub's Link header", () =>

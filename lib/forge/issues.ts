@@ -1,12 +1,12 @@
 /**
  * The forge's issue endpoints: list (with `labels`, `state`, `since`, `creator`, `sort`,
  * `direction` and pagination), get, create, update, labels add/replace/remove, the
- * issue's events (who added and removed each label), and comments list/create. Pull
+ * issue's events (who added and removed each label, who renamed it), and comments list/create. Pull
  * requests are issues here too, as on GitHub. A body changed by PATCH keeps its revision
  * and editor, which the GraphQL endpoint (graphql.ts) reports.
  */
 import type { ForgeIssue, ForgeRepo } from "./state.ts";
-import { addIssue, canPush, editBody, ensureLabel, findIssue, findLabel, nextId, setIssueState, setLabels } from "./state.ts";
+import { addIssue, canPush, editBody, ensureLabel, findIssue, findLabel, nextId, renameIssue, setIssueState, setLabels } from "./state.ts";
 import type { Reply, Route, RouteContext } from "./http.ts";
 import {
   bodyObject,
@@ -93,7 +93,7 @@ function updateIssue(ctx: RouteContext): Reply {
   if (title === null) throw validationFailed({ resource: "Issue", code: "missing_field", field: "title" });
   const before = JSON.stringify(issue);
   const at = ctx.now();
-  if (title !== undefined) issue.title = title;
+  if (title !== undefined) renameIssue(ctx.data, issue, title, ctx.user.login, at);
   if (text !== undefined) editBody(ctx.data, issue, text, ctx.user.login, at);
   if (labels !== undefined && pusher) setLabels(ctx.data, issue, labels.map((name) => ensureLabel(ctx.data, repo, name).name), ctx.user.login, at);
   if (state !== undefined) setIssueState(issue, state, ctx.user.login, at, state === "closed" ? (reason ?? "completed") : undefined);
@@ -136,7 +136,7 @@ function issueLabels(ctx: RouteContext, issue: ForgeIssue, repo: ForgeRepo): Rep
   return { status: 200, body: labels.map((label) => labelJson(ctx.shapes, repo, label)) };
 }
 
-/** An issue's events, oldest first and paginated, as GitHub lists them (only label events are kept here). */
+/** An issue's events, oldest first and paginated, as GitHub lists them (only label and rename events are kept here). */
 function listEvents(ctx: RouteContext): Reply {
   const repo = repoOf(ctx);
   const issue = issueOf(ctx, repo);

@@ -136,21 +136,24 @@ export function commentJson(ctx: ShapeContext, repo: ForgeRepo, comment: ForgeCo
   };
 }
 
-/** An issue event, as `GET /repos/{owner}/{repo}/issues/{n}/events` lists it: a label's name and colour, and who acted. */
+/**
+ * An issue event, as `GET /repos/{owner}/{repo}/issues/{n}/events` lists it: who acted,
+ * and a label's name and colour or, for `renamed`, the title it had and has.
+ */
 export function issueEventJson(ctx: ShapeContext, repo: ForgeRepo, event: ForgeIssueEvent): Json {
-  const label = findLabel(repo, event.label);
-  return {
+  const common = {
     id: event.id,
-    node_id: nodeId(event.event === "labeled" ? "LE" : "UNLE", event.id),
+    node_id: nodeId(event.event === "renamed" ? "RTE" : event.event === "labeled" ? "LE" : "UNLE", event.id),
     url: `${repoApi(ctx, repo)}/issues/events/${event.id}`,
     actor: userJson(ctx, event.actor),
     event: event.event,
     commit_id: null,
     commit_url: null,
     created_at: event.created_at,
-    label: { name: event.label, color: label?.color ?? "ededed" },
-    performed_via_github_app: null,
   };
+  if (event.event === "renamed") return { ...common, rename: { from: event.rename.from, to: event.rename.to }, performed_via_github_app: null };
+  const label = findLabel(repo, event.label);
+  return { ...common, label: { name: event.label, color: label?.color ?? "ededed" }, performed_via_github_app: null };
 }
 
 /** Branch heads read from the bare repository when the answer is built; closed pull requests keep what they had. */

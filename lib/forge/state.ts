@@ -55,18 +55,30 @@ export interface ForgeIssue {
   closed_at: string | null;
   closed_by: string | null;
   pull?: ForgePull;
-  /** Who added or removed which label, oldest first (absent in a state written before they were kept). */
+  /** Who added or removed which label and who renamed the issue, oldest first (absent in a state written before they were kept). */
   events?: ForgeIssueEvent[];
   /** The body's revisions once it was first edited, oldest first: the original, then each edit (GitHub's `userContentEdits`). */
   edits?: ForgeBodyEdit[];
 }
 
-/** A label added to or removed from an issue, and by whom: what GitHub's issue events list. */
-export interface ForgeIssueEvent {
+/** What GitHub's issue events list, and by whom: a label added or removed, or the title changed. */
+export type ForgeIssueEvent = ForgeLabelEvent | ForgeRenameEvent;
+
+/** A label added to or removed from an issue, and by whom. */
+export interface ForgeLabelEvent {
   id: number;
   event: "labeled" | "unlabeled";
   actor: string;
   label: string;
+  created_at: string;
+}
+
+/** An issue's title changed, by whom, from what to what (GitHub's `renamed` event). */
+export interface ForgeRenameEvent {
+  id: number;
+  event: "renamed";
+  actor: string;
+  rename: { from: string; to: string };
   created_at: string;
 }
 
@@ -295,6 +307,14 @@ export function editBody(data: ForgeData, issue: ForgeIssue, body: string | null
   if (edits.length === 0) edits.push({ id: nextId(data), editor: issue.user, edited_at: issue.created_at, body: issue.body });
   edits.push({ id: nextId(data), editor, edited_at: at, body });
   issue.body = body;
+  return true;
+}
+
+/** Changes an issue's title as `actor` did at `at`, recording GitHub's `renamed` event; setting the title it has records nothing. */
+export function renameIssue(data: ForgeData, issue: ForgeIssue, title: string, actor: string, at: string): boolean {
+  if (title === issue.title) return false;
+  (issue.events ??= []).push({ id: nextId(data), event: "renamed", actor, rename: { from: issue.title, to: title }, created_at: at });
+  issue.title = title;
   return true;
 }
 

@@ -14,7 +14,7 @@ import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
-import { storedDoubt } from "./issue-trust.ts";
+import { readTrustFacts, recordTrust, storedDoubt } from "./issue-trust.ts";
 import { SUPERSEDED, pollRepository } from "./poll.ts";
 import type { RepoPoll } from "./poll.ts";
 
@@ -211,7 +211,7 @@ test("an issue whose body a collaborator edited becomes an item held for the own
     assert.equal(result.events.filter((e) => e.event === "held"), [
       { event: "held", issue: 2, item: 2, reason: 'its body was edited by stranger; "robot-army approve 2" after reading it' },
     ]);
-    assert.equal(storedDoubt(store, getItem(store, 2)!, { author: "owner", label: "robot-army" }), { kind: "edited", by: ["stranger"] });
+    assert.equal(storedDoubt(store, getItem(store, 2)!, { author: "owner", label: "robot-army" }), { kind: "edited", by: ["stranger"], renamed_by: [] });
     assert.is(storedDoubt(store, getItem(store, 1)!, { author: "owner", label: "robot-army" }), undefined, "the owner's own issue is not held");
     assert.equal(queryAudit(store, { kind: "trust.held" }).map((r) => [r.item, r.body.by]), [[2, ["stranger"]]]);
   }));
@@ -226,6 +226,55 @@ test("when GitHub cannot say who edited a candidate, nothing is taken and nothin
     await t.hook("DELETE", "/_forge/faults");
     const later = await poll();
     assert.equal([later.error, later.new, later.not_modified], [null, 3, 0]);
+  }));
+
+test("one candidate GitHub cannot say who labelled is left for the next poll; the issues after it are still processed, a closed one made done", () =>
+  withIntake(async ({ t, poll, onboard, states }) => {
+    onboard();
+    await t.owner.rest.issues.removeLabel({ ...REPO, issue_number: 1, name: "robot-army" });
+    await poll();
+    assert.equal(states().map(([issue]) => issue), [2, 3]);
+    // The owner labels #1 again and closes #3; GitHub cannot say who edited #1.
+    await t.owner.rest.issues.addLabels({ ...REPO, issue_number: 1, labels: ["robot-army"] });
+    await t.owner.rest.issues.update({ ...REPO, issue_number: 3, state: "closed" });
+    await t.hook("POST", "/_forge/faults", { method: "POST", path: "/graphql", status: 502, times: 20 });
+    const partial = await poll();
+    assert.equal(states(), [[2, "ready", true], [3, "done", true]], "#3 after the unreadable #1 is still made done");
+    assert.equal([partial.unread, partial.done, partial.new], [1, 1, 0]);
+    assert.match(partial.error ?? "", /^GitHub could not say who labelled and edited #1: .*502/);
+    assert.equal(partial.events.filter((e) => e.event === "unread").map((e) => e.issue), [1]);
+    await t.hook("DELETE", "/_forge/faults");
+    const later = await poll();
+    assert.equal([later.error, later.new, later.not_modified], [null, 1, 0], "nothing was committed: the next poll reads #1 again and takes it");
+    assert.equal(states().map(([issue, state]) => [issue, state]), [[2, "ready"], [3, "done"], [1, "ready"]]);
+  }));
+
+test("a held item whose issue changed is asked again: the owner's label put back lifts the hold; an unchanged poll asks nothing", () =>
+  withIntake(async ({ t, store, config, poll, onboard }) => {
+    onboard();
+    makeCollaborator(t);
+    await poll();
+    const rules = { author: "owner", label: "robot-army" };
+    // The collaborator takes #2's label off and puts it back between polls; the gate sees it and holds the item.
+    await t.stranger.rest.issues.removeLabel({ ...REPO, issue_number: 2, name: "robot-army" });
+    await t.stranger.rest.issues.addLabels({ ...REPO, issue_number: 2, labels: ["robot-army"] });
+    await poll();
+    const github = await connectGitHub(config, store, quickOptions());
+    recordTrust(store, getItem(store, 2)!, await readTrustFacts(github, "demo/widgets", 2, rules), rules);
+    assert.equal(storedDoubt(store, getItem(store, 2)!, rules), { kind: "labelled", by: "stranger" });
+    const quiet = await poll();
+    assert.equal([quiet.requests, quiet.not_modified, quiet.events], [1, 1, []], "nothing changed: no one is asked anything");
+    // The owner does what the hold says: takes the label off and puts it back, before the next poll
+    // (a second later at least, as a person would: the forge's times, like GitHub's, are in seconds).
+    await new Promise((resolve) => setTimeout(resolve, 1010 - (Date.now() % 1000)));
+    await t.owner.rest.issues.removeLabel({ ...REPO, issue_number: 2, name: "robot-army" });
+    await t.owner.rest.issues.addLabels({ ...REPO, issue_number: 2, labels: ["robot-army"] });
+    const asked = await poll();
+    assert.equal(asked.events.filter((e) => e.event === "cleared" || e.event === "held"), [{ event: "cleared", issue: 2, item: 2 }]);
+    assert.is(storedDoubt(store, getItem(store, 2)!, rules), undefined);
+    assert.equal(getItem(store, 2)!.state, "ready");
+    assert.equal(queryAudit(store, { kind: "trust.cleared", item: 2 }).map((r) => r.body.was), ["labelled"]);
+    assert.is(asked.requests, 3, "the list, and the held item's events and GraphQL read; the unheld items changed not and are not asked");
   }));
 
 test("a rate-limit deferral is reported, and the issues are taken by a poll after the reset", () =>

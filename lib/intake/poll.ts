@@ -3,11 +3,13 @@
  * items and keeps the items in step with their issues. An issue opened by the author with
  * the label, the label added by the author too (asked of GitHub for that issue alone), becomes an
  * item (`discovered`, then `ready` at once when its repository is onboarded, with a comment
- * naming the item); one whose body someone else edited is held for the owner
+ * naming the item); one whose title or body someone else changed is held for the owner
  * (lib/intake/issue-trust.ts); a closed issue makes its live item `done`
  * (this pass is the only writer of `done`); a label removed before dispatch abandons the
- * item; snapshots of live items are refreshed. Every state change goes through
- * `transition()`, which writes its audit record.
+ * item; snapshots of live items are refreshed, and a held item whose issue changed is asked
+ * about again (the owner may have put the label back themselves). An issue whose trust
+ * GitHub could not tell is left for the next poll, and the others go on. Every state
+ * change goes through `transition()`, which writes its audit record.
  */
 import type { GitHubIssue, GitHubReader } from "../boundaries/github-types.ts";
 import { RateLimitDeferred } from "../boundaries/github.ts";
@@ -19,12 +21,13 @@ import { getRepoRecord } from "../repos/records.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { StoreError } from "../store/store-file.ts";
-import { createItem, listItems, liveItemOf, refreshSnapshot } from "../work-items/queries.ts";
-import type { IssueSnapshot, WorkItem } from "../work-items/queries.ts";
+import { createItem, getItem, listItems, liveItemOf, refreshSnapshot } from "../work-items/queries.ts";
+import type { IssueSnapshot, WorkItem, WorkItemState } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { decide } from "./decide.ts";
 import type { IgnoreReason, IntakeRules } from "./decide.ts";
-import { describeDoubt, isOwner, readTrustFacts, recordTrust } from "./issue-trust.ts";
+import { describeDoubt, isOwner, readTrustFacts, recordTrust, storedDoubt } from "./issue-trust.ts";
+import type { TrustFacts } from "./issue-trust.ts";
 
 /** What a pass needs: the store, GitHub to read, the wired effects, and this host's name. */
 export interface PollDeps {
@@ -46,6 +49,8 @@ export type PollEvent =
   | { event: "label_removed"; issue: number; item: number; state: string }
   | { event: "ignored"; issue: number; reason: IgnoreReason; by?: string | null }
   | { event: "held"; issue: number; item: number; reason: string }
+  | { event: "cleared"; issue: number; item: number }
+  | { event: "unread"; issue: number; reason: string }
   | { event: "comment"; issue: number; item: number; body: string; simulated: boolean; url: string | null; error?: string };
 
 /** What a pass did in one repository. */
@@ -57,6 +62,8 @@ export interface RepoPoll {
   done: number;
   abandoned: number;
   ignored: number;
+  /** Issues whose trust GitHub could not tell this pass: left for the next one. */
+  unread: number;
   events: PollEvent[];
   requests: number;
   not_modified: number;
@@ -67,6 +74,9 @@ export interface RepoPoll {
   /** Settings that changed since onboarding approved them: nothing is queued until `onboard --reapprove`. */
   needs_reapproval: string[] | null;
 }
+
+/** The states of an item waiting in the queue, where a hold for the owner keeps it. */
+const QUEUED: readonly WorkItemState[] = ["discovered", "ready"];
 
 /** The reason a live poll gives a simulated item it replaces with a real one. */
 export const SUPERSEDED = "superseded by a live poll";
@@ -83,7 +93,7 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
   const { store, effects } = deps;
   const result: RepoPoll = {
     repo, onboarded: getRepoRecord(store, repo)?.state === "onboarded",
-    new: 0, ready: 0, done: 0, abandoned: 0, ignored: 0, events: [], requests: 0, not_modified: 0, deferred_until: null, error: null,
+    new: 0, ready: 0, done: 0, abandoned: 0, ignored: 0, unread: 0, events: [], requests: 0, not_modified: 0, deferred_until: null, error: null,
     needs_reapproval: null,
   };
   let changes;
@@ -114,21 +124,23 @@ export async function pollRepository(deps: PollDeps, repo: string): Promise<Repo
       return result;
     }
   }
-  try {
-    for (const issue of [...changes.issues].sort((a, b) => a.number - b.number)) {
+  for (const issue of [...changes.issues].sort((a, b) => a.number - b.number)) {
+    try {
       const item = await applyIssue(deps, repo, issue, result);
       if (item && result.onboarded) await tellQueued(deps, item, result);
+    } catch (error) {
+      // Who labelled or edited this issue could not be asked: it is left as it was, reported,
+      // and the others go on. Any other error is not GitHub's to report.
+      if (!(error instanceof TrustUnread)) throw error;
+      if (error.cause instanceof RateLimitDeferred) result.deferred_until = error.cause.until;
+      else result.error ??= `GitHub could not say who labelled and edited #${issue.number}: ${error.message}`;
+      result.unread++;
+      result.events.push({ event: "unread", issue: issue.number, reason: error.message });
     }
-  } catch (error) {
-    // Who labelled or edited a candidate could not be asked: it is not taken, and nothing is
-    // committed, so the next poll reads it again. Any other error is not GitHub's to report.
-    if (!(error instanceof TrustUnread)) throw error;
-    if (error.cause instanceof RateLimitDeferred) result.deferred_until = error.cause.until;
-    else result.error = error.message;
-    return result;
   }
-  // Processed: only now may the next poll skip what this one read.
-  changes.commit();
+  // Processed: only now may the next poll skip what this one read. An issue left unread
+  // keeps it uncommitted, so the next poll reads them again and asks about that one.
+  if (result.unread === 0) changes.commit();
   if (result.onboarded) {
     // Items discovered before the repository was onboarded join the queue now. A pass
     // queues only items of its own kind: a simulated pass never queues a real item
@@ -155,17 +167,8 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
   const snapshot = snapshotOf(repo, issue);
   switch (decision.kind) {
     case "take": {
-      // Asked only of a candidate: who added the label, and who edited the body.
-      let facts;
-      const sent = deps.reader.requestsSent();
-      try {
-        facts = await readTrustFacts(deps.reader, repo, issue.number, deps.rules);
-      } catch (error) {
-        throw new TrustUnread(error);
-      } finally {
-        // The pass reports every request it made, these included.
-        result.requests += deps.reader.requestsSent() - sent;
-      }
+      // Asked only of a candidate: who added the label, and who changed the title or body.
+      const facts = await askTrust(deps, repo, issue.number, result);
       if (!isOwner(facts.labelledBy, deps.rules)) {
         result.ignored++;
         result.events.push({ event: "ignored", issue: issue.number, reason: "labelled by someone else", by: facts.labelledBy });
@@ -184,6 +187,7 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
     }
     case "refresh":
       refreshSnapshot(store, live!.id, snapshot);
+      await askAgainIfHeld(deps, repo, live!.id, result);
       return undefined;
     case "done":
       store.transaction(() => {
@@ -220,7 +224,34 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
   }
 }
 
-/** GitHub could not say who labelled or edited a candidate issue: the pass stops before committing what it read. */
+/**
+ * Asks GitHub again about a held item whose issue changed: the owner may have taken the
+ * label off and put it back, or changed the words back. Only items held in the queue
+ * (`discovered`, `ready`) are asked, and only when their issue is among the changed ones,
+ * so an unchanged poll costs nothing more; a later start asks the gate in any case.
+ */
+async function askAgainIfHeld(deps: PollDeps, repo: string, id: number, result: RepoPoll): Promise<void> {
+  const item = getItem(deps.store, id)!;
+  if (!QUEUED.includes(item.state) || !storedDoubt(deps.store, item, deps.rules)) return;
+  const doubt = recordTrust(deps.store, item, await askTrust(deps, repo, item.issue, result), deps.rules);
+  if (doubt) result.events.push({ event: "held", issue: item.issue, item: item.id, reason: describeDoubt(item.id, doubt, deps.rules) });
+  else result.events.push({ event: "cleared", issue: item.issue, item: item.id });
+}
+
+/** Who labelled, renamed and edited an issue, asked of GitHub; the requests are counted in the pass, a failure is TrustUnread. */
+async function askTrust(deps: PollDeps, repo: string, issue: number, result: RepoPoll): Promise<TrustFacts> {
+  const sent = deps.reader.requestsSent();
+  try {
+    return await readTrustFacts(deps.reader, repo, issue, deps.rules);
+  } catch (error) {
+    throw new TrustUnread(error);
+  } finally {
+    // The pass reports every request it made, these included.
+    result.requests += deps.reader.requestsSent() - sent;
+  }
+}
+
+/** GitHub could not say who labelled or edited an issue: it is left for the next poll, uncommitted. */
 class TrustUnread extends Error {
   constructor(cause: unknown) {
     super(cause instanceof Error ? cause.message : String(cause), { cause });

@@ -31,8 +31,12 @@ export function reportLines(results: readonly RepoPoll[], queue: QueueCount, sim
   return lines;
 }
 
-/** `demo/widgets: 3 new, 0 done, 0 abandoned, 1 ignored; 1 request, 0 not modified` (or why it was not read). */
+/** `demo/widgets: 3 new, 0 done, 0 abandoned, 1 ignored; 1 request, 0 not modified` (or why it was not read, or what was left for the next poll). */
 export function summaryLine(result: RepoPoll): string {
+  if (result.unread > 0) {
+    const counts = `${result.new} new, ${result.done} done, ${result.abandoned} abandoned, ${result.ignored} ignored, ${result.unread} left for the next poll`;
+    return `${result.repo}: ${counts}; ${plural(result.requests, "request")}, ${result.not_modified} not modified`;
+  }
   if (result.deferred_until) return `${result.repo}: not read: GitHub calls are deferred until ${result.deferred_until} to spare the rate limit; a poll after that reads it`;
   if (result.error) return `${result.repo}: failed: ${result.error}`;
   const counts = `${result.new} new, ${result.done} done, ${result.abandoned} abandoned, ${result.ignored} ignored`;
@@ -74,6 +78,12 @@ function eventLines(result: RepoPoll): string[] {
         break;
       case "held":
         lines.push(`${at(e.issue)}: work item ${e.item} is held for you: ${e.reason}`);
+        break;
+      case "cleared":
+        lines.push(`${at(e.issue)}: work item ${e.item} is no longer held for you: GitHub, asked again, shows its label and words are yours`);
+        break;
+      case "unread":
+        lines.push(`${at(e.issue)}: left for the next poll: GitHub could not say who labelled and edited it (${e.reason})`);
         break;
       case "ignored":
         break;

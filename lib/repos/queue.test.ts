@@ -4,7 +4,7 @@ import { recordChangedSettings } from "./records.ts";
 import { dispatchQueue, whyNotQueued } from "./queue.ts";
 import { hold, pause, unpause } from "../dispatch/controls.ts";
 import { configWithRepos, makeItem, onboard, withStore } from "../testing/items.ts";
-import { approveBody, recordTrust } from "../intake/issue-trust.ts";
+import { approveWords, recordTrust } from "../intake/issue-trust.ts";
 import { getItem, refreshSnapshot } from "../work-items/queries.ts";
 
 const order = (queue: ReturnType<typeof dispatchQueue>) => queue.queue.map((q) => `${q.position}:${q.item.repo}#${q.item.issue}`);
@@ -79,8 +79,8 @@ test("items the owner held, by themselves or through their repository, are apart
       [1, 1, null, "waiting on the design"],
       [3, null, "demo/gadgets", null],
     ]);
-    assert.equal(whyNotQueued(store, config, { id: 2, repo: "demo/widgets", body: "" }), undefined);
-    assert.is((whyNotQueued(store, config, { id: 1, repo: "demo/widgets", body: "" }) as { held: { item: number } }).held.item, 1);
+    assert.equal(whyNotQueued(store, config, { id: 2, repo: "demo/widgets", title: "", body: "" }), undefined);
+    assert.is((whyNotQueued(store, config, { id: 1, repo: "demo/widgets", title: "", body: "" }) as { held: { item: number } }).held.item, 1);
   }));
 
 test("an untrusted repository's item is untrusted even when the owner held it too", () =>
@@ -113,11 +113,11 @@ test("an item whose body someone else edited is held for the owner until approve
     onboard(store, "demo/widgets");
     const item = makeItem(store, { issue: 2 });
     makeItem(store, { issue: 3 });
-    recordTrust(store, item, { labelledBy: "owner", editedBy: ["mallory"], body: item.body }, rules);
+    recordTrust(store, item, { labelledBy: "owner", editedBy: ["mallory"], renamedBy: [], title: item.title, body: item.body }, rules);
     const held = dispatchQueue(store, config);
     assert.equal(order(held), ["1:demo/widgets#3"]);
     assert.equal(held.held_for_owner.map((h) => [h.item.id, h.reason]), [[1, 'its body was edited by mallory; "robot-army approve 1" after reading it']]);
-    approveBody(store, item, item.body, ["mallory"]);
+    approveWords(store, item, item, { editedBy: ["mallory"], renamedBy: [] });
     assert.equal(order(dispatchQueue(store, config)), ["1:demo/widgets#2", "2:demo/widgets#3"], "approved as it reads");
     refreshSnapshot(store, item.id, { ...item, issue: 2, body: "Now also do something else", issue_updated_at: null });
     assert.equal(dispatchQueue(store, config).held_for_owner.map((h) => h.item.id), [1], "a body other than the approved one is held again");
@@ -131,10 +131,10 @@ test("an item whose label someone else added is held for the owner; a hold or th
     onboard(store, "demo/widgets");
     const item = makeItem(store, { issue: 2 });
     hold(store, { item: item.id });
-    recordTrust(store, item, { labelledBy: "mallory", editedBy: [], body: item.body }, { author: "owner", label: "robot-army" });
+    recordTrust(store, item, { labelledBy: "mallory", editedBy: [], renamedBy: [], title: item.title, body: item.body }, { author: "owner", label: "robot-army" });
     const queue = dispatchQueue(store, config);
     assert.equal([queue.held.length, queue.held_for_owner.map((h) => h.reason)], [0, [
-      "its robot-army label was added by mallory, not by owner; only a label you add yourself starts work (take it off and put it back)",
+      "its robot-army label was added by mallory, not by owner; only a label you add yourself starts work (take it off and put it back: the next poll asks GitHub again)",
     ]]);
   }));
 

@@ -103,7 +103,7 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
 export function whyNotQueued(
   store: Store,
   config: Config,
-  item: Pick<WorkItem, "id" | "repo" | "body">,
+  item: Pick<WorkItem, "id" | "repo" | "title" | "body">,
   trust: Map<string, UntrustedReason | null> = new Map(),
 ): OutOfQueue | undefined {
   if (!trust.has(item.repo)) trust.set(item.repo, untrustedReason(store, config, item.repo));

@@ -63,6 +63,8 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-labelled-by-collaborator": () => import("./forge-labelled-by-collaborator.ts"),
   "forge-with-worker-edited-body": () => import("./forge-with-worker-edited-body.ts"),
   "forge-flaky": () => import("./forge-flaky.ts"),
+  "forge-candidate-unreadable": () => import("./forge-candidate-unreadable.ts"),
+  "forge-held-label-put-back": () => import("./forge-held-label-put-back.ts"),
   "forge-token-readable": () => import("./forge-token-readable.ts"),
   "episode-repo": () => import("./episode-repo.ts"),
   "repo-with-open-episode": () => import("./repo-with-open-episode.ts"),

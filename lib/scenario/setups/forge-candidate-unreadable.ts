@@ -1,0 +1,29 @@
+/**
+ * Setup `forge-candidate-unreadable`: `forge-with-clone` with demo/widgets onboarded and
+ * polled once while issue 1 had no label (issues 2 and 3 are ready work items, simulated
+ * since the level is plan); then the owner labelled issue 1 again and closed issue 3, and
+ * the forge answers the next GraphQL request (who edited issue 1's body) with 502, once.
+ */
+import { forgeApi } from "./_forge-intake.ts";
+import { setup as forgeWithClone } from "./forge-with-clone.ts";
+import type { SetupContext, SetupResult } from "./index.ts";
+
+/** Unlabels issue 1, onboards and polls, then labels it again, closes issue 3 and asks for one GraphQL 502. */
+export async function setup(ctx: SetupContext): Promise<SetupResult> {
+  const made = await forgeWithClone(ctx);
+  try {
+    const api = forgeApi(made);
+    await api.owner("DELETE", "/repos/demo/widgets/issues/1/labels/robot-army");
+    for (const argv of [["onboard", "demo/widgets"], ["poll"]]) {
+      const run = await ctx.robotArmy(argv, { cwd: made.cwd, env: made.env });
+      if (run.code !== 0) throw new Error(`robot-army ${argv.join(" ")} exited ${run.code}: ${run.stderr.trim()}`);
+    }
+    await api.owner("POST", "/repos/demo/widgets/issues/1/labels", { labels: ["robot-army"] });
+    await api.owner("PATCH", "/repos/demo/widgets/issues/3", { state: "closed" });
+    await api.hook("POST", "/_forge/faults", { method: "POST", path: "/graphql", status: 502, times: 1 });
+    return made;
+  } catch (error) {
+    await made.cleanup?.();
+    throw error;
+  }
+}
