@@ -211,12 +211,14 @@ async function finish(
 }
 
 /**
- * Whether a session's files stay after its exit: `keep` beats everything but `rm`; a
- * permanent session stays for gc to respawn; a killed one stays to be looked at, unless
- * it was started `--ephemeral`.
+ * Whether a session's files stay after its exit: `keep` beats everything but `rm`; one
+ * whose exit left what its command started running (or unread) stays, for its record is
+ * what tells that they may still work in its directory; a permanent session stays for gc to
+ * respawn; a killed one stays to be looked at, unless it was started `--ephemeral`.
  */
 export function retained(record: SessionRecord): boolean {
   if (isKept(record)) return true;
+  if (record.membersAtExit) return true;
   if (record.permanent) return true;
   if (record.ended === "killed" && !record.ephemeral) return true;
   return false;
