@@ -32,7 +32,8 @@ export async function stopSession(root: string, seen: SessionRecord, options: { 
   let sent: NodeJS.Signals | null = null;
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     // A child that exited leaving its group running is stopped through that group: its holder waits on it.
-    if (childRunning(record) || leftInOwnGroup(record)) {
+    // Read again: the child's exit noted since this stop began is in the record now, not in the one it was given.
+    if (childRunning(record) || leftInOwnGroup(readRecord(root, record.id) ?? record)) {
       signalChild(record, signal);
       sent = signal;
     }
@@ -99,6 +100,9 @@ async function killLeftInGroup(record: SessionRecord, graceMs: number): Promise<
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
   }
+  // A SIGKILLed process is gone a moment after the signal, not at once: what follows reads the group again.
+  const killed = Date.now() + 2_000;
+  while (ours() && Date.now() < killed) await new Promise((r) => setTimeout(r, 10));
 }
 
 /** Whether the holder waits on what the child left running in the group the holder made for it. */
