@@ -153,6 +153,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
       report.kept.push(entry(record, `keep=${record.tags.keep}; an orphan: parent "${parentRef}" is gone`));
       continue;
     }
+    if (leftBehind(record, state)) continue;
     const stop = await mustStop(record, state);
     if (stop === "unknown") continue;
     if (stop && !dryRun && !(await stopped(record))) continue;
@@ -162,6 +163,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
   // 2. Abandoned: a permanent session whose working directory is gone is stopped and recorded so.
   for (const { record, state } of seen) {
     if (done.has(record.id) || !record.permanent || record.ended === "abandoned" || existsSync(record.cwd) || state === "unknown") continue;
+    if (leftBehind(record, state)) continue;
     const stop = await mustStop(record, state);
     if (stop === "unknown") continue;
     if (stop && !dryRun && !(await stopped(record))) continue;

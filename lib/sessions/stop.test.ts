@@ -3,19 +3,18 @@ import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, utimesSync } from "node:fs";
 import { join } from "node:path";
-import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import { PreconditionError } from "../errors.ts";
 import { groupMembers as groupPids, identify, liveness } from "../processes.ts";
 import { exitedPid } from "../testing/fixtures.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { exitCodeOf, holdSession, retained } from "./holder.ts";
-import { childIdentity, listRecords, readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
+import { childIdentity, readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { childRunning, sessionState, workerRuns } from "./state.ts";
 import { describeLeftRunning, stopSession } from "./stop.ts";
-import { groupMembers, holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
+import { groupMembers, holderGone, inSessionDir, rejection, startInTerminalGroup, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /**
  * Waits a moment for every member of a signalled group to be gone: a process that got a
@@ -259,18 +258,12 @@ test("stopSession never signals a group whose id now names another process: the 
 
 // --- a foreground session whose command leaves a job in its terminal's process group
 
-/**
- * Starts `session run` in the foreground, as a terminal tab runs it: in a process group this
- * test makes (so the test alone may end it), the holder leading it and its child sharing it.
- */
+/** A foreground session as a terminal tab runs it (see startInTerminalGroup), its group ended after the test. */
 async function startForeground(root: string, work: string, script: string): Promise<{ record: SessionRecord; pgid: number }> {
-  const [runtime, ...entry] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
-  const argv = [...entry, "session", "run", "--name=fg", `--cwd=${work}`, "--", "sh", "-c", script];
-  const holder = spawn(runtime, argv, { env: { ...process.env, RA_SESSION_ROOT: root }, detached: true, stdio: "ignore" });
-  processes.groups.push(holder.pid!);
-  const record = await waitFor("the child on record", () => listRecords(root).find((r) => r.childPid !== null), 15_000);
-  assert.equal([record.childPgid, record.sharedPgid], [null, holder.pid], "the child shares the group its holder leads");
-  return { record, pgid: holder.pid! };
+  const started = await startInTerminalGroup(root, work, script);
+  processes.groups.push(started.pgid);
+  assert.equal([started.record.childPgid, started.record.sharedPgid], [null, started.pgid], "the child shares the group its holder leads");
+  return started;
 }
 
 test("stopSession of a foreground session whose command left a job in its terminal's group says it was left running, not stopped", inSessionDir(async ({ root, work }) => {
