@@ -21,7 +21,7 @@ import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord,
 import type { SessionRecord } from "../lib/sessions/records.ts";
 import { withLock } from "../lib/sessions/lock.ts";
 import { createSession, startDetached } from "../lib/sessions/start.ts";
-import { sessionState } from "../lib/sessions/state.ts";
+import { sessionState, workerRuns } from "../lib/sessions/state.ts";
 import { describeLeftRunning, stopSession } from "../lib/sessions/stop.ts";
 import { terminalLines } from "../lib/sessions/terminal-output.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
@@ -382,8 +382,10 @@ export async function runRm(opts: { ref: string }, deps: SessionDeps): Promise<n
   const stopped = await withAudit(deps, async (audited) => {
     const result = await audited("stop", record, () => stopSession(root, record));
     // Its record is what says something may still work in its directory: it is not removed while that may be so.
-    if (result === "left-running") {
-      throw new RobotArmyError(`Session "${record.name}" (${record.id}): stopped its command, but ${describeLeftRunning(readRecord(root, record.id) ?? record)}; its files are kept, not removed`);
+    const after = readRecord(root, record.id);
+    if (after?.membersAtExit && workerRuns(root, after) !== false) {
+      const how = result === "left-running" ? "stopped its command" : "its command ended";
+      throw new RobotArmyError(`Session "${record.name}" (${record.id}): ${how}, but ${describeLeftRunning(after)}; its files are kept, not removed`);
     }
     await audited("remove", record, () => withLock(sessionFiles(root, record.id).lock, () => removeSessionFiles(root, record.id)));
     return result;

@@ -69,6 +69,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "repo-with-unreadable-episode": () => import("./repo-with-unreadable-episode.ts"),
   "vanished-session": () => import("./vanished-session.ts"),
   "stopped-sessions": () => import("./stopped-sessions.ts"),
+  "foreground-session-with-job": () => import("./foreground-session-with-job.ts"),
   "broken-store-files": () => import("./broken-store-files.ts"),
   "repo-with-symlinked-ledger": () => import("./repo-with-symlinked-ledger.ts"),
   "forge-with-c1-title": () => import("./forge-with-c1-title.ts"),
