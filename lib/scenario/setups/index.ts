@@ -41,6 +41,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
+  "forge-with-tmux-worker-job": () => import("./forge-with-tmux-worker-job.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
   "forge-with-token-printing-post-create": () => import("./forge-with-token-printing-post-create.ts"),
   "forge-with-unreadable-session": () => import("./forge-with-unreadable-session.ts"),
