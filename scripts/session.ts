@@ -22,7 +22,7 @@ import type { SessionRecord } from "../lib/sessions/records.ts";
 import { withLock } from "../lib/sessions/lock.ts";
 import { createSession, startDetached } from "../lib/sessions/start.ts";
 import { sessionState, workerRuns } from "../lib/sessions/state.ts";
-import { describeLeftRunning, stopSession } from "../lib/sessions/stop.ts";
+import { describeLeftRunning, describeStopLeft, stopSession } from "../lib/sessions/stop.ts";
 import { terminalLines } from "../lib/sessions/terminal-output.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
@@ -367,7 +367,7 @@ export async function runKill(opts: { ref: string; grace: number }, deps: Sessio
   // Not "killed" while what it started runs on: say what still runs, and fail, so nothing takes its directory for free.
   else if (result === "left-running") {
     const after = readRecord(root, record.id) ?? record;
-    throw new RobotArmyError(`Session "${record.name}" (${record.id}): stopped its command, but ${describeLeftRunning(after)}; its files are kept`);
+    throw new RobotArmyError(`Session "${record.name}" (${record.id}): ${describeStopLeft(after)}; its files are kept`);
   }
   // An --ephemeral session's holder removes its files even when it is killed: say which happened.
   else if (readRecord(root, record.id)) deps.write(asLines(`killed ${record.name} ${record.id}; its files are kept`));

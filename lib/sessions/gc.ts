@@ -14,7 +14,7 @@ import type { SessionRecord } from "./records.ts";
 import { noteRespawn, respawnRecord, startDetached } from "./start.ts";
 import { childRunning, commandRuns, sessionState, workerRuns } from "./state.ts";
 import type { SessionState } from "./state.ts";
-import { describeLeftRunning, stopSession } from "./stop.ts";
+import { describeLeftRunning, describeStopLeft, stopSession } from "./stop.ts";
 
 /** One session gc acted on (or would have), and why. */
 export interface GcEntry {
@@ -127,7 +127,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
   const stopped = async (record: SessionRecord): Promise<boolean> => {
     if (await stopIt(record) !== "left-running") return true;
     done.add(record.id);
-    report.skipped.push(entry(record, `stopped its command, but ${describeLeftRunning(readRecord(root, record.id) ?? record)}`));
+    report.skipped.push(entry(record, describeStopLeft(readRecord(root, record.id) ?? record)));
     return false;
   };
 

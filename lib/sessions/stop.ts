@@ -84,6 +84,15 @@ export function describeLeftRunning(record: SessionRecord): string {
 }
 
 /**
+ * What a stop that left processes running did, for the owner: "stopped its command" (or,
+ * when the command had already ended, "found its command ended") and what it left running.
+ * @example `Session "fg": ${describeStopLeft(record)}`
+ */
+export function describeStopLeft(record: SessionRecord): string {
+  return `${record.exitedAt ? "stopped its command" : "found its command ended"}, but ${describeLeftRunning(record)}`;
+}
+
+/**
  * What the child started in the group its holder made may outlive it (a background job
  * that ignores TERM): after the grace period, SIGKILL to that group ends it too.
  */

@@ -194,12 +194,12 @@ test("cancel of a worker in a terminal tab whose command left a job in the tab's
       const job = await waitFor("the job the worker left", () => groupMembers(pgid).find((pid) => pid !== record!.holderPid && pid !== record!.childPid), 5_000);
       const result = await cancelSession(store, where(deps), cancelTarget(store, 1));
       assert.equal([result.did, result.endReason, result.after], ["left-running", "cancelled", "interrupted"]);
-      const left = `1 process it started still runs in process group ${pgid}, which robot-army did not make and so does not signal: pid ${job}`;
+      const left = `stopped its command, but 1 process it started still runs in process group ${pgid}, which robot-army did not make and so does not signal: pid ${job}`;
       assert.is(result.ending, left);
       assert.is(describeCancel("ra-widgets-1", 1, result),
-        `cancelled session ra-widgets-1 of work item 1: its command stopped, but ${left}. Its row is closed as cancelled and the item is interrupted; its worktree is not free until they end`);
+        `cancelled session ra-widgets-1 of work item 1: ${left}. Its row is closed as cancelled and the item is interrupted; its worktree is not free until they end`);
       assert.ok(groupMembers(pgid).includes(job), "the job was not signalled: its group is the tab's (DESIGN rule 6)");
-      assert.is(getItem(store, 1)!.reason, `cancelled by the owner: its command stopped, but ${left}`);
+      assert.is(getItem(store, 1)!.reason, `cancelled by the owner: ${left}`);
       assert.equal(queryAudit(store, { kind: "session.cancel" }).map((r) => [r.phase, r.body.result ?? null]), [["intent", null], ["outcome", "left-running"]]);
       // Its record stays and says something still works in the worktree: resume refuses rather than start a second worker there.
       await rejects(relaunchItem(deps, 1, { how: "resume", force: true }), Error, /still running/);

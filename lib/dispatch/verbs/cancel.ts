@@ -23,7 +23,7 @@ import { readRecord } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
 import { exitOf, spooledExitOf } from "../../sessions/spool.ts";
 import type { Exit } from "../../sessions/spool.ts";
-import { describeLeftRunning, stopSession } from "../../sessions/stop.ts";
+import { describeStopLeft, stopSession } from "../../sessions/stop.ts";
 import { getItem, requireItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { sessionById, sessionsOf } from "../../work-items/sessions.ts";
@@ -113,8 +113,8 @@ export async function cancelSession(store: Store, deps: CancelDeps, target: Canc
     // Its command stopped, but what it started runs on in its worktree: the row closes saying so,
     // and its record (kept) makes resume, reset and dispatch take the worktree as busy until they end.
     if (result === "left-running") {
-      const left = describeLeftRunning(readOwnRecord(deps.sessionRoot, target) ?? record!);
-      closeCancelled(store, ended, `cancelled by the owner: its command stopped, but ${left}`);
+      const left = describeStopLeft(readOwnRecord(deps.sessionRoot, target) ?? record!);
+      closeCancelled(store, ended, `cancelled by the owner: ${left}`);
       return done("left-running", left);
     }
   }
@@ -153,7 +153,7 @@ export function describeCancel(session: string, item: number, result: CancelResu
   const state = result.after === result.before ? `stays ${result.after}` : `is ${result.after}`;
   if (result.did === "stopped") return `cancelled session ${session} of work item ${item}; the item ${state}`;
   if (result.did === "left-running") {
-    return `cancelled session ${session} of work item ${item}: its command stopped, but ${result.ending}. ` +
+    return `cancelled session ${session} of work item ${item}: ${result.ending}. ` +
       `Its row is closed as ${result.endReason} and the item ${state}; its worktree is not free until they end`;
   }
   const found = result.did === "had-ended"
