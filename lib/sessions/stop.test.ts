@@ -13,7 +13,7 @@ import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { childRunning, sessionState, workerRuns } from "./state.ts";
-import { describeLeftRunning, stopSession } from "./stop.ts";
+import { describeLeftRunning, describeStopLeft, stopSession } from "./stop.ts";
 import { groupMembers, holderGone, inSessionDir, rejection, startInTerminalGroup, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /**
@@ -294,6 +294,22 @@ test("an exit recorded while what the command started could not be read is unkno
   assert.is(describeLeftRunning(unread), "whether processes it started still run cannot be checked");
   assert.is(workerRuns(root, { ...unread, sharedPgid: null }), "unknown", "nor with no group on record");
   assert.is(workerRuns(root, { ...unread, membersAtExit: undefined }), false, "an exit that left nothing behind is evidence the command ended");
+}));
+
+test("stopSession recording the exit of a foreground session whose holder was killed says what its command left in the terminal's group", inSessionDir(async ({ root, work }) => {
+  const { record, pgid } = await startForeground(root, work, `sleep 30 > "${join(work, "job.out")}" 2>&1 & exec sleep 30`);
+  const job = await waitFor("the background job", () => groupPids(pgid).find((pid) => pid !== record.holderPid && pid !== record.childPid), 5_000);
+  const holder = { pid: record.holderPid!, started_at: record.holderStartedAt };
+  process.kill(holder.pid, "SIGKILL");
+  await waitFor("the holder to be gone", () => liveness(holder) === "exited");
+  assert.is(await stopSession(root, readRecord(root, record.id)!, { graceMs: 500 }), "left-running");
+  const after = readRecord(root, record.id)!;
+  assert.equal([after.ended, after.exitSignal, after.membersAtExit], ["killed", "SIGTERM", "remained"], "the exit it recorded itself says what was left");
+  assert.ok(groupPids(pgid).includes(job), "the job was not signalled");
+  assert.is(describeStopLeft(after), `stopped its command, but 1 process it started still runs in process group ${pgid}, which robot-army did not make and so does not signal: pid ${job}`);
+  assert.is(workerRuns(root, after), true);
+  process.kill(-pgid, "SIGKILL");
+  await waitFor("the group to end", () => groupPids(pgid).length === 0);
 }));
 
 test("a holder whose exit left members behind keeps its files, even --ephemeral", () => {
