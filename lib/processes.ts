@@ -175,17 +175,28 @@ export function processGroupOf(pid: number): number | undefined {
  * was never recorded. Members are known by pid and start, never by name or command line.
  */
 export function groupLiveness(group: ProcessGroup, since: string | null | undefined): Liveness {
+  const members = groupMembersSince(group, since);
+  if (members === "unknown") return "unknown";
+  return members.length ? "running" : "exited";
+}
+
+/**
+ * The pids of the live processes of a process group that started at or after `since`, as
+ * `groupLiveness` finds them (it is their count): none with proof that none runs, "unknown"
+ * when that cannot be told. What a report names when a command left processes running.
+ */
+export function groupMembersSince(group: ProcessGroup, since: string | null | undefined): number[] | "unknown" {
   const { pgid } = group;
   if (!Number.isInteger(pgid) || pgid <= 1) return "unknown";
   if (!procAvailable()) return "unknown";
   const [boot, ticks] = (since ?? "").split(":");
   if (!boot || !ticks) return "unknown";
   // Start ticks of another boot say nothing about this one's processes: that group ended with its boot.
-  if (boot !== readBootId()) return "exited";
+  if (boot !== readBootId()) return [];
   const sinceTicks = Number(ticks);
   if (group.leader_start_id) {
     const leader = readProcStat(pgid);
-    if (leader && `${boot}:${leader.startTicks}` !== group.leader_start_id) return "exited";
+    if (leader && `${boot}:${leader.startTicks}` !== group.leader_start_id) return [];
   }
   let entries: string[];
   try {
@@ -195,13 +206,14 @@ export function groupLiveness(group: ProcessGroup, since: string | null | undefi
   }
   // In a group shared with a terminal, the process asking (and what started it) may be a member too.
   const asking = ancestry(process.pid);
+  const members: number[] = [];
   for (const entry of entries) {
     if (!/^\d+$/.test(entry) || asking.has(Number(entry))) continue;
     const stat = readProcStat(Number(entry));
     // One that started before the command did is not one it started (undefined: it ended while we looked).
-    if (stat && stat.pgid === pgid && stat.state !== "Z" && stat.startTicks >= sinceTicks) return "running";
+    if (stat && stat.pgid === pgid && stat.state !== "Z" && stat.startTicks >= sinceTicks) members.push(Number(entry));
   }
-  return "exited";
+  return members;
 }
 
 /** A process and its ancestors, by pid. */

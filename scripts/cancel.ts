@@ -8,7 +8,7 @@ import { ask, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { Ask, CommandDef, Write } from "../lib/cli.ts";
 import { cancelSession, cancelTarget, describeCancel, recordGaveUp } from "../lib/dispatch/verbs/cancel.ts";
 import type { CancelDeps, Confirmation } from "../lib/dispatch/verbs/cancel.ts";
-import { PreconditionError } from "../lib/errors.ts";
+import { EXIT, PreconditionError } from "../lib/errors.ts";
 import { ensureSessionRoot } from "../lib/sessions/records.ts";
 import { spoolDir } from "../lib/sessions/spool.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
@@ -68,7 +68,8 @@ export async function run(opts: CancelOptions, deps: CancelCommandDeps): Promise
   }
   const result = await cancelSession(deps.store, deps, target);
   deps.write(`${describeCancel(target.session.name, opts.item, result)}\n`);
-  return 0;
+  // What it started runs on in the worktree: the cancel did not end everything, and says so by its code too.
+  return result.did === "left-running" ? EXIT.failed : EXIT.ok;
 }
 
 /** The item's id typed (or piped in) confirms; anything else gives up. */

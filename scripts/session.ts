@@ -8,7 +8,7 @@ import { JSON_OPTION, asJson, asLines, helpText, integerOption, runMain, runSubc
 import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { formatAge, MAX_TIMER_MS } from "../lib/duration.ts";
-import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { PreconditionError, RobotArmyError, UsageError } from "../lib/errors.ts";
 import { commandText } from "../lib/shell-words.ts";
 import { collectGarbage, describeGc } from "../lib/sessions/gc.ts";
 import type { GcEffect } from "../lib/sessions/gc.ts";
@@ -21,8 +21,8 @@ import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord,
 import type { SessionRecord } from "../lib/sessions/records.ts";
 import { withLock } from "../lib/sessions/lock.ts";
 import { createSession, startDetached } from "../lib/sessions/start.ts";
-import { sessionState } from "../lib/sessions/state.ts";
-import { stopSession } from "../lib/sessions/stop.ts";
+import { sessionState, workerRuns } from "../lib/sessions/state.ts";
+import { describeLeftRunning, describeStopLeft, stopSession } from "../lib/sessions/stop.ts";
 import { terminalLines } from "../lib/sessions/terminal-output.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
@@ -84,7 +84,9 @@ const kill: CommandDef = {
   name: "session kill",
   summary: "Stop a session and keep its files",
   usage: "session kill <ref> [--grace SECONDS]",
-  description: "SIGTERM to its command (SIGKILL after the grace period); the exit is recorded as killed and the files stay.",
+  description:
+    "SIGTERM to its command (SIGKILL after the grace period); the exit is recorded as killed and the files stay.\n" +
+    "What a foreground command left running in its terminal's process group is not signalled: kill names it and exits 1.",
   options: { grace: { type: "string", value: "SECONDS", description: "How long to wait before SIGKILL (default: 5)" } },
   positionals: { min: 1, max: 1 },
 };
@@ -362,6 +364,11 @@ export async function runKill(opts: { ref: string; grace: number }, deps: Sessio
   const record = resolveRef(root, opts.ref);
   const result = await withAudit(deps, (audited) => audited("kill", record, () => stopSession(root, record, { graceMs: opts.grace * 1000 })));
   if (result === "not-running") deps.write(asLines(`${record.name} was not running; nothing to kill`));
+  // Not "killed" while what it started runs on: say what still runs, and fail, so nothing takes its directory for free.
+  else if (result === "left-running") {
+    const after = readRecord(root, record.id) ?? record;
+    throw new RobotArmyError(`Session "${record.name}" (${record.id}): ${describeStopLeft(after)}; its files are kept`);
+  }
   // An --ephemeral session's holder removes its files even when it is killed: say which happened.
   else if (readRecord(root, record.id)) deps.write(asLines(`killed ${record.name} ${record.id}; its files are kept`));
   else deps.write(asLines(`killed ${record.name} ${record.id}; its files were removed (--ephemeral)`));
@@ -374,6 +381,12 @@ export async function runRm(opts: { ref: string }, deps: SessionDeps): Promise<n
   const record = resolveRef(root, opts.ref);
   const stopped = await withAudit(deps, async (audited) => {
     const result = await audited("stop", record, () => stopSession(root, record));
+    // Its record is what says something may still work in its directory: it is not removed while that may be so.
+    const after = readRecord(root, record.id);
+    if (after?.membersAtExit && workerRuns(root, after) !== false) {
+      const how = result === "left-running" ? "stopped its command" : "its command ended";
+      throw new RobotArmyError(`Session "${record.name}" (${record.id}): ${how}, but ${describeLeftRunning(after)}; its files are kept, not removed`);
+    }
     await audited("remove", record, () => withLock(sessionFiles(root, record.id).lock, () => removeSessionFiles(root, record.id)));
     return result;
   });

@@ -116,6 +116,7 @@ async function stopUnrecorded(deps: DispatchDeps, item: WorkItem, sessionId: str
       () => stopSession(deps.sessionRoot, record),
       (outcome) => ({ result: outcome }),
     );
+    if (result === "left-running") return { ok: false, line: "its command was stopped, but processes it started still run (or cannot be checked)" };
     return { ok: true, line: result === "stopped" ? "that session was stopped" : "that session had already ended" };
   } catch (error) {
     return { ok: false, line: `stopping that session failed (${errorText(error)}), so it may still run` };

@@ -15,7 +15,7 @@ import { createSession, respawnRecord } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
 import { sessionState } from "./state.ts";
 import { stopSession } from "./stop.ts";
-import { holderGone, inSessionDir, sleep, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
+import { holderGone, inSessionDir, sleep, startInTerminalGroup, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /** Holders and children this file started, so none outlives its test. */
 const processes = trackSessionProcesses(test, { childrenBy: "pid" });
@@ -430,6 +430,27 @@ test("flapping is measured on the runs themselves: three short runs in a row, ho
   assert.is(fastExitsInARow(longThenShort), 1, "a long run breaks the row");
   assert.is(fastExitsInARow([{ at: "2026-01-15T10:00:00Z", kind: "exit", generation: 1, ended: "failed-to-start" }]), 1);
 });
+
+test("gc neither removes nor calls stopped an orphan whose command left a job in its terminal's group, until the job has ended", inSessionDir(async ({ root, work }) => {
+  const { record, pgid } = await startInTerminalGroup(root, work, `sleep 30 > "${join(work, "job.out")}" 2>&1 & exec sleep 30`);
+  processes.groups.push(pgid);
+  await update(root, record.id, (r) => ({ ...r, tags: { ...r.tags, parent: "gone-parent" } }));
+  const job = await waitFor("the background job", () => groupMembers(pgid).find((pid) => pid !== record.holderPid && pid !== record.childPid), 5_000);
+  const left = `1 process it started still runs in process group ${pgid}, which robot-army did not make and so does not signal: pid ${job}`;
+  const first = await collectGarbage(root);
+  assert.equal(first.orphans, [], "not removed: its record is what says the job may still work in its directory");
+  assert.equal(first.skipped.map((s) => s.reason), [`stopped its command, but ${left}`]);
+  assert.equal(readRecord(root, record.id)?.membersAtExit, "remained");
+  // The next pass finds its exit on record and the job still running: still not swept.
+  const second = await collectGarbage(root);
+  assert.equal([second.orphans, second.removed], [[], []]);
+  assert.equal(second.skipped.map((s) => s.reason), [`its command ended, but ${left}`]);
+  process.kill(-pgid, "SIGKILL");
+  await waitFor("the group to end", () => groupMembers(pgid).length === 0);
+  const third = await collectGarbage(root);
+  assert.equal(third.orphans.map((o) => o.id), [record.id], "once nothing it started runs, it goes");
+  assert.not.ok(existsSync(sessionFiles(root, record.id).record));
+}));
 
 test("a damaged record hides no other session and is skipped by gc, never acted on", inSessionDir(async ({ root, work }) => {
   const ended = await endedSession(root, { command: "sh", args: ["-c", "exit 0"], cwd: work, name: "fine", tags: { keep: "true" } });

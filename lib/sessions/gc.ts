@@ -12,9 +12,9 @@ import { withLock } from "./lock.ts";
 import { isKept, listRecords, unreadableRecords, readRecord, readSessionEvents, removeSessionFiles, sessionFiles, writeRecord, appendSessionEvent } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { noteRespawn, respawnRecord, startDetached } from "./start.ts";
-import { childRunning, commandRuns, sessionState } from "./state.ts";
+import { childRunning, commandRuns, sessionState, workerRuns } from "./state.ts";
 import type { SessionState } from "./state.ts";
-import { stopSession } from "./stop.ts";
+import { describeLeftRunning, describeStopLeft, stopSession } from "./stop.ts";
 
 /** One session gc acted on (or would have), and why. */
 export interface GcEntry {
@@ -119,6 +119,26 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
     return child;
   };
 
+  /**
+   * Stops a session before it is acted on; false (reported as skipped) when its command
+   * stopped but what it started runs on where nothing signals it: its files stay, for its
+   * record is what says its directory is not free.
+   */
+  const stopped = async (record: SessionRecord): Promise<boolean> => {
+    if (await stopIt(record) !== "left-running") return true;
+    done.add(record.id);
+    report.skipped.push(entry(record, describeStopLeft(readRecord(root, record.id) ?? record)));
+    return false;
+  };
+
+  /** Whether an ended session's exit left what its command started running, or unread, and that is not proven over. */
+  const leftBehind = (record: SessionRecord, state: SessionState): boolean => {
+    if (state !== "exited" || !record.membersAtExit || workerRuns(root, record) === false) return false;
+    done.add(record.id);
+    report.skipped.push(entry(record, `its command ended, but ${describeLeftRunning(record)}`));
+    return true;
+  };
+
   const keptOrphans = new Set<string>();
   // 1. Orphans: a session whose parent session is gone is stopped and removed, unless it
   // is kept: keep governs what ends, so a kept orphan is only reported.
@@ -133,18 +153,20 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
       report.kept.push(entry(record, `keep=${record.tags.keep}; an orphan: parent "${parentRef}" is gone`));
       continue;
     }
+    if (leftBehind(record, state)) continue;
     const stop = await mustStop(record, state);
     if (stop === "unknown") continue;
-    if (stop && !dryRun) await stopIt(record);
+    if (stop && !dryRun && !(await stopped(record))) continue;
     await act(record, report.orphans, `parent "${parentRef}" is gone`, removeFiles, stop && !dryRun);
   }
 
   // 2. Abandoned: a permanent session whose working directory is gone is stopped and recorded so.
   for (const { record, state } of seen) {
     if (done.has(record.id) || !record.permanent || record.ended === "abandoned" || existsSync(record.cwd) || state === "unknown") continue;
+    if (leftBehind(record, state)) continue;
     const stop = await mustStop(record, state);
     if (stop === "unknown") continue;
-    if (stop && !dryRun) await stopIt(record);
+    if (stop && !dryRun && !(await stopped(record))) continue;
     await act(record, report.abandoned, `working directory ${record.cwd} is gone`, (current) => {
       writeRecord(root, { ...current, ended: "abandoned", exitedAt: current.exitedAt ?? isoSeconds(now()) });
       appendSessionEvent(root, record.id, "abandoned", { cwd: record.cwd, generation: record.generation });
@@ -154,6 +176,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
   // 3. Respawn: a permanent session that ended is started again, unless it flaps.
   for (const { record, state } of seen) {
     if (done.has(record.id) || !record.permanent || !ended(state) || record.ended === "abandoned" || record.tags.flapping === "true") continue;
+    if (leftBehind(record, state)) continue;
     if (state === "vanished" && commandRuns(record) !== false) {
       done.add(record.id);
       report.skipped.push(entry(record, mayStillRun(record)));
@@ -200,6 +223,7 @@ export async function collectGarbage(root: string, options: { dryRun?: boolean; 
       report.skipped.push(entry(record, mayStillRun(record)));
       continue;
     }
+    if (leftBehind(record, state)) continue;
     await act(record, report.removed, state === "vanished" ? "vanished: its holder died without recording an exit" : describeEnd(record), removeFiles);
   }
   return report;

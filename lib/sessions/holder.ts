@@ -118,8 +118,12 @@ export async function holdSession(
   return await finish(root, id, code, signal, stop, members);
 }
 
-/** How often the holder looks at the group again while its members run: soon at first, then every 5 s. */
-const GROUP_POLL_MS = { first: 100, longest: 5_000 };
+/**
+ * How long the holder gives members to die with the child before it notes the child's exit
+ * as leaving them running, and how often it looks at the group again while they run: soon
+ * at first, then every 5 s.
+ */
+const GROUP_POLL_MS = { settle: 50, first: 100, longest: 5_000 };
 
 /**
  * Waits, once the child has exited, while a process it started still runs in its group
@@ -138,6 +142,11 @@ async function waitForGroup(
   tell?: (line: string) => void,
 ): Promise<"remained" | "unknown" | undefined> {
   let members = groupLiveness(group, since);
+  // Members that got the same signal as the child are gone a moment after it: only one still there then was left running.
+  if (members === "running") {
+    await new Promise((resolve) => setTimeout(resolve, GROUP_POLL_MS.settle));
+    members = groupLiveness(group, since);
+  }
   if (members !== "running") return members === "unknown" ? "unknown" : undefined;
   let name: string;
   try {
@@ -211,12 +220,14 @@ async function finish(
 }
 
 /**
- * Whether a session's files stay after its exit: `keep` beats everything but `rm`; a
- * permanent session stays for gc to respawn; a killed one stays to be looked at, unless
- * it was started `--ephemeral`.
+ * Whether a session's files stay after its exit: `keep` beats everything but `rm`; one
+ * whose exit left what its command started running (or unread) stays, for its record is
+ * what tells that they may still work in its directory; a permanent session stays for gc to
+ * respawn; a killed one stays to be looked at, unless it was started `--ephemeral`.
  */
 export function retained(record: SessionRecord): boolean {
   if (isKept(record)) return true;
+  if (record.membersAtExit) return true;
   if (record.permanent) return true;
   if (record.ended === "killed" && !record.ephemeral) return true;
   return false;

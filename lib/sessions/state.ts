@@ -3,7 +3,7 @@
  * never from a process name or command line.
  */
 import { statSync } from "node:fs";
-import { groupLiveness, liveness } from "../processes.ts";
+import { groupLiveness, groupMembersSince, liveness } from "../processes.ts";
 import type { ProcessGroup, ProcessIdentity } from "../processes.ts";
 import { childIdentity, holderIdentity, sessionFiles } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
@@ -69,17 +69,34 @@ function groupOf(record: SessionRecord): ProcessGroup | undefined {
 }
 
 /**
+ * The processes the session's command started that still run in its process group, by pid
+ * (each known by its start, never by name): none with proof that none does, "unknown" when
+ * that cannot be told (a record with no group on record, a group that cannot be read).
+ */
+export function leftRunning(record: SessionRecord): number[] | "unknown" {
+  const group = groupOf(record);
+  return group === undefined ? "unknown" : groupMembersSince(group, record.childStartId);
+}
+
+/**
  * Whether a session's worker may still run: its holder runs (or is starting), or any
  * process its command started is proven still running, whether the holder is gone or
  * recorded the child's exit. "unknown" when a vanished holder's command cannot be checked,
- * which callers treat like running: unknown is never "dead".
+ * or when an exit was recorded while what the command started still ran (or could not be
+ * read) and that cannot be checked now: callers treat it like running, for unknown is never
+ * "dead".
  */
 export function workerRuns(root: string, record: SessionRecord): boolean | "unknown" {
   const state = sessionState(root, record);
   if (state === "starting" || state === "running") return true;
   if (state === "unknown") return "unknown";
   const runs = commandRuns(record);
-  // An exit on record is evidence the child ended; only a group member proven running outweighs it.
-  if (state === "exited") return runs === true;
+  if (state === "exited") {
+    // An exit on record is evidence the child ended; only a group member proven running outweighs it...
+    if (!record.membersAtExit) return runs === true;
+    // ...unless the exit was recorded with members left (or unread): then only proof that none runs is "not running".
+    if (groupOf(record) === undefined) return "unknown";
+    return runs ?? "unknown";
+  }
   return runs ?? "unknown";
 }

@@ -2,18 +2,19 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, utimesSync } from "node:fs";
+import { join } from "node:path";
 import { PreconditionError } from "../errors.ts";
 import { groupMembers as groupPids, identify, liveness } from "../processes.ts";
 import { exitedPid } from "../testing/fixtures.ts";
 import type { ProcessIdentity } from "../processes.ts";
-import { exitCodeOf, holdSession } from "./holder.ts";
-import { readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
+import { exitCodeOf, holdSession, retained } from "./holder.ts";
+import { childIdentity, readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
-import { childRunning, sessionState } from "./state.ts";
-import { stopSession } from "./stop.ts";
-import { groupMembers, holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
+import { childRunning, sessionState, workerRuns } from "./state.ts";
+import { describeLeftRunning, describeStopLeft, stopSession } from "./stop.ts";
+import { groupMembers, holderGone, inSessionDir, rejection, startInTerminalGroup, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /**
  * Waits a moment for every member of a signalled group to be gone: a process that got a
@@ -254,6 +255,69 @@ test("stopSession never signals a group whose id now names another process: the 
   }
   await waitFor("the bystander's group to end", () => groupPids(pgid).length === 0);
 }));
+
+// --- a foreground session whose command leaves a job in its terminal's process group
+
+/** A foreground session as a terminal tab runs it (see startInTerminalGroup), its group ended after the test. */
+async function startForeground(root: string, work: string, script: string): Promise<{ record: SessionRecord; pgid: number }> {
+  const started = await startInTerminalGroup(root, work, script);
+  processes.groups.push(started.pgid);
+  assert.equal([started.record.childPgid, started.record.sharedPgid], [null, started.pgid], "the child shares the group its holder leads");
+  return started;
+}
+
+test("stopSession of a foreground session whose command left a job in its terminal's group says it was left running, not stopped", inSessionDir(async ({ root, work }) => {
+  const { record, pgid } = await startForeground(root, work, `sleep 30 > "${join(work, "job.out")}" 2>&1 & exec sleep 30`);
+  const job = await waitFor("the background job", () => groupPids(pgid).find((pid) => pid !== record.holderPid && pid !== record.childPid), 5_000);
+  assert.is(await stopSession(root, record, { graceMs: 2_000 }), "left-running");
+  const after = readRecord(root, record.id)!;
+  assert.equal([after.ended, after.membersAtExit], ["killed", "remained"]);
+  assert.is(liveness(childIdentity(record) as ProcessIdentity), "exited", "its own command was stopped");
+  assert.ok(groupPids(pgid).includes(job), "the job in the group the holder did not make was not signalled (DESIGN rule 6)");
+  assert.is(describeLeftRunning(after), `1 process it started still runs in process group ${pgid}, which robot-army did not make and so does not signal: pid ${job}`);
+  assert.is(workerRuns(root, after), true, "its exit is on record, but what it started still works in its directory");
+  process.kill(-pgid, "SIGKILL");
+  await waitFor("the group to end", () => groupPids(pgid).length === 0);
+  assert.is(workerRuns(root, after), false, "once the job is proven gone, nothing of it runs");
+}));
+
+test("an exit recorded while what the command started could not be read is unknown, never not running", inSessionDir(async ({ root, work }) => {
+  const { record, pgid } = await startForeground(root, work, `sleep 30 > "${join(work, "job.out")}" 2>&1 & exec sleep 30`);
+  await stopSession(root, record, { graceMs: 2_000 });
+  process.kill(-pgid, "SIGKILL");
+  await waitFor("the group to end", () => groupPids(pgid).length === 0);
+  const after = readRecord(root, record.id)!;
+  assert.is(after.membersAtExit, "remained");
+  // As its holder writes it when the group cannot be read: the command's start was never read, so no member can be told.
+  const unread: SessionRecord = { ...after, membersAtExit: "unknown", childStartId: null };
+  assert.is(workerRuns(root, unread), "unknown");
+  assert.is(describeLeftRunning(unread), "whether processes it started still run cannot be checked");
+  assert.is(workerRuns(root, { ...unread, sharedPgid: null }), "unknown", "nor with no group on record");
+  assert.is(workerRuns(root, { ...unread, membersAtExit: undefined }), false, "an exit that left nothing behind is evidence the command ended");
+}));
+
+test("stopSession recording the exit of a foreground session whose holder was killed says what its command left in the terminal's group", inSessionDir(async ({ root, work }) => {
+  const { record, pgid } = await startForeground(root, work, `sleep 30 > "${join(work, "job.out")}" 2>&1 & exec sleep 30`);
+  const job = await waitFor("the background job", () => groupPids(pgid).find((pid) => pid !== record.holderPid && pid !== record.childPid), 5_000);
+  const holder = { pid: record.holderPid!, started_at: record.holderStartedAt };
+  process.kill(holder.pid, "SIGKILL");
+  await waitFor("the holder to be gone", () => liveness(holder) === "exited");
+  assert.is(await stopSession(root, readRecord(root, record.id)!, { graceMs: 500 }), "left-running");
+  const after = readRecord(root, record.id)!;
+  assert.equal([after.ended, after.exitSignal, after.membersAtExit], ["killed", "SIGTERM", "remained"], "the exit it recorded itself says what was left");
+  assert.ok(groupPids(pgid).includes(job), "the job was not signalled");
+  assert.is(describeStopLeft(after), `stopped its command, but 1 process it started still runs in process group ${pgid}, which robot-army did not make and so does not signal: pid ${job}`);
+  assert.is(workerRuns(root, after), true);
+  process.kill(-pgid, "SIGKILL");
+  await waitFor("the group to end", () => groupPids(pgid).length === 0);
+}));
+
+test("a holder whose exit left members behind keeps its files, even --ephemeral", () => {
+  const base = { tags: {}, permanent: false, ephemeral: true, ended: "killed" } as unknown as SessionRecord;
+  assert.is(retained(base), false);
+  assert.is(retained({ ...base, membersAtExit: "remained" }), true);
+  assert.is(retained({ ...base, ended: "exited", membersAtExit: "unknown" }), true);
+});
 
 test("no test above left a process running", () => {
   assert.equal(leaked, []);

@@ -10,10 +10,15 @@ import { groupLiveness, liveness } from "../processes.ts";
 import { update } from "./holder.ts";
 import { appendSessionEvent, holderIdentity, readRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
-import { childRunning, sessionState } from "./state.ts";
+import { childRunning, commandRuns, leftRunning, sessionState } from "./state.ts";
 
-/** What stopping found and did. */
-export type StopResult = "stopped" | "not-running";
+/**
+ * What stopping found and did: `stopped` once the exit is recorded and nothing the command
+ * started is left running; `left-running` when the exit is recorded but processes it
+ * started still run (or cannot be checked) in a process group its holder did not make,
+ * which nothing signals (`describeLeftRunning` says which); `not-running` when it had ended.
+ */
+export type StopResult = "stopped" | "left-running" | "not-running";
 
 /** Stops a running session and waits until its exit is recorded. */
 export async function stopSession(root: string, seen: SessionRecord, options: { graceMs?: number } = {}): Promise<StopResult> {
@@ -27,25 +32,64 @@ export async function stopSession(root: string, seen: SessionRecord, options: { 
   let sent: NodeJS.Signals | null = null;
   for (const signal of ["SIGTERM", "SIGKILL"] as const) {
     // A child that exited leaving its group running is stopped through that group: its holder waits on it.
-    if (childRunning(record) || leftInOwnGroup(record)) {
+    // Read again: the child's exit noted since this stop began is in the record now, not in the one it was given.
+    if (childRunning(record) || leftInOwnGroup(readRecord(root, record.id) ?? record)) {
       signalChild(record, signal);
       sent = signal;
     }
     if (await exitRecorded(root, record, signal === "SIGTERM" ? graceMs : 5_000)) {
       await killLeftInGroup(record, graceMs);
-      return "stopped";
+      return leftAtExit(root, record) ? "left-running" : "stopped";
     }
   }
   // The holder is gone (vanished) or stuck: with the child proven ended, record the exit here,
   // claiming only the signal this process sent.
   if (childRunning(record) === false) {
     await killLeftInGroup(record, graceMs);
-    if (sent === null) return "not-running";
-    await update(root, record.id, (r) => r.exitedAt ? r : { ...r, exitedAt: isoSeconds(now()), ended: "killed", exitSignal: sent });
-    appendSessionEvent(root, record.id, "exit", { ended: "killed", signal: sent, recordedBy: "session kill", generation: record.generation });
-    return "stopped";
+    // What it started in a group its holder did not make runs on (or cannot be read): never "stopped".
+    const runs = commandRuns(record);
+    const membersAtExit = runs === true ? "remained" : runs === undefined ? "unknown" : undefined;
+    if (sent === null) return membersAtExit ? "left-running" : "not-running";
+    await update(root, record.id, (r) => r.exitedAt ? r : { ...r, exitedAt: isoSeconds(now()), ended: "killed", exitSignal: sent, ...(membersAtExit ? { membersAtExit } : {}) });
+    appendSessionEvent(root, record.id, "exit", { ended: "killed", signal: sent, recordedBy: "session kill", generation: record.generation, ...(membersAtExit ? { members: membersAtExit } : {}) });
+    return membersAtExit ? "left-running" : "stopped";
   }
   throw new PreconditionError(`Session "${record.name}" did not stop after SIGKILL; its child pid ${record.childPid} may be stuck in the kernel`);
+}
+
+/**
+ * Whether the exit its holder recorded left processes the command started running, or
+ * unread, and they are not proven gone since: the stop did not end everything it started.
+ */
+function leftAtExit(root: string, record: SessionRecord): boolean {
+  const current = readRecord(root, record.id);
+  if (!current || current.generation !== record.generation || !current.membersAtExit) return false;
+  return commandRuns(current) !== false;
+}
+
+/**
+ * What a stop left running, in one clause for the owner: which processes the command
+ * started still run (by pid), or that whether any do cannot be checked.
+ * @example `stopped its command, but ${describeLeftRunning(record)}`
+ */
+export function describeLeftRunning(record: SessionRecord): string {
+  const left = leftRunning(record);
+  if (left === "unknown") return "whether processes it started still run cannot be checked";
+  if (left.length === 0) return "what it started ran on after it and has ended since";
+  const count = left.length === 1 ? "1 process it started still runs" : `${left.length} processes it started still run`;
+  const where = record.childPgid !== null && record.childPgid === record.childPid
+    ? `in its process group ${record.childPgid}`
+    : `in process group ${record.sharedPgid}, which robot-army did not make and so does not signal`;
+  return `${count} ${where}: pid ${left.join(", pid ")}`;
+}
+
+/**
+ * What a stop that left processes running did, for the owner: "stopped its command" (or,
+ * when the command had already ended, "found its command ended") and what it left running.
+ * @example `Session "fg": ${describeStopLeft(record)}`
+ */
+export function describeStopLeft(record: SessionRecord): string {
+  return `${record.exitedAt ? "stopped its command" : "found its command ended"}, but ${describeLeftRunning(record)}`;
 }
 
 /**
@@ -65,6 +109,9 @@ async function killLeftInGroup(record: SessionRecord, graceMs: number): Promise<
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ESRCH") throw error;
   }
+  // A SIGKILLed process is gone a moment after the signal, not at once: what follows reads the group again.
+  const killed = Date.now() + 2_000;
+  while (ours() && Date.now() < killed) await new Promise((r) => setTimeout(r, 10));
 }
 
 /** Whether the holder waits on what the child left running in the group the holder made for it. */

@@ -3,13 +3,15 @@
  * sessions whose processes are ended after each test and reported when they leaked, and
  * the waits those tests need.
  */
+import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Test } from "uvu";
 import { withTempDir } from "./fixtures.ts";
 import { groupMembers as groupPids, identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
-import { readRecord } from "../sessions/records.ts";
+import { listRecords, readRecord } from "../sessions/records.ts";
+import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import type { SessionRecord } from "../sessions/records.ts";
 import { createSession, startDetached } from "../sessions/start.ts";
 import type { SessionSpec } from "../sessions/start.ts";
@@ -51,6 +53,19 @@ export function inSessionDir(fn: (dirs: SessionDirs) => Promise<void>): () => Pr
 /** The live members of process group `pgid`, as identities (read from /proc, never by name). */
 export function groupMembers(pgid: number): ProcessIdentity[] {
   return groupPids(pgid).map(identify);
+}
+
+/**
+ * Starts `session run --name=<name>` in the foreground, as a terminal tab runs it: in a
+ * process group made for it here (so only the test may end it: its `pgid`), the holder
+ * leading it and its child, `sh -c <script>`, sharing it. Returns once the child is on record.
+ */
+export async function startInTerminalGroup(root: string, work: string, script: string, name = "fg"): Promise<{ record: SessionRecord; pgid: number }> {
+  const [runtime, ...entry] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+  const argv = [...entry, "session", "run", `--name=${name}`, `--cwd=${work}`, "--", "sh", "-c", script];
+  const holder = spawn(runtime, argv, { env: { ...process.env, RA_SESSION_ROOT: root }, detached: true, stdio: "ignore" });
+  const record = await waitFor("the child on record", () => listRecords(root).find((r) => r.name === name && r.childPid !== null), 15_000);
+  return { record, pgid: holder.pid! };
 }
 
 /** Waits until the holder of a session has exited, so nothing writes into the temp dir after the test. */

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, runtimeArgv } from "../../runtime.ts";
-import { listRecords, sessionFiles, writeRecord } from "../../sessions/records.ts";
+import { listRecords, readRecord, sessionFiles, writeRecord } from "../../sessions/records.ts";
 import { sessionState } from "../../sessions/state.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { drainSpool } from "../../daemon/spool-drain.ts";
@@ -20,6 +20,10 @@ import type { CancelDeps } from "./cancel.ts";
 import { waitFor } from "../../testing/sessions.ts";
 import { rejects } from "../../testing/rejects.ts";
 import { stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
+import { writeKittyStandIn } from "../../testing/kitty-standin.ts";
+import { KittyLauncher } from "../../boundaries/launchers/kitty.ts";
+import { groupMembers } from "../../processes.ts";
+import { relaunchItem } from "./relaunch.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());
@@ -129,7 +133,8 @@ test("cancel of a session that had ended on its own signals nothing and closes i
     // The worker exits 0 by itself; its holder spools the exit and reaps its files.
     const [row] = sessionsOf(store, 1);
     await waitFor("the worker's exit in the spool", () => existsSync(join(spool, `${row.id}.1.json`)));
-    assert.equal(listRecords(deps.sessionRoot), []);
+    // Its slot freed at once, dispatch may have gone on to the next items: their sessions are not this one.
+    assert.equal(listRecords(deps.sessionRoot).filter((r) => r.id === row.id), []);
     const result = await cancelSession(store, where(deps), cancelTarget(store, 1));
     assert.equal([result.did, result.ending, result.endReason], ["had-ended", "worker exited (code 0)", "exited"]);
     assert.equal([result.before, result.after], ["active", "interrupted"]);
@@ -175,6 +180,37 @@ test("a spooled exit record that cannot be read refuses: the row stays open rath
     await rejects(cancelSession(store, where(deps), cancelTarget(store, 1)), Error, "cannot be read, so how it ended is unknown");
     assert.is(sessionsOf(store, 1)[0].ended_at, null);
   }));
+
+test("cancel of a worker in a terminal tab whose command left a job in the tab's process group says so: the row is closed saying what still runs, and resume refuses", () =>
+  withWorld(template, async ({ store, deps, t }) => {
+    // The worker runs in a (stand-in) kitty tab: `session run` in the foreground, in the group the tab made.
+    const kitty = writeKittyStandIn(t.tmp);
+    deps.launcher = new KittyLauncher({ env: { ...process.env, RA_STATE_DIR: deps.stateDir, RA_SESSION_ROOT: deps.sessionRoot, ...kitty.env }, binary: kitty.binary });
+    await dispatchReady(deps);
+    const [row] = sessionsOf(store, 1);
+    const record = await waitFor("the worker's command on record", () => readRecord(deps.sessionRoot, row.id)?.childPid ? readRecord(deps.sessionRoot, row.id) : undefined, 15_000);
+    const pgid = record!.sharedPgid!;
+    assert.is(pgid, record!.holderPid, "the tab's group, led by the holder: not one robot-army made for the command");
+    try {
+      const job = await waitFor("the job the worker left", () => groupMembers(pgid).find((pid) => pid !== record!.holderPid && pid !== record!.childPid), 5_000);
+      const result = await cancelSession(store, where(deps), cancelTarget(store, 1));
+      assert.equal([result.did, result.endReason, result.after], ["left-running", "cancelled", "interrupted"]);
+      const left = `stopped its command, but 1 process it started still runs in process group ${pgid}, which robot-army did not make and so does not signal: pid ${job}`;
+      assert.is(result.ending, left);
+      assert.is(describeCancel("ra-widgets-1", 1, result),
+        `cancelled session ra-widgets-1 of work item 1: ${left}. Its row is closed as cancelled and the item is interrupted; its worktree is not free until they end`);
+      assert.ok(groupMembers(pgid).includes(job), "the job was not signalled: its group is the tab's (DESIGN rule 6)");
+      assert.is(getItem(store, 1)!.reason, `cancelled by the owner: ${left}`);
+      assert.equal(queryAudit(store, { kind: "session.cancel" }).map((r) => [r.phase, r.body.result ?? null]), [["intent", null], ["outcome", "left-running"]]);
+      // Its record stays and says something still works in the worktree: resume refuses rather than start a second worker there.
+      await rejects(relaunchItem(deps, 1, { how: "resume", force: true }), Error, /still running/);
+      assert.is(sessionsOf(store, 1).length, 1, "no second worker was started");
+    } finally {
+      // The stand-in's tab group: this test made it, through the stand-in, and ends it.
+      if (groupMembers(pgid).length) process.kill(-pgid, "SIGKILL");
+      await waitFor("the tab's group to end", () => groupMembers(pgid).length === 0);
+    }
+  }, { args: ["-c", "sleep 30 > job.out 2>&1 & exec sleep 30"] }));
 
 /** Dispatches item 1 and records another robot-army's session under the same name (the same worker, seen twice). */
 async function withNamesake(store: Store, deps: DispatchDeps) {

@@ -9,7 +9,11 @@
  *
  * It reports only what it did and observed: a session that had already ended on its own
  * is not signalled, and its row is closed from its own exit record (the session's record,
- * else the exit spool), with the ending that record holds.
+ * else the exit spool), with the ending that record holds. A session whose command stopped
+ * while processes it started run on in a process group robot-army did not make (a
+ * terminal's, which nothing signals) is not reported as ended: its row closes as
+ * `cancelled` with a reason naming what still runs, and its kept record is what makes
+ * resume and reset take the worktree as busy until they have ended (DESIGN rule 1).
  */
 import { PreconditionError } from "../../errors.ts";
 import { appendAudit, auditEffect } from "../../store/audit.ts";
@@ -19,7 +23,7 @@ import { readRecord } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
 import { exitOf, spooledExitOf } from "../../sessions/spool.ts";
 import type { Exit } from "../../sessions/spool.ts";
-import { stopSession } from "../../sessions/stop.ts";
+import { describeStopLeft, stopSession } from "../../sessions/stop.ts";
 import { getItem, requireItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { sessionById, sessionsOf } from "../../work-items/sessions.ts";
@@ -43,9 +47,16 @@ export interface CancelDeps {
 
 /** What cancel did and found, and where it left the item. */
 export interface CancelResult {
-  /** `stopped`: cancel signalled the session and it ended; `had-ended`: it had ended on its own; `no-exit-record`: it is gone and nothing says how it ended. */
-  did: "stopped" | "had-ended" | "no-exit-record";
-  /** How the session had ended, from its exit record (`worker exited (code 0)`); null when cancel stopped it or no record says. */
+  /**
+   * `stopped`: cancel signalled the session and it ended; `left-running`: its command ended,
+   * but processes it started run on where nothing signals them; `had-ended`: it had ended on
+   * its own; `no-exit-record`: it is gone and nothing says how it ended.
+   */
+  did: "stopped" | "left-running" | "had-ended" | "no-exit-record";
+  /**
+   * How the session had ended, from its exit record (`worker exited (code 0)`), or, when it
+   * was left running, what still runs; null when cancel stopped it or no record says.
+   */
   ending: string | null;
   /** What the session row was closed as. */
   endReason: string;
@@ -99,6 +110,13 @@ export async function cancelSession(store: Store, deps: CancelDeps, target: Canc
       closeCancelled(store, ended, "cancelled by the owner");
       return done("stopped", null);
     }
+    // Its command stopped, but what it started runs on in its worktree: the row closes saying so,
+    // and its record (kept) makes resume, reset and dispatch take the worktree as busy until they end.
+    if (result === "left-running") {
+      const left = describeStopLeft(readOwnRecord(deps.sessionRoot, target) ?? record!);
+      closeCancelled(store, ended, `cancelled by the owner: ${left}`);
+      return done("left-running", left);
+    }
   }
   // It was not running when cancel reached it: its own exit record, if one is left, says how it ended.
   const exit = await endingOnRecord(deps, target, record);
@@ -134,6 +152,10 @@ export async function cancelSession(store: Store, deps: CancelDeps, target: Canc
 export function describeCancel(session: string, item: number, result: CancelResult): string {
   const state = result.after === result.before ? `stays ${result.after}` : `is ${result.after}`;
   if (result.did === "stopped") return `cancelled session ${session} of work item ${item}; the item ${state}`;
+  if (result.did === "left-running") {
+    return `cancelled session ${session} of work item ${item}: ${result.ending}. ` +
+      `Its row is closed as ${result.endReason} and the item ${state}; its worktree is not free until they end`;
+  }
   const found = result.did === "had-ended"
     ? `had already ended: ${result.ending}`
     : "had already ended, and no exit record says how";

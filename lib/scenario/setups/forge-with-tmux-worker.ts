@@ -16,7 +16,10 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   mkdirSync(tmuxDir, { mode: 0o700 });
   const env = { TMUX_TMPDIR: tmuxDir };
   // The setup's own steps and the stops at the end reach the same private server.
-  const made = await withWorker({ ...ctx, env: { ...ctx.env, ...env } }, { ...SLEEPING_WORKER, launcher: ['launcher = "tmux"', 'tmux_session = "ra-workers"'] });
+  // The sleep is the command itself (exec): in the window's process group, which robot-army never signals, a
+  // sleep the shell started would outlive a `session kill` of the shell (see sessions/kill-leaves-job-in-terminal-group).
+  const worker = { binary: SLEEPING_WORKER.binary, args: ["-c", "echo working; exec sleep 30"] };
+  const made = await withWorker({ ...ctx, env: { ...ctx.env, ...env } }, { ...worker, launcher: ['launcher = "tmux"', 'tmux_session = "ra-workers"'] });
   return {
     ...made,
     env: { ...made.env, ...env },
