@@ -85,7 +85,8 @@ export async function main(argv: string[]): Promise<number> {
     });
     const effects = wireEffects(level, { github: github.writer });
     return await run(opts, { config, store, reader: github, effects, host: hostname(), write: writeStdout });
-  });
+    // A poll writes many rows, as a tick does: it reads every page first, and a damaged store is refused before a write can spread it.
+  }, { checkPages: true });
 }
 
 /** The repositories to poll, checked against the config; intake without an author takes nothing. */

@@ -48,9 +48,10 @@ export interface OpenOptions {
   sessionRoot?: string;
   /**
    * Reads every page with SQLite's quick check before anything is written, and refuses a
-   * damaged file. It costs about 300 ms on a 50 MB store, so only the daemon (at start) and
-   * `doctor` ask for it; any other command meets damage as a SQLite error on the pages it
-   * reads, which storeError names as the store's.
+   * damaged file. It costs 0.3 to 1 s on a 50 MB store (`npm run bench store`), so only
+   * the commands that write at length (the daemon at start, `poll`) and `doctor` ask for
+   * it; any other command meets damage as a SQLite error on the pages it reads, which
+   * storeError names as the store's.
    */
   checkPages?: boolean;
 }
