@@ -45,13 +45,23 @@ const configDocArb = fc.array(fc.tuple(fc.constantFrom(...LEAVES), tomlValueArb,
     const segments = path.map((s) => (s === "*" ? repo : s));
     let table = doc as Record<string, unknown>;
     for (const segment of segments.slice(0, -1)) {
-      const next = table[segment];
-      table = (typeof next === "object" && next !== null && !Array.isArray(next) ? next : (table[segment] = {})) as Record<string, unknown>;
+      const next = Object.hasOwn(table, segment) ? table[segment] : undefined;
+      table = (typeof next === "object" && next !== null && !Array.isArray(next) ? next : setOwn(table, segment, {})) as Record<string, unknown>;
     }
-    table[segments.at(-1)!] = value;
+    setOwn(table, segments.at(-1)!, value);
   }
   return doc;
 });
+
+/**
+ * Sets an own property, whatever its name: a repository named "__proto__" (fast-check makes
+ * that name on purpose) would otherwise reach Object.prototype and change every object in
+ * the process, failing tests that have nothing to do with it.
+ */
+function setOwn<T>(table: Record<string, unknown>, key: string, value: T): T {
+  Object.defineProperty(table, key, { value, enumerable: true, writable: true, configurable: true });
+  return value;
+}
 
 /** The document as TOML text, or undefined when TOML cannot write it (NaN in some spellings, say). */
 function toToml(doc: unknown): string | undefined {
@@ -106,6 +116,10 @@ test("a value the schema allows is read back as written", async () => {
     const config = await parseConfig(stringify(doc), PATH, ENV);
     assert.equal(valuesAt(config, path), [value]);
   });
+});
+
+test("the properties leave Object.prototype as they found it", () => {
+  assert.equal(Object.keys(Object.prototype), []);
 });
 
 /** The values at a schema path in a loaded config (every repository's, for `repos.*`). */

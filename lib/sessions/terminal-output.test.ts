@@ -11,9 +11,17 @@ function tmux(socket: string, ...args: string[]) {
   return spawnSync("tmux", ["-S", socket, ...args], { encoding: "utf8", env: { ...process.env, TMUX: "" } });
 }
 
-/** A tmux server on its own socket with one pane running `command`; the pane's $TMUX and $TMUX_PANE. */
-function paneRunning(socket: string, command: string): { TMUX: string; TMUX_PANE: string } {
-  const started = tmux(socket, "new-session", "-d", "-s", "t", "-x", "80", "-y", "30", command);
+/**
+ * A tmux server on its own socket with one pane running `command`; the pane's $TMUX and
+ * $TMUX_PANE. A server killed on the same socket a moment before may still be going: tmux
+ * then answers "server exited unexpectedly", and the start is tried again.
+ */
+async function paneRunning(socket: string, command: string): Promise<{ TMUX: string; TMUX_PANE: string }> {
+  let started = tmux(socket, "new-session", "-d", "-s", "t", "-x", "80", "-y", "30", command);
+  for (let tries = 0; started.status !== 0 && /server exited unexpectedly/.test(started.stderr) && tries < 40; tries++) {
+    await sleep(50);
+    started = tmux(socket, "new-session", "-d", "-s", "t", "-x", "80", "-y", "30", command);
+  }
   assert.is(started.status, 0, started.stderr);
   const pane = tmux(socket, "display-message", "-p", "-t", "t", "#{pane_id}").stdout.trim();
   return { ...process.env, TMUX: `${socket},1,0`, TMUX_PANE: pane } as { TMUX: string; TMUX_PANE: string };
@@ -27,7 +35,7 @@ test("any terminal but a tmux pane that tmux answers for is a plain tty", async 
 
 test("peek reads a pane's last lines, blank rows folded, only while the server it was recorded on runs", () => withTempDir(async (dir) => {
   const socket = join(dir, "sock");
-  const env = paneRunning(socket, "printf 'one\\n\\n\\n\\ntwo\\nthree\\n'; sleep 30");
+  const env = await paneRunning(socket, "printf 'one\\n\\n\\n\\ntwo\\nthree\\n'; sleep 30");
   let terminal;
   try {
     terminal = await terminalOf(env);
@@ -43,7 +51,7 @@ test("peek reads a pane's last lines, blank rows folded, only while the server i
     tmux(socket, "kill-server");
   }
   // A new server on the same socket numbers its panes from %0 again: its pane is not ours.
-  paneRunning(socket, "echo someone else; sleep 30");
+  await paneRunning(socket, "echo someone else; sleep 30");
   try {
     const gone = await terminalLines(terminal!, 5);
     assert.equal(gone, { unreadable: `its tmux pane ${env.TMUX_PANE} is gone (the tmux server it ran on has stopped)` });
