@@ -239,7 +239,9 @@ async function runRobotArmy(
   options: { cwd: string; env: Record<string, string>; stdin?: string; timeoutMs?: number },
 ): Promise<{ code: number; stdout: string; stderr: string; problems: string[] }> {
   const [bin, ...args] = robotArmyCommand(runtime, root);
-  const child = spawn(bin, [...args, ...argv], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
+  // Each step in a process group of its own, as a shell with job control runs a command: a foreground
+  // session waits for what its command started in its group, never for another scenario's processes.
+  const child = spawn(bin, [...args, ...argv], { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"], detached: true });
   const out: Buffer[] = [];
   const err: Buffer[] = [];
   child.stdout.on("data", (chunk: Buffer) => out.push(chunk));
