@@ -1,21 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
+import { withStore } from "../testing/items.ts";
 import { acknowledgeAnomaly, listAnomalies, raiseAnomaly } from "./anomalies.ts";
 import { queryAudit } from "./audit.ts";
-import { openStore } from "./open.ts";
-import type { Store } from "./open.ts";
-
-async function withStore(fn: (store: Store, dir: string) => void | Promise<void>): Promise<void> {
-  const dir = makeTempDir();
-  const store = await openStore(dir);
-  try {
-    await fn(store, dir);
-  } finally {
-    store.close();
-    removeTempDir(dir);
-  }
-}
 
 const ACTION = "0b7e0a52-1111-4000-8000-000000000001";
 
