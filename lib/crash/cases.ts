@@ -67,6 +67,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   },
   "session.kill": { setup: "working", cross: ["session", "kill", "ra-widgets-1"], concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   "session.cancel": { setup: "working", cross: ["cancel", "1"], stdin: "1\n", concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
+  // Cut after its intent, the worker was never signalled: it still runs, and the restart's pass retires it anew.
+  "session.retire": {
+    setup: "merged", cross: TICK, at: "2026-01-15T10:10:00Z",
+    concludes: { intent: notDone("still running", "running"), outcome: done("stopped") },
+  },
   "session.stop": { setup: "session-orphaned", cross: GC, concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   "session.remove-orphan": { setup: "session-orphaned", cross: GC, concludes: { intent: notDone("not removed", "files kept"), outcome: done("files removed") } },
   "session.remove": { setup: "session-ended", cross: GC, concludes: { intent: notDone("not removed", "files kept"), outcome: done("files removed") } },

@@ -22,7 +22,7 @@ import type { Lab } from "./lab.ts";
 
 /** The name of a world a crash case starts from. */
 export type CrashSetupName =
-  | "polled" | "working" | "worker-ended" | "spool-damaged" | "episode-stranded"
+  | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
   | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
@@ -34,6 +34,12 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await CRASH_SETUPS.polled(lab);
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     await waitUntil(lab, "the demo worker to open its pull request", async () => (await lab.api("GET", "/repos/demo/widgets/pulls")).length > 0);
+  },
+  /** The owner merged the working worker's pull request, which closes issue 1: the next poll makes item 1 done. */
+  merged: async (lab) => {
+    await CRASH_SETUPS.working(lab);
+    const [pull] = await lab.api("GET", "/repos/demo/widgets/pulls");
+    await lab.api("PUT", `/repos/demo/widgets/pulls/${pull.number}/merge`, {});
   },
   /**
    * The worker of issue 1 killed by the owner and its exit drained by a tick: item 1 is

@@ -39,6 +39,7 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
     case "session.kill":
     case "session.cancel":
     case "session.stop":
+    case "session.retire":
     case "session.respawn":
     case "session.start":
       return sessionProcesses(lab, intent);

@@ -21,6 +21,7 @@ import { drainSpool } from "./spool-drain.ts";
 import { settleClaims } from "./settle-claims.ts";
 import { settleSessions } from "./settle.ts";
 import { sweepUnfinished } from "./unfinished.ts";
+import { retireIdleWorkers } from "../ending/retire.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
 export interface TickDeps extends DispatchDeps {
@@ -51,6 +52,8 @@ export interface TickResult {
   /** Effects a crash cut short: given an outcome from evidence, newly reported as anomalies, waited for. */
   unfinished: { settled: number; reported: number; waiting: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
+  /** Workers of done items retired, left running, and the `orphan_session` anomalies raised, retracted and gone. */
+  retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
   /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
   dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
 }
@@ -66,7 +69,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 },
-    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
+    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
     if (deps.stopRequested?.()) {
@@ -106,6 +109,12 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     claims.events.forEach(deps.report);
   });
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
+  // Before dispatch, so a slot a retirement frees is taken on the same pass. Pauses and holds do not reach it.
+  await step("retire", async () => {
+    const retired = await retireIdleWorkers({ store: deps.store, sessionRoot: deps.sessionRoot, config: deps.config, effects: deps.effects, host: deps.host });
+    result.retire = { retired: retired.retired, left: retired.left, orphans: retired.orphans };
+    retired.events.forEach(deps.report);
+  });
   if (!result.stopped) {
     if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));
     else {
@@ -128,8 +137,8 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
  * What a tick did, in one line (and one `tick` event): how many items it dispatched, saw
  * fail, left waiting (every ready item it left, whatever holds it), and which steps failed. A failed dispatch is an item's outcome (the
  * item is `failed`, its issue told), counted in `failed`; a failed step is one the tick
- * could not do (it threw), named in `steps_failed`. Retirement does not exist yet, so
- * nothing is said of it.
+ * could not do (it threw), named in `steps_failed`. Workers retired are named when there
+ * were any.
  * @example tickSummary(result).line // "tick 1: dispatched 1, failed 1, waiting 2; no step failed"
  */
 export function tickSummary(result: TickResult): DaemonEvent {
@@ -137,6 +146,7 @@ export function tickSummary(result: TickResult): DaemonEvent {
   const counts = [
     `dispatched ${d.active}`,
     ...(d.would_dispatch ? [`would dispatch ${d.would_dispatch}`] : []),
+    ...(result.retire.retired ? [`retired ${result.retire.retired}`] : []),
     `failed ${d.failed}`,
     `waiting ${d.waiting}${d.withheld ? " (dispatch withheld)" : ""}`,
   ].join(", ");
@@ -144,7 +154,7 @@ export function tickSummary(result: TickResult): DaemonEvent {
   return {
     event: "tick",
     line: `tick ${result.tick}${result.stopped ? " (stopped early)" : ""}: ${counts}; ${steps}`,
-    tick: result.tick, dispatched: d.active, would_dispatch: d.would_dispatch, failed: d.failed, waiting: d.waiting,
+    tick: result.tick, dispatched: d.active, would_dispatch: d.would_dispatch, retired: result.retire.retired, failed: d.failed, waiting: d.waiting,
     withheld: d.withheld, steps_failed: result.failed, stopped: result.stopped,
   };
 }
