@@ -2,7 +2,10 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { spawn } from "node:child_process";
 import { git } from "../testing/fixtures.ts";
+import { groupMembers } from "../processes.ts";
+import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import { atTime, makeItem } from "../testing/items.ts";
 import { trackSessionProcesses } from "../testing/sessions.ts";
 import { configFrom, inWorkerDir } from "../testing/workers.ts";
@@ -11,7 +14,7 @@ import { openJournal } from "../episodes/journal.ts";
 import { setStatus, startEpisode } from "../episodes/lifecycle.ts";
 import { rewriteOpen, findOpen } from "../episodes/open-episodes.ts";
 import { sessionState } from "../sessions/state.ts";
-import { readRecord } from "../sessions/records.ts";
+import { listRecords, readRecord } from "../sessions/records.ts";
 import { listAnomalies } from "../store/anomalies.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -193,6 +196,45 @@ test("the generic profile has no registry: its workers are never taken for idle"
   merged(dirs.store, item.id);
   const result = await pass(dirs, "2026-01-16T10:00:00Z", { profile: "generic" });
   assert.equal([result.retired, result.orphans.raised], [0, 1]);
+}));
+
+test("a worker that survives its stop settles nothing: the row stays open and orphan_session is raised", inWorkerDir(async (dirs) => {
+  const item = makeItem(dirs.store, { issue: 1, state: "done" });
+  const worktree = join(dirs.work, "issue-1");
+  mkdirSync(worktree, { recursive: true });
+  git(worktree, "init", "--quiet");
+  // Run in the foreground of a group made here, as a terminal tab runs it: its background job shares that
+  // group, which its holder did not make, so nothing signals the group and the job outlives the stop.
+  const argv = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+  const holder = spawn(argv[0], [...argv.slice(1), "session", "run", "--name", "fg", "--tag", `ra_item=${item.id}`, "--", "sh", "-c", "sleep 60 > job.out 2>&1 & exec sleep 60"], {
+    cwd: worktree, env: process.env, detached: true, stdio: "ignore",
+  });
+  const pgid = holder.pid!;
+  try {
+    const deadline = Date.now() + 30_000;
+    while (groupMembers(pgid).length < 3 || !listRecords(dirs.root)[0]?.childPid) {
+      if (Date.now() > deadline) throw new Error("the foreground session did not start its job");
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const record = listRecords(dirs.root)[0];
+    const row = recordSession(dirs.store, {
+      id: record.id, item: item.id, name: "fg", host: HOST, launcher: "process", marker: "fg", worktree,
+      branch: "robot-army/issue-1", started_at: "2026-01-15T09:00:00Z", simulated: false, episode_key: "item-1",
+    });
+    const journal = await openJournal(worktree, { forWrite: true });
+    await startEpisode(journal, { key: "item-1", clientPid: process.pid, now: new Date("2026-01-15T10:00:00Z") });
+    await setStatus(journal, { key: "item-1", status: "idle", now: new Date("2026-01-15T10:00:00Z") });
+    merged(dirs.store, item.id);
+    const result = await pass(dirs, "2026-01-15T10:01:00Z");
+    assert.equal([result.retired, result.orphans.raised], [0, 1]);
+    assert.is(sessionById(dirs.store, row.id)!.ended_at, null, "\"could not\" is never recorded as gone");
+    assert.match(listAnomalies(dirs.store, { open: true })[0].detail, "could not stop its process");
+    const outcome = retireRecords(dirs.store).find((r) => r.phase === "outcome")!;
+    assert.is(outcome.body.result, "left-running");
+  } finally {
+    if (groupMembers(pgid).length) process.kill(-pgid, "SIGKILL");
+    while (groupMembers(pgid).length) await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }));
 
 test.run();
