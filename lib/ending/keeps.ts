@@ -112,6 +112,13 @@ export function keptSession(store: Store, itemId: number): StoredSession | undef
   return keepOf(store, itemId) ? currentOpenSession(store, itemId) : undefined;
 }
 
+/** One keep in words: its item, its state, and the session it covers or what it waits for. */
+export function describeKeep(keep: KeepEntry): string {
+  const what = `item ${keep.item} (${keep.repo}#${keep.issue}, ${keep.state})`;
+  if (keep.session) return `${what}: ${keep.session.name} (${keep.session.id}) is not retired while kept`;
+  return keep.state === "done" ? `${what}: no live session` : `${what}: waits for done; no session is open yet`;
+}
+
 function keepOf(store: Store, itemId: number): Keep | undefined {
   const row = store.statement("SELECT item, placed_at FROM keeps WHERE item = ?").get(itemId);
   return row ? { ...(row as unknown as Keep) } : undefined;
