@@ -112,11 +112,11 @@ export function keptSession(store: Store, itemId: number): StoredSession | undef
   return keepOf(store, itemId) ? currentOpenSession(store, itemId) : undefined;
 }
 
-/** One keep in words: its item, its state, and the session it covers or what it waits for. */
+/** One keep in words: its item and state, and the session it covers or `no live session`. */
 export function describeKeep(keep: KeepEntry): string {
   const what = `item ${keep.item} (${keep.repo}#${keep.issue}, ${keep.state})`;
-  if (keep.session) return `${what}: ${keep.session.name} (${keep.session.id}) is not retired while kept`;
-  return keep.state === "done" ? `${what}: no live session` : `${what}: waits for done; no session is open yet`;
+  const waits = keep.state === "done" ? "" : "; it waits for done";
+  return keep.session ? `${what}: ${keep.session.name} (${keep.session.id}) is not retired while kept${waits}` : `${what}: no live session${waits}`;
 }
 
 function keepOf(store: Store, itemId: number): Keep | undefined {
