@@ -79,6 +79,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-c1-title": () => import("./forge-with-c1-title.ts"),
   "forge-with-old-secret": () => import("./forge-with-old-secret.ts"),
   "damaged-files": () => import("./damaged-files.ts"),
+  "store-with-resolved-anomalies": () => import("./store-with-resolved-anomalies.ts"),
 };
 
 /** Whether a setup of this name is registered. */
