@@ -98,7 +98,9 @@ export function observeCapacity(input: CapacityInput): Capacity {
     const item = record.tags[ITEM_TAG];
     if (item === undefined) continue;
     const live = isLive(input.sessionRoot, record, problems);
-    if (live) workers.push({ id: record.id, name: record.name, item, ...ownership(record, store), ...keptBy(record, store) });
+    if (!live) continue;
+    const owner = ownership(record, store);
+    workers.push({ id: record.id, name: record.name, item, ...owner, ...keptBy(record, owner.repo !== null ? store : undefined) });
   }
   const repos: Record<string, RepoCapacity> = {};
   const limitOf = (repo: string): RepoCapacity => {
@@ -217,12 +219,15 @@ export function releaseHint(workers: readonly LiveWorker[]): string {
   return commands.length ? `; a kept session holds its slot until its keep is released: ${commands.map((c) => `"${c}"`).join(", ")}` : "";
 }
 
-/** Whether a worker is kept, and what releases it: its item's keep when that covers this session, or its own `keep` tag. */
+/**
+ * Whether a worker is kept, and what releases it: its item's keep when that covers this
+ * session, or its own `keep` tag. `store` is given only when the worker's item is ours and on record.
+ */
 function keptBy(record: SessionRecord, store: Store | undefined): { kept: boolean; release: string | null } {
   const releases: string[] = [];
   const raw = record.tags[ITEM_TAG];
   // A keep covers its item's current session only: an earlier attempt's worker is not kept by it.
-  if (store && /^\d+$/.test(raw) && ownership(record, store).repo !== null && keptSession(store, Number(raw))?.id === record.id) {
+  if (store && keptSession(store, Number(raw))?.id === record.id) {
     releases.push(`robot-army unkeep ${raw}`);
   }
   if (isKept(record)) releases.push(`robot-army session tag ${record.name} --rm keep`);
