@@ -74,7 +74,7 @@ export function placeKeep(store: Store, itemId: number, deps: KeepDeps): PlacedK
     const keep = { item: itemId, placed_at: isoSeconds(now()) };
     store.statement("INSERT INTO keeps (item, placed_at) VALUES (?, ?)").run(keep.item, keep.placed_at);
     appendAudit(store, {
-      kind: "keep.placed", repo: item.repo, item: itemId, sessionId: session?.id,
+      kind: "keep.placed", repo: item.repo, item: itemId, sessionId: session?.id, simulated: item.simulated,
       body: { state: item.state, session: session?.id ?? null },
     });
     return { placed: true, keep: entryOf(store, keep) };
@@ -90,7 +90,7 @@ export function releaseKeep(store: Store, itemId: number): KeepEntry | undefined
     const entry = entryOf(store, known);
     store.statement("DELETE FROM keeps WHERE item = ?").run(itemId);
     appendAudit(store, {
-      kind: "keep.released", repo: item.repo, item: itemId, sessionId: entry.session?.id,
+      kind: "keep.released", repo: item.repo, item: itemId, sessionId: entry.session?.id, simulated: item.simulated,
       body: { placed_at: known.placed_at, session: entry.session?.id ?? null },
     });
     return entry;
