@@ -184,6 +184,24 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    name: "keeps and anomalies that resolve",
+    sql: `
+      -- The owner's "do not end this one" on a work item (lib/ending/keeps.ts): it covers the
+      -- item's current session while that runs, never expires, and is released by unkeep only.
+      CREATE TABLE keeps (
+        item       INTEGER PRIMARY KEY REFERENCES work_items (id),
+        placed_at  TEXT NOT NULL
+      ) STRICT;
+      -- An anomaly the pass resolves itself: retracted (its condition no longer holds) or gone
+      -- (the worker died). Raised once per kind and action among the unresolved ones, so the
+      -- same condition coming back after a resolution is raised again.
+      ALTER TABLE anomalies ADD COLUMN resolved_at TEXT;
+      ALTER TABLE anomalies ADD COLUMN resolution TEXT CHECK (resolution IS NULL OR resolution IN ('retracted', 'gone'));
+      DROP INDEX anomalies_once;
+      CREATE UNIQUE INDEX anomalies_once ON anomalies (kind, action_id) WHERE action_id IS NOT NULL AND resolved_at IS NULL;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

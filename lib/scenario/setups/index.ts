@@ -39,6 +39,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
+  "forge-with-finished-claude-worker": () => import("./forge-with-finished-claude-worker.ts"),
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-tmux-worker-job": () => import("./forge-with-tmux-worker-job.ts"),
@@ -78,6 +79,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-c1-title": () => import("./forge-with-c1-title.ts"),
   "forge-with-old-secret": () => import("./forge-with-old-secret.ts"),
   "damaged-files": () => import("./damaged-files.ts"),
+  "store-with-resolved-anomalies": () => import("./store-with-resolved-anomalies.ts"),
 };
 
 /** Whether a setup of this name is registered. */
