@@ -18,6 +18,7 @@ import type { Config } from "../config.ts";
 import type { Store } from "../store/open.ts";
 import { StoreError } from "../store/store-file.ts";
 import { getItem } from "../work-items/queries.ts";
+import type { WorkItem } from "../work-items/queries.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 
 /** What a refresh works with. */
@@ -100,8 +101,9 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
 
 /**
  * The item's pull requests, lowest number first; `[]` when GitHub answered for its
- * repository after its first session started and none came from its branches; "not
- * checked" when it never answered since (or the item has no session, so no branch).
+ * repository after its first session started, while the item was refreshed, and none came
+ * from its branches; "not checked" otherwise (never asked since, the item no longer
+ * refreshed then, or no session, so no branch).
  */
 export function pullRequestsOf(store: Store, itemId: number): PullRequestRow[] | "not checked" {
   const item = getItem(store, itemId);
@@ -116,8 +118,15 @@ export function pullRequestsOf(store: Store, itemId: number): PullRequestRow[] |
   if (rows.length) return rows.map((row) => ({ ...row }));
   const refreshed = store.statement("SELECT refreshed_at FROM pull_request_refreshes WHERE repo = ?").get(item.repo) as { refreshed_at: string } | undefined;
   const firstStarted = Math.min(...sessions.map((s) => Date.parse(s.started_at)));
-  const at = parseTimestamp(refreshed?.refreshed_at);
-  return at !== undefined && at.getTime() >= firstStarted ? [] : "not checked";
+  const at = parseTimestamp(refreshed?.refreshed_at)?.getTime();
+  return at !== undefined && at >= firstStarted && trackedAt(item, at) ? [] : "not checked";
+}
+
+/** Whether a refresh at `at` (ms) looked for the item's pull requests: it was not finished then, or done within the week before. */
+function trackedAt(item: WorkItem, at: number): boolean {
+  if (item.state !== "done" && item.state !== "abandoned") return true;
+  const finished = Date.parse(item.updated_at);
+  return at <= finished || (item.state === "done" && at - finished < RECENTLY_DONE_MS);
 }
 
 /** The item's most recently merged pull request, or undefined when none merged (or none is known). */
