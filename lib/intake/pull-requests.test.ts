@@ -1,13 +1,17 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { connectGitHub } from "../boundaries/github.ts";
+import { isoSeconds } from "../clock.ts";
+import { initialState, runTick } from "../daemon/tick.ts";
+import { queryAudit } from "../store/audit.ts";
+import { withDaemon } from "../testing/daemon.ts";
 import type { Store } from "../store/open.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { addPullRequests, changePullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
 import { makeItem } from "../testing/items.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
-import { recordSession } from "../work-items/sessions.ts";
+import { recordSession, sessionsOf } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
 import { countPullRequests, mergedPullRequest, pullRequestsOf, refreshPullRequests } from "./pull-requests.ts";
 
@@ -126,6 +130,25 @@ test("an item's pull requests are those of its sessions' branches; none once Git
     } finally {
       store.close();
     }
+  }));
+
+test("a tick refreshes pull requests after settling and before polling, and says in one line what changed", () =>
+  withDaemon(template, async ({ t, store, deps, lines }) => {
+    const state = initialState();
+    const first = await runTick(deps, state);
+    assert.equal(first.pulls, { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 }, "before dispatch no item has a branch: nothing is asked");
+    const [session] = sessionsOf(store, 1);
+    const [number] = addPullRequests(t, [{ head: session.branch, updated_at: isoSeconds(new Date()), merged_at: isoSeconds(new Date()) }]);
+    const before = lines().length;
+    const second = await runTick(deps, state);
+    assert.equal(second.pulls, { repos: 1, requests: 1, not_modified: 0, stored: 1, failed: 0 });
+    assert.equal(second.failed, []);
+    assert.equal(lines().slice(before).filter((l) => l.startsWith("pull requests")), [`pull requests: demo/widgets#${number} merged (item 1)`]);
+    const third = await runTick(deps, state);
+    assert.equal(third.pulls, { repos: 1, requests: 1, not_modified: 1, stored: 0, failed: 0 });
+    assert.is(lines().filter((l) => l.startsWith("pull requests")).length, 1, "nothing changed: nothing said");
+    const passes = queryAudit(store, { kind: "reconcile.pass" });
+    assert.equal((passes.at(-1)!.body as { pulls: unknown }).pulls, third.pulls);
   }));
 
 test.run();
