@@ -178,8 +178,10 @@ async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
   const refresh = await refreshPullRequests(deps);
   result.pulls = { repos: refresh.repos, requests: refresh.requests, not_modified: refresh.notModified, stored: refresh.stored, failed: refresh.failed.length };
   if (refresh.events.length) {
-    const changes = refresh.events.map((e) => `${e.repo}#${e.number} ${e.change} (item ${e.item})`).join(", ");
-    deps.report({ event: "pull_requests", line: `pull requests: ${changes}`, changes: refresh.events });
+    // A first refresh may find hundreds: the line names a few, the event carries them all.
+    const named = refresh.events.slice(0, 10).map((e) => `${e.repo}#${e.number} ${e.change} (item ${e.item})`);
+    const more = refresh.events.length - named.length;
+    deps.report({ event: "pull_requests", line: `pull requests: ${named.join(", ")}${more ? ` and ${more} more` : ""}`, changes: refresh.events });
   }
   if (refresh.failed.length) throw new Error(refresh.failed.join("; "));
 }

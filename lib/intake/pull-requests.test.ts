@@ -62,7 +62,7 @@ test("200 active items cost one request per repository, answered 304 while nothi
       const config = await forgeConfig(t);
       const github = await connectGitHub(config, store, quickOptions());
       const first = await at("2026-02-02T00:00:00Z", () => refreshPullRequests({ store, github, config }));
-      assert.equal([first.repos, first.requests, first.notModified, first.stored, first.failed], [1, 3, 0, 200, []], "201 pull requests: 3 pages, the first time");
+      assert.equal([first.repos, first.requests, first.notModified, first.stored, first.failed, first.deferredUntil], [1, 3, 0, 200, [], null], "201 pull requests: 3 pages, the first time");
       assert.is(first.events.length, 200);
       assert.equal(first.events.find((e) => e.number === numbers[0]), { repo: "demo/widgets", number: numbers[0], item: items[0].id, change: "opened", html_url: `${t.forge.url}/demo/widgets/pull/${numbers[0]}` });
       assert.equal(countPullRequests(store), { open: 200, merged: 0, closed: 0 }, "the pull request of no item's branch is not kept");
@@ -127,6 +127,12 @@ test("an item's pull requests are those of its sessions' branches; none once Git
       assert.is(pullRequestsOf(store, later.id), "not checked", "its session started after GitHub last answered");
       await at("2026-02-02T00:10:00Z", () => refreshPullRequests({ store, github, config }));
       assert.equal(pullRequestsOf(store, later.id), [], "a 304 is an answer too");
+
+      const reset = Math.floor(Date.now() / 1000) + 600;
+      await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 10, reset });
+      await github.getRepository("demo/widgets");
+      const deferred = await refreshPullRequests({ store, github, config });
+      assert.equal([deferred.requests, deferred.failed, deferred.deferredUntil], [0, [], new Date(reset * 1000).toISOString().replace(/\.000Z$/, "Z")], "held back for the rate limit: not a failure");
     } finally {
       store.close();
     }

@@ -12,6 +12,7 @@
  * const refresh = await refreshPullRequests({ store, github, config });
  * const merged = mergedPullRequest(store, item.id); // retirement's first signal
  */
+import { RateLimitDeferred } from "../boundaries/github.ts";
 import type { GitHubPullRequest, GitHubReader } from "../boundaries/github-types.ts";
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import type { Config } from "../config.ts";
@@ -55,6 +56,8 @@ export interface PullRequestRefresh {
   stored: number;
   /** Each repository that could not be read, with why: `owner/name: reason`. */
   failed: string[];
+  /** Set when GitHub calls were held back for the rate limit: those repositories were not asked, and are asked after it. */
+  deferredUntil: string | null;
   events: PullRequestChange[];
 }
 
@@ -64,10 +67,10 @@ export const RECENTLY_DONE_MS = 7 * 24 * 3600 * 1000;
 /**
  * Refreshes the pull requests of every configured repository that has active or recently
  * done items, one repository after another; one that fails is named in `failed` and the
- * others go on. A store that fails ends the refresh (it is the store's error, not GitHub's).
+ * others go on; calls held back for the rate limit are not a failure (`deferredUntil`). A store that fails ends the refresh (it is the store's error, not GitHub's).
  */
 export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRequestRefresh> {
-  const result: PullRequestRefresh = { repos: 0, requests: 0, notModified: 0, stored: 0, failed: [], events: [] };
+  const result: PullRequestRefresh = { repos: 0, requests: 0, notModified: 0, stored: 0, failed: [], deferredUntil: null, events: [] };
   const tracked = trackedBranches(deps.store, Object.keys(deps.config.repos));
   for (const [repo, branches] of tracked) {
     result.repos++;
@@ -93,7 +96,9 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
       changes.commit();
     } catch (error) {
       if (error instanceof StoreError) throw error;
-      result.failed.push(`${repo}: ${error instanceof Error ? error.message : String(error)}`);
+      // Held back to spare the rate limit: not a failure, and the next pass after the reset asks.
+      if (error instanceof RateLimitDeferred) result.deferredUntil = error.until;
+      else result.failed.push(`${repo}: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
   return result;
