@@ -67,15 +67,18 @@ export const RECENTLY_DONE_MS = 7 * 24 * 3600 * 1000;
 /**
  * Refreshes the pull requests of every configured repository that has active or recently
  * done items, one repository after another; one that fails is named in `failed` and the
- * others go on; calls held back for the rate limit are not a failure (`deferredUntil`). A store that fails ends the refresh (it is the store's error, not GitHub's).
+ * others go on; calls held back for the rate limit are not a failure (`deferredUntil`).
+ * A store that fails ends the refresh (it is the store's error, not GitHub's). A first
+ * refresh of a repository reads back to its oldest tracked item's first session start.
  */
 export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRequestRefresh> {
   const result: PullRequestRefresh = { repos: 0, requests: 0, notModified: 0, stored: 0, failed: [], deferredUntil: null, events: [] };
   const tracked = trackedBranches(deps.store, Object.keys(deps.config.repos));
-  for (const [repo, branches] of tracked) {
+  for (const [repo, { branches, since }] of tracked) {
     result.repos++;
+    // Recorded as the time of the question, not of the answer: a session started while it was asked was not covered.
+    const askedAt = isoSeconds(now());
     try {
-      const since = [...branches.values()].reduce((min, b) => (Date.parse(b.firstStarted) < Date.parse(min) ? b.firstStarted : min), [...branches.values()][0].firstStarted);
       const changes = await deps.github.pullChanges(repo, { since });
       result.requests += changes.requests;
       result.notModified += changes.notModified;
@@ -85,12 +88,12 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
           const change = storePull(deps.store, repo, pull);
           if (change === "unchanged") continue;
           result.stored++;
-          if (change !== "moved") result.events.push({ repo, number: pull.number, item: branches.get(pull.head_branch)!.item, change, html_url: pull.html_url });
+          if (change !== "moved") result.events.push({ repo, number: pull.number, item: branches.get(pull.head_branch)!, change, html_url: pull.html_url });
         }
         deps.store.statement(
           `INSERT INTO pull_request_refreshes (repo, refreshed_at) VALUES (?, ?)
            ON CONFLICT (repo) DO UPDATE SET refreshed_at = excluded.refreshed_at`,
-        ).run(repo, isoSeconds(now()));
+        ).run(repo, askedAt);
       });
       // Only once they are stored: a crash before this reads them again.
       changes.commit();
@@ -151,18 +154,18 @@ export function countPullRequests(store: Store): { open: number; merged: number;
   return counts;
 }
 
-/** A branch refreshed: the item it is (the newest, when two share it) and when that item's first session started. */
-interface TrackedBranch {
-  item: number;
-  firstStarted: string;
+/** A repository's branches to refresh, each with its item (the newest, when two share it), and the oldest session start among them (how far back a first refresh reads). */
+interface TrackedRepo {
+  branches: Map<string, number>;
+  since: string;
 }
 
 /**
  * The branches of the items whose pull requests a pass refreshes, by repository: items
  * not finished, and items done within the last week, that have a session (so a branch).
  */
-function trackedBranches(store: Store, repos: string[]): Map<string, Map<string, TrackedBranch>> {
-  const tracked = new Map<string, Map<string, TrackedBranch>>();
+function trackedBranches(store: Store, repos: string[]): Map<string, TrackedRepo> {
+  const tracked = new Map<string, TrackedRepo>();
   if (!repos.length) return tracked;
   const doneSince = isoSeconds(new Date(now().getTime() - RECENTLY_DONE_MS));
   const items = store.statement(
@@ -173,10 +176,12 @@ function trackedBranches(store: Store, repos: string[]): Map<string, Map<string,
   for (const { id, repo } of items) {
     const sessions = sessionsOf(store, id);
     if (!sessions.length) continue;
-    const firstStarted = sessions.reduce((min, s) => (Date.parse(s.started_at) < Date.parse(min) ? s.started_at : min), sessions[0].started_at);
-    const branches = tracked.get(repo) ?? new Map<string, TrackedBranch>();
-    for (const session of sessions) branches.set(session.branch, { item: id, firstStarted });
-    tracked.set(repo, branches);
+    const entry = tracked.get(repo) ?? { branches: new Map<string, number>(), since: sessions[0].started_at };
+    for (const session of sessions) {
+      entry.branches.set(session.branch, id);
+      if (Date.parse(session.started_at) < Date.parse(entry.since)) entry.since = session.started_at;
+    }
+    tracked.set(repo, entry);
   }
   return tracked;
 }
