@@ -1,7 +1,7 @@
 /**
  * One daemon tick, in the order DESIGN "One daemon tick" gives (the parts that exist):
  * settle or report effects a crash cut short (lib/daemon/unfinished.ts), drain the exit
- * spool, settle sessions of active items and claims cut short, poll when due, dispatch,
+ * spool, settle sessions of active items and claims cut short, refresh pull requests, poll when due, dispatch,
  * then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
@@ -11,6 +11,7 @@ import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { dispatchReady } from "../dispatch/dispatch.ts";
 import type { DispatchDeps, DispatchOutcome } from "../dispatch/dispatch.ts";
 import { pollRepositories } from "../intake/poll.ts";
+import { refreshPullRequests } from "../intake/pull-requests.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
@@ -51,6 +52,8 @@ export interface TickResult {
   settled: { lost: number; ended: number; unknown: number; cut_short: number };
   /** Effects a crash cut short: given an outcome from evidence, newly reported as anomalies, waited for. */
   unfinished: { settled: number; reported: number; waiting: number };
+  /** The pull requests of active and recently done items: requests sent (304s among them), rows written, repositories that failed. */
+  pulls: { repos: number; requests: number; not_modified: number; stored: number; failed: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
   /** Workers of done items retired, left running, and the `orphan_session` anomalies raised, retracted and gone. */
   retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
@@ -68,7 +71,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   state.tick++;
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
-    unfinished: { settled: 0, reported: 0, waiting: 0 },
+    unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
@@ -108,6 +111,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
     claims.events.forEach(deps.report);
   });
+  await step("pull requests", () => pullRequests(deps, result));
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
   // Before dispatch, so a slot a retirement frees is taken on the same pass. Pauses and holds do not reach it.
   await step("retire", async () => {
@@ -177,6 +181,19 @@ async function poll(deps: TickDeps, state: DaemonState, result: TickResult): Pro
   const lines = reportLines(polls, { ready, simulated: 0, include_simulated: deps.effects.simulated }, deps.effects.simulated, deps.effects.level);
   for (const line of lines) deps.report({ event: "poll", line: `poll: ${line.trim()}` });
   if (polls.some((p) => p.error !== null)) throw new Error(polls.filter((p) => p.error).map((p) => `${p.repo}: ${p.error}`).join("; "));
+}
+
+/** Refreshes the items' pull requests; one line says what changed, if anything did, and a repository that failed fails the step. */
+async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
+  const refresh = await refreshPullRequests(deps);
+  result.pulls = { repos: refresh.repos, requests: refresh.requests, not_modified: refresh.notModified, stored: refresh.stored, failed: refresh.failed.length };
+  if (refresh.events.length) {
+    // A first refresh may find hundreds: the line names a few, the event carries them all.
+    const named = refresh.events.slice(0, 10).map((e) => `${e.repo}#${e.number} ${e.change} (item ${e.item})`);
+    const more = refresh.events.length - named.length;
+    deps.report({ event: "pull_requests", line: `pull requests: ${named.join(", ")}${more ? ` and ${more} more` : ""}`, changes: refresh.events });
+  }
+  if (refresh.failed.length) throw new Error(refresh.failed.join("; "));
 }
 
 async function dispatch(deps: TickDeps, result: TickResult, state: DaemonState): Promise<void> {

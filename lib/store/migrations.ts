@@ -202,6 +202,32 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX anomalies_once ON anomalies (kind, action_id) WHERE action_id IS NOT NULL AND resolved_at IS NULL;
     `,
   },
+  {
+    name: "pull requests of work items, and when each repository's were last refreshed",
+    sql: `
+      -- The pull requests opened from work items' branches, as GitHub last described them
+      -- (lib/intake/pull-requests.ts); an item's are those whose head branch is one of its sessions'.
+      CREATE TABLE pull_requests (
+        repo         TEXT NOT NULL,
+        number       INTEGER NOT NULL,
+        head_branch  TEXT NOT NULL,
+        head_sha     TEXT NOT NULL,
+        state        TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+        merged_at    TEXT,
+        updated_at   TEXT NOT NULL,
+        html_url     TEXT NOT NULL,
+        seen_at      TEXT NOT NULL,
+        PRIMARY KEY (repo, number)
+      ) STRICT;
+      CREATE INDEX pull_requests_by_branch ON pull_requests (repo, head_branch);
+      -- When GitHub last answered a repository's refresh: an item with no pull request
+      -- then is "none"; one never covered by an answer is "not checked".
+      CREATE TABLE pull_request_refreshes (
+        repo          TEXT PRIMARY KEY,
+        refreshed_at  TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

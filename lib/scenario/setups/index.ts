@@ -40,6 +40,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-finished-claude-worker": () => import("./forge-with-finished-claude-worker.ts"),
+  "forge-with-merged-pull-request": () => import("./forge-with-merged-pull-request.ts"),
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-tmux-worker-job": () => import("./forge-with-tmux-worker-job.ts"),
