@@ -12,7 +12,7 @@ import { configFrom, inWorkerDir } from "../testing/workers.ts";
 import type { WorkerDirs } from "../testing/workers.ts";
 import { openJournal } from "../episodes/journal.ts";
 import { setStatus, startEpisode } from "../episodes/lifecycle.ts";
-import { rewriteOpen, findOpen } from "../episodes/open-episodes.ts";
+import { findOpen } from "../episodes/open-episodes.ts";
 import { sessionState } from "../sessions/state.ts";
 import { listRecords, readRecord } from "../sessions/records.ts";
 import { listAnomalies } from "../store/anomalies.ts";
@@ -172,7 +172,7 @@ test("a kept item's current worker is not retired; unkept it is retired on the n
   const item = makeItem(dirs.store, { issue: 1, state: "active" });
   const earlier = await worker(dirs, item.id, { status: "busy", since: "2026-01-15T10:00:00Z" });
   const current = await worker(dirs, item.id, { status: "idle", since: "2026-01-15T10:00:00Z", attempt: 2 });
-  placeKeep(dirs.store, item.id);
+  placeKeep(dirs.store, item.id, { worker: (await configFrom('[worker]\nbinary = "demo-worker"\n')).worker });
   transition(dirs.store, item.id, "done", { reason: "issue closed" });
   merged(dirs.store, item.id);
   const kept = await pass(dirs, "2026-01-15T10:01:00Z");
