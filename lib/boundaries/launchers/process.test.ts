@@ -22,7 +22,7 @@ test("launch starts a detached session tagged with the item; find knows it by it
   const launcher = new ProcessLauncher({ env });
   const launched = await launcher.launch(spec(7, "ra-demo-7", work, ["sh", "-c", "echo hi; exec sleep 2"], { tags: { repo: "o/demo" }, env: { GREETING: "hello there" } }));
   tests.note(root);
-  assert.equal({ ...launched, sessionId: "" }, { launcher: "process", marker: "ra-demo-7", sessionName: "ra-demo-7", sessionId: "", window: null });
+  assert.equal({ ...launched, sessionId: "" }, { launcher: "process", marker: "ra-demo-7", sessionName: "ra-demo-7", sessionId: "", window: null, terminal: { launcher: "process" } });
   assert.match(launched.sessionId, UUID);
   const record = readRecord(root, launched.sessionId)!;
   assert.equal(record.tags, { ra_item: "7", repo: "o/demo" });
