@@ -1,7 +1,8 @@
 /**
  * One daemon tick, in the order DESIGN "One daemon tick" gives (the parts that exist):
  * settle or report effects a crash cut short (lib/daemon/unfinished.ts), drain the exit
- * spool, settle sessions of active items and claims cut short, poll when due, dispatch,
+ * spool, settle sessions of active items and claims cut short, poll when due, close
+ * finished items' tabs (lib/ending/tabs.ts), dispatch,
  * then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
@@ -10,6 +11,8 @@
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { dispatchReady } from "../dispatch/dispatch.ts";
 import type { DispatchDeps, DispatchOutcome } from "../dispatch/dispatch.ts";
+import { closeFinishedTabs } from "../ending/tabs.ts";
+import type { TabsDeps } from "../ending/tabs.ts";
 import { pollRepositories } from "../intake/poll.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
@@ -23,7 +26,7 @@ import { settleSessions } from "./settle.ts";
 import { sweepUnfinished } from "./unfinished.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
-export interface TickDeps extends DispatchDeps {
+export interface TickDeps extends DispatchDeps, Pick<TabsDeps, "terminalLauncher"> {
   spoolDir: string;
   report: Report;
   /** Asked between steps; true ends the tick early. */
@@ -51,6 +54,8 @@ export interface TickResult {
   /** Effects a crash cut short: given an outcome from evidence, newly reported as anomalies, waited for. */
   unfinished: { settled: number; reported: number; waiting: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
+  /** Finished items' tabs closed, and items whose tabs could not be told this pass. */
+  tabs: { closed: number; unknown: number };
   /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
   dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
 }
@@ -66,7 +71,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 },
-    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
+    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, tabs: { closed: 0, unknown: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
     if (deps.stopRequested?.()) {
@@ -106,6 +111,11 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     claims.events.forEach(deps.report);
   });
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
+  await step("tabs", async () => {
+    const sweep = await closeFinishedTabs(deps);
+    result.tabs = { closed: sweep.closed, unknown: sweep.unknown };
+    sweep.events.forEach(deps.report);
+  });
   if (!result.stopped) {
     if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));
     else {
