@@ -14,7 +14,7 @@ import { makeItem, withStore } from "../testing/items.ts";
 import { writeUnreachableKitty } from "../testing/kitty-standin.ts";
 import { transition } from "../work-items/transition.ts";
 import { endSession, recordSession, sessionsOf } from "../work-items/sessions.ts";
-import { closeFinishedTabs } from "./tabs.ts";
+import { closeFinishedTabs, tabCloseEvidence } from "./tabs.ts";
 import type { TabsDeps } from "./tabs.ts";
 
 const SESSION = "ra-workers";
@@ -218,6 +218,24 @@ test("with 10,000 done items swept, a pass asks no server and reads only what is
     assert.equal(asks, ["tmux"]);
     assert.equal(await server.windows(), []);
   });
+}));
+
+test("a tab.close cut short is settled from its terminal, by marker: there means not closed, absent closed, unreachable later", () => withServer(async (server, dir) => {
+  const tab = await server.window(1);
+  await server.window();
+  const intent = (body: Record<string, unknown>) => ({
+    id: 1, at: "2026-01-15T10:00:00Z", kind: "tab.close", phase: "intent" as const, repo: "demo/widgets", item: 1, sessionId: null, episodeId: null,
+    actionId: "a", simulated: false, body,
+  });
+  const build = (t: Terminal) => launcherForTerminal(t, { env: server.env, kittyBinary: writeUnreachableKitty(dir) });
+  const open = await tabCloseEvidence(intent({ tab, marker: "@ra_item=1", terminal: server.terminal }), build);
+  assert.equal(open, { settled: true, ok: false, found: "not closed (the tab is there with its marker)", facts: { tab, marker: "@ra_item=1" } });
+  await server.tmux("kill-window", "-t", tab);
+  const closed = await tabCloseEvidence(intent({ tab, marker: "@ra_item=1", terminal: server.terminal }), build);
+  assert.equal(closed, { settled: true, ok: true, found: "closed (no tab with its marker is there)", facts: { tab, marker: "@ra_item=1" } });
+  const later = await tabCloseEvidence(intent({ tab: "3", marker: "ra_item=1", terminal: { launcher: "kitty", to: null } }), build);
+  assert.is(later.settled, "later");
+  assert.is((await tabCloseEvidence(intent({ tab }), build)).settled, false, "an intent naming no terminal is the owner's to check");
 }));
 
 test.run();
