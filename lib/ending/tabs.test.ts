@@ -11,7 +11,7 @@ import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { withTempDir } from "../testing/fixtures.ts";
 import { makeItem, withStore } from "../testing/items.ts";
-import { writeUnreachableKitty } from "../testing/kitty-standin.ts";
+import { writeKittyStandIn, writeUnreachableKitty } from "../testing/kitty-standin.ts";
 import { transition } from "../work-items/transition.ts";
 import { endSession, recordSession, sessionsOf } from "../work-items/sessions.ts";
 import { closeFinishedTabs, tabCloseEvidence } from "./tabs.ts";
@@ -166,6 +166,28 @@ test("a server that cannot be asked is unknown, never none: nothing is closed or
       assert.equal({ closed: sweep.closed, unknown: sweep.unknown, events: sweep.events }, { closed: 0, unknown: 1, events: [] });
       assert.equal(sessionsOf(store, 1).map((s) => s.tabs_swept_at), [null]);
     }
+  });
+}));
+
+test("on kitty, every window carrying the item's ra_item is closed by id and marker together; others stay", () => withTempDir(async (dir) => {
+  await withStore(async (store) => {
+    const config = await defaultConfig();
+    const kitty = writeKittyStandIn(dir);
+    kitty.seed([
+      { id: 4, title: "ra-widgets-11", vars: { ra_item: "1" } },
+      { id: 5, title: "owner's shell", vars: {} },
+      { id: 6, title: "ra-widgets-12", vars: { ra_item: "2" } },
+      { id: 7, title: "ra-widgets-11-2", vars: { ra_item: "1" } },
+      { id: 8, title: "ra-widgets-110", vars: { ra_item: "10" } },
+    ]);
+    const terminal: Terminal = { launcher: "kitty", to: "unix:/run/kitty-test" };
+    itemWith(store, 11, "done", [{ terminal }, { terminal }]);
+    itemWith(store, 12, "failed", [{ terminal }]);
+    const env = { ...process.env, ...kitty.env };
+    const sweep = await closeFinishedTabs({ store, config, effects: LIVE, terminalLauncher: (t) => launcherForTerminal(t, { env, kittyBinary: kitty.binary }) });
+    assert.equal(sweep.events.map((e) => e.line), ["closed tab 4 of item 1 (demo/widgets#11)", "closed tab 7 of item 1 (demo/widgets#11)"]);
+    assert.equal(kitty.tabs().map((t) => t.id), [5, 6, 8]);
+    assert.equal(kitty.calls().map((c) => c.argv.slice(3).join(" ")), ["ls", "close-window --match id:4 and var:ra_item=^1$", "close-window --match id:7 and var:ra_item=^1$"]);
   });
 }));
 
