@@ -1,7 +1,9 @@
 /**
  * One daemon tick, in the order DESIGN "One daemon tick" gives (the parts that exist):
  * settle or report effects a crash cut short (lib/daemon/unfinished.ts), drain the exit
- * spool, settle sessions of active items and claims cut short, refresh pull requests, poll when due, dispatch,
+ * spool, settle sessions and claims cut short, refresh pull requests, poll when due, retire
+ * idle workers of done items (lib/ending/retire.ts), close finished items' tabs
+ * (lib/ending/tabs.ts), dispatch,
  * then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
@@ -10,6 +12,8 @@
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { dispatchReady } from "../dispatch/dispatch.ts";
 import type { DispatchDeps, DispatchOutcome } from "../dispatch/dispatch.ts";
+import { closeFinishedTabs } from "../ending/tabs.ts";
+import type { TabsDeps } from "../ending/tabs.ts";
 import { pollRepositories } from "../intake/poll.ts";
 import { refreshPullRequests } from "../intake/pull-requests.ts";
 import { reportLines } from "../intake/report.ts";
@@ -25,7 +29,7 @@ import { sweepUnfinished } from "./unfinished.ts";
 import { retireIdleWorkers } from "../ending/retire.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
-export interface TickDeps extends DispatchDeps {
+export interface TickDeps extends DispatchDeps, Pick<TabsDeps, "terminalLauncher"> {
   spoolDir: string;
   report: Report;
   /** Asked between steps; true ends the tick early. */
@@ -57,6 +61,8 @@ export interface TickResult {
   poll: { ran: boolean; new: number; done: number; abandoned: number };
   /** Workers of done items retired, left running, and the `orphan_session` anomalies raised, retracted and gone. */
   retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
+  /** Finished items' tabs closed, and items whose tabs could not be told this pass. */
+  tabs: { closed: number; unknown: number };
   /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
   dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
 }
@@ -72,7 +78,8 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
-    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
+    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
+    tabs: { closed: 0, unknown: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
     if (deps.stopRequested?.()) {
@@ -118,6 +125,12 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const retired = await retireIdleWorkers({ store: deps.store, sessionRoot: deps.sessionRoot, config: deps.config, effects: deps.effects, host: deps.host });
     result.retire = { retired: retired.retired, left: retired.left, orphans: retired.orphans };
     retired.events.forEach(deps.report);
+  });
+  // After retirement, so a retired worker's tab goes on the same pass.
+  await step("tabs", async () => {
+    const sweep = await closeFinishedTabs(deps);
+    result.tabs = { closed: sweep.closed, unknown: sweep.unknown };
+    sweep.events.forEach(deps.report);
   });
   if (!result.stopped) {
     if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));

@@ -18,6 +18,8 @@ export type EffectEvidence =
   | "session-record"
   /** The file's old and new paths. */
   | "file"
+  /** The terminal server the intent names, asked for the item's tabs by marker. */
+  | "terminal"
   /** Nothing that can be read settles it: the owner is told. */
   | "none";
 
@@ -53,6 +55,7 @@ export const EFFECT_KINDS = {
   "session.mark-flapping": { what: "a session marked flapping", timeoutSeconds: 120, evidence: "session-record" },
   "spool.damaged": { what: "a damaged spool file set aside", timeoutSeconds: 60, evidence: "file" },
   "episode.recovered": { what: "an episode recovered in a journal", timeoutSeconds: 120, evidence: "none" },
+  "tab.close": { what: "a finished item's tab closed", timeoutSeconds: 60, evidence: "terminal" },
 } as const satisfies Record<string, EffectKind>;
 
 /** The name of an audited effect. */

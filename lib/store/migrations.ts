@@ -228,6 +228,19 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    name: "the terminal server each session was launched on, and which sessions' tabs are swept",
+    sql: `
+      -- Where the worker's tab was opened (lib/boundaries/launchers/types.ts Terminal, JSON): the tab
+      -- sweep asks that server, never the one the config names now. Null on rows from before it was recorded.
+      ALTER TABLE sessions ADD COLUMN terminal TEXT CHECK (terminal IS NULL OR json_valid(terminal));
+      -- When the tab sweep found none of its item's tabs left on any server the item's sessions were
+      -- recorded on (lib/ending/tabs.ts); written only after every close's outcome.
+      ALTER TABLE sessions ADD COLUMN tabs_swept_at TEXT;
+      -- The sweep reads only the rows still to sweep, however many finished items the store holds.
+      CREATE INDEX sessions_tabs_unswept ON sessions (item) WHERE tabs_swept_at IS NULL;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -44,6 +44,8 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-tmux-worker-job": () => import("./forge-with-tmux-worker-job.ts"),
+  "forge-with-tmux-tabs": () => import("./forge-with-tmux-tabs.ts"),
+  "forge-with-tmux-failed-item": () => import("./forge-with-tmux-failed-item.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
   "forge-with-token-printing-post-create": () => import("./forge-with-token-printing-post-create.ts"),
   "forge-with-unreadable-session": () => import("./forge-with-unreadable-session.ts"),
