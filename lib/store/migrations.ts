@@ -184,6 +184,11 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    name: "the episode key each worker session was given",
+    // Null for sessions recorded before it: their workers were given item-<id>, read so.
+    sql: `ALTER TABLE sessions ADD COLUMN episode_key TEXT;`,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */
