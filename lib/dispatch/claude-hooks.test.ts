@@ -10,7 +10,7 @@ import { latestRecords } from "../episodes/records.ts";
 import { git, repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import { rejects } from "../testing/rejects.ts";
 import { CLAUDE_HOOK_EVENTS, CLAUDE_LOCAL_SETTINGS, writeClaudeHooks } from "./claude-hooks.ts";
-import { writeWorkerLauncher } from "./worker-bin.ts";
+import { writeWorkerLauncher } from "../boundaries/launchers/worker-bin.ts";
 
 const template = repoTemplate();
 test.after(() => template.remove());

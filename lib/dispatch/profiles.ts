@@ -29,7 +29,7 @@ export interface ProfileStart {
   episodeKey: string;
   /** A resume, with the earlier session it brings back (null when none is on record); null for a fresh start. */
   resume: { earlier: string | null } | null;
-  /** The absolute path of the `robot-army` launcher the worker's hooks run (lib/dispatch/worker-bin.ts). */
+  /** The absolute path of the `robot-army` launcher the worker's hooks run (lib/boundaries/launchers/worker-bin.ts). */
   robotArmy: string;
 }
 

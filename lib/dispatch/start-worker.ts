@@ -29,7 +29,7 @@ import { editorsOf } from "../intake/issue-trust.ts";
 import { composePrompt, writePromptFile } from "./prompt.ts";
 import { freeSessionName } from "./session-name.ts";
 import { prepareWorktree, workerArgv } from "./profiles.ts";
-import { workerBinDir, writeWorkerLauncher } from "./worker-bin.ts";
+import { workerBinDir, writeWorkerLauncher } from "../boundaries/launchers/worker-bin.ts";
 
 /** What differs between the starts of a dispatch, a resume and a restart. */
 export interface WorkerStart {

@@ -6,9 +6,9 @@
  */
 import { chmodSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../atomic.ts";
-import { robotArmyArgv } from "../boundaries/launchers/_self.ts";
-import { commandText } from "../shell-words.ts";
+import { writeFileAtomic } from "../../atomic.ts";
+import { robotArmyArgv } from "./_self.ts";
+import { commandText } from "../../shell-words.ts";
 
 /** The folder the launcher is written in. */
 export function workerBinDir(stateDir: string): string {
