@@ -70,7 +70,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     await prepareWorktree(deps.config.worker, worktree.path, profile);
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
-      branch: worktree.branch, worktree: worktree.path, episodeKey: key,
+      branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: deps.config.worker.profile === "claude",
       // Past the gate: the body is the author's, or the owner approved it as it reads.
       words: { editedBy: editorsOf(store, item.id), held: null },
     })) : undefined;
