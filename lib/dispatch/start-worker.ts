@@ -67,7 +67,6 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     worktree = await start.worktree();
     name = freeSessionName(deps.sessionRoot, item, attempt);
     const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir) };
-    await prepareWorktree(deps.config.worker, worktree.path, profile);
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
       branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: deps.config.worker.profile === "claude",
@@ -80,8 +79,12 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     // Audited (DESIGN rule 3): a crash mid-launch is settled from the managed session's record and the process table.
     launched = await auditEffect(
       store,
-      { kind: "session.launch", repo: item.repo, item: item.id, body: { session: name, cwd: worktree.path, attempt } },
-      () => deps.launcher.launch(spec),
+      { kind: "session.launch", repo: item.repo, item: item.id, body: { session: name, cwd: worktree.path, attempt, profile: deps.config.worker.profile, episode_key: key } },
+      // The profile readies the worktree as part of the launch (Claude Code's hooks: the owner's settings file, merged).
+      async () => {
+        await prepareWorktree(deps.config.worker, worktree.path, profile);
+        return await deps.launcher.launch(spec);
+      },
       (started) => ({ session_id: started.sessionId, launcher: started.launcher }),
     );
   } catch (error) {
