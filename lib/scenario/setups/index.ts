@@ -36,6 +36,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "empty-dir": () => import("./empty-dir.ts"),
   "git-repo": () => import("./git-repo.ts"),
   "config-mistakes": () => import("./config-mistakes.ts"),
+  "worker-profile-configs": () => import("./worker-profile-configs.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
