@@ -39,6 +39,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "worker-profile-configs": () => import("./worker-profile-configs.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
+  "forge-with-claude-worker": () => import("./forge-with-claude-worker.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
