@@ -2,8 +2,11 @@
  * Starting a worker for a claimed item (`dispatching`): the one path dispatch, `resume`
  * and `restart` share. It readies the worktree (dispatch makes one, a relaunch has it),
  * writes the prompt file when the worker is given one, names the session (sessionName,
- * moved past names on record), launches the worker inside a managed session tagged
- * `ra_item` (audited `session.launch`, whose outcome names the session id), then records the session and moves the item to `active` in one transaction,
+ * moved past names on record), chooses the session's id and the attempt's episode key
+ * before the launch so the worker's profile can hand them to the agent (lib/dispatch/profiles.ts:
+ * Claude Code's --session-id and hooks), puts robot-army on the worker's PATH, launches the
+ * worker inside a managed session tagged `ra_item` (audited `session.launch`, whose outcome
+ * names the session id), then records the session and moves the item to `active` in one transaction,
  * and tells the issue where it runs. Any failure after the claim makes the item `failed`:
  * the reason goes to the item and the audit record, and the issue hears, once, only that a
  * session could not be started (DESIGN rule 4). A worker launched but not recorded is
