@@ -31,7 +31,7 @@ function inWorktree(fn: (place: Place) => Promise<void>): Promise<void> {
   });
 }
 
-type Settings = { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string }[] }[]>; [key: string]: unknown };
+type Settings = { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string; timeout?: number }[] }[]>; [key: string]: unknown };
 
 function settingsOf(worktree: string): Settings {
   return JSON.parse(readFileSync(join(worktree, CLAUDE_LOCAL_SETTINGS), "utf8"));
@@ -78,6 +78,7 @@ test("the hooks go into the worktree's local settings, merged with the owner's, 
     assert.equal(settings.hooks.Stop[0], ownerStop, "the owner's own Stop hook stays, first");
     assert.equal(Object.keys(settings.hooks).sort(), CLAUDE_HOOK_EVENTS.map((e) => e.event).sort());
     assert.is(settings.hooks.Notification.at(-1)!.matcher, "idle_prompt");
+    assert.equal(settings.hooks.SessionEnd, [{ hooks: [{ type: "command", command: `${place.robotArmy} episode hook claude --key item-3`, timeout: 30 }] }]);
     assert.is(commandFor(place.worktree, "SessionStart"), `${place.robotArmy} episode hook claude --key item-3`);
     // The worktree's exclude file is the repository's (git's common dir), and the worktree stays clean.
     assert.match(readFileSync(join(place.repo, ".git", "info", "exclude"), "utf8"), "/.claude/settings.local.json");

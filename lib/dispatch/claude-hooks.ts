@@ -36,6 +36,9 @@ export const CLAUDE_HOOK_EVENTS: readonly { event: string; matcher?: string }[] 
   { event: "SessionEnd" },
 ];
 
+/** How long Claude Code lets one of these hooks run (its default is a minute): a stuck one must not hold the agent long. */
+const HOOK_TIMEOUT_SECONDS = 30;
+
 /** What marks a hook command as robot-army's own, so a later start replaces it. */
 const OURS = / episode hook claude( |$)/;
 
@@ -63,7 +66,7 @@ export async function writeClaudeHooks(worktree: string, options: { robotArmy: s
   for (const { event, matcher } of CLAUDE_HOOK_EVENTS) {
     const groups = (Array.isArray(hooks[event]) ? hooks[event] : []) as HookGroup[];
     const theirs = groups.map(withoutOurs).filter((group): group is HookGroup => group !== undefined);
-    hooks[event] = [...theirs, { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: "command", command }] }];
+    hooks[event] = [...theirs, { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SECONDS }] }];
   }
   settings.hooks = hooks;
   writeFileAtomic(file, JSON.stringify(settings, null, 2) + "\n");
