@@ -16,7 +16,7 @@ import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
-import { hasRegistry, NO_REGISTRY_LINE } from "../lib/dispatch/profiles.ts";
+import { noRegistryLine } from "../lib/dispatch/profiles.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import { CheckFailedError } from "../lib/errors.ts";
@@ -153,7 +153,8 @@ async function checkTmux(config: Config | undefined, deps: DoctorDeps): Promise<
 async function checkWorker(config: Config, deps: DoctorDeps): Promise<[CheckResult["status"], string]> {
   const program = await findWorkerProgram(config, { env: deps.env });
   // A generic worker is not a failure; it is only never taken for idle, so never retired: say so.
-  if ("found" in program) return ["ok", `${program.found}${hasRegistry(config.worker.profile) ? "" : `; ${NO_REGISTRY_LINE}`}`];
+  const unobservable = noRegistryLine(config.worker.profile);
+  if ("found" in program) return ["ok", `${program.found}${unobservable === null ? "" : `; ${unobservable}`}`];
   if ("missing" in program) return ["FAIL", `${program.missing}: install it there, or set [worker] binary to its absolute path`];
   return ["skip", program.unknown];
 }

@@ -20,7 +20,7 @@ import type { Store } from "../lib/store/open.ts";
 import { getItem, listItems, noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { sessionsOf } from "../lib/work-items/sessions.ts";
-import { hasRegistry, NO_REGISTRY_LINE, resumeCommand } from "../lib/dispatch/profiles.ts";
+import { noRegistryLine, resumeCommand } from "../lib/dispatch/profiles.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
 import { printable } from "../lib/printable.ts";
 import { parseItemId } from "../lib/work-items/argument.ts";
@@ -129,7 +129,8 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
     const latest = sessions.at(-1);
     const resume = latest ? resumeCommand(deps.config.worker, latest.id) : null;
     if (resume) lines.push(`resume  : ${resume}  (in ${latest!.worktree})`);
-    if (!hasRegistry(deps.config.worker.profile)) lines.push(`registry: ${NO_REGISTRY_LINE}`);
+    const unobservable = noRegistryLine(deps.config.worker.profile);
+    if (unobservable !== null) lines.push(`registry: ${unobservable}`);
     write(lines.map((line) => line + "\n").join(""));
   }
   return 0;

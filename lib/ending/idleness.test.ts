@@ -7,6 +7,7 @@ import { setStatus, startEpisode } from "../episodes/lifecycle.ts";
 import { openFile } from "../episodes/open-episodes.ts";
 import { repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
+import { noRegistryLine } from "../dispatch/profiles.ts";
 import { workerIdleness } from "./idleness.ts";
 
 const template = repoTemplate();
@@ -108,9 +109,14 @@ test("an open file or journal folder that is a symbolic link is never followed: 
     assert.match(await why(sessionIn(worktree)), "cannot be read");
   }));
 
-test("a generic worker is never taken for idle, whatever its journal says", () =>
+test("a generic or codex worker is never taken for idle, whatever its journal says; claude and demo are read", () =>
   withIdleWorker(async (worktree) => {
-    assert.equal(await workerIdleness(sessionIn(worktree), "generic", PASS), { idle: false, why: "its worker profile is generic, which keeps no registry" });
+    const generic = await workerIdleness(sessionIn(worktree), "generic", PASS);
+    assert.equal([generic.idle, !generic.idle && generic.why], [false, noRegistryLine("generic")]);
+    // Codex's notify hears the end of a turn, never the start of one: its idle cannot be trusted to still hold.
+    const codex = await workerIdleness(sessionIn(worktree), "codex", PASS);
+    assert.equal([codex.idle, !codex.idle && codex.why], [false, noRegistryLine("codex")]);
+    for (const profile of ["claude", "demo"] as const) assert.is((await workerIdleness(sessionIn(worktree), profile, PASS)).idle, true);
   }));
 
 test.run();

@@ -9,7 +9,7 @@
  */
 import { isoSeconds, parseTimestamp } from "../clock.ts";
 import type { WorkerProfile } from "../config.ts";
-import { hasRegistry } from "../dispatch/profiles.ts";
+import { noRegistryLine } from "../dispatch/profiles.ts";
 import { journalAt } from "../episodes/journal.ts";
 import { findOpen } from "../episodes/open-episodes.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
@@ -19,7 +19,8 @@ export type Idleness = { idle: true; since: string; seconds: number } | { idle: 
 
 /** Reads the idleness of a session's worker at `at` from its episode's open file. */
 export async function workerIdleness(session: StoredSession, profile: WorkerProfile, at: Date): Promise<Idleness> {
-  if (!hasRegistry(profile)) return notIdle("its worker profile is generic, which keeps no registry");
+  const unobservable = noRegistryLine(profile);
+  if (unobservable !== null) return notIdle(unobservable);
   const key = session.episode_key;
   let entry;
   try {

@@ -173,7 +173,7 @@ test("a kept item's current worker is not retired; unkept it is retired on the n
   const earlier = await worker(dirs, item.id, { status: "busy", since: "2026-01-15T10:00:00Z" });
   const current = await worker(dirs, item.id, { status: "idle", since: "2026-01-15T10:00:00Z", attempt: 2 });
   placeKeep(dirs.store, item.id, { worker: (await configFrom('[worker]\nbinary = "demo-worker"\n')).worker });
-  transition(dirs.store, item.id, "done", { reason: "issue closed" });
+  transition(dirs.store, item.id, "done", { reason: "issue closed", issueClosedObserved: true });
   merged(dirs.store, item.id);
   const kept = await pass(dirs, "2026-01-15T10:01:00Z");
   assert.is(kept.retired, 0);

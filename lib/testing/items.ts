@@ -71,7 +71,8 @@ export function makeItem(store: Store, spec: ItemSpec): WorkItem {
     const path = PATHS[spec.state ?? "ready"];
     if (!path) throw new RangeError(`No test path to state "${spec.state}"`);
     let last = item;
-    for (const [to, reason] of path) last = transition(store, item.id, to, { reason });
+    // As the pass that observed the issue closed writes done (the only writer of it).
+    for (const [to, reason] of path) last = transition(store, item.id, to, { reason, issueClosedObserved: to === "done" });
     return last;
   });
 }
