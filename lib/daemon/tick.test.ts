@@ -130,7 +130,7 @@ test("run --once ends with one summary line, and exits 0 when every dispatch fai
     const last = events.at(-1)!;
     assert.is(last.line, "tick 1: dispatched 0, failed 3, waiting 0; no step failed");
     assert.equal(last, {
-      event: "tick", line: last.line, tick: 1, dispatched: 0, would_dispatch: 0, failed: 3, waiting: 0, withheld: null, steps_failed: [], stopped: false,
+      event: "tick", line: last.line, tick: 1, dispatched: 0, would_dispatch: 0, retired: 0, failed: 3, waiting: 0, withheld: null, steps_failed: [], stopped: false,
     });
     assert.is(events.filter((e) => e.event === "tick").length, 1);
     assert.is(getItem(store, 1)!.state, "failed");

@@ -10,8 +10,8 @@ import { transition } from "../work-items/transition.ts";
 import { endSession, recordSession } from "../work-items/sessions.ts";
 import { keptSession, listKeeps, placeKeep, releaseKeep } from "./keeps.ts";
 
-const CLAUDE: Config["worker"] = { ...(await defaultConfig()).worker, binary: "claude" };
-const SH: Config["worker"] = { ...CLAUDE, binary: "sh" };
+const CLAUDE: Config["worker"] = { ...(await defaultConfig()).worker, binary: "claude", profile: "claude" };
+const SH: Config["worker"] = { ...CLAUDE, binary: "sh", profile: "generic" };
 
 /** Records the item's next attempt as an open session row, as dispatch does when a worker starts. */
 function startSession(store: Store, item: number, id: string) {
