@@ -35,9 +35,11 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     await waitUntil(lab, "the demo worker to open its pull request", async () => (await lab.api("GET", "/repos/demo/widgets/pulls")).length > 0);
   },
-  /** The owner merged the working worker's pull request, which closes issue 1: the next poll makes item 1 done. */
+  /** The owner merged the idle worker's pull request, which closes issue 1: the next poll makes item 1 done. */
   merged: async (lab) => {
     await CRASH_SETUPS.working(lab);
+    const open = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1", ".ai", "local", "state", "sessions-open", "item-1.yaml");
+    await waitUntil(lab, "the demo worker to go idle at its prompt", async () => existsSync(open) && /^status: idle$/m.test(readFileSync(open, "utf8")));
     const [pull] = await lab.api("GET", "/repos/demo/widgets/pulls");
     await lab.api("PUT", `/repos/demo/widgets/pulls/${pull.number}/merge`, {});
   },

@@ -18,6 +18,8 @@ export interface WorkerCommand {
   args: string[];
   /** Lines added to the `[worker]` table, e.g. `launcher = "tmux"`. */
   launcher?: string[];
+  /** `worker.max_sessions` (default 1: one session per repository). */
+  maxSessions?: number;
 }
 
 /** Thirty seconds of "working": long enough for any scenario, stopped at its end. */
@@ -36,7 +38,7 @@ export async function withWorker(ctx: SetupContext, worker: WorkerCommand): Prom
     ...(worker.launcher ?? ['launcher = "process"']),
     `binary = ${JSON.stringify(worker.binary)}`,
     `args = ${JSON.stringify(worker.args)}`,
-    "max_sessions = 1",
+    `max_sessions = ${worker.maxSessions ?? 1}`,
     "",
   ].join("\n"));
   const root = sessionRootOf(ctx);
