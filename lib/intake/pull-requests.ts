@@ -168,19 +168,17 @@ function trackedBranches(store: Store, repos: string[]): Map<string, TrackedRepo
   const tracked = new Map<string, TrackedRepo>();
   if (!repos.length) return tracked;
   const doneSince = isoSeconds(new Date(now().getTime() - RECENTLY_DONE_MS));
-  const items = store.statement(
-    `SELECT id, repo FROM work_items
-     WHERE repo IN (${repos.map(() => "?").join(", ")}) AND (state NOT IN ('done', 'abandoned') OR (state = 'done' AND updated_at >= ?))
-     ORDER BY id`,
-  ).all(...repos, doneSince) as Array<{ id: number; repo: string }>;
-  for (const { id, repo } of items) {
-    const sessions = sessionsOf(store, id);
-    if (!sessions.length) continue;
-    const entry = tracked.get(repo) ?? { branches: new Map<string, number>(), since: sessions[0].started_at };
-    for (const session of sessions) {
-      entry.branches.set(session.branch, id);
-      if (Date.parse(session.started_at) < Date.parse(entry.since)) entry.since = session.started_at;
-    }
+  // One query, however many items: the tracked items' sessions, oldest attempt first.
+  const rows = store.statement(
+    `SELECT w.id AS id, w.repo AS repo, s.branch AS branch, s.started_at AS started_at
+     FROM work_items AS w JOIN sessions AS s ON s.item = w.id
+     WHERE w.repo IN (${repos.map(() => "?").join(", ")}) AND (w.state NOT IN ('done', 'abandoned') OR (w.state = 'done' AND w.updated_at >= ?))
+     ORDER BY w.id, s.attempt, s.started_at`,
+  ).all(...repos, doneSince) as Array<{ id: number; repo: string; branch: string; started_at: string }>;
+  for (const { id, repo, branch, started_at } of rows) {
+    const entry = tracked.get(repo) ?? { branches: new Map<string, number>(), since: started_at };
+    entry.branches.set(branch, id);
+    if (Date.parse(started_at) < Date.parse(entry.since)) entry.since = started_at;
     tracked.set(repo, entry);
   }
   return tracked;

@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <name>] [--runs N]`: prints benchmark figures; it never fails the
- * suite. With no name it runs every benchmark (`cli`, `poll`).
+ * suite. With no name it runs every benchmark (`cli`, `poll`, `store`, `pass`).
  *
  * `cli`: the cold start of a read command, `robot-army log --limit 1` on a state dir with
  * a few audit records, started as `npx robot-army` starts it (bin/robot-army.mjs, a new
@@ -18,6 +18,9 @@
  * left without an outcome: how long an open takes as every command opens it (no page
  * check), as the daemon and doctor open it (every page read), and the unfinished-effect
  * sweep's query of intents without an outcome, which runs every tick.
+ *
+ * `pass`: one daemon tick over 10,000 work items, 200 with live sessions, with nothing to
+ * do and with 200 retirement candidates (scripts/dev/bench-pass.ts).
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync, statSync, writeFileSync } from "node:fs";
@@ -29,11 +32,12 @@ import { UsageError } from "../../lib/errors.ts";
 import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { appendAudit, intentsWithoutOutcome } from "../../lib/store/audit.ts";
 import { openStore } from "../../lib/store/open.ts";
+import { benchPass } from "./bench-pass.ts";
 
 export const command: CommandDef = {
   name: "bench",
   summary: "Print benchmark figures (start-up cost of the CLI, requests of a poll)",
-  usage: "bench [cli|poll|store] [--runs N] [--warmups N]",
+  usage: "bench [cli|poll|store|pass] [--runs N] [--warmups N]",
   options: {
     runs: { type: "string", value: "N", description: "Timed runs of each command (default 15)" },
     warmups: { type: "string", value: "N", description: "Untimed runs first (default 2)" },
@@ -44,7 +48,7 @@ export const command: CommandDef = {
 /** The start-up target: `robot-army log` at most this many times `node -e 0`. */
 export const CLI_TARGET_RATIO = 2.5;
 
-const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli, poll: benchPoll, store: benchStore };
+const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli, poll: benchPoll, store: benchStore, pass: benchPass };
 
 interface Runs {
   runs: number;
