@@ -63,7 +63,7 @@ export const command: CommandDef = {
     watch: { type: "boolean", description: "Rehearsal: run on after every issue is finished, until Ctrl-C (a daemon on a config always does)" },
     config: CONFIG_OPTION,
   },
-  examples: ["npm start", "robot-army start --watch"],
+  examples: ["robot-army start", "robot-army start --watch"],
 };
 
 /** What `start` was asked for. */
