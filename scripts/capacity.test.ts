@@ -13,6 +13,8 @@ import { atTime, makeItem } from "../lib/testing/items.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { trackSessionProcesses } from "../lib/testing/sessions.ts";
 import { sessionFiles } from "../lib/sessions/records.ts";
+import { placeKeep } from "../lib/ending/keeps.ts";
+import { recordSession } from "../lib/work-items/sessions.ts";
 import { run } from "./capacity.ts";
 import type { CapacityReport } from "./capacity.ts";
 
@@ -47,7 +49,7 @@ function robotArmy(env: Record<string, string>, ...argv: string[]) {
 test("ours with kept apart, others, and each repository against its limit and where the limit comes from", inWorkerDir(async (dirs) => {
   const widget = makeItem(dirs.store, { issue: 7 });
   const gadget = makeItem(dirs.store, { repo: "demo/gadgets", issue: 3 });
-  await startWorker(sessions, dirs, { ...workerTags(dirs.store, widget.id), keep: "true" });
+  const kept = await startWorker(sessions, dirs, { ...workerTags(dirs.store, widget.id), keep: "true" });
   await startWorker(sessions, dirs, workerTags(dirs.store, gadget.id));
   const { code, text } = await capacity(dirs);
   assert.is(code, 0);
@@ -55,16 +57,36 @@ test("ours with kept apart, others, and each repository against its limit and wh
     "machine: 2 of 4 sessions: 2 ours (1 kept), 0 other",
     "repository demo/gadgets: 1 of 2 sessions (worker.max_sessions)",
     "repository demo/widgets: 1 of 1 sessions (configured), 1 kept",
-    "  full: no new worker session starts in demo/widgets",
+    `  full: no new worker session starts in demo/widgets; a kept session holds its slot until its keep is released: "robot-army session tag ${kept.name} --rm keep"`,
     "",
   ].join("\n"));
   const json = JSON.parse((await capacity(dirs, true)).text) as CapacityReport;
   assert.equal([json.observable, json.why, json.paused], [true, null, null]);
   assert.equal(json.machine, { ours: 2, kept: 1, other: 0, max: 4 });
   assert.equal(json.repos["demo/widgets"], { live: 1, kept: 1, max: 1, source: "configured" });
-  assert.equal(json.dispatch["demo/widgets"], { ok: false, reason: "repository demo/widgets runs 1 of 1 sessions (configured)" });
+  assert.equal(json.dispatch["demo/widgets"], {
+    ok: false, reason: `repository demo/widgets runs 1 of 1 sessions (configured), 1 kept; a kept session holds its slot until its keep is released: "robot-army session tag ${kept.name} --rm keep"`,
+  });
   assert.is(json.dispatch["demo/gadgets"].ok, true);
   assert.is(json.workers.length, 2);
+}));
+
+test("a worker its item's keep covers is shown kept, and the full repository names unkeep as the fix", inWorkerDir(async (dirs) => {
+  const widget = makeItem(dirs.store, { issue: 7, state: "active" });
+  const gadget = makeItem(dirs.store, { repo: "demo/gadgets", issue: 3, state: "active" });
+  for (const item of [widget, gadget]) {
+    const worker = await startWorker(sessions, dirs, workerTags(dirs.store, item.id));
+    recordSession(dirs.store, { id: worker.id, item: item.id, name: worker.name, host: "h", launcher: "process", marker: "", worktree: dirs.work, branch: "b", started_at: "", simulated: false });
+  }
+  placeKeep(dirs.store, widget.id, { worker: (await configFrom(CONFIG)).worker });
+  const { text } = await capacity(dirs);
+  assert.is(text, [
+    "machine: 2 of 4 sessions: 2 ours (1 kept), 0 other",
+    "repository demo/gadgets: 1 of 2 sessions (worker.max_sessions)",
+    "repository demo/widgets: 1 of 1 sessions (configured), 1 kept",
+    `  full: no new worker session starts in demo/widgets; a kept session holds its slot until its keep is released: "robot-army unkeep ${widget.id}"`,
+    "",
+  ].join("\n"));
 }));
 
 test("a full machine and a pause are said, with what they stop", inWorkerDir(async (dirs) => {

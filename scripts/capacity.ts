@@ -10,7 +10,7 @@ import type { CommandDef, Write } from "../lib/cli.ts";
 import { JSON_OPTION, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs, configPath } from "../lib/config.ts";
-import { configuredLimits, observeCapacity } from "../lib/dispatch/capacity.ts";
+import { configuredLimits, observeCapacity, releaseHint } from "../lib/dispatch/capacity.ts";
 import type { Capacity, DispatchAnswer } from "../lib/dispatch/capacity.ts";
 import { describePause, pauseState } from "../lib/dispatch/controls.ts";
 import type { Pause } from "../lib/dispatch/controls.ts";
@@ -30,7 +30,9 @@ Counts the live worker sessions (managed sessions tagged ra_item) in the session
 ($RA_SESSION_ROOT, else <state dir>/sessions). Every one counts against
 daemon.max_concurrent_sessions, robot-army's and others'; robot-army's own count against
 their repository's max_sessions (its own, else worker.max_sessions). Kept sessions count
-too, and are shown apart.
+too, and are shown apart: a worker whose item is kept ("robot-army keep <id>") while it is
+the item's current session, or a session tagged keep. A limit a kept session fills names
+what releases it ("robot-army unkeep <id>").
 
 A worker session whose holder cannot be proven running or gone, or a record that cannot
 be read, makes the count unobservable: the command says why and exits 4, and dispatch
@@ -107,12 +109,13 @@ export function formatCapacity(report: CapacityReport): string[] {
   const total = machine.ours + machine.other;
   const kept = machine.kept ? ` (${machine.kept} kept)` : "";
   const lines = [`machine: ${total} of ${machine.max} sessions: ${machine.ours} ours${kept}, ${machine.other} other`];
-  if (total >= machine.max) lines.push("  full: no new worker session starts on this machine");
+  const ours = report.workers.filter((w) => w.ours);
+  if (total >= machine.max) lines.push(`  full: no new worker session starts on this machine${releaseHint(ours)}`);
   const repos = Object.entries(report.repos);
   if (repos.length === 0) lines.push("repositories: none in the config");
   for (const [repo, entry] of repos) {
     lines.push(`repository ${repo}: ${entry.live} of ${entry.max} sessions (${entry.source})${entry.kept ? `, ${entry.kept} kept` : ""}`);
-    if (entry.live >= entry.max) lines.push(`  full: no new worker session starts in ${repo}`);
+    if (entry.live >= entry.max) lines.push(`  full: no new worker session starts in ${repo}${releaseHint(ours.filter((w) => w.repo === repo))}`);
   }
   if (report.paused) lines.push(describePause(report.paused));
   return lines;

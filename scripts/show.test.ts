@@ -65,7 +65,7 @@ test("show by id prints the issue, the state and every state change from the aud
       "  2026-01-15T08:00:00Z  (new) -> discovered  labelled by its author",
       "  2026-01-15T08:00:00Z  discovered -> ready  repository onboarded",
       "sessions : none",
-      "pull requests : not tracked yet",
+      "pull requests : not checked",
       "cleanup : not tracked yet",
       "",
     ].join("\n"));
@@ -90,7 +90,7 @@ test("a failed item has a failure line with its reason, and the failure in its h
     const json = JSON.parse(await show(store, "1", "--json"));
     assert.is(json.failure, "worktree could not be made: disk full");
     assert.equal(json.history.map((h: { from: string | null; to: string }) => `${h.from}->${h.to}`), ["null->discovered", "discovered->ready", "ready->dispatching", "dispatching->failed"]);
-    assert.equal([json.sessions, json.pull_requests, json.cleanup], [[], null, null]);
+    assert.equal([json.sessions, json.pull_requests, json.cleanup], [[], "not checked", null]);
   }));
 
 test("no failure line unless the item failed; later moves join the history", () =>
@@ -101,6 +101,38 @@ test("no failure line unless the item failed; later moves join the history", () 
     assert.not.match(text, "failure :");
     assert.match(text, "history : 5 state changes");
     assert.match(text, "  2026-01-15T09:30:00Z  failed -> ready  owner retried\n");
+  }));
+
+test("show lists the item's pull requests: merged and when, open, closed unmerged, with the head's short sha; none once GitHub answered; not checked before", () =>
+  withStore(async (store) => {
+    const item = makeItem(store, { issue: 7, state: "active" });
+    for (const [n, branch] of ["robot-army/issue-7-a", "robot-army/issue-7-b"].entries()) {
+      recordSession(store, {
+        id: `s${n}`, item: item.id, name: "ra-widgets-7", host: "here", launcher: "process", marker: "", worktree: "/w", branch,
+        started_at: "2026-01-15T10:00:00Z", simulated: false,
+      });
+    }
+    const other = makeItem(store, { issue: 8, state: "active" });
+    recordSession(store, { id: "s9", item: other.id, name: "ra-widgets-8", host: "here", launcher: "process", marker: "", worktree: "/w8", branch: "robot-army/issue-8", started_at: "2026-01-15T10:00:00Z", simulated: false });
+    assert.match(await show(store, "1"), "\npull requests : not checked\n");
+    // What a refresh writes (lib/intake/pull-requests.test.ts reads them from the forge).
+    const pull = store.statement("INSERT INTO pull_requests VALUES ('demo/widgets', ?, ?, ?, ?, ?, ?, ?, '2026-01-16T00:00:00Z')");
+    pull.run(6, "robot-army/issue-7-a", "a".repeat(40), "closed", "2026-01-15T12:00:00Z", "2026-01-15T12:00:00Z", "https://github.com/demo/widgets/pull/6");
+    pull.run(9, "robot-army/issue-7-b", "b".repeat(40), "open", null, "2026-01-15T13:00:00Z", "https://github.com/demo/widgets/pull/9");
+    pull.run(11, "robot-army/issue-7-b", "c".repeat(40), "closed", null, "2026-01-15T14:00:00Z", "https://github.com/demo/widgets/pull/11");
+    store.statement("INSERT INTO pull_request_refreshes VALUES ('demo/widgets', '2026-01-16T00:00:00Z')").run();
+    const text = await show(store, "1");
+    assert.match(text, [
+      "pull requests : 3",
+      "  #6  merged 2026-01-15T12:00:00Z  head aaaaaaa (robot-army/issue-7-a)  https://github.com/demo/widgets/pull/6",
+      "  #9  open  head bbbbbbb (robot-army/issue-7-b)  https://github.com/demo/widgets/pull/9",
+      "  #11  closed unmerged  head ccccccc (robot-army/issue-7-b)  https://github.com/demo/widgets/pull/11",
+      "cleanup : not tracked yet",
+    ].join("\n"));
+    const json = JSON.parse(await show(store, "1", "--json"));
+    assert.equal(json.pull_requests.map((p: { number: number; merged_at: string | null }) => [p.number, p.merged_at]), [[6, "2026-01-15T12:00:00Z"], [9, null], [11, null]]);
+    assert.match(await show(store, "2"), "\npull requests : none\n");
+    assert.equal(JSON.parse(await show(store, "2", "--json")).pull_requests, []);
   }));
 
 test("an unknown id, or any id with no database, is exit 3", () =>

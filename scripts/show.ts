@@ -1,7 +1,8 @@
 /**
  * `robot-army show <id | owner/name#N>`: one work item: its issue as last read, its state
- * and reason, every state change from the audit log, and its sessions, pull requests and
- * cleanup (none yet: those arrive with dispatch). A failed item's reason is its `failure :` line.
+ * and reason, every state change from the audit log, its sessions, its pull requests (`none`
+ * when GitHub answered there is none, `not checked` when it was not asked or could not be),
+ * and cleanup (not tracked yet). A failed item's reason is its `failure :` line.
  *
  * A read never creates anything: with no database yet, no item exists.
  */
@@ -24,6 +25,11 @@ import { printable } from "../lib/printable.ts";
 import { parseItemId } from "../lib/work-items/argument.ts";
 import { SHORT_HASH, trustSummary, trustRulesOf } from "../lib/intake/issue-trust.ts";
 import type { TrustSummary } from "../lib/intake/issue-trust.ts";
+import { pullRequestsOf } from "../lib/intake/pull-requests.ts";
+import type { PullRequestRow } from "../lib/intake/pull-requests.ts";
+
+/** How much of a head commit's SHA is shown, as git's short form. */
+const SHORT_SHA = 7;
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -34,7 +40,10 @@ export const command: CommandDef = {
 Shows a work item, named by its id (as status lists it) or by its issue, owner/name#N
 (the issue's live item, else its latest one): the issue as last read (title, author,
 labels), the item's state and the reason for it, every state change from the audit log
-(time, from -> to, reason), and its sessions, pull requests and cleanup state. A failed
+(time, from -> to, reason), its sessions, and its pull requests: each one's number, state
+(open, merged and when, or closed unmerged), head commit and web address; "none" when
+GitHub answered that the item's branches have none, "not checked" when it was never asked
+(the daemon refreshes them each pass) or could not be. Then its cleanup state. A failed
 item has a line "failure : <reason>". An unknown item is exit 3.
 
 Items made below the live effect level are simulated and shown only with
@@ -110,11 +119,12 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
   const write = (text: string) => deps.write(redact(text));
   const trust = trustSummary(deps.store!, item, trustRulesOf(deps.config.github));
+  const pulls = pullRequestsOf(deps.store!, item.id);
   if (opts.json) {
-    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, trust, history, sessions, pull_requests: null, cleanup: null };
+    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, trust, history, sessions, pull_requests: pulls, cleanup: null };
     write(JSON.stringify(json, null, 2) + "\n");
   } else {
-    write(formatItem(item, url, history, sessions, trust).map((line) => line + "\n").join(""));
+    write(formatItem(item, url, history, sessions, trust, pulls).map((line) => line + "\n").join(""));
   }
   return 0;
 }
@@ -142,7 +152,10 @@ export function historyOf(store: Store, id: number): HistoryEntry[] {
 }
 
 /** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
-export function formatItem(item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ReturnType<typeof sessionsOf> = [], trust: TrustSummary | null = null): string[] {
+export function formatItem(
+  item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ReturnType<typeof sessionsOf> = [], trust: TrustSummary | null = null,
+  pulls: PullRequestRow[] | "not checked" = "not checked",
+): string[] {
   const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
   const lines = [
@@ -172,8 +185,14 @@ export function formatItem(item: WorkItem, url: string | null, history: HistoryE
     lines.push(`  attempt ${s.attempt}  ${s.name}  ${s.id}  on ${s.host} via ${s.launcher}${marker}, started ${s.started_at}, ${end}`);
     lines.push(`    branch ${s.branch}  worktree ${s.worktree}`);
   }
-  // Pull requests and cleanup are not tracked by this version: say so rather than "none".
-  lines.push(field("pull requests", "not tracked yet"), field("cleanup", "not tracked yet"));
+  // "none" only when GitHub answered so; "not checked" when it was never asked, or could not be.
+  lines.push(field("pull requests", pulls === "not checked" ? "not checked" : pulls.length ? `${pulls.length}` : "none"));
+  for (const p of pulls === "not checked" ? [] : pulls) {
+    const state = p.merged_at ? `merged ${p.merged_at}` : p.state === "open" ? "open" : "closed unmerged";
+    lines.push(`  #${p.number}  ${state}  head ${p.head_sha.slice(0, SHORT_SHA)} (${p.head_branch})  ${p.html_url}`);
+  }
+  // Cleanup is not tracked by this version: say so rather than "none".
+  lines.push(field("cleanup", "not tracked yet"));
   return lines;
 }
 

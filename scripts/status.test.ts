@@ -223,4 +223,19 @@ test("open anomalies are counted with the command that lists them, and in --json
     assert.match(await status(store), "\nanomalies: none\n");
   }));
 
+test("status counts the items' pull requests, open, merged and closed unmerged, once there are any", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 3, state: "active" });
+    assert.not.match(await status(store), "pull requests");
+    // What a refresh writes (lib/intake/pull-requests.test.ts reads them from the forge).
+    const pull = store.statement("INSERT INTO pull_requests VALUES ('demo/widgets', ?, ?, 'abc', ?, ?, '2026-01-15T09:00:00Z', 'u', '2026-01-15T09:00:00Z')");
+    pull.run(6, "b6", "closed", "2026-01-15T09:00:00Z");
+    pull.run(7, "b7", "closed", "2026-01-15T09:00:00Z");
+    pull.run(8, "b8", "open", null);
+    assert.match(await status(store), "\n  active  1\npull requests: 1 open, 2 merged\n");
+    pull.run(9, "b9", "closed", null);
+    assert.match(await status(store), "\npull requests: 1 open, 2 merged, 1 closed unmerged\n");
+    assert.equal((JSON.parse(await status(store, { json: true })) as StatusReport).pull_requests, { open: 1, merged: 2, closed: 1 });
+  }));
+
 test.run();

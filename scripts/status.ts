@@ -17,6 +17,7 @@ import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { daemonLines, daemonStatus } from "../lib/daemon/daemon-status.ts";
 import type { DaemonStatus } from "../lib/daemon/daemon-status.ts";
+import { countPullRequests } from "../lib/intake/pull-requests.ts";
 import { dispatchQueue, trustRemedy } from "../lib/repos/queue.ts";
 import type { DispatchQueue, UntrustedReason } from "../lib/repos/queue.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
@@ -37,7 +38,8 @@ export const command: CommandDef = {
   usage: "status [--include-simulated] [--config FILE] [--json]",
   description: `\
 Says whether a daemon runs for this state dir (its lock's pid, checked with its start
-time) and when it last ticked, counts work items by state, and lists the queue: the
+time) and when it last ticked, counts work items by state and (once there are any) their
+pull requests, open, merged and closed unmerged, and lists the queue: the
 ready items dispatch may take, in the order it takes them (the repository's priority from
 the config, higher first, then the oldest item first), with positions. Apart from it, each
 with why and the command that lets it go: the pause, while set (nothing is dispatched);
@@ -88,6 +90,8 @@ export interface StatusReport {
   untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
   /** Ready items whose issue's words may not be yours (labelled or edited by someone else), why, and what lets each go. */
   held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
+  /** The work items' pull requests as last refreshed: open, merged, and closed unmerged. */
+  pull_requests: { open: number; merged: number; closed: number };
   rate_limit: RateLimitState | null;
   /** The open anomalies, oldest first (`robot-army anomalies` lists and acknowledges them). */
   anomalies: Anomaly[];
@@ -118,7 +122,7 @@ export function run(opts: StatusOptions, deps: StatusDeps): number {
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], rate_limit: null, anomalies: [], simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
   const { paused, queue, held, untrusted, held_for_owner }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
@@ -133,6 +137,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
     })),
     untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
     held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
+    pull_requests: countPullRequests(store),
     // The boundary keys its records by the API base without a trailing slash.
     rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
     anomalies: listAnomalies(store, { open: true }),
@@ -147,6 +152,11 @@ export function formatStatus(report: StatusReport): string[] {
   lines.push(report.total === 0 ? "work items: none" : `work items: ${report.total}`);
   const width = Math.max(0, ...present.map((state) => state.length)) + 2;
   for (const state of present) lines.push(`  ${state.padEnd(width)}${report.counts[state]}`);
+  const pulls = report.pull_requests;
+  if (pulls.open + pulls.merged + pulls.closed) {
+    const counted = [[pulls.open, "open"], [pulls.merged, "merged"], [pulls.closed, "closed unmerged"]].filter(([n]) => n).map(([n, what]) => `${n} ${what}`);
+    lines.push(`pull requests: ${counted.join(", ")}`);
+  }
   // The pause governs the whole queue, so it is said before it.
   if (report.paused) lines.push(`paused: since ${report.paused.since}${reasonText(report.paused.reason)}; nothing is dispatched until "robot-army unpause"`);
   lines.push(report.queue.length === 0 ? "queue: empty" : `queue: ${report.queue.length} ready, in dispatch order`);

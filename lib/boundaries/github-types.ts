@@ -57,6 +57,36 @@ export interface IssueChanges {
   commit(): void;
 }
 
+/** A pull request as the refresh of pull requests reads it (lib/intake/pull-requests.ts). */
+export interface GitHubPullRequest {
+  number: number;
+  /** The head branch's name (`head.ref`): how a pull request is matched to a work item. */
+  head_branch: string;
+  head_sha: string;
+  state: "open" | "closed";
+  /** When it merged; null when it has not (a closed one with null was closed unmerged). */
+  merged_at: string | null;
+  updated_at: string;
+  html_url: string;
+}
+
+/** The pull requests of a repository that changed since the last refresh (one conditional request when nothing did). */
+export interface PullChanges {
+  /** False when GitHub answered 304: nothing changed. */
+  changed: boolean;
+  /** Pull requests (open and closed) updated since the last refresh, newest first, with the rest of page 1. */
+  pulls: GitHubPullRequest[];
+  /** How many HTTP requests it took, and how many were answered 304. */
+  requests: number;
+  notModified: number;
+  /**
+   * Remembers this answer (the list's ETag and the newest update seen) so the next call
+   * asks only for what changed since. Call it once the pull requests are stored: a crash
+   * before it makes the next refresh read them again.
+   */
+  commit(): void;
+}
+
 /** A comment on an issue, as the unfinished-effect sweep reads it (to find a comment's marker). */
 export interface GitHubComment {
   id: number;
@@ -77,6 +107,13 @@ export interface GitHubReader {
    * so a rehearsal never makes a later live poll think it has seen everything.
    */
   issueChanges(repo: string, options?: { simulated?: boolean }): Promise<IssueChanges>;
+  /**
+   * Pull requests changed since the previous call for this repository: one conditional
+   * list request sorted by last update, later pages only back to the previous call's
+   * newest update. With no previous call, pages are read back to `since` (an ISO time;
+   * every page without it).
+   */
+  pullChanges(repo: string, options?: { since?: string }): Promise<PullChanges>;
   /** The login the token belongs to (doctor's check), or null when reading anonymously. */
   whoami(): Promise<string | null>;
   /** Every comment on an issue, oldest first; with `since` (an ISO time), those updated at or after it. */

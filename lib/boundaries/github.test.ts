@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { PreconditionError } from "../errors.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
-import { addPullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
+import { addPullRequest, addPullRequests, changePullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
 import { GitHubError, RateLimitDeferred, connectGitHub, graphqlUrl, readRateLimitState, readToken } from "./github.ts";
 import { StoreError } from "../store/store-file.ts";
 import { wireEffects } from "../effects.ts";
@@ -115,6 +115,58 @@ test("pull requests are left out of issue changes", () =>
     const changes = await github.issueChanges("demo/widgets");
     assert.ok(!changes.issues.some((i) => i.number === pull));
     assert.is(changes.issues.length, 5);
+  }));
+
+test("pull requests: one request, then one 304 while nothing changed; a merge is read again, with its head branch, head sha and merged_at", () =>
+  template.use(async (t) => {
+    const [number] = addPullRequests(t, [{ head: "robot-army/issue-1-fix-it", updated_at: "2026-01-16T10:00:00Z" }]);
+    const store = await testStore(t);
+    try {
+      const github = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      const first = await github.pullChanges("demo/widgets");
+      assert.equal([first.changed, first.requests, first.notModified], [true, 1, 0]);
+      assert.equal(first.pulls.find((p) => p.number === number), {
+        number, head_branch: "robot-army/issue-1-fix-it", head_sha: number.toString(16).padStart(40, "a"), state: "open", merged_at: null,
+        updated_at: "2026-01-16T10:00:00Z", html_url: `${t.forge.url}/demo/widgets/pull/${number}`,
+      });
+      assert.is((await github.pullChanges("demo/widgets")).changed, true, "not committed, so asked again without If-None-Match");
+      first.commit();
+      await t.hook("POST", "/_forge/reset-stats");
+      const second = await github.pullChanges("demo/widgets");
+      assert.equal([second.changed, second.pulls.length, second.requests, second.notModified], [false, 0, 1, 1]);
+      assert.equal([(await stats(t)).total, (await stats(t)).not_modified], [1, 1], "the forge saw one request and answered 304");
+      changePullRequest(t, number, { merged: true }, "2026-01-17T10:00:00Z");
+      const third = await github.pullChanges("demo/widgets");
+      assert.equal([third.changed, third.requests, third.notModified], [true, 1, 0]);
+      const merged = third.pulls.find((p) => p.number === number)!;
+      assert.equal([merged.state, merged.merged_at], ["closed", "2026-01-17T10:00:00Z"]);
+    } finally {
+      store.close();
+    }
+  }));
+
+test("pull requests: later pages are read only back to the last refresh's newest update, and on a first refresh back to since", () =>
+  template.use(async (t) => {
+    const at = (minute: number) => new Date(Date.parse("2026-02-01T00:00:00Z") + minute * 60_000).toISOString().replace(".000Z", "Z");
+    const numbers = addPullRequests(t, Array.from({ length: 250 }, (_, i) => ({ head: `robot-army/issue-${i}-x`, updated_at: at(i) })));
+    const store = await testStore(t);
+    try {
+      const github = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      const first = await github.pullChanges("demo/widgets", { since: at(100) });
+      assert.is(first.requests, 2, "page 1 holds minutes 249..150, page 2 reaches back past minute 100; page 3 is not read");
+      assert.is(first.pulls.length, 200);
+      first.commit();
+      changePullRequest(t, numbers[10], { merged: true }, at(300));
+      const second = await github.pullChanges("demo/widgets", { since: at(0) });
+      assert.is(second.requests, 1, "page 1 reaches back past the last refresh's newest (minute 249): no other page is read");
+      assert.equal(second.pulls[0].number, numbers[10]);
+      assert.is(second.pulls[0].merged_at, at(300));
+      const everything = await (await connectGitHub(await forgeConfig(t), null, quickOptions())).pullChanges("demo/widgets");
+      assert.is(everything.requests, 3, "with no mark and no since, every page is read");
+      assert.is(everything.pulls.length, 250);
+    } finally {
+      store.close();
+    }
   }));
 
 test("a store that cannot be written fails as the store, after one request: GitHub is neither asked again nor blamed", () =>

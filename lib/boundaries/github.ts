@@ -2,8 +2,8 @@
  * The GitHub boundary: reads and writes GitHub (or the sandbox forge) through
  * @octokit/rest at `github.api_base`. Every call has a timeout and is retried where that
  * is safe; the rate limit is read from every answer and calls are deferred rather than
- * the limit burnt; issue lists are polled with conditional requests, so a poll that finds
- * nothing changed costs one 304 per repository.
+ * the limit burnt; issue and pull request lists are polled with conditional requests, so a poll
+ * that finds nothing changed costs one 304 per repository and list.
  *
  * Octokit is imported by `connectGitHub`, so commands that never talk to GitHub never
  * load it.
@@ -22,7 +22,7 @@ import { gitHubMemory } from "./github-state.ts";
 import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
-import type { BodyAuthorship, GitHubComment, GitHubIssue, GitHubReader, GitHubRepository, GitHubWriter, IssueChanges, IssueEvent } from "./github-types.ts";
+import type { BodyAuthorship, GitHubComment, GitHubIssue, GitHubReader, GitHubRepository, GitHubPullRequest, GitHubWriter, IssueChanges, IssueEvent, PullChanges } from "./github-types.ts";
 
 export { GitHubError, RateLimitDeferred };
 export type { RetryNotice };
@@ -89,6 +89,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
       return toIssue(data as unknown as RawIssue);
     },
     issueChanges: (repo, options = {}) => counted(() => readIssueChanges(octokit, memory, apiBase, repo, options.simulated === true)),
+    pullChanges: (repo, options = {}) => counted(() => readPullChanges(octokit, memory, apiBase, repo, options.since)),
     async whoami() {
       if (token === null) return null;
       const { data } = await octokit.request("GET /user");
@@ -186,9 +187,8 @@ type RawIssue = {
 };
 
 /**
- * One conditional read of page 1 (sorted by last update, newest first): 304 means no
- * issue changed. On 200, later pages are read only while they may still hold issues
- * updated since the last processed poll.
+ * An issue list's changes: one conditional read of page 1 (sorted by last update, newest
+ * first), 304 meaning no issue changed; see `readChangedList`.
  */
 async function readIssueChanges(
   octokit: Octokit,
@@ -197,39 +197,92 @@ async function readIssueChanges(
   repo: string,
   simulated: boolean,
 ): Promise<Omit<IssueChanges, "requests" | "notModified">> {
-  const query = { state: "all", sort: "updated", direction: "desc", per_page: PER_PAGE } as const;
   const url = `${apiBase}/repos/${repo}/issues?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
-  const key = simulated ? `${url} (simulated passes)` : url;
-  const mark = memory.mark(key);
-  const first = await octokit.request("GET /repos/{owner}/{repo}/issues", {
-    ...split(repo), ...query, headers: mark ? { "if-none-match": mark.etag } : {},
+  const list = await readChangedList<RawIssue>(octokit, memory, {
+    route: "GET /repos/{owner}/{repo}/issues", repo, key: simulated ? `${url} (simulated passes)` : url,
   });
-  if ((first.status as number) === 304) return { changed: false, issues: [], commit() {} };
-  const since = mark?.highWater ? Date.parse(mark.highWater) : undefined;
-  const items = [...(first.data as unknown as RawIssue[])];
+  if (!list.changed) return { changed: false, issues: [], commit() {} };
+  // Equal times are kept: GitHub's times are to the second, and taking an issue twice is harmless.
+  const fresh = list.items.filter((item) => list.since === undefined || Date.parse(item.updated_at) >= list.since);
+  return { changed: true, issues: fresh.filter((item) => item.pull_request === undefined).map(toIssue), commit: list.commit };
+}
+
+type RawPull = { number: number; state: string; merged_at: string | null; updated_at: string; html_url: string; head: { ref: string; sha: string } };
+
+/**
+ * A pull request list's changes, as `readChangedList` reads them. Every pull request read
+ * is returned, page 1's older ones too: storing one again is harmless, and a push moves a
+ * head without always moving `updated_at`.
+ */
+async function readPullChanges(
+  octokit: Octokit,
+  memory: ReturnType<typeof gitHubMemory>,
+  apiBase: string,
+  repo: string,
+  since: string | undefined,
+): Promise<Omit<PullChanges, "requests" | "notModified">> {
+  const key = `${apiBase}/repos/${repo}/pulls?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
+  const list = await readChangedList<RawPull>(octokit, memory, { route: "GET /repos/{owner}/{repo}/pulls", repo, key, since });
+  if (!list.changed) return { changed: false, pulls: [], commit() {} };
+  return { changed: true, pulls: list.items.map(toPullRequest), commit: list.commit };
+}
+
+/** A pull request from GitHub's JSON. */
+export function toPullRequest(raw: RawPull): GitHubPullRequest {
+  return {
+    number: raw.number,
+    head_branch: raw.head.ref,
+    head_sha: raw.head.sha,
+    state: raw.state === "closed" ? "closed" : "open",
+    merged_at: raw.merged_at ?? null,
+    updated_at: raw.updated_at,
+    html_url: raw.html_url,
+  };
+}
+
+/**
+ * One conditional read of a list's page 1 (state all, sorted by last update, newest
+ * first), with the ETag of the last committed read: 304 means nothing in it changed. On
+ * 200, later pages are read only while they may still hold items updated since the last
+ * committed read's newest (or, before any, since `since`; every page without either).
+ * `commit` saves the ETag and the newest update seen.
+ */
+async function readChangedList<T extends { updated_at: string }>(
+  octokit: Octokit,
+  memory: ReturnType<typeof gitHubMemory>,
+  list: { route: string; repo: string; key: string; since?: string },
+): Promise<{ changed: false } | { changed: true; items: T[]; since: number | undefined; commit(): void }> {
+  const mark = memory.mark(list.key);
+  const first = await octokit.request(list.route, {
+    ...split(list.repo), state: "all", sort: "updated", direction: "desc", per_page: PER_PAGE,
+    headers: mark ? { "if-none-match": mark.etag } : {},
+  });
+  if ((first.status as number) === 304) return { changed: false };
+  const bound = mark ? mark.highWater ?? undefined : list.since;
+  const since = bound === undefined ? undefined : Date.parse(bound);
+  const items = [...(first.data as unknown as T[])];
   let page = items;
   let link = first.headers.link;
   for (let next = nextLink(link); next && (since === undefined || olderThan(page, since) === false); next = nextLink(link)) {
     const response = await octokit.request({ method: "GET", url: next });
-    page = response.data as unknown as RawIssue[];
+    page = response.data as unknown as T[];
     items.push(...page);
     link = response.headers.link;
   }
-  // Equal times are kept: GitHub's times are to the second, and taking an issue twice is harmless.
-  const fresh = items.filter((item) => since === undefined || Date.parse(item.updated_at) >= since);
-  const newest = items.reduce<string | null>((max, item) => (max === null || Date.parse(item.updated_at) > Date.parse(max) ? item.updated_at : max), mark?.highWater ?? null);
+  const newest = items.reduce<string | null>((max, item) => (max === null || Date.parse(item.updated_at) > Date.parse(max) ? item.updated_at : max), bound ?? null);
   const etag = first.headers.etag;
   return {
     changed: true,
-    issues: fresh.filter((item) => item.pull_request === undefined).map(toIssue),
+    items,
+    since,
     commit() {
-      if (etag) memory.saveMark(key, { etag, highWater: newest });
+      if (etag) memory.saveMark(list.key, { etag, highWater: newest });
     },
   };
 }
 
 /** Whether a page's last (oldest) item was updated before `since`: nothing after it is new. */
-function olderThan(page: RawIssue[], since: number): boolean {
+function olderThan(page: Array<{ updated_at: string }>, since: number): boolean {
   const last = page.at(-1);
   return last === undefined || Date.parse(last.updated_at) < since;
 }

@@ -67,6 +67,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   },
   "session.kill": { setup: "working", cross: ["session", "kill", "ra-widgets-1"], concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   "session.cancel": { setup: "working", cross: ["cancel", "1"], stdin: "1\n", concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
+  // Cut after its intent, the worker was never signalled: it still runs, and the restart's pass retires it anew.
+  "session.retire": {
+    setup: "merged", cross: TICK, at: "2026-01-15T10:10:00Z",
+    concludes: { intent: notDone("still running", "running"), outcome: done("stopped") },
+  },
   "session.stop": { setup: "session-orphaned", cross: GC, concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   "session.remove-orphan": { setup: "session-orphaned", cross: GC, concludes: { intent: notDone("not removed", "files kept"), outcome: done("files removed") } },
   "session.remove": { setup: "session-ended", cross: GC, concludes: { intent: notDone("not removed", "files kept"), outcome: done("files removed") } },
@@ -78,6 +83,8 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   "session.mark-flapping": { setup: "permanent-flapping", cross: GC, concludes: { intent: { settle: "reported", world: "not marked" }, outcome: done("marked") } },
   // The crashed drain set nothing aside; the restart's drain does, under an action of its own.
   "spool.damaged": { setup: "spool-damaged", cross: TICK, concludes: { intent: notDone(/^not set aside/, "at its path"), outcome: done("set aside") } },
+  // Cut after its intent, the tab is still there: the restart's sweep closes it, under an action of its own.
+  "tab.close": { setup: "tab-left", cross: TICK, at: "2026-01-15T10:05:00Z", concludes: { intent: notDone(/^not closed/, "open"), outcome: done("closed") } },
   "episode.recovered": {
     setup: "episode-stranded", cross: ["recover", "episodes", "--older-than", "30m"], at: "2026-01-15T11:00:00Z",
     concludes: { intent: { settle: "reported" }, outcome: done() },

@@ -2,8 +2,8 @@
  * The worlds a crash case starts from, each made through the real commands in a fresh lab,
  * up to the moment before the command that crosses the case's boundary: an onboarded and
  * polled repository, a demo worker that has committed, pushed and opened its pull request,
- * that worker ended, its exit record damaged, a stranded episode, and the managed sessions
- * each step of `session gc` acts on.
+ * that worker ended, its exit record damaged, a stranded episode, the managed sessions
+ * each step of `session gc` acts on, and a worker's tmux tab left after its session ended.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -22,8 +22,8 @@ import type { Lab } from "./lab.ts";
 
 /** The name of a world a crash case starts from. */
 export type CrashSetupName =
-  | "polled" | "working" | "worker-ended" | "spool-damaged" | "episode-stranded"
-  | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping";
+  | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
+  | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
@@ -34,6 +34,12 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await CRASH_SETUPS.polled(lab);
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     await waitUntil(lab, "the demo worker to open its pull request", async () => (await lab.api("GET", "/repos/demo/widgets/pulls")).length > 0);
+  },
+  /** The owner merged the working worker's pull request, which closes issue 1: the next poll makes item 1 done. */
+  merged: async (lab) => {
+    await CRASH_SETUPS.working(lab);
+    const [pull] = await lab.api("GET", "/repos/demo/widgets/pulls");
+    await lab.api("PUT", `/repos/demo/widgets/pulls/${pull.number}/merge`, {});
   },
   /**
    * The worker of issue 1 killed by the owner and its exit drained by a tick: item 1 is
@@ -61,6 +67,25 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     const spooled = join(lab.stateDir, "spool", `${worker.id}.${worker.generation}.json`);
     await waitUntil(lab, `the worker's exit to be spooled at ${spooled}`, async () => existsSync(spooled));
     writeFileSync(spooled, readFileSync(spooled, "utf8").replace(/"code": [^,\n]*/, '"code": "abc"'));
+  },
+  /**
+   * Issue 1's worker launched in a tmux window (on a server in the lab's own folder), killed
+   * by the owner, its exit spooled, and issue 1 closed on the forge: the next tick (five
+   * minutes on, so it polls) drains the exit, makes the item done and closes its tab. The tab
+   * stays until then (remain-on-exit); with it the lab's tmux server ends.
+   */
+  "tab-left": async (lab) => {
+    lab.env.TMUX_TMPDIR = join(lab.dir, "tmux");
+    mkdirSync(lab.env.TMUX_TMPDIR, { mode: 0o700 });
+    lab.useWorker(["sh", "-c", "echo working; exec sleep 30"]);
+    writeFileSync(lab.configFile, readFileSync(lab.configFile, "utf8").replace('launcher = "process"', 'launcher = "tmux"\ntmux_session = "ra-workers"'));
+    await onboardAndPoll(lab);
+    await lab.mustRun(["run", "--once", "--effect-level", "live"]);
+    const worker = listRecords(lab.sessionRoot).find((record) => record.name === "ra-widgets-1")!;
+    await lab.mustRun(["session", "kill", "ra-widgets-1"]);
+    const spooled = join(lab.stateDir, "spool", `${worker.id}.${worker.generation}.json`);
+    await waitUntil(lab, `the worker's exit to be spooled at ${spooled}`, async () => existsSync(spooled));
+    await lab.api("PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });
   },
   /** An episode open in the clone since the lab's clock whose client has exited: stranded an hour later. */
   "episode-stranded": async (lab) => {

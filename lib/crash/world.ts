@@ -5,6 +5,7 @@
  * paths), never by the sweep's own readers: the suite checks the sweep's conclusion against
  * it, so a sweep that concludes what is not so fails its case.
  */
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { commentMarker } from "../effects.ts";
@@ -24,7 +25,8 @@ export type WorldFact =
   | "running" | "stopped" | "no record"
   | "files kept" | "files removed"
   | "marked" | "not marked"
-  | "at its path" | "set aside";
+  | "at its path" | "set aside"
+  | "open" | "closed";
 
 /** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
 export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
@@ -39,6 +41,7 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
     case "session.kill":
     case "session.cancel":
     case "session.stop":
+    case "session.retire":
     case "session.respawn":
     case "session.start":
       return sessionProcesses(lab, intent);
@@ -53,6 +56,8 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return spoolFile(String(body.path));
     case "episode.recovered":
       return undefined;
+    case "tab.close":
+      return tabOnServer(lab, intent);
   }
 }
 
@@ -87,6 +92,18 @@ function sessionsNamed(lab: Lab, intent: AuditRecord): SessionRecord[] {
   const byId = intent.sessionId ? readRecord(lab.sessionRoot, intent.sessionId) : undefined;
   const byName = listRecords(lab.sessionRoot).filter((record) => record.name === name);
   return byId ? [byId, ...byName.filter((record) => record.id !== byId.id)] : byName;
+}
+
+/** Whether the tmux window the intent names is still there with its item's marker, asked of the server by its socket path. */
+function tabOnServer(lab: Lab, intent: AuditRecord): WorldFact {
+  const terminal = intent.body.terminal as { socket_path?: unknown } | undefined;
+  if (typeof terminal?.socket_path !== "string") throw new Error("the tab.close intent names no tmux socket path");
+  const listed = spawnSync("tmux", ["-S", terminal.socket_path, "list-windows", "-a", "-F", "#{window_id} #{@ra_item}"], { encoding: "utf8", env: { ...lab.env, TMUX: "" } });
+  if (listed.status !== 0) {
+    if (/no server running|error connecting/.test(listed.stderr)) return "closed";
+    throw new Error(`tmux cannot list the lab's windows: ${listed.stderr.trim()}`);
+  }
+  return listed.stdout.split("\n").includes(`${intent.body.tab} ${intent.item}`) ? "open" : "closed";
 }
 
 function spoolFile(path: string): WorldFact {

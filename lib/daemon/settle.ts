@@ -1,8 +1,9 @@
 /**
- * Settling the sessions of active items: a worker whose managed session is proven gone
+ * Settling the open session rows, whatever their item's state (a done item's worker that
+ * died is settled too, so its slot and its orphan anomaly go): a worker whose managed session is proven gone
  * without an exit record (no record in the session root and none in the spool, or a
  * record the session state calls `vanished` whose command is proven ended too) is `lost`,
- * and its item `interrupted`. A worker that outlived its holder still works: it is left
+ * and its item, when it is still `active`, `interrupted`. A worker that outlived its holder still works: it is left
  * for a later tick, like a session whose liveness cannot be known (DESIGN rule 1).
  */
 import { readRecord } from "../sessions/records.ts";
@@ -38,11 +39,11 @@ export interface SettleDeps {
   damagedSessions?: readonly string[];
 }
 
-/** Settles every open session row of an `active` item on this host. */
+/** Settles every open session row on this host. */
 export function settleSessions(deps: SettleDeps): SettleResult {
   const { store } = deps;
   const result: SettleResult = { lost: 0, ended: 0, unknown: 0, events: [] };
-  const rows = openSessions(store, { state: "active" });
+  const rows = openSessions(store);
   const spooled = spooledSessions(deps.spoolDir);
   for (const row of rows) {
     if (row.host !== deps.host) {

@@ -1,7 +1,9 @@
 /**
  * One daemon tick, in the order DESIGN "One daemon tick" gives (the parts that exist):
  * settle or report effects a crash cut short (lib/daemon/unfinished.ts), drain the exit
- * spool, settle sessions of active items and claims cut short, poll when due, dispatch,
+ * spool, settle sessions and claims cut short, refresh pull requests, poll when due, retire
+ * idle workers of done items (lib/ending/retire.ts), close finished items' tabs
+ * (lib/ending/tabs.ts), dispatch,
  * then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
@@ -10,7 +12,10 @@
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { dispatchReady } from "../dispatch/dispatch.ts";
 import type { DispatchDeps, DispatchOutcome } from "../dispatch/dispatch.ts";
+import { closeFinishedTabs } from "../ending/tabs.ts";
+import type { TabsDeps } from "../ending/tabs.ts";
 import { pollRepositories } from "../intake/poll.ts";
+import { refreshPullRequests } from "../intake/pull-requests.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
@@ -21,9 +26,10 @@ import { drainSpool } from "./spool-drain.ts";
 import { settleClaims } from "./settle-claims.ts";
 import { settleSessions } from "./settle.ts";
 import { sweepUnfinished } from "./unfinished.ts";
+import { retireIdleWorkers } from "../ending/retire.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
-export interface TickDeps extends DispatchDeps {
+export interface TickDeps extends DispatchDeps, Pick<TabsDeps, "terminalLauncher"> {
   spoolDir: string;
   report: Report;
   /** Asked between steps; true ends the tick early. */
@@ -50,7 +56,13 @@ export interface TickResult {
   settled: { lost: number; ended: number; unknown: number; cut_short: number };
   /** Effects a crash cut short: given an outcome from evidence, newly reported as anomalies, waited for. */
   unfinished: { settled: number; reported: number; waiting: number };
+  /** The pull requests of active and recently done items: requests sent (304s among them), rows written, repositories that failed. */
+  pulls: { repos: number; requests: number; not_modified: number; stored: number; failed: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
+  /** Workers of done items retired, left running, and the `orphan_session` anomalies raised, retracted and gone. */
+  retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
+  /** Finished items' tabs closed, and items whose tabs could not be told this pass. */
+  tabs: { closed: number; unknown: number };
   /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
   dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
 }
@@ -65,8 +77,9 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   state.tick++;
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
-    unfinished: { settled: 0, reported: 0, waiting: 0 },
-    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
+    unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
+    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
+    tabs: { closed: 0, unknown: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
     if (deps.stopRequested?.()) {
@@ -105,7 +118,20 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
     claims.events.forEach(deps.report);
   });
+  await step("pull requests", () => pullRequests(deps, result));
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
+  // Before dispatch, so a slot a retirement frees is taken on the same pass. Pauses and holds do not reach it.
+  await step("retire", async () => {
+    const retired = await retireIdleWorkers({ store: deps.store, sessionRoot: deps.sessionRoot, config: deps.config, effects: deps.effects, host: deps.host });
+    result.retire = { retired: retired.retired, left: retired.left, orphans: retired.orphans };
+    retired.events.forEach(deps.report);
+  });
+  // After retirement, so a retired worker's tab goes on the same pass.
+  await step("tabs", async () => {
+    const sweep = await closeFinishedTabs(deps);
+    result.tabs = { closed: sweep.closed, unknown: sweep.unknown };
+    sweep.events.forEach(deps.report);
+  });
   if (!result.stopped) {
     if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));
     else {
@@ -128,8 +154,8 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
  * What a tick did, in one line (and one `tick` event): how many items it dispatched, saw
  * fail, left waiting (every ready item it left, whatever holds it), and which steps failed. A failed dispatch is an item's outcome (the
  * item is `failed`, its issue told), counted in `failed`; a failed step is one the tick
- * could not do (it threw), named in `steps_failed`. Retirement does not exist yet, so
- * nothing is said of it.
+ * could not do (it threw), named in `steps_failed`. Workers retired are named when there
+ * were any.
  * @example tickSummary(result).line // "tick 1: dispatched 1, failed 1, waiting 2; no step failed"
  */
 export function tickSummary(result: TickResult): DaemonEvent {
@@ -137,6 +163,7 @@ export function tickSummary(result: TickResult): DaemonEvent {
   const counts = [
     `dispatched ${d.active}`,
     ...(d.would_dispatch ? [`would dispatch ${d.would_dispatch}`] : []),
+    ...(result.retire.retired ? [`retired ${result.retire.retired}`] : []),
     `failed ${d.failed}`,
     `waiting ${d.waiting}${d.withheld ? " (dispatch withheld)" : ""}`,
   ].join(", ");
@@ -144,7 +171,7 @@ export function tickSummary(result: TickResult): DaemonEvent {
   return {
     event: "tick",
     line: `tick ${result.tick}${result.stopped ? " (stopped early)" : ""}: ${counts}; ${steps}`,
-    tick: result.tick, dispatched: d.active, would_dispatch: d.would_dispatch, failed: d.failed, waiting: d.waiting,
+    tick: result.tick, dispatched: d.active, would_dispatch: d.would_dispatch, retired: result.retire.retired, failed: d.failed, waiting: d.waiting,
     withheld: d.withheld, steps_failed: result.failed, stopped: result.stopped,
   };
 }
@@ -167,6 +194,19 @@ async function poll(deps: TickDeps, state: DaemonState, result: TickResult): Pro
   const lines = reportLines(polls, { ready, simulated: 0, include_simulated: deps.effects.simulated }, deps.effects.simulated, deps.effects.level);
   for (const line of lines) deps.report({ event: "poll", line: `poll: ${line.trim()}` });
   if (polls.some((p) => p.error !== null)) throw new Error(polls.filter((p) => p.error).map((p) => `${p.repo}: ${p.error}`).join("; "));
+}
+
+/** Refreshes the items' pull requests; one line says what changed, if anything did, and a repository that failed fails the step. */
+async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
+  const refresh = await refreshPullRequests(deps);
+  result.pulls = { repos: refresh.repos, requests: refresh.requests, not_modified: refresh.notModified, stored: refresh.stored, failed: refresh.failed.length };
+  if (refresh.events.length) {
+    // A first refresh may find hundreds: the line names a few, the event carries them all.
+    const named = refresh.events.slice(0, 10).map((e) => `${e.repo}#${e.number} ${e.change} (item ${e.item})`);
+    const more = refresh.events.length - named.length;
+    deps.report({ event: "pull_requests", line: `pull requests: ${named.join(", ")}${more ? ` and ${more} more` : ""}`, changes: refresh.events });
+  }
+  if (refresh.failed.length) throw new Error(refresh.failed.join("; "));
 }
 
 async function dispatch(deps: TickDeps, result: TickResult, state: DaemonState): Promise<void> {

@@ -113,6 +113,7 @@ export function sessionEvidence(deps: EvidenceDeps, intent: AuditRecord): Findin
       return { settled: true, ok: true, found: `started (${state} now)`, facts };
     }
     case "session.stop":
+    case "session.retire":
     case "session.kill":
     case "session.cancel":
       if (state === "no record") return { settled: false, check: `session ${name} has no record left, so whether it was stopped cannot be told: ${peek}` };

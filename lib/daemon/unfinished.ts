@@ -21,6 +21,7 @@ import { EFFECT_KINDS, isEffectKind } from "../store/effect-kinds.ts";
 import type { EffectEvidence, EffectKind } from "../store/effect-kinds.ts";
 import type { Store } from "../store/open.ts";
 import type { DaemonEvent } from "./events.ts";
+import { tabCloseEvidence } from "../ending/tabs.ts";
 import { commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
 import type { EvidenceDeps, Finding } from "./unfinished-evidence.ts";
 
@@ -106,6 +107,7 @@ const EVIDENCE_WORDS: Record<EffectEvidence | "simulated", string> = {
   worktree: "the worktree's folder and git's list",
   "session-record": "the session's record and the process table",
   file: "the file's paths",
+  terminal: "the terminal, by marker",
   none: "nothing",
   simulated: "its simulation",
 };
@@ -129,6 +131,8 @@ async function read(deps: SweepDeps, intent: AuditRecord, evidence: EffectEviden
       return sessionEvidence(deps, intent);
     case "file":
       return fileEvidence(intent);
+    case "terminal":
+      return await tabCloseEvidence(intent);
     default:
       return { settled: false, check: `look at what it names in the audit log (robot-army log --kind ${intent.kind})` };
   }

@@ -10,6 +10,18 @@ import { readRecord, sessionFiles, writeRecord } from "../sessions/records.ts";
 import { sessionState } from "../sessions/state.ts";
 import { configFrom, inWorkerDir, startWorker } from "../testing/workers.ts";
 import { configuredLimits, observeCapacity, workerTags } from "./capacity.ts";
+import type { WorkerDirs } from "../testing/workers.ts";
+import type { SessionRecord } from "../sessions/records.ts";
+import { defaultConfig } from "../config.ts";
+import { placeKeep, releaseKeep } from "../ending/keeps.ts";
+import { recordSession } from "../work-items/sessions.ts";
+
+/** Records a running worker as its item's next attempt, as dispatch does once it started. */
+function recordAttempt(dirs: WorkerDirs, item: number, worker: SessionRecord): void {
+  recordSession(dirs.store, {
+    id: worker.id, item, name: worker.name, host: "testhost", launcher: "process", marker: "", worktree: dirs.work, branch: "b", started_at: "", simulated: false,
+  });
+}
 
 const sessions = trackSessionProcesses(test, { childrenBy: "pid" });
 
@@ -46,7 +58,7 @@ test("live workers are ours (kept apart) or another's; non-workers and ended one
   const { store } = dirs;
   const widget = makeItem(store, { issue: 7 });
   const gadget = makeItem(store, { repo: "demo/gadgets", issue: 3 });
-  await startWorker(sessions, dirs, { ra_item: String(widget.id), keep: "true" });
+  const tagged = await startWorker(sessions, dirs, { ra_item: String(widget.id), keep: "true" });
   await startWorker(sessions, dirs, workerTags(store, gadget.id));
   await startWorker(sessions, dirs, { ra_item: "99" });
   // Another robot-army's item 1, in the same root: its store tag says whose it is.
@@ -66,16 +78,59 @@ test("live workers are ours (kept apart) or another's; non-workers and ended one
     ["1", false, null, false], ["1", true, "demo/widgets", true], ["2", true, "demo/gadgets", false], ["99", false, null, false],
   ]);
   assert.equal(capacity.canDispatch("demo/gadgets"), {
-    ok: false, reason: "this machine runs 4 of 4 worker sessions (daemon.max_concurrent_sessions)",
+    ok: false,
+    reason: `this machine runs 4 of 4 worker sessions (daemon.max_concurrent_sessions): 2 ours (1 kept), 2 other; a kept session holds its slot until its keep is released: "robot-army session tag ${tagged.name} --rm keep"`,
   }, "every live worker counts against the machine, others' too");
 
   const roomier = observeCapacity({ sessionRoot: dirs.root, config: await configFrom(CONFIG.replace("= 4", "= 5")), store });
-  assert.equal(roomier.canDispatch("demo/widgets"), { ok: false, reason: "repository demo/widgets runs 1 of 1 sessions (configured)" });
+  assert.equal(roomier.canDispatch("demo/widgets"), {
+    ok: false, reason: `repository demo/widgets runs 1 of 1 sessions (configured), 1 kept; a kept session holds its slot until its keep is released: "robot-army session tag ${tagged.name} --rm keep"`,
+  });
   assert.equal(roomier.canDispatch("demo/gadgets"), { ok: true, reason: "a slot is free: 4 of 5 sessions on this machine, 1 of 2 in demo/gadgets" });
   assert.equal(roomier.canDispatch("demo/elsewhere"), { ok: true, reason: "a slot is free: 4 of 5 sessions on this machine, 0 of 2 in demo/elsewhere" });
 
   const noStore = observeCapacity({ sessionRoot: dirs.root, config: await configFrom(CONFIG), store: undefined });
   assert.equal(noStore.machine, { ours: 0, kept: 0, other: 4, max: 4 }, "without a store every worker is another's");
+}));
+
+test("a worker whose item's keep covers it is kept, holds its slot, and the reasons name unkeep; an earlier attempt's worker is not kept", inWorkerDir(async (dirs) => {
+  const { store } = dirs;
+  const widget = makeItem(store, { issue: 7, state: "active" });
+  const gadget = makeItem(store, { repo: "demo/gadgets", issue: 3, state: "active" });
+  const earlier = await startWorker(sessions, dirs, workerTags(store, gadget.id));
+  recordAttempt(dirs, gadget.id, earlier);
+  const current = await startWorker(sessions, dirs, workerTags(store, gadget.id));
+  recordAttempt(dirs, gadget.id, current);
+  const widgetWorker = await startWorker(sessions, dirs, workerTags(store, widget.id));
+  recordAttempt(dirs, widget.id, widgetWorker);
+  const worker = (await defaultConfig()).worker;
+  placeKeep(store, widget.id, { worker });
+  placeKeep(store, gadget.id, { worker });
+  const config = await configFrom(CONFIG.replace("= 4", "= 3"));
+
+  const capacity = observeCapacity({ sessionRoot: dirs.root, config, store });
+  assert.equal(capacity.machine, { ours: 3, kept: 2, other: 0, max: 3 });
+  assert.equal(capacity.repos["demo/widgets"], { live: 1, kept: 1, max: 1, source: "configured" });
+  assert.equal(capacity.repos["demo/gadgets"], { live: 2, kept: 1, max: 2, source: "worker.max_sessions" }, "the earlier attempt's worker counts, not kept");
+  assert.equal(capacity.workers.map((w) => [w.id, w.kept, w.release]).sort(), [
+    [current.id, true, `robot-army unkeep ${gadget.id}`],
+    [earlier.id, false, null],
+    [widgetWorker.id, true, `robot-army unkeep ${widget.id}`],
+  ].sort());
+  assert.equal(capacity.canDispatch("demo/widgets"), {
+    ok: false,
+    reason: `this machine runs 3 of 3 worker sessions (daemon.max_concurrent_sessions): 3 ours (2 kept), 0 other; a kept session holds its slot until its keep is released: "robot-army unkeep ${widget.id}", "robot-army unkeep ${gadget.id}"`,
+  });
+  const roomier = observeCapacity({ sessionRoot: dirs.root, config: await configFrom(CONFIG.replace("= 4", "= 5")), store });
+  assert.equal(roomier.canDispatch("demo/widgets"), {
+    ok: false,
+    reason: `repository demo/widgets runs 1 of 1 sessions (configured), 1 kept; a kept session holds its slot until its keep is released: "robot-army unkeep ${widget.id}"`,
+  });
+
+  releaseKeep(store, widget.id);
+  const released = observeCapacity({ sessionRoot: dirs.root, config: await configFrom(CONFIG.replace("= 4", "= 5")), store });
+  assert.equal(released.machine, { ours: 3, kept: 1, other: 0, max: 5 }, "unkept, the worker still holds a slot but is not kept");
+  assert.equal(released.canDispatch("demo/widgets"), { ok: false, reason: "repository demo/widgets runs 1 of 1 sessions (configured)" });
 }));
 
 test("a worker of ours in a repository the config does not name is counted there against worker.max_sessions", inWorkerDir(async (dirs) => {

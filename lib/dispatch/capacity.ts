@@ -3,7 +3,10 @@
  * the managed-session root, against `daemon.max_concurrent_sessions` and each
  * repository's `max_sessions`. A worker session is one tagged `ra_item`; it is ours when
  * that names an item of this store (and its `ra_store` tag, when it has one, names this
- * store), else another's. Kept sessions count like any other and are reported apart.
+ * store), else another's. Kept sessions count like any other and are reported apart: a
+ * worker is kept when its item's keep covers it (it is the item's current session,
+ * lib/ending/keeps.ts) or its managed session carries the `keep` tag, and a reason that a
+ * kept session fills names the command that releases it.
  *
  * A session whose liveness cannot be known, or a root or record that cannot be read,
  * makes the count unobservable, and nothing may be dispatched on it (DESIGN rule 1).
@@ -11,6 +14,7 @@
 import { readdirSync, realpathSync } from "node:fs";
 import type { Config } from "../config.ts";
 import { keyLines } from "../config.ts";
+import { keptSession } from "../ending/keeps.ts";
 import { isKept, readRecord } from "../sessions/records.ts";
 import type { SessionRecord } from "../sessions/records.ts";
 import { commandRuns, sessionState } from "../sessions/state.ts";
@@ -39,7 +43,10 @@ export interface LiveWorker {
   ours: boolean;
   /** The item's repository, when the item is ours and in the store. */
   repo: string | null;
+  /** Whether a keep holds it: its item's keep covers it, or its managed session is tagged `keep`. */
   kept: boolean;
+  /** The command that releases its keep (`robot-army unkeep <id>`, or untagging the session); null when not kept. */
+  release: string | null;
 }
 
 /** Whether one more worker may start in a repository, and why (not). */
@@ -91,7 +98,9 @@ export function observeCapacity(input: CapacityInput): Capacity {
     const item = record.tags[ITEM_TAG];
     if (item === undefined) continue;
     const live = isLive(input.sessionRoot, record, problems);
-    if (live) workers.push({ id: record.id, name: record.name, item, ...ownership(record, store), kept: isKept(record) });
+    if (!live) continue;
+    const owner = ownership(record, store);
+    workers.push({ id: record.id, name: record.name, item, ...owner, ...keptBy(record, owner.repo !== null ? store : undefined) });
   }
   const repos: Record<string, RepoCapacity> = {};
   const limitOf = (repo: string): RepoCapacity => {
@@ -124,11 +133,13 @@ export function observeCapacity(input: CapacityInput): Capacity {
       if (why !== undefined) return { ok: false, reason: `capacity cannot be observed: ${why}` };
       const total = machine.ours + machine.other;
       if (total >= machine.max) {
-        return { ok: false, reason: `this machine runs ${total} of ${machine.max} worker sessions (daemon.max_concurrent_sessions)` };
+        const split = machine.kept ? `: ${machine.ours} ours (${machine.kept} kept), ${machine.other} other${releaseHint(ours)}` : "";
+        return { ok: false, reason: `this machine runs ${total} of ${machine.max} worker sessions (daemon.max_concurrent_sessions)${split}` };
       }
       const entry = repos[repo] ?? limitOf(repo);
       if (entry.live >= entry.max) {
-        return { ok: false, reason: `repository ${repo} runs ${entry.live} of ${entry.max} sessions (${entry.source})` };
+        const kept = entry.kept ? `, ${entry.kept} kept${releaseHint(ours.filter((w) => w.repo === repo))}` : "";
+        return { ok: false, reason: `repository ${repo} runs ${entry.live} of ${entry.max} sessions (${entry.source})${kept}` };
       }
       return { ok: true, reason: `a slot is free: ${total} of ${machine.max} sessions on this machine, ${entry.live} of ${entry.max} in ${repo}` };
     },
@@ -197,6 +208,30 @@ function isLive(root: string, record: SessionRecord, problems: string[]): boolea
     return false;
   }
   return child;
+}
+
+/**
+ * What a kept worker's slot waits for, naming the commands that release the keeps.
+ * @example releaseHint(workers) // '; a kept session holds its slot until its keep is released: "robot-army unkeep 3"'
+ */
+export function releaseHint(workers: readonly LiveWorker[]): string {
+  const commands = [...new Set(workers.flatMap((w) => (w.release ? [w.release] : [])))].sort((a, b) => a.localeCompare(b, "en", { numeric: true }));
+  return commands.length ? `; a kept session holds its slot until its keep is released: ${commands.map((c) => `"${c}"`).join(", ")}` : "";
+}
+
+/**
+ * Whether a worker is kept, and what releases it: its item's keep when that covers this
+ * session, or its own `keep` tag. `store` is given only when the worker's item is ours and on record.
+ */
+function keptBy(record: SessionRecord, store: Store | undefined): { kept: boolean; release: string | null } {
+  const releases: string[] = [];
+  const raw = record.tags[ITEM_TAG];
+  // A keep covers its item's current session only: an earlier attempt's worker is not kept by it.
+  if (store && keptSession(store, Number(raw))?.id === record.id) {
+    releases.push(`robot-army unkeep ${raw}`);
+  }
+  if (isKept(record)) releases.push(`robot-army session tag ${record.name} --rm keep`);
+  return { kept: releases.length > 0, release: releases.length ? releases.join(" and ") : null };
 }
 
 function ownership(record: SessionRecord, store: Store | undefined): { ours: boolean; repo: string | null } {

@@ -79,7 +79,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       const recorded = recordSession(store, {
         id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
         worktree: worktree.path, branch: worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated,
-        ...workerProcess(deps.sessionRoot, launched.sessionId),
+        ...workerProcess(deps.sessionRoot, launched.sessionId), terminal: launched.terminal,
       });
       transition(store, item.id, "active", { reason: start.becameActive.reason, details: { session: launched.sessionId, name, ...start.becameActive.details } });
       return recorded;

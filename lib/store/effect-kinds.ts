@@ -18,6 +18,8 @@ export type EffectEvidence =
   | "session-record"
   /** The file's old and new paths. */
   | "file"
+  /** The terminal server the intent names, asked for the item's tabs by marker. */
+  | "terminal"
   /** Nothing that can be read settles it: the owner is told. */
   | "none";
 
@@ -43,6 +45,7 @@ export const EFFECT_KINDS = {
   "session.launch": { what: "a worker session started", timeoutSeconds: 120, evidence: "session-record" },
   "session.stop": { what: "a worker session stopped", timeoutSeconds: 120, evidence: "session-record" },
   "session.kill": { what: "a managed session killed by the owner", timeoutSeconds: 120, evidence: "session-record" },
+  "session.retire": { what: "an idle worker of a done item retired", timeoutSeconds: 120, evidence: "session-record" },
   "session.cancel": { what: "a worker session cancelled by the owner", timeoutSeconds: 120, evidence: "session-record" },
   "session.remove": { what: "a finished session's files removed", timeoutSeconds: 120, evidence: "session-record" },
   "session.remove-orphan": { what: "an orphaned session's files removed", timeoutSeconds: 120, evidence: "session-record" },
@@ -52,6 +55,7 @@ export const EFFECT_KINDS = {
   "session.mark-flapping": { what: "a session marked flapping", timeoutSeconds: 120, evidence: "session-record" },
   "spool.damaged": { what: "a damaged spool file set aside", timeoutSeconds: 60, evidence: "file" },
   "episode.recovered": { what: "an episode recovered in a journal", timeoutSeconds: 120, evidence: "none" },
+  "tab.close": { what: "a finished item's tab closed", timeoutSeconds: 60, evidence: "terminal" },
 } as const satisfies Record<string, EffectKind>;
 
 /** The name of an audited effect. */

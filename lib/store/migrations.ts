@@ -184,6 +184,63 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    name: "keeps and anomalies that resolve",
+    sql: `
+      -- The owner's "do not end this one" on a work item (lib/ending/keeps.ts): it covers the
+      -- item's current session while that runs, never expires, and is released by unkeep only.
+      CREATE TABLE keeps (
+        item       INTEGER PRIMARY KEY REFERENCES work_items (id),
+        placed_at  TEXT NOT NULL
+      ) STRICT;
+      -- An anomaly the pass resolves itself: retracted (its condition no longer holds) or gone
+      -- (the worker died). Raised once per kind and action among the unresolved ones, so the
+      -- same condition coming back after a resolution is raised again.
+      ALTER TABLE anomalies ADD COLUMN resolved_at TEXT;
+      ALTER TABLE anomalies ADD COLUMN resolution TEXT CHECK (resolution IS NULL OR resolution IN ('retracted', 'gone'));
+      DROP INDEX anomalies_once;
+      CREATE UNIQUE INDEX anomalies_once ON anomalies (kind, action_id) WHERE action_id IS NOT NULL AND resolved_at IS NULL;
+    `,
+  },
+  {
+    name: "pull requests of work items, and when each repository's were last refreshed",
+    sql: `
+      -- The pull requests opened from work items' branches, as GitHub last described them
+      -- (lib/intake/pull-requests.ts); an item's are those whose head branch is one of its sessions'.
+      CREATE TABLE pull_requests (
+        repo         TEXT NOT NULL,
+        number       INTEGER NOT NULL,
+        head_branch  TEXT NOT NULL,
+        head_sha     TEXT NOT NULL,
+        state        TEXT NOT NULL CHECK (state IN ('open', 'closed')),
+        merged_at    TEXT,
+        updated_at   TEXT NOT NULL,
+        html_url     TEXT NOT NULL,
+        seen_at      TEXT NOT NULL,
+        PRIMARY KEY (repo, number)
+      ) STRICT;
+      CREATE INDEX pull_requests_by_branch ON pull_requests (repo, head_branch);
+      -- When GitHub last answered a repository's refresh: an item with no pull request
+      -- then is "none"; one never covered by an answer is "not checked".
+      CREATE TABLE pull_request_refreshes (
+        repo          TEXT PRIMARY KEY,
+        refreshed_at  TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
+  {
+    name: "the terminal server each session was launched on, and which sessions' tabs are swept",
+    sql: `
+      -- Where the worker's tab was opened (lib/boundaries/launchers/types.ts Terminal, JSON): the tab
+      -- sweep asks that server, never the one the config names now. Null on rows from before it was recorded.
+      ALTER TABLE sessions ADD COLUMN terminal TEXT CHECK (terminal IS NULL OR json_valid(terminal));
+      -- When the tab sweep found none of its item's tabs left on any server the item's sessions were
+      -- recorded on (lib/ending/tabs.ts); written only after every close's outcome.
+      ALTER TABLE sessions ADD COLUMN tabs_swept_at TEXT;
+      -- The sweep reads only the rows still to sweep, however many finished items the store holds.
+      CREATE INDEX sessions_tabs_unswept ON sessions (item) WHERE tabs_swept_at IS NULL;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

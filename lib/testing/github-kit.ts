@@ -45,3 +45,49 @@ export function addPullRequest(t: TestForge, labels: string[] = ["robot-army"]):
   saveForgeData(t.dir, data);
   return made.number;
 }
+
+/** A pull request to write into the forge's state: its head branch, when it was last updated, and whether it merged. */
+export interface PullSpec {
+  head: string;
+  updated_at: string;
+  /** Set: merged (and closed) then. */
+  merged_at?: string;
+  /** Closed unmerged. */
+  closed?: boolean;
+  repo?: string;
+}
+
+/**
+ * Adds pull requests by writing the forge's state (the forge reloads it), each updated
+ * at its own time; returns their numbers. Their head commits are made up (40 hex digits
+ * from the number), as a branch that does not exist in the bare repository leaves them.
+ */
+export function addPullRequests(t: TestForge, specs: PullSpec[]): number[] {
+  const data = loadForgeData(t.dir);
+  const numbers = specs.map((spec) => {
+    const [owner, name] = (spec.repo ?? "demo/widgets").split("/");
+    const repo = findRepo(data, owner, name)!;
+    const pull = {
+      head: spec.head, base: "main", head_sha: "", base_sha: "0".repeat(40), draft: false,
+      merged_at: spec.merged_at ?? null, merge_commit_sha: spec.merged_at ? "f".repeat(40) : null, merged_by: spec.merged_at ? "owner" : null,
+    };
+    const made = addIssue(data, repo, { title: `Work on ${spec.head}`, body: null, user: "owner", labels: [], pull }, spec.updated_at);
+    made.pull!.head_sha = made.number.toString(16).padStart(40, "a");
+    if (spec.merged_at || spec.closed) Object.assign(made, { state: "closed", closed_at: spec.merged_at ?? spec.updated_at, closed_by: "owner" });
+    return made.number;
+  });
+  saveForgeData(t.dir, data);
+  return numbers;
+}
+
+/** Changes a pull request in the forge's state at `at` (merged, closed, or a new head), as the owner would on GitHub. */
+export function changePullRequest(t: TestForge, number: number, change: { merged?: boolean; closed?: boolean; head_sha?: string }, at: string, repoName = "demo/widgets"): void {
+  const data = loadForgeData(t.dir);
+  const [owner, name] = repoName.split("/");
+  const issue = findRepo(data, owner, name)!.issues.find((i) => i.number === number)!;
+  if (change.merged) Object.assign(issue.pull!, { merged_at: at, merge_commit_sha: "f".repeat(40), merged_by: "owner" });
+  if (change.merged || change.closed) Object.assign(issue, { state: "closed", closed_at: at, closed_by: "owner" });
+  if (change.head_sha) issue.pull!.head_sha = change.head_sha;
+  issue.updated_at = at;
+  saveForgeData(t.dir, data);
+}

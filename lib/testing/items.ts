@@ -45,6 +45,7 @@ const PATHS: Partial<Record<WorkItemState, Array<[WorkItemState, string]>>> = {
   ready: [["ready", "repository onboarded"]],
   dispatching: [["ready", "repository onboarded"], ["dispatching", "a slot is free"]],
   active: [["ready", "repository onboarded"], ["dispatching", "a slot is free"], ["active", "session started"]],
+  done: [["ready", "repository onboarded"], ["dispatching", "a slot is free"], ["active", "session started"], ["done", "issue closed"]],
   failed: [["ready", "repository onboarded"], ["dispatching", "a slot is free"], ["failed", "worktree could not be made: disk full"]],
   abandoned: [["abandoned", "label removed before dispatch"]],
 };

@@ -4,7 +4,9 @@
  * kitty launcher uses. `launch` really starts the command after `--` (detached, as a tab's
  * program), `ls` answers kitty's JSON shape from the tabs it knows, `focus-tab --match
  * var:K=RE` fails when no tab matches (matching the way kitty does: a regular expression
- * search, so an unanchored `7` would also match `17`).
+ * search, so an unanchored `7` would also match `17`), and `close-window --match` closes the
+ * windows matching every `id:N` and `var:K=RE` term joined by `and` (hanging up on the
+ * program it started, as kitty does), failing as kitty does when none matches.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -98,10 +100,15 @@ const [verb, ...args] = rest;
 
 function matching(args) {
   const at = args.indexOf("--match");
-  const m = /^var:([^=]+)=(.*)$/.exec(at >= 0 ? args[at + 1] : "");
-  if (!m) fail("the stand-in only matches var:KEY=REGEX");
-  const re = new RegExp(m[2]);
-  return tabs.filter((t) => t.vars[m[1]] !== undefined && re.test(t.vars[m[1]]));
+  const terms = (at >= 0 ? args[at + 1] : "").split(" and ").map((term) => {
+    const id = /^id:(\d+)$/.exec(term);
+    if (id) return (t) => t.id === Number(id[1]);
+    const m = /^var:([^=]+)=(.*)$/.exec(term);
+    if (!m) fail("the stand-in only matches id:N and var:KEY=REGEX, joined by and");
+    const re = new RegExp(m[2]);
+    return (t) => t.vars[m[1]] !== undefined && re.test(t.vars[m[1]]);
+  });
+  return tabs.filter((t) => terms.every((term) => term(t)));
 }
 
 if (verb === "launch") {
@@ -124,6 +131,15 @@ if (verb === "launch") {
   process.stdout.write(JSON.stringify([{ id: 1, is_focused: true, tabs: tabs.map((t) => ({ id: t.id, title: t.title, windows: windows(t) })) }], null, 2));
 } else if (verb === "focus-tab") {
   if (matching(args).length === 0) fail("No matching tabs for expression");
+} else if (verb === "close-window") {
+  const closing = matching(args);
+  if (closing.length === 0) fail("No matching windows for expression: " + args[args.indexOf("--match") + 1]);
+  for (const t of closing) {
+    // Only the program this stand-in started, known by pid plus start time.
+    if (t.pid && t.startTicks && startTicks(t.pid) === t.startTicks) { try { process.kill(t.pid, "SIGHUP"); } catch {} }
+  }
+  tabs = tabs.filter((t) => !closing.includes(t));
+  save();
 } else {
   fail("the stand-in does not act out " + verb);
 }

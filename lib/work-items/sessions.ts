@@ -4,6 +4,8 @@
  * worker is confirmed started, and ended once, with what was observed; the first ending
  * written stands, so a later, different observation of the same end changes nothing.
  */
+import type { Terminal } from "../boundaries/launchers/types.ts";
+import { parseTerminal } from "../boundaries/launchers/types.ts";
 import { isoSeconds, now } from "../clock.ts";
 import type { Store } from "../store/open.ts";
 
@@ -22,6 +24,8 @@ export interface SessionRow {
   /** The worker's pid and process start time, as its managed session recorded them (null when not known). */
   pid?: number | null;
   pid_started_at?: string | null;
+  /** The terminal server it was launched on, as the launch returned it (null on rows from before it was recorded). */
+  terminal?: Terminal | null;
 }
 
 /** Why a session row closed (DESIGN "Words": session). */
@@ -33,6 +37,9 @@ export interface StoredSession extends SessionRow {
   ended_at: string | null;
   end_reason: EndReason | null;
   exit_code: number | null;
+  terminal: Terminal | null;
+  /** When the tab sweep found none of its item's tabs left (null until then). */
+  tabs_swept_at: string | null;
 }
 
 /** What was observed of a session's end besides why: the exit code when there is one, and when (default now). */
@@ -45,11 +52,12 @@ export interface Observed {
 export function recordSession(store: Store, row: SessionRow): StoredSession {
   const attempt = nextAttempt(store, row.item);
   store.statement(
-    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at, terminal)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     row.id, row.item, row.name, row.host, row.launcher, row.marker, row.worktree, row.branch, attempt,
     row.started_at || isoSeconds(now()), row.simulated ? 1 : 0, row.pid ?? null, row.pid_started_at ?? null,
+    row.terminal ? JSON.stringify(row.terminal) : null,
   );
   return sessionById(store, row.id)!;
 }
@@ -97,8 +105,27 @@ export function openSessions(store: Store, options: { state?: string } = {}): St
   return rows.map(fromRow);
 }
 
+/**
+ * The `done` items whose tabs are still to sweep: a session row of theirs not yet marked
+ * swept, and none of their rows open. Read through the index of unswept rows, so the
+ * finished items already swept cost nothing however many the store holds.
+ */
+export function itemsWithTabsToSweep(store: Store, simulated: boolean): number[] {
+  return store.statement(
+    `SELECT DISTINCT s.item AS item FROM sessions AS s INDEXED BY sessions_tabs_unswept JOIN work_items AS w ON w.id = s.item
+     WHERE s.tabs_swept_at IS NULL AND w.state = 'done' AND w.simulated = ?
+       AND NOT EXISTS (SELECT 1 FROM sessions AS o WHERE o.item = s.item AND o.ended_at IS NULL)
+     ORDER BY s.item`,
+  ).all(simulated ? 1 : 0).map((row) => (row as { item: number }).item);
+}
+
+/** Marks an item's sessions swept of tabs (the sweep found none left on any of their servers); only rows that are closed. */
+export function markTabsSwept(store: Store, item: number, at: string = isoSeconds(now())): void {
+  store.statement("UPDATE sessions SET tabs_swept_at = ? WHERE item = ? AND tabs_swept_at IS NULL AND ended_at IS NOT NULL").run(at, item);
+}
+
 function fromRow(row: unknown): StoredSession {
-  // node:sqlite rows have a null prototype, and simulated is stored as 0 or 1.
+  // node:sqlite rows have a null prototype, simulated is stored as 0 or 1, and terminal as JSON.
   const r = { ...(row as Record<string, unknown>) };
-  return { ...r, simulated: r.simulated === 1 } as StoredSession;
+  return { ...r, simulated: r.simulated === 1, terminal: parseTerminal(r.terminal) } as StoredSession;
 }

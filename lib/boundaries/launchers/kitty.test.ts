@@ -11,7 +11,7 @@ import type { KittyStandIn } from "../../testing/kitty-standin.ts";
 import { LauncherTests, logOf, rejection, waitFor } from "../../testing/launchers.ts";
 import type { LauncherDirs } from "../../testing/launchers.ts";
 import { LaunchError } from "./types.ts";
-import type { LaunchSpec } from "./types.ts";
+import type { LaunchSpec, TabRef } from "./types.ts";
 
 const tests = new LauncherTests();
 const TO = "unix:/run/user/1000/kitty-test";
@@ -56,7 +56,9 @@ test("launch calls kitty @ launch with exactly this argv; the session runs the w
     "--env=HINT=x y", `--env=RA_PROMPT_FILE=${prompt}`,
     "--", "sh", "-c", 'cat "$RA_PROMPT_FILE"; exec sleep 30',
   ]);
-  assert.equal({ ...launched, sessionId: "" }, { launcher: "kitty", marker: "ra_item=7", sessionName: "ra-demo-7", sessionId: "", window: "1" });
+  assert.equal({ ...launched, sessionId: "" }, {
+    launcher: "kitty", marker: "ra_item=7", sessionName: "ra-demo-7", sessionId: "", window: "1", terminal: { launcher: "kitty", to: TO },
+  });
   const record = readRecord(dirs.root, launched.sessionId)!;
   assert.equal(record.tags, { ra_item: "7", repo: "o/demo" });
   await waitFor("the worker to read its prompt", () => logOf(record).includes(SECRET));
@@ -101,6 +103,35 @@ test("a worker that cannot start is a LaunchError; the tab is held open by kitty
   assert.match(error.message, 'its command "/nonexistent/worker" could not start');
   assert.match(error.message, "(kitty window 1)");
   assert.equal(kitty.tabs().map((t) => t.vars), [{ ra_item: "9" }]);
+}));
+
+test("tabs lists every window whose ra_item is exactly the item; closeTab closes one by id and marker together", kittyTest("tabs", async (dirs, kitty, launcher) => {
+  kitty.seed([
+    { id: 50, title: "ra-demo-7", vars: { ra_item: "7" } },
+    { id: 51, title: "ra-demo-17", vars: { ra_item: "17" } },
+    { id: 52, title: "owner's shell", vars: {} },
+    { id: 53, title: "ra-demo-7-2", vars: { ra_item: "7" } },
+  ]);
+  const tab = (id: string, item: number): TabRef => ({ launcher: "kitty", id, marker: `ra_item=${item}`, running: null, item });
+  assert.equal(await launcher.tabs(7), [tab("50", 7), tab("53", 7)]);
+  assert.equal(await launcher.markedTabs(), [tab("50", 7), tab("51", 17), tab("53", 7)]);
+  assert.equal(await launcher.tabs(8), []);
+
+  assert.is(await launcher.closeTab(tab("50", 7)), "closed");
+  assert.equal(kitty.calls().at(-1)!.argv, ["@", "--to", TO, "close-window", "--match", "id:50 and var:ra_item=^7$"]);
+  assert.is(await launcher.closeTab(tab("50", 7)), "gone", "closed already");
+  // Window 51 is item 17's: listed as item 7's (a reused id), it is not closed.
+  assert.is(await launcher.closeTab(tab("51", 7)), "gone");
+  assert.equal(kitty.tabs().map((t) => t.id), [51, 52, 53]);
+  assert.match((await rejection(launcher.closeTab(tab("x", 7)))).message, "is not a number");
+}));
+
+test("a kitty that cannot be reached: tabs unknown, never none; closeTab throws", tests.in("tabs-unreachable", async (dirs) => {
+  const launcher = new KittyLauncher({ env: dirs.env, binary: writeUnreachableKitty(dirs.dir) });
+  assert.is(await launcher.tabs(7), "unknown");
+  assert.is(await launcher.markedTabs(), "unknown");
+  const error = await rejection(launcher.closeTab({ launcher: "kitty", id: "3", marker: "ra_item=7", running: null, item: 7 }));
+  assert.match(error.message, "kitty @ close-window failed: Error: Could not connect to the kitty socket");
 }));
 
 test("no test left a session process running", () => {

@@ -3,13 +3,15 @@
  * (`kitty @ launch --type=tab --hold`), running `robot-army session run` in the
  * foreground; the window's user variable `ra_item=<id>` is its marker. `--hold` keeps a
  * tab whose command failed at once readable. Matches are anchored (`^<id>$`): kitty reads
- * them as regular expressions, and item 7 must not match item 17.
+ * them as regular expressions, and item 7 must not match item 17. `closeTab` closes a window
+ * by `id:` AND its marker in one match, so a window that took a reused id is never closed;
+ * it closes the marked window only, never the other windows the owner split into its tab.
  */
 import { resolve } from "node:path";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, WindowRef, WorkerPath } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the kitty launcher. */
 export interface KittyLauncherOptions extends LauncherBaseOptions {
@@ -53,8 +55,9 @@ export class KittyLauncher implements Launcher {
     ]);
     if (result.code !== 0) throw new LaunchError(this.name, spec, `kitty @ launch failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
     const window = /^\d+$/m.exec(result.stdout)?.[0] ?? null;
+    const terminal = { launcher: this.name, to: this.#to ?? this.#env.KITTY_LISTEN_ON ?? null };
     try {
-      return launched(this.name, markerOf(spec.item), await watch.wait({ timeoutMs: this.#timeoutMs }), window);
+      return launched(this.name, markerOf(spec.item), await watch.wait({ timeoutMs: this.#timeoutMs }), window, terminal);
     } catch (error) {
       if (error instanceof LaunchError && window) error.message += ` (kitty window ${window})`;
       throw error;
@@ -69,6 +72,34 @@ export class KittyLauncher implements Launcher {
     if (!mine.length) return null;
     // With --hold a tab stays after its command ended; kitty's listing does not say which.
     return { launcher: this.name, id: String(mine[0].id), marker: markerOf(item), running: null };
+  }
+
+  /** Every window whose `ra_item` is exactly the item, oldest first. */
+  async tabs(item: number): Promise<TabRef[] | "unknown"> {
+    const marked = await this.markedTabs();
+    return marked === "unknown" ? marked : marked.filter((tab) => tab.item === item);
+  }
+
+  /** Every window carrying an `ra_item` marker, from one `kitty @ ls`. */
+  async markedTabs(): Promise<TabRef[] | "unknown"> {
+    const windows = await this.#windows();
+    if (windows === "unknown") return "unknown";
+    return windows
+      .filter((w) => /^[1-9]\d*$/.test(w.user_vars?.ra_item ?? ""))
+      .sort((a, b) => a.id - b.id)
+      .map((w) => {
+        const item = Number(w.user_vars!.ra_item);
+        return { launcher: this.name, id: String(w.id), marker: markerOf(item), running: null, item };
+      });
+  }
+
+  /** `kitty @ close-window` matching the window's id and its marker together: "gone" when no window matches both. */
+  async closeTab(ref: TabRef): Promise<"closed" | "gone"> {
+    if (!/^\d+$/.test(ref.id)) throw new TypeError(`kitty window id "${ref.id}" is not a number`);
+    const result = await this.#kitty(["close-window", "--match", `id:${ref.id} and ${matchOf(ref.item)}`]);
+    if (result.code === 0) return "closed";
+    if (/No matching windows/i.test(result.stderr)) return "gone";
+    throw new Error(`kitty @ close-window failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
   }
 
   /** `kitty @ focus-tab` on the item's tab. */

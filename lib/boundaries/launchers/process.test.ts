@@ -22,7 +22,7 @@ test("launch starts a detached session tagged with the item; find knows it by it
   const launcher = new ProcessLauncher({ env });
   const launched = await launcher.launch(spec(7, "ra-demo-7", work, ["sh", "-c", "echo hi; exec sleep 2"], { tags: { repo: "o/demo" }, env: { GREETING: "hello there" } }));
   tests.note(root);
-  assert.equal({ ...launched, sessionId: "" }, { launcher: "process", marker: "ra-demo-7", sessionName: "ra-demo-7", sessionId: "", window: null });
+  assert.equal({ ...launched, sessionId: "" }, { launcher: "process", marker: "ra-demo-7", sessionName: "ra-demo-7", sessionId: "", window: null, terminal: { launcher: "process" } });
   assert.match(launched.sessionId, UUID);
   const record = readRecord(root, launched.sessionId)!;
   assert.equal(record.tags, { ra_item: "7", repo: "o/demo" });
@@ -35,6 +35,9 @@ test("launch starts a detached session tagged with the item; find knows it by it
   assert.equal(await launcher.find(7), { launcher: "process", id: "ra-demo-7", marker: "ra-demo-7", running: true });
   assert.is(await launcher.find(8), null);
   assert.is(await launcher.attachCommand(7), null, "a headless session has no terminal to attach to");
+  assert.equal(await launcher.tabs(7), [], "nor a tab to close");
+  assert.is(await launcher.closeTab({ launcher: "process", id: "ra-demo-7", marker: "ra-demo-7", running: true, item: 7 }), "gone");
+  assert.is(readRecord(root, launched.sessionId)!.ended, null, "closing a headless tab touches nothing");
 
   assert.is(await stopSession(root, record, { graceMs: 2_000 }), "stopped");
   assert.is(readRecord(root, launched.sessionId)!.ended, "killed");

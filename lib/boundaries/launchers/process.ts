@@ -10,7 +10,7 @@ import type { SessionState } from "../../sessions/state.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, assertNameFree, failureLine, runCommand, sessionEnv, sessionRunArgv } from "./session-run.ts";
 import type { Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, WindowRef, WorkerPath } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the process launcher. */
 export type ProcessLauncherOptions = LauncherBaseOptions;
@@ -36,7 +36,7 @@ export class ProcessLauncher implements Launcher {
     // "started <name> <id> (pid N)": the session may have ended and been reaped already, so its id comes from here.
     const match = /^started (\S+) ([0-9a-f-]{36}) \(pid \d+\)$/m.exec(result.stdout);
     if (!match) throw new LaunchError(this.name, spec, `session run answered ${JSON.stringify(result.stdout.trim())}`);
-    return { launcher: this.name, marker: match[1], sessionName: match[1], sessionId: match[2], window: null };
+    return { launcher: this.name, marker: match[1], sessionName: match[1], sessionId: match[2], window: null, terminal: { launcher: this.name } };
   }
 
   /** The item's running session, else its latest on record; "unknown" when the records cannot be read. */
@@ -47,6 +47,21 @@ export class ProcessLauncher implements Launcher {
     if (!pick) return null;
     const running = pick.state === "running" ? true : pick.state === "exited" || pick.state === "vanished" ? false : null;
     return { launcher: this.name, id: pick.record.name, marker: pick.record.name, running };
+  }
+
+  /** A headless worker has no tab. */
+  async tabs(_item: number): Promise<TabRef[]> {
+    return [];
+  }
+
+  /** A headless worker has no tab. */
+  async markedTabs(): Promise<TabRef[]> {
+    return [];
+  }
+
+  /** There is no tab to close. */
+  async closeTab(_ref: TabRef): Promise<"gone"> {
+    return "gone";
   }
 
   /** A headless session has no terminal to attach to (`robot-army session peek <name>` shows its output). */

@@ -4,7 +4,8 @@ import { parseConfig } from "../../config.ts";
 import { PreconditionError } from "../../errors.ts";
 import { KittyLauncher } from "./kitty.ts";
 import { ProcessLauncher } from "./process.ts";
-import { launcherFor } from "./select.ts";
+import { configuredTerminal, launcherFor, launcherForTerminal, terminalKey } from "./select.ts";
+import { parseTerminal } from "./types.ts";
 import { robotArmyArgv } from "./_self.ts";
 import { runCommand } from "./session-run.ts";
 import { TmuxLauncher } from "./tmux.ts";
@@ -17,6 +18,29 @@ test("launcherFor picks the launcher worker.launcher names; tmux by default", as
   assert.instance(launcherFor(await config('launcher = "process"')), ProcessLauncher);
   assert.instance(launcherFor(await config('launcher = "kitty"')), KittyLauncher);
   assert.is(launcherFor(await config('launcher = "kitty"')).name, "kitty");
+});
+
+test("a terminal a session row stored is read back as it was; anything else is null", () => {
+  const tmux = { launcher: "tmux", socket: null, socket_path: "/tmp/tmux-1000/default", session: "ra-workers" } as const;
+  for (const terminal of [tmux, { launcher: "kitty", to: "unix:/run/kitty" } as const, { launcher: "kitty", to: null } as const, { launcher: "process" } as const]) {
+    assert.equal(parseTerminal(JSON.stringify(terminal)), terminal);
+  }
+  for (const bad of [null, "", "{", "null", "[]", '{"launcher":"tmux"}', '{"launcher":"tmux","session":3,"socket":null,"socket_path":null}', '{"launcher":"kitty","to":1}', '{"launcher":"screen"}']) {
+    assert.is(parseTerminal(bad), null, String(bad));
+  }
+});
+
+test("launcherForTerminal reaches the recorded server; configuredTerminal is the config's, for rows that recorded none", async () => {
+  assert.instance(launcherForTerminal({ launcher: "tmux", socket: "x", socket_path: null, session: "ra" }), TmuxLauncher);
+  assert.instance(launcherForTerminal({ launcher: "kitty", to: null }), KittyLauncher);
+  assert.instance(launcherForTerminal({ launcher: "process" }), ProcessLauncher);
+  assert.equal(configuredTerminal(await config('tmux_session = "ra"\ntmux_socket = "mine"'), "tmux"), { launcher: "tmux", socket: "mine", socket_path: null, session: "ra" });
+  assert.equal(configuredTerminal(await config(""), "kitty", { kittyTo: "unix:/k" }), { launcher: "kitty", to: "unix:/k" });
+  assert.is(configuredTerminal(await config(""), "screen"), null);
+  const a = terminalKey({ launcher: "tmux", socket: null, socket_path: "/s", session: "ra" });
+  assert.is(a, terminalKey({ launcher: "tmux", socket: "other", socket_path: "/s", session: "ra" }), "one socket path is one server");
+  assert.is.not(a, terminalKey({ launcher: "tmux", socket: null, socket_path: "/s", session: "ra2" }));
+  assert.is.not(terminalKey({ launcher: "tmux", socket: "a", socket_path: null, session: "ra" }), terminalKey({ launcher: "tmux", socket: "b", socket_path: null, session: "ra" }));
 });
 
 test("launcherFor: an explicit launcher wins over the config", async () => {

@@ -1,4 +1,7 @@
-/** Picks the launcher `worker.launcher` names, with its settings from the config. */
+/**
+ * Picks the launcher `worker.launcher` names, with its settings from the config; or, for the
+ * tab sweep, the launcher that reaches the terminal server a session row recorded.
+ */
 import type { Config } from "../../config.ts";
 import { MAX_TIMER_MS, parseDuration } from "../../duration.ts";
 import { PreconditionError } from "../../errors.ts";
@@ -6,7 +9,7 @@ import type { Env } from "./session-run.ts";
 import { KittyLauncher } from "./kitty.ts";
 import { ProcessLauncher } from "./process.ts";
 import { TmuxLauncher, isTmuxSessionName } from "./tmux.ts";
-import type { Launcher, LauncherName } from "./types.ts";
+import type { Launcher, LauncherName, Terminal } from "./types.ts";
 
 /** What the config does not say: the environment, and where tmux and kitty are reached. */
 export interface LauncherOptions {
@@ -44,5 +47,52 @@ export function launcherFor(config: Config, options: LauncherOptions = {}): Laun
       return new ProcessLauncher(base);
     default:
       throw new RangeError(`Unknown launcher "${String(name)}"`);
+  }
+}
+
+/**
+ * The launcher that reaches the terminal server a session was recorded on (its row's
+ * `terminal`), whatever the config says now: the tab sweep looks for an item's tabs there.
+ * @example const launcher = launcherForTerminal({ launcher: "tmux", socket: null, socket_path: "/tmp/tmux-1000/default", session: "ra" });
+ */
+export function launcherForTerminal(terminal: Terminal, options: Pick<LauncherOptions, "env" | "kittyBinary"> = {}): Launcher {
+  switch (terminal.launcher) {
+    case "tmux":
+      return new TmuxLauncher({ env: options.env, session: terminal.session, socket: terminal.socket ?? undefined, socketPath: terminal.socket_path ?? undefined });
+    case "kitty":
+      return new KittyLauncher({ env: options.env, binary: options.kittyBinary, to: terminal.to ?? undefined });
+    case "process":
+      return new ProcessLauncher({ env: options.env });
+  }
+}
+
+/**
+ * The terminal server the config names for a launcher: where a session row from before
+ * terminals were recorded is taken to have been launched.
+ */
+export function configuredTerminal(config: Config, launcher: string, options: Pick<LauncherOptions, "tmuxSocket" | "kittyTo"> = {}): Terminal | null {
+  switch (launcher) {
+    case "tmux":
+      return isTmuxSessionName(config.worker.tmux_session)
+        ? { launcher: "tmux", socket: options.tmuxSocket ?? config.worker.tmux_socket ?? null, socket_path: null, session: config.worker.tmux_session }
+        : null;
+    case "kitty":
+      return { launcher: "kitty", to: options.kittyTo ?? null };
+    case "process":
+      return { launcher: "process" };
+    default:
+      return null;
+  }
+}
+
+/** One string per terminal server, to ask each one once. */
+export function terminalKey(terminal: Terminal): string {
+  switch (terminal.launcher) {
+    case "tmux":
+      return JSON.stringify(["tmux", terminal.socket_path ?? `-L ${terminal.socket ?? ""}`, terminal.session]);
+    case "kitty":
+      return JSON.stringify(["kitty", terminal.to]);
+    case "process":
+      return JSON.stringify(["process"]);
   }
 }

@@ -11,7 +11,7 @@ import { stateDirPath } from "../../state-dir.ts";
 import { robotArmyArgv } from "./_self.ts";
 import { workerArgv } from "./demo-worker.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, LauncherName, LaunchSpec } from "./types.ts";
+import type { Launched, LauncherName, LaunchSpec, Terminal } from "./types.ts";
 
 /** An environment as robot-army reads it. */
 export type Env = Record<string, string | undefined>;
@@ -158,8 +158,8 @@ function spoolFiles(dir: string): string[] {
 }
 
 /** What a launch returns, from the session it found. */
-export function launched(launcher: LauncherName, marker: string, session: { name: string; id: string }, window: string | null): Launched {
-  return { launcher, marker, sessionName: session.name, sessionId: session.id, window };
+export function launched(launcher: LauncherName, marker: string, session: { name: string; id: string }, window: string | null, terminal: Terminal): Launched {
+  return { launcher, marker, sessionName: session.name, sessionId: session.id, window, terminal };
 }
 
 /** What an outside command answered; code 127 when it could not be run at all. */

@@ -9,7 +9,7 @@ import { LauncherTests, recordNamed, rejection, waitFor } from "../../testing/la
 import type { LauncherDirs } from "../../testing/launchers.ts";
 import { TmuxLauncher } from "./tmux.ts";
 import { LaunchError } from "./types.ts";
-import type { LaunchSpec } from "./types.ts";
+import type { LaunchSpec, TabRef } from "./types.ts";
 
 const tests = new LauncherTests();
 const SESSION = "ra-workers";
@@ -63,7 +63,10 @@ test("launch opens a window marked @ra_item, remain-on-exit on, the worker runni
   const launched = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "echo hi; exec sleep 30"], { tags: { repo: "o/demo" } }));
   tests.note(dirs.root);
   assert.match(launched.window!, /^@\d+$/);
-  assert.equal({ ...launched, sessionId: "", window: "" }, { launcher: "tmux", marker: "@ra_item=7", sessionName: "ra-demo-7", sessionId: "", window: "" });
+  assert.equal({ ...launched, sessionId: "", window: "" }, {
+    launcher: "tmux", marker: "@ra_item=7", sessionName: "ra-demo-7", sessionId: "", window: "",
+    terminal: { launcher: "tmux", socket: SOCKET, socket_path: join(dirs.dir, `tmux-${process.getuid!()}`, SOCKET), session: SESSION },
+  });
   assert.is(await tmux(dirs, "show-options", "-w", "-v", "-t", launched.window!, "@ra_item"), "7");
   assert.is(await tmux(dirs, "show-options", "-w", "-v", "-t", launched.window!, "remain-on-exit"), "on");
   assert.is(await tmux(dirs, "display-message", "-p", "-t", launched.window!, "#{session_name} #{window_name} #{pane_current_path}"), `${SESSION} ra-demo-7 ${dirs.work}`);
@@ -167,6 +170,49 @@ test("a name already on record is refused before any window opens; a session nam
   for (const bad of ["a:b", "a.b", "a#b", ""]) {
     assert.throws(() => new TmuxLauncher({ env: dirs.env as Env, session: bad }), /tmux session name/);
   }
+}));
+
+test("tabs lists every window of the workers' session whose @ra_item is exactly the item; closeTab kills one only while its marker holds", tmuxTest("tabs", async (dirs, launcher) => {
+  const first = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "exit 0"]));
+  const other = await launcher.launch(spec(17, dirs.work, ["sleep", "30"]));
+  const second = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { name: "ra-demo-7-2" }));
+  tests.note(dirs.root);
+  // The owner's own window in the workers' session, and one in another session marked as item 7: neither is robot-army's to list.
+  await tmux(dirs, "new-window", "-d", "-t", `=${SESSION}:`, "--", "sleep", "30");
+  const elsewhere = await tmux(dirs, "new-session", "-d", "-s", "owner", "-P", "-F", "#{window_id}", "--", "sleep", "30");
+  await tmux(dirs, "set-option", "-w", "-t", elsewhere, "@ra_item", "7");
+  await waitFor("the first window's command to end", async () => (await tmux(dirs, "display-message", "-p", "-t", first.window!, "#{pane_dead}")) === "1");
+
+  const tab = (id: string, item: number, running: boolean): TabRef => ({ launcher: "tmux", id, marker: `@ra_item=${item}`, running, item });
+  assert.equal(await launcher.tabs(7), [tab(first.window!, 7, false), tab(second.window!, 7, true)]);
+  assert.equal((await launcher.markedTabs() as Array<{ item: number }>).map((t) => t.item), [7, 17, 7]);
+  assert.equal(await launcher.tabs(8), []);
+
+  // Listed as item 7's, window `other` is item 17's (as a reused id would be): it is not closed.
+  assert.is(await launcher.closeTab(tab(other.window!, 7, true)), "gone");
+  assert.is(await launcher.closeTab(tab(first.window!, 7, false)), "closed");
+  assert.is(await launcher.closeTab(tab(first.window!, 7, false)), "gone", "closed already");
+  assert.is(await launcher.closeTab(tab(second.window!, 7, true)), "closed");
+  assert.equal((await windows(dirs)).map((w) => w.marker), ["17", ""], "item 17's window and the owner's are untouched");
+  assert.is(await tmux(dirs, "display-message", "-p", "-t", elsewhere, "#{window_id}"), elsewhere, "another session's window is untouched");
+  assert.match((await rejection(launcher.closeTab(tab("3", 7, true)))).message, "is not of the form @N");
+}));
+
+test("the terminal a launch returns reaches its server by socket path, whatever socket name or TMUX_TMPDIR is used later", tmuxTest("terminal", async (dirs, launcher) => {
+  const launched = await launcher.launch(spec(7, dirs.work, ["sleep", "30"]));
+  tests.note(dirs.root);
+  assert.is(launched.terminal.launcher, "tmux");
+  const path = (launched.terminal as { socket_path: string }).socket_path;
+  const later = new TmuxLauncher({ env: { ...dirs.env, TMUX_TMPDIR: join(dirs.dir, "elsewhere") }, session: SESSION, socketPath: path });
+  assert.equal((await later.tabs(7) as Array<{ id: string }>).map((t) => t.id), [launched.window]);
+  assert.is(await later.closeTab({ launcher: "tmux", id: launched.window!, marker: "@ra_item=7", running: true, item: 7 }), "closed");
+  assert.equal(await later.tabs(7), [], "the server is gone with its last window: no tabs, not unknown");
+}));
+
+test("tmux that cannot run: tabs unknown, never none; closeTab throws", tmuxTest("tabs-unknown", async (dirs) => {
+  const broken = new TmuxLauncher({ env: dirs.env, session: SESSION, binary: join(dirs.dir, "no-tmux") });
+  assert.is(await broken.tabs(7), "unknown");
+  assert.match((await rejection(broken.closeTab({ launcher: "tmux", id: "@1", marker: "@ra_item=7", running: true, item: 7 }))).message, "tmux cannot say what window @1 is");
 }));
 
 test("no test left a session process running", () => {

@@ -5,6 +5,11 @@
  * `remain-on-exit on` keeps a window whose command failed at once readable. Both are set
  * in the same tmux command sequence that opens the window, before its command can end.
  *
+ * Its places are found again by that marker, never by a window's number: `tabs` lists every
+ * window of the workers' session whose `@ra_item` is exactly the item, and `closeTab` kills a
+ * window by its id only while it still carries that marker (one tmux `if-shell -F`, so no
+ * window that took the id meanwhile is ever closed).
+ *
  * tmux splits its argv into commands at arguments ending in `;`, and expands `#{...}` in
  * `-c` and `-n`: every argument is escaped for that, so no value is ever read as tmux syntax.
  */
@@ -12,7 +17,7 @@ import { resolve } from "node:path";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, WindowRef, WorkerPath } from "./types.ts";
+import type { Launched, Launcher, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the tmux launcher. */
 export interface TmuxLauncherOptions extends LauncherBaseOptions {
@@ -20,6 +25,8 @@ export interface TmuxLauncherOptions extends LauncherBaseOptions {
   session: string;
   /** A tmux socket name (`tmux -L <name>`, a server of its own); default: tmux's own choice. */
   socket?: string;
+  /** The socket's path (`tmux -S <path>`), as a session row recorded it; wins over `socket`. */
+  socketPath?: string;
   /** The tmux program (default `tmux`). */
   binary?: string;
 }
@@ -33,6 +40,8 @@ interface WindowRow {
 }
 
 const SESSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const WINDOW_ID = /^@\d+$/;
+const NO_WINDOW = /can't find window/;
 const NO_SESSION = /can't find session|no server running|error connecting to .*\((No such file or directory|Connection refused)\)/;
 const ROW_FORMAT = "#{window_id} #{window_index} #{pane_dead} #{@ra_item}";
 /** What tells one tmux server from another: a socket can be reused by a new server, a pid with its start time cannot. */
@@ -48,6 +57,7 @@ export class TmuxLauncher implements Launcher {
   readonly name = "tmux" as const;
   #session: string;
   #socket: string | undefined;
+  #socketPath: string | undefined;
   #binary: string;
   #env: Env;
   #timeoutMs: number;
@@ -58,6 +68,7 @@ export class TmuxLauncher implements Launcher {
     }
     this.#session = options.session;
     this.#socket = options.socket;
+    this.#socketPath = options.socketPath;
     this.#binary = options.binary ?? "tmux";
     this.#env = options.env ?? process.env;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
@@ -66,10 +77,11 @@ export class TmuxLauncher implements Launcher {
   /** Opens the worker's window and waits until its session is on record and started. */
   async launch(spec: LaunchSpec): Promise<Launched> {
     const watch = watchLaunch(this.name, this.#env, spec);
-    const window = await this.#openWindow(spec, sessionRunArgv(spec, { detach: false }));
+    const { window, socketPath } = await this.#openWindow(spec, sessionRunArgv(spec, { detach: false }));
     try {
       const session = await watch.wait({ timeoutMs: this.#timeoutMs, ended: () => this.#paneEnded(window) });
-      return launched(this.name, markerOf(spec.item), session, window);
+      const terminal = { launcher: this.name, socket: this.#socket ?? null, socket_path: socketPath, session: this.#session };
+      return launched(this.name, markerOf(spec.item), session, window, terminal);
     } catch (error) {
       if (error instanceof LaunchError) error.message += ` (tmux window ${window})`;
       throw error;
@@ -84,6 +96,46 @@ export class TmuxLauncher implements Launcher {
     const pick = mine.find((row) => !row.dead) ?? mine[0];
     if (!pick) return null;
     return { launcher: this.name, id: pick.id, marker: markerOf(item), running: !pick.dead };
+  }
+
+  /** Every window of the workers' session marked with exactly this item, oldest first. */
+  async tabs(item: number): Promise<TabRef[] | "unknown"> {
+    const marked = await this.markedTabs();
+    return marked === "unknown" ? marked : marked.filter((tab) => tab.item === item);
+  }
+
+  /** Every window of the workers' session carrying a marker, in one `list-windows`. */
+  async markedTabs(): Promise<TabRef[] | "unknown"> {
+    const rows = await this.#windows();
+    if (!Array.isArray(rows)) return "unknown";
+    return rows
+      .filter((row) => /^[1-9]\d*$/.test(row.marker))
+      .sort((a, b) => windowNumber(a.id) - windowNumber(b.id))
+      .map((row) => ({ launcher: this.name, id: row.id, marker: markerOf(Number(row.marker)), running: !row.dead, item: Number(row.marker) }));
+  }
+
+  /** Kills the window by its id, only while its `@ra_item` still names the item it was listed with. */
+  async closeTab(ref: TabRef): Promise<"closed" | "gone"> {
+    if (!WINDOW_ID.test(ref.id)) throw new TypeError(`tmux window id "${ref.id}" is not of the form @N`);
+    const before = await this.#markerOf(ref.id);
+    if (before !== String(ref.item)) return "gone";
+    // One tmux command: the marker is checked and the window killed with nothing in between.
+    const result = await this.#tmux([["if-shell", "-F", "-t", ref.id, `#{==:#{@ra_item},${ref.item}}`, `kill-window -t ${ref.id}`]]);
+    const after = await this.#markerOf(ref.id);
+    if (after === null) return "closed";
+    if (after !== String(ref.item)) return "gone";
+    throw new Error(`tmux did not close window ${ref.id}: ${failureLine(result.stderr) || `tmux exited with ${result.code}`}`);
+  }
+
+  /** A window's `@ra_item` ("" when unmarked), null when the window (or its whole server) is gone; throws when tmux cannot be asked. */
+  async #markerOf(window: string): Promise<string | null> {
+    const result = await this.#tmux([["display-message", "-p", "-t", window, "#{window_id} #{@ra_item}"]]);
+    if (result.code !== 0) {
+      if (NO_WINDOW.test(result.stderr) || NO_SESSION.test(result.stderr)) return null;
+      throw new Error(`tmux cannot say what window ${window} is: ${failureLine(result.stderr) || `tmux exited with ${result.code}`}`);
+    }
+    const [id, ...marker] = result.stdout.trim().split(" ");
+    return id === window ? marker.join(" ") : null;
   }
 
   /**
@@ -112,10 +164,13 @@ export class TmuxLauncher implements Launcher {
     return { unknown: `tmux cannot say the PATH its windows get: ${failureLine(global.stderr) || `tmux exited with ${global.code}`}` };
   }
 
-  /** Creates the window (and the session when missing) with its marker and remain-on-exit in one command sequence. */
-  async #openWindow(spec: LaunchSpec, command: string[]): Promise<string> {
+  /**
+   * Creates the window (and the session when missing) with its marker and remain-on-exit in
+   * one command sequence; its id, and the path of the socket of the server it opened on.
+   */
+  async #openWindow(spec: LaunchSpec, command: string[]): Promise<{ window: string; socketPath: string | null }> {
     const vars = Object.entries(sessionEnv(this.#env)).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
-    const place = ["-n", formatLiteral(spec.name), "-c", formatLiteral(resolve(spec.cwd)), ...vars, "-P", "-F", "#{window_id}"];
+    const place = ["-n", formatLiteral(spec.name), "-c", formatLiteral(resolve(spec.cwd)), ...vars, "-P", "-F", "#{window_id} #{socket_path}"];
     let reason = "";
     for (let attempt = 0; attempt < 5; attempt++) {
       const rows = await this.#windows();
@@ -131,8 +186,9 @@ export class TmuxLauncher implements Launcher {
         ["set-option", "-w", "-t", target, "remain-on-exit", "on"],
         ["set-option", "-w", "-t", target, "@ra_item", String(spec.item)],
       ]);
-      const window = /^@\d+$/m.exec(result.stdout)?.[0];
-      if (result.code === 0 && window) return window;
+      const opened = /^(@\d+) ?(.*)$/m.exec(result.stdout);
+      const window = opened?.[1];
+      if (result.code === 0 && opened) return { window: opened[1], socketPath: opened[2] || null };
       if (window) {
         // Opened but not marked: a window nothing could find again is closed at once.
         await this.#tmux([["kill-window", "-t", window]]);
@@ -176,6 +232,7 @@ export class TmuxLauncher implements Launcher {
   }
 
   #socketArgs(): string[] {
+    if (this.#socketPath !== undefined) return ["-S", this.#socketPath];
     return this.#socket === undefined ? [] : ["-L", this.#socket];
   }
 

@@ -46,7 +46,21 @@ export interface Launched {
   sessionId: string;
   /** Where it was opened, for reports: the tmux window id (`@3`) or the kitty window id; null when headless. */
   window: string | null;
+  /** The terminal server it was opened on, recorded on its session row so its tabs are looked for there later. */
+  terminal: Terminal;
 }
+
+/**
+ * The terminal server a worker was launched on, as its session row records it (JSON): the
+ * tab sweep asks that server, never the one the current config names, so a tab is found
+ * even after the config changed. tmux: the `-L` socket name (null: tmux's own choice), the
+ * socket's path as the server reported it (null when not known), and the tmux session;
+ * kitty: the remote-control address (`--to`; null: the kitty robot-army ran in).
+ */
+export type Terminal =
+  | { launcher: "tmux"; socket: string | null; socket_path: string | null; session: string }
+  | { launcher: "kitty"; to: string | null }
+  | { launcher: "process" };
 
 /** A place a worker was launched into, as `find` saw it just now. */
 export interface WindowRef {
@@ -61,6 +75,11 @@ export interface WindowRef {
   running: boolean | null;
 }
 
+/** One of an item's places, found by its marker: which item the marker names. */
+export interface TabRef extends WindowRef {
+  item: number;
+}
+
 /** Starts workers where the owner can see them, and finds those places again by marker. */
 export interface Launcher {
   readonly name: LauncherName;
@@ -68,6 +87,19 @@ export interface Launcher {
   launch(spec: LaunchSpec): Promise<Launched>;
   /** The place holding the item's worker; null when proven absent, "unknown" when it cannot be looked up. */
   find(item: number): Promise<WindowRef | null | "unknown">;
+  /**
+   * Every place on this launcher's server whose marker names exactly this item, oldest
+   * first; "unknown" when the terminal cannot be asked (never taken for none).
+   */
+  tabs(item: number): Promise<TabRef[] | "unknown">;
+  /** Every marked place on this launcher's server, asked once (the tab sweep picks markers from it). */
+  markedTabs(): Promise<TabRef[] | "unknown">;
+  /**
+   * Closes one place, only while it still carries the marker it was listed with (a reused
+   * window id is never closed): "gone" when it is no longer there with that marker. Throws
+   * when the terminal cannot be asked or refuses.
+   */
+  closeTab(ref: TabRef): Promise<"closed" | "gone">;
   /** The argv that shows the item's worker to the owner (attach, switch, focus); null when there is nothing to show. */
   attachCommand(item: number): Promise<string[] | null>;
   /** The PATH a worker launched now would look its program up on, or why that cannot be told from here. */
@@ -88,5 +120,33 @@ export class LaunchError extends RobotArmyError {
     this.launcher = launcher;
     this.item = spec.item;
     this.sessionName = spec.name;
+  }
+}
+
+/**
+ * A terminal as a session row stored it (JSON), or null when the row has none or it is not
+ * one this code knows (a row from before terminals were recorded).
+ */
+export function parseTerminal(text: unknown): Terminal | null {
+  if (typeof text !== "string") return null;
+  let value: Record<string, unknown>;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (value === null || typeof value !== "object") return null;
+  const textOrNull = (v: unknown) => v === null || typeof v === "string";
+  switch (value.launcher) {
+    case "tmux":
+      return typeof value.session === "string" && textOrNull(value.socket) && textOrNull(value.socket_path)
+        ? { launcher: "tmux", socket: value.socket as string | null, socket_path: value.socket_path as string | null, session: value.session }
+        : null;
+    case "kitty":
+      return textOrNull(value.to) ? { launcher: "kitty", to: value.to as string | null } : null;
+    case "process":
+      return { launcher: "process" };
+    default:
+      return null;
   }
 }

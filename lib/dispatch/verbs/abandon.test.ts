@@ -68,7 +68,7 @@ test("the worker an abandoned item left running is not settled as lost, and its 
   abandonItem(dirs.store, dirs.root, id);
   const spoolDir = join(dirs.state, "spool");
   const settled = settleSessions({ store: dirs.store, sessionRoot: dirs.root, spoolDir, host: "testhost" });
-  assert.equal([settled.lost, settled.ended], [0, 0], "settle looks only at active items");
+  assert.equal([settled.lost, settled.ended], [0, 0], "settle leaves a running worker alone");
   assert.is(sessionsOf(dirs.store, id)[0].ended_at, null);
   // The worker ends (here by session kill); its spooled exit closes the row and the item stays abandoned.
   await stopSession(dirs.root, worker, { graceMs: 2_000 });

@@ -39,9 +39,13 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
+  "forge-with-finished-claude-worker": () => import("./forge-with-finished-claude-worker.ts"),
+  "forge-with-merged-pull-request": () => import("./forge-with-merged-pull-request.ts"),
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-tmux-worker-job": () => import("./forge-with-tmux-worker-job.ts"),
+  "forge-with-tmux-tabs": () => import("./forge-with-tmux-tabs.ts"),
+  "forge-with-tmux-failed-item": () => import("./forge-with-tmux-failed-item.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
   "forge-with-token-printing-post-create": () => import("./forge-with-token-printing-post-create.ts"),
   "forge-with-unreadable-session": () => import("./forge-with-unreadable-session.ts"),
@@ -78,6 +82,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-c1-title": () => import("./forge-with-c1-title.ts"),
   "forge-with-old-secret": () => import("./forge-with-old-secret.ts"),
   "damaged-files": () => import("./damaged-files.ts"),
+  "store-with-resolved-anomalies": () => import("./store-with-resolved-anomalies.ts"),
 };
 
 /** Whether a setup of this name is registered. */
