@@ -11,7 +11,7 @@ const DEFAULTS: Config = {
   daemon: { tick_seconds: 60, effect_level: "plan", poll_seconds: 60, max_concurrent_sessions: 4, confirm_timeout: "30s" },
   github: { api_base: "https://api.github.com", label: "robot-army" },
   repos: {},
-  worker: { binary: "demo-worker", args: [], resume_args: [], launcher: "tmux", tmux_session: "robot-army", max_sessions: 2 },
+  worker: { binary: "demo-worker", profile: "demo", args: [], resume_args: [], launcher: "tmux", tmux_session: "robot-army", max_sessions: 2 },
   dispatch: { order: "priority" },
   worktrees: { post_create: [] },
   episodes: { stranded_after: "12h" },
@@ -42,7 +42,7 @@ test("set keys are kept and the rest of their table defaults", async () => {
     PATH,
   );
   assert.equal(config.daemon, { ...DEFAULTS.daemon, effect_level: "live" });
-  assert.equal(config.worker, { ...DEFAULTS.worker, binary: "claude", args: ["--model", "opus"] });
+  assert.equal(config.worker, { ...DEFAULTS.worker, binary: "claude", profile: "claude", args: ["--model", "opus"] });
 });
 
 test("the config is frozen all the way down", async () => {
@@ -276,6 +276,22 @@ test("repository values are checked: max_sessions at least 1, path required, who
   assert.match((await configError("[daemon]\n[repos.\"a/b\"]\nbase_branch = \"dev\"\n")).message, 'key "repos."a/b".path" is required (line 2)');
   assert.match((await configError("[repos]\n\"a/b\" = \"~/src/b\"\n")).message, 'key "repos."a/b"" must be a table (line 2)');
   assert.match((await configError("repos = [\"a/b\"]\n")).message, 'key "repos" must be a table (line 1)');
+});
+
+test("worker.profile defaults from the binary's basename: claude, codex, demo-worker, else generic", async () => {
+  const profileOf = async (text: string) => (await parseConfig(text, PATH, {})).worker.profile;
+  assert.is(await profileOf(""), "demo");
+  assert.is(await profileOf('[worker]\nbinary = "claude"\n'), "claude");
+  assert.is(await profileOf('[worker]\nbinary = "/opt/tools/bin/codex"\n'), "codex");
+  assert.is(await profileOf('[worker]\nbinary = "aider"\n'), "generic");
+  assert.is(await profileOf('[worker]\nbinary = "claude-wrapper"\n'), "generic");
+  // Set, it wins over the name: a wrapper script around Claude Code is still Claude Code.
+  assert.is(await profileOf('[worker]\nbinary = "my-claude.sh"\nprofile = "claude"\n'), "claude");
+});
+
+test("a worker.profile robot-army does not know is a load error naming the profiles there are", async () => {
+  const error = await configError('[worker]\nprofile = "cursor"\n');
+  assert.is(error.message, 'Cannot read config "/x/config.toml": key "worker.profile" must be one of "claude", "codex", "demo" or "generic", got "cursor" (line 2)');
 });
 
 test("the config file is --config, else RA_CONFIG, else under XDG_CONFIG_HOME or ~/.config", () => {

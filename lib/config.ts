@@ -51,6 +51,8 @@ export interface Config {
   readonly repos: Readonly<Record<string, RepoConfig>>;
   readonly worker: {
     readonly binary: string;
+    /** Which agent the worker is (lib/dispatch/profiles.ts); when the file leaves it out, from the binary's name. */
+    readonly profile: WorkerProfile;
     readonly args: readonly string[];
     readonly resume_args: readonly string[];
     readonly launcher: "tmux" | "process" | "kitty";
@@ -75,6 +77,22 @@ export interface Config {
   readonly notify: {
     readonly max_per_cycle: number;
   };
+}
+
+/** The agents robot-army knows how to read and bring back (`worker.profile`). */
+export const WORKER_PROFILES = ["claude", "codex", "demo", "generic"] as const;
+export type WorkerProfile = (typeof WORKER_PROFILES)[number];
+
+/**
+ * The profile a binary implies when `worker.profile` is not set: `claude`, `codex` and
+ * `demo-worker` by their basename (a path such as `/opt/bin/claude` counts), anything else generic.
+ */
+export function defaultProfile(binary: string): WorkerProfile {
+  const name = binary.split("/").at(-1) ?? "";
+  if (name === "claude") return "claude";
+  if (name === "codex") return "codex";
+  if (name === "demo-worker") return "demo";
+  return "generic";
 }
 
 /** One `[repos."owner/name"]` table. */
@@ -134,6 +152,7 @@ export async function parseConfig(text: string, path: string, env: Env = process
   refuseInexactIntegers(data, configSchema(), [], data, path, lines);
   resolvePaths(data, configSchema(), dirname(path), homeOf(env));
   inheritSessionLimits(data);
+  inferProfile(data);
   return deepFreeze(data) as unknown as Config;
 }
 
@@ -358,6 +377,12 @@ function resolvePaths(table: Record<string, unknown>, node: SchemaNode, base: st
 function inheritSessionLimits(data: Record<string, unknown>): void {
   const config = data as { worker: { max_sessions: number }; repos: Record<string, { max_sessions?: number }> };
   for (const repo of Object.values(config.repos)) repo.max_sessions ??= config.worker.max_sessions;
+}
+
+/** A worker without `profile` gets the one its binary's name implies, so no reader needs the fallback. */
+function inferProfile(data: Record<string, unknown>): void {
+  const worker = (data as { worker: { binary: string; profile?: WorkerProfile } }).worker;
+  worker.profile ??= defaultProfile(worker.binary);
 }
 
 /** The schema of a table's key, of a map's entry (`[repos."owner/name"]`) or of a list's item. */

@@ -141,7 +141,10 @@ test("a worker program that cannot be found fails its check, looked up on the PA
     const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "no-such-agent"']), deps: { env } });
     assert.is(headless.error!.message, "1 of 9 checks failed: worker");
     assert.is(line(headless.text, "worker"), 'FAIL  worker     the worker program "no-such-agent" is not on the PATH (worker.binary): install it there, or set [worker] binary to its absolute path');
-    assert.is(line((await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "agent"']), deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}`);
+    assert.is(line((await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "agent"', 'profile = "codex"']), deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}`);
+    // A program of no known profile works, but is never taken for idle: the check says so and still passes.
+    const generic = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "agent"']), deps: { env } });
+    assert.is(line(generic.text, "worker"), `ok    worker     ${join(bin, "agent")}; worker profile generic: no registry, so its workers are never taken for idle (never retired); set [worker] profile to claude, codex or demo if it is one of those`);
 
     // Under tmux the window's PATH is the tmux server's, which here lacks the folder robot-army's own PATH has.
     const socket = `ra-doctor-${process.pid}`;

@@ -16,6 +16,7 @@ import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
+import { hasRegistry, NO_REGISTRY_LINE } from "../lib/dispatch/profiles.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import { CheckFailedError } from "../lib/errors.ts";
@@ -151,7 +152,8 @@ async function checkTmux(config: Config | undefined, deps: DoctorDeps): Promise<
 /** The worker program, looked up where its launcher would start it (a missing one would fail every issue). */
 async function checkWorker(config: Config, deps: DoctorDeps): Promise<[CheckResult["status"], string]> {
   const program = await findWorkerProgram(config, { env: deps.env });
-  if ("found" in program) return ["ok", program.found];
+  // A generic worker is not a failure; it is only never taken for idle, so never retired: say so.
+  if ("found" in program) return ["ok", `${program.found}${hasRegistry(config.worker.profile) ? "" : `; ${NO_REGISTRY_LINE}`}`];
   if ("missing" in program) return ["FAIL", `${program.missing}: install it there, or set [worker] binary to its absolute path`];
   return ["skip", program.unknown];
 }

@@ -1,9 +1,9 @@
 /**
- * `robot-army episode start|status|idle|busy|end`: the episodes a worker declares in the
+ * `robot-army episode start|status|idle|busy|end|hook`: the episodes a worker declares in the
  * repository it works in. The supervisor measures idleness from them; a closed episode
- * becomes a record under `.ai/repo/sessions/`.
+ * becomes a record under `.ai/repo/sessions/`. `hook` is what an agent's own hooks run.
  */
-import { JSON_OPTION, asJson, asLines, helpText, integerOption, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, helpText, integerOption, parse, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { CALLER_PID } from "../lib/caller.ts";
 import { now } from "../lib/clock.ts";
@@ -13,6 +13,9 @@ import { openJournal, resolveKey, shown } from "../lib/episodes/journal.ts";
 import { readLedger } from "../lib/episodes/ledger.ts";
 import { endEpisode, setStatus, startEpisode } from "../lib/episodes/lifecycle.ts";
 import { findOpen, listOpen } from "../lib/episodes/open-episodes.ts";
+import { applyHook, claudeHookEvent, codexHookEvent } from "../lib/episodes/hook.ts";
+import type { HookAgent } from "../lib/episodes/hook.ts";
+import { readRecord, sessionRoot } from "../lib/sessions/records.ts";
 
 const KEY_OPTION = { type: "string", value: "K", description: "The episode's key (default: $RA_EPISODE_KEY)" } as const;
 
@@ -65,6 +68,23 @@ const end: CommandDef = {
   },
 };
 
+const hook: CommandDef = {
+  name: "episode hook",
+  summary: "Keep the episode from an agent's own hooks (Claude Code, Codex)",
+  usage: "episode hook <claude|codex> --key K [PAYLOAD]",
+  description:
+    "Run by the hooks robot-army writes for a worker, not by hand. claude: reads the hook's JSON on stdin\n" +
+    "(hook_event_name): SessionStart opens the episode (a resumed one already open is marked busy),\n" +
+    "UserPromptSubmit and PreToolUse mark it busy, Stop and the idle_prompt Notification idle, SessionEnd ends\n" +
+    "it. codex: reads the notify JSON from its last argument; agent-turn-complete marks it idle (Codex reports\n" +
+    "nothing that marks it busy). The journal is the worktree of the worker's managed session, else\n" +
+    "$CLAUDE_PROJECT_DIR, else the cwd the agent reports, else here. It always exits 0, noting a problem on\n" +
+    "stderr: a failing hook must never stop the agent.",
+  options: { key: KEY_OPTION },
+  positionals: { min: 1, max: 2 },
+  examples: ["echo '{\"hook_event_name\":\"Stop\"}' | robot-army episode hook claude --key item-3"],
+};
+
 /** What every `episode` subcommand works with: the repository it runs in, and where its output and warnings go. */
 export interface EpisodeDeps {
   cwd: string;
@@ -110,12 +130,83 @@ export const command: FamilyDef = {
     idle: { command: statusChange("idle"), run: (args) => runStatusChange(statusChangeOptions(args, "idle"), commandDeps()) },
     busy: { command: statusChange("busy"), run: (args) => runStatusChange(statusChangeOptions(args, "busy"), commandDeps()) },
     end: { command: end, run: (args) => runEnd(endOptions(args), commandDeps()) },
+    hook: { command: hook, run: (args) => runHook(args, hookDeps()) },
   },
 };
 
-/** Routes argv to the subcommand. */
-export function main(argv: string[]): Promise<number> {
-  return runSubcommand(command, argv);
+/** Routes argv to the subcommand; `hook` never exits other than 0, whatever it was given (its help aside). */
+export async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name !== "hook" || rest.includes("--help") || rest.includes("-h")) return await runSubcommand(command, argv);
+  const deps = hookDeps();
+  try {
+    return await runHook(parse(hook, rest), deps);
+  } catch (error) {
+    deps.warn(`robot-army: episode hook: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 0;
+  }
+}
+
+/** What `episode hook` reads besides its argv: its stdin, its environment, and where it runs. */
+export interface HookDeps extends EpisodeDeps {
+  stdin: () => Promise<string>;
+  env: Record<string, string | undefined>;
+}
+
+function hookDeps(): HookDeps {
+  return { ...commandDeps(), env: process.env, stdin: readStdin };
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return "";
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/**
+ * Maps the agent's event to the episode and applies it; a problem is one line on stderr and
+ * exit 0, never a failure the agent would act on.
+ */
+export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): Promise<number> {
+  try {
+    const [agent, payload] = args.positionals;
+    if (agent !== "claude" && agent !== "codex") throw new UsageError(`episode hook takes claude or codex, got "${agent}"`);
+    const key = resolveKey(stringOption(args, "key"), deps.env);
+    if (!key) throw new UsageError("No episode key: pass --key K or set RA_EPISODE_KEY");
+    const text = agent === "claude" ? await deps.stdin() : payload ?? "";
+    const event = hookEventOf(agent, text);
+    const session = managedSession(deps.env);
+    const cwd = session?.cwd ?? (agent === "claude" ? deps.env.CLAUDE_PROJECT_DIR : undefined) ?? event.cwd ?? deps.cwd;
+    const journal = await openJournal(cwd, { forWrite: event.action !== "none" });
+    const line = await applyHook(journal, { key, action: event.action, clientPid: session?.childPid ?? CALLER_PID, now: now() });
+    deps.write(asLines(`${agent} ${event.event}: ${line}`));
+  } catch (error) {
+    deps.warn(`robot-army: episode hook: ${error instanceof Error ? error.message : String(error)}\n`);
+  }
+  return 0;
+}
+
+function hookEventOf(agent: HookAgent, text: string) {
+  let input: unknown;
+  try {
+    input = JSON.parse(text);
+  } catch {
+    throw new UsageError(`the ${agent === "claude" ? "hook input on stdin" : "notify argument"} is not JSON`);
+  }
+  return agent === "claude" ? claudeHookEvent(input) : codexHookEvent(input);
+}
+
+/** The managed session the agent runs in (its holder set RA_SESSION_ID): its worktree and the agent's pid. */
+function managedSession(env: Record<string, string | undefined>): { cwd: string; childPid: number | null } | undefined {
+  if (!env.RA_SESSION_ID) return undefined;
+  try {
+    const record = readRecord(sessionRoot(env), env.RA_SESSION_ID);
+    return record ? { cwd: record.cwd, childPid: record.childPid } : undefined;
+  } catch {
+    // A record being rewritten, or gone: the agent's own words say where it works.
+    return undefined;
+  }
 }
 
 function commandDeps(): EpisodeDeps {

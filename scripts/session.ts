@@ -29,7 +29,7 @@ import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 const run: CommandDef = {
   name: "session run",
   summary: "Run a command as a managed session",
-  usage: "session run [-d] [--name N] [--tag k=v]... [--ephemeral | --permanent] [--cwd DIR] [--env K=V]... -- CMD [ARGS...]",
+  usage: "session run [-d] [--name N] [--id UUID] [--tag k=v]... [--ephemeral | --permanent] [--cwd DIR] [--env K=V]... -- CMD [ARGS...]",
   description:
     "A small holder process runs CMD and records <root>/<id>.json, <id>.events.jsonl and the output log in\n" +
     "the session root ($RA_SESSION_ROOT, else <state dir>/sessions). In the foreground the output passes\n" +
@@ -41,6 +41,7 @@ const run: CommandDef = {
   options: {
     detach: { type: "boolean", short: "d", description: "Start it in the background and print its name and id" },
     name: { type: "string", value: "N", description: "A unique name (default: the command's name and a short id)" },
+    id: { type: "string", value: "UUID", description: "The session's id, chosen before the start (a UUID no session on record has; default: a new one)" },
     tag: { type: "string", value: "k=v", multiple: true, description: "A tag, e.g. keep=true or ra_item=42 (repeatable)" },
     ephemeral: { type: "boolean", description: "Remove its files at any exit, killed included (keep still wins)" },
     permanent: { type: "boolean", description: "Keep it at exit; gc starts it again" },
@@ -123,6 +124,8 @@ export interface SessionRunOptions {
   command: string;
   args: string[];
   name: string | undefined;
+  /** The id chosen before the start (`--id`), else a new one. */
+  id?: string;
   cwd: string | undefined;
   env: Record<string, string>;
   tags: Record<string, string>;
@@ -185,6 +188,7 @@ export function sessionRunOptions(args: ParsedArgs): SessionRunOptions {
     command: commandName,
     args: commandArgs,
     name: stringOption(args, "name"),
+    id: stringOption(args, "id"),
     cwd: stringOption(args, "cwd"),
     tags: pairs(args.values.tag, "--tag"),
     env: pairs(args.values.env, "--env"),
@@ -201,6 +205,7 @@ export function sessionRunOptions(args: ParsedArgs): SessionRunOptions {
 export async function runRun(opts: SessionRunOptions, deps: SessionDeps & { output: OutputMode }): Promise<number> {
   const root = ensureSessionRoot(deps.env);
   const record = await createSession(root, {
+    id: opts.id,
     command: opts.command,
     args: opts.args,
     name: opts.name,

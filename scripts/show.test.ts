@@ -185,6 +185,22 @@ test("an item's sessions are listed, one line per attempt with where it ran", ()
     assert.equal(json.sessions.map((s: { name: string; attempt: number }) => [s.name, s.attempt]), [["ra-widgets-7", 1]]);
   }));
 
+test("show says how to bring the latest session back, as its profile does, and that a generic worker is never taken for idle", () =>
+  withStore(async (store) => {
+    makeItem(store, { issue: 7, title: "Fix the widget", at: "2026-01-15T08:00:00Z" });
+    recordSession(store, {
+      id: "0b3c6a4e-1111-4111-8111-111111111111", item: 1, name: "ra-widgets-7", host: "box", launcher: "process", marker: "ra-widgets-7",
+      worktree: "/wt/demo/widgets/issue-7", branch: "robot-army/issue-7-fix-the-widget", started_at: "2026-01-15T09:00:00Z", simulated: false,
+    });
+    const base = await configWithRepos({ "demo/widgets": 0 });
+    const claude = await showWith({ ...base, worker: { ...base.worker, binary: "claude", profile: "claude" } }, store, "1");
+    assert.match(claude, "resume  : claude --resume 0b3c6a4e-1111-4111-8111-111111111111  (in /wt/demo/widgets/issue-7)\n");
+    assert.not.match(claude, "registry");
+    const generic = await showWith({ ...base, worker: { ...base.worker, binary: "aider", profile: "generic" } }, store, "1");
+    assert.not.match(generic, "resume  :");
+    assert.match(generic, "registry: worker profile generic: no registry, so its workers are never taken for idle (never retired)");
+  }));
+
 test("anything but an id or owner/name#N is a usage error with the help", () => {
   for (const bad of ["x", "demo/widgets", "#7", "demo#7", "-1"]) {
     assert.throws(() => showOptions(parse(command, ["--", bad])), (e: unknown) => e instanceof UsageError && e.help?.startsWith("Usage: robot-army show") === true);

@@ -20,6 +20,7 @@ import type { Store } from "../lib/store/open.ts";
 import { getItem, listItems, noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { sessionsOf } from "../lib/work-items/sessions.ts";
+import { hasRegistry, NO_REGISTRY_LINE, resumeCommand } from "../lib/dispatch/profiles.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
 import { printable } from "../lib/printable.ts";
 import { parseItemId } from "../lib/work-items/argument.ts";
@@ -124,7 +125,12 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
     const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, trust, history, sessions, pull_requests: pulls, cleanup: null };
     write(JSON.stringify(json, null, 2) + "\n");
   } else {
-    write(formatItem(item, url, history, sessions, trust, pulls).map((line) => line + "\n").join(""));
+    const lines = formatItem(item, url, history, sessions, trust, pulls);
+    const latest = sessions.at(-1);
+    const resume = latest ? resumeCommand(deps.config.worker, latest.id) : null;
+    if (resume) lines.push(`resume  : ${resume}  (in ${latest!.worktree})`);
+    if (!hasRegistry(deps.config.worker.profile)) lines.push(`registry: ${NO_REGISTRY_LINE}`);
+    write(lines.map((line) => line + "\n").join(""));
   }
   return 0;
 }

@@ -98,7 +98,7 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
       await runPostCreate(made.path, config.worktrees.post_create);
       return made;
     },
-    argv: [config.worker.binary, ...config.worker.args],
+    resume: null,
     prompt: true,
     becameActive: { reason: "its worker started" },
     comment: { purpose: "dispatched", body: (place) => dispatchComment(place) },

@@ -55,6 +55,15 @@ test("the prompt says how to keep the journal and how to finish", () => {
   assert.match(text, "pull request for robot-army/issue-7-add-a-verbose-flag");
 });
 
+test("a Claude Code worker, whose hooks keep its episode, is told so and not asked to keep it by hand", () => {
+  const text = composePrompt({ ...INPUT, episodeKey: "item-12-2", episodeByHooks: true });
+  assert.match(text, "Episode:   item-12-2");
+  assert.match(text, "Your episode item-12-2 (the supervisor measures your work from it) is kept by the hooks");
+  assert.match(text, ".claude/settings.local.json");
+  for (const by_hand of ["episode start --key", "episode busy --key", "episode idle --key", "episode end --key"]) assert.not.match(text, by_hand);
+  assert.match(text, "robot-army ledger append note --key item-12-2");
+});
+
 test("a hostile title stays on its one line and a hostile body cannot pose as the header", () => {
   const text = composePrompt({
     ...INPUT,

@@ -22,6 +22,8 @@ export interface PromptInput {
   branch: string;
   worktree: string;
   episodeKey: string;
+  /** Whether the agent's own hooks keep the episode (the claude profile): the worker is then not asked to. */
+  episodeByHooks?: boolean;
   /** Whose words the body is, as robot-army last saw (lib/intake/issue-trust.ts). */
   words: PromptWords;
 }
@@ -71,15 +73,23 @@ export function composePrompt(input: PromptInput): string {
     `Your worktree is ${worktree}, with branch ${branch} checked out. Work there and`,
     "commit only on that branch.",
     "",
-    "1. Before anything else, open your episode (the supervisor measures your work from it):",
-    "",
-    `       robot-army episode start --key ${key} --client-pid $PPID`,
-    "",
-    "2. Say when you work and when you wait: busy while you work, idle whenever you stop",
-    "   and wait for the owner at your prompt:",
-    "",
-    `       robot-army episode busy --key ${key}`,
-    `       robot-army episode idle --key ${key}`,
+    ...(input.episodeByHooks ? [
+      `1. Your episode ${key} (the supervisor measures your work from it) is kept by the hooks`,
+      "   robot-army wrote into .claude/settings.local.json: it opens when your session starts, is",
+      "   busy while you work and idle when you wait at your prompt. Leave those hooks in place.",
+      "",
+      "2. You need not run robot-army episode start, busy or idle yourself.",
+    ] : [
+      "1. Before anything else, open your episode (the supervisor measures your work from it):",
+      "",
+      `       robot-army episode start --key ${key} --client-pid $PPID`,
+      "",
+      "2. Say when you work and when you wait: busy while you work, idle whenever you stop",
+      "   and wait for the owner at your prompt:",
+      "",
+      `       robot-army episode busy --key ${key}`,
+      `       robot-army episode idle --key ${key}`,
+    ]),
     "",
     "3. Note each step worth knowing in the ledger (the data is a JSON object):",
     "",
@@ -92,9 +102,13 @@ export function composePrompt(input: PromptInput): string {
     "",
     `       Closes #${issue}`,
     "",
-    "6. When the work is finished, close your episode:",
-    "",
-    `       robot-army episode end --key ${key} --outcome done`,
+    ...(input.episodeByHooks ? [
+      "6. When the work is finished, say so and wait at your prompt; your episode ends with your session.",
+    ] : [
+      "6. When the work is finished, close your episode:",
+      "",
+      `       robot-army episode end --key ${key} --outcome done`,
+    ]),
     "",
   ].join("\n");
 }

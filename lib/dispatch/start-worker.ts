@@ -2,13 +2,17 @@
  * Starting a worker for a claimed item (`dispatching`): the one path dispatch, `resume`
  * and `restart` share. It readies the worktree (dispatch makes one, a relaunch has it),
  * writes the prompt file when the worker is given one, names the session (sessionName,
- * moved past names on record), launches the worker inside a managed session tagged
- * `ra_item` (audited `session.launch`, whose outcome names the session id), then records the session and moves the item to `active` in one transaction,
+ * moved past names on record), chooses the session's id and the attempt's episode key
+ * before the launch so the worker's profile can hand them to the agent (lib/dispatch/profiles.ts:
+ * Claude Code's --session-id and hooks), puts robot-army on the worker's PATH, launches the
+ * worker inside a managed session tagged `ra_item` (audited `session.launch`, whose outcome
+ * names the session id), then records the session and moves the item to `active` in one transaction,
  * and tells the issue where it runs. Any failure after the claim makes the item `failed`:
  * the reason goes to the item and the audit record, and the issue hears, once, only that a
  * session could not be started (DESIGN rule 4). A worker launched but not recorded is
  * stopped first; if it cannot be proven stopped, the issue is told nothing.
  */
+import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { LaunchSpec } from "../boundaries/launchers/types.ts";
 import { isoSeconds, now } from "../clock.ts";
@@ -17,7 +21,8 @@ import { readRecord } from "../sessions/records.ts";
 import { stopSession } from "../sessions/stop.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { WorkItem } from "../work-items/queries.ts";
-import { nextAttempt, recordSession } from "../work-items/sessions.ts";
+import { PATH_FIRST_VARIABLE } from "../sessions/holder.ts";
+import { episodeKey, nextAttempt, recordSession } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
 import { ITEM_TAG, workerTags } from "./capacity.ts";
 import { failureComment } from "./comments.ts";
@@ -26,13 +31,18 @@ import type { DispatchDeps } from "./dispatch.ts";
 import { editorsOf } from "../intake/issue-trust.ts";
 import { composePrompt, writePromptFile } from "./prompt.ts";
 import { freeSessionName } from "./session-name.ts";
+import { prepareWorktree, workerArgv } from "./profiles.ts";
+import { workerBinDir, writeWorkerLauncher } from "../boundaries/launchers/worker-bin.ts";
 
 /** What differs between the starts of a dispatch, a resume and a restart. */
 export interface WorkerStart {
   /** The worktree the worker runs in: made now (dispatch) or the one the item has. */
   worktree: () => Promise<{ path: string; branch: string }>;
-  /** The worker's argv. */
-  argv: string[];
+  /**
+   * A resume (its context restored), with the earlier session it brings back; null for a fresh
+   * start. The worker's argv is the configured command plus what its profile adds (lib/dispatch/profiles.ts).
+   */
+  resume: { earlier: string | null } | null;
   /** Whether the worker is given the item's prompt on stdin (a resumed worker has it in its context). */
   prompt: boolean;
   /** The item's reason for `active`, and details for its audit record. */
@@ -50,24 +60,34 @@ export type StartedWorker =
 export async function startWorker(deps: DispatchDeps, item: WorkItem, start: WorkerStart): Promise<StartedWorker> {
   const { store } = deps;
   const attempt = nextAttempt(store, item.id);
+  // Chosen before the launch, so the worker's argv can carry them (Claude Code's --session-id, its hooks' key).
+  const sessionId = randomUUID();
+  const key = episodeKey(item.id, attempt);
   let launched: Awaited<ReturnType<DispatchDeps["launcher"]["launch"]>>;
   let worktree: { path: string; branch: string };
   let name: string;
   try {
     worktree = await start.worktree();
     name = freeSessionName(deps.sessionRoot, item, attempt);
+    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir) };
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
-      branch: worktree.branch, worktree: worktree.path, episodeKey: `item-${item.id}`,
+      branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: deps.config.worker.profile === "claude",
       // Past the gate: the body is the author's, or the owner approved it as it reads.
       words: { editedBy: editorsOf(store, item.id), held: null },
     })) : undefined;
-    const spec = workerSpec(deps, item, { name, cwd: worktree.path, argv: start.argv, promptFile });
+    const spec = workerSpec(deps, item, {
+      name, sessionId, episodeKey: key, cwd: worktree.path, argv: workerArgv(deps.config.worker, profile), promptFile,
+    });
     // Audited (DESIGN rule 3): a crash mid-launch is settled from the managed session's record and the process table.
     launched = await auditEffect(
       store,
-      { kind: "session.launch", repo: item.repo, item: item.id, body: { session: name, cwd: worktree.path, attempt } },
-      () => deps.launcher.launch(spec),
+      { kind: "session.launch", repo: item.repo, item: item.id, body: { session: name, cwd: worktree.path, attempt, profile: deps.config.worker.profile, episode_key: key } },
+      // The profile readies the worktree as part of the launch (Claude Code's hooks: the owner's settings file, merged).
+      async () => {
+        await prepareWorktree(deps.config.worker, worktree.path, profile);
+        return await deps.launcher.launch(spec);
+      },
       (started) => ({ session_id: started.sessionId, launcher: started.launcher }),
     );
   } catch (error) {
@@ -78,7 +98,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     row = store.transaction(() => {
       const recorded = recordSession(store, {
         id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
-        worktree: worktree.path, branch: worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated,
+        worktree: worktree.path, branch: worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated, episode_key: key,
         ...workerProcess(deps.sessionRoot, launched.sessionId), terminal: launched.terminal,
       });
       transition(store, item.id, "active", { reason: start.becameActive.reason, details: { session: launched.sessionId, name, ...start.becameActive.details } });
@@ -128,22 +148,25 @@ function errorText(error: unknown): string {
 }
 
 /**
- * What the launcher starts for an item: its session's name, tags (the launcher adds
+ * What the launcher starts for an item: its session's name and id, tags (the launcher adds
  * `ra_item`), worktree, argv, prompt file, and the non-secret variables a worker needs
- * (the repository, its base branch, its episode key, where GitHub is and the token's file).
+ * (the repository, its base branch, its episode key, where GitHub is and the token's file,
+ * and the folder of robot-army's launcher, which its holder puts first on its PATH).
  */
 export function workerSpec(
-  deps: Pick<DispatchDeps, "store" | "config">,
+  deps: Pick<DispatchDeps, "store" | "config" | "stateDir">,
   item: WorkItem,
-  launch: { name: string; cwd: string; argv: string[]; promptFile?: string },
+  launch: { name: string; sessionId?: string; episodeKey: string; cwd: string; argv: string[]; promptFile?: string },
 ): LaunchSpec {
   const { [ITEM_TAG]: _item, ...tags } = workerTags(deps.store, item.id);
   const github = deps.config.github;
   return {
     item: item.id, name: launch.name, cwd: launch.cwd, argv: launch.argv, tags,
+    ...(launch.sessionId ? { sessionId: launch.sessionId } : {}),
     ...(launch.promptFile ? { stdinFile: launch.promptFile } : {}),
     env: {
-      RA_REPO: item.repo, RA_BASE_BRANCH: deps.config.repos[item.repo].base_branch, RA_EPISODE_KEY: `item-${item.id}`,
+      RA_REPO: item.repo, RA_BASE_BRANCH: deps.config.repos[item.repo].base_branch, RA_EPISODE_KEY: launch.episodeKey,
+      [PATH_FIRST_VARIABLE]: workerBinDir(deps.stateDir),
       RA_GITHUB_API: github.api_base, ...(github.token_file ? { RA_GITHUB_TOKEN_FILE: github.token_file } : {}),
     },
   };

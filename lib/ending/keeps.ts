@@ -17,11 +17,11 @@
  * keptSession(store, 3); // what retirement and the tab sweep leave alone
  * releaseKeep(store, 3); // back to the ordinary rules
  */
-import { basename } from "node:path";
 import { isoSeconds, now } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { PreconditionError } from "../errors.ts";
 import { appendAudit } from "../store/audit.ts";
+import { resumeCommand } from "../dispatch/profiles.ts";
 import type { Store } from "../store/open.ts";
 import { getItem, requireItem } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
@@ -148,10 +148,4 @@ function finishedRefusal(store: Store, item: WorkItem, deps: KeepDeps): string {
   return resume
     ? `${head}; to go back to its transcript, run: ${resume}`
     : `${head}; its last session was ${last.name} (${last.id}), and its worker (${deps.worker.binary}) has no resume command`;
-}
-
-// integration: replace with resumeCommand from lib/dispatch/profiles.ts
-/** The command that brings a worker's transcript back, for the agents that have one. */
-function resumeCommand(worker: Config["worker"], sessionId: string): string | null {
-  return basename(worker.binary) === "claude" ? `claude --resume ${sessionId}` : null;
 }

@@ -29,15 +29,24 @@ const EXCLUDE_LINE = "/.ai/local/";
 /** The journal of the repository `cwd` is in; with `forWrite`, `.ai/local/` is excluded from git first. */
 export async function openJournal(cwd: string, options: { forWrite?: boolean } = {}): Promise<Journal> {
   const { root, excludeFile } = await repositoryAt(cwd);
-  const journal = {
+  const journal = { ...journalAt(root), excludeFile };
+  if (options.forWrite) excludeLocalState(journal);
+  return journal;
+}
+
+/**
+ * The journal of a worktree whose root is known (a session row's worktree), for reading only:
+ * no git call, so reading many worktrees' journals in one pass costs no process each. Its
+ * `excludeFile` is unknown (empty); anything that writes opens the journal with `openJournal`.
+ */
+export function journalAt(root: string): Journal {
+  return {
     root,
-    excludeFile,
+    excludeFile: "",
     openDir: join(root, ".ai/local/state/sessions-open"),
     ledgerFile: join(root, ".ai/local/state/ledger.jsonl"),
     recordsDir: join(root, ".ai/repo/sessions"),
   };
-  if (options.forWrite) excludeLocalState(journal);
-  return journal;
 }
 
 /** Adds `/.ai/local/` to the exclude file unless a line already says so. */

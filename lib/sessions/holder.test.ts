@@ -122,6 +122,20 @@ test("createSession refuses a name that is not a plain word", inSessionDir(async
   assert.ok(await createSession(root, shell("exit 0", { cwd: work, name: "A1._-z" })));
 }));
 
+test("createSession takes an id chosen before the start, refusing one that is not a UUID or is already on record", inSessionDir(async ({ root, work }) => {
+  const id = "3f2a9c4e-1b7d-4e2a-9c1f-0a2b3c4d5e6f";
+  const record = await createSession(root, shell("exit 0", { cwd: work, id }));
+  assert.is(record.id, id);
+  assert.is(readRecord(root, id)?.id, id);
+  const again = await rejection(createSession(root, shell("exit 0", { cwd: work, id })));
+  assert.instance(again, PreconditionError);
+  assert.match((again as Error).message, `A session with id "${id}" is already on record`);
+  for (const bad of ["not-a-uuid", id.toUpperCase(), `${id}x`, "../x"]) {
+    assert.instance(await rejection(createSession(root, shell("exit 0", { cwd: work, id: bad }))), UsageError, `id ${JSON.stringify(bad)}`);
+  }
+  assert.is(listRecords(root).length, 1);
+}));
+
 // --- holdSession in this process ("tee")
 
 test("holdSession records pids and start times, the exit code and a start and exit event", inSessionDir(async ({ root, work }) => {
@@ -280,6 +294,12 @@ test("holdSession gives the child its cwd, the --env variables and its session i
   }));
   await holdSession(root, record.id, "tee");
   assert.is(readFileSync(join(work, "seen"), "utf8"), `${record.id}|envy|bar baz|${work}`);
+}));
+
+test("holdSession puts the folder RA_PATH_FIRST names first on the child's PATH, before the PATH the holder has", inSessionDir(async ({ root, work }) => {
+  const record = await createSession(root, shell('printf "%s" "$PATH" > seen', { cwd: work, env: { RA_PATH_FIRST: "/opt/ra/bin" } }));
+  await holdSession(root, record.id, "tee");
+  assert.is(readFileSync(join(work, "seen"), "utf8"), `/opt/ra/bin:${process.env.PATH}`);
 }));
 
 test("holdSession: a command that does not exist failed to start, code 127, record kept", inSessionDir(async ({ root, work }) => {

@@ -11,6 +11,7 @@
 import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { constants } from "node:os";
+import { delimiter } from "node:path";
 import { isoSeconds, now } from "../clock.ts";
 import { groupLiveness, identify, processGroupOf, processStartId } from "../processes.ts";
 import type { ProcessGroup } from "../processes.ts";
@@ -57,7 +58,7 @@ export async function holdSession(
   const detached = output === "log";
   const child = spawn(record.command, record.args, {
     cwd: record.cwd,
-    env: { ...process.env, ...record.env, RA_SESSION_ID: record.id, RA_SESSION_NAME: record.name },
+    env: childEnv(record),
     detached,
     stdio: output === "terminal" ? "inherit" : ["ignore", output === "log" ? log : "pipe", output === "log" ? log : "pipe"],
   });
@@ -116,6 +117,22 @@ export async function holdSession(
   stopForwarding();
   closeSync(log);
   return await finish(root, id, code, signal, stop, members);
+}
+
+/**
+ * The variable naming a folder the holder puts first on the child's PATH: the folder of
+ * robot-army's own launcher (`<state dir>/bin`), so a worker can run `robot-army` whatever
+ * PATH its terminal has. Only the holder knows that PATH (it runs in the terminal), so the
+ * folder travels as a variable and is prepended here.
+ */
+export const PATH_FIRST_VARIABLE = "RA_PATH_FIRST";
+
+/** The child's environment: the holder's, the session's variables, its id and name, and `RA_PATH_FIRST` first on PATH. */
+function childEnv(record: SessionRecord): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env, ...record.env, RA_SESSION_ID: record.id, RA_SESSION_NAME: record.name };
+  const first = record.env[PATH_FIRST_VARIABLE];
+  if (first) env.PATH = process.env.PATH ? `${first}${delimiter}${process.env.PATH}` : first;
+  return env;
 }
 
 /**

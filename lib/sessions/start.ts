@@ -14,6 +14,8 @@ import type { SessionRecord } from "./records.ts";
 
 /** What `session run` was asked to start. */
 export interface SessionSpec {
+  /** The session's id, when the caller chose it before the start (a UUID no session on record has); default: a new one. */
+  id?: string;
   command: string;
   args: string[];
   name?: string;
@@ -25,6 +27,7 @@ export interface SessionSpec {
 }
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Creates the record of a new session; names are unique among sessions on record. */
 export async function createSession(root: string, spec: SessionSpec): Promise<SessionRecord> {
@@ -34,9 +37,17 @@ export async function createSession(root: string, spec: SessionSpec): Promise<Se
   if (spec.name !== undefined && !NAME.test(spec.name)) {
     throw new UsageError(`Session name "${spec.name}" must be letters, digits, ".", "_" or "-" (at most 64), starting with a letter or digit`);
   }
-  const id = globalThis.crypto.randomUUID();
+  if (spec.id !== undefined && !UUID.test(spec.id)) {
+    throw new UsageError(`Session id "${spec.id}" must be a UUID in lower case, such as 3f2a9c4e-1b7d-4e2a-9c1f-0a2b3c4d5e6f`);
+  }
+  // An id chosen before the start lets the worker carry it (Claude Code's --session-id), so the id on record is the agent's own.
+  const id = spec.id ?? globalThis.crypto.randomUUID();
   return await withLock(join(root, ".names.lock"), () => {
-    const taken = new Set(listRecords(root).map((r) => r.name));
+    const records = listRecords(root);
+    if (spec.id !== undefined && (records.some((r) => r.id === id) || existsSync(sessionFiles(root, id).record))) {
+      throw new PreconditionError(`A session with id "${id}" is already on record; an id names one session only`);
+    }
+    const taken = new Set(records.map((r) => r.name));
     const name = spec.name ?? `${basename(spec.command).replace(/[^A-Za-z0-9._-]/g, "") || "session"}-${id.slice(0, 6)}`;
     if (taken.has(name)) throw new PreconditionError(`A session named "${name}" is already on record; pick another --name or remove it with "robot-army session rm ${name}"`);
     const record: SessionRecord = {

@@ -241,6 +241,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_tabs_unswept ON sessions (item) WHERE tabs_swept_at IS NULL;
     `,
   },
+  {
+    name: "the episode key each worker session was given",
+    // Null for sessions recorded before it: their workers were given item-<id>, read so.
+    sql: `ALTER TABLE sessions ADD COLUMN episode_key TEXT;`,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

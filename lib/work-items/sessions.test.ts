@@ -7,7 +7,7 @@ import { withTempDir } from "../testing/fixtures.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
 import { createItem } from "./queries.ts";
-import { endSession, latestSession, nextAttempt, openSessions, recordSession, sessionsOf } from "./sessions.ts";
+import { endSession, episodeKey, latestSession, nextAttempt, openSessions, recordSession, sessionsOf } from "./sessions.ts";
 import type { SessionRow } from "./sessions.ts";
 import { closeFromExit } from "./worker-ended.ts";
 import { transition } from "./transition.ts";
@@ -37,6 +37,22 @@ test("each recorded session is the item's next attempt; the latest is the highes
     assert.is(recordSession(store, row(item, "b", "ra-widgets-7-3")).attempt, 2, "the attempt counts rows, whatever the name");
     assert.equal(sessionsOf(store, item).map((s) => [s.id, s.attempt, s.simulated]), [["a", 1, false], ["b", 2, false]]);
     assert.is(latestSession(store, item)!.id, "b");
+  }));
+
+test("each attempt's worker gets its own episode key, recorded with its row: item-<id>, then item-<id>-<attempt>", () =>
+  withItem((store, item) => {
+    assert.is(episodeKey(item, 1), `item-${item}`);
+    assert.is(recordSession(store, row(item, "a", "ra-widgets-7")).episode_key, `item-${item}`);
+    assert.is(recordSession(store, row(item, "b", "ra-widgets-7-2")).episode_key, `item-${item}-2`);
+    assert.is(recordSession(store, { ...row(item, "c", "ra-widgets-7-3"), episode_key: "given" }).episode_key, "given");
+    assert.equal(sessionsOf(store, item).map((s) => s.episode_key), [`item-${item}`, `item-${item}-2`, "given"]);
+  }));
+
+test("a row recorded before episode keys were stored reads as item-<id>, the key its worker was given then", () =>
+  withItem((store, item) => {
+    recordSession(store, row(item, "a", "ra-widgets-7"));
+    store.db.prepare("UPDATE sessions SET episode_key = NULL WHERE id = 'a'").run();
+    assert.is(latestSession(store, item)!.episode_key, `item-${item}`);
   }));
 
 test("the first ending written stands, with what was observed; a later one changes nothing", () =>

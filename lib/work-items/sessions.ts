@@ -26,6 +26,8 @@ export interface SessionRow {
   pid_started_at?: string | null;
   /** The terminal server it was launched on, as the launch returned it (null on rows from before it was recorded). */
   terminal?: Terminal | null;
+  /** The episode key the worker was given (`episodeKey`); default: the one its attempt implies. */
+  episode_key?: string;
 }
 
 /** Why a session row closed (DESIGN "Words": session). */
@@ -34,6 +36,8 @@ export type EndReason = "exited" | "crashed" | "killed" | "retired" | "cancelled
 /** A session row as stored: the attempt it was, and how it ended (null while open). */
 export interface StoredSession extends SessionRow {
   attempt: number;
+  /** The key of the episode the worker keeps: where its idleness is read. */
+  episode_key: string;
   ended_at: string | null;
   end_reason: EndReason | null;
   exit_code: number | null;
@@ -48,16 +52,26 @@ export interface Observed {
   at?: string;
 }
 
+/**
+ * The episode key an attempt's worker is given: `item-<id>` for the first, `item-<id>-<attempt>`
+ * after, so a later attempt's episode is never the earlier worker's (whose file may still be open).
+ * @example episodeKey(12, 1) // "item-12"; episodeKey(12, 3) // "item-12-3"
+ */
+export function episodeKey(item: number, attempt: number): string {
+  return attempt <= 1 ? `item-${item}` : `item-${item}-${attempt}`;
+}
+
 /** Records a started session as the item's next attempt: one more than the attempts on record. */
 export function recordSession(store: Store, row: SessionRow): StoredSession {
   const attempt = nextAttempt(store, row.item);
   store.statement(
-    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at, terminal)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at, terminal, episode_key)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     row.id, row.item, row.name, row.host, row.launcher, row.marker, row.worktree, row.branch, attempt,
     row.started_at || isoSeconds(now()), row.simulated ? 1 : 0, row.pid ?? null, row.pid_started_at ?? null,
     row.terminal ? JSON.stringify(row.terminal) : null,
+    row.episode_key ?? episodeKey(row.item, attempt),
   );
   return sessionById(store, row.id)!;
 }
@@ -127,5 +141,7 @@ export function markTabsSwept(store: Store, item: number, at: string = isoSecond
 function fromRow(row: unknown): StoredSession {
   // node:sqlite rows have a null prototype, simulated is stored as 0 or 1, and terminal as JSON.
   const r = { ...(row as Record<string, unknown>) };
-  return { ...r, simulated: r.simulated === 1, terminal: parseTerminal(r.terminal) } as StoredSession;
+  // A row recorded before episode keys were stored: its worker was given item-<id>.
+  const key = typeof r.episode_key === "string" ? r.episode_key : `item-${r.item}`;
+  return { ...r, simulated: r.simulated === 1, terminal: parseTerminal(r.terminal), episode_key: key } as StoredSession;
 }

@@ -42,6 +42,7 @@ export function sessionRunArgv(spec: LaunchSpec, options: { detach: boolean }): 
     ...robotArmyArgv(), "session", "run",
     ...(options.detach ? ["--detach"] : []),
     `--name=${spec.name}`,
+    ...(spec.sessionId === undefined ? [] : [`--id=${spec.sessionId}`]),
     `--tag=ra_item=${spec.item}`,
     ...Object.entries(spec.tags).map(([key, value]) => `--tag=${key}=${value}`),
     `--cwd=${resolve(spec.cwd)}`,

@@ -18,6 +18,11 @@ export interface LaunchSpec {
   item: number;
   /** The managed session's name (`ra-<repo>-<issue>`): letters, digits, `.`, `_`, `-`. */
   name: string;
+  /**
+   * The managed session's id, chosen before the launch (`session run --id`), so the worker's
+   * own argv can carry it (Claude Code's `--session-id`); default: `session run` picks one.
+   */
+  sessionId?: string;
   /** The worktree the worker runs in. */
   cwd: string;
   /** The worker's own argv (binary first). */

@@ -1,7 +1,7 @@
 /**
  * `resume` and `restart`: a new session for an item in the worktree and on the branch it
- * already has. `resume` starts the worker with `worker.resume_args` so its context is
- * restored (and gives it no new prompt: the context holds it); `restart` starts it fresh
+ * already has. `resume` starts the worker so its context is restored (as its profile
+ * says: Claude Code by the earlier session's id, other workers with `worker.resume_args`) (and gives it no new prompt: the context holds it); `restart` starts it fresh
  * with the prompt. Both pass the same gate as dispatch (lib/dispatch/gate.ts): `force`
  * lifts the pause, holds and caps, never the repository's trust, an unobservable capacity
  * or a missing worker program. Both refuse while a live session (or one that cannot be
@@ -88,7 +88,8 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   const earlierId = earlier?.id ?? null;
   const started = await startWorker(deps, item, {
     worktree: async () => worktree,
-    argv: [config.worker.binary, ...config.worker.args, ...(resume ? config.worker.resume_args : [])],
+    // A resume brings the earlier session back as the profile says (Claude Code: its transcript by id; others: resume_args).
+    resume: resume ? { earlier: earlierId } : null,
     prompt: !resume,
     becameActive: { reason: `its worker was ${resume ? "resumed" : "restarted"}`, details: { earlier: earlierId } },
     comment: { purpose: options.how, body: (place, attempt) => relaunchComment({ ...place, attempt, how: options.how, earlier: earlierId }) },

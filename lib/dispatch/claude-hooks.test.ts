@@ -1,0 +1,157 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PreconditionError } from "../errors.ts";
+import { openJournal } from "../episodes/journal.ts";
+import { findOpen } from "../episodes/open-episodes.ts";
+import { latestRecords } from "../episodes/records.ts";
+import { git, repoTemplate, withTempDir } from "../testing/fixtures.ts";
+import { rejects } from "../testing/rejects.ts";
+import { CLAUDE_HOOK_EVENTS, CLAUDE_LOCAL_SETTINGS, writeClaudeHooks } from "./claude-hooks.ts";
+import { writeWorkerLauncher } from "../boundaries/launchers/worker-bin.ts";
+
+const template = repoTemplate();
+test.after(() => template.remove());
+
+interface Place {
+  repo: string;
+  worktree: string;
+  robotArmy: string;
+}
+
+/** A repository, a worktree of it on its own branch (as dispatch makes one), and robot-army's launcher in a state dir. */
+function inWorktree(fn: (place: Place) => Promise<void>): Promise<void> {
+  return withTempDir(async (dir) => {
+    const repo = template.copy(dir);
+    const worktree = join(dir, "worktrees", "issue-3");
+    git(repo, "worktree", "add", "--quiet", "-b", "robot-army/issue-3", worktree);
+    await fn({ repo, worktree, robotArmy: writeWorkerLauncher(join(dir, "state")) });
+  });
+}
+
+type Settings = { hooks: Record<string, { matcher?: string; hooks: { type: string; command: string; timeout?: number }[] }[]>; [key: string]: unknown };
+
+function settingsOf(worktree: string): Settings {
+  return JSON.parse(readFileSync(join(worktree, CLAUDE_LOCAL_SETTINGS), "utf8"));
+}
+
+/** Robot-army's hook command for an event, as the settings file holds it. */
+function commandFor(worktree: string, event: string): string {
+  const commands = settingsOf(worktree).hooks[event].flatMap((group) => group.hooks.map((hook) => hook.command));
+  const ours = commands.filter((command) => command.includes(" episode hook claude "));
+  assert.is(ours.length, 1, `one robot-army hook for ${event}`);
+  return ours[0];
+}
+
+/**
+ * Runs the command line the settings file holds for `event` as Claude Code runs a hook: through
+ * a shell, in the project (here a folder inside it), with the event's JSON on stdin and a PATH
+ * that has no robot-army on it.
+ */
+function fireHook(place: Place, event: string, fields: Record<string, unknown>, at: string) {
+  const input = JSON.stringify({
+    session_id: "0b5c7a52-3c1e-4f6a-9d2e-5a1b2c3d4e5f", transcript_path: "/home/owner/.claude/projects/x/0b5c.jsonl",
+    cwd: place.worktree, permission_mode: "default", hook_event_name: event, ...fields,
+  });
+  const cwd = join(place.worktree, "src");
+  mkdirSync(cwd, { recursive: true });
+  const env: Record<string, string> = { HOME: process.env.HOME ?? "/tmp", PATH: "/usr/bin:/bin", RA_NOW: at, CLAUDE_PROJECT_DIR: place.worktree };
+  const result = spawnSync("sh", ["-c", commandFor(place.worktree, event)], { cwd, env, input, encoding: "utf8" });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+async function episodeOf(place: Place, key: string) {
+  return (await findOpen(await openJournal(place.worktree), key))?.episode;
+}
+
+test("the hooks go into the worktree's local settings, merged with the owner's, and the file is git-excluded", () =>
+  inWorktree(async (place) => {
+    const file = join(place.worktree, CLAUDE_LOCAL_SETTINGS);
+    mkdirSync(join(place.worktree, ".claude"));
+    const ownerStop = { hooks: [{ type: "command", command: "notify-send done" }] };
+    writeFileSync(file, JSON.stringify({ permissions: { allow: ["Bash(npm test)"] }, hooks: { Stop: [ownerStop] } }));
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3" });
+    const settings = settingsOf(place.worktree);
+    assert.equal(settings.permissions, { allow: ["Bash(npm test)"] }, "the owner's settings stay");
+    assert.equal(settings.hooks.Stop[0], ownerStop, "the owner's own Stop hook stays, first");
+    assert.equal(Object.keys(settings.hooks).sort(), CLAUDE_HOOK_EVENTS.map((e) => e.event).sort());
+    assert.is(settings.hooks.Notification.at(-1)!.matcher, "idle_prompt");
+    assert.equal(settings.hooks.SessionEnd, [{ hooks: [{ type: "command", command: `${place.robotArmy} episode hook claude --key item-3`, timeout: 30 }] }]);
+    assert.is(commandFor(place.worktree, "SessionStart"), `${place.robotArmy} episode hook claude --key item-3`);
+    // The worktree's exclude file is the repository's (git's common dir), and the worktree stays clean.
+    assert.match(readFileSync(join(place.repo, ".git", "info", "exclude"), "utf8"), "/.claude/settings.local.json");
+    assert.is(git(place.worktree, "status", "--porcelain"), "");
+
+    // A later attempt's start replaces robot-army's hooks (a new key) and keeps the owner's.
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3-2" });
+    assert.equal(settingsOf(place.worktree).hooks.Stop[0], ownerStop);
+    assert.is(commandFor(place.worktree, "Stop"), `${place.robotArmy} episode hook claude --key item-3-2`);
+    const exclude = readFileSync(join(place.repo, ".git", "info", "exclude"), "utf8");
+    assert.is(exclude.split("\n").filter((line) => line === "/.claude/settings.local.json").length, 1, "excluded once");
+  }));
+
+test("settings that are not a JSON object are the owner's to fix: refused, never overwritten", () =>
+  inWorktree(async (place) => {
+    const file = join(place.worktree, CLAUDE_LOCAL_SETTINGS);
+    mkdirSync(join(place.worktree, ".claude"));
+    for (const text of ["{ not json", "[1, 2]"]) {
+      writeFileSync(file, text);
+      const error = await rejects(writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3" }), PreconditionError);
+      assert.match(error.message, `Cannot add robot-army's hooks to "${file}"`);
+      assert.is(readFileSync(file, "utf8"), text);
+    }
+  }));
+
+test("the hooks, run as Claude Code runs them, drive the episode: start, busy, idle, end; never failing the agent", () =>
+  inWorktree(async (place) => {
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3" });
+    const started = fireHook(place, "SessionStart", { source: "startup", model: "claude-opus-4" }, "2026-01-15T10:00:00Z");
+    assert.is(started.code, 0, started.stderr);
+    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+
+    assert.is(fireHook(place, "Stop", { stop_hook_active: false }, "2026-01-15T10:05:00Z").code, 0);
+    assert.equal({ ...(await episodeOf(place, "item-3")) }.status_changed_at, "2026-01-15T10:05:00Z");
+    assert.is((await episodeOf(place, "item-3"))?.status, "idle");
+    // The idle prompt a minute later says nothing new: idle still counts from the Stop.
+    fireHook(place, "Notification", { message: "Claude is waiting for your input", notification_type: "idle_prompt" }, "2026-01-15T10:06:00Z");
+    assert.is((await episodeOf(place, "item-3"))?.status_changed_at, "2026-01-15T10:05:00Z");
+
+    assert.is(fireHook(place, "UserPromptSubmit", { prompt: "and the tests?" }, "2026-01-15T10:07:00Z").code, 0);
+    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+    fireHook(place, "Stop", {}, "2026-01-15T10:08:00Z");
+    fireHook(place, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: "toolu_01" }, "2026-01-15T10:09:00Z");
+    assert.equal([(await episodeOf(place, "item-3"))?.status, (await episodeOf(place, "item-3"))?.status_changed_at], ["busy", "2026-01-15T10:09:00Z"]);
+
+    // A resumed session starts again with its episode open: marked busy, not refused.
+    fireHook(place, "Stop", {}, "2026-01-15T10:10:00Z");
+    const resumed = fireHook(place, "SessionStart", { source: "resume" }, "2026-01-15T10:11:00Z");
+    assert.is(resumed.code, 0);
+    assert.is(resumed.stderr, "");
+    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+
+    const ended = fireHook(place, "SessionEnd", { reason: "prompt_input_exit" }, "2026-01-15T10:12:00Z");
+    assert.is(ended.code, 0, ended.stderr);
+    assert.is(await episodeOf(place, "item-3"), undefined);
+    const [entry] = await latestRecords(await openJournal(place.worktree), 1);
+    assert.equal([entry?.record?.key, entry?.record?.outcome], ["item-3", "session-ended"]);
+    assert.is(git(place.worktree, "status", "--porcelain"), "?? .ai/", "only the episode record, meant to be committed, shows");
+  }));
+
+test("a permission prompt is not idleness; a hook given nonsense exits 0 and says why on stderr", () =>
+  inWorktree(async (place) => {
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3" });
+    fireHook(place, "SessionStart", { source: "startup" }, "2026-01-15T10:00:00Z");
+    fireHook(place, "Notification", { message: "Claude needs your permission to use Bash", notification_type: "permission_prompt" }, "2026-01-15T10:01:00Z");
+    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+    const command = commandFor(place.worktree, "Stop");
+    const broken = spawnSync("sh", ["-c", command], { cwd: place.worktree, input: "not json", encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: "/tmp" } });
+    assert.is(broken.status, 0);
+    assert.match(broken.stderr, "robot-army: episode hook: the hook input on stdin is not JSON");
+    const unknown = spawnSync("sh", ["-c", `${command} --no-such-option`], { cwd: place.worktree, input: "{}", encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: "/tmp" } });
+    assert.is(unknown.status, 0, "even a usage mistake never blocks the agent");
+    assert.match(unknown.stderr, "robot-army: episode hook:");
+  }));
+
+test.run();

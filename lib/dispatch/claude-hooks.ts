@@ -1,0 +1,109 @@
+/**
+ * The hooks that let Claude Code keep its own episode: written into the worktree's local
+ * settings (`.claude/settings.local.json`, which Claude Code reads and never commits), each
+ * running `robot-army episode hook claude --key <key>` with the event's JSON on stdin.
+ *
+ * | Claude Code event                 | the episode            |
+ * |-----------------------------------|------------------------|
+ * | SessionStart                      | opened (or, resumed, busy) |
+ * | UserPromptSubmit, PreToolUse      | busy                   |
+ * | Stop, Notification `idle_prompt`  | idle                   |
+ * | SessionEnd                        | ended                  |
+ *
+ * The file is merged, never clobbered: the owner's settings and hooks stay as they are, and
+ * only robot-army's own hooks (any command running `episode hook claude`) are replaced. The
+ * file is added to the repository's git exclude file (for a worktree, the common one), so it
+ * never makes the worktree dirty.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { appendLine, writeFileAtomic } from "../atomic.ts";
+import { repositoryAt } from "../boundaries/git.ts";
+import { PreconditionError } from "../errors.ts";
+import { quoteWord } from "../shell-words.ts";
+
+/** Where Claude Code reads a project's local settings, relative to the worktree. */
+export const CLAUDE_LOCAL_SETTINGS = ".claude/settings.local.json";
+
+/** The hook events robot-army listens to, with the matcher each needs (none: every occurrence). */
+export const CLAUDE_HOOK_EVENTS: readonly { event: string; matcher?: string }[] = [
+  { event: "SessionStart" },
+  { event: "UserPromptSubmit" },
+  { event: "PreToolUse", matcher: "*" },
+  { event: "Stop" },
+  // A permission prompt is not idleness: the agent is in the middle of its work.
+  { event: "Notification", matcher: "idle_prompt" },
+  { event: "SessionEnd" },
+];
+
+/** How long Claude Code lets one of these hooks run (its default is a minute): a stuck one must not hold the agent long. */
+const HOOK_TIMEOUT_SECONDS = 30;
+
+/** What marks a hook command as robot-army's own, so a later start replaces it. */
+const OURS = / episode hook claude( |$)/;
+
+/** The shell command a hook runs: robot-army's launcher, by its absolute path, with the episode key. */
+export function claudeHookCommand(robotArmy: string, episodeKey: string): string {
+  return `${quoteWord(robotArmy)} episode hook claude --key ${quoteWord(episodeKey)}`;
+}
+
+interface HookGroup {
+  matcher?: string;
+  hooks?: { type?: string; command?: string }[];
+  [other: string]: unknown;
+}
+
+/**
+ * Writes robot-army's hooks for `episodeKey` into the worktree's local Claude Code settings,
+ * merged with what the file holds, and git-excludes the file. A file that is not a JSON
+ * object is refused (never overwritten): it is the owner's.
+ */
+export async function writeClaudeHooks(worktree: string, options: { robotArmy: string; episodeKey: string }): Promise<string> {
+  const file = join(worktree, CLAUDE_LOCAL_SETTINGS);
+  const settings = readSettings(file);
+  const command = claudeHookCommand(options.robotArmy, options.episodeKey);
+  const hooks = isObject(settings.hooks) ? settings.hooks : {};
+  for (const { event, matcher } of CLAUDE_HOOK_EVENTS) {
+    const groups = (Array.isArray(hooks[event]) ? hooks[event] : []) as HookGroup[];
+    const theirs = groups.map(withoutOurs).filter((group): group is HookGroup => group !== undefined);
+    hooks[event] = [...theirs, { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SECONDS }] }];
+  }
+  settings.hooks = hooks;
+  writeFileAtomic(file, JSON.stringify(settings, null, 2) + "\n");
+  await excludeFromGit(worktree);
+  return file;
+}
+
+/** A group with robot-army's hooks taken out; undefined when nothing else was in it. */
+function withoutOurs(group: HookGroup): HookGroup | undefined {
+  if (!isObject(group) || !Array.isArray(group.hooks)) return group;
+  const kept = group.hooks.filter((hook) => !(typeof hook?.command === "string" && OURS.test(hook.command)));
+  if (kept.length === group.hooks.length) return group;
+  return kept.length ? { ...group, hooks: kept } : undefined;
+}
+
+function readSettings(file: string): Record<string, unknown> {
+  if (!existsSync(file)) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    throw new PreconditionError(`Cannot add robot-army's hooks to "${file}": it is not JSON (${(error as Error).message}); fix it or remove it`);
+  }
+  if (!isObject(value)) throw new PreconditionError(`Cannot add robot-army's hooks to "${file}": it is not a JSON object; fix it or remove it`);
+  return value;
+}
+
+/** Adds the settings file to the repository's exclude file unless a line already names it. */
+async function excludeFromGit(worktree: string): Promise<void> {
+  const { excludeFile } = await repositoryAt(worktree);
+  const current = existsSync(excludeFile) ? readFileSync(excludeFile, "utf8") : "";
+  const lines = current.split("\n").map((line) => line.trim());
+  if (lines.includes(`/${CLAUDE_LOCAL_SETTINGS}`) || lines.includes(CLAUDE_LOCAL_SETTINGS)) return;
+  appendLine(excludeFile, "# robot-army: a worker's Claude Code hooks are local settings, never committed");
+  appendLine(excludeFile, `/${CLAUDE_LOCAL_SETTINGS}`);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

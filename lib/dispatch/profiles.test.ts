@@ -1,0 +1,96 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Config } from "../config.ts";
+import { defaultConfig } from "../config.ts";
+import { listRecords } from "../sessions/records.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
+import { stopAll, verbTemplate, withWorld } from "../testing/verbs.ts";
+import { waitFor } from "../testing/wait.ts";
+import { sessionsOf } from "../work-items/sessions.ts";
+import { CLAUDE_LOCAL_SETTINGS } from "./claude-hooks.ts";
+import { dispatchReady } from "./dispatch.ts";
+import { hasRegistry, resumeCommand, workerArgv } from "./profiles.ts";
+import type { ProfileStart } from "./profiles.ts";
+import { relaunchItem } from "./verbs/relaunch.ts";
+
+const template = verbTemplate();
+test.after(() => template.remove());
+
+const ID = "3f2a9c4e-1b7d-4e2a-9c1f-0a2b3c4d5e6f";
+const EARLIER = "0b5c7a52-3c1e-4f6a-9d2e-5a1b2c3d4e5f";
+const START: ProfileStart = { sessionId: ID, episodeKey: "item-4", resume: null, robotArmy: "/state/bin/robot-army" };
+
+async function worker(overrides: Partial<Config["worker"]>): Promise<Config["worker"]> {
+  return { ...(await defaultConfig()).worker, args: ["--model", "opus"], resume_args: ["--continue"], ...overrides };
+}
+
+test("claude starts with the session's own id; a resume forks the earlier transcript into it", async () => {
+  const claude = await worker({ binary: "claude", profile: "claude" });
+  assert.equal(workerArgv(claude, START), ["claude", "--model", "opus", "--session-id", ID]);
+  assert.equal(workerArgv(claude, { ...START, resume: { earlier: EARLIER } }), ["claude", "--model", "opus", "--resume", EARLIER, "--fork-session", "--session-id", ID]);
+  assert.equal(workerArgv(claude, { ...START, resume: { earlier: null } }), ["claude", "--model", "opus", "--continue", "--fork-session", "--session-id", ID]);
+  assert.is(resumeCommand(claude, ID), `claude --resume ${ID}`);
+});
+
+test("codex gets its notify program, robot-army's episode hook, as a TOML array; its resume line is its picker", async () => {
+  const codex = await worker({ binary: "codex", profile: "codex", resume_args: ["resume", "--last"] });
+  assert.equal(workerArgv(codex, START), ["codex", "--model", "opus", "-c", 'notify=["/state/bin/robot-army","episode","hook","codex","--key","item-4"]']);
+  assert.equal(workerArgv(codex, { ...START, resume: { earlier: EARLIER } }).slice(3, 5), ["resume", "--last"]);
+  assert.is(resumeCommand(codex, ID), "codex resume");
+});
+
+test("demo and generic add nothing but resume_args on a resume; only generic has no registry", async () => {
+  for (const profile of ["demo", "generic"] as const) {
+    const other = await worker({ binary: "aider", profile });
+    assert.equal(workerArgv(other, START), ["aider", "--model", "opus"]);
+    assert.equal(workerArgv(other, { ...START, resume: { earlier: EARLIER } }), ["aider", "--model", "opus", "--continue"]);
+  }
+  assert.is(resumeCommand(await worker({ binary: "aider", profile: "generic" }), ID), "aider --model opus --continue");
+  assert.is(resumeCommand(await worker({ binary: "aider", profile: "generic", resume_args: [] }), ID), null);
+  assert.is(resumeCommand(await worker({ profile: "demo" }), ID), null);
+  assert.equal(["claude", "codex", "demo", "generic"].map((p) => hasRegistry(p as "claude")), [true, true, true, false]);
+});
+
+/** A stand-in for Claude Code: it notes where robot-army is on its PATH and its episode key, then waits. */
+function fakeClaude(dir: string): string {
+  const file = join(dir, "claude");
+  writeFileSync(file, `#!/bin/sh\nprintf '%s %s\\n' "$(command -v robot-army)" "$RA_EPISODE_KEY" >> ${JSON.stringify(join(dir, "seen"))}\nexec sleep 30\n`);
+  chmodSync(file, 0o755);
+  return file;
+}
+
+test("a Claude Code worker is launched with --session-id its session's id, its attempt's key, hooks in its worktree and robot-army on its PATH", async () => {
+  const dir = makeTempDir();
+  try {
+    const binary = fakeClaude(dir);
+    await withWorld(template, async ({ store, deps }) => {
+      const first = (await dispatchReady(deps)).outcomes[0].session!;
+      const record = listRecords(deps.sessionRoot).find((r) => r.id === first.id)!;
+      assert.equal(record.args, ["--model", "opus", "--session-id", first.id], "the id robot-army records is the one Claude Code names its transcript by");
+      assert.is(record.env.RA_EPISODE_KEY, "item-1");
+      assert.is(sessionsOf(store, 1)[0].episode_key, "item-1");
+      const robotArmy = join(deps.stateDir, "bin", "robot-army");
+      const settings = JSON.parse(readFileSync(join(first.worktree, CLAUDE_LOCAL_SETTINGS), "utf8"));
+      assert.is(settings.hooks.Stop[0].hooks[0].command, `${robotArmy} episode hook claude --key item-1`);
+      const seen = () => existsSync(join(dir, "seen")) ? readFileSync(join(dir, "seen"), "utf8") : "";
+      await waitFor("the worker's first look around", () => seen().includes("item-1") || undefined);
+      assert.is(seen(), `${robotArmy} item-1\n`);
+
+      await stopAll(deps);
+      const resumed = await relaunchItem(deps, 1, { how: "resume" });
+      const again = listRecords(deps.sessionRoot).find((r) => r.id === resumed.session!.id)!;
+      assert.equal(again.args, ["--model", "opus", "--resume", first.id, "--fork-session", "--session-id", resumed.session!.id]);
+      assert.is(again.env.RA_EPISODE_KEY, "item-1-2", "a later attempt keeps an episode of its own");
+      assert.equal(sessionsOf(store, 1).map((s) => s.episode_key), ["item-1", "item-1-2"]);
+      const rewritten = JSON.parse(readFileSync(join(first.worktree, CLAUDE_LOCAL_SETTINGS), "utf8"));
+      assert.is(rewritten.hooks.Stop.length, 1, "the earlier attempt's hook was replaced, not added to");
+      assert.is(rewritten.hooks.Stop[0].hooks[0].command, `${robotArmy} episode hook claude --key item-1-2`);
+    }, { binary, profile: "claude", args: ["--model", "opus"] });
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
+test.run();

@@ -1,0 +1,80 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PreconditionError } from "../errors.ts";
+import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
+import { repoTemplate, withTempDir } from "../testing/fixtures.ts";
+import { rejects } from "../testing/rejects.ts";
+import { applyHook, claudeHookEvent, codexHookEvent } from "./hook.ts";
+import { openJournal } from "./journal.ts";
+import type { Journal } from "./journal.ts";
+import { findOpen, openFile } from "./open-episodes.ts";
+
+const template = repoTemplate();
+test.after(() => template.remove());
+
+const T = (minute: number) => new Date(`2026-01-15T10:${String(minute).padStart(2, "0")}:00Z`);
+
+function inRepo(fn: (repo: string, journal: Journal) => Promise<void>): Promise<void> {
+  return withTempDir(async (dir) => {
+    const repo = template.copy(dir);
+    await fn(repo, await openJournal(repo, { forWrite: true }));
+  });
+}
+
+test("Claude Code's events map to start, busy, idle and end; anything else, a permission prompt included, does nothing", () => {
+  const action = (input: unknown) => claudeHookEvent(input).action;
+  assert.is(action({ hook_event_name: "SessionStart", source: "startup" }), "start");
+  assert.is(action({ hook_event_name: "UserPromptSubmit", prompt: "go" }), "busy");
+  assert.is(action({ hook_event_name: "PreToolUse", tool_name: "Bash" }), "busy");
+  assert.is(action({ hook_event_name: "Stop" }), "idle");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "idle_prompt" }), "idle");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "permission_prompt" }), "none");
+  assert.is(action({ hook_event_name: "Notification" }), "none", "a notification of no known type is not idleness");
+  assert.is(action({ hook_event_name: "SessionEnd", reason: "other" }), "end");
+  assert.is(action({ hook_event_name: "PostToolUse" }), "none");
+  assert.is(action([]), "none");
+  assert.equal(claudeHookEvent({ hook_event_name: "Stop", cwd: "/w" }), { action: "idle", event: "Stop", cwd: "/w" });
+});
+
+test("Codex's agent-turn-complete is idle; any other notification does nothing", () => {
+  assert.equal(codexHookEvent({ type: "agent-turn-complete", "thread-id": "t1", cwd: "/w", "last-assistant-message": "done" }), { action: "idle", event: "agent-turn-complete", cwd: "/w" });
+  assert.is(codexHookEvent({ type: "approval-requested" }).action, "none");
+  assert.is(codexHookEvent("agent-turn-complete").action, "none");
+});
+
+test("an idle or busy report with no episode open opens one; an end with none open does nothing", () =>
+  inRepo(async (_repo, journal) => {
+    assert.match(await applyHook(journal, { key: "item-5", action: "end", clientPid: process.pid, now: T(0) }), "is not open; nothing to end");
+    assert.match(await applyHook(journal, { key: "item-5", action: "idle", clientPid: process.pid, now: T(1) }), "is idle since 2026-01-15T10:01:00Z");
+    const open = (await findOpen(journal, "item-5"))!.episode!;
+    assert.equal([open.status, open.status_changed_at, open.started_at], ["idle", "2026-01-15T10:01:00Z", "2026-01-15T10:01:00Z"]);
+    assert.match(await applyHook(journal, { key: "item-5", action: "none", clientPid: process.pid, now: T(2) }), "nothing to do");
+    assert.match(await applyHook(journal, { key: "item-6", action: "busy", clientPid: process.pid, now: T(3) }), "started episode");
+  }));
+
+test("a damaged open file is reported, never overwritten", () =>
+  inRepo(async (_repo, journal) => {
+    await applyHook(journal, { key: "item-5", action: "start", clientPid: process.pid, now: T(0) });
+    writeFileSync(openFile(journal, "item-5"), "status: [");
+    await rejects(applyHook(journal, { key: "item-5", action: "idle", clientPid: process.pid, now: T(1) }), PreconditionError, 'Open episode file of "item-5"');
+  }));
+
+test("episode hook codex reads the notify JSON from its last argument and marks the episode idle, exiting 0 whatever it is given", () =>
+  inRepo(async (repo, journal) => {
+    const [runtime, ...script] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, RA_NOW: "2026-01-15T10:05:00Z" };
+    const run = (...args: string[]) => spawnSync(runtime, [...script, "episode", "hook", "codex", "--key", "item-5", ...args], { cwd: repo, env, encoding: "utf8", input: "" });
+    const turn = JSON.stringify({ type: "agent-turn-complete", "thread-id": "b5c7", "turn-id": "1", cwd: repo, "input-messages": ["fix it"], "last-assistant-message": "Done." });
+    const done = run(turn);
+    assert.is(done.status, 0, done.stderr);
+    assert.match(done.stdout, "codex agent-turn-complete: episode ");
+    assert.equal([(await findOpen(journal, "item-5"))?.episode?.status, (await findOpen(journal, "item-5"))?.episode?.status_changed_at], ["idle", "2026-01-15T10:05:00Z"]);
+    const nothing = run();
+    assert.is(nothing.status, 0);
+    assert.match(nothing.stderr, "robot-army: episode hook: the notify argument is not JSON");
+  }));
+
+test.run();
