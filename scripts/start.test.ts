@@ -97,7 +97,6 @@ test("start --watch plays the owner: it merges each pull request as the owner, k
     }
   }));
 
-// Needs retirement (lib/ending/retire.ts) and keeps (lib/ending/keeps.ts) in the daemon's tick.
 test("start runs the whole story on its own: merges said as the owner, every item done, the unkept workers retired, the kept one kept, the waiting issue dispatched, a summary from the store, exit 0 and nothing left running", () =>
   withTempDir(async (home) => {
     const r = rehearsal(home);

@@ -14,10 +14,12 @@ import { delimiter, join } from "node:path";
 import { asLines, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
+import type { Config } from "../lib/config.ts";
 import { reporter } from "../lib/daemon/events.ts";
 import type { Report } from "../lib/daemon/events.ts";
 import { notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "../lib/daemon/rehearsal-end.ts";
 import type { WaitResult } from "../lib/daemon/rehearsal-end.ts";
+import { keptSession, placeKeep } from "../lib/ending/keeps.ts";
 import { playTheOwner } from "../lib/forge/rehearsal-owner.ts";
 import type { OwnerPlay, SeenPull } from "../lib/forge/rehearsal-owner.ts";
 import { stopSwitch } from "../lib/daemon/loop.ts";
@@ -31,7 +33,6 @@ import { openStore, withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { listItems } from "../lib/work-items/queries.ts";
 import { latestSession } from "../lib/work-items/sessions.ts";
-import type { StoredSession } from "../lib/work-items/sessions.ts";
 
 /** How long the rehearsal waits for every issue to finish before it gives up (the story takes about a minute). */
 export const REHEARSAL_LIMIT_SECONDS = 150;
@@ -124,7 +125,7 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     const opened = store = await openStore(stateDir);
     owner = playTheOwner({
       apiBase: forge.url, token: readFileSync(token.token_file, "utf8").trim(), repo, write, mergeAfterMs: OWNER_MERGE_SECONDS * 1000,
-      beforeMerge: keepBeforeMerge(opened, repo, issues[1]),
+      beforeMerge: keepBeforeMerge(opened, config, repo, issues[1]),
     });
     const report = rehearsalReport(reporter(write, false));
     const daemon = await import("./run.ts");
@@ -221,7 +222,7 @@ async function onboard(config: Awaited<ReturnType<typeof loadConfig>>, write: Wr
  * by its head branch, the branch of the item's session) has its item kept first, so its
  * worker stays after the merge while the others are retired.
  */
-function keepBeforeMerge(store: Store, repo: string, issue: number | undefined): (pull: SeenPull) => string | undefined {
+function keepBeforeMerge(store: Store, config: Config, repo: string, issue: number | undefined): (pull: SeenPull) => string | undefined {
   let tried = false;
   return (pull) => {
     if (tried || issue === undefined) return undefined;
@@ -229,23 +230,12 @@ function keepBeforeMerge(store: Store, repo: string, issue: number | undefined):
     if (item?.issue !== issue) return undefined;
     tried = true;
     try {
-      placeKeep(store, item.id);
+      placeKeep(store, item.id, { worker: config.worker });
     } catch (error) {
       return `could not keep item ${item.id} before merging ${repo}#${pull.number} (${(error as Error).message}); merging it anyway`;
     }
     return `kept item ${item.id} before merging ${repo}#${pull.number}: its worker stays after the merge`;
   };
-}
-
-// integration: replace with placeKeep and keptSession from lib/ending/keeps.ts (the keeps
-// table); until then the rehearsal's keep lives in this process only and nothing honours it.
-const standInKeeps = new Set<number>();
-function placeKeep(_store: Store, item: number): void {
-  standInKeeps.add(item);
-}
-function keptSession(store: Store, item: number): StoredSession | undefined {
-  const session = latestSession(store, item);
-  return standInKeeps.has(item) && session?.ended_at === null ? session : undefined;
 }
 
 /** The daemon's report, but for its stop at the rehearsal's end, which says what comes next. */

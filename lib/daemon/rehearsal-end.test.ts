@@ -1,13 +1,14 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { defaultConfig } from "../config.ts";
+import { keptSession, placeKeep } from "../ending/keeps.ts";
 import type { Store } from "../store/open.ts";
 import { atTime, makeItem, withStore } from "../testing/items.ts";
 import { transition } from "../work-items/transition.ts";
-import { endSession, latestSession, recordSession } from "../work-items/sessions.ts";
+import { endSession, recordSession } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
 import { notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "./rehearsal-end.ts";
-import type { KeptSession } from "./rehearsal-end.ts";
 
 const REPO = "demo/widgets";
 const AT = "2026-01-15T09:00:00Z";
@@ -26,20 +27,15 @@ function itemWithWorker(store: Store, issue: number, state: WorkItemState, attem
   return item.id;
 }
 
-/** Keeps as a set of items, answering as lib/ending/keeps.ts keptSession does: the item's open current session. */
-function keepsOf(items: number[]): KeptSession {
-  return (store, item) => {
-    const session = latestSession(store, item);
-    return items.includes(item) && session?.ended_at === null ? session : undefined;
-  };
+/** Keeps `item` as the owner does (`robot-army keep`). */
+async function keep(store: Store, item: number): Promise<void> {
+  placeKeep(store, item, { worker: (await defaultConfig()).worker });
 }
-
-const none = keepsOf([]);
 
 test("an issue that is not a work item yet, or an item on its way, is not finished, and says so", () =>
   withStore((store) => {
     itemWithWorker(store, 1, "active");
-    const progress = rehearsalProgress(store, REPO, [1, 2], none);
+    const progress = rehearsalProgress(store, REPO, [1, 2], keptSession);
     assert.is(progress.finished, false);
     assert.equal(progress.issues.map((i) => i.finished), [false, false]);
     assert.is(notFinished(progress), "item 1 (demo/widgets#1) is active; demo/widgets#2 is not a work item yet");
@@ -48,11 +44,11 @@ test("an issue that is not a work item yet, or an item on its way, is not finish
 test("a done item whose worker still runs, not kept, is not finished; retired, it is", () =>
   withStore((store) => {
     const item = itemWithWorker(store, 1, "done");
-    const before = rehearsalProgress(store, REPO, [1], none);
+    const before = rehearsalProgress(store, REPO, [1], keptSession);
     assert.is(before.finished, false);
     assert.is(notFinished(before), "item 1's worker ra-widgets-1 is still running (not retired)");
     endSession(store, "session-1-1", "retired");
-    const after = rehearsalProgress(store, REPO, [1], none);
+    const after = rehearsalProgress(store, REPO, [1], keptSession);
     assert.is(after.finished, true);
     assert.is(after.retired, 1);
     assert.is(after.done, 1);
@@ -63,21 +59,23 @@ test("a done item whose worker ended otherwise (exited, lost) is finished, but n
   withStore((store) => {
     itemWithWorker(store, 1, "done");
     endSession(store, "session-1-1", "exited", { code: 0 });
-    const progress = rehearsalProgress(store, REPO, [1], none);
+    const progress = rehearsalProgress(store, REPO, [1], keptSession);
     assert.is(progress.finished, true);
     assert.is(progress.retired, 0);
   }));
 
 test("a kept worker of a done item is finished and counted kept; an earlier attempt's worker still running is not covered by the keep", () =>
-  withStore((store) => {
+  withStore(async (store) => {
     const kept = itemWithWorker(store, 2, "done");
-    const progress = rehearsalProgress(store, REPO, [2], keepsOf([kept]));
+    await keep(store, kept);
+    const progress = rehearsalProgress(store, REPO, [2], keptSession);
     assert.is(progress.finished, true);
     assert.equal(progress.kept.map((s) => s.name), ["ra-widgets-2"]);
     assert.is(progress.issues[0].kept?.name, "ra-widgets-2");
 
     const twice = itemWithWorker(store, 3, "done", 2);
-    const both = rehearsalProgress(store, REPO, [3], keepsOf([twice]));
+    await keep(store, twice);
+    const both = rehearsalProgress(store, REPO, [3], keptSession);
     assert.is(both.finished, false, "the keep covers the current session only");
     assert.is(notFinished(both), "item 2's worker ra-widgets-3 is still running (not retired)");
     assert.equal(both.kept.map((s) => s.name), ["ra-widgets-3-2"]);
@@ -87,7 +85,7 @@ test("failed and abandoned items are finished: they keep their workers, which ar
   withStore((store) => {
     itemWithWorker(store, 1, "failed");
     const abandoned = makeItem(store, { issue: 2, state: "abandoned", at: AT });
-    const progress = rehearsalProgress(store, REPO, [1, 2], none);
+    const progress = rehearsalProgress(store, REPO, [1, 2], keptSession);
     assert.is(progress.finished, true);
     assert.is(progress.failed, 1);
     assert.is(progress.abandoned, 1);
@@ -98,13 +96,14 @@ test("failed and abandoned items are finished: they keep their workers, which ar
   }));
 
 test("the summary counts what the store holds: items done, workers retired, kept, and what is left running", () =>
-  withStore((store) => {
+  withStore(async (store) => {
     for (const issue of [1, 3]) {
       itemWithWorker(store, issue, "done");
       endSession(store, `session-${issue}-1`, "retired");
     }
     const kept = itemWithWorker(store, 2, "done");
-    const progress = rehearsalProgress(store, REPO, [1, 2, 3], keepsOf([kept]));
+    await keep(store, kept);
+    const progress = rehearsalProgress(store, REPO, [1, 2, 3], keptSession);
     assert.is(progress.finished, true);
     assert.is(summaryCounts(progress, { stoppedNow: true, leftRunning: [] }), "3 items done, 2 workers retired, 1 kept (stopped now), nothing left running");
     assert.is(summaryCounts(progress, { stoppedNow: true, leftRunning: ["ra-widgets-2"] }),
@@ -117,7 +116,7 @@ test("an issue labelled again after its item finished is read by its newest item
     itemWithWorker(store, 1, "done");
     endSession(store, "session-1-1", "retired");
     makeItem(store, { issue: 1, state: "ready", at: AT });
-    const progress = rehearsalProgress(store, REPO, [1], none);
+    const progress = rehearsalProgress(store, REPO, [1], keptSession);
     assert.is(progress.finished, false);
     assert.is(notFinished(progress), "item 2 (demo/widgets#1) is ready");
   }));
@@ -125,7 +124,7 @@ test("an issue labelled again after its item finished is read by its newest item
 test("the wait gives up at its limit with where things stood, and ends at once when finished or stopped", () =>
   withStore(async (store) => {
     itemWithWorker(store, 1, "active");
-    const check = () => rehearsalProgress(store, REPO, [1], none);
+    const check = () => rehearsalProgress(store, REPO, [1], keptSession);
     const started = Date.now();
     const gaveUp = await waitForTheEnd({ check, limitMs: 300, everyMs: 50, stopped: () => false });
     assert.is(gaveUp.how, "gave-up");
@@ -158,7 +157,7 @@ test("a look that cannot read the store counts as not finished, and the wait loo
     const result = await waitForTheEnd({
       check: () => {
         if (++looks < 3) throw new Error("database is locked");
-        return rehearsalProgress(store, REPO, [1], none);
+        return rehearsalProgress(store, REPO, [1], keptSession);
       },
       limitMs: 5_000, everyMs: 10, stopped: () => false,
     });
