@@ -31,11 +31,10 @@ function rehearsal(home: string, args: string[] = []) {
     get dir() {
       return /rehearsal in (\S+):/.exec(seen.out)?.[1];
     },
-    /** Waits until `pattern` is in the output (or the rehearsal ended, or `ms` passed); true when it is. */
-    async until(pattern: RegExp, ms: number): Promise<boolean> {
+    /** Waits until `wanted` is in the output (or the rehearsal ended, or `ms` passed). */
+    async until(wanted: string, ms: number): Promise<void> {
       const deadline = Date.now() + ms;
-      while (!pattern.test(seen.out) && Date.now() < deadline && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 250));
-      return pattern.test(seen.out);
+      while (!seen.out.includes(wanted) && Date.now() < deadline && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 250));
     },
   };
 }
@@ -60,11 +59,13 @@ function noWorkerLeftRunning(dir: string): void {
   assert.equal(records.filter((r) => sessionState(root, r) !== "exited").map((r) => r.name), [], "no worker left running");
 }
 
-test("start --watch plays the owner: it merges each pull request as the owner, keeping item 2 just before its merge, the items go done, and Ctrl-C stops it all", () =>
+test("start --watch plays the owner: it merges each pull request as the owner, keeping item 2 just before its merge, the items go done, it says when every issue is finished and runs on, and Ctrl-C stops it all", () =>
   withTempDir(async (home) => {
     const r = rehearsal(home, ["--watch"]);
-    const bothDone = /work item 1 done \(issue closed\)[^]*work item 2 done|work item 2 done \(issue closed\)[^]*work item 1 done/;
-    await r.until(bothDone, 90_000);
+    const finished = "every issue finished: 3 items done, 2 workers retired, 1 kept, still running; --watch runs on until Ctrl-C\n";
+    await r.until(finished, 150_000);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const ranOn = r.child.exitCode === null;
     // The hint names a command that runs where it is printed, robot-army installed or not.
     const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(r.out);
     const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...r.env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
@@ -72,6 +73,8 @@ test("start --watch plays the owner: it merges each pull request as the owner, k
     const code = await r.closed;
     const { out, dir } = r;
     try {
+      assert.ok(out.includes(finished), `--watch says when every issue is finished:\n${out}`);
+      assert.ok(ranOn, "--watch runs on after every issue is finished");
       assert.is(code, 0, out);
       assert.match(out, /sandbox forge at http:\/\/127\.0\.0\.1:\d+: demo\/widgets with labelled issues #1, #2, #3/);
       assert.match(out, "poll: demo/widgets#1: new work item 1, ready");
@@ -90,7 +93,7 @@ test("start --watch plays the owner: it merges each pull request as the owner, k
       assert.match(looked!.stdout, "work items: ");
       assert.ok(dir && existsSync(join(dir, "worktrees", "demo", "widgets", "issue-1")), "the worktree was made");
       const items = await storeOf(dir!);
-      assert.equal(items.filter((i) => i.issue !== 3).map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"]], "the merges closed the issues and the poll made their items done");
+      assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]], "the merges closed the issues and the poll made their items done");
       noWorkerLeftRunning(dir!);
     } finally {
       if (dir?.includes("robot-army-rehearsal-")) rmSync(dir, { recursive: true, force: true });
