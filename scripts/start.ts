@@ -34,7 +34,7 @@ import type { Store } from "../lib/store/open.ts";
 import { listItems } from "../lib/work-items/queries.ts";
 import { latestSession } from "../lib/work-items/sessions.ts";
 
-/** How long the rehearsal waits for every issue to finish before it gives up (the story takes about a minute). */
+/** How long the rehearsal waits for every issue to finish before it gives up (the story takes well under a minute). */
 export const REHEARSAL_LIMIT_SECONDS = 150;
 /** About how long after a pull request opens the rehearsal's owner merges it. */
 const OWNER_MERGE_SECONDS = 3;
