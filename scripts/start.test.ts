@@ -69,7 +69,7 @@ test("start --watch plays the owner: it merges each pull request as the owner, k
     // The hint names a command that runs where it is printed, robot-army installed or not.
     const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(r.out);
     const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...r.env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
-    process.kill(r.child.pid!, "SIGINT");
+    if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
     const code = await r.closed;
     const { out, dir } = r;
     try {
