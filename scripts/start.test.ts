@@ -6,42 +6,126 @@ import { join } from "node:path";
 import { withTempDir } from "../lib/testing/fixtures.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { listRecords } from "../lib/sessions/records.ts";
+import { withExistingStore } from "../lib/store/open.ts";
+import { listItems } from "../lib/work-items/queries.ts";
+import { sessionsOf } from "../lib/work-items/sessions.ts";
 import { sessionState } from "../lib/sessions/state.ts";
 import { robotArmyHere } from "./start.ts";
 
-test("with no config, start rehearses: a labelled issue becomes a worktree, a worker, a comment and a pull request on the forge", () =>
+/** A rehearsal run as `npm start` runs it, with a HOME and no config of its own, its output gathered. */
+function rehearsal(home: string, args: string[] = []) {
+  const argv = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+  const env: Record<string, string | undefined> = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
+  for (const key of Object.keys(env)) if (key.startsWith("RA_")) delete env[key];
+  const child = spawn(argv[0], [...argv.slice(1), "start", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const seen = { out: "" };
+  child.stdout.on("data", (chunk: Buffer) => (seen.out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (seen.out += chunk.toString()));
+  const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return {
+    env, child, closed,
+    get out() {
+      return seen.out;
+    },
+    /** The rehearsal's folder, once it has said it. */
+    get dir() {
+      return /rehearsal in (\S+):/.exec(seen.out)?.[1];
+    },
+    /** Waits until `wanted` is in the output (or the rehearsal ended, or `ms` passed). */
+    async until(wanted: string, ms: number): Promise<void> {
+      const deadline = Date.now() + ms;
+      while (!seen.out.includes(wanted) && Date.now() < deadline && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 250));
+    },
+  };
+}
+
+/** The rehearsal's work items and their sessions, read from its store. */
+async function storeOf(dir: string) {
+  return await withExistingStore(join(dir, "state"), (store) => {
+    assert.ok(store, "the rehearsal has a store");
+    return listItems(store!).map((item) => ({ issue: item.issue, state: item.state, sessions: sessionsOf(store!, item.id) }));
+  });
+}
+
+/** The pull request the rehearsal said it opened for issue `issue`. */
+function pullOf(out: string, issue: number): string | undefined {
+  return new RegExp(`pull request opened: (demo/widgets#\\d+) .*\\(Closes #${issue}\\)`).exec(out)?.[1];
+}
+
+function noWorkerLeftRunning(dir: string): void {
+  const root = join(dir, "state", "sessions");
+  const records = listRecords(root);
+  assert.ok(records.length > 0, "the rehearsal started workers");
+  assert.equal(records.filter((r) => sessionState(root, r) !== "exited").map((r) => r.name), [], "no worker left running");
+}
+
+test("start --watch plays the owner: it merges each pull request as the owner, keeping item 2 just before its merge, the items go done, it says when every issue is finished and runs on, and Ctrl-C stops it all", () =>
   withTempDir(async (home) => {
-    const argv = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
-    const env: Record<string, string | undefined> = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
-    for (const key of Object.keys(env)) if (key.startsWith("RA_")) delete env[key];
-    const child = spawn(argv[0], [...argv.slice(1), "start"], { env, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    const closed = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-    const deadline = Date.now() + 90_000;
-    while (!/pull request opened: demo\/widgets#\d+ .*\(Closes #\d+\)/.test(out) && Date.now() < deadline && child.exitCode === null) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    const dir = /rehearsal in (\S+):/.exec(out)?.[1];
+    const r = rehearsal(home, ["--watch"]);
+    const finished = "every issue finished: 3 items done, 2 workers retired, 1 kept, still running; --watch runs on until Ctrl-C\n";
+    await r.until(finished, 150_000);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const ranOn = r.child.exitCode === null;
     // The hint names a command that runs where it is printed, robot-army installed or not.
-    const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(out);
-    const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
-    process.kill(child.pid!, "SIGINT");
-    await closed;
+    const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(r.out);
+    const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...r.env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
+    if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
+    const code = await r.closed;
+    const { out, dir } = r;
     try {
+      assert.ok(out.includes(finished), `--watch says when every issue is finished:\n${out}`);
+      assert.ok(ranOn, "--watch runs on after every issue is finished");
+      assert.is(code, 0, out);
       assert.match(out, /sandbox forge at http:\/\/127\.0\.0\.1:\d+: demo\/widgets with labelled issues #1, #2, #3/);
       assert.match(out, "poll: demo/widgets#1: new work item 1, ready");
       assert.match(out, "dispatched demo/widgets#1 as ra-widgets-1 (item 1)");
       assert.match(out, "commented on demo/widgets#1 (dispatched)");
-      assert.match(out, /pull request opened: demo\/widgets#\d+ .*\(Closes #\d+\)/);
+      const [first, second] = [pullOf(out, 1), pullOf(out, 2)];
+      assert.ok(first && second, `a pull request opened for issues 1 and 2:\n${out}`);
+      assert.match(out, `owner (rehearsal): merged ${first}\n`);
+      const kept = `owner (rehearsal): kept item 2 before merging ${second}: its worker stays after the merge\nowner (rehearsal): merged ${second}\n`;
+      assert.ok(out.includes(kept), `item 2 is kept just before its pull request is merged:\n${out}`);
+      assert.not.match(out, /owner \(rehearsal\): kept item 1/, "one item is kept");
+      assert.not.match(out, "rehearsal finished", "--watch does not end on its own");
       assert.match(out, "rehearsal stopped: its workers and the forge are stopped");
       assert.ok(hint, "the rehearsal says how to look around");
       assert.is(looked!.status, 0, `${hint![2]} status: ${looked!.error ?? looked!.stderr}`);
       assert.match(looked!.stdout, "work items: ");
       assert.ok(dir && existsSync(join(dir, "worktrees", "demo", "widgets", "issue-1")), "the worktree was made");
-      const root = join(dir!, "state", "sessions");
-      assert.ok(listRecords(root).every((r) => sessionState(root, r) !== "running"), "no worker left running");
+      const items = await storeOf(dir!);
+      assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]], "the merges closed the issues and the poll made their items done");
+      noWorkerLeftRunning(dir!);
+    } finally {
+      if (dir?.includes("robot-army-rehearsal-")) rmSync(dir, { recursive: true, force: true });
+    }
+  }));
+
+test("start runs the whole story on its own: merges said as the owner, every item done, the unkept workers retired, the kept one kept, the waiting issue dispatched, a summary from the store, exit 0 and nothing left running", () =>
+  withTempDir(async (home) => {
+    const r = rehearsal(home);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const ended = await Promise.race([r.closed.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 180_000)))]);
+    clearTimeout(timer);
+    if (!ended) process.kill(r.child.pid!, "SIGINT");
+    const code = await r.closed;
+    const { out, dir } = r;
+    try {
+      assert.ok(ended, `the rehearsal ends on its own:\n${out}`);
+      assert.is(code, 0, out);
+      for (const issue of [1, 2, 3]) {
+        const pull = pullOf(out, issue);
+        assert.ok(pull, `a pull request opened for issue ${issue}:\n${out}`);
+        assert.match(out, `owner (rehearsal): merged ${pull}\n`);
+      }
+      assert.match(out, `owner (rehearsal): kept item 2 before merging ${pullOf(out, 2)}: its worker stays after the merge\n`);
+      assert.match(out, "dispatched demo/widgets#3 as ra-widgets-3 (item 3)");
+      assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running\n");
+      assert.match(out, "rehearsal finished: 3 items done, 2 workers retired, 1 kept (stopped now), nothing left running\n");
+      assert.match(out, `the rehearsal's files stay in ${dir}`);
+      const items = await storeOf(dir!);
+      assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]]);
+      assert.equal(items.map((i) => i.sessions.map((s) => s.end_reason === "retired")), [[true], [false], [true]], "items 1 and 3 had their workers retired, item 2 kept its own");
+      noWorkerLeftRunning(dir!);
     } finally {
       if (dir?.includes("robot-army-rehearsal-")) rmSync(dir, { recursive: true, force: true });
     }

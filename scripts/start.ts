@@ -2,8 +2,11 @@
  * `robot-army start` (what `npm start` runs): the daemon on your config; with no config at
  * all, a full rehearsal a newcomer can watch: a sandbox forge seeded with a demo
  * repository and labelled issues, a clone of it, and the daemon at `live` against it with
- * the demo worker, printing each thing as it happens, up to the pull requests the workers
- * open. Ctrl-C stops the daemon, the rehearsal's workers and the forge.
+ * the demo worker, printing each thing as it happens. The rehearsal plays the owner
+ * (lib/forge/rehearsal-owner.ts): it merges each pull request a worker opens and keeps one
+ * item before its merge. Once every issue is finished (lib/daemon/rehearsal-end.ts) it stops
+ * the daemon, its workers and the forge and prints a summary read from the store; `--watch`
+ * runs on instead. Ctrl-C stops the daemon, the rehearsal's workers and the forge.
  */
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,60 +14,105 @@ import { delimiter, join } from "node:path";
 import { asLines, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
+import type { Config } from "../lib/config.ts";
 import { reporter } from "../lib/daemon/events.ts";
+import type { Report } from "../lib/daemon/events.ts";
+import { notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "../lib/daemon/rehearsal-end.ts";
+import type { WaitResult } from "../lib/daemon/rehearsal-end.ts";
+import { keptSession, placeKeep } from "../lib/ending/keeps.ts";
+import { playTheOwner } from "../lib/forge/rehearsal-owner.ts";
+import type { OwnerPlay, SeenPull } from "../lib/forge/rehearsal-owner.ts";
 import { stopSwitch } from "../lib/daemon/loop.ts";
 import { cloneRepository } from "../lib/boundaries/git.ts";
 import { PROJECT_ROOT } from "../lib/runtime.ts";
 import { commandText } from "../lib/shell-words.ts";
 import { listRecords } from "../lib/sessions/records.ts";
+import { sessionState } from "../lib/sessions/state.ts";
 import { stopSession } from "../lib/sessions/stop.ts";
-import { withStore } from "../lib/store/open.ts";
+import { openStore, withStore } from "../lib/store/open.ts";
+import type { Store } from "../lib/store/open.ts";
+import { listItems } from "../lib/work-items/queries.ts";
+import { latestSession } from "../lib/work-items/sessions.ts";
+
+/** How long the rehearsal waits for every issue to finish before it gives up (the story takes well under a minute). */
+export const REHEARSAL_LIMIT_SECONDS = 150;
+/** About how long after a pull request opens the rehearsal's owner merges it. */
+const OWNER_MERGE_SECONDS = 3;
+/** The reason the rehearsal gives its daemon's stop switch when it ends the run itself. */
+const REHEARSAL_END = "the rehearsal's end";
 
 /** The `start` command. */
 export const command: CommandDef = {
   name: "start",
   summary: "Run the daemon on your config; with none, a rehearsal against the sandbox forge",
-  usage: "start [--config FILE]",
+  usage: "start [--watch] [--config FILE]",
   description:
     "With a config file (--config, else $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else\n" +
     "~/.config/robot-army/config.toml) it runs the daemon on it, as robot-army run does. With none, it\n" +
     "rehearses: it starts a sandbox forge seeded with demo/widgets and three labelled issues in a new\n" +
     "temporary folder, clones it, and runs the daemon at the live effect level against it with the demo\n" +
-    "worker (the process launcher, or tmux when run inside tmux). Every step is printed as it happens, up\n" +
-    "to the pull requests the workers open. Ctrl-C stops it all.",
-  options: { config: CONFIG_OPTION },
+    "worker (the process launcher, or tmux when run inside tmux), two sessions at a time. Every step is\n" +
+    "printed as it happens. The rehearsal plays the owner, and says so on each line it plays: it merges\n" +
+    "each pull request a worker opens about " + OWNER_MERGE_SECONDS + " seconds after it opens, and keeps the second issue's\n" +
+    "item just before its merge, so that worker stays while the others are retired and the waiting issue\n" +
+    "is dispatched. Once every issue is finished (its item done and its worker retired or kept, or its\n" +
+    "item failed or abandoned) it stops the daemon and every worker it started, the kept one too, prints\n" +
+    "a summary read from the store (items done, workers retired, kept, anything left running) and exits\n" +
+    "0. If that has not happened within " + REHEARSAL_LIMIT_SECONDS + " seconds it gives up, naming what is not finished, and\n" +
+    "exits 1. With --watch it runs on after the summary until Ctrl-C. Ctrl-C stops it all.",
+  options: {
+    watch: { type: "boolean", description: "Rehearsal: run on after every issue is finished, until Ctrl-C (a daemon on a config always does)" },
+    config: CONFIG_OPTION,
+  },
+  examples: ["robot-army start", "robot-army start --watch"],
 };
+
+/** What `start` was asked for. */
+export interface StartOptions {
+  config: string | undefined;
+  /** The rehearsal runs on after its summary, until Ctrl-C. */
+  watch: boolean;
+}
 
 /** Parses argv and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  return await run({ config: stringOption(args, "config") }, { write: writeStdout });
+  return await run({ config: stringOption(args, "config"), watch: args.values.watch === true }, { write: writeStdout });
 }
 
 /**
  * With a config file, runs the daemon on it (as "robot-army run --config FILE", which
- * prints its own events); with none, the rehearsal, whose progress goes to `deps.write`.
+ * prints its own events, and runs until stopped, so --watch changes nothing); with none,
+ * the rehearsal, whose progress goes to `deps.write`.
  */
-export async function run(opts: { config: string | undefined }, deps: { write: Write }): Promise<number> {
+export async function run(opts: StartOptions, deps: { write: Write }): Promise<number> {
   const { path, explicit } = configPath(opts.config);
   if (explicit || existsSync(path)) return (await import("./run.ts")).main(["--config", path]);
-  return await rehearse(deps.write);
+  return await rehearse(deps.write, { watch: opts.watch, limitSeconds: REHEARSAL_LIMIT_SECONDS });
 }
 
-/** The rehearsal: forge, clone, config, the daemon at live, and a watch on the forge's pull requests. */
-async function rehearse(write: Write): Promise<number> {
+/**
+ * The rehearsal: forge, clone, config, the daemon at live, the owner's play on the forge's
+ * pull requests, and the wait for every issue to finish; then the summary.
+ */
+async function rehearse(write: Write, options: { watch: boolean; limitSeconds: number }): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "robot-army-rehearsal-"));
   // Everything the rehearsal starts keeps its state here, not in the owner's state dir.
-  process.env.RA_STATE_DIR = join(dir, "state");
-  process.env.RA_SESSION_ROOT = join(dir, "state", "sessions");
+  const stateDir = process.env.RA_STATE_DIR = join(dir, "state");
+  const root = process.env.RA_SESSION_ROOT = join(dir, "state", "sessions");
   const { seedForge } = await import("../lib/forge/seed.ts");
   const { startForge } = await import("../lib/forge/server.ts");
   write(asLines(`rehearsal in ${dir}: nothing here touches GitHub or your own state`));
   const seeded = await seedForge(join(dir, "forge"));
   const forge = await startForge({ dir: join(dir, "forge") });
-  write(asLines(`sandbox forge at ${forge.url}: ${seeded.repository.full_name} with labelled issues ${seeded.issues.labelled.map((n) => `#${n}`).join(", ")}`));
+  const repo = seeded.repository.full_name;
+  const issues = seeded.issues.labelled;
+  write(asLines(`sandbox forge at ${forge.url}: ${repo} with labelled issues ${issues.map((n) => `#${n}`).join(", ")}`));
   const stop = stopSwitch(["SIGTERM", "SIGINT"]);
-  const watch = { timer: undefined as ReturnType<typeof setInterval> | undefined };
+  let owner: OwnerPlay | undefined;
+  let store: Store | undefined;
+  let end: WaitResult | undefined;
+  let code = 1;
   try {
     const clone = join(dir, "widgets");
     await cloneRepository(dir, seeded.repository.clone_url, clone);
@@ -72,20 +120,61 @@ async function rehearse(write: Write): Promise<number> {
     const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone);
     const config = await loadConfig({ path: configFile });
     await onboard(config, write);
-    const self = commandText([`RA_STATE_DIR=${process.env.RA_STATE_DIR}`, robotArmyHere(), "status", "--config", configFile]);
+    const self = commandText([`RA_STATE_DIR=${stateDir}`, robotArmyHere(), "status", "--config", configFile]);
     write(asLines(`config ${configFile}; look around with: ${self}`));
-    watch.timer = watchPullRequests(forge.url, token.token_file, seeded.repository.full_name, write);
+    const opened = store = await openStore(stateDir);
+    owner = playTheOwner({
+      apiBase: forge.url, token: readFileSync(token.token_file, "utf8").trim(), repo, write, mergeAfterMs: OWNER_MERGE_SECONDS * 1000,
+      beforeMerge: keepBeforeMerge(opened, config, repo, issues[1]),
+    });
+    const report = rehearsalReport(reporter(write, false));
     const daemon = await import("./run.ts");
-    return await daemon.run({ once: false, level: "live" }, { config, report: reporter(write, false), stop, env: process.env });
+    let daemonEnded = false;
+    const daemonRun = daemon.run({ once: false, level: "live" }, { config, report, stop, env: process.env })
+      .then((exit) => ({ exit }), (error: unknown) => ({ error }))
+      .finally(() => (daemonEnded = true));
+    end = await waitForTheEnd({
+      check: () => rehearsalProgress(opened, repo, issues, keptSession),
+      limitMs: options.watch ? Infinity : options.limitSeconds * 1000,
+      stopped: () => stop.reason !== null || daemonEnded,
+    });
+    if (end.how === "finished" && options.watch) {
+      write(asLines(`every issue finished: ${summaryCounts(end.progress!, { stoppedNow: false, leftRunning: [] })}; --watch runs on until Ctrl-C`));
+      end = { how: "stopped", progress: end.progress };
+    } else if (end.how === "finished") {
+      for (const session of end.progress!.kept) {
+        const issue = end.progress!.issues.find((i) => i.kept?.id === session.id)!;
+        write(asLines(`item ${session.item} (${repo}#${issue.issue}) is done and kept: its worker ${session.name} is still running`));
+      }
+      stop.stop(REHEARSAL_END);
+    } else if (end.how === "gave-up") {
+      write(asLines(`rehearsal gave up after ${options.limitSeconds}s, not finished: ${end.progress ? notFinished(end.progress) : "the store could not be read"}`));
+      stop.stop(REHEARSAL_END);
+    }
+    const daemonEnd = await daemonRun;
+    if ("error" in daemonEnd) throw daemonEnd.error;
+    code = end.how === "gave-up" ? 1 : daemonEnd.exit;
   } finally {
-    if (watch.timer) clearInterval(watch.timer);
+    await owner?.stop();
     stop.dispose();
-    const root = process.env.RA_SESSION_ROOT!;
+    store?.close();
     for (const record of listRecords(root)) await stopSession(root, record).catch(() => {});
+    const left = listRecords(root).filter((r) => STILL_THERE.has(sessionState(root, r))).map((r) => r.name);
     await forge.close();
-    write(asLines(`rehearsal stopped: its workers and the forge are stopped; its files stay in ${dir}`));
+    if (left.length) code = 1;
+    if (end?.how === "finished") {
+      write(asLines(`rehearsal finished: ${summaryCounts(end.progress!, { stoppedNow: true, leftRunning: left })}`));
+      write(asLines(`the forge is stopped; the rehearsal's files stay in ${dir}`));
+    } else {
+      const workers = left.length ? `its workers are stopped but for ${left.join(", ")}, still running` : "its workers and the forge are stopped";
+      write(asLines(`rehearsal stopped: ${workers}; its files stay in ${dir}`));
+    }
   }
+  return code;
 }
+
+/** Session states that are not proven over: a worker in one is still there (unknown is never gone). */
+const STILL_THERE = new Set(["starting", "running", "unknown"]);
 
 /**
  * How to run robot-army from where the rehearsal is watched: `robot-army` when that name on
@@ -128,22 +217,32 @@ async function onboard(config: Awaited<ReturnType<typeof loadConfig>>, write: Wr
   });
 }
 
-/** Prints each pull request the workers open on the forge, as it appears. */
-function watchPullRequests(apiBase: string, tokenFile: string, repo: string, write: Write): ReturnType<typeof setInterval> {
-  const seen = new Set<number>();
-  const token = readFileSync(tokenFile, "utf8").trim();
-  return setInterval(async () => {
+/**
+ * What the owner does before a merge in the rehearsal: the pull request of `issue` (found
+ * by its head branch, the branch of the item's session) has its item kept first, so its
+ * worker stays after the merge while the others are retired.
+ */
+function keepBeforeMerge(store: Store, config: Config, repo: string, issue: number | undefined): (pull: SeenPull) => string | undefined {
+  let tried = false;
+  return (pull) => {
+    if (tried || issue === undefined) return undefined;
+    const item = listItems(store, { repo }).find((i) => latestSession(store, i.id)?.branch === pull.head.ref);
+    if (item?.issue !== issue) return undefined;
+    tried = true;
     try {
-      const answer = await fetch(`${apiBase}/repos/${repo}/pulls?state=all`, { headers: { authorization: `token ${token}` } });
-      for (const pull of (await answer.json()) as Array<{ number: number; title: string; html_url: string; body: string | null }>) {
-        if (seen.has(pull.number)) continue;
-        seen.add(pull.number);
-        write(asLines(`pull request opened: ${repo}#${pull.number} "${pull.title}" (${(pull.body ?? "").split("\n")[0]})`));
-      }
-    } catch {
-      // The forge is stopping; the next look (if any) tries again.
+      placeKeep(store, item.id, { worker: config.worker });
+    } catch (error) {
+      return `could not keep item ${item.id} before merging ${repo}#${pull.number} (${(error as Error).message}); merging it anyway`;
     }
-  }, 2000);
+    return `kept item ${item.id} before merging ${repo}#${pull.number}: its worker stays after the merge`;
+  };
+}
+
+/** The daemon's report, but for its stop at the rehearsal's end, which says what comes next. */
+function rehearsalReport(report: Report): Report {
+  return (event) => report(event.event === "stopped" && event.signal === REHEARSAL_END
+    ? { ...event, line: "daemon stopped: the rehearsal stops its workers now" }
+    : event);
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

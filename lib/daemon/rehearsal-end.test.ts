@@ -1,0 +1,168 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { defaultConfig } from "../config.ts";
+import { keptSession, placeKeep } from "../ending/keeps.ts";
+import type { Store } from "../store/open.ts";
+import { atTime, makeItem, withStore } from "../testing/items.ts";
+import { transition } from "../work-items/transition.ts";
+import { endSession, recordSession } from "../work-items/sessions.ts";
+import type { StoredSession } from "../work-items/sessions.ts";
+import type { WorkItemState } from "../work-items/queries.ts";
+import { notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "./rehearsal-end.ts";
+
+const REPO = "demo/widgets";
+const AT = "2026-01-15T09:00:00Z";
+
+/** An item of `issue` walked to `state`, with a worker session recorded while it was active. */
+function itemWithWorker(store: Store, issue: number, state: WorkItemState, attempts = 1): number {
+  const item = makeItem(store, { issue, state: "active", at: AT });
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    recordSession(store, {
+      id: `session-${issue}-${attempt}`, item: item.id, name: `ra-widgets-${issue}${attempt > 1 ? `-${attempt}` : ""}`, host: "here",
+      launcher: "process", marker: `marker-${issue}-${attempt}`, worktree: `/wt/issue-${issue}`, branch: `robot-army/issue-${issue}`,
+      started_at: AT, simulated: false,
+    });
+  }
+  if (state !== "active") atTime(AT, () => transition(store, item.id, state, { reason: state === "done" ? "issue closed" : "the worker failed", issueClosedObserved: state === "done" }));
+  return item.id;
+}
+
+/** Keeps `item` as the owner does (`robot-army keep`). */
+async function keep(store: Store, item: number): Promise<void> {
+  placeKeep(store, item, { worker: (await defaultConfig()).worker });
+}
+
+test("an issue that is not a work item yet, or an item on its way, is not finished, and says so", () =>
+  withStore((store) => {
+    itemWithWorker(store, 1, "active");
+    const progress = rehearsalProgress(store, REPO, [1, 2], keptSession);
+    assert.is(progress.finished, false);
+    assert.equal(progress.issues.map((i) => i.finished), [false, false]);
+    assert.is(notFinished(progress), "item 1 (demo/widgets#1) is active; demo/widgets#2 is not a work item yet");
+  }));
+
+test("a done item whose worker still runs, not kept, is not finished; retired, it is", () =>
+  withStore((store) => {
+    const item = itemWithWorker(store, 1, "done");
+    const before = rehearsalProgress(store, REPO, [1], keptSession);
+    assert.is(before.finished, false);
+    assert.is(notFinished(before), "item 1's worker ra-widgets-1 is still running (not retired)");
+    endSession(store, "session-1-1", "retired");
+    const after = rehearsalProgress(store, REPO, [1], keptSession);
+    assert.is(after.finished, true);
+    assert.is(after.retired, 1);
+    assert.is(after.done, 1);
+    assert.is(after.issues[0].item?.id, item);
+  }));
+
+test("a done item whose worker ended otherwise (exited, lost) is finished, but no worker was retired", () =>
+  withStore((store) => {
+    itemWithWorker(store, 1, "done");
+    endSession(store, "session-1-1", "exited", { code: 0 });
+    const progress = rehearsalProgress(store, REPO, [1], keptSession);
+    assert.is(progress.finished, true);
+    assert.is(progress.retired, 0);
+  }));
+
+test("a kept worker of a done item is finished and counted kept; an earlier attempt's worker still running is not covered by the keep", () =>
+  withStore(async (store) => {
+    const kept = itemWithWorker(store, 2, "done");
+    await keep(store, kept);
+    const progress = rehearsalProgress(store, REPO, [2], keptSession);
+    assert.is(progress.finished, true);
+    assert.equal(progress.kept.map((s) => s.name), ["ra-widgets-2"]);
+    assert.is(progress.issues[0].kept?.name, "ra-widgets-2");
+
+    const twice = itemWithWorker(store, 3, "done", 2);
+    await keep(store, twice);
+    const both = rehearsalProgress(store, REPO, [3], keptSession);
+    assert.is(both.finished, false, "the keep covers the current session only");
+    assert.is(notFinished(both), "item 2's worker ra-widgets-3 is still running (not retired)");
+    assert.equal(both.kept.map((s) => s.name), ["ra-widgets-3-2"]);
+  }));
+
+test("failed and abandoned items are finished: they keep their workers, which are counted as left to the owner", () =>
+  withStore((store) => {
+    itemWithWorker(store, 1, "failed");
+    const abandoned = makeItem(store, { issue: 2, state: "abandoned", at: AT });
+    const progress = rehearsalProgress(store, REPO, [1, 2], keptSession);
+    assert.is(progress.finished, true);
+    assert.is(progress.failed, 1);
+    assert.is(progress.abandoned, 1);
+    assert.equal(progress.leftToTheOwner.map((s: StoredSession) => s.name), ["ra-widgets-1"]);
+    assert.is(progress.issues[1].item?.id, abandoned.id);
+    assert.is(summaryCounts(progress, { stoppedNow: true, leftRunning: [] }),
+      "0 items done, 1 failed, 1 abandoned, 0 workers retired, 1 worker of failed or abandoned items (stopped now), nothing left running");
+  }));
+
+test("the summary counts what the store holds: items done, workers retired, kept, and what is left running", () =>
+  withStore(async (store) => {
+    for (const issue of [1, 3]) {
+      itemWithWorker(store, issue, "done");
+      endSession(store, `session-${issue}-1`, "retired");
+    }
+    const kept = itemWithWorker(store, 2, "done");
+    await keep(store, kept);
+    const progress = rehearsalProgress(store, REPO, [1, 2, 3], keptSession);
+    assert.is(progress.finished, true);
+    assert.is(summaryCounts(progress, { stoppedNow: true, leftRunning: [] }), "3 items done, 2 workers retired, 1 kept (stopped now), nothing left running");
+    assert.is(summaryCounts(progress, { stoppedNow: true, leftRunning: ["ra-widgets-2"] }),
+      "3 items done, 2 workers retired, 1 kept (stopped now), still running after the stop: ra-widgets-2");
+    assert.is(summaryCounts(progress, { stoppedNow: false, leftRunning: [] }), "3 items done, 2 workers retired, 1 kept, still running");
+  }));
+
+test("an issue labelled again after its item finished is read by its newest item", () =>
+  withStore((store) => {
+    itemWithWorker(store, 1, "done");
+    endSession(store, "session-1-1", "retired");
+    makeItem(store, { issue: 1, state: "ready", at: AT });
+    const progress = rehearsalProgress(store, REPO, [1], keptSession);
+    assert.is(progress.finished, false);
+    assert.is(notFinished(progress), "item 2 (demo/widgets#1) is ready");
+  }));
+
+test("the wait gives up at its limit with where things stood, and ends at once when finished or stopped", () =>
+  withStore(async (store) => {
+    itemWithWorker(store, 1, "active");
+    const check = () => rehearsalProgress(store, REPO, [1], keptSession);
+    const started = Date.now();
+    const gaveUp = await waitForTheEnd({ check, limitMs: 300, everyMs: 50, stopped: () => false });
+    assert.is(gaveUp.how, "gave-up");
+    assert.ok(Date.now() - started >= 300, "it waited the whole limit");
+    assert.is(notFinished(gaveUp.progress!), "item 1 (demo/widgets#1) is active");
+
+    const stopped = await waitForTheEnd({ check, limitMs: Infinity, everyMs: 50, stopped: () => Date.now() - started > 400 });
+    assert.is(stopped.how, "stopped");
+
+    let looks = 0;
+    const finishing = await waitForTheEnd({
+      check: () => {
+        if (++looks === 3) {
+          atTime(AT, () => transition(store, 1, "done", { reason: "issue closed", issueClosedObserved: true }));
+          endSession(store, "session-1-1", "retired");
+        }
+        return check();
+      },
+      limitMs: 5_000, everyMs: 10, stopped: () => false,
+    });
+    assert.is(finishing.how, "finished");
+    assert.is(looks, 3);
+  }));
+
+test("a look that cannot read the store counts as not finished, and the wait looks again", () =>
+  withStore(async (store) => {
+    itemWithWorker(store, 1, "done");
+    endSession(store, "session-1-1", "retired");
+    let looks = 0;
+    const result = await waitForTheEnd({
+      check: () => {
+        if (++looks < 3) throw new Error("database is locked");
+        return rehearsalProgress(store, REPO, [1], keptSession);
+      },
+      limitMs: 5_000, everyMs: 10, stopped: () => false,
+    });
+    assert.is(result.how, "finished");
+    assert.is(looks, 3);
+  }));
+
+test.run();

@@ -1,0 +1,153 @@
+/**
+ * How a rehearsal (`robot-army start` with no config) ends: where each of its issues
+ * stands, read from the store (the work item's state, its session rows and their end
+ * reasons, the keeps); when every issue is finished; the summary said at the end; and the
+ * wait for it, which gives up after a limit naming what is still not finished rather than
+ * hang.
+ *
+ * An issue is finished when its work item is `done` and each of the item's workers is
+ * retired or kept, or when the item is `failed` or `abandoned` (those keep their workers,
+ * which the rehearsal stops at its end). An issue with no work item yet, or an item on its
+ * way, is not.
+ */
+import type { Store } from "../store/open.ts";
+import type { StoredSession } from "../work-items/sessions.ts";
+import { sessionsOf } from "../work-items/sessions.ts";
+import { listItems } from "../work-items/queries.ts";
+import type { WorkItem } from "../work-items/queries.ts";
+
+/** The item's session a keep is on, while that session is open (lib/ending/keeps.ts `keptSession`). */
+export type KeptSession = (store: Store, item: number) => StoredSession | undefined;
+
+/** Where one of the rehearsal's issues stands. */
+export interface IssueProgress {
+  issue: number;
+  /** Its newest work item, if it has become one. */
+  item: WorkItem | undefined;
+  /** The item's sessions, oldest first. */
+  sessions: StoredSession[];
+  /** The item's open session a keep is on. */
+  kept: StoredSession | undefined;
+  finished: boolean;
+  /** What is not finished yet, in the owner's words (empty when finished). */
+  waiting: string[];
+}
+
+/** Where the whole rehearsal stands. */
+export interface RehearsalProgress {
+  repo: string;
+  issues: IssueProgress[];
+  /** Every issue is finished. */
+  finished: boolean;
+  done: number;
+  failed: number;
+  abandoned: number;
+  /** Session rows closed as `retired`. */
+  retired: number;
+  /** Open sessions a keep is on. */
+  kept: StoredSession[];
+  /** Open sessions of failed or abandoned items, which keep their workers. */
+  leftToTheOwner: StoredSession[];
+}
+
+/**
+ * Reads where each of `issues` of `repo` stands from the store.
+ * @example
+ * const progress = rehearsalProgress(store, "demo/widgets", [1, 2, 3], keptSession);
+ * if (!progress.finished) console.log(notFinished(progress));
+ */
+export function rehearsalProgress(store: Store, repo: string, issues: readonly number[], keptSession: KeptSession): RehearsalProgress {
+  const items = listItems(store, { repo });
+  const progress: RehearsalProgress = { repo, issues: [], finished: true, done: 0, failed: 0, abandoned: 0, retired: 0, kept: [], leftToTheOwner: [] };
+  for (const issue of issues) {
+    const item = items.filter((i) => i.issue === issue).at(-1);
+    const sessions = item ? sessionsOf(store, item.id) : [];
+    const kept = item ? keptSession(store, item.id) : undefined;
+    const open = sessions.filter((s) => s.ended_at === null);
+    const waiting: string[] = [];
+    if (!item) waiting.push(`${repo}#${issue} is not a work item yet`);
+    else if (item.state === "done") {
+      progress.done++;
+      for (const session of open) {
+        if (session.id === kept?.id) progress.kept.push(session);
+        else waiting.push(`item ${item.id}'s worker ${session.name} is still running (not retired)`);
+      }
+    } else if (item.state === "failed" || item.state === "abandoned") {
+      progress[item.state]++;
+      progress.leftToTheOwner.push(...open);
+    } else waiting.push(`item ${item.id} (${repo}#${issue}) is ${item.state}`);
+    progress.retired += sessions.filter((s) => s.end_reason === "retired").length;
+    progress.issues.push({ issue, item, sessions, kept: kept && open.some((s) => s.id === kept.id) ? kept : undefined, finished: waiting.length === 0, waiting });
+    if (waiting.length) progress.finished = false;
+  }
+  return progress;
+}
+
+/** What is still not finished, one clause each: `item 3 (demo/widgets#3) is active; ...`. */
+export function notFinished(progress: RehearsalProgress): string {
+  return progress.issues.flatMap((i) => i.waiting).join("; ");
+}
+
+/** What the rehearsal did to the workers still running at its end. */
+export interface Ending {
+  /** The rehearsal stopped the workers still running (its end), or leaves them (`--watch` runs on). */
+  stoppedNow: boolean;
+  /** The names of workers still running after the stop, from the session records. */
+  leftRunning: string[];
+}
+
+/**
+ * The counts of a summary: `3 items done, 2 workers retired, 1 kept (stopped now), nothing
+ * left running`; failed and abandoned items, and their workers, only when there are some.
+ */
+export function summaryCounts(progress: RehearsalProgress, ending: Ending): string {
+  const parts = [plural(progress.done, "item") + " done"];
+  if (progress.failed) parts.push(`${progress.failed} failed`);
+  if (progress.abandoned) parts.push(`${progress.abandoned} abandoned`);
+  parts.push(`${plural(progress.retired, "worker")} retired`);
+  const now = ending.stoppedNow ? " (stopped now)" : ", still running";
+  if (progress.kept.length) parts.push(`${progress.kept.length} kept${now}`);
+  if (progress.leftToTheOwner.length) parts.push(`${plural(progress.leftToTheOwner.length, "worker")} of failed or abandoned items${now}`);
+  if (ending.stoppedNow) parts.push(ending.leftRunning.length ? `still running after the stop: ${ending.leftRunning.join(", ")}` : "nothing left running");
+  return parts.join(", ");
+}
+
+/** How the wait for the end ended, and where the rehearsal stood then. */
+export type WaitResult = { how: "finished" | "gave-up" | "stopped"; progress: RehearsalProgress | undefined };
+
+/** What the wait reads, how long it waits, and what cuts it short. */
+export interface WaitOptions {
+  /** Reads where the rehearsal stands (it may throw: that look counts as not finished). */
+  check: () => RehearsalProgress;
+  /** Gives up after this long (Infinity: never). */
+  limitMs: number;
+  /** How often it looks (default every second). */
+  everyMs?: number;
+  /** True once the rehearsal is being stopped otherwise (Ctrl-C, the daemon ended). */
+  stopped: () => boolean;
+}
+
+/**
+ * Waits until every issue is finished, the rehearsal is stopped otherwise, or `limitMs`
+ * have passed; it looks once more at the limit, so an end reached meanwhile is an end.
+ */
+export async function waitForTheEnd(options: WaitOptions): Promise<WaitResult> {
+  const everyMs = options.everyMs ?? 1000;
+  const deadline = Date.now() + options.limitMs;
+  let progress: RehearsalProgress | undefined;
+  for (;;) {
+    if (options.stopped()) return { how: "stopped", progress };
+    try {
+      progress = options.check();
+      if (progress.finished) return { how: "finished", progress };
+    } catch {
+      // The store could not be read this time (the daemon writing, say): not finished, look again.
+    }
+    if (Date.now() >= deadline) return { how: "gave-up", progress };
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(everyMs, deadline - Date.now()))));
+  }
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
