@@ -20,7 +20,7 @@ import type { Store } from "../store/open.ts";
 import { StoreError } from "../store/store-file.ts";
 import { getItem } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
-import { sessionsOf } from "../work-items/sessions.ts";
+import { sessionsOf, trackedSessionBranches } from "../work-items/sessions.ts";
 
 /** What a refresh works with. */
 export interface PullRequestDeps {
@@ -168,13 +168,7 @@ function trackedBranches(store: Store, repos: string[]): Map<string, TrackedRepo
   const tracked = new Map<string, TrackedRepo>();
   if (!repos.length) return tracked;
   const doneSince = isoSeconds(new Date(now().getTime() - RECENTLY_DONE_MS));
-  // One query, however many items: the tracked items' sessions, oldest attempt first.
-  const rows = store.statement(
-    `SELECT w.id AS id, w.repo AS repo, s.branch AS branch, s.started_at AS started_at
-     FROM work_items AS w JOIN sessions AS s ON s.item = w.id
-     WHERE w.repo IN (${repos.map(() => "?").join(", ")}) AND (w.state NOT IN ('done', 'abandoned') OR (w.state = 'done' AND w.updated_at >= ?))
-     ORDER BY w.id, s.attempt, s.started_at`,
-  ).all(...repos, doneSince) as Array<{ id: number; repo: string; branch: string; started_at: string }>;
+  const rows = trackedSessionBranches(store, repos, doneSince);
   for (const { id, repo, branch, started_at } of rows) {
     const entry = tracked.get(repo) ?? { branches: new Map<string, number>(), since: started_at };
     entry.branches.set(branch, id);

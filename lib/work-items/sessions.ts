@@ -108,6 +108,19 @@ export function sessionById(store: Store, id: string): StoredSession | undefined
   return row ? fromRow(row) : undefined;
 }
 
+/**
+ * The branches of the sessions of items in these repositories that are not finished, or
+ * were done since `doneSince`: one query, however many items, oldest attempt first.
+ */
+export function trackedSessionBranches(store: Store, repos: readonly string[], doneSince: string): Array<{ id: number; repo: string; branch: string; started_at: string }> {
+  return store.statement(
+    `SELECT w.id AS id, w.repo AS repo, s.branch AS branch, s.started_at AS started_at
+     FROM work_items AS w JOIN sessions AS s ON s.item = w.id
+     WHERE w.repo IN (${repos.map(() => "?").join(", ")}) AND (w.state NOT IN ('done', 'abandoned') OR (w.state = 'done' AND w.updated_at >= ?))
+     ORDER BY w.id, s.attempt, s.started_at`,
+  ).all(...repos, doneSince).map((row) => ({ ...(row as { id: number; repo: string; branch: string; started_at: string }) }));
+}
+
 /** The rows still open of items in `state` (by default every open row), by item and attempt. */
 export function openSessions(store: Store, options: { state?: string } = {}): StoredSession[] {
   const rows = options.state === undefined
