@@ -71,7 +71,7 @@ const end: CommandDef = {
 const hook: CommandDef = {
   name: "episode hook",
   summary: "Keep the episode from an agent's own hooks (Claude Code, Codex)",
-  usage: "episode hook <claude|codex> --key K [PAYLOAD]",
+  usage: "episode hook <claude|codex> --key K [--session ID] [PAYLOAD]",
   description:
     "Run by the hooks robot-army writes for a worker, not by hand. claude: reads the hook's JSON on stdin\n" +
     "(hook_event_name): SessionStart opens the episode (a resumed one already open is marked busy),\n" +
@@ -80,7 +80,10 @@ const hook: CommandDef = {
     "nothing that marks it busy). The journal is the worktree of the worker's managed session, else\n" +
     "$CLAUDE_PROJECT_DIR, else the cwd the agent reports, else here. It always exits 0, noting a problem on\n" +
     "stderr: a failing hook must never stop the agent.",
-  options: { key: KEY_OPTION },
+  options: {
+    key: KEY_OPTION,
+    session: { type: "string", value: "ID", description: "The worker's session id: an event of any other session (Claude Code's session_id) is ignored" },
+  },
   positionals: { min: 1, max: 2 },
   examples: ["echo '{\"hook_event_name\":\"Stop\"}' | robot-army episode hook claude --key item-3"],
 };
@@ -176,6 +179,12 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
     if (!key) throw new UsageError("No episode key: pass --key K or set RA_EPISODE_KEY");
     const text = agent === "claude" ? await deps.stdin() : payload ?? "";
     const event = hookEventOf(agent, text);
+    const worker = stringOption(args, "session");
+    if (worker !== undefined && event.sessionId !== undefined && event.sessionId !== worker) {
+      // Another Claude Code in the same worktree (the owner's own, a resume by hand): not the worker's episode.
+      deps.write(asLines(`${agent} ${event.event}: ignored: session ${event.sessionId} is not the worker's (${worker})`));
+      return 0;
+    }
     const session = managedSession(deps.env);
     const cwd = session?.cwd ?? (agent === "claude" ? deps.env.CLAUDE_PROJECT_DIR : undefined) ?? event.cwd ?? deps.cwd;
     const journal = await openJournal(cwd, { forWrite: event.action !== "none" });

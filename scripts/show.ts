@@ -127,7 +127,8 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   } else {
     const lines = formatItem(item, url, history, sessions, trust, pulls);
     const latest = sessions.at(-1);
-    const resume = latest ? resumeCommand(deps.config.worker, latest.id) : null;
+    // As the profile it was started with brings it back (the config's for rows from before that was recorded).
+    const resume = latest ? resumeCommand({ ...deps.config.worker, profile: latest.profile ?? deps.config.worker.profile }, latest.id) : null;
     if (resume) lines.push(`resume  : ${resume}  (in ${latest!.worktree})`);
     const unobservable = noRegistryLine(deps.config.worker.profile);
     if (unobservable !== null) lines.push(`registry: ${unobservable}`);

@@ -12,6 +12,8 @@ import { raiseAnomaly } from "../store/anomalies.ts";
 import { auditEffect } from "../store/audit.ts";
 import { removeSpooled, sessionOfSpoolFile, setAsideDamaged, spooledExits } from "../sessions/spool.ts";
 import type { SpooledExit } from "../sessions/spool.ts";
+import { readRecord } from "../sessions/records.ts";
+import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { getItem } from "../work-items/queries.ts";
 import { sessionById } from "../work-items/sessions.ts";
@@ -28,15 +30,28 @@ export interface DrainResult {
   damaged: number;
   /** The sessions whose spool file is damaged (set aside or not): the drain does not own them, settle does. */
   damagedSessions: string[];
+  /** Exits left in the spool because what their command started still runs (or cannot be checked). */
+  waiting: number;
   events: DaemonEvent[];
+}
+
+/** Whether a session whose exit is spooled left processes its command started running, or unread, and they are not proven gone. */
+function stillRunsAfterExit(sessionRoot: string, sessionId: string): boolean {
+  let record;
+  try {
+    record = readRecord(sessionRoot, sessionId);
+  } catch {
+    return false;
+  }
+  return record?.membersAtExit !== undefined && workerRuns(sessionRoot, record) !== false;
 }
 
 /**
  * Processes every spool file, oldest name first. `reported` remembers the files already
  * reported as kept, so each is reported once per daemon.
  */
-export async function drainSpool(store: Store, dir: string, reported: Set<string> = new Set()): Promise<DrainResult> {
-  const result: DrainResult = { processed: 0, kept: 0, damaged: 0, damagedSessions: [], events: [] };
+export async function drainSpool(store: Store, dir: string, reported: Set<string> = new Set(), sessionRoot?: string): Promise<DrainResult> {
+  const result: DrainResult = { processed: 0, kept: 0, waiting: 0, damaged: 0, damagedSessions: [], events: [] };
   for (const spooled of await spooledExits(dir)) {
     const { file, path, exit } = spooled;
     if (!exit) {
@@ -50,6 +65,13 @@ export async function drainSpool(store: Store, dir: string, reported: Set<string
         reported.add(file);
         result.events.push({ event: "spool_kept", line: `exit spool: kept ${file}: session ${exit.session_id} (${exit.name}) is not in the store`, file: path, session: exit.session_id });
       }
+      continue;
+    }
+    // An exit its holder recorded while processes the command started still ran (a stop that could not end
+    // them: they share a group robot-army did not make) is not the worker's end: its row stays open, its slot
+    // held, until they are proven gone; the file waits for a later drain.
+    if (sessionRoot !== undefined && stillRunsAfterExit(sessionRoot, exit.session_id)) {
+      result.waiting++;
       continue;
     }
     const ended = closeFromExit(store, row, exit);

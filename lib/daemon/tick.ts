@@ -105,7 +105,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   });
   let damagedSessions: string[] = [];
   const drained = await step("exit spool", async () => {
-    const drain = await drainSpool(deps.store, deps.spoolDir, state.reportedSpool);
+    const drain = await drainSpool(deps.store, deps.spoolDir, state.reportedSpool, deps.sessionRoot);
     damagedSessions = drain.damagedSessions;
     result.spool = { processed: drain.processed, kept: drain.kept };
     drain.events.forEach(deps.report);

@@ -17,7 +17,7 @@ import { keyLines } from "../config.ts";
 import { keptSession } from "../ending/keeps.ts";
 import { isKept, readRecord } from "../sessions/records.ts";
 import type { SessionRecord } from "../sessions/records.ts";
-import { commandRuns, sessionState } from "../sessions/state.ts";
+import { commandRuns, sessionState, workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { getItem } from "../work-items/queries.ts";
 import { ITEM_TAG, STORE_TAG } from "../sessions/worker-tags.ts";
@@ -194,7 +194,8 @@ function readRecords(root: string, problems: string[]): SessionRecord[] {
 function isLive(root: string, record: SessionRecord, problems: string[]): boolean {
   const state = sessionState(root, record);
   if (state === "starting" || state === "running") return true;
-  if (state === "exited") return false;
+  // An exit recorded while what the command started still ran holds its slot until those are proven gone.
+  if (state === "exited") return record.membersAtExit ? workerRuns(root, record) !== false : false;
   const label = `worker session "${record.name}" (${ITEM_TAG}=${record.tags[ITEM_TAG]})`;
   if (state === "unknown") {
     const holder = record.holderPid === null ? "its record's age cannot be read" : `its holder (pid ${record.holderPid}) cannot be proven running or gone`;

@@ -45,6 +45,9 @@ function commandFor(worktree: string, event: string): string {
   return ours[0];
 }
 
+/** The worker's session id: robot-army started Claude Code with `--session-id` it, so its hooks' input names it. */
+const SESSION_ID = "0b5c7a52-3c1e-4f6a-9d2e-5a1b2c3d4e5f";
+
 /**
  * Runs the command line the settings file holds for `event` as Claude Code runs a hook: through
  * a shell, in the project (here a folder inside it), with the event's JSON on stdin and a PATH
@@ -52,7 +55,7 @@ function commandFor(worktree: string, event: string): string {
  */
 function fireHook(place: Place, event: string, fields: Record<string, unknown>, at: string) {
   const input = JSON.stringify({
-    session_id: "0b5c7a52-3c1e-4f6a-9d2e-5a1b2c3d4e5f", transcript_path: "/home/owner/.claude/projects/x/0b5c.jsonl",
+    session_id: SESSION_ID, transcript_path: "/home/owner/.claude/projects/x/0b5c.jsonl",
     cwd: place.worktree, permission_mode: "default", hook_event_name: event, ...fields,
   });
   const cwd = join(place.worktree, "src");
@@ -72,22 +75,22 @@ test("the hooks go into the worktree's local settings, merged with the owner's, 
     mkdirSync(join(place.worktree, ".claude"));
     const ownerStop = { hooks: [{ type: "command", command: "notify-send done" }] };
     writeFileSync(file, JSON.stringify({ permissions: { allow: ["Bash(npm test)"] }, hooks: { Stop: [ownerStop] } }));
-    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3" });
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
     const settings = settingsOf(place.worktree);
     assert.equal(settings.permissions, { allow: ["Bash(npm test)"] }, "the owner's settings stay");
     assert.equal(settings.hooks.Stop[0], ownerStop, "the owner's own Stop hook stays, first");
     assert.equal(Object.keys(settings.hooks).sort(), CLAUDE_HOOK_EVENTS.map((e) => e.event).sort());
     assert.is(settings.hooks.Notification.at(-1)!.matcher, "idle_prompt");
-    assert.equal(settings.hooks.SessionEnd, [{ hooks: [{ type: "command", command: `${place.robotArmy} episode hook claude --key item-3`, timeout: 30 }] }]);
-    assert.is(commandFor(place.worktree, "SessionStart"), `${place.robotArmy} episode hook claude --key item-3`);
+    assert.equal(settings.hooks.SessionEnd, [{ hooks: [{ type: "command", command: `${place.robotArmy} episode hook claude --key item-3 --session ${SESSION_ID}`, timeout: 30 }] }]);
+    assert.is(commandFor(place.worktree, "SessionStart"), `${place.robotArmy} episode hook claude --key item-3 --session ${SESSION_ID}`);
     // The worktree's exclude file is the repository's (git's common dir), and the worktree stays clean.
     assert.match(readFileSync(join(place.repo, ".git", "info", "exclude"), "utf8"), "/.claude/settings.local.json");
     assert.is(git(place.worktree, "status", "--porcelain"), "");
 
     // A later attempt's start replaces robot-army's hooks (a new key) and keeps the owner's.
-    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3-2" });
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3-2", sessionId: SESSION_ID });
     assert.equal(settingsOf(place.worktree).hooks.Stop[0], ownerStop);
-    assert.is(commandFor(place.worktree, "Stop"), `${place.robotArmy} episode hook claude --key item-3-2`);
+    assert.is(commandFor(place.worktree, "Stop"), `${place.robotArmy} episode hook claude --key item-3-2 --session ${SESSION_ID}`);
     const exclude = readFileSync(join(place.repo, ".git", "info", "exclude"), "utf8");
     assert.is(exclude.split("\n").filter((line) => line === "/.claude/settings.local.json").length, 1, "excluded once");
   }));
@@ -98,7 +101,7 @@ test("settings that are not a JSON object are the owner's to fix: refused, never
     mkdirSync(join(place.worktree, ".claude"));
     for (const text of ["{ not json", "[1, 2]"]) {
       writeFileSync(file, text);
-      const error = await rejects(writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3" }), PreconditionError);
+      const error = await rejects(writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID }), PreconditionError);
       assert.match(error.message, `Cannot add robot-army's hooks to "${file}"`);
       assert.is(readFileSync(file, "utf8"), text);
     }
@@ -106,7 +109,7 @@ test("settings that are not a JSON object are the owner's to fix: refused, never
 
 test("the hooks, run as Claude Code runs them, drive the episode: start, busy, idle, end; never failing the agent", () =>
   inWorktree(async (place) => {
-    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3" });
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
     const started = fireHook(place, "SessionStart", { source: "startup", model: "claude-opus-4" }, "2026-01-15T10:00:00Z");
     assert.is(started.code, 0, started.stderr);
     assert.is((await episodeOf(place, "item-3"))?.status, "busy");
@@ -139,9 +142,22 @@ test("the hooks, run as Claude Code runs them, drive the episode: start, busy, i
     assert.is(git(place.worktree, "status", "--porcelain"), "?? .ai/", "only the episode record, meant to be committed, shows");
   }));
 
+test("another Claude Code in the worktree (the owner's own, a resume by hand) does not drive the worker's episode", () =>
+  inWorktree(async (place) => {
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
+    fireHook(place, "SessionStart", { source: "startup" }, "2026-01-15T10:00:00Z");
+    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+    const other = fireHook(place, "Stop", { session_id: "9f9f9f9f-0000-4000-8000-000000000001" }, "2026-01-15T10:05:00Z");
+    assert.is(other.code, 0);
+    assert.match(other.stdout, "ignored: session 9f9f9f9f-0000-4000-8000-000000000001 is not the worker's");
+    assert.is((await episodeOf(place, "item-3"))?.status, "busy", "the worker is still busy: another session stopped, not it");
+    fireHook(place, "Stop", {}, "2026-01-15T10:06:00Z");
+    assert.is((await episodeOf(place, "item-3"))?.status, "idle");
+  }));
+
 test("a permission prompt is not idleness; a hook given nonsense exits 0 and says why on stderr", () =>
   inWorktree(async (place) => {
-    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3" });
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
     fireHook(place, "SessionStart", { source: "startup" }, "2026-01-15T10:00:00Z");
     fireHook(place, "Notification", { message: "Claude needs your permission to use Bash", notification_type: "permission_prompt" }, "2026-01-15T10:01:00Z");
     assert.is((await episodeOf(place, "item-3"))?.status, "busy");

@@ -42,9 +42,14 @@ const HOOK_TIMEOUT_SECONDS = 30;
 /** What marks a hook command as robot-army's own, so a later start replaces it. */
 const OURS = / episode hook claude( |$)/;
 
-/** The shell command a hook runs: robot-army's launcher, by its absolute path, with the episode key. */
-export function claudeHookCommand(robotArmy: string, episodeKey: string): string {
-  return `${quoteWord(robotArmy)} episode hook claude --key ${quoteWord(episodeKey)}`;
+/**
+ * The shell command a hook runs: robot-army's launcher, by its absolute path, with the episode
+ * key and the worker's session id. Every Claude Code started in the worktree reads these
+ * settings (the owner's own, a `claude --resume` by hand): the hook acts only on the events of
+ * the session robot-army started, so another one's `Stop` never makes a busy worker idle.
+ */
+export function claudeHookCommand(robotArmy: string, episodeKey: string, sessionId: string): string {
+  return `${quoteWord(robotArmy)} episode hook claude --key ${quoteWord(episodeKey)} --session ${quoteWord(sessionId)}`;
 }
 
 interface HookGroup {
@@ -58,10 +63,10 @@ interface HookGroup {
  * merged with what the file holds, and git-excludes the file. A file that is not a JSON
  * object is refused (never overwritten): it is the owner's.
  */
-export async function writeClaudeHooks(worktree: string, options: { robotArmy: string; episodeKey: string }): Promise<string> {
+export async function writeClaudeHooks(worktree: string, options: { robotArmy: string; episodeKey: string; sessionId: string }): Promise<string> {
   const file = join(worktree, CLAUDE_LOCAL_SETTINGS);
   const settings = readSettings(file);
-  const command = claudeHookCommand(options.robotArmy, options.episodeKey);
+  const command = claudeHookCommand(options.robotArmy, options.episodeKey, options.sessionId);
   const hooks = isObject(settings.hooks) ? settings.hooks : {};
   for (const { event, matcher } of CLAUDE_HOOK_EVENTS) {
     const groups = (Array.isArray(hooks[event]) ? hooks[event] : []) as HookGroup[];

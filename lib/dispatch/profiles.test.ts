@@ -73,7 +73,7 @@ test("a Claude Code worker is launched with --session-id its session's id, its a
       assert.is(sessionsOf(store, 1)[0].episode_key, "item-1");
       const robotArmy = join(deps.stateDir, "bin", "robot-army");
       const settings = JSON.parse(readFileSync(join(first.worktree, CLAUDE_LOCAL_SETTINGS), "utf8"));
-      assert.is(settings.hooks.Stop[0].hooks[0].command, `${robotArmy} episode hook claude --key item-1`);
+      assert.is(settings.hooks.Stop[0].hooks[0].command, `${robotArmy} episode hook claude --key item-1 --session ${first.id}`);
       const seen = () => existsSync(join(dir, "seen")) ? readFileSync(join(dir, "seen"), "utf8") : "";
       await waitFor("the worker's first look around", () => seen().includes("item-1") || undefined);
       assert.is(seen(), `${robotArmy} item-1\n`);
@@ -86,7 +86,7 @@ test("a Claude Code worker is launched with --session-id its session's id, its a
       assert.equal(sessionsOf(store, 1).map((s) => s.episode_key), ["item-1", "item-1-2"]);
       const rewritten = JSON.parse(readFileSync(join(first.worktree, CLAUDE_LOCAL_SETTINGS), "utf8"));
       assert.is(rewritten.hooks.Stop.length, 1, "the earlier attempt's hook was replaced, not added to");
-      assert.is(rewritten.hooks.Stop[0].hooks[0].command, `${robotArmy} episode hook claude --key item-1-2`);
+      assert.is(rewritten.hooks.Stop[0].hooks[0].command, `${robotArmy} episode hook claude --key item-1-2 --session ${resumed.session!.id}`);
     }, { binary, profile: "claude", args: ["--model", "opus"] });
   } finally {
     removeTempDir(dir);

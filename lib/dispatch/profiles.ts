@@ -74,7 +74,7 @@ export function workerArgv(worker: WorkerConfig, start: ProfileStart): string[] 
 
 /** Readies the worktree for the profile before the worker starts: Claude Code's hooks; nothing for the others. */
 export async function prepareWorktree(worker: WorkerConfig, worktree: string, start: ProfileStart): Promise<void> {
-  if (worker.profile === "claude") await writeClaudeHooks(worktree, { robotArmy: start.robotArmy, episodeKey: start.episodeKey });
+  if (worker.profile === "claude") await writeClaudeHooks(worktree, { robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId });
 }
 
 /**

@@ -98,7 +98,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     row = store.transaction(() => {
       const recorded = recordSession(store, {
         id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
-        worktree: worktree.path, branch: worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated, episode_key: key,
+        worktree: worktree.path, branch: worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated, episode_key: key, profile: deps.config.worker.profile,
         ...workerProcess(deps.sessionRoot, launched.sessionId), terminal: launched.terminal,
       });
       transition(store, item.id, "active", { reason: start.becameActive.reason, details: { session: launched.sessionId, name, ...start.becameActive.details } });

@@ -22,7 +22,7 @@ function sessionIn(worktree: string, key = "item-3-2"): StoredSession {
   return {
     id: "3f2a9c4e-1b7d-4e2a-9c1f-0a2b3c4d5e6f", item: 3, name: "ra-widgets-3-2", host: "testhost", launcher: "process", marker: "ra-widgets-3-2",
     worktree, branch: "robot-army/issue-3", started_at: "2026-01-15T10:00:00Z", simulated: false, attempt: 2, episode_key: key,
-    ended_at: null, end_reason: null, exit_code: null, terminal: null, tabs_swept_at: null,
+    ended_at: null, end_reason: null, exit_code: null, terminal: null, tabs_swept_at: null, profile: null,
   };
 }
 

@@ -144,7 +144,8 @@ function finishedRefusal(store: Store, item: WorkItem, deps: KeepDeps): string {
   const head = `Item ${item.id} (${item.repo}#${item.issue}) is done and no session of it is open, so a keep has nothing to cover`;
   const last = latestSession(store, item.id);
   if (!last) return `${head}; no session of it was ever started`;
-  const resume = resumeCommand(deps.worker, last.id);
+  // As the profile it was started with brings it back (the config's for rows from before that was recorded).
+  const resume = resumeCommand({ ...deps.worker, profile: last.profile ?? deps.worker.profile }, last.id);
   return resume
     ? `${head}; to go back to its transcript, run: ${resume}`
     : `${head}; its last session was ${last.name} (${last.id}), and its worker (${deps.worker.binary}) has no resume command`;

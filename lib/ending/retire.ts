@@ -20,11 +20,12 @@
  * or the worker retired, and resolved `gone` when the worker ended otherwise.
  */
 import { isoSeconds, now } from "../clock.ts";
-import type { Config } from "../config.ts";
+import type { Config, WorkerProfile } from "../config.ts";
 import type { DaemonEvent } from "../daemon/events.ts";
 import type { Effects } from "../effects.ts";
 import { mergedPullRequest } from "../intake/pull-requests.ts";
-import { readRecord } from "../sessions/records.ts";
+import { isKept, readRecord } from "../sessions/records.ts";
+import { sessionState } from "../sessions/state.ts";
 import { stopSession } from "../sessions/stop.ts";
 import { listAnomalies, openAnomalyFor, raiseAnomaly, resolveAnomaly, retractAnomaly } from "../store/anomalies.ts";
 import { auditEffect } from "../store/audit.ts";
@@ -100,7 +101,7 @@ async function considerWorker(deps: RetireDeps, item: WorkItem, row: StoredSessi
     }
     return;
   }
-  const idleness = await workerIdleness(row, deps.config.worker.profile, now());
+  const idleness = await workerIdleness(row, profileOf(deps, row), now());
   const pull = mergedPullRequest(store, item.id);
   const signal = retireSignal(idleness, pull !== undefined);
   if (signal === null) {
@@ -115,8 +116,13 @@ async function considerWorker(deps: RetireDeps, item: WorkItem, row: StoredSessi
     return;
   }
   const record = readRecord(deps.sessionRoot, row.id);
-  if (!record) {
-    // No record to stop it by: settle decides whether it is gone.
+  // No record to stop it by, or its exit already on record (what it left may still run): the drain and settle own it.
+  if (!record || sessionState(deps.sessionRoot, record) === "exited") {
+    result.left++;
+    return;
+  }
+  // The managed session's own keep tag governs what ends too.
+  if (isKept(record)) {
     result.left++;
     return;
   }
@@ -145,24 +151,36 @@ async function considerWorker(deps: RetireDeps, item: WorkItem, row: StoredSessi
     return;
   }
   result.left++;
-  if (outcome.result === "not idle") return;
+  if (outcome.result === "not idle" || outcome.result === "kept" || outcome.result === "ended by itself") return;
   raiseOrphan(deps, item, row, `retiring its worker ${row.name} could not stop its process: ${outcome.why}`, result);
 }
 
-/** What a retirement did: retired (the row closed), found the worker busy again, or could not stop it. */
-type RetireOutcome = { result: "retired" | "not idle" | "left-running" | "failed"; why?: string };
+/**
+ * What a retirement did: retired (the row closed), found the worker busy again or kept since,
+ * found it ended by itself (its row is the drain's to close, with how it ended), or could not stop it.
+ */
+type RetireOutcome = { result: "retired" | "not idle" | "kept" | "ended by itself" | "left-running" | "failed"; why?: string };
 
 /** Stops one worker (asking its registry once more first) and closes its row `retired` once it is proven stopped. */
 async function retire(deps: RetireDeps, row: StoredSession, record: NonNullable<ReturnType<typeof readRecord>>): Promise<RetireOutcome> {
   // The registry again, right before the signal: a worker that took up work since is left alone.
-  const again = await workerIdleness(row, deps.config.worker.profile, now());
+  const again = await workerIdleness(row, profileOf(deps, row), now());
   if (!again.idle) return { result: "not idle", why: again.why };
+  // And the keep: one placed since the pass began is honoured.
+  if (keptSession(deps.store, row.item)?.id === row.id) return { result: "kept" };
   const stopped = await stopSession(deps.sessionRoot, record, deps.graceMs === undefined ? {} : { graceMs: deps.graceMs });
   if (stopped === "left-running") return { result: "left-running", why: "processes it started still run (or cannot be checked)" };
+  // It ended by itself meanwhile: that is not a retirement, and its own exit says how it ended.
+  if (stopped === "not-running") return { result: "ended by itself" };
   // Proven stopped (or found ended): the row closes as retired, with the exit its holder recorded.
   const exited = readRecord(deps.sessionRoot, record.id);
   endSession(deps.store, row.id, "retired", { code: exited?.exitCode ?? null, at: exited?.exitedAt ?? isoSeconds(now()) });
   return { result: "retired" };
+}
+
+/** The profile the worker was started with, as its row records it; the config's for rows from before it was recorded. */
+function profileOf(deps: RetireDeps, row: StoredSession): WorkerProfile {
+  return row.profile ?? deps.config.worker.profile;
 }
 
 function describeSignal(signal: RetireSignal, idleness: Idleness, pull: number | undefined): string {
@@ -191,8 +209,9 @@ function retractOrphan(store: Store, sessionId: string): boolean {
  * was retired, resolved `gone` when its worker ended otherwise.
  */
 function settleOrphans(deps: RetireDeps, result: RetireResult): void {
-  for (const anomaly of listAnomalies(deps.store, { open: true })) {
-    if (anomaly.kind !== "orphan_session" || anomaly.action_id === null) continue;
+  // Acknowledged or not: an acknowledged anomaly still resolves when its condition does.
+  for (const anomaly of listAnomalies(deps.store, { unresolved: true, kind: "orphan_session" })) {
+    if (anomaly.action_id === null) continue;
     const row = sessionById(deps.store, anomaly.action_id);
     if (!row || row.ended_at === null) continue;
     if (row.end_reason === "retired") {

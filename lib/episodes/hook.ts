@@ -26,6 +26,8 @@ export interface HookEvent {
   event: string;
   /** The folder the agent said it works in, when it said. */
   cwd?: string;
+  /** The agent's session the event is of, when it said (Claude Code's `session_id`). */
+  sessionId?: string;
 }
 
 /**
@@ -54,7 +56,8 @@ export function claudeHookEvent(input: unknown): HookEvent {
         return "none";
     }
   })();
-  return { action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}) };
+  const sessionId = typeof data.session_id === "string" && data.session_id ? data.session_id : undefined;
+  return { action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}) };
 }
 
 /**

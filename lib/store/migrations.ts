@@ -242,9 +242,16 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    name: "the episode key each worker session was given",
-    // Null for sessions recorded before it: their workers were given item-<id>, read so.
-    sql: `ALTER TABLE sessions ADD COLUMN episode_key TEXT;`,
+    name: "the episode key and worker profile each worker session was given",
+    sql: `
+      -- Null for sessions recorded before it: their workers were given item-<id>, read so.
+      ALTER TABLE sessions ADD COLUMN episode_key TEXT;
+      -- The profile (claude, codex, demo, generic) the worker was started with: its idleness is read
+      -- as that profile keeps it, whatever the config says later. Null on older rows: the config's.
+      ALTER TABLE sessions ADD COLUMN profile TEXT CHECK (profile IS NULL OR profile IN ('claude', 'codex', 'demo', 'generic'));
+      -- Every pass reads the open rows (settle, retirement): only those, however many have closed.
+      CREATE INDEX sessions_open ON sessions (item, attempt) WHERE ended_at IS NULL;
+    `,
   },
 ];
 

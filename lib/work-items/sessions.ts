@@ -7,6 +7,7 @@
 import type { Terminal } from "../boundaries/launchers/types.ts";
 import { parseTerminal } from "../boundaries/launchers/types.ts";
 import { isoSeconds, now } from "../clock.ts";
+import type { WorkerProfile } from "../config.ts";
 import type { Store } from "../store/open.ts";
 
 /** A worker session as it is recorded when it starts. */
@@ -28,6 +29,8 @@ export interface SessionRow {
   terminal?: Terminal | null;
   /** The episode key the worker was given (`episodeKey`); default: the one its attempt implies. */
   episode_key?: string;
+  /** The worker profile it was started with (null on rows from before it was recorded: read as the config's). */
+  profile?: WorkerProfile | null;
 }
 
 /** Why a session row closed (DESIGN "Words": session). */
@@ -42,6 +45,7 @@ export interface StoredSession extends SessionRow {
   end_reason: EndReason | null;
   exit_code: number | null;
   terminal: Terminal | null;
+  profile: WorkerProfile | null;
   /** When the tab sweep found none of its item's tabs left (null until then). */
   tabs_swept_at: string | null;
 }
@@ -65,13 +69,13 @@ export function episodeKey(item: number, attempt: number): string {
 export function recordSession(store: Store, row: SessionRow): StoredSession {
   const attempt = nextAttempt(store, row.item);
   store.statement(
-    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at, terminal, episode_key)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at, terminal, episode_key, profile)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
     row.id, row.item, row.name, row.host, row.launcher, row.marker, row.worktree, row.branch, attempt,
     row.started_at || isoSeconds(now()), row.simulated ? 1 : 0, row.pid ?? null, row.pid_started_at ?? null,
     row.terminal ? JSON.stringify(row.terminal) : null,
-    row.episode_key ?? episodeKey(row.item, attempt),
+    row.episode_key ?? episodeKey(row.item, attempt), row.profile ?? null,
   );
   return sessionById(store, row.id)!;
 }
