@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { spawn } from "node:child_process";
 import { git } from "../testing/fixtures.ts";
@@ -15,6 +15,9 @@ import { setStatus, startEpisode } from "../episodes/lifecycle.ts";
 import { findOpen } from "../episodes/open-episodes.ts";
 import { sessionState } from "../sessions/state.ts";
 import { listRecords, readRecord } from "../sessions/records.ts";
+import { spoolDir } from "../sessions/spool.ts";
+import { drainSpool } from "../daemon/spool-drain.ts";
+import { waitFor } from "../testing/sessions.ts";
 import { listAnomalies } from "../store/anomalies.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -231,6 +234,22 @@ test("a worker that survives its stop settles nothing: the row stays open and or
     assert.match(listAnomalies(dirs.store, { open: true })[0].detail, "could not stop its process");
     const outcome = retireRecords(dirs.store).find((r) => r.phase === "outcome")!;
     assert.is(outcome.body.result, "left-running");
+    // The holder spooled the command's exit; while the job it left runs, the drain leaves that exit waiting
+    // and the row open, and the next pass neither retries the stop nor resolves the orphan as gone.
+    const spool = spoolDir(process.env);
+    await waitFor("the worker's exit to be spooled", () => existsSync(spool) && readdirSync(spool).some((f) => f.endsWith(".json")));
+    const drained = await drainSpool(dirs.store, spool, new Set(), dirs.root);
+    assert.equal([drained.processed, drained.waiting], [0, 1]);
+    assert.is(sessionById(dirs.store, row.id)!.ended_at, null);
+    const next = await pass(dirs, "2026-01-15T10:02:00Z");
+    assert.equal([next.retired, next.orphans.gone], [0, 0]);
+    assert.is(retireRecords(dirs.store).length, 2, "no second stop of a session whose exit is on record");
+    assert.is(listAnomalies(dirs.store, { open: true }).length, 1);
+    // The job ends: the exit is drained, the row closes, and the orphan is resolved as gone.
+    process.kill(-pgid, "SIGKILL");
+    while (groupMembers(pgid).length) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.is((await drainSpool(dirs.store, spool, new Set(), dirs.root)).processed, 1);
+    assert.is((await pass(dirs, "2026-01-15T10:03:00Z")).orphans.gone, 1);
   } finally {
     if (groupMembers(pgid).length) process.kill(-pgid, "SIGKILL");
     while (groupMembers(pgid).length) await new Promise((resolve) => setTimeout(resolve, 20));
