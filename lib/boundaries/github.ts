@@ -207,7 +207,10 @@ async function readIssueChanges(
   return { changed: true, issues: fresh.filter((item) => item.pull_request === undefined).map(toIssue), commit: list.commit };
 }
 
-type RawPull = { number: number; state: string; merged_at: string | null; updated_at: string; html_url: string; head: { ref: string; sha: string } };
+type RawPull = {
+  number: number; state: string; merged_at: string | null; updated_at: string; html_url: string;
+  head: { ref: string; sha: string; repo?: { full_name?: string } | null };
+};
 
 /**
  * A pull request list's changes, as `readChangedList` reads them. Every pull request read
@@ -224,7 +227,9 @@ async function readPullChanges(
   const key = `${apiBase}/repos/${repo}/pulls?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
   const list = await readChangedList<RawPull>(octokit, memory, { route: "GET /repos/{owner}/{repo}/pulls", repo, key, since });
   if (!list.changed) return { changed: false, pulls: [], commit() {} };
-  return { changed: true, pulls: list.items.map(toPullRequest), commit: list.commit };
+  // A pull request from a fork has a head branch of the fork's: a branch of the same name is not the item's.
+  const own = list.items.filter((raw) => raw.head.repo?.full_name?.toLowerCase() === repo.toLowerCase());
+  return { changed: true, pulls: own.map(toPullRequest), commit: list.commit };
 }
 
 /** A pull request from GitHub's JSON. */

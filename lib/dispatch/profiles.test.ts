@@ -11,7 +11,7 @@ import { waitFor } from "../testing/wait.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import { CLAUDE_LOCAL_SETTINGS } from "./claude-hooks.ts";
 import { dispatchReady } from "./dispatch.ts";
-import { hasRegistry, resumeCommand, workerArgv } from "./profiles.ts";
+import { noRegistryLine, resumeCommand, workerArgv } from "./profiles.ts";
 import type { ProfileStart } from "./profiles.ts";
 import { relaunchItem } from "./verbs/relaunch.ts";
 
@@ -50,7 +50,7 @@ test("demo and generic add nothing but resume_args on a resume; only generic has
   assert.is(resumeCommand(await worker({ binary: "aider", profile: "generic" }), ID), "aider --model opus --continue");
   assert.is(resumeCommand(await worker({ binary: "aider", profile: "generic", resume_args: [] }), ID), null);
   assert.is(resumeCommand(await worker({ profile: "demo" }), ID), null);
-  assert.equal(["claude", "codex", "demo", "generic"].map((p) => hasRegistry(p as "claude")), [true, false, true, false], "codex hears no start of a turn");
+  assert.equal(["claude", "codex", "demo", "generic"].map((p) => noRegistryLine(p as "claude") === null), [true, false, true, false], "codex hears no start of a turn");
 });
 
 /** A stand-in for Claude Code: it notes where robot-army is on its PATH and its episode key, then waits. */

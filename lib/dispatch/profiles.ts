@@ -34,17 +34,13 @@ export interface ProfileStart {
 }
 
 /**
- * Whether a profile's registry can show its workers idle: the agent's own hooks report both
- * when it takes up work and when it stops. Codex's notify program hears only the end of a
- * turn, never the start of one, so an idle status from it cannot show that the worker is
- * still idle (the owner may have typed since): like generic, its workers are never taken for
- * idle, and so never retired (DESIGN rule 1: unknown is never idle).
+ * What `show` and `doctor` say of a profile whose workers are never taken for idle; null when
+ * its registry can show them idle (claude, demo: the agent's own hooks report both when it takes
+ * up work and when it stops). Codex's notify program hears only the end of a turn, never the
+ * start of one, so an idle status from it cannot show that the worker is still idle (the owner
+ * may have typed since): like generic, its workers are never taken for idle, and so never
+ * retired (DESIGN rule 1: unknown is never idle).
  */
-export function hasRegistry(profile: WorkerProfile): boolean {
-  return profile === "claude" || profile === "demo";
-}
-
-/** What `show` and `doctor` say of a profile whose workers are never taken for idle; null when they can be. */
 export function noRegistryLine(profile: WorkerProfile): string | null {
   if (profile === "generic") return "worker profile generic: no registry, so its workers are never taken for idle (never retired); set [worker] profile to claude, codex or demo if it is one of those";
   if (profile === "codex") return "worker profile codex: its notify hook reports the end of a turn but never the start of one, so its workers are never taken for idle (never retired)";

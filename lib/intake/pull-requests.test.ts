@@ -123,6 +123,12 @@ test("an item's pull requests are those of its sessions' branches; none once Git
       assert.is(pullRequestsOf(store, longDone.id), "not checked", "done more than a week ago: not refreshed");
       assert.is(mergedPullRequest(store, recentlyDone.id)?.number, f);
 
+      // The label put back on issue 6 makes a new item on the same branch name: the pull request merged before
+      // its first session is the earlier item's, never this one's signal to retire.
+      const retaken = itemWith(store, { issue: 60, branches: ["robot-army/issue-6"], started: "2026-02-01T13:00:00Z" });
+      assert.is(mergedPullRequest(store, retaken.id), undefined);
+      assert.equal(pullRequestsOf(store, retaken.id), [], "GitHub answered since, and nothing came of this item's own session");
+
       const later = itemWith(store, { issue: 7, branches: ["robot-army/issue-7"], started: "2026-02-02T00:05:00Z" });
       assert.is(pullRequestsOf(store, later.id), "not checked", "its session started after GitHub last answered");
       await at("2026-02-02T00:10:00Z", () => refreshPullRequests({ store, github, config }));

@@ -123,9 +123,12 @@ export function pullRequestsOf(store: Store, itemId: number): PullRequestRow[] |
     `SELECT repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at FROM pull_requests
      WHERE repo = ? AND head_branch IN (${branches.map(() => "?").join(", ")}) ORDER BY number`,
   ).all(item.repo, ...branches) as unknown as PullRequestRow[];
-  if (rows.length) return rows.map((row) => ({ ...row }));
-  const refreshed = store.statement("SELECT refreshed_at FROM pull_request_refreshes WHERE repo = ?").get(item.repo) as { refreshed_at: string } | undefined;
   const firstStarted = Math.min(...sessions.map((s) => Date.parse(s.started_at)));
+  // A branch is named for its issue, so an earlier item of the same issue (the label put back) had it too:
+  // a pull request merged, or last changed, before this item's first session is that one's, not this one's.
+  const mine = rows.filter((row) => Date.parse(row.merged_at ?? row.updated_at) >= firstStarted);
+  if (mine.length) return mine.map((row) => ({ ...row }));
+  const refreshed = store.statement("SELECT refreshed_at FROM pull_request_refreshes WHERE repo = ?").get(item.repo) as { refreshed_at: string } | undefined;
   const at = parseTimestamp(refreshed?.refreshed_at)?.getTime();
   return at !== undefined && at >= firstStarted && trackedAt(item, at) ? [] : "not checked";
 }
