@@ -11,7 +11,7 @@ import { waitFor } from "../testing/wait.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import { CLAUDE_LOCAL_SETTINGS } from "./claude-hooks.ts";
 import { dispatchReady } from "./dispatch.ts";
-import { noRegistryLine, resumeCommand, workerArgv } from "./profiles.ts";
+import { claudeFirstMessage, noRegistryLine, resumeCommand, workerArgv } from "./profiles.ts";
 import type { ProfileStart } from "./profiles.ts";
 import { relaunchItem } from "./verbs/relaunch.ts";
 
@@ -68,7 +68,10 @@ test("a Claude Code worker is launched with --session-id its session's id, its a
     await withWorld(template, async ({ store, deps }) => {
       const first = (await dispatchReady(deps)).outcomes[0].session!;
       const record = listRecords(deps.sessionRoot).find((r) => r.id === first.id)!;
-      assert.equal(record.args, ["--model", "opus", "--session-id", first.id], "the id robot-army records is the one Claude Code names its transcript by");
+      assert.equal(record.args.slice(0, 4), ["--model", "opus", "--session-id", first.id], "the id robot-army records is the one Claude Code names its transcript by");
+      // Its first message points at its prompt file; the issue's words stay out of argv.
+      assert.equal(record.args.slice(4), [claudeFirstMessage(record.env.RA_PROMPT_FILE)]);
+      assert.match(readFileSync(record.env.RA_PROMPT_FILE, "utf8"), "demo/widgets#");
       assert.is(record.env.RA_EPISODE_KEY, "item-1");
       assert.is(sessionsOf(store, 1)[0].episode_key, "item-1");
       const robotArmy = join(deps.stateDir, "bin", "robot-army");

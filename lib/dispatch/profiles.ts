@@ -31,6 +31,8 @@ export interface ProfileStart {
   resume: { earlier: string | null } | null;
   /** The absolute path of the `robot-army` launcher the worker's hooks run (lib/boundaries/launchers/worker-bin.ts). */
   robotArmy: string;
+  /** The file holding the worker's prompt, when it is given one (a fresh start). */
+  promptFile?: string;
 }
 
 /**
@@ -55,7 +57,9 @@ export function workerArgv(worker: WorkerConfig, start: ProfileStart): string[] 
   const base = [worker.binary, ...worker.args];
   switch (worker.profile) {
     case "claude":
-      if (!start.resume) return [...base, "--session-id", start.sessionId];
+      // Claude Code reads no prompt file by itself: its first message points at the file, which keeps
+      // the issue's words out of argv (the process list) as every worker's prompt is kept.
+      if (!start.resume) return [...base, "--session-id", start.sessionId, ...(start.promptFile ? [claudeFirstMessage(start.promptFile)] : [])];
       // Without an earlier id on record, the newest conversation of the worktree is the one to continue.
       return [...base, ...(start.resume.earlier ? ["--resume", start.resume.earlier] : ["--continue"]), "--fork-session", "--session-id", start.sessionId];
     case "codex": {
@@ -66,6 +70,11 @@ export function workerArgv(worker: WorkerConfig, start: ProfileStart): string[] 
     default:
       return [...base, ...(start.resume ? worker.resume_args : [])];
   }
+}
+
+/** The first message a Claude Code worker is started with: where its prompt is. */
+export function claudeFirstMessage(promptFile: string): string {
+  return `Your task is in the file ${promptFile}: read it, then do what it says.`;
 }
 
 /** Readies the worktree for the profile before the worker starts: Claude Code's hooks; nothing for the others. */

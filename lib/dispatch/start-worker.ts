@@ -69,13 +69,13 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
   try {
     worktree = await start.worktree();
     name = freeSessionName(deps.sessionRoot, item, attempt);
-    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir) };
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
       branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: deps.config.worker.profile === "claude",
       // Past the gate: the body is the author's, or the owner approved it as it reads.
       words: { editedBy: editorsOf(store, item.id), held: null },
     })) : undefined;
+    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile };
     const spec = workerSpec(deps, item, {
       name, sessionId, episodeKey: key, cwd: worktree.path, argv: workerArgv(deps.config.worker, profile), promptFile,
     });
