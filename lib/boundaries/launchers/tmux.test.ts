@@ -225,6 +225,17 @@ test("closeTab closes a window only while its @ra_store is the store it was list
   assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => t.id), [unmarked.window]);
 }));
 
+test("a marked window runs while any of its panes does: an owner's split beside the ended worker keeps it running, whichever pane is active", tmuxTest("tabs-running", async (dirs, launcher) => {
+  const launched = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "exit 0"], { tags: { ra_store: STORE } }));
+  await waitFor("the worker's pane to be dead", async () => (await tmux(dirs, "display-message", "-p", "-t", launched.window!, "#{pane_dead}")) === "1");
+  assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => t.running), [false]);
+  const split = await tmux(dirs, "split-window", "-d", "-t", launched.window!, "-P", "-F", "#{pane_id}", "--", "sleep", "30");
+  // The ended worker's pane stays the active one (-d): its pane_dead alone would say nothing runs there.
+  assert.is(await tmux(dirs, "display-message", "-p", "-t", launched.window!, "#{pane_dead}"), "1");
+  assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => t.running), [true]);
+  await tmux(dirs, "kill-pane", "-t", split);
+}));
+
 test("a window whose @ra_store changes between closeTab's look and its kill is not killed: the one-command guard checks the store, escaped", tmuxTest("tabs-guard", async (dirs, launcher) => {
   // Listed with a store whose path holds tmux format syntax; by the kill, the window names a prefix of it (up to the "}").
   const listedStore = join(dirs.dir, "a}#{c},b");

@@ -38,7 +38,10 @@ export interface TmuxLauncherOptions extends LauncherBaseOptions {
 interface WindowRow {
   id: string;
   index: number;
+  /** Whether its active pane's command has ended (what `find` reports of the worker's pane). */
   dead: boolean;
+  /** Whether any of its panes still runs a command (an owner's split beside an ended worker does). */
+  live: boolean;
   marker: string;
   /** Its `@ra_store` ("" when unset). */
   store: string;
@@ -48,8 +51,8 @@ const SESSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const WINDOW_ID = /^@\d+$/;
 const NO_WINDOW = /can't find window/;
 const NO_SESSION = /can't find session|no server running|error connecting to .*\((No such file or directory|Connection refused)\)/;
-/** The store's path comes last: a path may hold spaces, a window id, index, flag and item id do not. */
-const ROW_FORMAT = "#{window_id} #{window_index} #{pane_dead} #{@ra_item} #{@ra_store}";
+/** The store's path comes last: a path may hold spaces, a window id, index, flags and item id do not. */
+const ROW_FORMAT = "#{window_id} #{window_index} #{pane_dead} #{P:#{?pane_dead,,1}} #{@ra_item} #{@ra_store}";
 /** What tells one tmux server from another: a socket can be reused by a new server, a pid with its start time cannot. */
 const SERVER_FORMAT = "#{pid} #{start_time}";
 
@@ -110,14 +113,14 @@ export class TmuxLauncher implements Launcher {
     return marked === "unknown" ? marked : marked.filter((tab) => tab.item === item);
   }
 
-  /** Every window of the workers' session carrying a marker, in one `list-windows`. */
+  /** Every window of the workers' session carrying a marker, in one `list-windows`; running when any of its panes runs a command. */
   async markedTabs(): Promise<TabRef[] | "unknown"> {
     const rows = await this.#windows();
     if (!Array.isArray(rows)) return "unknown";
     return rows
       .filter((row) => /^[1-9]\d*$/.test(row.marker))
       .sort((a, b) => windowNumber(a.id) - windowNumber(b.id))
-      .map((row) => ({ launcher: this.name, id: row.id, marker: markerOf(Number(row.marker)), running: !row.dead, item: Number(row.marker), store: row.store || null }));
+      .map((row) => ({ launcher: this.name, id: row.id, marker: markerOf(Number(row.marker)), running: row.live, item: Number(row.marker), store: row.store || null }));
   }
 
   /**
@@ -239,8 +242,8 @@ export class TmuxLauncher implements Launcher {
       return { unknown: failureLine(result.stderr) || `tmux exited with ${result.code}` };
     }
     return result.stdout.split("\n").filter(Boolean).map((line) => {
-      const [id, index, dead, marker, ...store] = line.split(" ");
-      return { id, index: Number(index), dead: dead === "1", marker: marker ?? "", store: store.join(" ") };
+      const [id, index, dead, live, marker, ...store] = line.split(" ");
+      return { id, index: Number(index), dead: dead === "1", live: live !== "", marker: marker ?? "", store: store.join(" ") };
     });
   }
 
