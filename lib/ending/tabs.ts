@@ -19,6 +19,7 @@
  * once per pass, and only when some item is still to sweep. A crash between a close and
  * the mark leaves the rows unmarked, so the next pass sweeps again.
  */
+import { realpathSync } from "node:fs";
 import { configuredTerminal, launcherForTerminal, terminalKey } from "../boundaries/launchers/select.ts";
 import { parseTerminal } from "../boundaries/launchers/types.ts";
 import type { Launcher, TabRef, Terminal } from "../boundaries/launchers/types.ts";
@@ -26,7 +27,6 @@ import type { Config } from "../config.ts";
 import type { DaemonEvent } from "../daemon/events.ts";
 import type { Finding } from "../daemon/unfinished-evidence.ts";
 import type { Effects } from "../effects.ts";
-import { realpathSync } from "node:fs";
 import { auditEffect } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
