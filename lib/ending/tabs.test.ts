@@ -12,12 +12,14 @@ import type { Store } from "../store/open.ts";
 import { withTempDir } from "../testing/fixtures.ts";
 import { makeItem, withStore } from "../testing/items.ts";
 import { writeKittyStandIn, writeUnreachableKitty } from "../testing/kitty-standin.ts";
+import { waitFor } from "../testing/wait.ts";
 import { transition } from "../work-items/transition.ts";
 import { endSession, recordSession, sessionsOf } from "../work-items/sessions.ts";
 import { closeFinishedTabs, tabCloseEvidence } from "./tabs.ts";
 import type { TabsDeps } from "./tabs.ts";
 
 const SESSION = "ra-workers";
+const HOST = "testhost";
 const LIVE = wireEffects("live", { github: SIMULATED_GITHUB });
 
 /** A tmux server of the test's own, in its temp dir (`-S <dir>/tmux.sock`): killed at the end, by that socket only. */
@@ -25,8 +27,12 @@ interface Server {
   socket: string;
   env: Record<string, string | undefined>;
   tmux(...args: string[]): Promise<string>;
-  /** Opens a window in the workers' session running `sleep 30`, marked `@ra_item` when `item` is given; its id. */
-  window(item?: number): Promise<string>;
+  /**
+   * Opens a window in the workers' session, marked `@ra_item` when `item` is given and
+   * `@ra_store` when `store` is, as a launch marks it; its id. Its command (`sleep 30`) has
+   * ended, the window kept by remain-on-exit, unless `running`.
+   */
+  window(item?: number, store?: string, options?: { running?: boolean }): Promise<string>;
   /** `<window id> <@ra_item>` of every window on the server. */
   windows(): Promise<string[]>;
   terminal: Terminal;
@@ -44,12 +50,19 @@ async function withServer(fn: (server: Server, dir: string) => Promise<void>): P
     let opened = false;
     const server: Server = {
       socket, env, tmux,
-      async window(item) {
+      async window(item, store, { running = false } = {}) {
         const id = opened
           ? await tmux("new-window", "-d", "-t", `=${SESSION}:`, "-P", "-F", "#{window_id}", "--", "sleep", "30")
           : await tmux("new-session", "-d", "-s", SESSION, "-P", "-F", "#{window_id}", "--", "sleep", "30");
         opened = true;
+        await tmux("set-option", "-w", "-t", id, "remain-on-exit", "on");
         if (item !== undefined) await tmux("set-option", "-w", "-t", id, "@ra_item", String(item));
+        if (store !== undefined) await tmux("set-option", "-w", "-t", id, "@ra_store", store);
+        if (!running) {
+          // The pane's own command, which this test started: ended by its pid, the window staying as a worker's does.
+          process.kill(Number(await tmux("display-message", "-p", "-t", id, "#{pane_pid}")), "SIGTERM");
+          await waitFor(`window ${id}'s command to end`, async () => (await tmux("display-message", "-p", "-t", id, "#{pane_dead}")) === "1");
+        }
         return id;
       },
       async windows() {
@@ -66,12 +79,15 @@ async function withServer(fn: (server: Server, dir: string) => Promise<void>): P
   });
 }
 
-/** A work item walked to `state` with one closed session row per terminal given (open when `open`), as dispatch and settle would leave it. */
-function itemWith(store: Store, issue: number, state: "done" | "failed" | "abandoned" | "active", sessions: Array<{ terminal: Terminal | null; launcher?: string; open?: boolean }>): number {
+/**
+ * A work item walked to `state` with one closed session row per terminal given (open when
+ * `open`; on this test's host unless `host`), as dispatch and settle would leave it.
+ */
+function itemWith(store: Store, issue: number, state: "done" | "failed" | "abandoned" | "active", sessions: Array<{ terminal: Terminal | null; launcher?: string; open?: boolean; host?: string }>): number {
   const item = makeItem(store, { issue, state: "active" }).id;
   sessions.forEach((s, i) => {
     recordSession(store, {
-      id: `s-${issue}-${i}`, item, name: `ra-widgets-${issue}`, host: "testhost", launcher: s.launcher ?? s.terminal?.launcher ?? "tmux", marker: `@ra_item=${item}`,
+      id: `s-${issue}-${i}`, item, name: `ra-widgets-${issue}`, host: s.host ?? HOST, launcher: s.launcher ?? s.terminal?.launcher ?? "tmux", marker: `@ra_item=${item}`,
       worktree: "/w", branch: "b", started_at: "2026-01-15T09:00:00Z", simulated: false, terminal: s.terminal,
     });
     if (!s.open) endSession(store, `s-${issue}-${i}`, "exited", { code: 0 });
@@ -86,7 +102,7 @@ function itemWith(store: Store, issue: number, state: "done" | "failed" | "aband
 function sweepDeps(store: Store, config: Config, env: Record<string, string | undefined>, more: Partial<TabsDeps> = {}) {
   const asks: string[] = [];
   const deps: TabsDeps = {
-    store, config, effects: LIVE,
+    store, config, host: HOST, effects: LIVE,
     terminalLauncher: (terminal) => {
       const launcher = launcherForTerminal(terminal, { env });
       return {
@@ -107,10 +123,10 @@ test("a done item with no open session has every tab of all its attempts closed,
   await withStore(async (store) => {
     const config = await defaultConfig();
     const owners = await server.window();
-    const [first, second] = [await server.window(1), await server.window(1)];
-    const failed = await server.window(2);
-    const abandoned = await server.window(3);
-    const open = await server.window(4);
+    const [first, second] = [await server.window(1, store.path), await server.window(1, store.path)];
+    const failed = await server.window(2, store.path);
+    const abandoned = await server.window(3, store.path);
+    const open = await server.window(4, store.path);
     const t = server.terminal;
     assert.is(itemWith(store, 11, "done", [{ terminal: t }, { terminal: t }]), 1);
     itemWith(store, 12, "failed", [{ terminal: t }]);
@@ -147,9 +163,9 @@ test("a tab is looked for on the server its session recorded, not the one the co
     const base = await defaultConfig();
     // The config now names another session on another server: the recorded one still answers.
     const config = { ...base, worker: { ...base.worker, launcher: "tmux", tmux_session: "elsewhere", tmux_socket: "ra-test-none" } } as Config;
-    const tab = await server.window(1);
+    const tab = await server.window(1, store.path);
     itemWith(store, 11, "done", [{ terminal: server.terminal }]);
-    const sweep = await closeFinishedTabs({ store, config, effects: LIVE, terminalLauncher: (t) => launcherForTerminal(t, { env: { ...server.env, TMUX_TMPDIR: join(dir, "other") } }) });
+    const sweep = await closeFinishedTabs({ store, config, host: HOST, effects: LIVE, terminalLauncher: (t) => launcherForTerminal(t, { env: { ...server.env, TMUX_TMPDIR: join(dir, "other") } }) });
     assert.equal(sweep.events.map((e) => e.line), [`closed tab ${tab} of item 1 (demo/widgets#11)`]);
     assert.equal(await server.windows(), [], "the last window gone, the server ended with it");
   });
@@ -160,7 +176,7 @@ test("a server that cannot be asked is unknown, never none: nothing is closed or
     const config = await defaultConfig();
     itemWith(store, 11, "done", [{ terminal: { launcher: "kitty", to: "unix:/nowhere" } }]);
     const binary = writeUnreachableKitty(dir);
-    const deps: TabsDeps = { store, config, effects: LIVE, terminalLauncher: (t) => launcherForTerminal(t, { kittyBinary: binary }) };
+    const deps: TabsDeps = { store, config, host: HOST, effects: LIVE, terminalLauncher: (t) => launcherForTerminal(t, { kittyBinary: binary }) };
     for (let pass = 0; pass < 2; pass++) {
       const sweep = await closeFinishedTabs(deps);
       assert.equal({ closed: sweep.closed, unknown: sweep.unknown, events: sweep.events }, { closed: 0, unknown: 1, events: [] });
@@ -173,21 +189,26 @@ test("on kitty, every window carrying the item's ra_item is closed by id and mar
   await withStore(async (store) => {
     const config = await defaultConfig();
     const kitty = writeKittyStandIn(dir);
+    const ours = { ra_store: store.path };
     kitty.seed([
-      { id: 4, title: "ra-widgets-11", vars: { ra_item: "1" } },
+      { id: 4, title: "ra-widgets-11", vars: { ra_item: "1", ...ours } },
       { id: 5, title: "owner's shell", vars: {} },
-      { id: 6, title: "ra-widgets-12", vars: { ra_item: "2" } },
-      { id: 7, title: "ra-widgets-11-2", vars: { ra_item: "1" } },
-      { id: 8, title: "ra-widgets-110", vars: { ra_item: "10" } },
+      { id: 6, title: "ra-widgets-12", vars: { ra_item: "2", ...ours } },
+      { id: 7, title: "ra-widgets-11-2", vars: { ra_item: "1", ...ours } },
+      { id: 8, title: "ra-widgets-110", vars: { ra_item: "10", ...ours } },
+      { id: 9, title: "another store's item 1", vars: { ra_item: "1", ra_store: `${store.path}-other` } },
+      { id: 10, title: "item 1 of before stores were marked", vars: { ra_item: "1" } },
     ]);
     const terminal: Terminal = { launcher: "kitty", to: "unix:/run/kitty-test" };
     itemWith(store, 11, "done", [{ terminal }, { terminal }]);
     itemWith(store, 12, "failed", [{ terminal }]);
     const env = { ...process.env, ...kitty.env };
-    const sweep = await closeFinishedTabs({ store, config, effects: LIVE, terminalLauncher: (t) => launcherForTerminal(t, { env, kittyBinary: kitty.binary }) });
+    const sweep = await closeFinishedTabs({ store, config, host: HOST, effects: LIVE, terminalLauncher: (t) => launcherForTerminal(t, { env, kittyBinary: kitty.binary }) });
     assert.equal(sweep.events.map((e) => e.line), ["closed tab 4 of item 1 (demo/widgets#11)", "closed tab 7 of item 1 (demo/widgets#11)"]);
-    assert.equal(kitty.tabs().map((t) => t.id), [5, 6, 8]);
-    assert.equal(kitty.calls().map((c) => c.argv.slice(3).join(" ")), ["ls", "close-window --match id:4 and var:ra_item=^1$", "close-window --match id:7 and var:ra_item=^1$"]);
+    assert.equal(kitty.tabs().map((t) => t.id), [5, 6, 8, 9, 10], "another store's item 1 and an unmarked store's stay");
+    const closes = kitty.calls().map((c) => c.argv.slice(3).join(" ")).filter((call) => call.startsWith("close-window"));
+    assert.equal(closes.map((call) => call.replace(/ and var:ra_store=.*$/, "")), ["close-window --match id:4 and var:ra_item=^1$", "close-window --match id:7 and var:ra_item=^1$"]);
+    assert.ok(closes.every((call) => call.includes(" and var:ra_store=^")), "each close matches the store too");
   });
 }));
 
@@ -235,10 +256,68 @@ test("with 10,000 done items swept, a pass asks no server and reads only what is
 
     // One more item to sweep: the server is asked once, and only its tab is closed.
     const id = itemWith(store, 20, "done", [{ terminal: server.terminal }]);
-    const tab = await server.window(id);
+    const tab = await server.window(id, store.path);
     assert.equal((await closeFinishedTabs(deps)).events.map((e) => e.line), [`closed tab ${tab} of item ${id} (demo/widgets#20)`]);
     assert.equal(asks, ["tmux"]);
     assert.equal(await server.windows(), []);
+  });
+}));
+
+test("a window of another store with the same item id, or with no store marker, is left open; the item is swept of its own", () => withServer(async (server) => {
+  await withStore(async (store) => {
+    const config = await defaultConfig();
+    // Item ids start at 1 in every store: the rehearsal's or a second state dir's item 1 shares the server.
+    const theirs = await server.window(1, join(store.path, "..", "..", "other", "robot-army.db"), { running: true });
+    const older = await server.window(1);
+    const ours = await server.window(1, store.path);
+    itemWith(store, 11, "done", [{ terminal: server.terminal }]);
+    const { deps } = sweepDeps(store, config, server.env);
+    const sweep = await closeFinishedTabs(deps);
+    assert.equal(sweep.events.map((e) => e.line), [`closed tab ${ours} of item 1 (demo/widgets#11)`]);
+    assert.equal(await server.windows(), [`${theirs} 1`, `${older} 1`]);
+    assert.equal((await closeFinishedTabs(deps)).events, []);
+    assert.ok(sessionsOf(store, 1).every((s) => s.tabs_swept_at !== null), "none of its own left: swept, the others' windows not waited for");
+    assert.equal(await server.windows(), [`${theirs} 1`, `${older} 1`]);
+  });
+}));
+
+test("a tab whose pane still runs something is left open and its item not marked swept, until the pane is dead", () => withServer(async (server) => {
+  await withStore(async (store) => {
+    const config = await defaultConfig();
+    const ended = await server.window(1, store.path);
+    const running = await server.window(1, store.path, { running: true });
+    itemWith(store, 11, "done", [{ terminal: server.terminal }, { terminal: server.terminal }]);
+    const { deps } = sweepDeps(store, config, server.env);
+    for (let pass = 0; pass < 2; pass++) {
+      const sweep = await closeFinishedTabs(deps);
+      assert.equal(sweep.events.map((e) => e.line), pass === 0 ? [`closed tab ${ended} of item 1 (demo/widgets#11)`] : []);
+      assert.is(sweep.unknown, 1, "the running tab leaves the item for the next pass");
+      assert.equal(await server.windows(), [`${running} 1`]);
+      assert.equal(sessionsOf(store, 1).map((s) => s.tabs_swept_at), [null, null]);
+    }
+    // Once its command has ended, the next pass closes it and the one after marks the item.
+    process.kill(Number(await server.tmux("display-message", "-p", "-t", running, "#{pane_pid}")), "SIGTERM");
+    await waitFor("the pane to be dead", async () => (await server.tmux("display-message", "-p", "-t", running, "#{pane_dead}")) === "1");
+    assert.equal((await closeFinishedTabs(deps)).events.map((e) => e.line), [`closed tab ${running} of item 1 (demo/widgets#11)`]);
+    await closeFinishedTabs(deps);
+    assert.ok(sessionsOf(store, 1).every((s) => s.tabs_swept_at !== null));
+  });
+}));
+
+test("only rows of this host are swept: another machine's row names a terminal server that is not here", () => withServer(async (server) => {
+  await withStore(async (store) => {
+    const config = await defaultConfig();
+    const elsewhere = await server.window(1, store.path);
+    itemWith(store, 11, "done", [{ terminal: server.terminal, host: "otherhost" }]);
+    const both = itemWith(store, 12, "done", [{ terminal: { launcher: "process" } }, { terminal: server.terminal, host: "otherhost" }]);
+    const { deps, asks } = sweepDeps(store, config, server.env);
+    for (let pass = 0; pass < 2; pass++) {
+      const sweep = await closeFinishedTabs(deps);
+      assert.equal({ closed: sweep.closed, unknown: sweep.unknown, asks }, { closed: 0, unknown: 0, asks: [] }, "no server of another host is asked");
+    }
+    assert.equal(await server.windows(), [`${elsewhere} 1`], "another host's tab is not closed from here");
+    assert.equal(sessionsOf(store, 1).map((s) => s.tabs_swept_at), [null], "nor marked swept: it is that host's to sweep");
+    assert.equal(sessionsOf(store, both).map((s) => s.tabs_swept_at !== null), [true, false], "of an item on both hosts, only this host's row is marked");
   });
 }));
 

@@ -5,10 +5,13 @@
  * and a close is closed on the next pass. `failed` and `abandoned` items keep their tabs
  * (that is what remain-on-exit and `--hold` are for): only `done` is a candidate.
  *
- * A tab is found by the marker its launch wrote, on the terminal server its session row
- * recorded (never the one the config names now, never by a window's number); a window
- * without the marker is never touched. Each close is audited (`tab.close`, intent and
- * outcome). A server that cannot be asked is unknown, never "no tabs": nothing is marked.
+ * A tab is found by the markers its launch wrote, the item's id AND this store's path (item
+ * ids start at 1 in every store: another state dir's item 1, or the rehearsal's, is not this
+ * one's), on the terminal server a session row of this host recorded (never the one the
+ * config names now, never by a window's number); a window without both markers is never
+ * touched, nor one whose command still runs (no session row open does not prove nothing runs
+ * there). Each close is audited (`tab.close`, intent and outcome). A server that cannot be
+ * asked is unknown, never "no tabs": nothing is marked.
  *
  * Cheap with thousands of finished items: an item's session rows are marked swept once a
  * pass's listing found none of its tabs left on any of their servers (so after the pass
@@ -16,6 +19,7 @@
  * once per pass, and only when some item is still to sweep. A crash between a close and
  * the mark leaves the rows unmarked, so the next pass sweeps again.
  */
+import { realpathSync } from "node:fs";
 import { configuredTerminal, launcherForTerminal, terminalKey } from "../boundaries/launchers/select.ts";
 import { parseTerminal } from "../boundaries/launchers/types.ts";
 import type { Launcher, TabRef, Terminal } from "../boundaries/launchers/types.ts";
@@ -33,6 +37,8 @@ import { itemsWithTabsToSweep, markTabsSwept, sessionsOf } from "../work-items/s
 export interface TabsDeps {
   store: Store;
   config: Config;
+  /** This machine: rows of another host name terminal servers that are not here. */
+  host: string;
   effects: Pick<Effects, "sessions" | "simulated">;
   /** Builds the launcher that reaches a recorded terminal server (default: `launcherForTerminal` in robot-army's environment). */
   terminalLauncher?: (terminal: Terminal) => Launcher;
@@ -42,7 +48,7 @@ export interface TabsDeps {
 export interface TabsSweep {
   closed: number;
   events: DaemonEvent[];
-  /** Items left for the next pass: a server of theirs could not be asked, or a close failed. */
+  /** Items left for the next pass: a server of theirs could not be asked, a tab of theirs still runs something, or a close failed. */
   unknown: number;
 }
 
@@ -61,7 +67,7 @@ interface Server {
 export async function closeFinishedTabs(deps: TabsDeps): Promise<TabsSweep> {
   const result: TabsSweep = { closed: 0, events: [], unknown: 0 };
   if (!deps.effects.sessions) return result;
-  const items = itemsWithTabsToSweep(deps.store, deps.effects.simulated);
+  const items = itemsWithTabsToSweep(deps.store, deps.effects.simulated, deps.host);
   if (items.length === 0) return result;
   const build = deps.terminalLauncher ?? ((terminal: Terminal) => launcherForTerminal(terminal));
   const servers = new Map<string, Server>();
@@ -75,15 +81,17 @@ export async function closeFinishedTabs(deps: TabsDeps): Promise<TabsSweep> {
       result.unknown++;
       continue;
     }
-    const tabs = mine.flatMap((server) => (server.listing as TabRef[]).filter((tab) => tab.item === item).map((tab) => ({ tab, server })));
+    const tabs = mine.flatMap((server) => (server.listing as TabRef[]).filter((tab) => isOurs(deps.store, item, tab)).map((tab) => ({ tab, server })));
     // Marked only from a listing that found none left: after the pass that closes them, the next one marks.
     if (tabs.length === 0) {
-      markTabsSwept(deps.store, item);
+      markTabsSwept(deps.store, item, deps.host);
       continue;
     }
     let allClosed = true;
     for (const { tab, server } of tabs) {
-      if (!(await closeTab(deps.store, item, tab, server, result))) allClosed = false;
+      // Something still runs in it (respawned, or a worker whose row was closed while it lived): left, and asked again next pass.
+      if (tab.running === true) allClosed = false;
+      else if (!(await closeTab(deps.store, item, tab, server, result))) allClosed = false;
     }
     if (!allClosed) result.unknown++;
   }
@@ -91,13 +99,29 @@ export async function closeFinishedTabs(deps: TabsDeps): Promise<TabsSweep> {
 }
 
 /**
- * The servers an item's sessions were recorded on (a row from before terminals were
- * recorded: the server the config names for its launcher), added to `servers`; "unknown"
+ * Whether a listed tab is this item's of this store: its item marker names the item and its
+ * store marker this store's file (the same path, or one resolving to the same file). A tab
+ * with no store marker (launched before stores were marked) is never taken for ours.
+ */
+function isOurs(store: Store, item: number, tab: TabRef): boolean {
+  if (tab.item !== item || tab.store === null) return false;
+  if (tab.store === store.path) return true;
+  try {
+    return realpathSync(tab.store) === realpathSync(store.path);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The servers an item's sessions on this host were recorded on (a row from before terminals
+ * were recorded: the server the config names for its launcher), added to `servers`; "unknown"
  * when a row names a launcher whose server cannot be told. Headless rows have no tabs.
  */
 function serversOf(deps: TabsDeps, item: number, servers: Map<string, Server>, build: (terminal: Terminal) => Launcher): Server[] | "unknown" {
   const mine = new Map<string, Server>();
   for (const session of sessionsOf(deps.store, item)) {
+    if (session.host !== deps.host) continue;
     const terminal = session.terminal ?? configuredTerminal(deps.config, session.launcher);
     if (terminal === null) return "unknown";
     if (terminal.launcher === "process") continue;
@@ -117,7 +141,7 @@ async function closeTab(store: Store, item: number, tab: TabRef, server: Server,
   try {
     const closed = await auditEffect(
       store,
-      { kind: "tab.close", repo: work?.repo, item, body: { tab: tab.id, marker: tab.marker, terminal: server.terminal } },
+      { kind: "tab.close", repo: work?.repo, item, body: { tab: tab.id, marker: tab.marker, store: tab.store, terminal: server.terminal } },
       () => server.launcher.closeTab(tab),
       (outcome) => ({ result: outcome }),
     );

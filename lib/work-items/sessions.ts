@@ -137,22 +137,27 @@ export function openSessions(store: Store, options: { state?: string } = {}): St
 }
 
 /**
- * The `done` items whose tabs are still to sweep: a session row of theirs not yet marked
- * swept, and none of their rows open. Read through the index of unswept rows, so the
- * finished items already swept cost nothing however many the store holds.
+ * The `done` items whose tabs on this host are still to sweep: a session row of theirs on
+ * `host` not yet marked swept, and none of their rows open (on any host). A row of another
+ * machine names a terminal server that is not here, so it is that machine's to sweep. Read
+ * through the index of unswept rows, so the finished items already swept cost nothing
+ * however many the store holds.
  */
-export function itemsWithTabsToSweep(store: Store, simulated: boolean): number[] {
+export function itemsWithTabsToSweep(store: Store, simulated: boolean, host: string): number[] {
   return store.statement(
     `SELECT DISTINCT s.item AS item FROM sessions AS s INDEXED BY sessions_tabs_unswept JOIN work_items AS w ON w.id = s.item
-     WHERE s.tabs_swept_at IS NULL AND w.state = 'done' AND w.simulated = ?
+     WHERE s.tabs_swept_at IS NULL AND s.host = ? AND w.state = 'done' AND w.simulated = ?
        AND NOT EXISTS (SELECT 1 FROM sessions AS o WHERE o.item = s.item AND o.ended_at IS NULL)
      ORDER BY s.item`,
-  ).all(simulated ? 1 : 0).map((row) => (row as { item: number }).item);
+  ).all(host, simulated ? 1 : 0).map((row) => (row as { item: number }).item);
 }
 
-/** Marks an item's sessions swept of tabs (the sweep found none left on any of their servers); only rows that are closed. */
-export function markTabsSwept(store: Store, item: number, at: string = isoSeconds(now())): void {
-  store.statement("UPDATE sessions SET tabs_swept_at = ? WHERE item = ? AND tabs_swept_at IS NULL AND ended_at IS NOT NULL").run(at, item);
+/**
+ * Marks an item's sessions on `host` swept of tabs (the sweep found none left on any of
+ * their servers); only rows that are closed, and never another host's, which that host sweeps.
+ */
+export function markTabsSwept(store: Store, item: number, host: string, at: string = isoSeconds(now())): void {
+  store.statement("UPDATE sessions SET tabs_swept_at = ? WHERE item = ? AND host = ? AND tabs_swept_at IS NULL AND ended_at IS NOT NULL").run(at, item, host);
 }
 
 function fromRow(row: unknown): StoredSession {

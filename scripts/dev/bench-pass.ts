@@ -84,7 +84,7 @@ export async function benchPass({ runs }: { runs: number }): Promise<void> {
         } else {
           sessions$.endSession(store, id, "retired", { code: 0, at: LONG_AGO });
           transition(store, item.id, "done", { reason: "issue closed", issueClosedObserved: true });
-          sessions$.markTabsSwept(store, item.id, LONG_AGO);
+          sessions$.markTabsSwept(store, item.id, "bench", LONG_AGO);
         }
       }
     });

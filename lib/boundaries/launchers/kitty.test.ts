@@ -16,6 +16,8 @@ import type { LaunchSpec, TabRef } from "./types.ts";
 const tests = new LauncherTests();
 const TO = "unix:/run/user/1000/kitty-test";
 const SECRET = "PROMPT-c41e: rewrite the parser";
+/** The store path the launches mark their windows with (only compared, never opened). */
+const STORE = "/var/lib/robot-army/robot-army.db";
 
 /** A test with the kitty stand-in written into its temp dir and a launcher that uses it. */
 function kittyTest(name: string, fn: (dirs: LauncherDirs, kitty: KittyStandIn, launcher: KittyLauncher) => Promise<void>) {
@@ -46,13 +48,13 @@ function assertNoPromptInArgv(kitty: KittyStandIn): void {
 
 test("launch calls kitty @ launch with exactly this argv; the session runs the worker, the prompt by file", kittyTest("launch", async (dirs, kitty, launcher) => {
   const prompt = promptFile(dirs);
-  const launched = await launcher.launch(spec(7, dirs, { tags: { repo: "o/demo" }, env: { HINT: "x y" }, stdinFile: prompt }));
+  const launched = await launcher.launch(spec(7, dirs, { tags: { repo: "o/demo", ra_store: STORE }, env: { HINT: "x y" }, stdinFile: prompt }));
   tests.note(dirs.root);
   assert.equal(kitty.calls()[0].argv, [
     "@", "--to", TO,
-    "launch", "--type=tab", "--hold", "--tab-title", "ra-demo-7", "--var", "ra_item=7", "--cwd", dirs.work,
+    "launch", "--type=tab", "--hold", "--tab-title", "ra-demo-7", "--var", "ra_item=7", "--var", `ra_store=${STORE}`, "--cwd", dirs.work,
     "--env", `RA_STATE_DIR=${dirs.state}`, "--env", `RA_SESSION_ROOT=${dirs.root}`,
-    "--", ...robotArmyArgv(), "session", "run", "--name=ra-demo-7", "--tag=ra_item=7", "--tag=repo=o/demo", `--cwd=${dirs.work}`,
+    "--", ...robotArmyArgv(), "session", "run", "--name=ra-demo-7", "--tag=ra_item=7", "--tag=repo=o/demo", `--tag=ra_store=${STORE}`, `--cwd=${dirs.work}`,
     "--env=HINT=x y", `--env=RA_PROMPT_FILE=${prompt}`,
     "--", "sh", "-c", 'cat "$RA_PROMPT_FILE"; exec sleep 30',
   ]);
@@ -60,7 +62,7 @@ test("launch calls kitty @ launch with exactly this argv; the session runs the w
     launcher: "kitty", marker: "ra_item=7", sessionName: "ra-demo-7", sessionId: "", window: "1", terminal: { launcher: "kitty", to: TO },
   });
   const record = readRecord(dirs.root, launched.sessionId)!;
-  assert.equal(record.tags, { ra_item: "7", repo: "o/demo" });
+  assert.equal(record.tags, { ra_item: "7", repo: "o/demo", ra_store: STORE });
   await waitFor("the worker to read its prompt", () => logOf(record).includes(SECRET));
   await stopSession(dirs.root, record, { graceMs: 2_000 });
   assertNoPromptInArgv(kitty);
@@ -105,20 +107,20 @@ test("a worker that cannot start is a LaunchError; the tab is held open by kitty
   assert.equal(kitty.tabs().map((t) => t.vars), [{ ra_item: "9" }]);
 }));
 
-test("tabs lists every window whose ra_item is exactly the item; closeTab closes one by id and marker together", kittyTest("tabs", async (dirs, kitty, launcher) => {
+test("tabs lists every window whose ra_item is exactly the item; closeTab closes one by id and both markers together", kittyTest("tabs", async (dirs, kitty, launcher) => {
   kitty.seed([
-    { id: 50, title: "ra-demo-7", vars: { ra_item: "7" } },
-    { id: 51, title: "ra-demo-17", vars: { ra_item: "17" } },
+    { id: 50, title: "ra-demo-7", vars: { ra_item: "7", ra_store: STORE } },
+    { id: 51, title: "ra-demo-17", vars: { ra_item: "17", ra_store: STORE } },
     { id: 52, title: "owner's shell", vars: {} },
-    { id: 53, title: "ra-demo-7-2", vars: { ra_item: "7" } },
+    { id: 53, title: "ra-demo-7-2", vars: { ra_item: "7", ra_store: STORE } },
   ]);
-  const tab = (id: string, item: number): TabRef => ({ launcher: "kitty", id, marker: `ra_item=${item}`, running: null, item });
+  const tab = (id: string, item: number): TabRef => ({ launcher: "kitty", id, marker: `ra_item=${item}`, running: null, item, store: STORE });
   assert.equal(await launcher.tabs(7), [tab("50", 7), tab("53", 7)]);
   assert.equal(await launcher.markedTabs(), [tab("50", 7), tab("51", 17), tab("53", 7)]);
   assert.equal(await launcher.tabs(8), []);
 
   assert.is(await launcher.closeTab(tab("50", 7)), "closed");
-  assert.equal(kitty.calls().at(-1)!.argv, ["@", "--to", TO, "close-window", "--match", "id:50 and var:ra_item=^7$"]);
+  assert.equal(kitty.calls().at(-1)!.argv, ["@", "--to", TO, "close-window", "--match", "id:50 and var:ra_item=^7$ and var:ra_store=^/var/lib/robot\\x2darmy/robot\\x2darmy\\x2edb$"]);
   assert.is(await launcher.closeTab(tab("50", 7)), "gone", "closed already");
   // Window 51 is item 17's: listed as item 7's (a reused id), it is not closed.
   assert.is(await launcher.closeTab(tab("51", 7)), "gone");
@@ -126,11 +128,33 @@ test("tabs lists every window whose ra_item is exactly the item; closeTab closes
   assert.match((await rejection(launcher.closeTab(tab("x", 7)))).message, "is not a number");
 }));
 
+test("closeTab closes a window only while its ra_store is the store it was listed with, matched literally; never one without it", kittyTest("tabs-store", async (dirs, kitty, launcher) => {
+  // Item ids start at 1 in every store: another state dir's item 7 and a window from before stores were marked carry the same ra_item.
+  const weird = '/tmp/a b(c)"d=e.f*g$ and x';
+  const near = "/tmp/a b(c)\"d=eXf*g$ and x";
+  kitty.seed([
+    { id: 60, title: "ra-demo-7", vars: { ra_item: "7", ra_store: weird } },
+    { id: 61, title: "ra-other-7", vars: { ra_item: "7", ra_store: STORE } },
+    { id: 62, title: "ra-old-7", vars: { ra_item: "7" } },
+    { id: 63, title: "ra-near-7", vars: { ra_item: "7", ra_store: near } },
+  ]);
+  const listed = await launcher.tabs(7) as TabRef[];
+  assert.equal(listed.map((t) => [t.id, t.store]), [["60", weird], ["61", STORE], ["62", null], ["63", near]]);
+  const [mine, other, old, close] = listed;
+  assert.is(await launcher.closeTab({ ...other, store: weird }), "gone", "another store's window is not closed");
+  assert.is(await launcher.closeTab({ ...close, store: weird }), "gone", "a path differing where the regex would see '.' is not matched");
+  assert.match((await rejection(launcher.closeTab(old))).message, "carries no ra_store");
+  assert.is(await launcher.closeTab({ ...old, store: STORE }), "gone", "a window without ra_store is not closed as any store's");
+  assert.equal(kitty.tabs().map((t) => t.id), [60, 61, 62, 63]);
+  assert.is(await launcher.closeTab(mine), "closed");
+  assert.equal(kitty.tabs().map((t) => t.id), [61, 62, 63]);
+}));
+
 test("a kitty that cannot be reached: tabs unknown, never none; closeTab throws", tests.in("tabs-unreachable", async (dirs) => {
   const launcher = new KittyLauncher({ env: dirs.env, binary: writeUnreachableKitty(dirs.dir) });
   assert.is(await launcher.tabs(7), "unknown");
   assert.is(await launcher.markedTabs(), "unknown");
-  const error = await rejection(launcher.closeTab({ launcher: "kitty", id: "3", marker: "ra_item=7", running: null, item: 7 }));
+  const error = await rejection(launcher.closeTab({ launcher: "kitty", id: "3", marker: "ra_item=7", running: null, item: 7, store: STORE }));
   assert.match(error.message, "kitty @ close-window failed: Error: Could not connect to the kitty socket");
 }));
 

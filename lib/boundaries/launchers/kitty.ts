@@ -1,13 +1,16 @@
 /**
  * The kitty launcher: a tab per worker through kitty's remote control
  * (`kitty @ launch --type=tab --hold`), running `robot-army session run` in the
- * foreground; the window's user variable `ra_item=<id>` is its marker. `--hold` keeps a
- * tab whose command failed at once readable. Matches are anchored (`^<id>$`): kitty reads
- * them as regular expressions, and item 7 must not match item 17. `closeTab` closes a window
- * by `id:` AND its marker in one match, so a window that took a reused id is never closed;
- * it closes the marked window only, never the other windows the owner split into its tab.
+ * foreground; the window's user variable `ra_item=<id>` is its marker, with `ra_store=<store
+ * path>` beside it (item ids start at 1 in every store). `--hold` keeps a tab whose command
+ * failed at once readable. Matches are anchored (`^<id>$`): kitty reads them as regular
+ * expressions, and item 7 must not match item 17. `closeTab` closes a window by `id:` AND both
+ * markers in one match, so neither a window that took a reused id nor another store's window
+ * is ever closed; it closes the marked window only, never the other windows the owner split
+ * into its tab.
  */
 import { resolve } from "node:path";
+import { STORE_TAG } from "../../sessions/worker-tags.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
@@ -49,8 +52,10 @@ export class KittyLauncher implements Launcher {
   async launch(spec: LaunchSpec): Promise<Launched> {
     const watch = watchLaunch(this.name, this.#env, spec);
     const vars = Object.entries(sessionEnv(this.#env)).flatMap(([key, value]) => ["--env", `${key}=${value}`]);
+    const store = spec.tags[STORE_TAG];
+    const markers = ["--var", `ra_item=${spec.item}`, ...(store === undefined ? [] : ["--var", `ra_store=${store}`])];
     const result = await this.#kitty([
-      "launch", "--type=tab", "--hold", "--tab-title", spec.name, "--var", `ra_item=${spec.item}`, "--cwd", resolve(spec.cwd), ...vars,
+      "launch", "--type=tab", "--hold", "--tab-title", spec.name, ...markers, "--cwd", resolve(spec.cwd), ...vars,
       "--", ...sessionRunArgv(spec, { detach: false }),
     ]);
     if (result.code !== 0) throw new LaunchError(this.name, spec, `kitty @ launch failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
@@ -89,14 +94,20 @@ export class KittyLauncher implements Launcher {
       .sort((a, b) => a.id - b.id)
       .map((w) => {
         const item = Number(w.user_vars!.ra_item);
-        return { launcher: this.name, id: String(w.id), marker: markerOf(item), running: null, item };
+        return { launcher: this.name, id: String(w.id), marker: markerOf(item), running: null, item, store: w.user_vars!.ra_store || null };
       });
   }
 
-  /** `kitty @ close-window` matching the window's id and its marker together: "gone" when no window matches both. */
+  /**
+   * `kitty @ close-window` matching the window's id and both its markers together: "gone" when
+   * no window matches all three. The store is checked in that same match (its path escaped
+   * for kitty's regular expressions), not from a listing before it, so nothing can change
+   * in between. A window listed without a store is never closed: it may be another robot-army's.
+   */
   async closeTab(ref: TabRef): Promise<"closed" | "gone"> {
     if (!/^\d+$/.test(ref.id)) throw new TypeError(`kitty window id "${ref.id}" is not a number`);
-    const result = await this.#kitty(["close-window", "--match", `id:${ref.id} and ${matchOf(ref.item)}`]);
+    if (ref.store === null) throw new TypeError(`kitty window ${ref.id} carries no ra_store, so whose it is cannot be told: it is not closed`);
+    const result = await this.#kitty(["close-window", "--match", `id:${ref.id} and ${matchOf(ref.item)} and var:ra_store=^${regexLiteral(ref.store)}$`]);
     if (result.code === 0) return "closed";
     if (/No matching windows/i.test(result.stderr)) return "gone";
     throw new Error(`kitty @ close-window failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
@@ -142,4 +153,15 @@ function markerOf(item: number): string {
 /** The tabs with a window whose `ra_item` is exactly the item. */
 function matchOf(item: number): string {
   return `var:ra_item=^${item}$`;
+}
+
+/**
+ * Text matched literally by kitty's regular expressions, inside one term of a `--match`
+ * expression: every ASCII character but letters, digits, `_` and `/` becomes `\xHH`, and any
+ * other whitespace `\uHHHH`, so no regex syntax, no space (which ends a term), no quote or
+ * parenthesis (match syntax) and no `=` (which splits `var:` into key and value) is left in it.
+ */
+function regexLiteral(text: string): string {
+  const hex = (c: string, width: number) => c.charCodeAt(0).toString(16).padStart(width, "0");
+  return text.replace(/[\x00-\x7f]|\s/g, (c) => /[A-Za-z0-9_/]/.test(c) ? c : c <= "\x7f" ? `\\x${hex(c, 2)}` : `\\u${hex(c, 4)}`);
 }

@@ -36,7 +36,7 @@ test("launch starts a detached session tagged with the item; find knows it by it
   assert.is(await launcher.find(8), null);
   assert.is(await launcher.attachCommand(7), null, "a headless session has no terminal to attach to");
   assert.equal(await launcher.tabs(7), [], "nor a tab to close");
-  assert.is(await launcher.closeTab({ launcher: "process", id: "ra-demo-7", marker: "ra-demo-7", running: true, item: 7 }), "gone");
+  assert.is(await launcher.closeTab({ launcher: "process", id: "ra-demo-7", marker: "ra-demo-7", running: true, item: 7, store: null }), "gone");
   assert.is(readRecord(root, launched.sessionId)!.ended, null, "closing a headless tab touches nothing");
 
   assert.is(await stopSession(root, record, { graceMs: 2_000 }), "stopped");

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../sessions/records.ts";
 import { runCommand } from "./session-run.ts";
@@ -13,6 +13,8 @@ import type { LaunchSpec, TabRef } from "./types.ts";
 
 const tests = new LauncherTests();
 const SESSION = "ra-workers";
+/** The store path the launches mark their windows with (only compared, never opened). */
+const STORE = "/var/lib/robot-army/robot-army.db";
 
 /** Each test has a tmux server of its own: `-L <socket>`, the socket in the test's temp dir (TMUX_TMPDIR). */
 const SOCKET = `ra-test-${process.pid}`;
@@ -59,8 +61,9 @@ async function windows(dirs: LauncherDirs): Promise<Array<{ id: string; dead: st
   });
 }
 
-test("launch opens a window marked @ra_item, remain-on-exit on, the worker running in its session", tmuxTest("launch", async (dirs, launcher) => {
-  const launched = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "echo hi; exec sleep 30"], { tags: { repo: "o/demo" } }));
+test("launch opens a window marked @ra_item and @ra_store, remain-on-exit on, the worker running in its session", tmuxTest("launch", async (dirs, launcher) => {
+  const store = join(dirs.state, "robot-army.db");
+  const launched = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "echo hi; exec sleep 30"], { tags: { repo: "o/demo", ra_store: store } }));
   tests.note(dirs.root);
   assert.match(launched.window!, /^@\d+$/);
   assert.equal({ ...launched, sessionId: "", window: "" }, {
@@ -68,11 +71,12 @@ test("launch opens a window marked @ra_item, remain-on-exit on, the worker runni
     terminal: { launcher: "tmux", socket: SOCKET, socket_path: join(dirs.dir, `tmux-${process.getuid!()}`, SOCKET), session: SESSION },
   });
   assert.is(await tmux(dirs, "show-options", "-w", "-v", "-t", launched.window!, "@ra_item"), "7");
+  assert.is(await tmux(dirs, "show-options", "-w", "-v", "-t", launched.window!, "@ra_store"), store);
   assert.is(await tmux(dirs, "show-options", "-w", "-v", "-t", launched.window!, "remain-on-exit"), "on");
   assert.is(await tmux(dirs, "display-message", "-p", "-t", launched.window!, "#{session_name} #{window_name} #{pane_current_path}"), `${SESSION} ra-demo-7 ${dirs.work}`);
 
   const record = readRecord(dirs.root, launched.sessionId)!;
-  assert.equal(record.tags, { ra_item: "7", repo: "o/demo" });
+  assert.equal(record.tags, { ra_item: "7", repo: "o/demo", ra_store: store });
   assert.is(record.childPgid, null, "a window's worker runs in the foreground, in the pane's terminal");
   await waitFor("the worker's output in the pane", async () => (await tmux(dirs, "capture-pane", "-p", "-S", "-", "-t", launched.window!)).includes("hi"));
 
@@ -172,10 +176,11 @@ test("a name already on record is refused before any window opens; a session nam
   }
 }));
 
-test("tabs lists every window of the workers' session whose @ra_item is exactly the item; closeTab kills one only while its marker holds", tmuxTest("tabs", async (dirs, launcher) => {
-  const first = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "exit 0"]));
-  const other = await launcher.launch(spec(17, dirs.work, ["sleep", "30"]));
-  const second = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { name: "ra-demo-7-2" }));
+test("tabs lists every window of the workers' session whose @ra_item is exactly the item; closeTab kills one only while its markers hold", tmuxTest("tabs", async (dirs, launcher) => {
+  const tags = { ra_store: STORE };
+  const first = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "exit 0"], { tags }));
+  const other = await launcher.launch(spec(17, dirs.work, ["sleep", "30"], { tags }));
+  const second = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { name: "ra-demo-7-2", tags }));
   tests.note(dirs.root);
   // The owner's own window in the workers' session, and one in another session marked as item 7: neither is robot-army's to list.
   await tmux(dirs, "new-window", "-d", "-t", `=${SESSION}:`, "--", "sleep", "30");
@@ -183,7 +188,7 @@ test("tabs lists every window of the workers' session whose @ra_item is exactly 
   await tmux(dirs, "set-option", "-w", "-t", elsewhere, "@ra_item", "7");
   await waitFor("the first window's command to end", async () => (await tmux(dirs, "display-message", "-p", "-t", first.window!, "#{pane_dead}")) === "1");
 
-  const tab = (id: string, item: number, running: boolean): TabRef => ({ launcher: "tmux", id, marker: `@ra_item=${item}`, running, item });
+  const tab = (id: string, item: number, running: boolean): TabRef => ({ launcher: "tmux", id, marker: `@ra_item=${item}`, running, item, store: STORE });
   assert.equal(await launcher.tabs(7), [tab(first.window!, 7, false), tab(second.window!, 7, true)]);
   assert.equal((await launcher.markedTabs() as Array<{ item: number }>).map((t) => t.item), [7, 17, 7]);
   assert.equal(await launcher.tabs(8), []);
@@ -198,21 +203,68 @@ test("tabs lists every window of the workers' session whose @ra_item is exactly 
   assert.match((await rejection(launcher.closeTab(tab("3", 7, true)))).message, "is not of the form @N");
 }));
 
+test("closeTab closes a window only while its @ra_store is the store it was listed with, whatever the path holds; never one without it", tmuxTest("tabs-store", async (dirs, launcher) => {
+  // Item ids start at 1 in every store: another state dir's item 7 and the owner's older window carry the same @ra_item.
+  const weird = join(dirs.dir, "a b,c}d#{e};");
+  const ours = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { tags: { ra_store: weird } }));
+  const theirs = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { name: "ra-other-7", tags: { ra_store: STORE } }));
+  const unmarked = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { name: "ra-old-7" }));
+  tests.note(dirs.root);
+  const listed = await launcher.tabs(7) as TabRef[];
+  assert.equal(listed.map((t) => [t.id, t.store]), [[ours.window, weird], [theirs.window, STORE], [unmarked.window, null]]);
+
+  const [mine, other, old] = listed;
+  // Listed as the weird store's (as if its store marker changed since), the other store's window is not closed.
+  assert.is(await launcher.closeTab({ ...other, store: weird }), "gone");
+  assert.is(await launcher.closeTab({ ...mine, store: STORE }), "gone");
+  assert.match((await rejection(launcher.closeTab(old))).message, "carries no @ra_store");
+  assert.is(await launcher.closeTab({ ...old, store: STORE }), "gone", "a window without @ra_store is not closed as any store's");
+  assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => t.id), [ours.window, theirs.window, unmarked.window]);
+  assert.is(await launcher.closeTab(mine), "closed");
+  assert.is(await launcher.closeTab(other), "closed");
+  assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => t.id), [unmarked.window]);
+}));
+
+test("a marked window runs while any of its panes does: an owner's split beside the ended worker keeps it running, whichever pane is active", tmuxTest("tabs-running", async (dirs, launcher) => {
+  const launched = await launcher.launch(spec(7, dirs.work, ["sh", "-c", "exit 0"], { tags: { ra_store: STORE } }));
+  await waitFor("the worker's pane to be dead", async () => (await tmux(dirs, "display-message", "-p", "-t", launched.window!, "#{pane_dead}")) === "1");
+  assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => t.running), [false]);
+  const split = await tmux(dirs, "split-window", "-d", "-t", launched.window!, "-P", "-F", "#{pane_id}", "--", "sleep", "30");
+  // The ended worker's pane stays the active one (-d): its pane_dead alone would say nothing runs there.
+  assert.is(await tmux(dirs, "display-message", "-p", "-t", launched.window!, "#{pane_dead}"), "1");
+  assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => t.running), [true]);
+  await tmux(dirs, "kill-pane", "-t", split);
+}));
+
+test("a window whose @ra_store changes between closeTab's look and its kill is not killed: the one-command guard checks the store, escaped", tmuxTest("tabs-guard", async (dirs, launcher) => {
+  // Listed with a store whose path holds tmux format syntax; by the kill, the window names a prefix of it (up to the "}").
+  const listedStore = join(dirs.dir, "a}#{c},b");
+  const launched = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { tags: { ra_store: listedStore } }));
+  tests.note(dirs.root);
+  const [ref] = await launcher.tabs(7) as TabRef[];
+  // A tmux that changes the window's @ra_store just before the guarded kill, as another process could.
+  const racing = join(dirs.dir, "tmux-racing");
+  writeFileSync(racing, `#!/bin/sh\nfor a in "$@"; do [ "$a" = if-shell ] && tmux -L "$2" set-option -w -t "$RACE_WINDOW" @ra_store "$RACE_STORE"; done\nexec tmux "$@"\n`, { mode: 0o755 });
+  const racer = new TmuxLauncher({ env: { ...dirs.env, RACE_WINDOW: launched.window!, RACE_STORE: join(dirs.dir, "a") }, session: SESSION, socket: SOCKET, binary: racing });
+  assert.is(await racer.closeTab(ref), "gone");
+  assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => [t.id, t.store]), [[launched.window, join(dirs.dir, "a")]], "the window stays");
+}));
+
 test("the terminal a launch returns reaches its server by socket path, whatever socket name or TMUX_TMPDIR is used later", tmuxTest("terminal", async (dirs, launcher) => {
-  const launched = await launcher.launch(spec(7, dirs.work, ["sleep", "30"]));
+  const launched = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { tags: { ra_store: STORE } }));
   tests.note(dirs.root);
   assert.is(launched.terminal.launcher, "tmux");
   const path = (launched.terminal as { socket_path: string }).socket_path;
   const later = new TmuxLauncher({ env: { ...dirs.env, TMUX_TMPDIR: join(dirs.dir, "elsewhere") }, session: SESSION, socketPath: path });
   assert.equal((await later.tabs(7) as Array<{ id: string }>).map((t) => t.id), [launched.window]);
-  assert.is(await later.closeTab({ launcher: "tmux", id: launched.window!, marker: "@ra_item=7", running: true, item: 7 }), "closed");
+  assert.is(await later.closeTab({ launcher: "tmux", id: launched.window!, marker: "@ra_item=7", running: true, item: 7, store: STORE }), "closed");
   assert.equal(await later.tabs(7), [], "the server is gone with its last window: no tabs, not unknown");
 }));
 
 test("tmux that cannot run: tabs unknown, never none; closeTab throws", tmuxTest("tabs-unknown", async (dirs) => {
   const broken = new TmuxLauncher({ env: dirs.env, session: SESSION, binary: join(dirs.dir, "no-tmux") });
   assert.is(await broken.tabs(7), "unknown");
-  assert.match((await rejection(broken.closeTab({ launcher: "tmux", id: "@1", marker: "@ra_item=7", running: true, item: 7 }))).message, "tmux cannot say what window @1 is");
+  assert.match((await rejection(broken.closeTab({ launcher: "tmux", id: "@1", marker: "@ra_item=7", running: true, item: 7, store: STORE }))).message, "tmux cannot say what window @1 is");
 }));
 
 test("no test left a session process running", () => {

@@ -1,19 +1,22 @@
 /**
  * The tmux launcher: one window per worker in the tmux session `worker.tmux_session`
  * (created detached when missing), running `robot-army session run` in the foreground so
- * the worker has the terminal. The window option `@ra_item=<id>` is its marker, and
- * `remain-on-exit on` keeps a window whose command failed at once readable. Both are set
- * in the same tmux command sequence that opens the window, before its command can end.
+ * the worker has the terminal. The window option `@ra_item=<id>` is its marker, with
+ * `@ra_store=<store path>` beside it (item ids start at 1 in every store, so the item alone
+ * does not say whose window it is), and `remain-on-exit on` keeps a window whose command
+ * failed at once readable. All are set in the same tmux command sequence that opens the
+ * window, before its command can end.
  *
- * Its places are found again by that marker, never by a window's number: `tabs` lists every
+ * Its places are found again by those markers, never by a window's number: `tabs` lists every
  * window of the workers' session whose `@ra_item` is exactly the item, and `closeTab` kills a
- * window by its id only while it still carries that marker (one tmux `if-shell -F`, so no
- * window that took the id meanwhile is ever closed).
+ * window by its id only while it still carries both markers it was listed with (one tmux
+ * `if-shell -F`, so no window that took the id meanwhile, and no other store's, is ever closed).
  *
  * tmux splits its argv into commands at arguments ending in `;`, and expands `#{...}` in
  * `-c` and `-n`: every argument is escaped for that, so no value is ever read as tmux syntax.
  */
 import { resolve } from "node:path";
+import { STORE_TAG } from "../../sessions/worker-tags.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
@@ -35,15 +38,21 @@ export interface TmuxLauncherOptions extends LauncherBaseOptions {
 interface WindowRow {
   id: string;
   index: number;
+  /** Whether its active pane's command has ended (what `find` reports of the worker's pane). */
   dead: boolean;
+  /** Whether any of its panes still runs a command (an owner's split beside an ended worker does). */
+  live: boolean;
   marker: string;
+  /** Its `@ra_store` ("" when unset). */
+  store: string;
 }
 
 const SESSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const WINDOW_ID = /^@\d+$/;
 const NO_WINDOW = /can't find window/;
 const NO_SESSION = /can't find session|no server running|error connecting to .*\((No such file or directory|Connection refused)\)/;
-const ROW_FORMAT = "#{window_id} #{window_index} #{pane_dead} #{@ra_item}";
+/** The store's path comes last: a path may hold spaces, a window id, index, flags and item id do not. */
+const ROW_FORMAT = "#{window_id} #{window_index} #{pane_dead} #{P:#{?pane_dead,,1}} #{@ra_item} #{@ra_store}";
 /** What tells one tmux server from another: a socket can be reused by a new server, a pid with its start time cannot. */
 const SERVER_FORMAT = "#{pid} #{start_time}";
 
@@ -104,38 +113,49 @@ export class TmuxLauncher implements Launcher {
     return marked === "unknown" ? marked : marked.filter((tab) => tab.item === item);
   }
 
-  /** Every window of the workers' session carrying a marker, in one `list-windows`. */
+  /** Every window of the workers' session carrying a marker, in one `list-windows`; running when any of its panes runs a command. */
   async markedTabs(): Promise<TabRef[] | "unknown"> {
     const rows = await this.#windows();
     if (!Array.isArray(rows)) return "unknown";
     return rows
       .filter((row) => /^[1-9]\d*$/.test(row.marker))
       .sort((a, b) => windowNumber(a.id) - windowNumber(b.id))
-      .map((row) => ({ launcher: this.name, id: row.id, marker: markerOf(Number(row.marker)), running: !row.dead, item: Number(row.marker) }));
+      .map((row) => ({ launcher: this.name, id: row.id, marker: markerOf(Number(row.marker)), running: row.live, item: Number(row.marker), store: row.store || null }));
   }
 
-  /** Kills the window by its id, only while its `@ra_item` still names the item it was listed with. */
+  /**
+   * Kills the window by its id, only while its `@ra_item` and `@ra_store` still name the item
+   * and store it was listed with. A window listed without a store is never closed: it may be
+   * another robot-army's.
+   */
   async closeTab(ref: TabRef): Promise<"closed" | "gone"> {
     if (!WINDOW_ID.test(ref.id)) throw new TypeError(`tmux window id "${ref.id}" is not of the form @N`);
-    const before = await this.#markerOf(ref.id);
-    if (before !== String(ref.item)) return "gone";
-    // One tmux command: the marker is checked and the window killed with nothing in between.
-    const result = await this.#tmux([["if-shell", "-F", "-t", ref.id, `#{==:#{@ra_item},${ref.item}}`, `kill-window -t ${ref.id}`]]);
-    const after = await this.#markerOf(ref.id);
+    if (ref.store === null) throw new TypeError(`tmux window ${ref.id} carries no @ra_store, so whose it is cannot be told: it is not closed`);
+    const listed = `${ref.item} ${ref.store}`;
+    const before = await this.#markersOf(ref.id);
+    if (before !== listed) return "gone";
+    // One tmux command: both markers are checked and the window killed with nothing in between.
+    const guard = `#{&&:#{==:#{@ra_item},${ref.item}},#{==:#{@ra_store},${formatArgument(ref.store)}}}`;
+    const result = await this.#tmux([["if-shell", "-F", "-t", ref.id, guard, `kill-window -t ${ref.id}`]]);
+    const after = await this.#markersOf(ref.id);
     if (after === null) return "closed";
-    if (after !== String(ref.item)) return "gone";
+    if (after !== listed) return "gone";
     throw new Error(`tmux did not close window ${ref.id}: ${failureLine(result.stderr) || `tmux exited with ${result.code}`}`);
   }
 
-  /** A window's `@ra_item` ("" when unmarked), null when the window (or its whole server) is gone; throws when tmux cannot be asked. */
-  async #markerOf(window: string): Promise<string | null> {
-    const result = await this.#tmux([["display-message", "-p", "-t", window, "#{window_id} #{@ra_item}"]]);
+  /**
+   * A window's `@ra_item` and `@ra_store` as `<item> <store>` (each "" when unset), null when the
+   * window (or its whole server) is gone; throws when tmux cannot be asked.
+   */
+  async #markersOf(window: string): Promise<string | null> {
+    const result = await this.#tmux([["display-message", "-p", "-t", window, "#{window_id} #{@ra_item} #{@ra_store}"]]);
     if (result.code !== 0) {
       if (NO_WINDOW.test(result.stderr) || NO_SESSION.test(result.stderr)) return null;
       throw new Error(`tmux cannot say what window ${window} is: ${failureLine(result.stderr) || `tmux exited with ${result.code}`}`);
     }
-    const [id, ...marker] = result.stdout.trim().split(" ");
-    return id === window ? marker.join(" ") : null;
+    const line = result.stdout.replace(/\n$/, "");
+    const space = line.indexOf(" ");
+    return line.slice(0, space) === window ? line.slice(space + 1) : null;
   }
 
   /**
@@ -165,12 +185,13 @@ export class TmuxLauncher implements Launcher {
   }
 
   /**
-   * Creates the window (and the session when missing) with its marker and remain-on-exit in
+   * Creates the window (and the session when missing) with its markers and remain-on-exit in
    * one command sequence; its id, and the path of the socket of the server it opened on.
    */
   async #openWindow(spec: LaunchSpec, command: string[]): Promise<{ window: string; socketPath: string | null }> {
     const vars = Object.entries(sessionEnv(this.#env)).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
     const place = ["-n", formatLiteral(spec.name), "-c", formatLiteral(resolve(spec.cwd)), ...vars, "-P", "-F", "#{window_id} #{socket_path}"];
+    const store = spec.tags[STORE_TAG];
     let reason = "";
     for (let attempt = 0; attempt < 5; attempt++) {
       const rows = await this.#windows();
@@ -185,6 +206,7 @@ export class TmuxLauncher implements Launcher {
         open,
         ["set-option", "-w", "-t", target, "remain-on-exit", "on"],
         ["set-option", "-w", "-t", target, "@ra_item", String(spec.item)],
+        ...(store === undefined ? [] : [["set-option", "-w", "-t", target, "@ra_store", store]]),
       ]);
       const opened = /^(@\d+) ?(.*)$/m.exec(result.stdout);
       const window = opened?.[1];
@@ -220,8 +242,8 @@ export class TmuxLauncher implements Launcher {
       return { unknown: failureLine(result.stderr) || `tmux exited with ${result.code}` };
     }
     return result.stdout.split("\n").filter(Boolean).map((line) => {
-      const [id, index, dead, ...marker] = line.split(" ");
-      return { id, index: Number(index), dead: dead === "1", marker: marker.join(" ") };
+      const [id, index, dead, live, marker, ...store] = line.split(" ");
+      return { id, index: Number(index), dead: dead === "1", live: live !== "", marker: marker ?? "", store: store.join(" ") };
     });
   }
 
@@ -283,4 +305,9 @@ function literalArgument(arg: string): string {
 /** `#` starts a tmux format in `-c` and `-n`; `##` is a literal `#`. */
 function formatLiteral(text: string): string {
   return text.replaceAll("#", "##");
+}
+
+/** A literal inside a format's `#{==:a,b}`: `##`, `#,` and `#}` are a literal `#`, `,` and `}` there. */
+function formatArgument(text: string): string {
+  return text.replace(/[#,}]/g, (c) => `#${c}`);
 }

@@ -27,7 +27,10 @@ export interface LaunchSpec {
   cwd: string;
   /** The worker's own argv (binary first). */
   argv: string[];
-  /** More session tags (`ra_item` comes from `item` and may not be given here). */
+  /**
+   * More session tags (`ra_item` comes from `item` and may not be given here). `ra_store`
+   * (the store's path) also marks the window, so the tab sweep knows it for this store's.
+   */
   tags: Record<string, string>;
   /**
    * Variables for the worker, passed as `session run --env K=V`: they are visible in the
@@ -80,9 +83,14 @@ export interface WindowRef {
   running: boolean | null;
 }
 
-/** One of an item's places, found by its marker: which item the marker names. */
+/** One of an item's places, found by its marker: which item, and which store, its markers name. */
 export interface TabRef extends WindowRef {
   item: number;
+  /**
+   * The store the launch marked it with (`@ra_store` / `ra_store`: the store's path), or null
+   * on a place launched before stores were marked, whose item id alone does not say whose it is.
+   */
+  store: string | null;
 }
 
 /** Starts workers where the owner can see them, and finds those places again by marker. */
@@ -100,8 +108,9 @@ export interface Launcher {
   /** Every marked place on this launcher's server, asked once (the tab sweep picks markers from it). */
   markedTabs(): Promise<TabRef[] | "unknown">;
   /**
-   * Closes one place, only while it still carries the marker it was listed with (a reused
-   * window id is never closed): "gone" when it is no longer there with that marker. Throws
+   * Closes one place, only while it still carries the item and store markers it was listed
+   * with (a reused window id, another store's window, is never closed; one listed with no store
+   * is refused): "gone" when it is no longer there with those markers. Throws
    * when the terminal cannot be asked or refuses.
    */
   closeTab(ref: TabRef): Promise<"closed" | "gone">;

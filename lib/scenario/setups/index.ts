@@ -50,6 +50,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-tmux-worker-job": () => import("./forge-with-tmux-worker-job.ts"),
   "forge-with-tmux-tabs": () => import("./forge-with-tmux-tabs.ts"),
+  "forge-with-tmux-running-tab": () => import("./forge-with-tmux-running-tab.ts"),
   "forge-with-tmux-failed-item": () => import("./forge-with-tmux-failed-item.ts"),
   "forge-with-failing-post-create": () => import("./forge-with-failing-post-create.ts"),
   "forge-with-token-printing-post-create": () => import("./forge-with-token-printing-post-create.ts"),

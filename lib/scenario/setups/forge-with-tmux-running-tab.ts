@@ -1,0 +1,25 @@
+/**
+ * Setup `forge-with-tmux-running-tab`: `forge-with-tmux-tabs` (item 1's two ended attempts in
+ * windows @0 and @1, the owner's window @2, another robot-army's item 1 window @3, issue 1
+ * closed on the forge), then the owner respawned a shell in item 1's first window
+ * (`tmux respawn-pane`), so something runs there again though no session of item 1 is open.
+ * That shell writes `running-window-closed` beside the clone if its window is ever closed.
+ */
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { thenRun } from "./forge-with-worker.ts";
+import { setup as tabs } from "./forge-with-tmux-tabs.ts";
+import type { SetupContext, SetupResult } from "./index.ts";
+
+/** Item 1's tabs left as `forge-with-tmux-tabs` leaves them, a shell running again in window @0. */
+export async function setup(ctx: SetupContext): Promise<SetupResult> {
+  const made = await tabs(ctx);
+  return await thenRun(made, async () => {
+    const shell = `trap 'touch "$0"; exit' HUP; while :; do sleep 1; done`;
+    const closedFile = join(made.cwd, "..", "running-window-closed");
+    const respawned = spawnSync("tmux", ["respawn-pane", "-k", "-t", "@0", "--", "sh", "-c", shell, closedFile], {
+      env: { ...ctx.env, ...made.env, TMUX: "" }, encoding: "utf8",
+    });
+    if (respawned.status !== 0) throw new Error(`setup: tmux could not respawn window @0: ${respawned.stderr.trim()}`);
+  });
+}
