@@ -7,9 +7,10 @@
  * Every git call and every step goes through dax with its arguments as an array (needs git
  * 2.36 or later for `worktree list -z`).
  */
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
+import { samePath } from "../same-path.ts";
 import { redact } from "../redact.ts";
 
 /** A worktree robot-army made: where it is, its branch, the base it came from and the commit it started at. */
@@ -278,11 +279,6 @@ function isRepoPart(part: string | undefined): part is string {
   return part !== undefined && REPO_PART.test(part) && part !== "." && part !== "..";
 }
 
-/** Two spellings of one place: symlinks resolved where the path exists. */
-function samePath(a: string, b: string): boolean {
-  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
-  return real(a) === real(b);
-}
 
 /** The end of a program's output, redacted before it is cut so no part of a secret it printed survives. */
 function tail(text: string, lines = 20, chars = 2000): string {

@@ -11,7 +11,8 @@
  * A session whose liveness cannot be known, or a root or record that cannot be read,
  * makes the count unobservable, and nothing may be dispatched on it (DESIGN rule 1).
  */
-import { readdirSync, realpathSync } from "node:fs";
+import { readdirSync } from "node:fs";
+import { samePath } from "../same-path.ts";
 import type { Config } from "../config.ts";
 import { keyLines } from "../config.ts";
 import { keptSession } from "../ending/keeps.ts";
@@ -238,21 +239,13 @@ function keptBy(record: SessionRecord, store: Store | undefined): { kept: boolea
 function ownership(record: SessionRecord, store: Store | undefined): { ours: boolean; repo: string | null } {
   if (!store) return { ours: false, repo: null };
   const storeTag = record.tags[STORE_TAG];
-  if (storeTag !== undefined && !sameFile(storeTag, store.path)) return { ours: false, repo: null };
+  if (storeTag !== undefined && !samePath(storeTag, store.path)) return { ours: false, repo: null };
   const raw = record.tags[ITEM_TAG];
   const item = /^\d+$/.test(raw) ? getItem(store, Number(raw)) : undefined;
   // Tagged with this store: ours even when the item is not (or no longer) on record.
   return { ours: item !== undefined || storeTag !== undefined, repo: item?.repo ?? null };
 }
 
-function sameFile(a: string, b: string): boolean {
-  if (a === b) return true;
-  try {
-    return realpathSync(a) === realpathSync(b);
-  } catch {
-    return false;
-  }
-}
 
 function summarise(problems: string[]): string {
   const shown = problems.slice(0, 3).join("; ");

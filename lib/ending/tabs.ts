@@ -19,7 +19,7 @@
  * once per pass, and only when some item is still to sweep. A crash between a close and
  * the mark leaves the rows unmarked, so the next pass sweeps again.
  */
-import { realpathSync } from "node:fs";
+import { samePath } from "../same-path.ts";
 import { configuredTerminal, launcherForTerminal, terminalKey } from "../boundaries/launchers/select.ts";
 import { parseTerminal } from "../boundaries/launchers/types.ts";
 import type { Launcher, TabRef, Terminal } from "../boundaries/launchers/types.ts";
@@ -105,12 +105,7 @@ export async function closeFinishedTabs(deps: TabsDeps): Promise<TabsSweep> {
  */
 function isOurs(store: Store, item: number, tab: TabRef): boolean {
   if (tab.item !== item || tab.store === null) return false;
-  if (tab.store === store.path) return true;
-  try {
-    return realpathSync(tab.store) === realpathSync(store.path);
-  } catch {
-    return false;
-  }
+  return samePath(tab.store, store.path);
 }
 
 /**

@@ -7,8 +7,8 @@
  * item's), or a session whose holder or command cannot be checked, makes the answer
  * "unknown", which refuses like "live" does.
  */
-import { existsSync, realpathSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { samePath } from "../../same-path.ts";
 import { scanRecords } from "../../sessions/records.ts";
 import type { SessionRecord } from "../../sessions/records.ts";
 import { workerRuns } from "../../sessions/state.ts";
@@ -63,7 +63,3 @@ function belongs(store: Store, record: SessionRecord, item: number, worktree: st
   return worktree !== null && samePath(record.cwd, worktree);
 }
 
-function samePath(a: string, b: string): boolean {
-  const real = (p: string) => (existsSync(p) ? realpathSync(p) : resolve(p));
-  return real(a) === real(b);
-}
