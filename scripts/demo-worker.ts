@@ -15,6 +15,7 @@ import { readTokenFile } from "../lib/boundaries/github-token.ts";
 import { promptHeader } from "../lib/dispatch/prompt.ts";
 import type { PromptHeader } from "../lib/dispatch/prompt.ts";
 import { PROJECT_ROOT, isDeno, runtimeArgv } from "../lib/runtime.ts";
+import { isoSeconds, now } from "../lib/clock.ts";
 
 export const command: CommandDef = {
   name: "demo-worker",
@@ -190,7 +191,11 @@ async function commit(cwd: string, { header }: DemoSetup): Promise<[string]> {
   await sh(cwd, ["git", "add", "--", path]);
   const staged = await sh(cwd, ["git", "diff", "--cached", "--quiet", "--", path], { answer: true });
   if (staged.code === 0) return [`nothing new to commit on ${branch}`];
-  await sh(cwd, ["git", ...(await identity(cwd)), "commit", "--quiet", "-m", `Add a note for issue #${header.issue}`, "--", path]);
+  // Dated by robot-army's clock (RA_NOW fixes it), so a rehearsal or a scenario commits the same commit every run.
+  const at = isoSeconds(now());
+  await sh(cwd, ["git", ...(await identity(cwd)), "commit", "--quiet", "-m", `Add a note for issue #${header.issue}`, "--", path], {
+    env: { GIT_AUTHOR_DATE: at, GIT_COMMITTER_DATE: at },
+  });
   const sha = (await sh(cwd, ["git", "rev-parse", "--short", "HEAD"])).stdout.trim();
   return [`committed ${sha} on ${branch}`];
 }
@@ -257,9 +262,9 @@ let dax: typeof import("dax-sh").$ | undefined;
  * Runs an argv through dax, quietly. A non-zero exit fails the step with the command's own
  * last words, unless `answer` says the exit code is the caller's to read.
  */
-async function sh(cwd: string, argv: string[], options: { answer?: boolean; shown?: string } = {}) {
+async function sh(cwd: string, argv: string[], options: { answer?: boolean; shown?: string; env?: Record<string, string> } = {}) {
   dax ??= (await import("dax-sh")).$;
-  const result = await dax`${argv}`.cwd(cwd).quiet().noThrow();
+  const result = await dax`${argv}`.cwd(cwd).env(options.env ?? {}).quiet().noThrow();
   if (result.code !== 0 && !options.answer) {
     const words = oneLine(result.stderr) || oneLine(result.stdout) || `exit ${result.code}`;
     throw new StepFailed(`${options.shown ?? argv.join(" ")} failed: ${words}`);

@@ -12,9 +12,13 @@ export function makeTempDir(prefix = "robot-army-"): string {
   return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
 }
 
-/** Removes a temp dir made by `makeTempDir`. */
+/**
+ * Removes a temp dir made by `makeTempDir`. A process ending as it is removed (a worker's
+ * holder recording its exit when its terminal server went) can add a file between the
+ * listing and the last rmdir: the removal is tried again a few times rather than failing.
+ */
 export function removeTempDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 /** Runs `fn` in a fresh temp dir and removes the dir afterwards, whether `fn` fails or not. */

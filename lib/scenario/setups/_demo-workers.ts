@@ -29,12 +29,23 @@ export async function withIdleDemoWorkers(ctx: SetupContext, options: { configLi
   return await thenRun(made, async () => {
     const api = forgeApi(made);
     await options.before?.(api);
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
-    const ran = await mustRun(ctx, ["run", "--once", "--effect-level", "live"], { cwd: made.cwd, env: made.env });
-    const dispatched = [...ran.matchAll(/dispatched demo\/widgets#(\d+) as /g)].map((m) => Number(m[1]));
-    if (dispatched.length !== options.issues) throw new Error(`setup: run --once dispatched ${dispatched.length} issues, not ${options.issues}: ${ran}`);
-    const pulls = await waitForPulls(api, dispatched);
-    await waitForIdle(ctx, dispatched.length);
+    const run = (argv: string[]) => mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
+    await run(["onboard", "demo/widgets"]);
+    // One worker at a time, each let go once the one before opened its pull request, so the pull
+    // requests' numbers follow the items' and every run of the scenario reads the same.
+    await run(["poll", "--effect-level", "live"]);
+    const items = (JSON.parse(await run(["status", "--json"])) as { queue: Array<{ id: number }> }).queue.map((q) => q.id);
+    for (const item of items.slice(1)) await run(["hold", String(item)]);
+    const pulls: Array<{ number: number; issue: number }> = [];
+    for (let n = 0; n < options.issues; n++) {
+      if (n > 0) await run(["unhold", String(items[n])]);
+      const ran = await run(["run", "--once", "--effect-level", "live"]);
+      const dispatched = [...ran.matchAll(/dispatched demo\/widgets#(\d+) as /g)].map((m) => Number(m[1]));
+      if (dispatched.length !== 1) throw new Error(`setup: run --once dispatched ${dispatched.length} issues, not 1: ${ran}`);
+      pulls.push(...(await waitForPulls(api, dispatched)));
+      await waitForIdle(ctx, n + 1);
+    }
+    for (const item of items.slice(options.issues)) await run(["unhold", String(item)]);
     await options.owner(api, pulls);
   });
 }
