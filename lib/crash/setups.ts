@@ -64,10 +64,7 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     lab.useWorker(["sh", "-c", "echo working; sleep 30"]);
     await onboardAndPoll(lab);
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
-    const worker = listRecords(lab.sessionRoot).find((record) => record.name === "ra-widgets-1")!;
-    await lab.mustRun(["session", "kill", "ra-widgets-1"]);
-    const spooled = join(lab.stateDir, "spool", `${worker.id}.${worker.generation}.json`);
-    await waitUntil(lab, `the worker's exit to be spooled at ${spooled}`, async () => existsSync(spooled));
+    const spooled = await killWorker(lab);
     writeFileSync(spooled, readFileSync(spooled, "utf8").replace(/"code": [^,\n]*/, '"code": "abc"'));
   },
   /**
@@ -83,10 +80,7 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     writeFileSync(lab.configFile, readFileSync(lab.configFile, "utf8").replace('launcher = "process"', 'launcher = "tmux"\ntmux_session = "ra-workers"'));
     await onboardAndPoll(lab);
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
-    const worker = listRecords(lab.sessionRoot).find((record) => record.name === "ra-widgets-1")!;
-    await lab.mustRun(["session", "kill", "ra-widgets-1"]);
-    const spooled = join(lab.stateDir, "spool", `${worker.id}.${worker.generation}.json`);
-    await waitUntil(lab, `the worker's exit to be spooled at ${spooled}`, async () => existsSync(spooled));
+    await killWorker(lab);
     await lab.api("PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });
   },
   /** An episode open in the clone since the lab's clock whose client has exited: stranded an hour later. */
@@ -172,6 +166,15 @@ function labClock(): () => void {
 
 function allEnded(lab: Lab): boolean {
   return listRecords(lab.sessionRoot).every((record) => !["starting", "running"].includes(sessionState(lab.sessionRoot, record)));
+}
+
+/** Kills issue 1's worker as the owner would and waits for its holder to spool the exit; the spool file's path. */
+async function killWorker(lab: Lab): Promise<string> {
+  const worker = listRecords(lab.sessionRoot).find((record) => record.name === "ra-widgets-1")!;
+  await lab.mustRun(["session", "kill", "ra-widgets-1"]);
+  const spooled = join(lab.stateDir, "spool", `${worker.id}.${worker.generation}.json`);
+  await waitUntil(lab, `the worker's exit to be spooled at ${spooled}`, async () => existsSync(spooled));
+  return spooled;
 }
 
 /** Polls `done` every 50 ms for up to a minute (a shared machine can be slow). */

@@ -34,11 +34,11 @@ const HOST = "testhost";
 const MERGED_AT = "2026-01-15T10:00:00Z";
 
 /** A worker of item `itemId`: a real detached session, its row, and an episode in its worktree at `status` since `since`. */
-async function worker(dirs: WorkerDirs, itemId: number, options: { status?: "idle" | "busy"; since?: string; attempt?: number } = {}) {
+async function worker(dirs: WorkerDirs, itemId: number, options: { status?: "idle" | "busy"; since?: string; attempt?: number; tags?: Record<string, string> } = {}) {
   const worktree = join(dirs.work, `issue-${itemId}-${options.attempt ?? 1}`);
   mkdirSync(worktree, { recursive: true });
   git(worktree, "init", "--quiet");
-  const { record } = await sessions.start(dirs.root, { command: "sleep", args: ["60"], cwd: worktree, tags: workerTags(dirs.store, itemId) });
+  const { record } = await sessions.start(dirs.root, { command: "sleep", args: ["60"], cwd: worktree, tags: { ...workerTags(dirs.store, itemId), ...options.tags } });
   const key = `item-${itemId}${(options.attempt ?? 1) > 1 ? `-${options.attempt}` : ""}`;
   const row = recordSession(dirs.store, {
     id: record.id, item: itemId, name: `ra-widgets-${itemId}${(options.attempt ?? 1) > 1 ? `-${options.attempt}` : ""}`, host: HOST,
@@ -191,6 +191,17 @@ test("a kept item's current worker is not retired; unkept it is retired on the n
   const unkept = await pass(dirs, "2026-01-15T10:04:00Z");
   assert.is(unkept.retired, 1);
   assert.is(sessionById(dirs.store, current.row.id)!.end_reason, "retired");
+}));
+
+test("a session carrying its own keep tag is kept like a kept item: neither retired nor an orphan", inWorkerDir(async (dirs) => {
+  const idle = makeItem(dirs.store, { issue: 1, state: "done" });
+  await worker(dirs, idle.id, { status: "idle", since: "2026-01-15T10:00:00Z", tags: { keep: "true" } });
+  const busy = makeItem(dirs.store, { issue: 2, state: "done" });
+  await worker(dirs, busy.id, { status: "busy", since: "2026-01-15T10:00:00Z", tags: { keep: "true" } });
+  for (const id of [idle.id, busy.id]) merged(dirs.store, id);
+  const result = await pass(dirs, "2026-01-15T10:01:00Z");
+  assert.equal([result.retired, result.left, result.orphans.raised], [0, 2, 0]);
+  assert.is(retireRecords(dirs.store).length, 0);
 }));
 
 test("the generic profile has no registry: its workers are never taken for idle", inWorkerDir(async (dirs) => {

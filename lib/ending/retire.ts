@@ -92,7 +92,9 @@ export function retireSignal(idleness: Idleness, merged: boolean): RetireSignal 
 async function considerWorker(deps: RetireDeps, item: WorkItem, row: StoredSession, result: RetireResult): Promise<void> {
   const { store } = deps;
   const at = `${item.repo}#${item.issue}`;
-  if (keptSession(store, item.id)?.id === row.id) {
+  const record = readRecord(deps.sessionRoot, row.id);
+  // Kept by the owner: the item's keep covering this session, or the managed session's own keep tag.
+  if (keptSession(store, item.id)?.id === row.id || (record !== undefined && isKept(record))) {
     // A kept done session is not an orphan: one raised before the keep was placed is retracted.
     result.left++;
     if (retractOrphan(store, row.id)) {
@@ -115,14 +117,8 @@ async function considerWorker(deps: RetireDeps, item: WorkItem, row: StoredSessi
     result.events.push({ event: "would_retire", line: `would retire ${row.name} of item ${item.id} (${at}): ${describeSignal(signal, idleness, pull?.number)}`, item: item.id, session: row.id, signal, simulated: true });
     return;
   }
-  const record = readRecord(deps.sessionRoot, row.id);
   // No record to stop it by, or its exit already on record (what it left may still run): the drain and settle own it.
   if (!record || sessionState(deps.sessionRoot, record) === "exited") {
-    result.left++;
-    return;
-  }
-  // The managed session's own keep tag governs what ends too.
-  if (isKept(record)) {
     result.left++;
     return;
   }
