@@ -215,7 +215,9 @@ async function runBatch(cases: string[][], root: string): Promise<{ results: Cas
   writeFileSync(resultsFile, "");
   const [program, ...args] = runtimeArgv(CASE_RUNNER);
   return await new Promise((resolve, reject) => {
-    const child = spawn(program, [...args, file, resultsFile], { cwd, env, stdio: "pipe" });
+    // A process group of its own: a foreground `session run` case waits for whatever in its
+    // group started after its command did, and the batches running beside it would be that.
+    const child = spawn(program, [...args, file, resultsFile], { cwd, env, stdio: "pipe", detached: true });
     child.stdin.end(); // no stdin: a question a case asks is left unanswered
     child.stdout.resume(); // a holder a case starts may print here; what counts is in resultsFile
     let err = "";
