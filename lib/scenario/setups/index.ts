@@ -89,6 +89,12 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-old-secret": () => import("./forge-with-old-secret.ts"),
   "damaged-files": () => import("./damaged-files.ts"),
   "store-with-resolved-anomalies": () => import("./store-with-resolved-anomalies.ts"),
+  "forge-with-cleanup-on-merged-demo-worker": () => import("./forge-with-cleanup-on-merged-demo-worker.ts"),
+  "forge-with-dirty-merged-demo-worker": () => import("./forge-with-dirty-merged-demo-worker.ts"),
+  "forge-with-retained-then-tidied-worktree": () => import("./forge-with-retained-then-tidied-worktree.ts"),
+  "forge-with-unpushed-commit-after-merge": () => import("./forge-with-unpushed-commit-after-merge.ts"),
+  "forge-with-cleanup-on-busy-done-worker": () => import("./forge-with-cleanup-on-busy-done-worker.ts"),
+  "forge-with-retired-worktree-deleted-by-hand": () => import("./forge-with-retired-worktree-deleted-by-hand.ts"),
 };
 
 /** Whether a setup of this name is registered. */
