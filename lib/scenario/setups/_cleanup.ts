@@ -49,12 +49,12 @@ export function commitUnpushed(worktree: string, clock: string): string {
 export const SETUP_PASS_AT = "2026-01-15T10:02:00Z";
 
 /**
- * One pass at live as the setup's own (at `SETUP_PASS_AT`: the merge is read, item 1 is done
- * and its idle worker retired at once, a merge needing no quiet period), with the items in
- * `hold` held first so the pass dispatches nothing else; its output.
+ * One pass at live as the setup's own (at `at`, default `SETUP_PASS_AT`: the merge is read,
+ * item 1 is done and its idle worker retired at once, a merge needing no quiet period), with
+ * the items in `hold` held first so the pass dispatches nothing else; its output.
  */
-export async function retireNow(ctx: SetupContext, made: SetupResult, hold: number[] = []): Promise<string> {
-  const run = (argv: string[]) => mustRun(ctx, argv, { cwd: made.cwd, env: { ...made.env, RA_NOW: SETUP_PASS_AT } });
+export async function retireNow(ctx: SetupContext, made: SetupResult, hold: number[] = [], at = SETUP_PASS_AT): Promise<string> {
+  const run = (argv: string[]) => mustRun(ctx, argv, { cwd: made.cwd, env: { ...made.env, RA_NOW: at } });
   for (const item of hold) await run(["hold", String(item)]);
   const ran = await run(["run", "--once", "--effect-level", "live"]);
   if (!/retired ra-widgets-1 of item 1 /.test(ran)) throw new Error(`setup: run --once did not retire item 1's worker: ${ran}`);
