@@ -65,6 +65,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     setup: "worker-ended", cross: ["reset", "1", "--effect-level", "live"],
     concludes: { intent: notDone("not removed", "present"), outcome: done("absent") },
   },
+  // git's record of a vanished worktree: cut after its intent, git still lists it, and only the owner can be told.
+  "worktree.prune": {
+    setup: "worktree-vanished", cross: ["worktree", "prune", "--effect-level", "live"],
+    concludes: { intent: { settle: "reported", world: "listed" }, outcome: done("pruned") },
+  },
   "session.kill": { setup: "working", cross: ["session", "kill", "ra-widgets-1"], concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   "session.cancel": { setup: "working", cross: ["cancel", "1"], stdin: "1\n", concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   // Cut after its intent, the worker was never signalled: it still runs, and the restart's pass retires it anew.

@@ -42,6 +42,8 @@ export const EFFECT_KINDS = {
   "github.comment": { what: "a comment on an issue", timeoutSeconds: 300, settleAfterSeconds: 60, evidence: "issue-comments" },
   "worktree.create": { what: "a worktree made for a work item", timeoutSeconds: 900, evidence: "worktree" },
   "worktree.remove": { what: "a work item's worktree removed", timeoutSeconds: 300, evidence: "worktree" },
+  // git's own bookkeeping of directories already gone: nothing on disk to read it back from, so the owner is told.
+  "worktree.prune": { what: "a clone's records of vanished worktrees pruned", timeoutSeconds: 120, evidence: "none" },
   "session.launch": { what: "a worker session started", timeoutSeconds: 120, evidence: "session-record" },
   "session.stop": { what: "a worker session stopped", timeoutSeconds: 120, evidence: "session-record" },
   "session.kill": { what: "a managed session killed by the owner", timeoutSeconds: 120, evidence: "session-record" },
