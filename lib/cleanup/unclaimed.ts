@@ -119,7 +119,10 @@ export async function unclaimedDirectories(deps: UnclaimedDeps, known?: { claims
     const already = [...found.keys()].find((path) => samePath(path, listed.path)) ?? listed.path;
     found.set(already, { path: already, repo: listed.repo, branch: listed.branch ?? null });
   }
-  return [...found.values()].filter((dir) => !claimOn(claims, dir.path)).sort((a, b) => a.path.localeCompare(b.path));
+  // A folder that only holds a worktree further down is not one itself: the worktree is listed, not its parent.
+  const deeper = [...claims.map((c) => c.path), ...worktrees.filter((w) => !w.main).map((w) => w.path)];
+  const holdsOne = (dir: string) => deeper.some((path) => !samePath(path, dir) && isInside(path, dir));
+  return [...found.values()].filter((dir) => !claimOn(claims, dir.path) && !holdsOne(dir.path)).sort((a, b) => a.path.localeCompare(b.path));
 }
 
 /** What `worktree remove <path>` removes once its guards passed: the worktree, its clone and branch, and what the session root says of it. */
