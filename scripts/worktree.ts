@@ -26,8 +26,7 @@ import type { ListedWorktree } from "../lib/cleanup/worktree-list.ts";
 import { describePrune, pruneWorktrees } from "../lib/cleanup/worktree-prune.ts";
 import { removeUnclaimed, unclaimedTarget } from "../lib/cleanup/unclaimed.ts";
 import type { UnclaimedTarget } from "../lib/cleanup/unclaimed.ts";
-// integration: replace with CheckoutRemoval from lib/cleanup/checkout.ts
-import type { CheckoutRemoval } from "../lib/cleanup/_checkout-stand-in.ts";
+import type { CheckoutRemoval } from "../lib/cleanup/checkout.ts";
 
 const list: CommandDef = {
   name: "worktree list",

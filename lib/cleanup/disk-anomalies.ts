@@ -14,8 +14,7 @@ import { lstatSync } from "node:fs";
 import type { Effects } from "../effects.ts";
 import { listAnomalies, raiseAnomaly, retractAnomaly } from "../store/anomalies.ts";
 import type { AnomalyKind } from "../store/anomalies.ts";
-// integration: replace with latestCleanup from lib/cleanup/records.ts
-import { latestCleanup } from "./_records-stand-in.ts";
+import { latestCleanup, worktreeGone } from "./records.ts";
 import { cloneWorktrees, unclaimedDirectories, worktreeClaims } from "./unclaimed.ts";
 import type { Claim, UnclaimedDeps } from "./unclaimed.ts";
 
@@ -48,8 +47,7 @@ export async function reportDiskAnomalies(deps: DiskAnomalyDeps): Promise<DiskAn
   for (const claim of claims) {
     if (claim.state !== "done" && claim.state !== "abandoned") continue;
     if (!provenGone(claim.path)) continue;
-    const record = latestCleanup(deps.store, claim.item);
-    if (record && (record.worktree === "removed" || record.worktree === "absent")) continue;
+    if (worktreeGone(latestCleanup(deps.store, claim.item))) continue;
     prunable.set(claim.path, {
       claim,
       detail: `the worktree "${claim.path}" of work item ${claim.item} (${claim.repo}#${claim.issue}, ${claim.state}) is gone from disk, but no cleanup record says it was removed: "robot-army worktree remove ${claim.item}" settles it`,

@@ -16,17 +16,16 @@ import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { worktreeRoot } from "../dispatch/worktree-root.ts";
 import type { Effects } from "../effects.ts";
-import { PreconditionError, RobotArmyError } from "../errors.ts";
-import { redact } from "../redact.ts";
+import { PreconditionError } from "../errors.ts";
 import { samePath } from "../same-path.ts";
 import { getRepoRecord } from "../repos/records.ts";
 import { scanRecords } from "../sessions/records.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
-// integration: replace with removeCheckout, CheckoutRemoval, SessionGuard from lib/cleanup/checkout.ts
-import { removeCheckout } from "./_checkout-stand-in.ts";
-import type { CheckoutRemoval, SessionGuard } from "./_checkout-stand-in.ts";
+import { listWorktrees } from "../boundaries/worktrees.ts";
+import { removeCheckout } from "./checkout.ts";
+import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
 
 /** A worktree an item claims: the path its newest session row records. */
 export interface Claim {
@@ -234,35 +233,4 @@ function directoriesAtDepth(root: string, depth: number): string[] {
     level = next;
   }
   return level;
-}
-
-/** One entry of `git worktree list --porcelain -z`. */
-interface ListedWorktree {
-  path: string;
-  branch?: string;
-  main: boolean;
-  prunable: boolean;
-}
-
-// integration: replace with listWorktrees from lib/boundaries/worktrees.ts
-async function listWorktrees(repoPath: string): Promise<ListedWorktree[]> {
-  const { $ } = await import("dax-sh");
-  const result = await $`git worktree list --porcelain -z`.cwd(repoPath).env("GIT_TERMINAL_PROMPT", "0").stdin("null").quiet().noThrow();
-  if (result.code !== 0) throw new RobotArmyError(`git worktree list failed in "${repoPath}": ${redact(result.stderr).trim() || `exit ${result.code}`}`);
-  const entries: ListedWorktree[] = [];
-  let current: ListedWorktree | undefined;
-  for (const line of result.stdout.split("\0")) {
-    if (line === "") {
-      current = undefined;
-      continue;
-    }
-    const space = line.indexOf(" ");
-    const [key, value] = space === -1 ? [line, ""] : [line.slice(0, space), line.slice(space + 1)];
-    if (key === "worktree") {
-      current = { path: value, main: entries.length === 0, prunable: false };
-      entries.push(current);
-    } else if (current && key === "branch") current.branch = value;
-    else if (current && key === "prunable") current.prunable = true;
-  }
-  return entries;
 }

@@ -12,9 +12,8 @@ import { existsSync } from "node:fs";
 import { worktreeDirty } from "../boundaries/worktrees.ts";
 import { diskUsage } from "./disk-usage.ts";
 import type { DiskUsage } from "./disk-usage.ts";
-// integration: replace with latestCleanup and CleanupState from lib/cleanup/records.ts
-import { latestCleanup } from "./_records-stand-in.ts";
-import type { CleanupState } from "./_records-stand-in.ts";
+import { latestCleanup } from "./records.ts";
+import type { CleanupState } from "./records.ts";
 import { cloneWorktrees, unclaimedDirectories, worktreeClaims } from "./unclaimed.ts";
 import type { UnclaimedDeps } from "./unclaimed.ts";
 
