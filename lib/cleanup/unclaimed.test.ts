@@ -8,7 +8,7 @@ import { queryAudit } from "../store/audit.ts";
 import { git } from "../testing/fixtures.ts";
 import { trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import { stopSession } from "../sessions/stop.ts";
-import { withCleanupWorld } from "./_test-world.ts";
+import { withCleanupWorld } from "../testing/cleanup-world.ts";
 import { removeUnclaimed, sessionInPath, unclaimedDirectories, unclaimedTarget, worktreeClaims } from "./unclaimed.ts";
 
 const processes = trackSessionProcesses(test, { childrenBy: "pid" });

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { withCleanupWorld } from "./_test-world.ts";
+import { withCleanupWorld } from "../testing/cleanup-world.ts";
 import { diskUsage } from "./disk-usage.ts";
 import { recordCleanup } from "./records.ts";
 import { listWorktreesOnDisk } from "./worktree-list.ts";

@@ -4,7 +4,7 @@ import { rmSync } from "node:fs";
 import { SIMULATED_GITHUB, wireEffects } from "../effects.ts";
 import { queryAudit } from "../store/audit.ts";
 import { git } from "../testing/fixtures.ts";
-import { withCleanupWorld } from "./_test-world.ts";
+import { withCleanupWorld } from "../testing/cleanup-world.ts";
 import { describePrune, pruneWorktrees } from "./worktree-prune.ts";
 
 const listed = (clone: string) => git(clone, "worktree", "list", "--porcelain").split("\n").filter((l) => l.startsWith("worktree ")).map((l) => l.slice(9));

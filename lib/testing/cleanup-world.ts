@@ -11,8 +11,8 @@ import { SIMULATED_GITHUB, wireEffects } from "../effects.ts";
 import type { Effects } from "../effects.ts";
 import { recordApproval } from "../repos/records.ts";
 import type { Store } from "../store/open.ts";
-import { git, makeGitRepo } from "../testing/fixtures.ts";
-import { makeItem, withStore } from "../testing/items.ts";
+import { git, makeGitRepo } from "./fixtures.ts";
+import { makeItem, withStore } from "./items.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
 import { recordSession } from "../work-items/sessions.ts";
 
