@@ -24,6 +24,7 @@ import { formatSize } from "../lib/cleanup/disk-usage.ts";
 import { listWorktreesOnDisk } from "../lib/cleanup/worktree-list.ts";
 import type { ListedWorktree } from "../lib/cleanup/worktree-list.ts";
 import { describePrune, pruneWorktrees } from "../lib/cleanup/worktree-prune.ts";
+import { removeItemWorktree } from "../lib/cleanup/remove-item.ts";
 import { removeUnclaimed, unclaimedTarget } from "../lib/cleanup/unclaimed.ts";
 import type { UnclaimedTarget } from "../lib/cleanup/unclaimed.ts";
 import type { CheckoutRemoval } from "../lib/cleanup/checkout.ts";
@@ -173,8 +174,7 @@ export function removeTarget(word: string): RemoveOptions["target"] {
 export async function runRemove(opts: RemoveOptions, deps: WorktreeDeps): Promise<number> {
   if ("item" in opts.target) {
     if (opts.force && !deps.atTerminal) throw forceNeedsTerminal(`work item ${opts.target.item}`);
-    // integration: replace with removeItemWorktree from lib/cleanup/cleanup.ts
-    throw new PreconditionError(`worktree remove ${opts.target.item}: removing an item's worktree arrives with cleanup; nothing was touched`);
+    return await removeItem(opts.target.item, opts.force, deps);
   }
   const target = await unclaimedTarget(deps, opts.target.path);
   if (opts.force && target.session.live === false) {
@@ -189,6 +189,20 @@ export async function runRemove(opts: RemoveOptions, deps: WorktreeDeps): Promis
   const worktreeGone = ["removed", "absent", "simulated"].includes(removal.worktree.status);
   const branchGone = ["deleted", "absent", "simulated"].includes(removal.branch.status);
   return worktreeGone && branchGone ? EXIT.ok : EXIT.precondition;
+}
+
+/** `worktree remove <id>`: cleanup's decision for a finished item (its record shown), the bare removal for an unfinished one. */
+async function removeItem(itemId: number, force: boolean, deps: WorktreeDeps): Promise<number> {
+  const { item, path, branch, removal, record } = await removeItemWorktree(deps, itemId, { force, ask: deps.ask });
+  const lines = removal
+    ? describeRemoval(path, branch, removal, deps.effects)
+    : [`kept worktree ${path} (session): ${record?.reason ?? "a session of it is open"}`, `branch ${branch} not attempted: its worktree was kept`];
+  if (record) lines.push(`work item ${item.id} (${item.repo}#${item.issue}, ${item.state}): cleanup state ${record.state}`);
+  else lines.push(`work item ${item.id} (${item.repo}#${item.issue}) is ${item.state}: no cleanup record is written, so retry or reset can give it a fresh worktree`);
+  deps.write(asLines(...lines));
+  if (record) return record.state === "done" ? EXIT.ok : EXIT.precondition;
+  const gone = removal !== null && ["removed", "absent", "simulated"].includes(removal.worktree.status) && ["deleted", "absent", "simulated"].includes(removal.branch.status);
+  return gone ? EXIT.ok : EXIT.precondition;
 }
 
 /** Asks the owner to type the directory's name; why it gave up, or undefined once confirmed. */
