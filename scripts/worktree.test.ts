@@ -6,6 +6,7 @@ import type { Answer } from "../lib/cli.ts";
 import { SIMULATED_GITHUB, wireEffects } from "../lib/effects.ts";
 import { PreconditionError } from "../lib/errors.ts";
 import { queryAudit } from "../lib/store/audit.ts";
+import { endSession } from "../lib/work-items/sessions.ts";
 import { withCleanupWorld } from "../lib/testing/cleanup-world.ts";
 import type { CleanupWorld } from "../lib/testing/cleanup-world.ts";
 import { describeRemoval, removeTarget, runList, runPrune, runRemove } from "./worktree.ts";
@@ -100,6 +101,21 @@ test("--force on a dirty unclaimed worktree removes nothing away from a terminal
     assert.is(await runRemove({ target: { path: dirty }, force: true }, confirmed), 0);
     assert.match(confirmed.out.join(""), `removed worktree ${dirty}`);
     assert.not.ok(existsSync(dirty));
+  }));
+
+test("remove <id> removes a finished item's worktree and branch as cleanup would, shows its cleanup state, and refuses a second time", () =>
+  withCleanupWorld(async (w) => {
+    const path = w.addWorktree("issue-1", "robot-army/1-done");
+    const item = w.claim(1, path, "robot-army/1-done", "done");
+    endSession(w.store, `5e551011-0000-4000-8000-${"1".padStart(12, "0")}`, "exited", { code: 0 });
+    assert.match(await refusal(runRemove({ target: { item }, force: true }, depsOf(w))), "--force removes work, so it is taken only when typed at a terminal");
+    const deps = depsOf(w);
+    assert.is(await runRemove({ target: { item }, force: false }, deps), 0);
+    const out = deps.out.join("");
+    assert.match(out, `removed worktree ${path}\ndeleted branch robot-army/1-done`);
+    assert.match(out, `work item ${item} (demo/widgets#1, done): cleanup state done`);
+    assert.not.ok(existsSync(path));
+    assert.match(await refusal(runRemove({ target: { item }, force: false }, depsOf(w))), "already_removed");
   }));
 
 test("below effect level local the removal says would, names the level, and a real directory survives", () =>
