@@ -11,6 +11,7 @@
  * const { raised, retracted } = await reportDiskAnomalies({ store, config, stateDir, effects });
  */
 import { lstatSync } from "node:fs";
+import type { DaemonEvent } from "../daemon/events.ts";
 import type { Effects } from "../effects.ts";
 import { listAnomalies, raiseAnomaly, retractAnomaly } from "../store/anomalies.ts";
 import type { AnomalyKind } from "../store/anomalies.ts";
@@ -23,16 +24,16 @@ export interface DiskAnomalyDeps extends UnclaimedDeps {
   effects: Pick<Effects, "worktrees">;
 }
 
-/** What one pass did: anomalies raised and retracted, and a line for each. */
+/** What one pass did: anomalies raised and retracted, and an event for each, as the tick reports its steps'. */
 export interface DiskAnomalyReport {
   raised: number;
   retracted: number;
-  lines: string[];
+  events: DaemonEvent[];
 }
 
 /** Raises what is newly so and retracts what no longer is, for both kinds. */
 export async function reportDiskAnomalies(deps: DiskAnomalyDeps): Promise<DiskAnomalyReport> {
-  const report: DiskAnomalyReport = { raised: 0, retracted: 0, lines: [] };
+  const report: DiskAnomalyReport = { raised: 0, retracted: 0, events: [] };
   if (!deps.effects.worktrees) return report;
   const claims = worktreeClaims(deps.store);
   const orphans = new Map<string, { repo: string | null; detail: string }>();
@@ -65,14 +66,15 @@ function settle(deps: DiskAnomalyDeps, report: DiskAnomalyReport, kind: AnomalyK
     const { raised } = raiseAnomaly(deps.store, { kind, actionId: path, repo: found.repo, item: found.item, detail: found.detail });
     if (!raised) continue;
     report.raised++;
-    report.lines.push(`${kind}: ${found.detail}`);
+    report.events.push({ event: kind, line: `${kind}: ${found.detail}`, path, ...(found.item === undefined ? {} : { item: found.item }) });
   }
   if (!options.retract) return;
   for (const anomaly of listAnomalies(deps.store, { unresolved: true, kind })) {
     if (anomaly.action_id === null || now.has(anomaly.action_id)) continue;
     retractAnomaly(deps.store, anomaly.id);
     report.retracted++;
-    report.lines.push(`${kind} of "${anomaly.action_id}" retracted: ${kind === "orphan_worktree" ? "it is claimed or gone" : "its removal is on record, or its directory is back"}`);
+    const why = kind === "orphan_worktree" ? "it is claimed or gone" : "its removal is on record, or its directory is back";
+    report.events.push({ event: `${kind}_retracted`, line: `${kind} of "${anomaly.action_id}" retracted: ${why}`, path: anomaly.action_id });
   }
 }
 
