@@ -304,6 +304,50 @@ test("a second bundle for the same branch name does not overwrite the first", ()
     assert.is(tipOf(w.clone, made.branch), tip);
   }));
 
+test("a branch restored from its bundle and deleted again at the same tip, twice, gets a third bundle, not a refusal", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    const tip = commitFile(made.path, "work.txt", "work\n", "Pushed work");
+    git(made.path, "push", "--quiet", "origin", "HEAD:refs/heads/elsewhere");
+    const folder = join(w.stateDir, "bundles", "octo", "app");
+    const files = [`${made.branch}.bundle`, `${made.branch}.${tip.slice(0, 12)}.bundle`, `${made.branch}.${tip.slice(0, 12)}.2.bundle`];
+    for (const file of files) {
+      const report = await remove(w, made);
+      assert.equal([report.branch, report.bundle], [{ status: "deleted" }, join(folder, file)], file);
+      assert.is(spawnSync("sh", ["-c", report.restore!]).status, 0, file);
+      assert.is(tipOf(w.clone, made.branch), tip, file);
+    }
+  }));
+
+test("a bundle that cannot be written keeps the branch, its failure audited, and no deletion is attempted", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    commitFile(made.path, "work.txt", "work\n", "Pushed work");
+    git(made.path, "push", "--quiet", "origin", "HEAD");
+    writeFileSync(join(w.stateDir, "bundles"), "a file where the bundles' folder goes\n");
+    const report = await remove(w, made);
+    assert.is(report.worktree.status, "removed");
+    assert.is(report.branch.status, "kept");
+    assert.match((report.branch as { reason: string }).reason, /^its bundle could not be written, so it was not deleted: /);
+    assert.ok(branches(w.clone).includes(made.branch));
+    const records = queryAudit(w.store).filter((r) => r.phase !== "fact");
+    assert.equal(records.map((r) => `${r.kind} ${r.phase}`), ["worktree.remove intent", "worktree.remove outcome", "bundle.write intent", "bundle.write outcome"]);
+    assert.is(records[3]!.body.ok, false);
+  }));
+
+test("a branch checked out in the clone's own checkout is kept, though its worktree went and origin has it all", () =>
+  withWorld(async (w) => {
+    const made = await create(w);
+    rmSync(made.path, { recursive: true });
+    git(w.clone, "worktree", "prune");
+    git(w.clone, "checkout", "--quiet", made.branch);
+    const report = await remove(w, made);
+    assert.equal(report.worktree, { status: "absent" });
+    assert.equal(report.branch, { status: "kept", reason: `it is checked out at "${w.clone}"` });
+    assert.is(git(w.clone, "rev-parse", "HEAD"), made.head);
+    assert.is(git(w.clone, "symbolic-ref", "HEAD"), `refs/heads/${made.branch}`);
+  }));
+
 test("a branch with no commit of its own gets no bundle file, and its restore command is git branch at its tip", () =>
   withWorld(async (w) => {
     const made = await create(w);
