@@ -55,9 +55,10 @@ const remove: CommandDef = {
     "the session root's records by pid and start time; a record that cannot be read refuses). A path\n" +
     "an item claims is refused with the item's id to use instead. Git's refusal over uncommitted or\n" +
     "untracked work stands, and the branch is kept unless origin, asked live, has every commit of it.\n" +
-    "--force overrides both, only when typed at a terminal, once you type the directory's name (the\n" +
-    "item's id for an item); no stdin, Ctrl-C or a wrong answer removes nothing and is recorded in the\n" +
-    "audit log. Below effect level local nothing is touched: it says what it would remove.",
+    "--force overrides both, only when typed at a terminal and once you type the directory's name; for\n" +
+    "an item it also overrides an open session row, once you type the item's id (the path form never\n" +
+    "overrides a live worker). No stdin, Ctrl-C or a wrong answer removes nothing and is recorded in\n" +
+    "the audit log. Below effect level local nothing is touched: it says what it would remove.",
   options: {
     force: { type: "boolean", description: "Remove even over uncommitted work and unproven commits (only at a terminal, after you confirm)" },
     ...EFFECT_LEVEL_OPTIONS,
