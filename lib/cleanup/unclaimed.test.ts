@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError } from "../errors.ts";
 import { SIMULATED_GITHUB, wireEffects } from "../effects.ts";
@@ -84,6 +84,16 @@ test("an unclaimed worktree is removed with its branch once every commit is on o
     const forced = await removeUnclaimed(w, await unclaimedTarget(w, dirty), { force: true });
     assert.is(forced.worktree.status, "removed");
     assert.not.ok(existsSync(dirty));
+  }));
+
+test("an unclaimed worktree whose directory was deleted by hand is not refused: git's record goes, the branch is proven and deleted", () =>
+  withCleanupWorld(async (w) => {
+    const loose = w.addWorktree("issue-9", "robot-army/9-loose");
+    rmSync(loose, { recursive: true });
+    const removal = await removeUnclaimed(w, await unclaimedTarget(w, loose), { force: false });
+    assert.is(removal.worktree.status, "absent");
+    assert.is(removal.branch.status, "deleted");
+    assert.not.ok(git(w.clone, "worktree", "list", "--porcelain").includes(loose));
   }));
 
 test("below effect level local a real directory is not touched, and is reported as surviving", () =>
