@@ -1,10 +1,11 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { SIMULATED_GITHUB, wireEffects } from "../effects.ts";
 import { listAnomalies } from "../store/anomalies.ts";
 import { queryAudit } from "../store/audit.ts";
+import { git } from "../testing/fixtures.ts";
 import { withCleanupWorld } from "../testing/cleanup-world.ts";
 import type { CleanupWorld } from "../testing/cleanup-world.ts";
 import { reportDiskAnomalies } from "./disk-anomalies.ts";
@@ -61,6 +62,21 @@ test("a finished item's worktree deleted by hand is a prunable_worktree naming w
     decided(w, abandonedItem, abandoned, "branch_retained", "removed");
     assert.equal(await reportDiskAnomalies(w).then((r) => [r.raised, r.retracted]), [0, 2]);
     assert.equal(unresolved(w, "prunable_worktree").map((a) => a.item), [retainedItem]);
+  }));
+
+test("while a clone's worktrees cannot be listed, orphan_worktree is neither raised nor retracted", () =>
+  withCleanupWorld(async (w) => {
+    const deep = join(w.root, "elsewhere", "a", "b", "c");
+    git(w.clone, "worktree", "add", "--quiet", "-b", "deep", deep, "origin/main");
+    await reportDiskAnomalies(w);
+    assert.equal(unresolved(w, "orphan_worktree").map((a) => a.action), [deep]);
+    renameSync(join(w.clone, ".git"), join(w.clone, "git-away"));
+    try {
+      assert.equal(await reportDiskAnomalies(w).then((r) => [r.raised, r.retracted]), [0, 0]);
+      assert.equal(unresolved(w, "orphan_worktree").map((a) => a.action), [deep]);
+    } finally {
+      renameSync(join(w.clone, "git-away"), join(w.clone, ".git"));
+    }
   }));
 
 test("below effect level local nothing is looked at: nothing raised, and nothing raised before is retracted", () =>

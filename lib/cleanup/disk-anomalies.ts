@@ -3,7 +3,8 @@
  * in the worktree root that no item claims (what `worktree remove <path>` removes), and
  * `prunable_worktree`, a finished item (done or abandoned) whose worktree is gone from disk
  * while no cleanup record says it was removed: deleted by hand, which `worktree remove <id>`
- * settles. Each has its path as action id and is retracted once its condition goes. Only at
+ * settles. Each has its path as action id and is retracted once its condition goes; while a
+ * clone's worktrees cannot be listed, orphans are neither raised nor retracted. Only at
  * effect level local or above, where worktrees are real: below it nothing is looked at,
  * and nothing raised before is retracted on the strength of not looking.
  *
@@ -54,21 +55,21 @@ export async function reportDiskAnomalies(deps: DiskAnomalyDeps): Promise<DiskAn
       detail: `the worktree "${claim.path}" of work item ${claim.item} (${claim.repo}#${claim.issue}, ${claim.state}) is gone from disk, but no cleanup record says it was removed: "robot-army worktree remove ${claim.item}" settles it`,
     });
   }
-  // A clone whose worktrees cannot be listed may hide one: what was raised stays until the list can be read.
-  settle(deps, report, "orphan_worktree", new Map([...orphans].map(([path, o]) => [path, { repo: o.repo ?? undefined, detail: o.detail }])), { retract: listed.unreadable.length === 0 });
-  settle(deps, report, "prunable_worktree", new Map([...prunable].map(([path, p]) => [path, { repo: p.claim.repo, item: p.claim.item, detail: p.detail }])), { retract: true });
+  // Which directories are worktrees, and where, is git's to say: while a clone's list cannot be read, the
+  // orphans are neither raised nor retracted (a folder may hold a worktree that list alone would show).
+  if (listed.unreadable.length === 0) settle(deps, report, "orphan_worktree", new Map([...orphans].map(([path, o]) => [path, { repo: o.repo ?? undefined, detail: o.detail }])));
+  settle(deps, report, "prunable_worktree", new Map([...prunable].map(([path, p]) => [path, { repo: p.claim.repo, item: p.claim.item, detail: p.detail }])));
   return report;
 }
 
 /** Raises each of `now` not already unresolved, and retracts each unresolved one of the kind whose path is not among them. */
-function settle(deps: DiskAnomalyDeps, report: DiskAnomalyReport, kind: AnomalyKind, now: Map<string, { repo?: string; item?: number; detail: string }>, options: { retract: boolean }): void {
+function settle(deps: DiskAnomalyDeps, report: DiskAnomalyReport, kind: AnomalyKind, now: Map<string, { repo?: string; item?: number; detail: string }>): void {
   for (const [path, found] of now) {
     const { raised } = raiseAnomaly(deps.store, { kind, actionId: path, repo: found.repo, item: found.item, detail: found.detail });
     if (!raised) continue;
     report.raised++;
     report.events.push({ event: kind, line: `${kind}: ${found.detail}`, path, ...(found.item === undefined ? {} : { item: found.item }) });
   }
-  if (!options.retract) return;
   for (const anomaly of listAnomalies(deps.store, { unresolved: true, kind })) {
     if (anomaly.action_id === null || now.has(anomaly.action_id)) continue;
     retractAnomaly(deps.store, anomaly.id);
