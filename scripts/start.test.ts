@@ -1,9 +1,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../lib/testing/fixtures.ts";
+import { makeTempDir, removeTempDir, withTempDir } from "../lib/testing/fixtures.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -59,77 +59,87 @@ function noWorkerLeftRunning(dir: string): void {
   assert.equal(records.filter((r) => sessionState(root, r) !== "exited").map((r) => r.name), [], "no worker left running");
 }
 
-test("start --watch plays the owner: it merges each pull request as the owner, keeping item 2 just before its merge, the items go done, it says when every issue is finished and runs on, and Ctrl-C stops it all", () =>
-  withTempDir(async (home) => {
-    const r = rehearsal(home, ["--watch"]);
-    const finished = "every issue finished: 3 items done, 2 workers retired, 1 kept, still running; --watch runs on until Ctrl-C\n";
-    await r.until(finished, 150_000);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const ranOn = r.child.exitCode === null;
-    // The hint names a command that runs where it is printed, robot-army installed or not.
-    const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(r.out);
-    const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...r.env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
+/**
+ * The two rehearsals these tests read, `start --watch` and `start`, run at once: each spends
+ * its time waiting on its daemon's polls and its owner's merges far more than computing, so
+ * the two take about the time of one. Each has its own HOME, forge, state and workers.
+ */
+const homes = [makeTempDir(), makeTempDir()];
+const watched = rehearsal(homes[0], ["--watch"]);
+const unwatched = rehearsal(homes[1]);
+test.after(async () => {
+  for (const r of [watched, unwatched]) {
     if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
-    const code = await r.closed;
-    const { out, dir } = r;
-    try {
-      assert.ok(out.includes(finished), `--watch says when every issue is finished:\n${out}`);
-      assert.ok(ranOn, "--watch runs on after every issue is finished");
-      assert.is(code, 0, out);
-      assert.match(out, /sandbox forge at http:\/\/127\.0\.0\.1:\d+: demo\/widgets with labelled issues #1, #2, #3/);
-      assert.match(out, "poll: demo/widgets#1: new work item 1, ready");
-      assert.match(out, "dispatched demo/widgets#1 as ra-widgets-1 (item 1)");
-      assert.match(out, "commented on demo/widgets#1 (dispatched)");
-      const [first, second] = [pullOf(out, 1), pullOf(out, 2)];
-      assert.ok(first && second, `a pull request opened for issues 1 and 2:\n${out}`);
-      assert.match(out, `owner (rehearsal): merged ${first}\n`);
-      const kept = `owner (rehearsal): kept item 2 before merging ${second}: its worker stays after the merge\nowner (rehearsal): merged ${second}\n`;
-      assert.ok(out.includes(kept), `item 2 is kept just before its pull request is merged:\n${out}`);
-      assert.not.match(out, /owner \(rehearsal\): kept item 1/, "one item is kept");
-      assert.not.match(out, "rehearsal finished", "--watch does not end on its own");
-      assert.match(out, "rehearsal stopped: its workers and the forge are stopped");
-      assert.ok(hint, "the rehearsal says how to look around");
-      assert.is(looked!.status, 0, `${hint![2]} status: ${looked!.error ?? looked!.stderr}`);
-      assert.match(looked!.stdout, "work items: ");
-      assert.ok(dir && existsSync(join(dir, "worktrees", "demo", "widgets", "issue-1")), "the worktree was made");
-      const items = await storeOf(dir!);
-      assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]], "the merges closed the issues and the poll made their items done");
-      noWorkerLeftRunning(dir!);
-    } finally {
-      if (dir?.includes("robot-army-rehearsal-")) rmSync(dir, { recursive: true, force: true });
-    }
-  }));
+    await r.closed;
+    if (r.dir?.includes("robot-army-rehearsal-")) removeTempDir(r.dir);
+  }
+  for (const home of homes) removeTempDir(home);
+});
 
-test("start runs the whole story on its own: merges said as the owner, every item done, the unkept workers retired, the kept one kept, the waiting issue dispatched, a summary from the store, exit 0 and nothing left running", () =>
-  withTempDir(async (home) => {
-    const r = rehearsal(home);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const ended = await Promise.race([r.closed.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 180_000)))]);
-    clearTimeout(timer);
-    if (!ended) process.kill(r.child.pid!, "SIGINT");
-    const code = await r.closed;
-    const { out, dir } = r;
-    try {
-      assert.ok(ended, `the rehearsal ends on its own:\n${out}`);
-      assert.is(code, 0, out);
-      for (const issue of [1, 2, 3]) {
-        const pull = pullOf(out, issue);
-        assert.ok(pull, `a pull request opened for issue ${issue}:\n${out}`);
-        assert.match(out, `owner (rehearsal): merged ${pull}\n`);
-      }
-      assert.match(out, `owner (rehearsal): kept item 2 before merging ${pullOf(out, 2)}: its worker stays after the merge\n`);
-      assert.match(out, "dispatched demo/widgets#3 as ra-widgets-3 (item 3)");
-      assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running\n");
-      assert.match(out, "rehearsal finished: 3 items done, 2 workers retired, 1 kept (stopped now), nothing left running\n");
-      assert.match(out, `the rehearsal's files stay in ${dir}`);
-      const items = await storeOf(dir!);
-      assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]]);
-      assert.equal(items.map((i) => i.sessions.map((s) => s.end_reason === "retired")), [[true], [false], [true]], "items 1 and 3 had their workers retired, item 2 kept its own");
-      noWorkerLeftRunning(dir!);
-    } finally {
-      if (dir?.includes("robot-army-rehearsal-")) rmSync(dir, { recursive: true, force: true });
-    }
-  }));
+test("start --watch plays the owner: it merges each pull request as the owner, keeping item 2 just before its merge, the items go done, it says when every issue is finished and runs on, and Ctrl-C stops it all", async () => {
+  const r = watched;
+  const finished = "every issue finished: 3 items done, 2 workers retired, 1 kept, still running; --watch runs on until Ctrl-C\n";
+  await r.until(finished, 150_000);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const ranOn = r.child.exitCode === null;
+  // The hint names a command that runs where it is printed, robot-army installed or not.
+  const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(r.out);
+  const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...r.env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
+  if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
+  const code = await r.closed;
+  const { out, dir } = r;
+  assert.ok(out.includes(finished), `--watch says when every issue is finished:\n${out}`);
+  assert.ok(ranOn, "--watch runs on after every issue is finished");
+  assert.is(code, 0, out);
+  assert.match(out, /sandbox forge at http:\/\/127\.0\.0\.1:\d+: demo\/widgets with labelled issues #1, #2, #3/);
+  assert.match(out, "poll: demo/widgets#1: new work item 1, ready");
+  assert.match(out, "dispatched demo/widgets#1 as ra-widgets-1 (item 1)");
+  assert.match(out, "commented on demo/widgets#1 (dispatched)");
+  const [first, second] = [pullOf(out, 1), pullOf(out, 2)];
+  assert.ok(first && second, `a pull request opened for issues 1 and 2:\n${out}`);
+  assert.match(out, new RegExp(`owner \\(rehearsal\\): merged ${first} \\((merge commit|squash)\\)\n`));
+  const kept = `owner (rehearsal): kept item 2 before merging ${second}: its worker stays after the merge\nowner (rehearsal): merged ${second} (`;
+  assert.ok(out.includes(kept), `item 2 is kept just before its pull request is merged:\n${out}`);
+  assert.not.match(out, /owner \(rehearsal\): kept item 1/, "one item is kept");
+  assert.not.match(out, "rehearsal finished", "--watch does not end on its own");
+  assert.match(out, "rehearsal stopped: its workers and the forge are stopped");
+  assert.ok(hint, "the rehearsal says how to look around");
+  assert.is(looked!.status, 0, `${hint![2]} status: ${looked!.error ?? looked!.stderr}`);
+  assert.match(looked!.stdout, "work items: ");
+  assert.ok(dir && existsSync(join(dir, "worktrees", "demo", "widgets", "issue-1")), "the worktree was made");
+  const items = await storeOf(dir!);
+  assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]], "the merges closed the issues and the poll made their items done");
+  noWorkerLeftRunning(dir!);
+});
+
+test("start runs the whole story on its own: merges said as the owner, every item done, the unkept workers retired, the kept one kept, the waiting issue dispatched, a summary from the store, exit 0 and nothing left running", async () => {
+  const r = unwatched;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ended = await Promise.race([r.closed.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 180_000)))]);
+  clearTimeout(timer);
+  if (!ended) process.kill(r.child.pid!, "SIGINT");
+  const code = await r.closed;
+  const { out, dir } = r;
+  assert.ok(ended, `the rehearsal ends on its own:\n${out}`);
+  assert.is(code, 0, out);
+  for (const issue of [1, 2, 3]) {
+    const pull = pullOf(out, issue);
+    assert.ok(pull, `a pull request opened for issue ${issue}:\n${out}`);
+    assert.match(out, new RegExp(`owner \\(rehearsal\\): merged ${pull} \\((merge commit|squash)\\)\n`));
+  }
+  assert.is(out.match(/merged demo\/widgets#\d+ \(merge commit\)\n/g)?.length, 2, "the owner merges in turn: a merge commit, a squash, a merge commit");
+  const squashed = /owner \(rehearsal\): merged demo\/widgets#(\d+) \(squash\)\nowner \(rehearsal\): deleted branch (\S+): only refs\/pull\/(\d+)\/head holds its commits on the forge now\n/.exec(out);
+  assert.ok(squashed && squashed[1] === squashed[3], `the squashed pull request's branch is deleted on the forge:\n${out}`);
+  assert.match(out, `owner (rehearsal): kept item 2 before merging ${pullOf(out, 2)}: its worker stays after the merge\n`);
+  assert.match(out, "dispatched demo/widgets#3 as ra-widgets-3 (item 3)");
+  assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running\n");
+  assert.match(out, "rehearsal finished: 3 items done, 2 workers retired, 1 kept (stopped now), nothing left running\n");
+  assert.match(out, `the rehearsal's files stay in ${dir}`);
+  const items = await storeOf(dir!);
+  assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]]);
+  assert.equal(items.map((i) => i.sessions.map((s) => s.end_reason === "retired")), [[true], [false], [true]], "items 1 and 3 had their workers retired, item 2 kept its own");
+  noWorkerLeftRunning(dir!);
+});
 
 test("the rehearsal names robot-army by its path unless the name on PATH is this checkout's", () =>
   withTempDir((dir) => {

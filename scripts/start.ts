@@ -3,8 +3,8 @@
  * all, a full rehearsal a newcomer can watch: a sandbox forge seeded with a demo
  * repository and labelled issues, a clone of it, and the daemon at `live` against it with
  * the demo worker, printing each thing as it happens. The rehearsal plays the owner
- * (lib/forge/rehearsal-owner.ts): it merges each pull request a worker opens and keeps one
- * item before its merge. Once every issue is finished (lib/daemon/rehearsal-end.ts) it stops
+ * (lib/forge/rehearsal-owner.ts): it merges each pull request a worker opens, in turn with a
+ * merge commit and squashed, and keeps one item before its merge. Once every issue is finished (lib/daemon/rehearsal-end.ts) it stops
  * the daemon, its workers and the forge and prints a summary read from the store; `--watch`
  * runs on instead. Ctrl-C stops the daemon, the rehearsal's workers and the forge.
  */
@@ -53,7 +53,8 @@ export const command: CommandDef = {
     "temporary folder, clones it, and runs the daemon at the live effect level against it with the demo\n" +
     "worker (the process launcher, or tmux when run inside tmux), two sessions at a time. Every step is\n" +
     "printed as it happens. The rehearsal plays the owner, and says so on each line it plays: it merges\n" +
-    "each pull request a worker opens about " + OWNER_MERGE_SECONDS + " seconds after it opens, and keeps the second issue's\n" +
+    "each pull request a worker opens about " + OWNER_MERGE_SECONDS + " seconds after it opens, in turn with a merge commit and\n" +
+    "squashed (deleting a squashed pull request's branch on the forge), and keeps the second issue's\n" +
     "item just before its merge, so that worker stays while the others are retired and the waiting issue\n" +
     "is dispatched. Once every issue is finished (its item done and its worker retired or kept, or its\n" +
     "item failed or abandoned) it stops the daemon and every worker it started, the kept one too, prints\n" +
