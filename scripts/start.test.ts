@@ -9,6 +9,8 @@ import { listRecords } from "../lib/sessions/records.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import { listItems } from "../lib/work-items/queries.ts";
 import { sessionsOf } from "../lib/work-items/sessions.ts";
+import { latestCleanup } from "../lib/cleanup/records.ts";
+import { git } from "../lib/testing/fixtures.ts";
 import { sessionState } from "../lib/sessions/state.ts";
 import { robotArmyHere } from "./start.ts";
 
@@ -43,7 +45,7 @@ function rehearsal(home: string, args: string[] = []) {
 async function storeOf(dir: string) {
   return await withExistingStore(join(dir, "state"), (store) => {
     assert.ok(store, "the rehearsal has a store");
-    return listItems(store!).map((item) => ({ issue: item.issue, state: item.state, sessions: sessionsOf(store!, item.id) }));
+    return listItems(store!).map((item) => ({ issue: item.issue, state: item.state, sessions: sessionsOf(store!, item.id), cleanup: latestCleanup(store!, item.id) }));
   });
 }
 
@@ -106,9 +108,14 @@ test("start --watch plays the owner: it merges each pull request as the owner, k
   assert.ok(hint, "the rehearsal says how to look around");
   assert.is(looked!.status, 0, `${hint![2]} status: ${looked!.error ?? looked!.stderr}`);
   assert.match(looked!.stdout, "work items: ");
-  assert.ok(dir && existsSync(join(dir, "worktrees", "demo", "widgets", "issue-1")), "the worktree was made");
   const items = await storeOf(dir!);
   assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]], "the merges closed the issues and the poll made their items done");
+  const worktree = join(dir!, "worktrees", "demo", "widgets", "issue-1");
+  assert.is(items[0].sessions[0].worktree, worktree, "the worktree was made");
+  assert.is(items[0].cleanup?.state, "done", "on_issue_close reclaimed item 1's worktree once its worker was retired");
+  assert.not.ok(existsSync(worktree));
+  assert.is(items[1].cleanup, undefined, "the kept item, its worker running, is not offered to cleanup");
+  assert.ok(existsSync(items[1].sessions[0].worktree), "so its worktree stays");
   noWorkerLeftRunning(dir!);
 });
 
@@ -132,12 +139,24 @@ test("start runs the whole story on its own: merges said as the owner, every ite
   assert.ok(squashed && squashed[1] === squashed[3], `the squashed pull request's branch is deleted on the forge:\n${out}`);
   assert.match(out, `owner (rehearsal): kept item 2 before merging ${pullOf(out, 2)}: its worker stays after the merge\n`);
   assert.match(out, "dispatched demo/widgets#3 as ra-widgets-3 (item 3)");
-  assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running\n");
+  assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running; the rehearsal stops it now, so its worktree can be reclaimed too\n");
   assert.match(out, "rehearsal finished: 3 items done, 2 workers retired, 1 kept (stopped now), nothing left running\n");
+  for (const issue of [1, 2, 3]) {
+    assert.match(out, new RegExp(`\n#${issue} done · merged \\((merge commit|squash, its branch deleted on the forge)\\) · worktree reclaimed: done\n`), `the summary says how #${issue} was merged and that its worktree was reclaimed`);
+  }
+  assert.is(out.match(/· merged \(squash, its branch deleted on the forge\) · worktree reclaimed: done\n/g)?.length, 1, "the squash-merged one's worktree and branch are reclaimed too");
   assert.match(out, `the rehearsal's files stay in ${dir}`);
   const items = await storeOf(dir!);
   assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]]);
   assert.equal(items.map((i) => i.sessions.map((s) => s.end_reason === "retired")), [[true], [false], [true]], "items 1 and 3 had their workers retired, item 2 kept its own");
+  assert.equal(items.map((i) => [i.cleanup?.state, i.cleanup?.worktree, i.cleanup?.branch_outcome]), [1, 2, 3].map(() => ["done", "removed", "deleted"]), "every worktree removed and every branch deleted");
+  for (const item of items) {
+    assert.not.ok(existsSync(item.sessions[0].worktree), `item ${item.issue}'s worktree is gone from disk`);
+    assert.ok(item.cleanup?.bundle && existsSync(item.cleanup.bundle), `item ${item.issue}'s branch was written to a bundle before its deletion`);
+  }
+  const squashedIssue = Number(/\n#(\d) done · merged \(squash/.exec(out)?.[1]);
+  assert.match(items[squashedIssue - 1].cleanup?.proof ?? "", /refs\/pull\/\d+\/head/, "the squash-merged branch is proven by its pull request's head ref");
+  assert.is(git(join(dir!, "widgets"), "branch", "--list", "robot-army/*"), "", "the clone has no item branch left");
   noWorkerLeftRunning(dir!);
 });
 
