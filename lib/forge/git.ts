@@ -98,9 +98,18 @@ export async function pullHeads(path: string): Promise<Map<number, string>> {
   return heads;
 }
 
-/** Points `refs/pull/<n>/head` at `sha` (made if it is not there yet). */
+/**
+ * Points `refs/pull/<n>/head` at `sha` (made if it is not there yet). A read of the forge
+ * may be moving the same ref at that moment (git's lock on it refuses the second writer),
+ * so a refusal is tried again a few times before it fails.
+ */
 export async function writePullHead(path: string, number: number, sha: string): Promise<void> {
-  await git(path, ["update-ref", pullHeadRef(number), sha]);
+  for (let attempt = 1; ; attempt++) {
+    const result = await runGit(path, ["update-ref", pullHeadRef(number), sha]);
+    if (result.code === 0) return;
+    if (attempt === 5) throw new Error(`git update-ref ${pullHeadRef(number)} failed in "${path}": ${result.stderr.trim() || `exit ${result.code}`}`);
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+  }
 }
 
 /**

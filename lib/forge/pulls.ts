@@ -197,7 +197,8 @@ export async function followHeads(path: string, repo: ForgeRepo, heads: Map<stri
   const refs = await pullHeads(path);
   for (const issue of open) {
     const tip = heads.get(issue.pull!.head);
-    if (tip && refs.get(issue.number) !== tip) await writePullHead(path, issue.number, tip);
+    // A read is not failed for a ref it could not move: the next read moves it.
+    if (tip && refs.get(issue.number) !== tip) await writePullHead(path, issue.number, tip).catch(() => {});
   }
 }
 
