@@ -78,7 +78,7 @@ test.after(async () => {
   for (const home of homes) removeTempDir(home);
 });
 
-test("start --watch plays the owner: it merges each pull request as the owner, keeping item 2 just before its merge, the items go done, it says when every issue is finished and runs on, and Ctrl-C stops it all", async () => {
+test("start --watch plays the owner: it merges each pull request as the owner, in turn with a merge commit and squashed, keeping item 2 just before its merge, the items go done, a retired worker's worktree is reclaimed while the kept one's stays, it says when every issue is finished and runs on, and Ctrl-C stops it all", async () => {
   const r = watched;
   const finished = "every issue finished: 3 items done, 2 workers retired, 1 kept, still running; --watch runs on until Ctrl-C\n";
   await r.until(finished, 150_000);
@@ -119,7 +119,7 @@ test("start --watch plays the owner: it merges each pull request as the owner, k
   noWorkerLeftRunning(dir!);
 });
 
-test("start runs the whole story on its own: merges said as the owner, every item done, the unkept workers retired, the kept one kept, the waiting issue dispatched, a summary from the store, exit 0 and nothing left running", async () => {
+test("start runs the whole story on its own: merges said as the owner, every item done, the unkept workers retired, the kept one kept, the waiting issue dispatched, the kept worker stopped and every worktree reclaimed, a summary from the store with each issue's merge and cleanup state, exit 0 and nothing left running", async () => {
   const r = unwatched;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const ended = await Promise.race([r.closed.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 180_000)))]);
