@@ -4,13 +4,11 @@
  * the 30-minute quiet period; issues 2 and 3 held) retired the worker, which pushed its
  * episode's record to the branch as it ended, so the pull request's head moved with it.
  * Then the owner merged the pull request as a squash (the base holds one new commit, none of
- * the branch's) and deleted the branch on the forge, as GitHub's "delete branch" does. Only
+ * the branch's) and deleted the branch through the forge's API, as GitHub's "delete branch" does. Only
  * the forge's `refs/pull/6/head` still holds the branch's commits. The daemon's cleanup is off.
  */
 import { retireNow } from "./_cleanup.ts";
 import { withIdleDemoWorkers } from "./_demo-workers.ts";
-import { bareRepoPath } from "../../forge/state.ts";
-import { git } from "../../testing/fixtures.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { forgeApi } from "./_forge-intake.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
@@ -32,6 +30,6 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
     const api = forgeApi(made);
     const head = (await api.owner("GET", `/repos/demo/widgets/pulls/${pull}`) as { head: { ref: string } }).head.ref;
     await api.owner("PUT", `/repos/demo/widgets/pulls/${pull}/merge`, { merge_method: "squash" });
-    git(bareRepoPath(made.vars!.FORGE_DIR, "demo", "widgets"), "update-ref", "-d", `refs/heads/${head}`);
+    await api.owner("DELETE", `/repos/demo/widgets/git/refs/heads/${head}`);
   });
 }
