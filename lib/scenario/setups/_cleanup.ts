@@ -10,9 +10,9 @@ import { git } from "../../testing/fixtures.ts";
 import { mustRun } from "./episode-repo.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
-/** `[cleanup] on_issue_close = true`: the daemon's pass reclaims done items (with `extra` lines after it). */
-export function cleanupOn(...extra: string[]): string[] {
-  return ["[cleanup]", "on_issue_close = true", ...extra, ""];
+/** The config lines `[cleanup] on_issue_close = true`: the daemon's pass reclaims done items. */
+export function cleanupOn(): string[] {
+  return ["[cleanup]", "on_issue_close = true", ""];
 }
 
 /** The worktree robot-army made for demo/widgets#`issue` (under the state dir's `worktrees/`). */
@@ -25,7 +25,7 @@ export function worktreeOf(ctx: SetupContext, issue: number): string {
   return path;
 }
 
-/** Leaves an untracked file in a worktree: the only change git's worktree removal refuses over here. */
+/** Leaves one untracked file in a worktree, and changes nothing else: git's worktree removal refuses such a tree. */
 export function leaveUntracked(worktree: string, name = "scratch.txt"): string {
   const file = join(worktree, name);
   writeFileSync(file, "notes the owner kept while checking the work\n");
@@ -49,9 +49,10 @@ export function commitUnpushed(worktree: string, clock: string): string {
 export const SETUP_PASS_AT = "2026-01-15T10:02:00Z";
 
 /**
- * One pass at live as the setup's own (at `at`, default `SETUP_PASS_AT`: the merge is read,
+ * One pass at live as the setup's own, at `at` (default `SETUP_PASS_AT`: the merge is read,
  * item 1 is done and its idle worker retired at once, a merge needing no quiet period), with
- * the items in `hold` held first so the pass dispatches nothing else; its output.
+ * the items in `hold` held first so the pass dispatches nothing else; its output. It fails
+ * the setup unless item 1's worker was retired.
  */
 export async function retireNow(ctx: SetupContext, made: SetupResult, hold: number[] = [], at = SETUP_PASS_AT): Promise<string> {
   const run = (argv: string[]) => mustRun(ctx, argv, { cwd: made.cwd, env: { ...made.env, RA_NOW: at } });

@@ -6,6 +6,7 @@
  * Then the owner merged the pull request as a squash (the base holds one new commit, none of
  * the branch's) and deleted the branch through the forge's API, as GitHub's "delete branch" does. Only
  * the forge's `refs/pull/6/head` still holds the branch's commits. The daemon's cleanup is off.
+ * The pull request's head (the record commit, whose sha differs every run) is shown as `<record>`.
  */
 import { retireNow } from "./_cleanup.ts";
 import { withIdleDemoWorkers } from "./_demo-workers.ts";
@@ -28,8 +29,10 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   return await thenRun(made, async () => {
     await retireNow(ctx, made, [2, 3], RETIRED_AT);
     const api = forgeApi(made);
-    const head = (await api.owner("GET", `/repos/demo/widgets/pulls/${pull}`) as { head: { ref: string } }).head.ref;
+    const { head } = await api.owner("GET", `/repos/demo/widgets/pulls/${pull}`) as { head: { ref: string; sha: string } };
     await api.owner("PUT", `/repos/demo/widgets/pulls/${pull}/merge`, { merge_method: "squash" });
-    await api.owner("DELETE", `/repos/demo/widgets/git/refs/heads/${head}`);
+    await api.owner("DELETE", `/repos/demo/widgets/git/refs/heads/${head.ref}`);
+    // The record commit holds the session's id, so its sha differs every run: shown as a placeholder.
+    made.placeholders = { ...made.placeholders, [head.sha]: "<record-commit>", [head.sha.slice(0, 7)]: "<record>" };
   });
 }
