@@ -13,9 +13,8 @@ import type { Config } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS, effectsFor, SIMULATED_GITHUB } from "../lib/effects.ts";
 import type { Effects } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
-import { planPurge, purgeRows, removeOwnedWorktrees } from "../lib/cleanup/purge-simulated.ts";
+import { describeSize, planPurge, purgeRows, removeOwnedWorktrees } from "../lib/cleanup/purge-simulated.ts";
 import type { OwnedWorktree, PurgePlan, WorktreeResult } from "../lib/cleanup/purge-simulated.ts";
-import { describeSize } from "../lib/cleanup/_disk-usage-standin.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -102,7 +101,7 @@ export async function run(opts: PurgeOptions, deps: PurgeCommandDeps): Promise<n
     return EXIT.ok;
   }
   write(describePlan(plan));
-  if (plan.items.length === 0) throw new PreconditionError("Nothing purged: every simulated work item has a session open");
+  if (plan.items.length === 0) throw new PreconditionError("Nothing purged: every simulated work item is kept for now");
 
   const rows = await confirm(deps, rowsQuestion(plan.items.length), opts.yes, "--yes");
   if (rows !== "yes") throw new PreconditionError(`Not purged (${rows}): nothing was deleted`);
@@ -129,7 +128,7 @@ function describePlan(plan: PurgePlan): string {
   const lines = [`simulated work items: ${plan.items.length}`];
   for (const item of plan.items) lines.push(`  item ${item.id}  ${item.repo}#${item.issue}  ${item.state}`);
   for (const item of plan.kept) {
-    lines.push(`  item ${item.id}  ${item.repo}#${item.issue}  ${item.state}  kept: ${item.why}; end it first (robot-army cancel ${item.id})`);
+    lines.push(`  item ${item.id}  ${item.repo}#${item.issue}  ${item.state}  kept: ${item.why}`);
   }
   if (plan.worktrees.length === 0) lines.push("worktrees they own: none on disk, no branch left in a clone");
   else {

@@ -26,13 +26,15 @@ import { samePath } from "../same-path.ts";
 import { readRecord } from "../sessions/records.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import { listItems } from "../work-items/queries.ts";
+import { getItem, listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import { removeCheckout } from "./_checkout-standin.ts";
 import type { CheckoutRemoval, SessionGuard } from "./_checkout-standin.ts";
 import { diskUsage } from "./_disk-usage-standin.ts";
+
+export { describeSize } from "./_disk-usage-standin.ts";
 
 /** Where the purge looks: the store, the config (clones, worktree root), the state dir, the session root and this host. */
 export interface PurgeDeps {
@@ -51,10 +53,8 @@ export interface PurgedItem {
   state: WorkItem["state"];
 }
 
-/** A simulated item left alone: a session row of it is open and may stand for a running worker. */
+/** A simulated item left alone, with why: a session row of it is open, or it is being dispatched. */
 export interface KeptItem extends PurgedItem {
-  /** The open session (its name and id), and why it refuses. */
-  session: { name: string; id: string };
   why: string;
 }
 
@@ -87,9 +87,9 @@ export interface PurgePlan {
 /** What became of one owned worktree. */
 export interface WorktreeResult {
   worktree: OwnedWorktree;
-  /** What removeCheckout did; null when it was not asked (the repository is not in the config). */
+  /** What removeCheckout did; null when it was not asked (the repository is not in the config) or failed. */
   removal: CheckoutRemoval | null;
-  /** Why it was not asked, when it was not. */
+  /** Why nothing was done to it, when removal is null. */
   skipped?: string;
 }
 
@@ -109,9 +109,9 @@ export async function planPurge(deps: PurgeDeps): Promise<PurgePlan> {
   const sessions = new Map<number, StoredSession[]>();
   for (const item of all) sessions.set(item.id, sessionsOf(store, item.id));
   for (const item of all.filter((i) => i.simulated)) {
-    const open = openRow(deps, sessions.get(item.id)!);
     const about = { id: item.id, repo: item.repo, issue: item.issue, state: item.state };
-    if (open) kept.push({ ...about, session: { name: open.row.name, id: open.row.id }, why: open.why });
+    const why = keptBecause(deps, item.state, sessions.get(item.id)!);
+    if (why) kept.push({ ...about, why });
     else items.push(about);
   }
   const purged = new Set(items.map((i) => i.id));
@@ -157,11 +157,16 @@ export async function removeOwnedWorktrees(deps: { store: Store; effects: Effect
       results.push({ worktree, removal: null, skipped: `its repository ${worktree.repo} is not in the config` });
       continue;
     }
-    const removal = await removeCheckout(deps, {
-      repo: worktree.repo, item: worktree.items[0], repoPath: worktree.clone.path, path: worktree.path, branch: worktree.branch,
-      base: worktree.clone.base, pullNumbers: worktree.pullNumbers,
-    }, { session: worktree.session });
-    results.push({ worktree, removal });
+    try {
+      const removal = await removeCheckout(deps, {
+        repo: worktree.repo, item: worktree.items[0], repoPath: worktree.clone.path, path: worktree.path, branch: worktree.branch,
+        base: worktree.clone.base, pullNumbers: worktree.pullNumbers,
+      }, { session: worktree.session });
+      results.push({ worktree, removal });
+    } catch (error) {
+      // git could not be asked (the clone moved, a lock): this one stays, named, and the others are still tried.
+      results.push({ worktree, removal: null, skipped: `its removal failed: ${error instanceof Error ? error.message : String(error)}` });
+    }
   }
   return results;
 }
@@ -177,8 +182,8 @@ export function purgeRows(deps: PurgeDeps, plan: Pick<PurgePlan, "items">, outco
   const { store } = deps;
   return store.transaction(() => {
     const ids = plan.items.map((i) => i.id).filter((id) => {
-      const item = store.statement("SELECT simulated FROM work_items WHERE id = ?").get(id) as { simulated: number } | undefined;
-      return item?.simulated === 1 && !openRow(deps, sessionsOf(store, id));
+      const item = getItem(store, id);
+      return item?.simulated === true && keptBecause(deps, item.state, sessionsOf(store, id)) === undefined;
     });
     const rows: Record<string, number> = {};
     const count = (table: string, changes: number | bigint) => {
@@ -219,6 +224,18 @@ function checkoutsOf(deps: PurgeDeps, item: WorkItem, sessions: readonly StoredS
 function pullNumbersOf(store: Store, repo: string, branch: string): number[] {
   return store.statement("SELECT number FROM pull_requests WHERE repo = ? AND head_branch = ? ORDER BY number").all(repo, branch)
     .map((row) => Number((row as { number: number }).number));
+}
+
+/**
+ * Why a simulated item's rows stay, or undefined when they may go: a session row of it is
+ * open (the only record of what may run), or it is being dispatched (a claimer may be
+ * starting its worker now).
+ */
+function keptBecause(deps: Pick<PurgeDeps, "sessionRoot" | "host">, state: WorkItem["state"], sessions: readonly StoredSession[]): string | undefined {
+  const open = openRow(deps, sessions);
+  if (open) return `${open.why}; end it first (robot-army cancel ${open.row.item})`;
+  if (state === "dispatching") return "it is being dispatched: a worker of it may be starting now";
+  return undefined;
 }
 
 /** The session guard of a worktree, from the open session rows of the items that own it. */
