@@ -10,7 +10,7 @@ import type { Store } from "../store/open.ts";
 import { git } from "../testing/fixtures.ts";
 import { stopAll, verbTemplate, withWorld } from "../testing/verbs.ts";
 import type { VerbWorld } from "../testing/verbs.ts";
-import { getItem } from "../work-items/queries.ts";
+import { createItem, getItem } from "../work-items/queries.ts";
 import { endSession, sessionsOf } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
 import { planPurge, purgeRows, removeOwnedWorktrees } from "./purge-simulated.ts";
@@ -88,6 +88,17 @@ test("purging deletes every row of the simulated items, in every table with an i
     assert.is(queryAudit(store, { item: 1 }).length, auditBefore, "the audit log is never purged");
     const records = queryAudit(store, { kind: "purge.simulated" });
     assert.equal(records.map((r) => [r.id, r.body.items, (r.body.rows as Record<string, number>).work_items]), [[purged.auditId, [1, 2], 2]]);
+  }));
+
+test("after a purge no id is given again: a new item never inherits a purged one's audit history", () =>
+  withRehearsal(async ({ store, purge }) => {
+    store.statement("UPDATE work_items SET simulated = 1 WHERE id = 3").run();
+    assert.equal(purgeRows(purge, await planPurge(purge)).items, [1, 2, 3]);
+    const item = createItem(store, {
+      repo: "demo/widgets", issue: 1, title: "Again", body: "", author: "owner", labels: ["robot-army"], issue_state: "open", issue_updated_at: null,
+    }, { simulated: false });
+    assert.is(item.id, 4);
+    assert.equal(queryAudit(store, { item: 4 }).map((r) => r.body.to), ["discovered"]);
   }));
 
 test("the deletion and its audit record are one transaction: when the record cannot be written, nothing is deleted", () =>
