@@ -48,6 +48,7 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   abandon: { load: () => import("./abandon.ts") },
   cancel: { load: () => import("./cancel.ts") },
   reset: { load: () => import("./reset.ts") },
+  cleanup: { load: () => import("./cleanup.ts") },
   "purge-simulated": { load: () => import("./purge-simulated.ts") },
   doctor: { load: () => import("./doctor.ts") },
   anomalies: { load: () => import("./anomalies.ts") },

@@ -26,7 +26,9 @@ export type WorldFact =
   | "files kept" | "files removed"
   | "marked" | "not marked"
   | "at its path" | "set aside"
-  | "open" | "closed";
+  | "open" | "closed"
+  | "bundle written" | "no bundle"
+  | "branch present" | "branch absent";
 
 /** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
 export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
@@ -58,6 +60,11 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return undefined;
     case "tab.close":
       return tabOnServer(lab, intent);
+    case "bundle.write":
+    case "bundle.remove":
+      return existsSync(String(body.file)) ? "bundle written" : "no bundle";
+    case "branch.delete":
+      return git(lab.clone, "branch", "--list", String(body.branch)).trim() === "" ? "branch absent" : "branch present";
   }
 }
 
