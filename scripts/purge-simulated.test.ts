@@ -1,12 +1,14 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { dispatchReady } from "../lib/dispatch/dispatch.ts";
 import type { DispatchDeps } from "../lib/dispatch/dispatch.ts";
 import { wireEffects } from "../lib/effects.ts";
 import type { EffectLevel } from "../lib/effects.ts";
 import { PreconditionError } from "../lib/errors.ts";
 import { queryAudit } from "../lib/store/audit.ts";
+import { git } from "../lib/testing/fixtures.ts";
 import { rejects } from "../lib/testing/rejects.ts";
 import { stopAll, verbTemplate, withWorld } from "../lib/testing/verbs.ts";
 import { getItem } from "../lib/work-items/queries.ts";
@@ -54,7 +56,7 @@ test("the two questions are asked separately, rows first, and only y or yes is y
     const text = out.written.join("");
     assert.match(text, `worktrees they own: 1\n  ${worktree}  branch robot-army/issue-1-`);
     assert.match(text, "deleted 3 simulated work items (1, 2, 3) and the rows that hung off them: issue_trust 3, sessions 1\n");
-    assert.match(text, `worktrees left (answer: no), and no item claims them now:\n  ${worktree}  branch robot-army/issue-1-`);
+    assert.match(text, `not removed (answer: no), and no item claims them now:\n  ${worktree}  branch robot-army/issue-1-`);
     assert.match(text, `: robot-army worktree remove ${worktree}\n`);
     const [record] = queryAudit(deps.store, { kind: "purge.simulated" });
     assert.equal([record.body.items, (record.body.worktrees as { answer: string; left: unknown[] }).answer], [[1, 2, 3], "no"]);
@@ -68,7 +70,7 @@ test("--yes answers only the rows question and --remove-worktrees only the other
     assert.equal(out.asked, ["Also remove this worktree and its branch? [y/N] "], "--yes does not answer the worktrees question");
     assert.ok(existsSync(worktree));
     assert.match(out.written.join(""), "Delete 3 simulated work items and their rows? [y/N] yes (--yes)\n");
-    assert.match(out.written.join(""), "worktrees left (answer: no stdin)");
+    assert.match(out.written.join(""), "not removed (answer: no stdin)");
   }));
 
 test("both answered: the worktree and its branch are removed first, each audited before the purge record", () =>
@@ -80,9 +82,25 @@ test("both answered: the worktree and its branch are removed first, each audited
     assert.not.ok(existsSync(worktree));
     const text = out.written.join("");
     assert.match(text, `removed worktree ${worktree}\ndeleted branch robot-army/issue-1-`);
-    assert.not.match(text, "left");
+    assert.not.match(text, "no item claims them now");
     const kinds = queryAudit(deps.store, {}).filter((r) => r.kind === "worktree.remove" || r.kind === "purge.simulated").map((r) => `${r.kind}:${r.phase}`);
     assert.equal(kinds, ["worktree.remove:intent", "worktree.remove:outcome", "purge.simulated:fact"]);
+  }));
+
+test("a branch with a commit origin lacks is kept once its worktree is removed, and named with what to do", () =>
+  withWorld(template, async ({ deps }) => {
+    const worktree = await rehearsed(deps);
+    writeFileSync(join(worktree, "work.txt"), "only here\n");
+    git(worktree, "add", "work.txt");
+    git(worktree, "commit", "-qm", "unpushed work");
+    const out = { written: [] as string[], asked: [] as string[] };
+    assert.is(await run({ yes: true, removeWorktrees: true }, commandDeps(deps, [], out)), 0);
+    const text = out.written.join("");
+    const clone = deps.config.repos["demo/widgets"].path;
+    assert.match(text, `removed worktree ${worktree}\nkept branch robot-army/issue-1-`);
+    assert.match(text, "left, and no item claims them now:\n  branch robot-army/issue-1-");
+    assert.match(text, ` in ${clone} (its worktree ${worktree} is gone): push it, or delete it yourself once you know its commits are not needed\n`);
+    assert.match(git(clone, "branch", "--list", "robot-army/*"), "robot-army/issue-1-", "the only copy of the commit stays");
   }));
 
 test("below effect level local the worktree is not touched: a real directory is kept as a survivor and named, and the rows still go", () =>
@@ -93,7 +111,7 @@ test("below effect level local the worktree is not touched: a real directory is 
     const text = out.written.join("");
     assert.match(text, `kept worktree ${worktree} (directory_survived): `);
     assert.match(text, "effect level plan: worktrees and branches are simulated below local, so nothing was removed from disk\n");
-    assert.match(text, `left on disk, and no item claims them now:\n  ${worktree}`);
+    assert.match(text, `left, and no item claims them now:\n  ${worktree}`);
     assert.not.match(text, "removed worktree");
     assert.equal([getItem(deps.store, 1), existsSync(worktree)], [undefined, true]);
   }));

@@ -5,6 +5,7 @@
  * whether to remove those worktrees and their branches too. `--yes` answers only the first,
  * `--remove-worktrees` only the second. The work is in lib/cleanup/purge-simulated.ts.
  */
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { ask, asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { Answer, Ask, CommandDef, Write } from "../lib/cli.ts";
@@ -116,8 +117,8 @@ export async function run(opts: PurgeOptions, deps: PurgeCommandDeps): Promise<n
   const purged = purgeRows({ ...deps, store }, plan, { worktrees: auditOf(worktrees, results, survivors) });
   lines.push(describePurge(purged.items, purged.rows));
   if (survivors.length > 0) {
-    lines.push(worktrees === "yes" ? "left on disk, and no item claims them now:" : `worktrees left (${worktrees === "none" ? "not asked" : `answer: ${worktrees}`}), and no item claims them now:`);
-    for (const w of survivors) lines.push(`  ${w.path}  branch ${w.branch}: robot-army worktree remove ${w.path}`);
+    lines.push(worktrees === "yes" ? "left, and no item claims them now:" : `not removed (answer: ${worktrees}), and no item claims them now:`);
+    for (const w of survivors) lines.push(`  ${describeSurvivor(w)}`);
   }
   write(asLines(...lines));
   return EXIT.ok;
@@ -179,6 +180,16 @@ function describeResult(result: WorktreeResult): string[] {
   else if (branch.status === "simulated") lines.push(`would delete branch ${w.branch}`);
   else if (branch.status === "kept") lines.push(`kept branch ${w.branch}: ${branch.reason}`);
   return lines;
+}
+
+/**
+ * What is left of a worktree, and what to do about it: a directory still on disk is named with
+ * the `worktree remove <path>` that removes a worktree no item claims; a branch whose worktree
+ * is gone stays in its clone for the owner to push or delete.
+ */
+function describeSurvivor(w: OwnedWorktree): string {
+  if (existsSync(w.path)) return `${w.path}  branch ${w.branch}: robot-army worktree remove ${w.path}`;
+  return `branch ${w.branch} in ${w.clone?.path ?? w.repo} (its worktree ${w.path} is gone): push it, or delete it yourself once you know its commits are not needed`;
 }
 
 /** Whether anything of the worktree is left: its directory, or its branch. */

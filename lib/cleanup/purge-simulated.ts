@@ -17,7 +17,8 @@
  *    never purged (lib/store/audit.ts).
  */
 import { existsSync } from "node:fs";
-import { branchExists, worktreePath } from "../boundaries/worktrees.ts";
+import { branchExists } from "../boundaries/branches.ts";
+import { worktreePath } from "../boundaries/worktrees.ts";
 import type { Config } from "../config.ts";
 import { branchName } from "../dispatch/branch-name.ts";
 import { worktreeRoot } from "../dispatch/worktree-root.ts";
@@ -30,8 +31,9 @@ import { getItem, listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
-import { removeCheckout } from "./_checkout-standin.ts";
-import type { CheckoutRemoval, SessionGuard } from "./_checkout-standin.ts";
+import { removeCheckout } from "./checkout.ts";
+import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
+import { simulatedSignature } from "./cleanup.ts";
 import { diskUsage } from "./_disk-usage-standin.ts";
 
 export { describeSize } from "./_disk-usage-standin.ts";
@@ -255,12 +257,13 @@ function openRow(deps: Pick<PurgeDeps, "sessionRoot" | "host">, rows: readonly S
 }
 
 /**
- * Whether an open row carries the simulated host's signature: no process (pid 0 or none) and
- * no start time, made on this host, where no managed session of its id is on record (a
- * real launch always leaves one). Anything else may stand for a worker that runs.
+ * Whether an open row carries the simulated host's signature (simulatedSignature: a simulated
+ * row with no pid, or pid 0, and no start time), made on this host, where no managed session
+ * of its id is on record (a real launch always leaves one). Anything else may stand for a
+ * worker that runs.
  */
 export function simulatedHost(deps: Pick<PurgeDeps, "sessionRoot" | "host">, row: StoredSession): boolean {
-  if ((row.pid !== null && row.pid !== 0) || row.pid_started_at !== null || row.host !== deps.host) return false;
+  if (!simulatedSignature(row) || row.host !== deps.host) return false;
   try {
     return readRecord(deps.sessionRoot, row.id) === undefined;
   } catch {
