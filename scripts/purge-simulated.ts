@@ -14,7 +14,7 @@ import type { Config } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS, effectsFor, SIMULATED_GITHUB } from "../lib/effects.ts";
 import type { Effects } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
-import { describeSize, planPurge, purgeRows, removeOwnedWorktrees } from "../lib/cleanup/purge-simulated.ts";
+import { planPurge, purgeRows, removeOwnedWorktrees } from "../lib/cleanup/purge-simulated.ts";
 import type { OwnedWorktree, PurgePlan, WorktreeResult } from "../lib/cleanup/purge-simulated.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -140,7 +140,7 @@ function describePlan(plan: PurgePlan): string {
 }
 
 function describeOwned(w: OwnedWorktree): string {
-  const where = w.onDisk ? describeSize(w.bytes) : "not on disk";
+  const where = w.size ?? "not on disk";
   const branch = w.branchInClone ? `branch ${w.branch}` : `branch ${w.branch} (gone from the clone)`;
   return `${w.path}  ${branch}  ${where}  (item ${w.items.join(", item ")})`;
 }

@@ -68,7 +68,7 @@ test("the plan names the simulated items and the worktree their rows own, with i
     assert.equal(plan.items.map((i) => [i.id, i.state]), [[1, "active"], [2, "ready"]]);
     assert.equal(plan.kept, []);
     assert.equal(plan.worktrees.map((w) => [w.items, w.path, w.branch, w.onDisk, w.branchInClone, w.session]), [[[1], worktree, branch, true, true, { live: false }]]);
-    assert.ok(plan.worktrees[0].bytes! > 0, "its size on disk is measured");
+    assert.match(plan.worktrees[0].size!, /^\d+\.\d KiB$/, "its size on disk is measured");
     assert.equal([getItem(store, 1)?.id, existsSync(worktree)], [1, true]);
   }));
 

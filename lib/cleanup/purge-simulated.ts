@@ -34,9 +34,7 @@ import type { StoredSession } from "../work-items/sessions.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
 import { simulatedSignature } from "./cleanup.ts";
-import { diskUsage } from "./_disk-usage-standin.ts";
-
-export { describeSize } from "./_disk-usage-standin.ts";
+import { diskUsage, formatSize } from "./_disk-usage-standin.ts";
 
 /** Where the purge looks: the store, the config (clones, worktree root), the state dir, the session root and this host. */
 export interface PurgeDeps {
@@ -71,8 +69,8 @@ export interface OwnedWorktree {
   clone: { path: string; base: string } | null;
   onDisk: boolean;
   branchInClone: boolean;
-  /** Bytes on disk; null when not on disk or when it could not be measured. */
-  bytes: number | null;
+  /** Its size on disk, as the owner is shown it (`12.4 MiB`, `at least 3.0 KiB` when part could not be read); null when not on disk. */
+  size: string | null;
   /** The pull requests opened from its branch, which can prove its commits on the remote. */
   pullNumbers: number[];
   /** Built from the owning items' open session rows. */
@@ -120,7 +118,7 @@ export async function planPurge(deps: PurgeDeps): Promise<PurgePlan> {
   const claims = (item: WorkItem) => checkoutsOf(deps, item, sessions.get(item.id)!);
   // A path or branch any item that stays names (a real one, or a simulated one kept) is not the purged rows' to offer.
   const others = all.filter((i) => !purged.has(i.id)).flatMap((i) => claims(i).map((c) => ({ ...c, repo: i.repo })));
-  const owned = new Map<string, Omit<OwnedWorktree, "onDisk" | "branchInClone" | "bytes" | "pullNumbers" | "session">>();
+  const owned = new Map<string, Omit<OwnedWorktree, "onDisk" | "branchInClone" | "size" | "pullNumbers" | "session">>();
   for (const item of all.filter((i) => purged.has(i.id))) {
     for (const claim of claims(item)) {
       if (others.some((o) => o.repo === item.repo && (samePath(o.path, claim.path) || o.branch === claim.branch))) continue;
@@ -139,7 +137,7 @@ export async function planPurge(deps: PurgeDeps): Promise<PurgePlan> {
     const rows = entry.items.flatMap((id) => sessions.get(id)!);
     worktrees.push({
       ...entry, onDisk, branchInClone,
-      bytes: onDisk ? diskUsage(entry.path) : null,
+      size: onDisk ? describeUsage(entry.path) : null,
       pullNumbers: pullNumbersOf(store, entry.repo, entry.branch),
       session: sessionGuard(deps, rows),
     });
@@ -238,6 +236,13 @@ function keptBecause(deps: Pick<PurgeDeps, "sessionRoot" | "host">, state: WorkI
   if (open) return `${open.why}; end it first (robot-army cancel ${open.row.item})`;
   if (state === "dispatching") return "it is being dispatched: a worker of it may be starting now";
   return undefined;
+}
+
+/** The size on disk of a worktree, never passed off as whole when part of it could not be read. */
+function describeUsage(path: string): string {
+  const usage = diskUsage(path);
+  if (!usage) return "size unknown";
+  return usage.unreadable > 0 ? `at least ${formatSize(usage.bytes)} (${usage.unreadable} unreadable)` : formatSize(usage.bytes);
 }
 
 /** The session guard of a worktree, from the open session rows of the items that own it. */
