@@ -3,10 +3,11 @@
  * every row that hangs off them), and the worktrees those rows own. It works in three steps
  * a command puts its questions between:
  *
- * 1. `planPurge` reads what would go: the simulated items (those with a session row still
- *    open are kept, since a row is the only record of what may run), and the worktrees
- *    they own that are still on disk or whose branch still exists in the clone, each with
- *    its size. A worktree another item claims too is not theirs to offer.
+ * 1. `planPurge` reads what would go: the simulated items (one with a session row still
+ *    open is kept, since that row is the only record of what may run, and so is one being
+ *    dispatched), and the worktrees they own that are still on disk or whose branch still
+ *    exists in the clone, each with its size. A worktree another item claims too is not
+ *    theirs to offer.
  * 2. `removeOwnedWorktrees` removes those worktrees first, while the rows still say what
  *    they are, through the one removal path (removeCheckout), never forced. The session
  *    guard is built from the owning items' open session rows; a row carrying the simulated
