@@ -134,13 +134,17 @@ export type BranchDeletion = { status: "deleted" } | { status: "absent" } | { st
 
 /**
  * Deletes `branch` only if it still points at `tip`, the commit that was proven
- * (`git update-ref -d <ref> <tip>`): one that moved since keeps the branch. Its config
+ * (`git update-ref -d <ref> <tip>`): one that moved since keeps the branch. A branch
+ * checked out in a worktree (the clone's own checkout included) is kept, as `git branch -d`
+ * keeps it: update-ref would leave that checkout on a branch with no commits. Its config
  * section (upstream, and the like) goes with it, as `git branch -d` would take it.
  */
 export async function deleteBranchAt(repoPath: string, branch: string, tip: string): Promise<BranchDeletion> {
   const before = await branchTip(repoPath, branch);
   if (before === undefined) return { status: "absent" };
   if (before !== tip) return { status: "kept", reason: `it moved to ${before.slice(0, 12)} after ${tip.slice(0, 12)} was proven` };
+  const checkedOut = await whereCheckedOut(repoPath, branch);
+  if (checkedOut !== undefined) return { status: "kept", reason: checkedOut };
   const deleted = await runGit(repoPath, ["update-ref", "-d", `refs/heads/${branch}`, tip]);
   const after = await branchTip(repoPath, branch);
   if (after !== undefined) {
@@ -152,11 +156,30 @@ export async function deleteBranchAt(repoPath: string, branch: string, tip: stri
 
 /**
  * Where a branch's bundle is written: `<state dir>/bundles/<owner>/<name>/<branch>.bundle`,
- * or, when an earlier branch of that name left one there, `<branch>.<tip's first 12>.bundle`.
+ * or, when an earlier branch of that name left one there, `<branch>.<tip's first 12>.bundle`,
+ * then `<branch>.<tip's first 12>.<n>.bundle` (the same branch restored and deleted again):
+ * always a name no file has, so no bundle is overwritten and none stops a deletion.
  */
 export function bundlePath(stateDir: string, repo: string, branch: string, tip: string): string {
-  const plain = join(stateDir, "bundles", ...repo.split("/"), `${branch}.bundle`);
-  return existsSync(plain) ? plain.replace(/\.bundle$/, `.${tip.slice(0, 12)}.bundle`) : plain;
+  const stem = join(stateDir, "bundles", ...repo.split("/"), branch);
+  if (!existsSync(`${stem}.bundle`)) return `${stem}.bundle`;
+  const tipped = `${stem}.${tip.slice(0, 12)}`;
+  for (let n = 1; ; n++) {
+    const file = n === 1 ? `${tipped}.bundle` : `${tipped}.${n}.bundle`;
+    if (!existsSync(file)) return file;
+  }
+}
+
+/** Why `branch` cannot go because a worktree (the clone's own checkout included) has it checked out, or may: undefined when none does. */
+async function whereCheckedOut(repoPath: string, branch: string): Promise<string | undefined> {
+  const listed = await runGit(repoPath, ["worktree", "list", "--porcelain", "-z"]);
+  if (listed.code !== 0) return `git cannot say whether a worktree has it checked out: ${tail(listed.stderr) || `git worktree list exited ${listed.code}`}`;
+  let path = "";
+  for (const line of listed.stdout.split("\0")) {
+    if (line.startsWith("worktree ")) path = line.slice("worktree ".length);
+    else if (line === `branch refs/heads/${branch}`) return `it is checked out at "${path}"`;
+  }
+  return undefined;
 }
 
 function mkdirTree(dir: string): void {

@@ -28,9 +28,24 @@ export type CrashSetupName =
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
-  // integration: the cleanup worlds are still to be built (issue 12).
-  cleanable: () => Promise.reject(new Error("setup cleanable is not built yet")),
-  "bundle-old": () => Promise.reject(new Error("setup bundle-old is not built yet")),
+  /**
+   * Issue 1 done and its idle worker retired (ten minutes on): the worker committed and
+   * pushed its episode's record as it ended, so its worktree is clean and origin has its
+   * branch. Cleanup is off: nothing has reclaimed the worktree yet.
+   */
+  cleanable: async (lab) => {
+    await CRASH_SETUPS.merged(lab);
+    const tick = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: "2026-01-15T10:10:00Z" } });
+    if (tick.code !== 0) throw new Error(`the retiring tick exited ${tick.code}: ${tick.stderr || tick.stdout}`);
+    const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
+    await waitUntil(lab, "the retired worker to leave its worktree clean", async () => git(worktree, "status", "--porcelain", "--untracked-files=all") === "");
+  },
+  /** Item 1 cleaned up at 10:10 by `robot-army cleanup 1`, which wrote its branch's bundle: six weeks on it is older than keep_bundles (30d). */
+  "bundle-old": async (lab) => {
+    await CRASH_SETUPS.cleanable(lab);
+    const cleaned = await lab.robotArmy(["cleanup", "1", "--effect-level", "live"], { env: { RA_NOW: "2026-01-15T10:10:00Z" } });
+    if (cleaned.code !== 0) throw new Error(`cleanup 1 exited ${cleaned.code}: ${cleaned.stderr || cleaned.stdout}`);
+  },
   /** demo/widgets onboarded and polled at live: issue 1 is a ready item, its "queued" comment posted. */
   polled: (lab) => onboardAndPoll(lab),
   /** One tick dispatched issue 1: its demo worker committed, pushed, opened its pull request and waits, idle. */
@@ -58,8 +73,11 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await lab.mustRun(["session", "kill", "ra-widgets-1"]);
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
-    git(worktree, "add", "--all");
-    git(worktree, "commit", "--quiet", "-m", "Record the episode");
+    // The demo worker commits and pushes its record as it ends; anything it left is committed here.
+    if (git(worktree, "status", "--porcelain", "--untracked-files=all") !== "") {
+      git(worktree, "add", "--all");
+      git(worktree, "commit", "--quiet", "-m", "Record the episode");
+    }
     git(worktree, "push", "--quiet", "origin", "HEAD");
   },
   /** The worker of issue 1 killed between ticks and its spooled exit record damaged (`"code": "abc"`). */
