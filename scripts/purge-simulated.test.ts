@@ -19,12 +19,14 @@ import type { PurgeCommandDeps } from "./purge-simulated.ts";
 const template = verbTemplate();
 test.after(() => template.remove());
 
-/** Items 1-3 made below live, item 1 dispatched at no-remote into a real worktree, its worker ended. */
-async function rehearsed(deps: DispatchDeps): Promise<string> {
+/** Items 1-3 made below live, item 1 dispatched at no-remote into a real worktree, its worker ended (unless told it runs on). */
+async function rehearsed(deps: DispatchDeps, options: { workerRuns?: boolean } = {}): Promise<string> {
   deps.store.statement("UPDATE work_items SET simulated = 1").run();
   const session = (await dispatchReady({ ...deps, effects: wireEffects("no-remote", { github: deps.effects.github }) })).outcomes[0].session!;
-  await stopAll(deps);
-  endSession(deps.store, session.id, "killed");
+  if (!options.workerRuns) {
+    await stopAll(deps);
+    endSession(deps.store, session.id, "killed");
+  }
   return session.worktree;
 }
 
@@ -114,6 +116,18 @@ test("below effect level local the worktree is not touched: a real directory is 
     assert.match(text, `left, and no item claims them now:\n  ${worktree}`);
     assert.not.match(text, "removed worktree");
     assert.equal([getItem(deps.store, 1), existsSync(worktree)], [undefined, true]);
+  }));
+
+test("an item whose session row is open is kept, with its worktree, and the rest are purged", () =>
+  withWorld(template, async ({ deps }) => {
+    const worktree = await rehearsed(deps, { workerRuns: true });
+    const out = { written: [] as string[], asked: [] as string[] };
+    assert.is(await run({ yes: true, removeWorktrees: true }, commandDeps(deps, [], out)), 0);
+    const text = out.written.join("");
+    assert.match(text, "simulated work items: 2 to delete, 1 kept\n  item 2  demo/widgets#2  ready\n  item 3  demo/widgets#3  ready\n  item 1  demo/widgets#1  active  kept: session ra-widgets-1 (");
+    assert.match(text, "; end it first (robot-army cancel 1)\nworktrees they own: none on disk, no branch left in a clone\n");
+    assert.match(text, "deleted 2 simulated work items (2, 3)");
+    assert.equal([getItem(deps.store, 1)?.state, getItem(deps.store, 2), existsSync(worktree)], ["active", undefined, true]);
   }));
 
 test("with no simulated item it says so and asks nothing", () =>

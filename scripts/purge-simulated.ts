@@ -126,7 +126,7 @@ export async function run(opts: PurgeOptions, deps: PurgeCommandDeps): Promise<n
 
 /** The items and worktrees the purge would touch, as the questions' preamble. */
 function describePlan(plan: PurgePlan): string {
-  const lines = [`simulated work items: ${plan.items.length}`];
+  const lines = [`simulated work items: ${plan.items.length}${plan.kept.length ? ` to delete, ${plan.kept.length} kept` : ""}`];
   for (const item of plan.items) lines.push(`  item ${item.id}  ${item.repo}#${item.issue}  ${item.state}`);
   for (const item of plan.kept) {
     lines.push(`  item ${item.id}  ${item.repo}#${item.issue}  ${item.state}  kept: ${item.why}`);
