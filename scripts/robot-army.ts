@@ -49,6 +49,7 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   cancel: { load: () => import("./cancel.ts") },
   reset: { load: () => import("./reset.ts") },
   cleanup: { load: () => import("./cleanup.ts") },
+  worktree: { load: () => import("./worktree.ts") },
   "purge-simulated": { load: () => import("./purge-simulated.ts") },
   doctor: { load: () => import("./doctor.ts") },
   anomalies: { load: () => import("./anomalies.ts") },

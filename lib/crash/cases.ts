@@ -65,6 +65,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     setup: "worker-ended", cross: ["reset", "1", "--effect-level", "live"],
     concludes: { intent: notDone("not removed", "present"), outcome: done("absent") },
   },
+  // git's record of a vanished worktree: cut after its intent, git still lists it, and only the owner can be told.
+  "worktree.prune": {
+    setup: "worktree-vanished", cross: ["worktree", "prune", "--effect-level", "live"],
+    concludes: { intent: { settle: "reported", world: "listed" }, outcome: done("pruned") },
+  },
   // Cleanup of a done item whose pull request was merged: the worktree goes, then the bundle is written, then the branch.
   "bundle.write": {
     setup: "cleanable", cross: ["cleanup", "1", "--effect-level", "live"],

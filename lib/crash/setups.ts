@@ -24,6 +24,7 @@ import type { Lab } from "./lab.ts";
 export type CrashSetupName =
   | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
   | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left"
+  | "worktree-vanished"
   | "cleanable" | "bundle-old";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
@@ -104,6 +105,13 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     await killWorker(lab);
     await lab.api("PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });
+  },
+  /** demo/widgets onboarded and polled, and a worktree of its clone whose directory was deleted by hand: git still lists it, prunable. */
+  "worktree-vanished": async (lab) => {
+    await onboardAndPoll(lab);
+    const gone = join(lab.dir, "gone-worktree");
+    git(lab.clone, "worktree", "add", "--quiet", "-b", "gone-by-hand", gone);
+    rmSync(gone, { recursive: true });
   },
   /** An episode open in the clone since the lab's clock whose client has exited: stranded an hour later. */
   "episode-stranded": async (lab) => {

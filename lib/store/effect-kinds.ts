@@ -46,6 +46,8 @@ export const EFFECT_KINDS = {
   "github.comment": { what: "a comment on an issue", timeoutSeconds: 300, settleAfterSeconds: 60, evidence: "issue-comments" },
   "worktree.create": { what: "a worktree made for a work item", timeoutSeconds: 900, evidence: "worktree" },
   "worktree.remove": { what: "a work item's worktree removed", timeoutSeconds: 300, evidence: "worktree" },
+  // git's own bookkeeping of directories already gone: nothing on disk to read it back from, so the owner is told.
+  "worktree.prune": { what: "a clone's records of vanished worktrees pruned", timeoutSeconds: 120, evidence: "none" },
   "bundle.write": { what: "a branch's commits written to a bundle before its deletion", timeoutSeconds: 600, evidence: "bundle" },
   "branch.delete": { what: "a branch proven on origin deleted at its proven tip", timeoutSeconds: 120, evidence: "branch" },
   "bundle.remove": { what: "a deleted branch's bundle removed after cleanup.keep_bundles", timeoutSeconds: 60, evidence: "bundle" },
