@@ -35,7 +35,7 @@ import type { StoredSession } from "../work-items/sessions.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
 import { simulatedSignature } from "./cleanup.ts";
-import { diskUsage, formatSize } from "./_disk-usage-standin.ts";
+import { diskUsage, formatSize } from "./disk-usage.ts";
 
 /** Where the purge looks: the store, the config (clones, worktree root), the state dir, the session root and this host. */
 export interface PurgeDeps {
