@@ -175,7 +175,11 @@ function describeResult(result: WorktreeResult): string[] {
   else if (tree.status === "simulated") lines.push(`would remove worktree ${w.path}`);
   else if (tree.status === "kept") lines.push(`kept worktree ${w.path} (${tree.code}): ${tree.reason}`);
   const branch = removal.branch;
-  if (branch.status === "deleted") lines.push(`deleted branch ${w.branch}${removal.bundle ? ` (its commits are in ${removal.bundle}${removal.restore ? `; to bring it back: ${removal.restore}` : ""})` : ""}`);
+  if (branch.status === "deleted") {
+    lines.push(`deleted branch ${w.branch}${removal.proof ? ` (${removal.proof})` : ""}`);
+    if (removal.bundle) lines.push(`its commits are in ${removal.bundle}`);
+    if (removal.restore) lines.push(`restore it with: ${removal.restore}`);
+  }
   else if (branch.status === "absent") lines.push(`branch ${w.branch} was already gone`);
   else if (branch.status === "simulated") lines.push(`would delete branch ${w.branch}`);
   else if (branch.status === "kept") lines.push(`kept branch ${w.branch}: ${branch.reason}`);
