@@ -28,6 +28,7 @@ import { settleSessions } from "./settle.ts";
 import { sweepUnfinished } from "./unfinished.ts";
 import { retireIdleWorkers } from "../ending/retire.ts";
 import { cleanupPass } from "../cleanup/pass.ts";
+import { reportDiskAnomalies } from "../cleanup/disk-anomalies.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
 export interface TickDeps extends DispatchDeps, Pick<TabsDeps, "terminalLauncher"> {
@@ -66,6 +67,8 @@ export interface TickResult {
   tabs: { closed: number; unknown: number };
   /** Cleanup decisions by state (with `[cleanup] on_issue_close`), items not decided, old bundles removed. */
   cleanup: { done: number; branch_retained: number; retained: number; skipped: number; failed: number; bundles_removed: number };
+  /** The `orphan_worktree` and `prunable_worktree` anomalies raised and retracted. */
+  disk: { raised: number; retracted: number };
   /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
   dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
 }
@@ -82,7 +85,8 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
-    tabs: { closed: 0, unknown: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
+    tabs: { closed: 0, unknown: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
+    disk: { raised: 0, retracted: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
     if (deps.stopRequested?.()) {
@@ -140,6 +144,12 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const pass = await cleanupPass(deps);
     result.cleanup = { ...pass.decided, failed: pass.failed, bundles_removed: pass.bundles_removed };
     pass.events.forEach(deps.report);
+  });
+  // After cleanup, so a directory it just reclaimed is not reported, and one it left is.
+  await step("disk anomalies", async () => {
+    const disk = await reportDiskAnomalies(deps);
+    result.disk = { raised: disk.raised, retracted: disk.retracted };
+    disk.events.forEach(deps.report);
   });
   if (!result.stopped) {
     if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));
