@@ -5,7 +5,6 @@
  * whether to remove those worktrees and their branches too. `--yes` answers only the first,
  * `--remove-worktrees` only the second. The work is in lib/cleanup/purge-simulated.ts.
  */
-import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { ask, asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { Answer, Ask, CommandDef, Write } from "../lib/cli.ts";
@@ -14,7 +13,7 @@ import type { Config } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS, effectsFor, SIMULATED_GITHUB } from "../lib/effects.ts";
 import type { Effects } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
-import { planPurge, purgeRows, removeOwnedWorktrees } from "../lib/cleanup/purge-simulated.ts";
+import { planPurge, purgeRows, removableByPath, removeOwnedWorktrees } from "../lib/cleanup/purge-simulated.ts";
 import type { OwnedWorktree, PurgePlan, WorktreeResult } from "../lib/cleanup/purge-simulated.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -118,7 +117,7 @@ export async function run(opts: PurgeOptions, deps: PurgeCommandDeps): Promise<n
   lines.push(describePurge(purged.items, purged.rows));
   if (survivors.length > 0) {
     lines.push(worktrees === "yes" ? "left, and no item claims them now:" : `not removed (answer: ${worktrees}), and no item claims them now:`);
-    for (const w of survivors) lines.push(`  ${describeSurvivor(w)}`);
+    for (const w of survivors) lines.push(`  ${describeSurvivor(w, await removableByPath(w))}`);
   }
   write(asLines(...lines));
   return EXIT.ok;
@@ -187,19 +186,20 @@ function describeResult(result: WorktreeResult): string[] {
 }
 
 /**
- * What is left of a worktree, and what to do about it: a directory still on disk is named with
- * the `worktree remove <path>` that removes a worktree no item claims; a branch whose worktree
- * is gone stays in its clone for the owner to push or delete.
+ * What is left of a worktree, and what to do about it: one its path still names (a directory on
+ * disk, or a worktree its clone still lists) is named with the `worktree remove <path>` that
+ * removes a worktree no item claims; a branch whose worktree is gone stays in its clone for the
+ * owner to push or delete.
  */
-function describeSurvivor(w: OwnedWorktree): string {
-  if (existsSync(w.path)) return `${w.path}  branch ${w.branch}: robot-army worktree remove ${w.path}`;
+function describeSurvivor(w: OwnedWorktree, byPath: boolean): string {
+  if (byPath) return `${w.path}  branch ${w.branch}: robot-army worktree remove ${w.path}`;
   return `branch ${w.branch} in ${w.clone?.path ?? w.repo} (its worktree ${w.path} is gone): push it, or delete it yourself once you know its commits are not needed`;
 }
 
-/** Whether anything of the worktree is left: its directory, or its branch. */
+/** Whether anything of the worktree is left: its directory or its branch, kept, or only simulated away below local. */
 function survived(result: WorktreeResult): boolean {
   const removal = result.removal;
-  if (!removal) return true;
+  if (!removal || removal.simulated) return true;
   return removal.worktree.status === "kept" || removal.branch.status === "kept";
 }
 
@@ -207,7 +207,7 @@ function survived(result: WorktreeResult): boolean {
 function auditOf(answer: string, results: readonly WorktreeResult[], left: readonly OwnedWorktree[]): Record<string, unknown> {
   return {
     answer,
-    removed: results.filter((r) => !survived(r)).map((r) => ({ path: r.worktree.path, branch: r.worktree.branch, simulated: r.removal?.simulated ?? false })),
+    removed: results.filter((r) => !survived(r)).map((r) => ({ path: r.worktree.path, branch: r.worktree.branch })),
     left: left.map((w) => ({ path: w.path, branch: w.branch })),
   };
 }

@@ -19,7 +19,7 @@
  */
 import { existsSync } from "node:fs";
 import { branchExists } from "../boundaries/branches.ts";
-import { worktreePath } from "../boundaries/worktrees.ts";
+import { listWorktrees, worktreePath } from "../boundaries/worktrees.ts";
 import type { Config } from "../config.ts";
 import { branchName } from "../dispatch/branch-name.ts";
 import { worktreeRoot } from "../dispatch/worktree-root.ts";
@@ -170,6 +170,21 @@ export async function removeOwnedWorktrees(deps: { store: Store; effects: Effect
     }
   }
   return results;
+}
+
+/**
+ * Whether what is left of an owned worktree can still be removed by its path
+ * (`robot-army worktree remove <path>`): its directory is on disk, or its clone still lists it
+ * as a worktree (deleted by hand, not yet pruned). A branch left alone has no path to give.
+ */
+export async function removableByPath(worktree: OwnedWorktree): Promise<boolean> {
+  if (existsSync(worktree.path)) return true;
+  if (!worktree.clone) return false;
+  try {
+    return (await listWorktrees(worktree.clone.path)).some((w) => !w.main && samePath(w.path, worktree.path));
+  } catch {
+    return false;
+  }
 }
 
 /**
