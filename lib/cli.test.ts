@@ -38,6 +38,18 @@ test("ask with no stdin at all leaves the question unanswered and ends its line"
   assert.is(out.text(), "Type 1 to confirm: \n");
 });
 
+test("ask twice: a line piped in past the first answer answers the second, and once the input has ended a question is unanswered at once", async () => {
+  const out = output();
+  const piped = input("y\nyes\n");
+  assert.equal(await ask("First? ", { input: piped, output: out.stream }), { line: "y" });
+  assert.equal(await ask("Second? ", { input: piped, output: out.stream }), { line: "yes" });
+  const ended = input("");
+  assert.equal(await ask("First? ", { input: ended, output: out.stream }), { unanswered: "no stdin" });
+  // A new reader on an input whose end has come would wait for ever: the command would end with its question unanswered and no exit code of its own.
+  assert.equal(await ask("Second? ", { input: ended, output: out.stream }), { unanswered: "no stdin" });
+  assert.is(out.text(), "First? Second? \nFirst? \nSecond? \n");
+});
+
 test("ask: Ctrl-C at a terminal's question leaves it unanswered as interrupted", async () => {
   const out = output();
   // A terminal's Ctrl-C reaches readline as the byte 0x03, which it raises as SIGINT on the interface.

@@ -259,9 +259,22 @@ export type Ask = (question: string) => Promise<Answer>;
 /**
  * Asks on stderr and reads one line from stdin. End of input (no stdin at all, as from a
  * script or a service, or a closed one) and Ctrl-C leave it unanswered, and the question's
- * line is ended so the refusal that follows starts on a line of its own.
+ * line is ended so the refusal that follows starts on a line of its own. A command may ask
+ * more than once: lines piped in past one answer are kept for the next question, and once
+ * the input has ended every later question is unanswered at once (a new reader would wait
+ * for an end that has already come).
  */
-export function ask(question: string, io: { input: NodeJS.ReadableStream & { isTTY?: boolean }; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stderr }): Promise<Answer> {
+export function ask(question: string, io: { input: NodeJS.ReadableStream & { isTTY?: boolean; readableEnded?: boolean }; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stderr }): Promise<Answer> {
+  const queued = laterLines.get(io.input) ?? [];
+  laterLines.set(io.input, queued);
+  if (queued.length > 0) {
+    io.output.write(`${question}\n`);
+    return Promise.resolve({ line: queued.shift()! });
+  }
+  if (io.input.readableEnded) {
+    io.output.write(`${question}\n`);
+    return Promise.resolve({ unanswered: "no stdin" });
+  }
   return new Promise((resolve) => {
     const rl = createInterface({ input: io.input, output: io.output, terminal: Boolean(io.input.isTTY) });
     let settled = false;
@@ -277,9 +290,16 @@ export function ask(question: string, io: { input: NodeJS.ReadableStream & { isT
     };
     rl.on("SIGINT", () => unanswered("interrupted"));
     rl.on("close", () => unanswered("no stdin"));
+    // Lines that came in the same read as the answer: the next question's.
+    rl.on("line", (line) => {
+      if (settled) queued.push(line);
+    });
     rl.question(question, (line) => done({ line }));
   });
 }
+
+/** Lines read from an input past the answer of the question they came with, oldest first. */
+const laterLines = new WeakMap<object, string[]>();
 
 /** Writes a value as indented JSON, the form every `--json` output takes. */
 export function printJson(value: unknown): void {

@@ -50,6 +50,7 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   reset: { load: () => import("./reset.ts") },
   cleanup: { load: () => import("./cleanup.ts") },
   worktree: { load: () => import("./worktree.ts") },
+  "purge-simulated": { load: () => import("./purge-simulated.ts") },
   doctor: { load: () => import("./doctor.ts") },
   anomalies: { load: () => import("./anomalies.ts") },
   log: { load: () => import("./log.ts") },

@@ -90,9 +90,12 @@ export function countSimulated(store: Store): number {
 export function createItem(store: Store, snapshot: IssueSnapshot, options: { simulated: boolean }): WorkItem {
   return store.transaction(() => {
     const at = isoSeconds(now());
+    // An id is never given twice, even after purge-simulated deleted the items that had the highest:
+    // the audit log, never purged, names every id ever given, and a new item must not inherit a history.
     const row = store.statement(
-      `INSERT INTO work_items (repo, issue, state, reason, title, body, author, labels, issue_state, issue_updated_at, simulated, created_at, updated_at)
-       VALUES (?, ?, 'discovered', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
+      `INSERT INTO work_items (id, repo, issue, state, reason, title, body, author, labels, issue_state, issue_updated_at, simulated, created_at, updated_at)
+       VALUES ((SELECT coalesce(max(n), 0) + 1 FROM (SELECT max(id) AS n FROM work_items UNION ALL SELECT max(item) FROM audit WHERE item IS NOT NULL)),
+         ?, ?, 'discovered', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     ).get(
       snapshot.repo, snapshot.issue, "labelled by its author", snapshot.title, snapshot.body, snapshot.author,
       JSON.stringify(snapshot.labels), snapshot.issue_state, snapshot.issue_updated_at, options.simulated ? 1 : 0, at, at,
