@@ -11,7 +11,7 @@ import { EFFECT_LEVEL_OPTIONS } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
 import { cleanupCandidatesNow, cleanupItem } from "../lib/cleanup/cleanup.ts";
 import type { CleanupDecision, CleanupDeps } from "../lib/cleanup/cleanup.ts";
-import { latestCleanup } from "../lib/cleanup/records.ts";
+import { latestRealCleanup } from "../lib/cleanup/records.ts";
 import { withDispatchDeps } from "../lib/dispatch/verbs/command-deps.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 
@@ -62,7 +62,7 @@ export async function run(opts: { item?: number; json: boolean }, deps: CleanupD
   let decisions: CleanupDecision[];
   let failed: CleanupReport["failed"] = [];
   if (opts.item !== undefined) {
-    const before = latestCleanup(deps.store, opts.item);
+    const before = latestRealCleanup(deps.store, opts.item);
     if (before?.state === "done") throw new PreconditionError(`Work item ${opts.item} was cleaned up already (${before.at}): ${before.reason}`);
     decisions = [await cleanupItem(deps, opts.item, { by: "cleanup" })];
   } else {
@@ -90,7 +90,7 @@ export function formatCleanup(report: CleanupReport, level: string): string[] {
   const lines: string[] = [];
   let simulated = false;
   for (const d of report.decisions) {
-    lines.push(`work item ${d.item} (${d.repo}#${d.issue}): ${d.state}`);
+    lines.push(`work item ${d.item} (${d.repo}#${d.issue}): ${d.state}${d.simulated ? " (simulated)" : ""}`);
     if (d.simulated && d.worktree === "simulated") {
       simulated = true;
       lines.push(`  would remove worktree ${d.worktree_path}`, `  would delete branch ${d.branch}`);

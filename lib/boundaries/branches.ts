@@ -9,17 +9,23 @@
  */
 import { chmodSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { runGit, tail } from "./_run-git.ts";
+import { RobotArmyError } from "../errors.ts";
+import { runGit, tail } from "./run-git.ts";
 
 /** The commit a branch points at, or undefined when the clone has no such branch. */
 export async function branchTip(repoPath: string, branch: string): Promise<string | undefined> {
   const result = await runGit(repoPath, ["rev-parse", "--verify", "--quiet", `refs/heads/${branch}^{commit}`]);
-  return result.code === 0 ? result.stdout.trim() : undefined;
+  if (result.code === 0) return result.stdout.trim();
+  // Exit 1 is git's "no such ref"; anything else (not a repository, a damaged ref) is not an answer.
+  if (result.code === 1) return undefined;
+  throw new RobotArmyError(`git cannot read branch ${branch} in "${repoPath}": ${tail(result.stderr) || `git rev-parse exited ${result.code}`}`);
 }
 
-/** Whether `branch` exists in the clone at `repoPath`. */
+/** Whether `branch` exists in the clone at `repoPath`; git not able to say throws (unknown is not "no"). */
 export async function branchExists(repoPath: string, branch: string): Promise<boolean> {
-  return (await runGit(repoPath, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0;
+  const result = await runGit(repoPath, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`]);
+  if (result.code === 0 || result.code === 1) return result.code === 0;
+  throw new RobotArmyError(`git cannot say whether branch ${branch} exists in "${repoPath}": ${tail(result.stderr) || `git show-ref exited ${result.code}`}`);
 }
 
 /** What was asked of the remote: the tip proven and the ref of origin's that holds it, or why it is unproven. */

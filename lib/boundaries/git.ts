@@ -3,7 +3,7 @@
  * by dax, never joined into a command string).
  */
 import { PreconditionError } from "../errors.ts";
-import { git, runGit } from "./_run-git.ts";
+import { git, runGit } from "./run-git.ts";
 
 /** Runs git where a non-zero exit is an answer (no such ref, no HEAD yet): undefined then. */
 async function gitAnswer(cwd: string, args: string[]): Promise<string | undefined> {

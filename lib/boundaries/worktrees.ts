@@ -11,7 +11,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
 import { branchExists } from "./branches.ts";
-import { git, loadDax, runGit, tail } from "./_run-git.ts";
+import { git, loadDax, runGit, tail } from "./run-git.ts";
 import { samePath } from "../same-path.ts";
 import { redact } from "../redact.ts";
 
@@ -144,15 +144,6 @@ export async function runPostCreate(path: string, steps: readonly (readonly stri
 
 /** Whether a session works in the worktree, as the caller knows it; "unknown" refuses removal like `true` does. */
 export type LiveSession = boolean | "unknown";
-
-/** What to remove: the worktree at `path` of `repoPath`, then its `branch`. */
-export interface WorktreeRemovalSpec {
-  repoPath: string;
-  path: string;
-  branch: string;
-  force?: boolean;
-  liveSession: LiveSession;
-}
 
 /** Why a worktree directory was kept: a session, git's refusal, a directory still there after a reported removal, or not the item's worktree. */
 export type KeptCode = "session" | "git_refused" | "directory_survived" | "not_a_worktree";

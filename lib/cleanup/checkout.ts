@@ -20,6 +20,7 @@ import type { KeptCode } from "../boundaries/worktrees.ts";
 import type { Effects } from "../effects.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
+import { PreconditionError } from "../errors.ts";
 
 /** What removing a checkout needs. */
 export interface CheckoutDeps {
@@ -74,6 +75,10 @@ export async function removeCheckout(deps: CheckoutDeps, target: CheckoutTarget,
   const { store } = deps;
   const about = { repo: target.repo, ...(target.item === null ? {} : { item: target.item }) };
   const notAttempted = { status: "not_attempted" } as const;
+  // A clone that is not there cannot be asked anything: refused before any effect is begun.
+  if (deps.effects.worktrees && !existsSync(target.repoPath)) {
+    throw new PreconditionError(`The clone of ${target.repo} at "${target.repoPath}" is not there, so git cannot be asked about "${target.path}"; nothing was removed`);
+  }
   if (options.session.live !== false) {
     return { simulated: !deps.effects.worktrees, worktree: { status: "kept", code: "session", reason: options.session.why }, branch: notAttempted };
   }
@@ -81,7 +86,7 @@ export async function removeCheckout(deps: CheckoutDeps, target: CheckoutTarget,
     // Version control is simulated: nothing is touched, and a real directory there is not "removed".
     return await auditEffect(store, { kind: "worktree.remove", ...about, simulated: true, body: { path: target.path, branch: target.branch, simulated: true } }, (): CheckoutRemoval => {
       if (existsSync(target.path)) {
-        const reason = `"${target.path}" is still on disk: worktrees are simulated at effect level ${deps.effects.level}, so it was not removed (real from local)`;
+        const reason = `"${target.path}" is still on disk: worktrees are simulated at effect level ${deps.effects.level}, so it was not removed`;
         return { simulated: true, worktree: { status: "kept", code: "directory_survived", reason }, branch: notAttempted };
       }
       return { simulated: true, worktree: { status: "simulated" }, branch: { status: "simulated" } };
@@ -95,7 +100,12 @@ export async function removeCheckout(deps: CheckoutDeps, target: CheckoutTarget,
     (r) => ({ worktree: r, simulated: false }),
   );
   if (worktree.status === "kept") return { simulated: false, worktree, branch: notAttempted };
-  const tip = await branchTip(target.repoPath, target.branch);
+  let tip: string | undefined;
+  try {
+    tip = await branchTip(target.repoPath, target.branch);
+  } catch (error) {
+    return { simulated: false, worktree, branch: { status: "kept", reason: (error as Error).message } };
+  }
   if (tip === undefined) return { simulated: false, worktree, branch: { status: "absent" } };
   const forced = options.force?.branch === true;
   const proof = await proveOnRemote(target.repoPath, { branch: target.branch, tip, base: target.base, pullNumbers: target.pullNumbers });

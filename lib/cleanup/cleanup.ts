@@ -50,8 +50,8 @@ export function checkoutOf(store: Store, itemId: number): { path: string; branch
 }
 
 /** The session guard for an item, asked of its session rows only: any open row refuses. */
-export function sessionRowsGuard(store: Store, itemId: number, options: { ignoreSimulated?: boolean } = {}): SessionGuard {
-  const open = sessionsOf(store, itemId).filter((s) => s.ended_at === null && !(options.ignoreSimulated && simulatedSignature(s)));
+export function sessionRowsGuard(store: Store, itemId: number): SessionGuard {
+  const open = sessionsOf(store, itemId).filter((s) => s.ended_at === null);
   if (open.length === 0) return { live: false };
   const names = open.map((s) => `${s.name} (${s.id})`).join(", ");
   return { live: true, why: `session row ${names} is open: nothing has closed it, whether or not its process can be seen` };
@@ -62,13 +62,17 @@ export function simulatedSignature(session: { pid?: number | null; pid_started_a
   return session.simulated && !session.pid && !session.pid_started_at;
 }
 
-/** The done items cleanup offers to the pass and to bare `cleanup`: never decided, or last `skipped`; a kept item with an open session is not offered. */
+/**
+ * The done items cleanup offers to the pass and to bare `cleanup`: never decided, or last
+ * `skipped`; a kept item with an open session is not offered. A simulated decision (made
+ * below `local`, touching nothing) is never final: only real ones count.
+ */
 export function cleanupCandidates(store: Store): number[] {
   const rows = store.statement(
     `SELECT w.id FROM work_items w
       WHERE w.state = 'done'
         AND EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id)
-        AND COALESCE((SELECT c.state FROM cleanups c WHERE c.item = w.id ORDER BY c.id DESC LIMIT 1), 'skipped') = 'skipped'
+        AND COALESCE((SELECT c.state FROM cleanups c WHERE c.item = w.id AND c.simulated = 0 ORDER BY c.id DESC LIMIT 1), 'skipped') = 'skipped'
       ORDER BY w.id`,
   ).all() as Array<{ id: number }>;
   return rows.map((row) => row.id).filter((id) => keptSession(store, id) === undefined);
@@ -144,7 +148,7 @@ function stateOf(removal: CheckoutRemoval): CleanupState {
 function reasonOf(removal: CheckoutRemoval, level: string, by: CleanupBy): string {
   const { worktree, branch } = removal;
   const parts: string[] = [];
-  if (worktree.status === "kept") parts.push(worktree.code === "session" ? `skipped: ${worktree.reason}` : `worktree kept: ${worktree.reason}`);
+  if (worktree.status === "kept") parts.push(worktree.code === "session" ? worktree.reason : `worktree kept: ${worktree.reason}`);
   else if (worktree.status === "simulated") parts.push("worktree removal simulated");
   else parts.push(worktree.status === "removed" ? "worktree removed" : "worktree already gone");
   if (branch.status === "kept") parts.push(`branch kept: ${branch.reason}`);

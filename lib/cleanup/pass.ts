@@ -2,12 +2,12 @@
  * The daemon's cleanup step: with `[cleanup] on_issue_close = true`, every done item offered
  * (`cleanupCandidates`) is decided by the same `cleanupItem` the `cleanup` command runs; and,
  * whatever that setting, bundles older than `[cleanup] keep_bundles` (by the clock of the
- * decision that wrote them) are removed, each an audited `bundle.remove`.
+ * audit log's record of their writing) are removed, each an audited `bundle.remove`.
  */
 import { rmSync, existsSync } from "node:fs";
 import { isoSeconds, now } from "../clock.ts";
 import { parseDuration } from "../duration.ts";
-import { auditEffect } from "../store/audit.ts";
+import { auditEffect, queryAudit } from "../store/audit.ts";
 import type { DaemonEvent } from "../daemon/events.ts";
 import { cleanupCandidatesNow } from "./cleanup.ts";
 import type { CleanupDeps } from "./cleanup.ts";
@@ -44,22 +44,33 @@ export async function cleanupPass(deps: CleanupDeps): Promise<CleanupPass> {
   return pass;
 }
 
-/** Removes the bundles cleanup records name that were written longer ago than `keep_bundles`. */
+/**
+ * Removes every bundle robot-army wrote (each `bundle.write` outcome in the audit log, which
+ * is never purged: cleanup's, `worktree remove`'s, reset's and purge-simulated's alike) that
+ * was written longer ago than `keep_bundles` by the clock and is still on disk. A removal that
+ * fails is reported and the rest go on.
+ */
 async function removeOldBundles(deps: CleanupDeps, events: DaemonEvent[]): Promise<number> {
-  const cutoff = isoSeconds(new Date(now().getTime() - parseDuration(deps.config.cleanup.keep_bundles, "cleanup.keep_bundles")));
-  const rows = deps.store.statement(
-    "SELECT c.item, c.bundle, c.at, w.repo FROM cleanups c JOIN work_items w ON w.id = c.item WHERE c.bundle IS NOT NULL AND c.at < ? ORDER BY c.id",
-  ).all(cutoff) as Array<{ item: number; bundle: string; at: string; repo: string }>;
+  const keep = deps.config.cleanup.keep_bundles;
+  const cutoff = isoSeconds(new Date(now().getTime() - parseDuration(keep, "cleanup.keep_bundles")));
+  const written = queryAudit(deps.store, { kind: "bundle.write" })
+    .filter((r) => r.phase === "outcome" && r.body.ok === true && typeof r.body.file === "string" && r.at < cutoff);
   let removed = 0;
-  for (const row of rows) {
-    if (!existsSync(row.bundle)) continue;
-    await auditEffect(
-      deps.store,
-      { kind: "bundle.remove", repo: row.repo, item: row.item, body: { file: row.bundle, written_at: row.at, keep_bundles: deps.config.cleanup.keep_bundles } },
-      () => rmSync(row.bundle, { force: true }),
-    );
+  for (const record of written) {
+    const file = record.body.file as string;
+    if (!existsSync(file)) continue;
+    try {
+      await auditEffect(
+        deps.store,
+        { kind: "bundle.remove", repo: record.repo ?? undefined, item: record.item ?? undefined, body: { file, written_at: record.at, keep_bundles: keep } },
+        () => rmSync(file),
+      );
+    } catch (error) {
+      events.push({ event: "bundle_remove_failed", line: `bundle "${file}" could not be removed: ${(error as Error).message}`, item: record.item });
+      continue;
+    }
     removed++;
-    events.push({ event: "bundle_removed", line: `bundle "${row.bundle}" of work item ${row.item} removed: written ${row.at}, older than ${deps.config.cleanup.keep_bundles}`, item: row.item });
+    events.push({ event: "bundle_removed", line: `bundle "${file}"${record.item === null ? "" : ` of work item ${record.item}`} removed: written ${record.at}, older than ${keep}`, item: record.item });
   }
   return removed;
 }

@@ -60,9 +60,15 @@ export function cleanupsOf(store: Store, item: number): CleanupRecord[] {
   return store.statement("SELECT * FROM cleanups WHERE item = ? ORDER BY id").all(item).map(fromRow);
 }
 
-/** Whether a decision left the item's worktree directory gone (removed, or found already gone). */
+/** Whether a decision left the item's worktree directory gone (removed, or found already gone); a simulated one touched nothing. */
 export function worktreeGone(record: CleanupRecord | undefined): boolean {
-  return record !== undefined && (record.state === "done" || record.state === "branch_retained");
+  return record !== undefined && !record.simulated && (record.state === "done" || record.state === "branch_retained");
+}
+
+/** The item's latest real decision (one that touched the disk), or undefined when none was made. */
+export function latestRealCleanup(store: Store, item: number): CleanupRecord | undefined {
+  const row = store.statement("SELECT * FROM cleanups WHERE item = ? AND simulated = 0 ORDER BY id DESC LIMIT 1").get(item);
+  return row ? fromRow(row) : undefined;
 }
 
 function fromRow(row: unknown): CleanupRecord {

@@ -24,7 +24,7 @@ import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval } from "./checkout.ts";
 import { checkoutOf, cleanupItem, sessionRowsGuard } from "./cleanup.ts";
 import type { CleanupDeps } from "./cleanup.ts";
-import { latestCleanup } from "./records.ts";
+import { latestRealCleanup } from "./records.ts";
 import type { CleanupRecord } from "./records.ts";
 
 /** A refusal with its code: `already_removed` when the item's record says both halves are gone. */
@@ -51,7 +51,9 @@ export async function removeItemWorktree(
   const item = requireItem(store, itemId);
   const checkout = checkoutOf(store, itemId);
   if (!checkout) throw new PreconditionError(`Work item ${itemId} never had a worktree: there is nothing to remove`);
-  const before = latestCleanup(store, itemId);
+  if (item.state === "dispatching") throw new PreconditionError(`Work item ${itemId} is dispatching: its worktree is being made for a worker; nothing was removed`);
+  // A simulated decision touched nothing: only a real one says both halves are gone.
+  const before = latestRealCleanup(store, itemId);
   if (before?.state === "done") {
     throw new AlreadyRemovedError(`Work item ${itemId}'s worktree "${before.worktree_path}" and branch ${before.branch} were already removed (${before.at}): already_removed`);
   }
@@ -64,12 +66,18 @@ export async function removeItemWorktree(
         `${session.why}.\n--force removes the worktree under it and whatever that session has not committed is lost.\nType the item id (${itemId}) to go on: `, String(itemId));
       forceSession = true;
     }
+    // git's --force is passed only over work the owner was shown and confirmed by typing the directory's name:
+    // a tree clean now is removed without it, so a file written meanwhile makes git refuse.
     if (existsSync(checkout.path) && await worktreeDirty(checkout.path).catch(() => true)) {
       const name = basename(checkout.path);
       await confirm(deps, item, checkout.path, options.ask, "uncommitted work",
         `"${checkout.path}" has uncommitted or untracked work (or git cannot say): --force deletes it.\nType the directory's name (${name}) to go on: `, name);
+      forceWorktree = true;
     }
-    forceWorktree = true;
+  }
+  // Asked again after the questions, which can wait for ever: a row opened meanwhile refuses, unless its override was typed.
+  if (!forceSession && sessionRowsGuard(store, itemId).live !== false && session.live === false) {
+    throw new PreconditionError(`Work item ${itemId}: a session row of it opened while you were asked; nothing was removed`);
   }
   const force = { session: forceSession, worktree: forceWorktree, branch: options.force };
   if (item.state === "done" || item.state === "abandoned") {
@@ -81,7 +89,7 @@ export async function removeItemWorktree(
   const removal = await removeCheckout(
     deps,
     { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: repo.base_branch },
-    { session: forceSession ? { live: false } : session, force: { worktree: forceWorktree, branch: options.force } },
+    { session: forceSession ? { live: false } : sessionRowsGuard(store, itemId), force: { worktree: forceWorktree, branch: options.force } },
   );
   return { item, ...checkout, removal, record: null };
 }

@@ -9,6 +9,8 @@
  * @example
  * for (const result of await pruneWorktrees({ store, config, effects })) console.log(describePrune(result));
  */
+import { existsSync } from "node:fs";
+import { runGit } from "../boundaries/run-git.ts";
 import { readFileSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import type { Config } from "../config.ts";
@@ -34,15 +36,20 @@ export async function pruneWorktrees(deps: { store: Store; config: Pick<Config, 
       results.push({ repo: clone.repo, status: "not_checked", level: deps.effects.level });
       continue;
     }
+    // A clone whose folder is gone (or that git cannot run in) is reported, and the other clones are still pruned.
+    if (!existsSync(clone.path)) {
+      results.push({ repo: clone.repo, status: "failed", problem: `its clone "${clone.path}" is not there` });
+      continue;
+    }
     results.push(await pruneClone(deps.store, deps.config, clone));
   }
   return results;
 }
 
 async function pruneClone(store: Store, config: Pick<Config, "repos">, clone: { repo: string; path: string }): Promise<PruneResult> {
-  const dry = await git(clone.path, ["worktree", "prune", "--dry-run", "--verbose"]);
+  const dry = await runGit(clone.path, ["worktree", "prune", "--dry-run", "--verbose"]);
   if (dry.code !== 0) return { repo: clone.repo, status: "failed", problem: gitProblem("git worktree prune --dry-run", dry) };
-  const commonDir = await git(clone.path, ["rev-parse", "--git-common-dir"]);
+  const commonDir = await runGit(clone.path, ["rev-parse", "--git-common-dir"]);
   if (commonDir.code !== 0) return { repo: clone.repo, status: "failed", problem: gitProblem("git rev-parse --git-common-dir", commonDir) };
   const common = isAbsolute(commonDir.stdout.trim()) ? commonDir.stdout.trim() : join(clone.path, commonDir.stdout.trim());
   const stale = wouldPrune(dry.stdout + dry.stderr).map(({ name, why }) => ({ path: worktreePathOf(common, name), why }));
@@ -51,7 +58,7 @@ async function pruneClone(store: Store, config: Pick<Config, "repos">, clone: { 
     store,
     { kind: "worktree.prune", repo: clone.repo, body: { repo_path: clone.path, paths: stale.map((s) => s.path) } },
     async (): Promise<PruneResult> => {
-      const pruned = await git(clone.path, ["worktree", "prune", "--verbose"]);
+      const pruned = await runGit(clone.path, ["worktree", "prune", "--verbose"]);
       if (pruned.code !== 0) return { repo: clone.repo, status: "failed", problem: gitProblem("git worktree prune", pruned) };
       // What git still lists was not pruned, whatever it printed.
       const listed = (await cloneWorktrees(store, { repos: { [clone.repo]: config.repos[clone.repo] } })).worktrees;
@@ -97,9 +104,4 @@ function worktreePathOf(commonDir: string, name: string): string {
 
 function gitProblem(what: string, result: { code: number; stderr: string }): string {
   return `${what} exited ${result.code}${result.stderr.trim() ? `: ${redact(result.stderr).trim().split("\n").at(-1)}` : ""}`;
-}
-
-async function git(cwd: string, args: string[]) {
-  const { $ } = await import("dax-sh");
-  return await $`git ${args}`.cwd(cwd).env("GIT_TERMINAL_PROMPT", "0").stdin("null").quiet().noThrow();
 }

@@ -90,11 +90,11 @@ export function countSimulated(store: Store): number {
 export function createItem(store: Store, snapshot: IssueSnapshot, options: { simulated: boolean }): WorkItem {
   return store.transaction(() => {
     const at = isoSeconds(now());
-    // An id is never given twice, even after purge-simulated deleted the items that had the highest:
-    // the audit log, never purged, names every id ever given, and a new item must not inherit a history.
+    // An id is never given twice, even after purge-simulated deleted the items that had the highest: its
+    // audit record (never purged) names them, and a new item must not inherit their history in the log.
     const row = store.statement(
       `INSERT INTO work_items (id, repo, issue, state, reason, title, body, author, labels, issue_state, issue_updated_at, simulated, created_at, updated_at)
-       VALUES ((SELECT coalesce(max(n), 0) + 1 FROM (SELECT max(id) AS n FROM work_items UNION ALL SELECT max(item) FROM audit WHERE item IS NOT NULL)),
+       VALUES ((SELECT coalesce(max(n), 0) + 1 FROM (SELECT max(id) AS n FROM work_items UNION ALL SELECT max(p.value) FROM audit a, json_each(a.body, '$.items') p WHERE a.kind = 'purge.simulated')),
          ?, ?, 'discovered', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
     ).get(
       snapshot.repo, snapshot.issue, "labelled by its author", snapshot.title, snapshot.body, snapshot.author,
