@@ -11,6 +11,7 @@
  * @example
  * const { raised, retracted } = await reportDiskAnomalies({ store, config, stateDir, effects });
  */
+import { worktreeRoot } from "../dispatch/worktree-root.ts";
 import { lstatSync } from "node:fs";
 import type { DaemonEvent } from "../daemon/events.ts";
 import type { Effects } from "../effects.ts";
@@ -36,7 +37,7 @@ export interface DiskAnomalyReport {
 export async function reportDiskAnomalies(deps: DiskAnomalyDeps): Promise<DiskAnomalyReport> {
   const report: DiskAnomalyReport = { raised: 0, retracted: 0, events: [] };
   if (!deps.effects.worktrees) return report;
-  const claims = worktreeClaims(deps.store);
+  const claims = worktreeClaims(deps.store, worktreeRoot(deps.config, deps.stateDir));
   const orphans = new Map<string, { repo: string | null; detail: string }>();
   const listed = await cloneWorktrees(deps.store, deps.config);
   for (const dir of await unclaimedDirectories(deps, { claims, worktrees: listed.worktrees })) {

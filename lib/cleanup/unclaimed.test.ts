@@ -9,6 +9,7 @@ import { git } from "../testing/fixtures.ts";
 import { trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import { stopSession } from "../sessions/stop.ts";
 import { withCleanupWorld } from "../testing/cleanup-world.ts";
+import { makeItem } from "../testing/items.ts";
 import { removeUnclaimed, sessionInPath, unclaimedDirectories, unclaimedTarget, worktreeClaims } from "./unclaimed.ts";
 
 const processes = trackSessionProcesses(test, { childrenBy: "pid" });
@@ -32,7 +33,7 @@ test("each item claims its newest session's worktree; every other directory in t
     mkdirSync(stray);
     const deep = join(w.root, "elsewhere", "a", "b", "c");
     git(w.clone, "worktree", "add", "--quiet", "-b", "deep", deep, "origin/main");
-    assert.equal(worktreeClaims(w.store).map((c) => [c.item, c.path, c.branch]), [[item, claimed, "robot-army/1-claimed"]]);
+    assert.equal(worktreeClaims(w.store, w.root).map((c) => [c.item, c.path, c.branch]), [[item, claimed, "robot-army/1-claimed"]]);
     assert.equal(await unclaimedDirectories(w), [
       { path: loose, repo: "demo/widgets", branch: "robot-army/9-loose" },
       { path: stray, repo: null, branch: null },
@@ -131,5 +132,21 @@ test("a managed session running in the worktree makes it live, by pid and start 
 test("no session is left running", () => {
   assert.equal(processes.leaked, []);
 });
+
+test("a worktree dispatch is still making (its item has no session yet) is claimed, and so is any folder inside a claimed worktree", () =>
+  withCleanupWorld(async (w) => {
+    const dispatching = makeItem(w.store, { issue: 4, state: "dispatching", title: "Being made" });
+    const made = w.addWorktree("issue-4", "robot-army/issue-4-being-made");
+    const claims = worktreeClaims(w.store, w.root);
+    assert.equal(claims.map((c) => [c.item, c.path, c.branch]), [[dispatching.id, made, "robot-army/issue-4-being-made"]]);
+    assert.equal(await unclaimedDirectories(w), []);
+    assert.match(await refusal(unclaimedTarget(w, made)), `is the worktree of work item ${dispatching.id}`);
+    // A ready item whose worktree is not made yet claims nothing on disk.
+    makeItem(w.store, { issue: 5, state: "ready" });
+    assert.is(worktreeClaims(w.store, w.root).length, 1);
+    const inside = join(made, "tmp");
+    mkdirSync(inside);
+    assert.match(await refusal(unclaimedTarget(w, inside)), `is the worktree of work item ${dispatching.id}`);
+  }));
 
 test.run();

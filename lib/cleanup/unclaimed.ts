@@ -23,7 +23,8 @@ import { scanRecords } from "../sessions/records.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
-import { listWorktrees } from "../boundaries/worktrees.ts";
+import { listWorktrees, worktreePath } from "../boundaries/worktrees.ts";
+import { branchName } from "../dispatch/branch-name.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
 
@@ -37,19 +38,31 @@ export interface Claim {
   branch: string;
 }
 
-/** The worktree each item claims: its newest session row's, one per item, by item id. */
-export function worktreeClaims(store: Store): Claim[] {
-  return store.statement(
+/**
+ * The worktree each item claims: its newest session row's, one per item, by item id; and an
+ * unfinished item with no session yet claims the worktree dispatch makes for it at its path
+ * in `root` once that is on disk (a worktree being made, or one a failed start left), so no
+ * directory dispatch is working in is ever taken for unclaimed.
+ */
+export function worktreeClaims(store: Store, root: string): Claim[] {
+  const fromSessions = store.statement(
     `SELECT s.worktree AS path, s.item AS item, w.repo AS repo, w.issue AS issue, w.state AS state, s.branch AS branch
      FROM sessions AS s JOIN work_items AS w ON w.id = s.item
      WHERE s.worktree != '' AND s.attempt = (SELECT max(attempt) FROM sessions WHERE item = s.item)
      ORDER BY s.item`,
   ).all().map((row) => ({ ...(row as unknown as Claim) }));
+  const unstarted = (store.statement(
+    `SELECT w.id AS item, w.repo AS repo, w.issue AS issue, w.state AS state, w.title AS title FROM work_items AS w
+     WHERE w.state NOT IN ('done', 'abandoned') AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id) ORDER BY w.id`,
+  ).all() as Array<{ item: number; repo: string; issue: number; state: WorkItemState; title: string }>)
+    .map((row) => ({ path: worktreePath(root, row.repo, row.issue), item: row.item, repo: row.repo, issue: row.issue, state: row.state, branch: branchName(row.issue, row.title) }))
+    .filter((claim) => existsSync(claim.path));
+  return [...fromSessions, ...unstarted].sort((a, b) => a.item - b.item);
 }
 
-/** The claim on `path`, if an item has one. */
+/** The claim on `path`, if an item has one: its worktree, or a folder inside it. */
 export function claimOn(claims: readonly Claim[], path: string): Claim | undefined {
-  return claims.find((claim) => samePath(claim.path, path));
+  return claims.find((claim) => samePath(claim.path, path) || isInside(path, claim.path));
 }
 
 /** One worktree an onboarded clone lists (`git worktree list`). */
@@ -109,7 +122,7 @@ export interface UnclaimedDeps {
  */
 export async function unclaimedDirectories(deps: UnclaimedDeps, known?: { claims: Claim[]; worktrees: CloneWorktree[] }): Promise<UnclaimedDirectory[]> {
   const root = worktreeRoot(deps.config, deps.stateDir);
-  const claims = known?.claims ?? worktreeClaims(deps.store);
+  const claims = known?.claims ?? worktreeClaims(deps.store, worktreeRoot(deps.config, deps.stateDir));
   const worktrees = known?.worktrees ?? (await cloneWorktrees(deps.store, deps.config)).worktrees;
   const found = new Map<string, UnclaimedDirectory>();
   for (const path of directoriesAtDepth(root, 3)) found.set(path, { path, repo: null, branch: null });
@@ -142,7 +155,7 @@ export interface UnclaimedTarget {
  */
 export async function unclaimedTarget(deps: UnclaimedDeps & { sessionRoot: string }, path: string): Promise<UnclaimedTarget> {
   const wanted = resolve(path);
-  const claim = claimOn(worktreeClaims(deps.store), wanted);
+  const claim = claimOn(worktreeClaims(deps.store, worktreeRoot(deps.config, deps.stateDir)), wanted);
   if (claim) {
     throw new PreconditionError(
       `"${wanted}" is the worktree of work item ${claim.item} (${claim.repo}#${claim.issue}, ${claim.state}): remove it with "robot-army worktree remove ${claim.item}", which asks that item's sessions first`,

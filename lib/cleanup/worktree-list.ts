@@ -8,6 +8,7 @@
  * @example
  * const { worktrees, totalBytes } = await listWorktreesOnDisk({ store, config, stateDir });
  */
+import { worktreeRoot } from "../dispatch/worktree-root.ts";
 import { existsSync } from "node:fs";
 import { worktreeDirty } from "../boundaries/worktrees.ts";
 import { diskUsage } from "./disk-usage.ts";
@@ -44,7 +45,7 @@ export interface WorktreeListing {
 
 /** Builds the listing: the claimed worktrees by item, then the unclaimed directories by path. */
 export async function listWorktreesOnDisk(deps: UnclaimedDeps, options: { onProgress?: (path: string, sofar: DiskUsage) => void } = {}): Promise<WorktreeListing> {
-  const claims = worktreeClaims(deps.store);
+  const claims = worktreeClaims(deps.store, worktreeRoot(deps.config, deps.stateDir));
   const { worktrees: listedByGit } = await cloneWorktrees(deps.store, deps.config);
   const measure = (path: string) => diskUsage(path, options.onProgress ? { onProgress: (sofar) => options.onProgress!(path, sofar) } : {});
   const worktrees: ListedWorktree[] = [];
