@@ -107,7 +107,7 @@ export async function run(opts: PurgeOptions, deps: PurgeCommandDeps): Promise<n
   if (rows !== "yes") throw new PreconditionError(`Not purged (${rows}): nothing was deleted`);
   const worktrees = plan.worktrees.length === 0 ? "none" : await confirm(deps, worktreesQuestion(plan.worktrees.length), opts.removeWorktrees, "--remove-worktrees");
 
-  const results = worktrees === "yes" ? await removeOwnedWorktrees({ store, effects: deps.effects, stateDir: deps.stateDir }, plan.worktrees) : [];
+  const results = worktrees === "yes" ? await removeOwnedWorktrees({ store, effects: deps.effects, stateDir: deps.stateDir, sessionRoot: deps.sessionRoot, host: deps.host }, plan.worktrees) : [];
   const lines = results.flatMap(describeResult);
   if (results.some((r) => r.removal?.simulated)) {
     lines.push(`effect level ${deps.effects.level}: worktrees and branches are simulated below local, so nothing was removed from disk`);

@@ -156,7 +156,7 @@ test("a worktree a real item's session names too is not the purge's to offer", (
 test("removal goes through the one removal path, never forced: removed and deleted at local, git's refusal over an untracked file kept, nothing touched below local", () =>
   withRehearsal(async ({ store, deps, purge, worktree, branch }) => {
     const [owned] = (await planPurge(purge)).worktrees;
-    const at = (level: "plan" | "local") => ({ store, stateDir: deps.stateDir, effects: wireEffects(level, { github: deps.effects.github }) });
+    const at = (level: "plan" | "local") => ({ ...purge, store, stateDir: deps.stateDir, effects: wireEffects(level, { github: deps.effects.github }) });
     const [planned] = await removeOwnedWorktrees(at("plan"), [owned]);
     assert.equal([planned.removal!.simulated, planned.removal!.worktree.status, existsSync(worktree)], [true, "kept", true]);
     assert.is((planned.removal!.worktree as { code: string }).code, "directory_survived");
@@ -169,6 +169,20 @@ test("removal goes through the one removal path, never forced: removed and delet
     assert.equal([removed.removal!.worktree.status, removed.removal!.branch.status, existsSync(worktree)], ["removed", "deleted", false]);
     assert.is(git(deps.config.repos["demo/widgets"].path, "branch", "--list", branch), "");
     assert.ok(queryAudit(store, { kind: "worktree.remove", item: 1 }).some((r) => r.phase === "outcome"), "each removal is audited");
+  }));
+
+test("a session of an owning item opened while the owner was asked keeps its worktree: the guard is asked again at removal", () =>
+  withRehearsal(async ({ store, deps, purge, worktree }) => {
+    const [owned] = (await planPurge(purge)).worktrees;
+    // After the listing (and the questions), the owner resumed the item: a real row, with a pid, is open.
+    store.statement(
+      `INSERT INTO sessions (id, item, name, host, launcher, marker, worktree, branch, attempt, started_at, simulated, pid, pid_started_at)
+       VALUES ('resumed-1', ?, 'ra-widgets-1-2', 'testhost', 'process', 'm', ?, ?, 99, '2026-01-15T10:05:00Z', 1, ?, '2026-01-15T10:05:00Z')`,
+    ).run(owned.items[0], owned.path, owned.branch, process.pid);
+    const [result] = await removeOwnedWorktrees({ ...purge, effects: wireEffects("local", { github: deps.effects.github }) }, [owned]);
+    assert.is(result.removal, null);
+    assert.match(result.skipped ?? "", "changed while you were asked");
+    assert.ok(existsSync(worktree), "the worktree is still there");
   }));
 
 test.run();

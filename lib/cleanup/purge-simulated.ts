@@ -151,18 +151,29 @@ export async function planPurge(deps: PurgeDeps): Promise<PurgePlan> {
  * after another (each audited there). Below effect level `local` the removal is simulated
  * and reported so; a real directory still on disk then is kept (`directory_survived`).
  */
-export async function removeOwnedWorktrees(deps: { store: Store; effects: Effects; stateDir: string }, worktrees: readonly OwnedWorktree[]): Promise<WorktreeResult[]> {
+export async function removeOwnedWorktrees(
+  deps: { store: Store; effects: Effects; stateDir: string; sessionRoot: string; host: string },
+  worktrees: readonly OwnedWorktree[],
+): Promise<WorktreeResult[]> {
   const results: WorktreeResult[] = [];
   for (const worktree of worktrees) {
     if (!worktree.clone) {
       results.push({ worktree, removal: null, skipped: `its repository ${worktree.repo} is not in the config` });
       continue;
     }
+    // Asked again now, not when the worktrees were listed: the questions before this can wait for ever, and
+    // an owning item resumed or being dispatched meanwhile keeps its worktree.
+    const changed = worktree.items.map((id) => getItem(deps.store, id)).find((item) => !item || keptBecause(deps, item.state, sessionsOf(deps.store, item.id)) !== undefined);
+    if (changed !== undefined || worktree.items.some((id) => !getItem(deps.store, id))) {
+      results.push({ worktree, removal: null, skipped: "an item that owns it changed while you were asked (a session of it opened, or it is being dispatched)" });
+      continue;
+    }
+    const session = sessionGuard(deps, worktree.items.flatMap((id) => sessionsOf(deps.store, id)));
     try {
       const removal = await removeCheckout(deps, {
         repo: worktree.repo, item: worktree.items[0], repoPath: worktree.clone.path, path: worktree.path, branch: worktree.branch,
         base: worktree.clone.base, pullNumbers: worktree.pullNumbers,
-      }, { session: worktree.session });
+      }, { session });
       results.push({ worktree, removal });
     } catch (error) {
       // git could not be asked (the clone moved, a lock): this one stays, named, and the others are still tried.
@@ -262,7 +273,7 @@ function describeUsage(path: string): string {
 }
 
 /** The session guard of a worktree, from the open session rows of the items that own it. */
-function sessionGuard(deps: PurgeDeps, rows: readonly StoredSession[]): SessionGuard {
+function sessionGuard(deps: Pick<PurgeDeps, "sessionRoot" | "host">, rows: readonly StoredSession[]): SessionGuard {
   const open = openRow(deps, rows);
   return open ? { live: open.live, why: open.why } : { live: false };
 }
