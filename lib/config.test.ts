@@ -15,6 +15,7 @@ const DEFAULTS: Config = {
   dispatch: { order: "priority" },
   worktrees: { post_create: [] },
   episodes: { stranded_after: "12h" },
+  cleanup: { on_issue_close: false, keep_bundles: "30d" },
   notify: { max_per_cycle: 5 },
 };
 
@@ -111,7 +112,7 @@ test("an unknown key is an error naming the key, its line and the keys that exis
 
 test("an unknown table is an error too", async () => {
   const error = await configError("[daemon]\n\n[deamon]\ntick_seconds = 1\n");
-  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, repos, worker, dispatch, worktrees, episodes, notify');
+  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, repos, worker, dispatch, worktrees, episodes, cleanup, notify');
 });
 
 test("a TOML syntax error names the line", async () => {

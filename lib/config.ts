@@ -74,6 +74,12 @@ export interface Config {
     /** A duration such as `12h`; `parseDuration` turns it into milliseconds. */
     readonly stranded_after: string;
   };
+  readonly cleanup: {
+    /** Reclaim a done item's worktree and branch on the next pass. */
+    readonly on_issue_close: boolean;
+    /** A duration such as `30d`: how long a deleted branch's bundle is kept. */
+    readonly keep_bundles: string;
+  };
   readonly notify: {
     readonly max_per_cycle: number;
   };

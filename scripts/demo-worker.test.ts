@@ -98,7 +98,11 @@ test("--once: a pushed branch, an open pull request closing #1, ledger notes and
       "opened pull request #N: URL",
       "idle",
       "episode ended (outcome done)",
+      `committed and pushed the episode's record on ${BRANCH}`,
     ]);
+    // The record is committed and pushed too: the worktree is left clean, nothing exists only there.
+    assert.is(git(clone, "status", "--porcelain", "--untracked-files=all"), "");
+    assert.match(git(clone, "log", "-1", "--format=%s"), "Record the episode of issue #1");
     const head = git(clone, "rev-parse", "HEAD");
     assert.is(git(t.seeded.repository.clone_url, "rev-parse", `refs/heads/${BRANCH}`), head, "the branch is pushed to the forge's bare repository");
     assert.is(git(clone, "rev-parse", "--abbrev-ref", "@{upstream}"), `origin/${BRANCH}`, "pushed with -u");
@@ -107,7 +111,7 @@ test("--once: a pushed branch, an open pull request closing #1, ledger notes and
     const pulls = (await t.owner.rest.pulls.list({ owner: "demo", repo: "widgets", state: "open" })).data;
     assert.is(pulls.length, 1);
     assert.is(pulls[0].head.ref, BRANCH);
-    assert.is(pulls[0].head.sha, head);
+    assert.is(pulls[0].head.sha, head, "the pull request's head is the pushed record commit");
     assert.is(pulls[0].base.ref, "main");
     assert.match(pulls[0].body ?? "", /^Closes #1\n/);
     assert.match(stdout, `opened pull request #${pulls[0].number}: ${pulls[0].html_url}\n`);

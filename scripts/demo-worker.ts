@@ -27,8 +27,9 @@ branch and episode key are read from the prompt). It opens an episode, goes busy
 notes/issue-<n>.md, commits it on the current branch, pushes it (git push -u origin
 HEAD), opens a pull request whose body says "Closes #<n>", notes each step in the ledger,
 goes idle and waits at its prompt until SIGTERM or SIGINT. Then it ends its episode:
-outcome done if the pull request was opened, else interrupted. A failure is one line on
-stderr, the episode ended as failed, and exit 1.
+outcome done if the pull request was opened, else interrupted; a done episode's record
+(.ai/repo/sessions/) is committed and pushed, so the worktree is left clean. A failure is
+one line on stderr, the episode ended as failed, and exit 1.
 
 Environment: RA_PROMPT_FILE (required), RA_GITHUB_API (the API base, e.g. the sandbox
 forge's URL), RA_GITHUB_TOKEN_FILE (a 0600 file holding the token), RA_REPO (owner/name;
@@ -141,7 +142,32 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
   }
   if (stop.aborted) out(`stopping (${stop.reason})`);
   const outcome = pullRequest === undefined ? "interrupted" : "done";
-  return (await endEpisode(cwd, key, outcome, deps)) ? 0 : 1;
+  if (!(await endEpisode(cwd, key, outcome, deps))) return 1;
+  // The episode's record is meant to be committed, as a tidy agent commits its journal: the worktree is left clean.
+  if (outcome === "done") {
+    try {
+      const saved = await commitRecords(cwd, setup);
+      if (saved) out(saved);
+    } catch (error) {
+      deps.err(`demo worker: ${(error as Error).message}`);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/** Commits the journal's records (`.ai/repo/sessions/`) and pushes them; undefined when there were none to commit. */
+async function commitRecords(cwd: string, { header }: DemoSetup): Promise<string | undefined> {
+  const dir = ".ai/repo/sessions";
+  await sh(cwd, ["git", "add", "--", dir], { answer: true });
+  const staged = await sh(cwd, ["git", "diff", "--cached", "--quiet", "--", dir], { answer: true });
+  if (staged.code === 0) return undefined;
+  const at = isoSeconds(now());
+  await sh(cwd, ["git", ...(await identity(cwd)), "commit", "--quiet", "-m", `Record the episode of issue #${header.issue}`, "--", dir], {
+    env: { GIT_AUTHOR_DATE: at, GIT_COMMITTER_DATE: at },
+  });
+  await sh(cwd, ["git", "push", "--quiet", "origin", `HEAD:refs/heads/${header.branch}`]);
+  return `committed and pushed the episode's record on ${header.branch}`;
 }
 
 /** Reads the prompt file and the settings; anything missing is an Error naming it. */

@@ -28,7 +28,10 @@ Serves the part of GitHub's REST API robot-army uses on http://127.0.0.1:PORT, f
 state in D (issues, pull requests, comments, users and their tokens) and the bare git
 repositories under D/git. Every request needs "Authorization: token X" with a token from
 D/tokens/; answers carry ETags (If-None-Match gets 304, which costs no rate limit) and
-x-ratelimit-* headers. Stops cleanly on SIGINT or SIGTERM. Timestamps follow RA_NOW.
+x-ratelimit-* headers. As on GitHub, each pull request's head is kept in its bare
+repository as refs/pull/<n>/head (fetchable from a clone), also once it is merged or
+closed and after its branch is deleted (DELETE /repos/o/r/git/refs/heads/B). Stops
+cleanly on SIGINT or SIGTERM. Timestamps follow RA_NOW.
 
 Test hooks, without a token: GET /_forge/stats (request counts by route, 304s; also
 written to D/stats.json), POST /_forge/reset-stats, POST /_forge/faults with

@@ -54,8 +54,10 @@ export async function main(argv: string[]): Promise<number> {
 export async function run(opts: { item: number; force: boolean }, deps: ResetDeps): Promise<number> {
   if (opts.force && !deps.atTerminal) throw forceNeedsTerminal();
   const { removal, reset, item, held } = await resetItem(deps, opts.item, { force: opts.force });
-  const say = (o: { status: string; reason?: string }) => (o.status === "kept" ? `kept (${o.reason})` : o.status);
+  const say = (o: { status: string; reason?: string }) =>
+    o.status === "kept" ? `kept (${o.reason})` : o.status === "not_attempted" ? "kept (its worktree was kept)" : o.status;
   const lines = [`worktree: ${say(removal.worktree)}`, `branch  : ${say(removal.branch)}`];
+  if (removal.branch.status === "deleted" && removal.bundle) lines.push(`bundle  : ${removal.bundle} (bring the branch back: ${removal.restore})`);
   if (!reset) lines.push(`work item ${item.id} stays ${item.state}; "robot-army reset ${item.id} --force" at a terminal discards the work`);
   else lines.push(`work item ${item.id} (${item.repo}#${item.issue}): ready`);
   if (held) lines.push(`work item ${item.id} is held for you: ${held}`);

@@ -48,6 +48,8 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   abandon: { load: () => import("./abandon.ts") },
   cancel: { load: () => import("./cancel.ts") },
   reset: { load: () => import("./reset.ts") },
+  cleanup: { load: () => import("./cleanup.ts") },
+  worktree: { load: () => import("./worktree.ts") },
   doctor: { load: () => import("./doctor.ts") },
   anomalies: { load: () => import("./anomalies.ts") },
   log: { load: () => import("./log.ts") },

@@ -66,7 +66,7 @@ test("show by id prints the issue, the state and every state change from the aud
       "  2026-01-15T08:00:00Z  discovered -> ready  repository onboarded",
       "sessions : none",
       "pull requests : not checked",
-      "cleanup : not tracked yet",
+      "cleanup : not decided",
       "",
     ].join("\n"));
   }));
@@ -127,7 +127,7 @@ test("show lists the item's pull requests: merged and when, open, closed unmerge
       "  #6  merged 2026-01-15T12:00:00Z  head aaaaaaa (robot-army/issue-7-a)  https://github.com/demo/widgets/pull/6",
       "  #9  open  head bbbbbbb (robot-army/issue-7-b)  https://github.com/demo/widgets/pull/9",
       "  #11  closed unmerged  head ccccccc (robot-army/issue-7-b)  https://github.com/demo/widgets/pull/11",
-      "cleanup : not tracked yet",
+      "cleanup : not decided",
     ].join("\n"));
     const json = JSON.parse(await show(store, "1", "--json"));
     assert.equal(json.pull_requests.map((p: { number: number; merged_at: string | null }) => [p.number, p.merged_at]), [[6, "2026-01-15T12:00:00Z"], [9, null], [11, null]]);

@@ -2,10 +2,13 @@
  * `robot-army show <id | owner/name#N>`: one work item: its issue as last read, its state
  * and reason, every state change from the audit log, its sessions, its pull requests (`none`
  * when GitHub answered there is none, `not checked` when it was not asked or could not be),
- * and cleanup (not tracked yet). A failed item's reason is its `failure :` line.
+ * and the latest cleanup decision (with the command restoring a deleted branch). A failed item's reason is its `failure :` line.
  *
  * A read never creates anything: with no database yet, no item exists.
  */
+import { bundleKept } from "../lib/cleanup/cleanup.ts";
+import { latestCleanup } from "../lib/cleanup/records.ts";
+import type { CleanupRecord } from "../lib/cleanup/records.ts";
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { JSON_OPTION, helpText, parse, runMain, withHelp, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
@@ -121,11 +124,15 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   const write = (text: string) => deps.write(redact(text));
   const trust = trustSummary(deps.store!, item, trustRulesOf(deps.config.github));
   const pulls = pullRequestsOf(deps.store!, item.id);
+  const cleanup = latestCleanup(deps.store!, item.id);
   if (opts.json) {
-    const json = { ...item, url, failure: item.state === "failed" ? item.reason : null, trust, history, sessions, pull_requests: pulls, cleanup: null };
+    const json = {
+      ...item, url, failure: item.state === "failed" ? item.reason : null, trust, history, sessions, pull_requests: pulls,
+      cleanup: cleanup ? { ...cleanup, restorable: cleanup.branch_outcome === "deleted" && bundleKept(cleanup) } : null,
+    };
     write(JSON.stringify(json, null, 2) + "\n");
   } else {
-    const lines = formatItem(item, url, history, sessions, trust, pulls);
+    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup);
     const latest = sessions.at(-1);
     // As the profile it was started with brings it back (the config's for rows from before that was recorded).
     const resume = latest ? resumeCommand({ ...deps.config.worker, profile: latest.profile ?? deps.config.worker.profile }, latest.id) : null;
@@ -162,7 +169,7 @@ export function historyOf(store: Store, id: number): HistoryEntry[] {
 /** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
 export function formatItem(
   item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ReturnType<typeof sessionsOf> = [], trust: TrustSummary | null = null,
-  pulls: PullRequestRow[] | "not checked" = "not checked",
+  pulls: PullRequestRow[] | "not checked" = "not checked", cleanup: CleanupRecord | undefined = undefined,
 ): string[] {
   const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
@@ -199,8 +206,16 @@ export function formatItem(
     const state = p.merged_at ? `merged ${p.merged_at}` : p.state === "open" ? "open" : "closed unmerged";
     lines.push(`  #${p.number}  ${state}  head ${p.head_sha.slice(0, SHORT_SHA)} (${p.head_branch})  ${p.html_url}`);
   }
-  // Cleanup is not tracked by this version: say so rather than "none".
-  lines.push(field("cleanup", "not tracked yet"));
+  // The latest decision about the item's disk; the path and branch stay after a removal.
+  if (!cleanup) lines.push(field("cleanup", "not decided"));
+  else {
+    lines.push(field("cleanup", `${cleanup.state}${cleanup.simulated ? " (simulated)" : ""}, ${cleanup.at} by ${cleanup.by === "pass" ? "the daemon's pass" : `robot-army ${cleanup.by}`}`));
+    lines.push(`  ${cleanup.reason}`);
+    lines.push(`  worktree ${cleanup.worktree_path} (${cleanup.worktree})  branch ${cleanup.branch} (${cleanup.branch_outcome.replace("_", " ")})`);
+    if (cleanup.branch_outcome === "deleted" && cleanup.restore) {
+      lines.push(bundleKept(cleanup) ? `  restore the branch: ${cleanup.restore}` : `  its bundle ${cleanup.bundle} was removed after cleanup.keep_bundles`);
+    }
+  }
   return lines;
 }
 

@@ -1,14 +1,16 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../lib/testing/fixtures.ts";
+import { makeTempDir, removeTempDir, withTempDir } from "../lib/testing/fixtures.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import { listItems } from "../lib/work-items/queries.ts";
 import { sessionsOf } from "../lib/work-items/sessions.ts";
+import { latestCleanup } from "../lib/cleanup/records.ts";
+import { git } from "../lib/testing/fixtures.ts";
 import { sessionState } from "../lib/sessions/state.ts";
 import { robotArmyHere } from "./start.ts";
 
@@ -43,7 +45,7 @@ function rehearsal(home: string, args: string[] = []) {
 async function storeOf(dir: string) {
   return await withExistingStore(join(dir, "state"), (store) => {
     assert.ok(store, "the rehearsal has a store");
-    return listItems(store!).map((item) => ({ issue: item.issue, state: item.state, sessions: sessionsOf(store!, item.id) }));
+    return listItems(store!).map((item) => ({ issue: item.issue, state: item.state, sessions: sessionsOf(store!, item.id), cleanup: latestCleanup(store!, item.id) }));
   });
 }
 
@@ -59,77 +61,107 @@ function noWorkerLeftRunning(dir: string): void {
   assert.equal(records.filter((r) => sessionState(root, r) !== "exited").map((r) => r.name), [], "no worker left running");
 }
 
-test("start --watch plays the owner: it merges each pull request as the owner, keeping item 2 just before its merge, the items go done, it says when every issue is finished and runs on, and Ctrl-C stops it all", () =>
-  withTempDir(async (home) => {
-    const r = rehearsal(home, ["--watch"]);
-    const finished = "every issue finished: 3 items done, 2 workers retired, 1 kept, still running; --watch runs on until Ctrl-C\n";
-    await r.until(finished, 150_000);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
-    const ranOn = r.child.exitCode === null;
-    // The hint names a command that runs where it is printed, robot-army installed or not.
-    const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(r.out);
-    const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...r.env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
+/**
+ * The two rehearsals these tests read, `start --watch` and `start`, run at once: each spends
+ * its time waiting on its daemon's polls and its owner's merges far more than computing, so
+ * the two take about the time of one. Each has its own HOME, forge, state and workers.
+ */
+const homes = [makeTempDir(), makeTempDir()];
+const watched = rehearsal(homes[0], ["--watch"]);
+const unwatched = rehearsal(homes[1]);
+test.after(async () => {
+  for (const r of [watched, unwatched]) {
     if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
-    const code = await r.closed;
-    const { out, dir } = r;
-    try {
-      assert.ok(out.includes(finished), `--watch says when every issue is finished:\n${out}`);
-      assert.ok(ranOn, "--watch runs on after every issue is finished");
-      assert.is(code, 0, out);
-      assert.match(out, /sandbox forge at http:\/\/127\.0\.0\.1:\d+: demo\/widgets with labelled issues #1, #2, #3/);
-      assert.match(out, "poll: demo/widgets#1: new work item 1, ready");
-      assert.match(out, "dispatched demo/widgets#1 as ra-widgets-1 (item 1)");
-      assert.match(out, "commented on demo/widgets#1 (dispatched)");
-      const [first, second] = [pullOf(out, 1), pullOf(out, 2)];
-      assert.ok(first && second, `a pull request opened for issues 1 and 2:\n${out}`);
-      assert.match(out, `owner (rehearsal): merged ${first}\n`);
-      const kept = `owner (rehearsal): kept item 2 before merging ${second}: its worker stays after the merge\nowner (rehearsal): merged ${second}\n`;
-      assert.ok(out.includes(kept), `item 2 is kept just before its pull request is merged:\n${out}`);
-      assert.not.match(out, /owner \(rehearsal\): kept item 1/, "one item is kept");
-      assert.not.match(out, "rehearsal finished", "--watch does not end on its own");
-      assert.match(out, "rehearsal stopped: its workers and the forge are stopped");
-      assert.ok(hint, "the rehearsal says how to look around");
-      assert.is(looked!.status, 0, `${hint![2]} status: ${looked!.error ?? looked!.stderr}`);
-      assert.match(looked!.stdout, "work items: ");
-      assert.ok(dir && existsSync(join(dir, "worktrees", "demo", "widgets", "issue-1")), "the worktree was made");
-      const items = await storeOf(dir!);
-      assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]], "the merges closed the issues and the poll made their items done");
-      noWorkerLeftRunning(dir!);
-    } finally {
-      if (dir?.includes("robot-army-rehearsal-")) rmSync(dir, { recursive: true, force: true });
-    }
-  }));
+    await r.closed;
+    if (r.dir?.includes("robot-army-rehearsal-")) removeTempDir(r.dir);
+  }
+  for (const home of homes) removeTempDir(home);
+});
 
-test("start runs the whole story on its own: merges said as the owner, every item done, the unkept workers retired, the kept one kept, the waiting issue dispatched, a summary from the store, exit 0 and nothing left running", () =>
-  withTempDir(async (home) => {
-    const r = rehearsal(home);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const ended = await Promise.race([r.closed.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 180_000)))]);
-    clearTimeout(timer);
-    if (!ended) process.kill(r.child.pid!, "SIGINT");
-    const code = await r.closed;
-    const { out, dir } = r;
-    try {
-      assert.ok(ended, `the rehearsal ends on its own:\n${out}`);
-      assert.is(code, 0, out);
-      for (const issue of [1, 2, 3]) {
-        const pull = pullOf(out, issue);
-        assert.ok(pull, `a pull request opened for issue ${issue}:\n${out}`);
-        assert.match(out, `owner (rehearsal): merged ${pull}\n`);
-      }
-      assert.match(out, `owner (rehearsal): kept item 2 before merging ${pullOf(out, 2)}: its worker stays after the merge\n`);
-      assert.match(out, "dispatched demo/widgets#3 as ra-widgets-3 (item 3)");
-      assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running\n");
-      assert.match(out, "rehearsal finished: 3 items done, 2 workers retired, 1 kept (stopped now), nothing left running\n");
-      assert.match(out, `the rehearsal's files stay in ${dir}`);
-      const items = await storeOf(dir!);
-      assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]]);
-      assert.equal(items.map((i) => i.sessions.map((s) => s.end_reason === "retired")), [[true], [false], [true]], "items 1 and 3 had their workers retired, item 2 kept its own");
-      noWorkerLeftRunning(dir!);
-    } finally {
-      if (dir?.includes("robot-army-rehearsal-")) rmSync(dir, { recursive: true, force: true });
-    }
-  }));
+test("start --watch plays the owner: it merges each pull request as the owner, in turn with a merge commit and squashed, keeping item 2 just before its merge, the items go done, a retired worker's worktree is reclaimed while the kept one's stays, it says when every issue is finished and runs on, and Ctrl-C stops it all", async () => {
+  const r = watched;
+  const finished = "every issue finished: 3 items done, 2 workers retired, 1 kept, still running; --watch runs on until Ctrl-C\n";
+  await r.until(finished, 150_000);
+  await new Promise((resolve) => setTimeout(resolve, 3000));
+  const ranOn = r.child.exitCode === null;
+  // The hint names a command that runs where it is printed, robot-army installed or not.
+  const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(r.out);
+  const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...r.env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
+  if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
+  const code = await r.closed;
+  const { out, dir } = r;
+  assert.ok(out.includes(finished), `--watch says when every issue is finished:\n${out}`);
+  assert.ok(ranOn, "--watch runs on after every issue is finished");
+  assert.is(code, 0, out);
+  assert.match(out, /sandbox forge at http:\/\/127\.0\.0\.1:\d+: demo\/widgets with labelled issues #1, #2, #3/);
+  assert.match(out, "poll: demo/widgets#1: new work item 1, ready");
+  assert.match(out, "dispatched demo/widgets#1 as ra-widgets-1 (item 1)");
+  assert.match(out, "commented on demo/widgets#1 (dispatched)");
+  const [first, second] = [pullOf(out, 1), pullOf(out, 2)];
+  assert.ok(first && second, `a pull request opened for issues 1 and 2:\n${out}`);
+  assert.match(out, new RegExp(`owner \\(rehearsal\\): merged ${first} \\((merge commit|squash)\\)\n`));
+  const kept = `owner (rehearsal): kept item 2 before merging ${second}: its worker stays after the merge\nowner (rehearsal): merged ${second} (`;
+  assert.ok(out.includes(kept), `item 2 is kept just before its pull request is merged:\n${out}`);
+  assert.not.match(out, /owner \(rehearsal\): kept item 1/, "one item is kept");
+  assert.not.match(out, "rehearsal finished", "--watch does not end on its own");
+  assert.match(out, "rehearsal stopped: its workers and the forge are stopped");
+  assert.ok(hint, "the rehearsal says how to look around");
+  assert.is(looked!.status, 0, `${hint![2]} status: ${looked!.error ?? looked!.stderr}`);
+  assert.match(looked!.stdout, "work items: ");
+  const items = await storeOf(dir!);
+  assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]], "the merges closed the issues and the poll made their items done");
+  const worktree = join(dir!, "worktrees", "demo", "widgets", "issue-1");
+  assert.is(items[0].sessions[0].worktree, worktree, "the worktree was made");
+  assert.is(items[0].cleanup?.state, "done", "on_issue_close reclaimed item 1's worktree once its worker was retired");
+  assert.not.ok(existsSync(worktree));
+  assert.is(items[1].cleanup, undefined, "the kept item, its worker running, is not offered to cleanup");
+  assert.ok(existsSync(items[1].sessions[0].worktree), "so its worktree stays");
+  noWorkerLeftRunning(dir!);
+});
+
+test("start runs the whole story on its own: merges said as the owner, every item done, the unkept workers retired, the kept one kept, the waiting issue dispatched, the kept worker stopped and every worktree reclaimed, a summary from the store with each issue's merge and cleanup state, exit 0 and nothing left running", async () => {
+  const r = unwatched;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ended = await Promise.race([r.closed.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 180_000)))]);
+  clearTimeout(timer);
+  if (!ended) process.kill(r.child.pid!, "SIGINT");
+  const code = await r.closed;
+  const { out, dir } = r;
+  assert.ok(ended, `the rehearsal ends on its own:\n${out}`);
+  assert.is(code, 0, out);
+  for (const issue of [1, 2, 3]) {
+    const pull = pullOf(out, issue);
+    assert.ok(pull, `a pull request opened for issue ${issue}:\n${out}`);
+    assert.match(out, new RegExp(`owner \\(rehearsal\\): merged ${pull} \\((merge commit|squash)\\)\n`));
+  }
+  assert.is(out.match(/merged demo\/widgets#\d+ \(merge commit\)\n/g)?.length, 2, "the owner merges in turn: a merge commit, a squash, a merge commit");
+  const squashed = /owner \(rehearsal\): merged demo\/widgets#(\d+) \(squash\)\nowner \(rehearsal\): deleted branch (\S+): only refs\/pull\/(\d+)\/head holds its commits on the forge now\n/.exec(out);
+  assert.ok(squashed && squashed[1] === squashed[3], `the squashed pull request's branch is deleted on the forge:\n${out}`);
+  assert.match(out, `owner (rehearsal): kept item 2 before merging ${pullOf(out, 2)}: its worker stays after the merge\n`);
+  assert.match(out, "dispatched demo/widgets#3 as ra-widgets-3 (item 3)");
+  assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running; the rehearsal stops it now, so its worktree can be reclaimed too\n");
+  assert.match(out, "rehearsal finished: 3 items done, 2 workers retired, 1 kept (stopped now), nothing left running\n");
+  for (const issue of [1, 2, 3]) {
+    assert.match(out, new RegExp(`\n#${issue} done · merged \\((merge commit|squash, its branch deleted on the forge)\\) · worktree reclaimed: done\n`), `the summary says how #${issue} was merged and that its worktree was reclaimed`);
+  }
+  assert.is(out.match(/· merged \(squash, its branch deleted on the forge\) · worktree reclaimed: done\n/g)?.length, 1, "the squash-merged one's worktree and branch are reclaimed too");
+  assert.match(out, `the rehearsal's files stay in ${dir}`);
+  const items = await storeOf(dir!);
+  assert.equal(items.map((i) => [i.issue, i.state]), [[1, "done"], [2, "done"], [3, "done"]]);
+  assert.equal(items.map((i) => i.sessions.map((s) => s.end_reason === "retired")), [[true], [false], [true]], "items 1 and 3 had their workers retired, item 2 kept its own");
+  assert.equal(items.map((i) => [i.cleanup?.state, i.cleanup?.worktree, i.cleanup?.branch_outcome]), [1, 2, 3].map(() => ["done", "removed", "deleted"]), "every worktree removed and every branch deleted");
+  for (const item of items) {
+    assert.not.ok(existsSync(item.sessions[0].worktree), `item ${item.issue}'s worktree is gone from disk`);
+    assert.ok(item.cleanup?.bundle && existsSync(item.cleanup.bundle), `item ${item.issue}'s branch was written to a bundle before its deletion`);
+  }
+  // The squashed pull request's head stays on the forge after its branch's deletion. (Its demo worker, ending after
+  // the merge, pushes its episode's record to the branch, so the branch is back on the forge by the time it is proven.)
+  const pullRef = `refs/pull/${squashed![1]}/head`;
+  assert.ok(git(join(dir!, "forge", "git", "demo", "widgets.git"), "for-each-ref", "--format=%(refname)", "refs/pull/").split("\n").includes(pullRef), `the forge keeps ${pullRef}`);
+  for (const item of items) assert.match(item.cleanup?.proof ?? "", "asked live", `item ${item.issue}'s branch was proven on the forge, asked live`);
+  assert.is(git(join(dir!, "widgets"), "branch", "--list", "robot-army/*"), "", "the clone has no item branch left");
+  noWorkerLeftRunning(dir!);
+});
 
 test("the rehearsal names robot-army by its path unless the name on PATH is this checkout's", () =>
   withTempDir((dir) => {

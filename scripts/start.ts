@@ -3,10 +3,13 @@
  * all, a full rehearsal a newcomer can watch: a sandbox forge seeded with a demo
  * repository and labelled issues, a clone of it, and the daemon at `live` against it with
  * the demo worker, printing each thing as it happens. The rehearsal plays the owner
- * (lib/forge/rehearsal-owner.ts): it merges each pull request a worker opens and keeps one
- * item before its merge. Once every issue is finished (lib/daemon/rehearsal-end.ts) it stops
- * the daemon, its workers and the forge and prints a summary read from the store; `--watch`
- * runs on instead. Ctrl-C stops the daemon, the rehearsal's workers and the forge.
+ * (lib/forge/rehearsal-owner.ts): it merges each pull request a worker opens, in turn with a
+ * merge commit and squashed, and keeps one item before its merge. Its daemon runs with
+ * `[cleanup] on_issue_close = true`. Once every issue is finished
+ * (lib/daemon/rehearsal-end.ts) it stops the kept worker, waits until every done item's
+ * worktree has a cleanup decision that is not `skipped`, stops the daemon, its workers and
+ * the forge and prints a summary read from the store; `--watch` runs on instead. Ctrl-C
+ * stops the daemon, the rehearsal's workers and the forge.
  */
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,10 +20,10 @@ import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import type { Config } from "../lib/config.ts";
 import { reporter } from "../lib/daemon/events.ts";
 import type { Report } from "../lib/daemon/events.ts";
-import { notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "../lib/daemon/rehearsal-end.ts";
-import type { WaitResult } from "../lib/daemon/rehearsal-end.ts";
+import { cleanupProgress, issueLines, notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "../lib/daemon/rehearsal-end.ts";
+import type { CleanupProgress, WaitResult } from "../lib/daemon/rehearsal-end.ts";
 import { keptSession, placeKeep } from "../lib/ending/keeps.ts";
-import { playTheOwner } from "../lib/forge/rehearsal-owner.ts";
+import { METHOD_WORDS, playTheOwner } from "../lib/forge/rehearsal-owner.ts";
 import type { OwnerPlay, SeenPull } from "../lib/forge/rehearsal-owner.ts";
 import { stopSwitch } from "../lib/daemon/loop.ts";
 import { cloneRepository } from "../lib/boundaries/git.ts";
@@ -32,7 +35,8 @@ import { stopSession } from "../lib/sessions/stop.ts";
 import { openStore, withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { listItems } from "../lib/work-items/queries.ts";
-import { latestSession } from "../lib/work-items/sessions.ts";
+import type { WorkItem } from "../lib/work-items/queries.ts";
+import { latestSession, sessionsOf } from "../lib/work-items/sessions.ts";
 
 /** How long the rehearsal waits for every issue to finish before it gives up (the story takes well under a minute). */
 export const REHEARSAL_LIMIT_SECONDS = 150;
@@ -53,13 +57,18 @@ export const command: CommandDef = {
     "temporary folder, clones it, and runs the daemon at the live effect level against it with the demo\n" +
     "worker (the process launcher, or tmux when run inside tmux), two sessions at a time. Every step is\n" +
     "printed as it happens. The rehearsal plays the owner, and says so on each line it plays: it merges\n" +
-    "each pull request a worker opens about " + OWNER_MERGE_SECONDS + " seconds after it opens, and keeps the second issue's\n" +
+    "each pull request a worker opens about " + OWNER_MERGE_SECONDS + " seconds after it opens, in turn with a merge commit and\n" +
+    "squashed (deleting a squashed pull request's branch on the forge), and keeps the second issue's\n" +
     "item just before its merge, so that worker stays while the others are retired and the waiting issue\n" +
-    "is dispatched. Once every issue is finished (its item done and its worker retired or kept, or its\n" +
-    "item failed or abandoned) it stops the daemon and every worker it started, the kept one too, prints\n" +
-    "a summary read from the store (items done, workers retired, kept, anything left running) and exits\n" +
-    "0. If that has not happened within " + REHEARSAL_LIMIT_SECONDS + " seconds it gives up, naming what is not finished, and\n" +
-    "exits 1. With --watch it runs on after the summary until Ctrl-C. Ctrl-C stops it all.",
+    "is dispatched. The daemon runs with [cleanup] on_issue_close = true, so each done item's worktree\n" +
+    "and branch are reclaimed once its worker has ended. Once every issue is finished (its item done and\n" +
+    "its worker retired or kept, or its item failed or abandoned) it stops the kept worker, waits until\n" +
+    "every done item has a cleanup decision (other than skipped), stops the daemon and every worker it\n" +
+    "started, prints a summary read from the store (items done, workers retired, kept, anything left\n" +
+    "running; then per issue its state, how its pull request was merged and its worktree's cleanup\n" +
+    "state) and exits 0. If that has not happened within " + REHEARSAL_LIMIT_SECONDS + " seconds it gives up, naming what is\n" +
+    "not finished, and exits 1. With --watch it runs on once every issue is finished, until Ctrl-C.\n" +
+    "Ctrl-C stops it all.",
   options: {
     watch: { type: "boolean", description: "Rehearsal: run on after every issue is finished, until Ctrl-C (a daemon on a config always does)" },
     config: CONFIG_OPTION,
@@ -112,7 +121,9 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
   let owner: OwnerPlay | undefined;
   let store: Store | undefined;
   let end: WaitResult | undefined;
+  let reclaimed: CleanupProgress | undefined;
   let code = 1;
+  const started = Date.now();
   try {
     const clone = join(dir, "widgets");
     await cloneRepository(dir, seeded.repository.clone_url, clone);
@@ -144,7 +155,19 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     } else if (end.how === "finished") {
       for (const session of end.progress!.kept) {
         const issue = end.progress!.issues.find((i) => i.kept?.id === session.id)!;
-        write(asLines(`item ${session.item} (${repo}#${issue.issue}) is done and kept: its worker ${session.name} is still running`));
+        write(asLines(`item ${session.item} (${repo}#${issue.issue}) is done and kept: its worker ${session.name} is still running; the rehearsal stops it now, so its worktree can be reclaimed too`));
+        const record = listRecords(root).find((r) => r.name === session.name);
+        if (record) await stopSession(root, record).catch(() => {});
+      }
+      const cleaned = await waitForTheEnd<CleanupProgress>({
+        check: () => cleanupProgress(opened, rehearsalProgress(opened, repo, issues, keptSession)),
+        limitMs: Math.max(0, options.limitSeconds * 1000 - (Date.now() - started)),
+        stopped: () => stop.reason !== null || daemonEnded,
+      });
+      reclaimed = cleaned.progress;
+      if (cleaned.how === "gave-up") {
+        write(asLines(`rehearsal gave up after ${options.limitSeconds}s, not reclaimed: ${reclaimed ? reclaimed.waiting.join("; ") : "the store could not be read"}`));
+        end = { how: "gave-up", progress: end.progress };
       }
       stop.stop(REHEARSAL_END);
     } else if (end.how === "gave-up") {
@@ -157,6 +180,7 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
   } finally {
     await owner?.stop();
     stop.dispose();
+    const perIssue = end?.how === "finished" && store && owner ? issueLines(end.progress!, reclaimed, (item) => mergedBy(owner!, store!, item)) : [];
     store?.close();
     for (const record of listRecords(root)) await stopSession(root, record).catch(() => {});
     const left = listRecords(root).filter((r) => STILL_THERE.has(sessionState(root, r))).map((r) => r.name);
@@ -164,6 +188,7 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     if (left.length) code = 1;
     if (end?.how === "finished") {
       write(asLines(`rehearsal finished: ${summaryCounts(end.progress!, { stoppedNow: true, leftRunning: left })}`));
+      write(asLines(perIssue.join("\n")));
       write(asLines(`the forge is stopped; the rehearsal's files stay in ${dir}`));
     } else {
       const workers = left.length ? `its workers are stopped but for ${left.join(", ")}, still running` : "its workers and the forge are stopped";
@@ -203,6 +228,7 @@ function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, a
     "[worker]", 'binary = "demo-worker"',
     `launcher = ${JSON.stringify(process.env.TMUX ? "tmux" : "process")}`, "max_sessions = 2", "",
     "[worktrees]", `root = ${JSON.stringify(join(dir, "worktrees"))}`, "",
+    "[cleanup]", "on_issue_close = true", "",
     '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`, "",
   ].join("\n"));
   return file;
@@ -236,6 +262,19 @@ function keepBeforeMerge(store: Store, config: Config, repo: string, issue: numb
     }
     return `kept item ${item.id} before merging ${repo}#${pull.number}: its worker stays after the merge`;
   };
+}
+
+/**
+ * How the rehearsal's owner merged the item's pull request (found by its head branch, one of
+ * the item's sessions' branches): `merge commit`, or `squash, its branch deleted on the
+ * forge`; undefined when the owner merged none of its branches.
+ */
+function mergedBy(owner: OwnerPlay, store: Store, item: WorkItem): string | undefined {
+  const branches = new Set(sessionsOf(store, item.id).map((s) => s.branch));
+  for (const merge of owner.merged.values()) {
+    if (branches.has(merge.head)) return METHOD_WORDS[merge.method] + (merge.branchDeleted ? ", its branch deleted on the forge" : "");
+  }
+  return undefined;
 }
 
 /** The daemon's report, but for its stop at the rehearsal's end, which says what comes next. */

@@ -2,24 +2,8 @@
  * The git boundary: every git call robot-army makes, through dax (arguments are escaped
  * by dax, never joined into a command string).
  */
-import { RobotArmyError, PreconditionError } from "../errors.ts";
-
-let dax: typeof import("dax-sh").$ | undefined;
-
-/** Runs git quietly in a folder; the exit code is the caller's to read. dax is loaded on first use. */
-async function runGit(cwd: string, args: string[]) {
-  dax ??= (await import("dax-sh")).$;
-  return await dax`git ${args}`.cwd(cwd).quiet().noThrow();
-}
-
-/** Runs git in a folder and returns its trimmed stdout; a non-zero exit throws with git's words. */
-async function git(cwd: string, args: string[]): Promise<string> {
-  const result = await runGit(cwd, args);
-  if (result.code !== 0) {
-    throw new RobotArmyError(`git ${args.join(" ")} failed in "${cwd}": ${result.stderr.trim() || `exit ${result.code}`}`);
-  }
-  return result.stdout.trim();
-}
+import { PreconditionError } from "../errors.ts";
+import { git, runGit } from "./_run-git.ts";
 
 /** Runs git where a non-zero exit is an answer (no such ref, no HEAD yet): undefined then. */
 async function gitAnswer(cwd: string, args: string[]): Promise<string | undefined> {

@@ -9,7 +9,7 @@ import { branchName } from "../dispatch/branch-name.ts";
 import { rememberSecret } from "../redact.ts";
 import type { Worktree } from "./worktrees.ts";
 import {
-  createWorktree, existingWorktree, FetchError, PostCreateError, removeWorktree, runPostCreate, worktreeDirty, worktreePath,
+  createWorktree, existingWorktree, FetchError, PostCreateError, runPostCreate, worktreeDirty, worktreePath,
 } from "./worktrees.ts";
 
 /** A bare "origin", a seed repository that pushes to it, and the clone robot-army works from. */
@@ -205,139 +205,6 @@ test("a post-create program that does not exist, or runs out of time, is a PostC
     assert.match(missing.stderrTail, "no-such-program-ra");
     await rejects(runPostCreate(path, [["sleep", "5"]], { timeoutMs: 200 }), PostCreateError, "ran out of time");
     await rejects(runPostCreate(path, [[]]), TypeError, "step 1 is empty");
-  }));
-
-test("removal is refused while a session is live or its liveness is unknown, even with force", () =>
-  withWorld(async (w) => {
-    const made = await create(w);
-    for (const liveSession of [true, "unknown"] as const) {
-      for (const force of [false, true]) {
-        const report = await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force, liveSession });
-        assert.is(report.worktree.status, "kept", `${liveSession} ${force}`);
-        assert.match((report.worktree as { reason: string }).reason, liveSession === true ? "a live session" : "unknown");
-        assert.is(report.branch.status, "kept");
-      }
-    }
-    assert.ok(existsSync(made.path));
-    assert.ok(branches(w.clone).includes(made.branch));
-  }));
-
-test("git's refusal over uncommitted or untracked work stands and is reported in git's words; force removes", () =>
-  withWorld(async (w) => {
-    const made = await create(w);
-    const remove = (force: boolean) => removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force, liveSession: false });
-    writeFileSync(join(made.path, "README.md"), "uncommitted\n");
-    let report = await remove(false);
-    assert.is(report.worktree.status, "kept");
-    assert.match((report.worktree as { reason: string }).reason, "contains modified or untracked files");
-    assert.equal(report.branch, { status: "kept", reason: "its worktree was kept" });
-    git(made.path, "checkout", "--", "README.md");
-    writeFileSync(join(made.path, "notes.txt"), "untracked\n");
-    report = await remove(false);
-    assert.is(report.worktree.status, "kept");
-    assert.ok(existsSync(join(made.path, "notes.txt")));
-
-    report = await remove(true);
-    assert.equal(report, { worktree: { status: "removed" }, branch: { status: "deleted" } });
-    assert.not.ok(existsSync(made.path));
-    assert.not.ok(branches(w.clone).includes(made.branch));
-  }));
-
-test("a branch with a commit origin does not have is kept after its clean worktree is removed; force deletes it", () =>
-  withWorld(async (w) => {
-    const made = await create(w);
-    commitFile(made.path, "work.txt", "work\n", "Unmerged work");
-    const remove = (force: boolean) => removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force, liveSession: false });
-    const first = await remove(false);
-    assert.equal(first.worktree, { status: "removed" });
-    assert.equal(first.branch, { status: "kept", reason: "1 commit of it is on no branch or tag of origin (asked live)" });
-    assert.ok(branches(w.clone).includes(made.branch));
-    assert.equal(await remove(true), { worktree: { status: "absent" }, branch: { status: "deleted" } });
-    assert.not.ok(branches(w.clone).includes(made.branch));
-  }));
-
-test("a clean, merged worktree and branch are removed; a folder deleted by hand is reported absent, not removed", () =>
-  withWorld(async (w) => {
-    const one = await create(w, 1, "One");
-    assert.equal(await removeWorktree({ repoPath: w.clone, path: one.path, branch: one.branch, liveSession: false }), {
-      worktree: { status: "removed" }, branch: { status: "deleted" },
-    });
-    const two = await create(w, 2, "Two");
-    rmSync(two.path, { recursive: true });
-    assert.equal(await removeWorktree({ repoPath: w.clone, path: two.path, branch: two.branch, liveSession: false }), {
-      worktree: { status: "absent" }, branch: { status: "deleted" },
-    });
-    assert.not.match(git(w.clone, "worktree", "list", "--porcelain"), two.path);
-  }));
-
-test("removal keeps a folder that is not that worktree: a plain folder, another branch, a locked worktree under force", () =>
-  withWorld(async (w) => {
-    const made = await create(w);
-    const plain = join(w.dir, "plain");
-    mkdirSync(plain);
-    const notOurs = await removeWorktree({ repoPath: w.clone, path: plain, branch: made.branch, force: true, liveSession: false });
-    assert.match((notOurs.worktree as { reason: string }).reason, "is not a worktree of");
-    assert.ok(existsSync(plain));
-    const wrong = await removeWorktree({ repoPath: w.clone, path: made.path, branch: "robot-army/issue-8", force: true, liveSession: false });
-    assert.match((wrong.worktree as { reason: string }).reason, `it is on branch "${made.branch}"`);
-    git(w.clone, "worktree", "lock", made.path);
-    const locked = await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, force: true, liveSession: false });
-    assert.is(locked.worktree.status, "kept");
-    assert.match((locked.worktree as { reason: string }).reason, "locked");
-    assert.ok(existsSync(made.path));
-    assert.ok(branches(w.clone).includes(made.branch));
-  }));
-
-test("a branch is deleted once origin has every commit of it, under any name, asked live", () =>
-  withWorld(async (w) => {
-    const made = await create(w);
-    commitFile(made.path, "work.txt", "work\n", "Pushed work");
-    // Pushed under another name, and never fetched back: only origin itself can say it is there.
-    git(made.path, "push", "--quiet", "origin", `HEAD:refs/heads/elsewhere`);
-    assert.equal(await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, liveSession: false }), {
-      worktree: { status: "removed" }, branch: { status: "deleted" },
-    });
-  }));
-
-test("a remote-tracking ref left by an earlier push proves nothing: once origin lost the branch, it is kept", () =>
-  withWorld(async (w) => {
-    const made = await create(w);
-    commitFile(made.path, "work.txt", "work\n", "Pushed, then deleted on origin");
-    git(made.path, "push", "--quiet", "-u", "origin", "HEAD");
-    git(w.seed, "push", "--quiet", w.origin, "--delete", made.branch);
-    assert.ok(git(w.clone, "branch", "-r").includes(`origin/${made.branch}`), "the clone still has its remote-tracking ref");
-    const report = await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, liveSession: false });
-    assert.equal(report.branch, { status: "kept", reason: "1 commit of it is on no branch or tag of origin (asked live)" });
-    assert.ok(branches(w.clone).includes(made.branch));
-  }));
-
-test("when origin cannot be asked, the branch is kept and says why", () =>
-  withWorld(async (w) => {
-    const made = await create(w);
-    rmSync(w.origin, { recursive: true });
-    const report = await removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, liveSession: false });
-    assert.is(report.worktree.status, "removed");
-    assert.is(report.branch.status, "kept");
-    assert.match((report.branch as { reason: string }).reason, "origin cannot be asked whether its commits are there");
-    assert.ok(branches(w.clone).includes(made.branch));
-  }));
-
-test("origin's tips are fetched and weighed, one the clone cannot get is passed over; an annotated tag holding the commits proves them", () =>
-  withWorld(async (w) => {
-    const made = await create(w);
-    commitFile(w.seed, "later.txt", "later\n", "On origin only");
-    git(w.seed, "push", "--quiet", w.origin, "main");
-    // A tag on a commit no branch holds: a fetch does not bring it, so the clone never has it.
-    git(w.seed, "checkout", "--quiet", "-b", "side");
-    commitFile(w.seed, "side.txt", "side\n", "Only under a tag");
-    git(w.seed, "tag", "-a", "-m", "side", "side-tag");
-    git(w.seed, "push", "--quiet", w.origin, "side-tag");
-    commitFile(made.path, "work.txt", "work\n", "Tagged work");
-    git(made.path, "tag", "-a", "-m", "release", "v1");
-    const remove = () => removeWorktree({ repoPath: w.clone, path: made.path, branch: made.branch, liveSession: false });
-    assert.equal((await remove()).branch, { status: "kept", reason: "1 commit of it is on no branch or tag of origin (asked live)" });
-    git(w.clone, "push", "--quiet", "origin", "v1");
-    assert.equal(await remove(), { worktree: { status: "absent" }, branch: { status: "deleted" } });
   }));
 
 test.run();

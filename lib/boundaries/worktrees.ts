@@ -10,6 +10,8 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, isAbsolute, join } from "node:path";
 import { PreconditionError, RobotArmyError } from "../errors.ts";
+import { branchExists } from "./branches.ts";
+import { git, loadDax, runGit, tail } from "./_run-git.ts";
 import { samePath } from "../same-path.ts";
 import { redact } from "../redact.ts";
 
@@ -152,84 +154,49 @@ export interface WorktreeRemovalSpec {
   liveSession: LiveSession;
 }
 
+/** Why a worktree directory was kept: a session, git's refusal, a directory still there after a reported removal, or not the item's worktree. */
+export type KeptCode = "session" | "git_refused" | "directory_survived" | "not_a_worktree";
+
 /** What became of the worktree directory: `removed` only when it is gone because of this call. */
-export type WorktreeOutcome = { status: "removed" } | { status: "absent" } | { status: "kept"; reason: string };
+export type WorktreeOutcome = { status: "removed" } | { status: "absent" } | { status: "kept"; code: KeptCode; reason: string };
 
-/** What became of the branch: `deleted` only when the ref is gone. */
-export type BranchOutcome = { status: "deleted" } | { status: "absent" } | { status: "kept"; reason: string };
-
-/** Exactly what `removeWorktree` did. */
-export interface WorktreeRemoval {
-  worktree: WorktreeOutcome;
-  branch: BranchOutcome;
+/** What to remove: the worktree at `path` of `repoPath`, on `branch`, with what the caller's session guard answered. */
+export interface WorktreeRemovalSpec {
+  repoPath: string;
+  path: string;
+  branch: string;
+  /** Passes `--force` to git (uncommitted work is lost): only from the owner's typed confirmation. */
+  force?: boolean;
+  liveSession: LiveSession;
 }
 
 /**
- * Removes a worktree and then its branch, keeping each when a guard says no: a live or
- * unknown session keeps both; git's refusal over uncommitted or untracked work keeps the
- * worktree unless `force`; the branch goes only when every commit of it is proven on
- * origin, asked live (DESIGN rule 2), unless `force`; the branch is only touched once the
- * worktree is gone. Refusals are outcomes, not exceptions.
+ * Removes a worktree directory, keeping it when a guard says no: a live or unknown
+ * session keeps it (force or not); git's refusal over uncommitted or untracked work stands
+ * unless `force`; a folder that is not this clone's worktree on `branch` is never touched.
+ * A directory already gone had only git's record of it cleared: `absent`. Refusals are
+ * outcomes, not exceptions.
  */
-export async function removeWorktree(spec: WorktreeRemovalSpec): Promise<WorktreeRemoval> {
-  const { repoPath, branch, force = false } = spec;
-  const worktree = await removeWorktreeDirectory(spec);
-  if (worktree.status === "kept") return { worktree, branch: { status: "kept", reason: "its worktree was kept" } };
-  if (!(await branchExists(repoPath, branch))) return { worktree, branch: { status: "absent" } };
-  if (!force) {
-    const unproven = await notOnOrigin(repoPath, branch);
-    if (unproven) return { worktree, branch: { status: "kept", reason: unproven } };
-  }
-  // Proven on origin (or forced): git's own merge check, which weighs local refs only, has nothing to add.
-  const deleted = await runGit(repoPath, ["branch", "-D", "--", branch]);
-  if (await branchExists(repoPath, branch)) {
-    return { worktree, branch: { status: "kept", reason: deleted.code !== 0 ? tail(deleted.stderr) : `git branch left "${branch}" in place` } };
-  }
-  return { worktree, branch: { status: "deleted" } };
-}
-
-/**
- * Why `branch` cannot be proven to be on origin, or undefined when every commit of it is
- * reachable from a branch or tag origin has now. Origin is asked live (`git ls-remote`),
- * never through the remote-tracking refs an earlier fetch left. Its branches are fetched
- * first so their tips can be weighed; a tip still missing proves nothing, and an origin
- * that cannot be asked keeps the branch.
- */
-async function notOnOrigin(repoPath: string, branch: string): Promise<string | undefined> {
-  const listed = await runGit(repoPath, ["ls-remote", "--heads", "--tags", "origin"]);
-  if (listed.code !== 0) return `origin cannot be asked whether its commits are there: ${tail(listed.stderr) || `git ls-remote exited ${listed.code}`}`;
-  const tips = [...new Set(listed.stdout.split("\n").map((line) => line.split("\t")[0]).filter((sha) => /^[0-9a-f]{40,64}$/.test(sha)))];
-  // Only commits this clone has can be weighed, so what origin has moved on to is fetched first (a failed fetch only proves less).
-  await runGit(repoPath, ["fetch", "--quiet", "--no-write-fetch-head", "origin"]);
-  // ls-remote also lists tag objects, whose peeled `^{}` line names the commit.
-  const known = tips.length === 0 ? "" : (await runGit(repoPath, ["cat-file", "--batch-check=%(objectname) %(objecttype)"], tips.join("\n") + "\n")).stdout;
-  const commits = known.split("\n").filter((line) => line.endsWith(" commit")).map((line) => `^${line.split(" ")[0]}`);
-  const counted = await runGit(repoPath, ["rev-list", "--count", `refs/heads/${branch}`, "--stdin"], commits.join("\n") + "\n");
-  if (counted.code !== 0) return `its commits cannot be counted: ${tail(counted.stderr) || `git rev-list exited ${counted.code}`}`;
-  const count = Number(counted.stdout.trim());
-  return count === 0 ? undefined : `${count} ${count === 1 ? "commit of it is" : "commits of it are"} on no branch or tag of origin (asked live)`;
-}
-
-async function removeWorktreeDirectory(spec: WorktreeRemovalSpec): Promise<WorktreeOutcome> {
+export async function removeWorktreeDirectory(spec: WorktreeRemovalSpec): Promise<WorktreeOutcome> {
   const { repoPath, path, branch, force = false, liveSession } = spec;
-  if (liveSession === "unknown") return { status: "kept", reason: "whether a session works in it is unknown" };
-  if (liveSession !== false) return { status: "kept", reason: "a live session works in it" };
+  if (liveSession === "unknown") return { status: "kept", code: "session", reason: "whether a session works in it is unknown" };
+  if (liveSession !== false) return { status: "kept", code: "session", reason: "a live session works in it" };
   const found = (await listWorktrees(repoPath)).find((w) => samePath(w.path, path));
   if (!found) {
-    return existsSync(path) ? { status: "kept", reason: `"${path}" is not a worktree of "${repoPath}"` } : { status: "absent" };
+    return existsSync(path) ? { status: "kept", code: "not_a_worktree", reason: `"${path}" is not a worktree of "${repoPath}"` } : { status: "absent" };
   }
-  if (found.main) return { status: "kept", reason: `"${path}" is the repository's main checkout` };
-  if (found.branch !== `refs/heads/${branch}`) return { status: "kept", reason: `it is on ${describeHead(found)}, not branch "${branch}"` };
+  if (found.main) return { status: "kept", code: "not_a_worktree", reason: `"${path}" is the repository's main checkout` };
+  if (found.branch !== `refs/heads/${branch}`) return { status: "kept", code: "not_a_worktree", reason: `it is on ${describeHead(found)}, not branch "${branch}"` };
   const wasThere = existsSync(path);
   const removed = await runGit(repoPath, ["worktree", "remove", ...(force ? ["--force"] : []), path]);
-  if (removed.code !== 0) return { status: "kept", reason: tail(removed.stderr) || `git worktree remove exited ${removed.code}` };
-  if (existsSync(path)) return { status: "kept", reason: `"${path}" is still there after git worktree remove` };
+  if (removed.code !== 0) return { status: "kept", code: "git_refused", reason: tail(removed.stderr) || `git worktree remove exited ${removed.code}` };
+  if (existsSync(path)) return { status: "kept", code: "directory_survived", reason: `"${path}" is still there after git worktree remove` };
   // A directory that was already gone had only its registration cleared: nothing was removed from disk here.
   return wasThere ? { status: "removed" } : { status: "absent" };
 }
 
 /** One entry of `git worktree list --porcelain -z`. */
-interface ListedWorktree {
+export interface ListedWorktree {
   path: string;
   head?: string;
   branch?: string;
@@ -237,7 +204,8 @@ interface ListedWorktree {
   prunable: boolean;
 }
 
-async function listWorktrees(repoPath: string): Promise<ListedWorktree[]> {
+/** The worktrees git lists for the clone at `repoPath`, its main checkout first. */
+export async function listWorktrees(repoPath: string): Promise<ListedWorktree[]> {
   const out = await git(repoPath, ["worktree", "list", "--porcelain", "-z"]);
   const entries: ListedWorktree[] = [];
   let current: ListedWorktree | undefined;
@@ -268,11 +236,6 @@ async function requireBranchName(repoPath: string, name: string): Promise<void> 
   if (!checked || checked.code !== 0 || checked.stdout.trim() !== name) throw new TypeError(`"${name}" is not a branch name git accepts`);
 }
 
-/** Whether `branch` exists in the clone at `repoPath`. */
-export async function branchExists(repoPath: string, branch: string): Promise<boolean> {
-  return (await runGit(repoPath, ["show-ref", "--verify", "--quiet", `refs/heads/${branch}`])).code === 0;
-}
-
 const REPO_PART = /^[A-Za-z0-9_.-]+$/;
 
 function isRepoPart(part: string | undefined): part is string {
@@ -280,36 +243,9 @@ function isRepoPart(part: string | undefined): part is string {
 }
 
 
-/** The end of a program's output, redacted before it is cut so no part of a secret it printed survives. */
-function tail(text: string, lines = 20, chars = 2000): string {
-  return redact(text).trim().split("\n").slice(-lines).join("\n").slice(-chars);
-}
-
 function lastLine(text: string): string {
   return text.trim().split("\n").at(-1) ?? "";
 }
 
 /** The names dax 0.44 runs itself instead of looking up a program. */
 const DAX_BUILTINS = ["cd", "printenv", "echo", "cat", "exit", "export", "sleep", "test", "rm", "mkdir", "cp", "mv", "pwd", "touch", "unset", "which"];
-
-let dax: typeof import("dax-sh").$ | undefined;
-
-/** dax, loaded on first use. */
-async function loadDax(): Promise<typeof import("dax-sh").$> {
-  dax ??= (await import("dax-sh")).$;
-  return dax;
-}
-
-/** Runs git quietly with no terminal to prompt on; the exit code is the caller's to read. */
-async function runGit(cwd: string, args: string[], input?: string) {
-  const $ = await loadDax();
-  const command = $`git ${args}`.cwd(cwd).env("GIT_TERMINAL_PROMPT", "0").quiet().noThrow();
-  return await (input === undefined ? command.stdin("null") : command.stdinText(input));
-}
-
-/** Runs git and returns its trimmed stdout; a non-zero exit throws with git's words. */
-async function git(cwd: string, args: string[]): Promise<string> {
-  const result = await runGit(cwd, args);
-  if (result.code !== 0) throw new RobotArmyError(`git ${args.join(" ")} failed in "${cwd}": ${tail(result.stderr) || `exit ${result.code}`}`);
-  return result.stdout.trim();
-}

@@ -65,6 +65,24 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     setup: "worker-ended", cross: ["reset", "1", "--effect-level", "live"],
     concludes: { intent: notDone("not removed", "present"), outcome: done("absent") },
   },
+  // git's record of a vanished worktree: cut after its intent, git still lists it, and only the owner can be told.
+  "worktree.prune": {
+    setup: "worktree-vanished", cross: ["worktree", "prune", "--effect-level", "live"],
+    concludes: { intent: { settle: "reported", world: "listed" }, outcome: done("pruned") },
+  },
+  // Cleanup of a done item whose pull request was merged: the worktree goes, then the bundle is written, then the branch.
+  "bundle.write": {
+    setup: "cleanable", cross: ["cleanup", "1", "--effect-level", "live"],
+    concludes: { intent: notDone("not written", "no bundle"), outcome: done("bundle written") },
+  },
+  "branch.delete": {
+    setup: "cleanable", cross: ["cleanup", "1", "--effect-level", "live"],
+    concludes: { intent: notDone("not deleted", "branch present"), outcome: done("branch absent") },
+  },
+  "bundle.remove": {
+    setup: "bundle-old", cross: TICK, at: "2026-03-01T10:00:00Z",
+    concludes: { intent: notDone("not removed", "bundle written"), outcome: done("no bundle") },
+  },
   "session.kill": { setup: "working", cross: ["session", "kill", "ra-widgets-1"], concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   "session.cancel": { setup: "working", cross: ["cancel", "1"], stdin: "1\n", concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   // Cut after its intent, the worker was never signalled: it still runs, and the restart's pass retires it anew.

@@ -23,10 +23,30 @@ import type { Lab } from "./lab.ts";
 /** The name of a world a crash case starts from. */
 export type CrashSetupName =
   | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
-  | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left";
+  | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left"
+  | "worktree-vanished"
+  | "cleanable" | "bundle-old";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
+  /**
+   * Issue 1 done and its idle worker retired (ten minutes on): the worker committed and
+   * pushed its episode's record as it ended, so its worktree is clean and origin has its
+   * branch. Cleanup is off: nothing has reclaimed the worktree yet.
+   */
+  cleanable: async (lab) => {
+    await CRASH_SETUPS.merged(lab);
+    const tick = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: "2026-01-15T10:10:00Z" } });
+    if (tick.code !== 0) throw new Error(`the retiring tick exited ${tick.code}: ${tick.stderr || tick.stdout}`);
+    const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
+    await waitUntil(lab, "the retired worker to leave its worktree clean", async () => git(worktree, "status", "--porcelain", "--untracked-files=all") === "");
+  },
+  /** Item 1 cleaned up at 10:10 by `robot-army cleanup 1`, which wrote its branch's bundle: six weeks on it is older than keep_bundles (30d). */
+  "bundle-old": async (lab) => {
+    await CRASH_SETUPS.cleanable(lab);
+    const cleaned = await lab.robotArmy(["cleanup", "1", "--effect-level", "live"], { env: { RA_NOW: "2026-01-15T10:10:00Z" } });
+    if (cleaned.code !== 0) throw new Error(`cleanup 1 exited ${cleaned.code}: ${cleaned.stderr || cleaned.stdout}`);
+  },
   /** demo/widgets onboarded and polled at live: issue 1 is a ready item, its "queued" comment posted. */
   polled: (lab) => onboardAndPoll(lab),
   /** One tick dispatched issue 1: its demo worker committed, pushed, opened its pull request and waits, idle. */
@@ -54,8 +74,11 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await lab.mustRun(["session", "kill", "ra-widgets-1"]);
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
-    git(worktree, "add", "--all");
-    git(worktree, "commit", "--quiet", "-m", "Record the episode");
+    // The demo worker commits and pushes its record as it ends; anything it left is committed here.
+    if (git(worktree, "status", "--porcelain", "--untracked-files=all") !== "") {
+      git(worktree, "add", "--all");
+      git(worktree, "commit", "--quiet", "-m", "Record the episode");
+    }
     git(worktree, "push", "--quiet", "origin", "HEAD");
   },
   /** The worker of issue 1 killed between ticks and its spooled exit record damaged (`"code": "abc"`). */
@@ -82,6 +105,13 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     await killWorker(lab);
     await lab.api("PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });
+  },
+  /** demo/widgets onboarded and polled, and a worktree of its clone whose directory was deleted by hand: git still lists it, prunable. */
+  "worktree-vanished": async (lab) => {
+    await onboardAndPoll(lab);
+    const gone = join(lab.dir, "gone-worktree");
+    git(lab.clone, "worktree", "add", "--quiet", "-b", "gone-by-hand", gone);
+    rmSync(gone, { recursive: true });
   },
   /** An episode open in the clone since the lab's clock whose client has exited: stranded an hour later. */
   "episode-stranded": async (lab) => {

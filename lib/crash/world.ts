@@ -26,7 +26,10 @@ export type WorldFact =
   | "files kept" | "files removed"
   | "marked" | "not marked"
   | "at its path" | "set aside"
-  | "open" | "closed";
+  | "open" | "closed"
+  | "listed" | "pruned"
+  | "bundle written" | "no bundle"
+  | "branch present" | "branch absent";
 
 /** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
 export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
@@ -37,6 +40,8 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
     case "worktree.create":
     case "worktree.remove":
       return worktreeOnDisk(lab, String(body.path));
+    case "worktree.prune":
+      return worktreeRecords(lab, body.paths as string[]);
     case "session.launch":
     case "session.kill":
     case "session.cancel":
@@ -58,6 +63,11 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return undefined;
     case "tab.close":
       return tabOnServer(lab, intent);
+    case "bundle.write":
+    case "bundle.remove":
+      return existsSync(String(body.file)) ? "bundle written" : "no bundle";
+    case "branch.delete":
+      return git(lab.clone, "branch", "--list", String(body.branch)).trim() === "" ? "branch absent" : "branch present";
   }
 }
 
@@ -73,6 +83,12 @@ function worktreeOnDisk(lab: Lab, path: string): WorldFact {
   const folder = existsSync(path);
   if (listed !== folder) throw new Error(`the worktree "${path}" is half there: ${folder ? "its folder exists, git does not list it" : "git lists it, its folder is gone"}`);
   return folder ? "present" : "absent";
+}
+
+/** Whether git's list of the clone's worktrees still holds any of the paths a prune named. */
+function worktreeRecords(lab: Lab, paths: string[]): WorldFact {
+  const listed = git(lab.clone, "worktree", "list", "--porcelain").split("\n");
+  return paths.some((path) => listed.includes(`worktree ${path}`)) ? "listed" : "pruned";
 }
 
 /**

@@ -8,7 +8,9 @@ import { transition } from "../work-items/transition.ts";
 import { endSession, recordSession } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
-import { notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "./rehearsal-end.ts";
+import { recordCleanup } from "../cleanup/records.ts";
+import type { CleanupState, NewCleanupRecord } from "../cleanup/records.ts";
+import { cleanupProgress, issueLines, notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "./rehearsal-end.ts";
 
 const REPO = "demo/widgets";
 const AT = "2026-01-15T09:00:00Z";
@@ -119,6 +121,54 @@ test("an issue labelled again after its item finished is read by its newest item
     const progress = rehearsalProgress(store, REPO, [1], keptSession);
     assert.is(progress.finished, false);
     assert.is(notFinished(progress), "item 2 (demo/widgets#1) is ready");
+  }));
+
+/** A cleanup decision about `item`'s worktree, as the pass records it. */
+function decide(store: Store, item: number, state: CleanupState, reason: string, more: Partial<NewCleanupRecord> = {}): void {
+  const gone = state === "done" || state === "branch_retained";
+  recordCleanup(store, {
+    item, state, reason, worktree_path: `/wt/issue-${item}`, branch: `robot-army/issue-${item}`,
+    worktree: gone ? "removed" : "kept", branch_outcome: state === "done" ? "deleted" : state === "branch_retained" ? "kept" : "not_attempted",
+    proof: null, tip: null, bundle: null, restore: null, by: "pass", simulated: false, at: AT, ...more,
+  });
+}
+
+test("the reclaiming is finished once every done item has a cleanup decision that is not skipped; items not done are not waited for", () =>
+  withStore((store) => {
+    const one = itemWithWorker(store, 1, "done");
+    const two = itemWithWorker(store, 2, "done");
+    itemWithWorker(store, 3, "failed");
+    const read = () => cleanupProgress(store, rehearsalProgress(store, REPO, [1, 2, 3], keptSession));
+    assert.is(read().finished, false);
+    assert.equal(read().waiting, ["item 1 (demo/widgets#1) has no cleanup decision yet", "item 2 (demo/widgets#2) has no cleanup decision yet"]);
+    decide(store, one, "done", "every guard passed");
+    decide(store, two, "skipped", "session ra-widgets-2 is open");
+    assert.equal(read().waiting, ["item 2's cleanup was skipped: session ra-widgets-2 is open"], "skipped is the one state the pass comes back to: not a decision to end on");
+    decide(store, two, "retained", "git refused: contains modified or untracked files");
+    const done = read();
+    assert.is(done.finished, true, "retained is a decision");
+    assert.equal(done.items.map((i) => [i.issue, i.cleanup?.state]), [[1, "done"], [2, "retained"]]);
+  }));
+
+test("the summary's line per issue: its state, how the owner merged it, and what became of its worktree", () =>
+  withStore((store) => {
+    const items = [1, 2, 3, 4].map((issue) => itemWithWorker(store, issue, "done"));
+    itemWithWorker(store, 5, "failed");
+    decide(store, items[0], "done", "every guard passed");
+    decide(store, items[1], "done", "every guard passed");
+    decide(store, items[2], "branch_retained", "its commits are not proven on origin");
+    const progress = rehearsalProgress(store, REPO, [1, 2, 3, 4, 5, 6], keptSession);
+    const how: Record<number, string> = { 1: "merge commit", 2: "squash, its branch deleted on the forge", 3: "merge commit" };
+    assert.equal(issueLines(progress, cleanupProgress(store, progress), (item) => how[item.issue]), [
+      "#1 done · merged (merge commit) · worktree reclaimed: done",
+      "#2 done · merged (squash, its branch deleted on the forge) · worktree reclaimed: done",
+      "#3 done · merged (merge commit) · worktree reclaimed: branch_retained (its commits are not proven on origin)",
+      "#4 done · not merged by the owner · worktree not reclaimed: no cleanup decision",
+      "#5 failed · not merged by the owner",
+      "#6 not a work item",
+    ]);
+    decide(store, items[3], "retained", "git refused:\x1b[31m dirty");
+    assert.is(issueLines(progress, cleanupProgress(store, progress), () => undefined)[3], "#4 done · not merged by the owner · worktree kept: retained (git refused:\\u001b[31m dirty)", "a reason is printed escaped");
   }));
 
 test("the wait gives up at its limit with where things stood, and ends at once when finished or stopped", () =>

@@ -9,7 +9,15 @@
  * retired or kept, or when the item is `failed` or `abandoned` (those keep their workers,
  * which the rehearsal stops at its end). An issue with no work item yet, or an item on its
  * way, is not.
+ *
+ * The rehearsal runs with `[cleanup] on_issue_close = true`, so after that it waits until
+ * each done item's worktree has a cleanup decision that is not `skipped` (its latest record,
+ * lib/cleanup/records.ts), and the summary says, per item, how it was merged and what
+ * became of its worktree.
  */
+import { latestCleanup, worktreeGone } from "../cleanup/records.ts";
+import { printable } from "../printable.ts";
+import type { CleanupRecord } from "../cleanup/records.ts";
 import type { Store } from "../store/open.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
@@ -113,12 +121,12 @@ export function summaryCounts(progress: RehearsalProgress, ending: Ending): stri
 }
 
 /** How the wait for the end ended, and where the rehearsal stood then. */
-export type WaitResult = { how: "finished" | "gave-up" | "stopped"; progress: RehearsalProgress | undefined };
+export type WaitResult<P = RehearsalProgress> = { how: "finished" | "gave-up" | "stopped"; progress: P | undefined };
 
 /** What the wait reads, how long it waits, and what cuts it short. */
-export interface WaitOptions {
+export interface WaitOptions<P extends { finished: boolean } = RehearsalProgress> {
   /** Reads where the rehearsal stands (it may throw: that look counts as not finished). */
-  check: () => RehearsalProgress;
+  check: () => P;
   /** Gives up after this long (Infinity: never). */
   limitMs: number;
   /** How often it looks (default every second). */
@@ -131,10 +139,10 @@ export interface WaitOptions {
  * Waits until every issue is finished, the rehearsal is stopped otherwise, or `limitMs`
  * have passed; it looks once more at the limit, so an end reached meanwhile is an end.
  */
-export async function waitForTheEnd(options: WaitOptions): Promise<WaitResult> {
+export async function waitForTheEnd<P extends { finished: boolean } = RehearsalProgress>(options: WaitOptions<P>): Promise<WaitResult<P>> {
   const everyMs = options.everyMs ?? 1000;
   const deadline = Date.now() + options.limitMs;
-  let progress: RehearsalProgress | undefined;
+  let progress: P | undefined;
   for (;;) {
     if (options.stopped()) return { how: "stopped", progress };
     try {
@@ -146,6 +154,67 @@ export async function waitForTheEnd(options: WaitOptions): Promise<WaitResult> {
     if (Date.now() >= deadline) return { how: "gave-up", progress };
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(everyMs, deadline - Date.now()))));
   }
+}
+
+/** Where one done item's worktree stands: its latest cleanup decision, if it has one. */
+export interface ItemCleanup {
+  issue: number;
+  item: WorkItem;
+  cleanup: CleanupRecord | undefined;
+}
+
+/** Where the reclaiming of the rehearsal's done items stands. */
+export interface CleanupProgress {
+  items: ItemCleanup[];
+  /** Every done item has a decision that is not `skipped`. */
+  finished: boolean;
+  /** What is not decided yet, one clause each. */
+  waiting: string[];
+}
+
+/**
+ * Reads each done item's latest cleanup decision from the store: the rehearsal is reclaimed
+ * once every one has a decision other than `skipped` (the one state the pass comes back to).
+ * @example
+ * const reclaimed = cleanupProgress(store, rehearsalProgress(store, repo, issues, keptSession));
+ * if (!reclaimed.finished) console.log(reclaimed.waiting.join("; "));
+ */
+export function cleanupProgress(store: Store, progress: RehearsalProgress): CleanupProgress {
+  const items: ItemCleanup[] = [];
+  const waiting: string[] = [];
+  for (const { issue, item } of progress.issues) {
+    if (item?.state !== "done") continue;
+    const cleanup = latestCleanup(store, item.id);
+    items.push({ issue, item, cleanup });
+    if (!cleanup) waiting.push(`item ${item.id} (${progress.repo}#${issue}) has no cleanup decision yet`);
+    else if (cleanup.state === "skipped") waiting.push(`item ${item.id}'s cleanup was skipped: ${printable(cleanup.reason)}`);
+  }
+  return { items, finished: waiting.length === 0, waiting };
+}
+
+/**
+ * The summary's line for each issue: its item's state, how the owner merged its pull
+ * request (`merged` says it: `merge commit`, `squash`, or nothing when it was not merged),
+ * and its worktree's cleanup state:
+ * `#1 done · merged (merge commit) · worktree reclaimed: done`.
+ */
+export function issueLines(progress: RehearsalProgress, reclaimed: CleanupProgress | undefined, merged: (item: WorkItem) => string | undefined): string[] {
+  return progress.issues.map(({ issue, item }) => {
+    if (!item) return `#${issue} not a work item`;
+    const how = merged(item);
+    const parts = [`#${issue} ${item.state}`, how ? `merged (${how})` : "not merged by the owner"];
+    const cleanup = reclaimed?.items.find((i) => i.item.id === item.id)?.cleanup;
+    if (item.state === "done") parts.push(worktreeWords(cleanup));
+    return parts.join(" · ");
+  });
+}
+
+/** What became of a done item's worktree, from its latest cleanup decision. */
+function worktreeWords(cleanup: CleanupRecord | undefined): string {
+  if (!cleanup) return "worktree not reclaimed: no cleanup decision";
+  if (cleanup.state === "done") return "worktree reclaimed: done";
+  if (worktreeGone(cleanup)) return `worktree reclaimed: ${cleanup.state} (${printable(cleanup.reason)})`;
+  return `worktree kept: ${cleanup.state} (${printable(cleanup.reason)})`;
 }
 
 function plural(n: number, word: string): string {

@@ -3,7 +3,7 @@
  * settle or report effects a crash cut short (lib/daemon/unfinished.ts), drain the exit
  * spool, settle sessions and claims cut short, refresh pull requests, poll when due, retire
  * idle workers of done items (lib/ending/retire.ts), close finished items' tabs
- * (lib/ending/tabs.ts), dispatch,
+ * (lib/ending/tabs.ts), reclaim done items' disk (lib/cleanup/pass.ts), dispatch,
  * then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
@@ -27,6 +27,8 @@ import { settleClaims } from "./settle-claims.ts";
 import { settleSessions } from "./settle.ts";
 import { sweepUnfinished } from "./unfinished.ts";
 import { retireIdleWorkers } from "../ending/retire.ts";
+import { cleanupPass } from "../cleanup/pass.ts";
+import { reportDiskAnomalies } from "../cleanup/disk-anomalies.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
 export interface TickDeps extends DispatchDeps, Pick<TabsDeps, "terminalLauncher"> {
@@ -63,6 +65,10 @@ export interface TickResult {
   retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
   /** Finished items' tabs closed, and items whose tabs could not be told this pass. */
   tabs: { closed: number; unknown: number };
+  /** Cleanup decisions by state (with `[cleanup] on_issue_close`), items not decided, old bundles removed. */
+  cleanup: { done: number; branch_retained: number; retained: number; skipped: number; failed: number; bundles_removed: number };
+  /** The `orphan_worktree` and `prunable_worktree` anomalies raised and retracted. */
+  disk: { raised: number; retracted: number };
   /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
   dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
 }
@@ -79,7 +85,8 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
-    tabs: { closed: 0, unknown: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
+    tabs: { closed: 0, unknown: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
+    disk: { raised: 0, retracted: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
     if (deps.stopRequested?.()) {
@@ -131,6 +138,18 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const sweep = await closeFinishedTabs(deps);
     result.tabs = { closed: sweep.closed, unknown: sweep.unknown };
     sweep.events.forEach(deps.report);
+  });
+  // After retirement, so the disk of an item whose worker was just retired is reclaimed on the same pass.
+  await step("cleanup", async () => {
+    const pass = await cleanupPass(deps);
+    result.cleanup = { ...pass.decided, failed: pass.failed, bundles_removed: pass.bundles_removed };
+    pass.events.forEach(deps.report);
+  });
+  // After cleanup, so a directory it just reclaimed is not reported, and one it left is.
+  await step("disk anomalies", async () => {
+    const disk = await reportDiskAnomalies(deps);
+    result.disk = { raised: disk.raised, retracted: disk.retracted };
+    disk.events.forEach(deps.report);
   });
   if (!result.stopped) {
     if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));

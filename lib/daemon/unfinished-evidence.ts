@@ -10,7 +10,8 @@ import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { GitHubError } from "../boundaries/github.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
-import { branchExists, existingWorktree } from "../boundaries/worktrees.ts";
+import { existingWorktree } from "../boundaries/worktrees.ts";
+import { branchExists, branchTip } from "../boundaries/branches.ts";
 import type { Config } from "../config.ts";
 import { commentMarker } from "../effects.ts";
 import { listRecords, readRecord } from "../sessions/records.ts";
@@ -77,6 +78,34 @@ export async function worktreeEvidence(deps: EvidenceDeps, intent: AuditRecord):
     return listed ? { settled: true, ok: true, found: "made", facts: { ...facts, head: listed.head } } : { settled: true, ok: false, found: "not made", facts };
   }
   return listed ? { settled: true, ok: false, found: "not removed", facts } : { settled: true, ok: true, found: "removed", facts };
+}
+
+/** A branch deletion: whether the clone still has the branch, at the tip its intent proved or elsewhere. */
+export async function branchEvidence(deps: EvidenceDeps, intent: AuditRecord): Promise<Finding> {
+  const { branch, tip } = intent.body;
+  const repoPath = intent.repo ? deps.config.repos[intent.repo]?.path : undefined;
+  if (typeof branch !== "string" || typeof tip !== "string") return { settled: false, check: "its intent names no branch and tip" };
+  if (!repoPath) return { settled: false, check: `repository ${intent.repo ?? "(none)"} is not in the config, so its branch ${branch} cannot be looked at` };
+  let now: string | undefined;
+  try {
+    now = await branchTip(repoPath, branch);
+  } catch (error) {
+    return { settled: false, check: `git cannot read branch ${branch} in "${repoPath}" (${(error as Error).message})` };
+  }
+  const facts = { branch, tip, now: now ?? null };
+  if (now === undefined) return { settled: true, ok: true, found: "deleted", facts };
+  return { settled: true, ok: false, found: now === tip ? "not deleted" : `not deleted (it moved to ${now.slice(0, 12)})`, facts };
+}
+
+/** A bundle written or removed: whether its file is at the path its intent names. */
+export function bundleEvidence(intent: AuditRecord): Finding {
+  const file = intent.body.file;
+  if (typeof file !== "string") return { settled: false, check: "its intent names no bundle file" };
+  const there = existsSync(file);
+  const facts = { file };
+  if (intent.kind === "bundle.remove") return there ? { settled: true, ok: false, found: "not removed", facts } : { settled: true, ok: true, found: "removed", facts };
+  // A bundle is renamed into place whole, so a file at its path is the whole bundle.
+  return there ? { settled: true, ok: true, found: "written", facts } : { settled: true, ok: false, found: "not written", facts };
 }
 
 /** A session effect: what the managed session's record and the process table say of the session now. */

@@ -22,7 +22,7 @@ import type { EffectEvidence, EffectKind } from "../store/effect-kinds.ts";
 import type { Store } from "../store/open.ts";
 import type { DaemonEvent } from "./events.ts";
 import { tabCloseEvidence } from "../ending/tabs.ts";
-import { commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
+import { branchEvidence, bundleEvidence, commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
 import type { EvidenceDeps, Finding } from "./unfinished-evidence.ts";
 
 /** What the sweep works with: the store, and where each kind's evidence is read. */
@@ -108,6 +108,8 @@ const EVIDENCE_WORDS: Record<EffectEvidence | "simulated", string> = {
   "session-record": "the session's record and the process table",
   file: "the file's paths",
   terminal: "the terminal, by marker",
+  branch: "the clone's branch",
+  bundle: "the bundle's file",
   none: "nothing",
   simulated: "its simulation",
 };
@@ -133,6 +135,10 @@ async function read(deps: SweepDeps, intent: AuditRecord, evidence: EffectEviden
       return fileEvidence(intent);
     case "terminal":
       return await tabCloseEvidence(intent);
+    case "branch":
+      return await branchEvidence(deps, intent);
+    case "bundle":
+      return bundleEvidence(intent);
     default:
       return { settled: false, check: `look at what it names in the audit log (robot-army log --kind ${intent.kind})` };
   }

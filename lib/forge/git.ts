@@ -1,8 +1,10 @@
 /**
  * The forge's bare git repositories: made with a first commit on the default branch,
- * read for branch heads, and merged into for real (a merge or squash commit written with
- * `git merge-tree --write-tree` and `commit-tree`, no worktree needed). Every git call
- * goes through dax; arguments are passed as arrays, never joined into a command string.
+ * read for branch heads, merged into for real (a merge or squash commit written with
+ * `git merge-tree --write-tree` and `commit-tree`, no worktree needed), a branch deleted,
+ * and each pull request's `refs/pull/<n>/head` written and read, as GitHub keeps them.
+ * Every git call goes through dax; arguments are passed as arrays, never joined into a
+ * command string.
  */
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -78,6 +80,44 @@ export async function branchHeads(path: string): Promise<Map<string, string>> {
     if (space > 0) heads.set(line.slice(space + 1).replace(/^refs\/heads\//, ""), line.slice(0, space));
   }
   return heads;
+}
+
+/** The ref GitHub keeps a pull request's head under: it outlives the head branch, merged or not. */
+export function pullHeadRef(number: number): string {
+  return `refs/pull/${number}/head`;
+}
+
+/** Every `refs/pull/<n>/head` of the repository, by pull request number, with its commit. */
+export async function pullHeads(path: string): Promise<Map<number, string>> {
+  const out = await git(path, ["for-each-ref", "--format=%(objectname) %(refname)", "refs/pull/"]);
+  const heads = new Map<number, string>();
+  for (const line of out.split("\n")) {
+    const match = /^([0-9a-f]+) refs\/pull\/(\d+)\/head$/.exec(line);
+    if (match) heads.set(Number(match[2]), match[1]);
+  }
+  return heads;
+}
+
+/**
+ * Points `refs/pull/<n>/head` at `sha` (made if it is not there yet). A read of the forge
+ * may be moving the same ref at that moment (git's lock on it refuses the second writer),
+ * so a refusal is tried again a few times before it fails.
+ */
+export async function writePullHead(path: string, number: number, sha: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const result = await runGit(path, ["update-ref", pullHeadRef(number), sha]);
+    if (result.code === 0) return;
+    if (attempt === 5) throw new Error(`git update-ref ${pullHeadRef(number)} failed in "${path}": ${result.stderr.trim() || `exit ${result.code}`}`);
+    await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+  }
+}
+
+/**
+ * Deletes a branch if it still points at `sha` (git's own check, `update-ref -d`):
+ * false when it has moved or is gone.
+ */
+export async function deleteBranch(path: string, branch: string, sha: string): Promise<boolean> {
+  return (await runGit(path, ["update-ref", "-d", `refs/heads/${branch}`, sha])).code === 0;
 }
 
 /** A branch's head commit, or undefined when there is no such branch. */

@@ -141,6 +141,97 @@ test("merge refusals: a conflict (405, mergeable false), a moved head (409), a s
     assert.is((await owner.rest.pulls.get({ ...repo, pull_number: right.data.number })).data.state, "open");
   }));
 
+/** What the remote says `ref` is, asked live from a clone (`git ls-remote origin <ref>`): its sha, or "" when it has none. */
+function remoteRef(clone: string, ref: string): string {
+  return git(clone, "ls-remote", "origin", ref).split("\t")[0];
+}
+
+test("refs/pull/<n>/head is written when a pull request opens, follows its head branch while it is open, and is kept after a squash merge and the branch's deletion; a clone fetches it", () =>
+  template.use(async ({ owner, seeded, tmp }) => {
+    const bare = seeded.repository.clone_url;
+    const first = pushBranch(tmp, bare, "ra/issue-2", "fix.txt", "fixed\n");
+    const clone = tmp + "/clone";
+    const pull = await owner.rest.pulls.create({ ...repo, title: "Fix pagination", head: "ra/issue-2", base: "main", body: "Closes #2" });
+    const ref = `refs/pull/${pull.data.number}/head`;
+    assert.is(remoteRef(clone, ref), first, "written when the pull request opens");
+
+    const second = pushBranch(tmp, bare, "ra/issue-2", "fix.txt", "fixed again\n", "ra/issue-2");
+    assert.is(remoteRef(clone, ref), first, "a push reaches the bare repository without the forge");
+    assert.is((await owner.rest.pulls.get({ ...repo, pull_number: pull.data.number })).data.head.sha, second);
+    assert.is(remoteRef(clone, ref), second, "a read of the pull request moves its ref to the branch's tip");
+
+    const squashed = await owner.rest.pulls.merge({ ...repo, pull_number: pull.data.number, merge_method: "squash" });
+    const deleted = await owner.rest.git.deleteRef({ ...repo, ref: "heads/ra/issue-2" });
+    assert.is(deleted.status, 204);
+    assert.is(remoteRef(clone, "refs/heads/ra/issue-2"), "", "the head branch is gone from the remote");
+    assert.is(remoteRef(clone, ref), second, "the pull request's head ref is kept after the merge and the branch's deletion");
+
+    git(clone, "fetch", "--quiet", "--prune", "origin");
+    assert.is(git(clone, "rev-parse", "origin/main"), squashed.data.sha);
+    assert.not.ok(git(clone, "branch", "-r", "--contains", second), "no branch on the remote holds the squashed commits: only the pull ref does");
+    git(clone, "fetch", "--quiet", "origin", ref);
+    assert.is(git(clone, "rev-parse", "FETCH_HEAD"), second, "the pull request's head is fetched from the remote");
+    const after = await owner.rest.pulls.get({ ...repo, pull_number: pull.data.number });
+    assert.is(after.data.merged, true);
+    assert.is(after.data.head.sha, second);
+  }));
+
+test("refs/pull/<n>/head follows a push on a read of the list and at a merge commit's merge; once merged or closed, it stays put", () =>
+  template.use(async ({ owner, seeded, tmp }) => {
+    const bare = seeded.repository.clone_url;
+    pushBranch(tmp, bare, "one", "one.txt");
+    pushBranch(tmp, bare, "two", "two.txt");
+    const clone = tmp + "/clone";
+    const one = await owner.rest.pulls.create({ ...repo, title: "one", head: "one", base: "main" });
+    const two = await owner.rest.pulls.create({ ...repo, title: "two", head: "two", base: "main" });
+    const oneMoved = pushBranch(tmp, bare, "one", "one.txt", "more\n", "one");
+    const twoMoved = pushBranch(tmp, bare, "two", "two.txt", "more\n", "two");
+    await owner.rest.pulls.list({ ...repo, head: "demo:two" });
+    assert.is(remoteRef(clone, `refs/pull/${one.data.number}/head`), oneMoved, "a read of the list moves every open pull request's ref, not only those listed");
+    assert.is(remoteRef(clone, `refs/pull/${two.data.number}/head`), twoMoved);
+
+    const oneLast = pushBranch(tmp, bare, "one", "one.txt", "last\n", "one");
+    await owner.rest.pulls.merge({ ...repo, pull_number: one.data.number });
+    assert.is(remoteRef(clone, `refs/pull/${one.data.number}/head`), oneLast, "the merge writes the head it merged");
+    const twoLast = pushBranch(tmp, bare, "two", "two.txt", "last\n", "two");
+    await owner.rest.pulls.update({ ...repo, pull_number: two.data.number, state: "closed" });
+    assert.is(remoteRef(clone, `refs/pull/${two.data.number}/head`), twoLast, "closing writes the head it closed at");
+
+    pushBranch(tmp, bare, "one", "one.txt", "after\n", "one");
+    pushBranch(tmp, bare, "two", "two.txt", "after\n", "two");
+    await owner.rest.pulls.list({ ...repo, state: "all" });
+    assert.is(remoteRef(clone, `refs/pull/${one.data.number}/head`), oneLast, "a merged pull request's ref stays where it merged");
+    assert.is(remoteRef(clone, `refs/pull/${two.data.number}/head`), twoLast, "a closed pull request's ref stays where it closed");
+  }));
+
+test("a branch is deleted through the API as on GitHub: 204, the ref read 404 after; 422 for no such ref and for the default branch; 403 for a stranger; an open pull request's head branch deleted closes it", () =>
+  template.use(async ({ owner, stranger, seeded, forge, token }) => {
+    const bare = seeded.repository.clone_url;
+    const sha = makeBranch(bare, "robot-army/issue-3-fix", "fix.txt");
+    const read = await owner.rest.git.getRef({ ...repo, ref: "heads/robot-army/issue-3-fix" });
+    assert.is(read.data.ref, "refs/heads/robot-army/issue-3-fix");
+    assert.is(read.data.object.sha, sha);
+    const pull = await owner.rest.pulls.create({ ...repo, title: "Fix", head: "robot-army/issue-3-fix", base: "main" });
+    assert.is((await failure(stranger.rest.git.deleteRef({ ...repo, ref: "heads/robot-army/issue-3-fix" }))).status, 403);
+    const main = await failure(owner.rest.git.deleteRef({ ...repo, ref: "heads/main" }));
+    assert.is(main.status, 422);
+    assert.is(main.data.message, "Cannot delete the default branch");
+    const missing = await failure(owner.rest.git.deleteRef({ ...repo, ref: "heads/no-such-branch" }));
+    assert.is(missing.status, 422);
+    assert.is(missing.data.message, "Reference does not exist");
+
+    // A ref sent with its slashes as they are (curl, say), not encoded as Octokit sends it.
+    const raw = await fetch(`${forge.url}/repos/demo/widgets/git/refs/heads/robot-army/issue-3-fix`, { method: "DELETE", headers: { authorization: `token ${token("owner")}` } });
+    assert.is(raw.status, 204);
+    assert.is(git(bare, "for-each-ref", "refs/heads/robot-army/"), "", "the branch is gone from the bare repository");
+    assert.is((await failure(owner.rest.git.getRef({ ...repo, ref: "heads/robot-army/issue-3-fix" }))).status, 404);
+    const closed = await owner.rest.pulls.get({ ...repo, pull_number: pull.data.number });
+    assert.is(closed.data.state, "closed", "deleting an open pull request's head branch closes it");
+    assert.is(closed.data.merged, false);
+    assert.is(closed.data.head.sha, sha);
+    assert.is(git(bare, "rev-parse", `refs/pull/${pull.data.number}/head`), sha, "its head ref stays");
+  }));
+
 test("closingReferences reads every closing keyword, in any case, for this repository only", () => {
   const repo = { owner: "demo", name: "widgets" } as ForgeRepo;
   assert.equal(closingReferences(repo, "Closes #1\nfixed #2. RESOLVES #3, close: #4"), [1, 2, 3, 4]);

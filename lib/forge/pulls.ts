@@ -3,13 +3,19 @@
  * (the head branch must exist in the bare repository), update, and merge, which merges
  * for real in the bare repository and closes the issues the body names with
  * `Closes #N` / `Fixes #N` / `Resolves #N` when the base is the default branch.
+ *
+ * Each pull request has its `refs/pull/<n>/head` in the bare repository, as on GitHub:
+ * written when it opens, moved to its head branch's tip whenever the forge sees that
+ * branch moved while it is open (any read of it or of the list, its close, its merge),
+ * and kept once it is merged or closed and after its head branch is deleted, so a
+ * squash-merged branch's commits stay fetchable from the remote.
  */
 import type { ForgeIssue, ForgeRepo } from "./state.ts";
 import { addIssue, bareRepoPath, canPush, findIssue, setIssueState } from "./state.ts";
 import type { Reply, Route, RouteContext } from "./http.ts";
 import { ForgeHttpError, bodyObject, choiceField, mustHavePush, notFound, numberParam, paginate, queryChoice, repoOf, stringField, validationFailed } from "./http.ts";
 import { pullJson } from "./shapes.ts";
-import { branchHead, branchHeads, commitsAhead, mergeBranch, mergedTree } from "./git.ts";
+import { branchHead, branchHeads, commitsAhead, mergeBranch, mergedTree, pullHeads, writePullHead } from "./git.ts";
 
 const PULLS = "/repos/{owner}/{repo}/pulls";
 const PULL = `${PULLS}/{number}`;
@@ -39,7 +45,8 @@ async function listPulls(ctx: RouteContext): Promise<Reply> {
     .filter((issue) => !base || issue.pull!.base === base)
     .sort((a, b) => sign * (key(a) - key(b) || a.number - b.number));
   const { page, headers } = paginate(ctx, matching);
-  const heads = page.length ? await branchHeads(gitPath(ctx, repo)) : new Map<string, string>();
+  const heads = await branchHeads(gitPath(ctx, repo));
+  await followHeads(gitPath(ctx, repo), repo, heads);
   return { status: 200, body: page.map((issue) => pullJson(ctx.shapes, repo, issue, heads)), headers };
 }
 
@@ -72,6 +79,7 @@ async function createPull(ctx: RouteContext): Promise<Reply> {
   }
   const pull = { head, base, head_sha: headSha, base_sha: baseSha, draft, merged_at: null, merge_commit_sha: null, merged_by: null };
   const issue = addIssue(ctx.data, repo, { title, body: text ?? null, user: ctx.user.login, pull }, ctx.now());
+  await writePullHead(path, issue.number, headSha);
   return { status: 201, body: await pullDetail(ctx, repo, issue, heads), headers: { location: `${ctx.shapes.base}/repos/${repo.owner}/${repo.name}/pulls/${issue.number}` } };
 }
 
@@ -132,6 +140,7 @@ async function mergePull(ctx: RouteContext): Promise<Reply> {
     who: { name: ctx.user.login, email: `${ctx.user.login}@users.noreply.forge.invalid`, date: at },
   });
   if (!result.merged) throw new ForgeHttpError(405, { message: "Pull Request is not mergeable" });
+  await writePullHead(path, issue.number, headSha!);
   pull.head_sha = headSha!;
   pull.base_sha = result.sha;
   pull.merged_at = at;
@@ -164,6 +173,7 @@ export function closingReferences(repo: ForgeRepo, body: string): number[] {
 async function pullDetail(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue, known?: Map<string, string>) {
   const path = gitPath(ctx, repo);
   const heads = known ?? (await branchHeads(path));
+  await followHeads(path, repo, heads);
   const pull = issue.pull!;
   const head = heads.get(pull.head);
   const base = heads.get(pull.base);
@@ -175,8 +185,27 @@ async function pullDetail(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue,
   return pullJson(ctx.shapes, repo, issue, heads, { mergeable, commits });
 }
 
-async function freezeHeads(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue): Promise<void> {
+/**
+ * Moves each open pull request's `refs/pull/<n>/head` to where its head branch is now, as
+ * GitHub does on a push (pushes reach the bare repository without the forge, so it looks
+ * whenever it reads); a closed one's ref stays where it was, and so does one whose head
+ * branch is gone.
+ */
+export async function followHeads(path: string, repo: ForgeRepo, heads: Map<string, string>): Promise<void> {
+  const open = repo.issues.filter((issue) => issue.pull && issue.state === "open");
+  if (open.length === 0) return;
+  const refs = await pullHeads(path);
+  for (const issue of open) {
+    const tip = heads.get(issue.pull!.head);
+    // A read is not failed for a ref it could not move: the next read moves it.
+    if (tip && refs.get(issue.number) !== tip) await writePullHead(path, issue.number, tip).catch(() => {});
+  }
+}
+
+/** Before a pull request closes: its head and base as they are now, and its `refs/pull/<n>/head` at that head. */
+export async function freezeHeads(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue): Promise<void> {
   const heads = await branchHeads(gitPath(ctx, repo));
+  await followHeads(gitPath(ctx, repo), repo, heads);
   issue.pull!.head_sha = heads.get(issue.pull!.head) ?? issue.pull!.head_sha;
   issue.pull!.base_sha = heads.get(issue.pull!.base) ?? issue.pull!.base_sha;
 }

@@ -2,6 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { forgeTemplate } from "../testing/forge.ts";
 import { makeBranch } from "../testing/forge-git.ts";
+import { git } from "../testing/fixtures.ts";
 import { sleep, waitFor } from "../testing/wait.ts";
 import { playTheOwner } from "./rehearsal-owner.ts";
 import type { SeenPull } from "./rehearsal-owner.ts";
@@ -37,13 +38,49 @@ test("the owner says each pull request as it opens and merges it through the for
       assert.equal(lines, [
         `pull request opened: demo/widgets#${pull.data.number} "Fix pagination (#2)" (Closes #2)`,
         "owner (rehearsal): about to merge robot-army/issue-2-fix",
-        `owner (rehearsal): merged demo/widgets#${pull.data.number}`,
+        `owner (rehearsal): merged demo/widgets#${pull.data.number} (merge commit)`,
       ]);
       await sleep(300);
       assert.is(lines.length, 3, "a merged pull request is said once and merged once");
     } finally {
       await play.stop();
     }
+  }));
+
+test("the owner merges both ways in turn: a merge commit, then a squash whose head branch it deletes, so only refs/pull/<n>/head holds its commits, then a merge commit again", () =>
+  template.use(async ({ owner, seeded, forge, token }) => {
+    const bare = seeded.repository.clone_url;
+    const pulls: number[] = [];
+    const tips: string[] = [];
+    for (const issue of [1, 2, 3]) {
+      const branch = `robot-army/issue-${issue}-fix`;
+      tips.push(makeBranch(bare, branch, `fix-${issue}.txt`));
+      pulls.push((await owner.rest.pulls.create({ ...repo, title: `Fix #${issue}`, head: branch, base: "main", body: `Closes #${issue}` })).data.number);
+    }
+    const lines: string[] = [];
+    const play = playTheOwner({ apiBase: forge.url, token: token("owner"), repo: "demo/widgets", mergeAfterMs: 0, lookEveryMs: 50, write: (text) => lines.push(...text.split("\n").filter(Boolean)) });
+    try {
+      await waitFor("three merges", () => play.merged.size === 3);
+    } finally {
+      await play.stop();
+    }
+    assert.equal([...play.merged.entries()], [
+      [pulls[0], { method: "merge", head: "robot-army/issue-1-fix", branchDeleted: false }],
+      [pulls[1], { method: "squash", head: "robot-army/issue-2-fix", branchDeleted: true }],
+      [pulls[2], { method: "merge", head: "robot-army/issue-3-fix", branchDeleted: false }],
+    ]);
+    assert.equal(lines.filter((line) => line.startsWith("owner (rehearsal): ")), [
+      `owner (rehearsal): merged demo/widgets#${pulls[0]} (merge commit)`,
+      `owner (rehearsal): merged demo/widgets#${pulls[1]} (squash)`,
+      `owner (rehearsal): deleted branch robot-army/issue-2-fix: only refs/pull/${pulls[1]}/head holds its commits on the forge now`,
+      `owner (rehearsal): merged demo/widgets#${pulls[2]} (merge commit)`,
+    ]);
+    const parents = (rev: string) => git(bare, "rev-list", "--parents", "-n", "1", rev).split(" ").length - 1;
+    assert.equal([parents("main~2"), parents("main~1"), parents("main")], [2, 1, 2], "main holds a merge commit, a squash, a merge commit");
+    assert.is(git(bare, "for-each-ref", "--format=%(refname)", "refs/heads/robot-army/"), "refs/heads/robot-army/issue-1-fix\nrefs/heads/robot-army/issue-3-fix", "the squashed branch is deleted, the merged ones stay");
+    assert.is(git(bare, "rev-parse", `refs/pull/${pulls[1]}/head`), tips[1], "the squashed branch's commits are in its pull request's head ref");
+    assert.is(git(bare, "branch", "--contains", tips[1]), "", "and on no branch");
+    for (const issue of [1, 2, 3]) assert.is((await owner.rest.issues.get({ ...repo, issue_number: issue })).data.state, "closed");
   }));
 
 test("a pull request closed by someone else is left alone; a merge the forge refuses is said once and tried again", () =>

@@ -2,9 +2,14 @@
  * The owner's part in a rehearsal: it watches a forge repository's pull requests, says
  * each one as it opens, and merges it a few seconds later through the forge's API with the
  * owner's token (`PUT /repos/{o}/{r}/pulls/{n}/merge`), as an owner reviewing the work
- * would; the forge then closes the issue the pull request's body names. Each thing it does
- * as the owner is said as the owner's (`owner (rehearsal): merged demo/widgets#6`), so a
- * newcomer watching can tell what robot-army did from what the rehearsal did for them.
+ * would; the forge then closes the issue the pull request's body names. It merges both
+ * ways, in turn: the first pull request with a merge commit, the next squashed, and so
+ * on; after a squash it deletes the head branch (`DELETE /repos/{o}/{r}/git/refs/heads/..`),
+ * as an owner clicking "Delete branch" would, so only the pull request's
+ * `refs/pull/<n>/head` still holds that branch's commits on the remote. Each thing it does
+ * as the owner is said as the owner's (`owner (rehearsal): merged demo/widgets#6 (merge
+ * commit)`), so a newcomer watching can tell what robot-army did from what the rehearsal
+ * did for them.
  *
  * It is the rehearsal's stand-in for a person, not one of robot-army's effects: robot-army
  * only sees what it does the way it would see a real owner's merge, on its next poll.
@@ -12,6 +17,7 @@
 import type { Write } from "../cli.ts";
 import { asLines } from "../cli.ts";
 import { printable, quoted } from "../printable.ts";
+import type { MergeMethod } from "./git.ts";
 
 /** How the owner says what it does. */
 export const OWNER_PREFIX = "owner (rehearsal): ";
@@ -46,16 +52,30 @@ export interface OwnerPlayOptions {
   write: Write;
 }
 
+/** How the owner merged one pull request. */
+export interface OwnerMerge {
+  method: MergeMethod;
+  /** The head branch it merged. */
+  head: string;
+  /** After a squash: whether the owner deleted the head branch on the forge. */
+  branchDeleted: boolean;
+}
+
+/** How a merge method is said: `merge commit`, `squash`. */
+export const METHOD_WORDS: Record<MergeMethod, string> = { merge: "merge commit", squash: "squash" };
+
 /** The owner at play: `stop` ends the watch once the look or merge under way is done. */
 export interface OwnerPlay {
-  /** The pull requests the owner merged, by number. */
-  readonly merged: ReadonlySet<number>;
+  /** The pull requests the owner merged, by number, and how. */
+  readonly merged: ReadonlyMap<number, OwnerMerge>;
   stop(): Promise<void>;
 }
 
 /**
- * Starts the owner's play. A merge the forge refuses is said once and tried again on a
- * later look; a pull request closed or merged by someone else is left alone.
+ * Starts the owner's play. The method alternates over the merges done (a refused merge
+ * does not take its turn); a merge the forge refuses is said once and tried again on a
+ * later look; a pull request closed or merged by someone else is left alone. A branch
+ * the forge would not delete is said and left.
  * @example
  * const owner = playTheOwner({ apiBase: forge.url, token, repo: "demo/widgets", write });
  * // ... later
@@ -67,7 +87,7 @@ export function playTheOwner(options: OwnerPlayOptions): OwnerPlay {
   const lookEveryMs = options.lookEveryMs ?? 1000;
   const [owner, name] = repo.split("/");
   const firstSeen = new Map<number, number>();
-  const merged = new Set<number>();
+  const merged = new Map<number, OwnerMerge>();
   const refusals = new Map<number, string>();
   let stopped = false;
   let wake: (() => void) | undefined;
@@ -84,15 +104,25 @@ export function playTheOwner(options: OwnerPlayOptions): OwnerPlay {
       if (Date.now() - firstSeen.get(pull.number)! < mergeAfterMs) continue;
       const before = await options.beforeMerge?.(pull);
       if (before) say(OWNER_PREFIX + before);
+      const method: MergeMethod = merged.size % 2 === 0 ? "merge" : "squash";
       try {
-        await github.rest.pulls.merge({ owner, repo: name, pull_number: pull.number });
-        merged.add(pull.number);
-        say(`${OWNER_PREFIX}merged ${repo}#${pull.number}`);
+        await github.rest.pulls.merge({ owner, repo: name, pull_number: pull.number, merge_method: method });
       } catch (error) {
-        const e = error as { status?: number; message?: string };
-        const why = `${e.status ? `${e.status} ` : ""}${printable(e.message ?? String(error))}`;
+        const why = refusal(error);
         if (refusals.get(pull.number) !== why) say(`${OWNER_PREFIX}could not merge ${repo}#${pull.number}: ${why}; trying again`);
         refusals.set(pull.number, why);
+        continue;
+      }
+      const done: OwnerMerge = { method, head: pull.head.ref, branchDeleted: false };
+      merged.set(pull.number, done);
+      say(`${OWNER_PREFIX}merged ${repo}#${pull.number} (${METHOD_WORDS[method]})`);
+      if (method !== "squash") continue;
+      try {
+        await github.rest.git.deleteRef({ owner, repo: name, ref: `heads/${pull.head.ref}` });
+        done.branchDeleted = true;
+        say(`${OWNER_PREFIX}deleted branch ${printable(pull.head.ref)}: only refs/pull/${pull.number}/head holds its commits on the forge now`);
+      } catch (error) {
+        say(`${OWNER_PREFIX}could not delete branch ${printable(pull.head.ref)}: ${refusal(error)}`);
       }
     }
   };
@@ -123,6 +153,12 @@ export function playTheOwner(options: OwnerPlayOptions): OwnerPlay {
       await playing;
     },
   };
+}
+
+/** A refused call in one line: `405 Pull Request is not mergeable`. */
+function refusal(error: unknown): string {
+  const e = error as { status?: number; message?: string };
+  return `${e.status ? `${e.status} ` : ""}${printable(e.message ?? String(error))}`;
 }
 
 async function client(apiBase: string, token: string) {

@@ -1,4 +1,8 @@
-/** Finds the route for a request: method plus a path matched against templates such as `/repos/{owner}/{repo}`. */
+/**
+ * Finds the route for a request: method plus a path matched against templates such as
+ * `/repos/{owner}/{repo}`; a last part written `{name+}` takes the rest of the path,
+ * slashes and all (a git ref such as `heads/robot-army/issue-2`, sent encoded or not).
+ */
 import type { Route } from "./http.ts";
 
 /** The route a request matched and its decoded `{name}` parts. */
@@ -28,9 +32,9 @@ export function makeRouter(routes: Route[]): (method: string, path: string) => R
 
 function templatePattern(template: string): { regex: RegExp; names: string[] } {
   const names: string[] = [];
-  const source = template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)\}/g, (_, name: string) => {
+  const source = template.replace(/[.*+?^$()|[\]\\]/g, "\\$&").replace(/\{(\w+)(\\\+)?\}/g, (_, name: string, rest?: string) => {
     names.push(name);
-    return "([^/]+)";
+    return rest ? "(.+)" : "([^/]+)";
   });
   return { regex: new RegExp(`^${source}$`), names };
 }

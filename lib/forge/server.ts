@@ -21,6 +21,7 @@ import type { Reply, Route, RouteContext } from "./http.ts";
 import { graphqlRoutes } from "./graphql.ts";
 import { issueRoutes } from "./issues.ts";
 import { pullRoutes } from "./pulls.ts";
+import { refRoutes } from "./refs.ts";
 import { repoRoutes } from "./repos.ts";
 import { makeRouter } from "./router.ts";
 import type { RouteMatch } from "./router.ts";
@@ -85,6 +86,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     ...repoRoutes,
     ...issueRoutes,
     ...pullRoutes,
+    ...refRoutes,
     ...graphqlRoutes,
     { method: "GET", template: "/rate_limit", handler: (ctx) => ({ status: 200, body: rateLimitBody(limits.peek(ctx.user.login)) }) },
   ];

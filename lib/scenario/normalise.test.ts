@@ -107,4 +107,10 @@ test("tool versions become <version>", () => {
   assert.is(n.normalise("ok git version 2.39.5; ok tmux 3.3a"), "ok git version <version>; ok tmux <version>");
 });
 
+test("sizes on disk, which depend on the file system, become placeholders in text and JSON", () => {
+  const n = normaliser();
+  assert.is(n.normalise("issue-1  item 1  b  52.0 KiB  clean\ntotal: 2 worktrees, 1.2 MiB"), "issue-1  item 1  b  <size>  clean\ntotal: 2 worktrees, <size>");
+  assert.is(n.normalise('"size_bytes": 53248, "total_bytes": 10, "bytes": 7'), '"size_bytes": <bytes>, "total_bytes": <bytes>, "bytes": 7');
+});
+
 test.run();

@@ -1,8 +1,9 @@
 /**
  * Anomalies: conditions the owner should see, such as an effect a crash cut short that no
  * evidence settles (`effect_unfinished`), a spool file set aside as damaged
- * (`spool_damaged`), or a live worker under a done item that is not kept
- * (`orphan_session`). The owner acknowledges one; the pass resolves one whose condition
+ * (`spool_damaged`), a live worker under a done item that is not kept
+ * (`orphan_session`), or disk robot-army made that nothing accounts for (`orphan_worktree`,
+ * `prunable_worktree`). The owner acknowledges one; the pass resolves one whose condition
  * ended: `retracted` when it no longer holds (the item was kept, the worker retired),
  * `gone` when the worker died. Open means neither acknowledged nor resolved.
  *
@@ -23,8 +24,12 @@ import { redact } from "../redact.ts";
 import { appendAudit } from "./audit.ts";
 import type { Store } from "./open.ts";
 
-/** The kinds of anomaly raised today. */
-export type AnomalyKind = "effect_unfinished" | "spool_damaged" | "orphan_session";
+/**
+ * The kinds of anomaly raised today; `orphan_worktree` (a directory in the worktree root no
+ * item claims) and `prunable_worktree` (a finished item's worktree deleted by hand) are
+ * about disk, each with its path as action id (lib/cleanup/disk-anomalies.ts).
+ */
+export type AnomalyKind = "effect_unfinished" | "spool_damaged" | "orphan_session" | "orphan_worktree" | "prunable_worktree";
 
 /** How the pass resolved an anomaly: its condition no longer holds, or its worker died. */
 export type Resolution = "retracted" | "gone";

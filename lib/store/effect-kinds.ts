@@ -18,6 +18,10 @@ export type EffectEvidence =
   | "session-record"
   /** The file's old and new paths. */
   | "file"
+  /** The clone's branch the intent names: gone, or still at the tip that was proven. */
+  | "branch"
+  /** The bundle file the intent names: whole at its path, or not there. */
+  | "bundle"
   /** The terminal server the intent names, asked for the item's tabs by marker. */
   | "terminal"
   /** Nothing that can be read settles it: the owner is told. */
@@ -42,6 +46,11 @@ export const EFFECT_KINDS = {
   "github.comment": { what: "a comment on an issue", timeoutSeconds: 300, settleAfterSeconds: 60, evidence: "issue-comments" },
   "worktree.create": { what: "a worktree made for a work item", timeoutSeconds: 900, evidence: "worktree" },
   "worktree.remove": { what: "a work item's worktree removed", timeoutSeconds: 300, evidence: "worktree" },
+  // git's own bookkeeping of directories already gone: nothing on disk to read it back from, so the owner is told.
+  "worktree.prune": { what: "a clone's records of vanished worktrees pruned", timeoutSeconds: 120, evidence: "none" },
+  "bundle.write": { what: "a branch's commits written to a bundle before its deletion", timeoutSeconds: 600, evidence: "bundle" },
+  "branch.delete": { what: "a branch proven on origin deleted at its proven tip", timeoutSeconds: 120, evidence: "branch" },
+  "bundle.remove": { what: "a deleted branch's bundle removed after cleanup.keep_bundles", timeoutSeconds: 60, evidence: "bundle" },
   "session.launch": { what: "a worker session started", timeoutSeconds: 120, evidence: "session-record" },
   "session.stop": { what: "a worker session stopped", timeoutSeconds: 120, evidence: "session-record" },
   "session.kill": { what: "a managed session killed by the owner", timeoutSeconds: 120, evidence: "session-record" },

@@ -253,6 +253,33 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX sessions_open ON sessions (item, attempt) WHERE ended_at IS NULL;
     `,
   },
+  {
+    name: "cleanup decisions: what became of a finished item's worktree and branch",
+    sql: `
+      -- One row per decision (lib/cleanup/records.ts); the latest row of an item is its cleanup state.
+      -- worktree_path and branch stay after a removal, so "what was at this path?" stays answerable.
+      CREATE TABLE cleanups (
+        id             INTEGER PRIMARY KEY,
+        item           INTEGER NOT NULL REFERENCES work_items (id),
+        state          TEXT NOT NULL CHECK (state IN ('done', 'branch_retained', 'retained', 'skipped')),
+        reason         TEXT NOT NULL,
+        worktree_path  TEXT NOT NULL,
+        branch         TEXT NOT NULL,
+        worktree       TEXT NOT NULL CHECK (worktree IN ('removed', 'absent', 'kept', 'simulated')),
+        branch_outcome TEXT NOT NULL CHECK (branch_outcome IN ('deleted', 'absent', 'kept', 'simulated', 'not_attempted')),
+        -- How every commit of the branch was proven on the remote, and the tip that was proven.
+        proof          TEXT,
+        tip            TEXT,
+        -- The bundle the branch's commits were written to before it was deleted, and the command restoring it.
+        bundle         TEXT,
+        restore        TEXT,
+        by             TEXT NOT NULL CHECK (by IN ('pass', 'cleanup', 'worktree remove')),
+        simulated      INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0, 1)),
+        at             TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX cleanups_by_item ON cleanups (item, id);
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -3,15 +3,17 @@
  * queue. The issue is re-read first (a closed issue refuses: the next poll makes the item
  * done), with who last added its label and who edited its body (lib/intake/issue-trust.ts):
  * an item whose words are not the owner's alone goes back held for the owner, and when
- * GitHub cannot say, reset refuses before removing anything. Removal goes through removeWorktree's guards: a live session (or one that cannot
- * be checked) refuses; git's refusal over uncommitted work, and a branch with commits
- * origin does not have (asked live), are kept unless forced. Only when both are gone does the item go `ready`.
+ * GitHub cannot say, reset refuses before removing anything. Removal is cleanup's own
+ * (lib/cleanup/checkout.ts): a live session (or one that cannot be checked) refuses; git's
+ * refusal over uncommitted work, and a branch with commits origin does not have (asked
+ * live), are kept unless forced; a branch is written to a bundle before it is deleted.
+ * Only when both are gone does the item go `ready`.
  * Below effect level `local` worktrees are simulated, so reset refuses before it reads anything.
  */
-import { removeWorktree, worktreePath } from "../../boundaries/worktrees.ts";
-import type { WorktreeRemoval } from "../../boundaries/worktrees.ts";
+import { worktreePath } from "../../boundaries/worktrees.ts";
+import { removeCheckout } from "../../cleanup/checkout.ts";
+import type { CheckoutRemoval } from "../../cleanup/checkout.ts";
 import { PreconditionError } from "../../errors.ts";
-import { auditEffect } from "../../store/audit.ts";
 import { getItem, refreshSnapshot, requireItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
@@ -27,7 +29,7 @@ export const RESETTABLE: readonly WorkItemState[] = ["interrupted", "failed", "n
 
 /** What reset did: the removal as it happened, and the item as it is now. */
 export interface ResetOutcome {
-  removal: WorktreeRemoval;
+  removal: CheckoutRemoval;
   item: WorkItem;
   /** Whether the item went back to `ready`. */
   reset: boolean;
@@ -61,11 +63,11 @@ export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "s
   const path = last?.worktree ?? worktreePath(worktreeRoot(config, deps.stateDir), item.repo, item.issue);
   const branch = last?.branch ?? branchName(item.issue, item.title);
   const live = liveSessionOf(store, deps.sessionRoot, item.id, path);
-  const removal = await auditEffect(
-    store,
-    { kind: "worktree.remove", repo: item.repo, item: item.id, body: { path, branch, force: options.force === true, live_session: live.live } },
-    () => removeWorktree({ repoPath: repo.path, path, branch, force: options.force === true, liveSession: live.live }),
-    (r) => ({ worktree: r.worktree, branch: r.branch }),
+  const force = options.force === true;
+  const removal = await removeCheckout(
+    deps,
+    { repo: item.repo, item: item.id, repoPath: repo.path, path, branch, base: repo.base_branch },
+    { session: live.live === false ? { live: false } : { live: live.live, why: describeLive(live, item.id) }, force: { worktree: force, branch: force } },
   );
   if (removal.worktree.status === "kept" && live.live !== false) throw new PreconditionError(describeLive(live, item.id));
   const gone = removal.worktree.status !== "kept" && removal.branch.status !== "kept";

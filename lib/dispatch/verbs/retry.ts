@@ -7,7 +7,8 @@
  * discards it.
  */
 import { existsSync } from "node:fs";
-import { branchExists, worktreePath } from "../../boundaries/worktrees.ts";
+import { worktreePath } from "../../boundaries/worktrees.ts";
+import { branchExists } from "../../boundaries/branches.ts";
 import type { Config } from "../../config.ts";
 import { PreconditionError } from "../../errors.ts";
 import type { Store } from "../../store/open.ts";

@@ -89,6 +89,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-old-secret": () => import("./forge-with-old-secret.ts"),
   "damaged-files": () => import("./damaged-files.ts"),
   "store-with-resolved-anomalies": () => import("./store-with-resolved-anomalies.ts"),
+  "forge-with-worktrees-on-disk": () => import("./forge-with-worktrees-on-disk.ts"),
 };
 
 /** Whether a setup of this name is registered. */

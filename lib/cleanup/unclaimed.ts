@@ -1,0 +1,236 @@
+/**
+ * Which worktrees items claim, which directories in the worktree root none does, and the
+ * guards of `worktree remove <path>`: a worktree no item claims is removed (worktree and
+ * branch) only when it is inside the worktree root, an onboarded clone lists it as a
+ * worktree, and no live worker is in it. With no session rows to ask, that last guard asks
+ * the session root's records, each checked by pid and start time (`workerRuns`); a record
+ * that cannot be read makes it unknown, and unknown refuses. A claimed path is refused with
+ * the item's id, so the path form is never a way round the session guard of `worktree remove <id>`.
+ *
+ * @example
+ * const target = await unclaimedTarget(deps, "/state/worktrees/demo/widgets/issue-9");
+ * const removal = await removeUnclaimed(deps, target, { force: false });
+ */
+import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
+import { isAbsolute, join, relative, resolve } from "node:path";
+import type { Config } from "../config.ts";
+import { worktreeRoot } from "../dispatch/worktree-root.ts";
+import type { Effects } from "../effects.ts";
+import { PreconditionError } from "../errors.ts";
+import { samePath } from "../same-path.ts";
+import { getRepoRecord } from "../repos/records.ts";
+import { scanRecords } from "../sessions/records.ts";
+import { workerRuns } from "../sessions/state.ts";
+import type { Store } from "../store/open.ts";
+import type { WorkItemState } from "../work-items/queries.ts";
+import { listWorktrees } from "../boundaries/worktrees.ts";
+import { removeCheckout } from "./checkout.ts";
+import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
+
+/** A worktree an item claims: the path its newest session row records. */
+export interface Claim {
+  path: string;
+  item: number;
+  repo: string;
+  issue: number;
+  state: WorkItemState;
+  branch: string;
+}
+
+/** The worktree each item claims: its newest session row's, one per item, by item id. */
+export function worktreeClaims(store: Store): Claim[] {
+  return store.statement(
+    `SELECT s.worktree AS path, s.item AS item, w.repo AS repo, w.issue AS issue, w.state AS state, s.branch AS branch
+     FROM sessions AS s JOIN work_items AS w ON w.id = s.item
+     WHERE s.worktree != '' AND s.attempt = (SELECT max(attempt) FROM sessions WHERE item = s.item)
+     ORDER BY s.item`,
+  ).all().map((row) => ({ ...(row as unknown as Claim) }));
+}
+
+/** The claim on `path`, if an item has one. */
+export function claimOn(claims: readonly Claim[], path: string): Claim | undefined {
+  return claims.find((claim) => samePath(claim.path, path));
+}
+
+/** One worktree an onboarded clone lists (`git worktree list`). */
+export interface CloneWorktree {
+  repo: string;
+  repoPath: string;
+  path: string;
+  /** The branch's short name; undefined on a detached HEAD. */
+  branch?: string;
+  main: boolean;
+  /** Git's own word: its directory is gone, so `git worktree prune` would clear it. */
+  prunable: boolean;
+}
+
+/** The onboarded clones: repositories in the config that the owner onboarded, with their paths and base branches. */
+export function onboardedClones(store: Store, config: Pick<Config, "repos">): Array<{ repo: string; path: string; base: string }> {
+  return Object.entries(config.repos)
+    .filter(([repo]) => getRepoRecord(store, repo) !== undefined)
+    .map(([repo, settings]) => ({ repo, path: settings.path, base: settings.base_branch }));
+}
+
+/** Every worktree the onboarded clones list, and the clones whose list cannot be read (with git's words). */
+export async function cloneWorktrees(store: Store, config: Pick<Config, "repos">): Promise<{ worktrees: CloneWorktree[]; unreadable: Array<{ repo: string; problem: string }> }> {
+  const worktrees: CloneWorktree[] = [];
+  const unreadable: Array<{ repo: string; problem: string }> = [];
+  for (const clone of onboardedClones(store, config)) {
+    try {
+      for (const listed of await listWorktrees(clone.path)) {
+        worktrees.push({ repo: clone.repo, repoPath: clone.path, path: listed.path, branch: listed.branch?.replace(/^refs\/heads\//, ""), main: listed.main, prunable: listed.prunable });
+      }
+    } catch (error) {
+      unreadable.push({ repo: clone.repo, problem: (error as Error).message });
+    }
+  }
+  return { worktrees, unreadable };
+}
+
+/** A directory in the worktree root that no item claims, with what the clone listing it says of it. */
+export interface UnclaimedDirectory {
+  path: string;
+  /** The onboarded clone that lists it as a worktree, if one does. */
+  repo: string | null;
+  branch: string | null;
+}
+
+/** What finding and removing unclaimed worktrees reads. */
+export interface UnclaimedDeps {
+  store: Store;
+  config: Pick<Config, "repos" | "worktrees">;
+  stateDir: string;
+}
+
+/**
+ * Every directory in the worktree root no item claims: each `<root>/<owner>/<name>/<dir>`
+ * (where robot-army makes worktrees), and any worktree an onboarded clone lists inside the
+ * root, however deep. Links are not followed; a root that does not exist holds none.
+ */
+export async function unclaimedDirectories(deps: UnclaimedDeps, known?: { claims: Claim[]; worktrees: CloneWorktree[] }): Promise<UnclaimedDirectory[]> {
+  const root = worktreeRoot(deps.config, deps.stateDir);
+  const claims = known?.claims ?? worktreeClaims(deps.store);
+  const worktrees = known?.worktrees ?? (await cloneWorktrees(deps.store, deps.config)).worktrees;
+  const found = new Map<string, UnclaimedDirectory>();
+  for (const path of directoriesAtDepth(root, 3)) found.set(path, { path, repo: null, branch: null });
+  for (const listed of worktrees) {
+    if (listed.main || !existsSync(listed.path) || !isInside(listed.path, root)) continue;
+    const already = [...found.keys()].find((path) => samePath(path, listed.path)) ?? listed.path;
+    found.set(already, { path: already, repo: listed.repo, branch: listed.branch ?? null });
+  }
+  // A folder that only holds a worktree further down is not one itself: the worktree is listed, not its parent.
+  const deeper = [...claims.map((c) => c.path), ...worktrees.filter((w) => !w.main).map((w) => w.path)];
+  const holdsOne = (dir: string) => deeper.some((path) => !samePath(path, dir) && isInside(path, dir));
+  return [...found.values()].filter((dir) => !claimOn(claims, dir.path) && !holdsOne(dir.path)).sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** What `worktree remove <path>` removes once its guards passed: the worktree, its clone and branch, and what the session root says of it. */
+export interface UnclaimedTarget {
+  path: string;
+  repo: string;
+  repoPath: string;
+  base: string;
+  branch: string;
+  session: SessionGuard;
+}
+
+/**
+ * The guards of `worktree remove <path>` that need no git refusal to answer, in order: no
+ * item claims it (else the id to use), it is inside the worktree root, an onboarded clone
+ * lists it on a branch. Each refusal is a PreconditionError naming the path. What the
+ * session root says of it is returned, not thrown: the removal records that refusal.
+ */
+export async function unclaimedTarget(deps: UnclaimedDeps & { sessionRoot: string }, path: string): Promise<UnclaimedTarget> {
+  const wanted = resolve(path);
+  const claim = claimOn(worktreeClaims(deps.store), wanted);
+  if (claim) {
+    throw new PreconditionError(
+      `"${wanted}" is the worktree of work item ${claim.item} (${claim.repo}#${claim.issue}, ${claim.state}): remove it with "robot-army worktree remove ${claim.item}", which asks that item's sessions first`,
+    );
+  }
+  const root = worktreeRoot(deps.config, deps.stateDir);
+  if (!isInside(wanted, root) || samePath(wanted, root)) {
+    throw new PreconditionError(`"${wanted}" is not inside the worktree root "${root}": robot-army removes only worktrees it could have made`);
+  }
+  const { worktrees, unreadable } = await cloneWorktrees(deps.store, deps.config);
+  const listed = worktrees.find((w) => !w.main && samePath(w.path, wanted));
+  if (!listed) {
+    const why = unreadable.length ? `; the worktrees of ${unreadable.map((u) => u.repo).join(", ")} cannot be read (${unreadable[0].problem})` : "";
+    throw new PreconditionError(`No onboarded clone lists "${wanted}" as a worktree${why}: robot-army removes only what git knows as a worktree, so nothing was touched`);
+  }
+  if (!listed.branch) throw new PreconditionError(`The worktree "${wanted}" of ${listed.repo} is on a detached HEAD, so there is no branch whose commits could be proven on origin: nothing was touched`);
+  const clone = onboardedClones(deps.store, deps.config).find((c) => c.repo === listed.repo)!;
+  return { path: listed.path, repo: listed.repo, repoPath: listed.repoPath, base: clone.base, branch: listed.branch, session: sessionInPath(deps.sessionRoot, listed.path) };
+}
+
+/**
+ * Removes an unclaimed worktree and its branch through the one removal path, under the
+ * session root's answer and git's refusal (overridden only by `force`, which the command
+ * takes only once the owner typed the directory's name at a terminal).
+ */
+export async function removeUnclaimed(deps: { store: Store; effects: Effects; stateDir: string }, target: UnclaimedTarget, options: { force: boolean }): Promise<CheckoutRemoval> {
+  return await removeCheckout(
+    deps,
+    { repo: target.repo, item: null, repoPath: target.repoPath, path: target.path, branch: target.branch, base: target.base },
+    { session: target.session, force: options.force ? { worktree: true, branch: true } : undefined },
+  );
+}
+
+/**
+ * Whether a managed session's worker is in `path` or below it, asked of the session root's
+ * records, each by pid and start time: one that runs (or cannot be checked), or a record
+ * that cannot be read, is a live or unknown answer, never "no session".
+ */
+export function sessionInPath(sessionRoot: string, path: string): SessionGuard {
+  const { records, unreadable } = scanRecords(sessionRoot);
+  for (const record of records) {
+    if (!isInside(record.cwd, path)) continue;
+    const runs = workerRuns(sessionRoot, record);
+    if (runs === true) return { live: true, why: `session ${record.name} (${record.id}) runs in "${record.cwd}"` };
+    if (runs === "unknown") return { live: "unknown", why: `whether session ${record.name} (${record.id}) in "${record.cwd}" still runs cannot be checked` };
+  }
+  if (unreadable.length > 0) return { live: "unknown", why: `the session record "${unreadable[0].file}" cannot be read (${unreadable[0].problem}), so whether its worker is in "${path}" is unknown` };
+  return { live: false };
+}
+
+/** Whether `child` is `parent` or below it, symbolic links resolved where the paths exist. */
+export function isInside(child: string, parent: string): boolean {
+  const from = realOrResolved(parent);
+  const to = realOrResolved(child);
+  const rel = relative(from, to);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+function realOrResolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** The real directories exactly `depth` levels below `root`, never through a symbolic link. */
+function directoriesAtDepth(root: string, depth: number): string[] {
+  let level = [root];
+  for (let d = 0; d < depth; d++) {
+    const next: string[] = [];
+    for (const dir of level) {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const path = join(dir, name);
+        try {
+          if (lstatSync(path).isDirectory()) next.push(path);
+        } catch {
+          // Gone between the listing and the look: nothing to report.
+        }
+      }
+    }
+    level = next;
+  }
+  return level;
+}
