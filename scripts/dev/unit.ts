@@ -78,6 +78,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const runtime = "Deno" in globalThis ? "deno" : "node";
   const files = startOrder(findTestFiles(["lib", "scripts"], positionals[0]));
+  if (!files.length) console.log(positionals[0] ? `No test file's path contains "${positionals[0]}"` : "No test files under lib/ or scripts/");
   const results = await runTestFiles(files, Number(values.jobs), (text) => process.stdout.write(text));
   const sum = (key: "passed" | "failed" | "skipped") => results.reduce((total, result) => total + result[key], 0);
   const failing = results.filter((result) => result.failed > 0).map((result) => relative(root, result.file));
