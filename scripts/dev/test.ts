@@ -41,6 +41,21 @@ const STAGES: Stage[] = [
 
 const COUNTS = /(\d+) passed, (\d+) failed/;
 
+/** The process groups of the stages running now: an interrupt of the suite ends them too. */
+const running = new Set<number>();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    for (const pgid of running) {
+      try {
+        process.kill(-pgid, signal);
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
+
 /** A stage's output: written through while it is the first unfinished stage in order, held until then. */
 class Channel {
   #held: string[] = [];
@@ -63,7 +78,10 @@ class Channel {
 async function runStage(stage: Stage, out: Channel): Promise<{ passed: number; failed: number }> {
   out.write(`\n== ${stage.name}\n`);
   const started = Date.now();
-  const child = spawn(stage.argv[0], stage.argv.slice(1), { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+  // Each stage in a process group of its own: a foreground session one stage runs waits for what starts in
+  // its group after its command, never for the stage in the other lane.
+  const child = spawn(stage.argv[0], stage.argv.slice(1), { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  running.add(child.pid!);
   let last = "";
   const take = (chunk: Buffer) => out.write(chunk.toString());
   child.stdout.on("data", (chunk: Buffer) => {
@@ -78,6 +96,7 @@ async function runStage(stage: Stage, out: Channel): Promise<{ passed: number; f
     });
     child.on("close", (c) => resolve(c ?? 1));
   });
+  running.delete(child.pid!);
   const result = stageCounts(stage, last, code, out);
   out.write(`${stage.name}: ${result.failed ? "FAILED" : "ok"} (${Math.round((Date.now() - started) / 1000)} s)\n`);
   return result;

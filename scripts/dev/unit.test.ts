@@ -49,6 +49,18 @@ test("with one job the files run one after another", () => withTempDir(async (di
   assert.equal(results.map((r) => [r.passed, r.failed]), [[0, 1], [1, 0]]);
 }));
 
+test("each test file leads a process group of its own, so a foreground session it runs never waits on the files beside it", () => withTempDir(async (dir) => {
+  const file = join(dir, "group.test.ts");
+  writeFileSync(file, [
+    'import { readFileSync } from "node:fs";',
+    'const stat = readFileSync("/proc/self/stat", "utf8");',
+    'const own = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]) === process.pid;',
+    `process.stdout.write(${JSON.stringify(summary(1, 1))}.replace("Passed:    1", "Passed:    " + (own ? 1 : 0)));`,
+  ].join("\n"));
+  const [result] = await runTestFiles([file], 1, () => {});
+  assert.equal([result.passed, result.failed], [1, 0], result.output);
+}));
+
 test("a file's counts come from uvu's summary; a process that ends without one, or fails with none failed, is one failure", () => {
   assert.equal(fileCounts(`• ✘   (1 / 2)${summary(2, 1)}`, "exited 1"), { passed: 1, failed: 1, skipped: 0, output: "• ✘   (1 / 2)\n" });
   assert.equal(fileCounts(`• •${summary(2, 2, 3)}`, "exited 0").skipped, 3, "skipped tests are apart from uvu's total");

@@ -106,13 +106,32 @@ export async function runTestFiles(files: string[], jobs: number, print: (text: 
   return results;
 }
 
+/** The process groups of the test files running now: an interrupt of this run ends them too. */
+const running = new Set<number>();
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    for (const pgid of running) {
+      try {
+        process.kill(-pgid, signal);
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
+
 /** Runs one test file in a process of this runtime and reads uvu's counts from what it printed. */
 async function runTestFile(file: string): Promise<FileResult> {
   const started = Date.now();
   const [bin, ...args] = runtimeArgv(file);
   // Colour as uvu would give a terminal, when this run has one.
   const env = process.stdout.isTTY && !process.env.NO_COLOR ? { ...process.env, FORCE_COLOR: "1" } : process.env;
-  const child = spawn(bin, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+  // A process group of its own, as a shell with job control runs a command: a foreground session a test
+  // runs waits for what starts in its group after its command, never for the files running beside it.
+  const child = spawn(bin, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  running.add(child.pid!);
   const chunks: Buffer[] = [];
   child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
   child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -120,6 +139,7 @@ async function runTestFile(file: string): Promise<FileResult> {
     child.on("error", (error) => resolve(`could not start: ${error.message}`));
     child.on("close", (code, signal) => resolve(signal ? `was ended by ${signal}` : `exited ${code}`));
   });
+  running.delete(child.pid!);
   const text = Buffer.concat(chunks).toString("utf8");
   return { file, ms: Date.now() - started, ...fileCounts(text, ended) };
 }
