@@ -314,11 +314,12 @@ test("a used-up rate limit defers instead of retrying", () =>
 
 test("every call has a timeout; a read that times out is tried again", () =>
   template.use(async (t) => {
-    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", delay_ms: 400, times: 1 });
-    const once = await connectGitHub(await forgeConfig(t), null, quickOptions([], { timeoutMs: 100, maxAttempts: 1 }));
-    await refused(once.getRepository("demo/widgets"), (e) => e instanceof GitHubError && e.status === null && /timed out after 100 ms/.test(e.message));
-    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", delay_ms: 400, times: 1 });
-    const twice = await connectGitHub(await forgeConfig(t), null, quickOptions([], { timeoutMs: 100, maxAttempts: 2 }));
+    // The timeout leaves the retry room to be answered on a loaded machine; the delay is well past it.
+    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", delay_ms: 2_000, times: 1 });
+    const once = await connectGitHub(await forgeConfig(t), null, quickOptions([], { timeoutMs: 500, maxAttempts: 1 }));
+    await refused(once.getRepository("demo/widgets"), (e) => e instanceof GitHubError && e.status === null && /timed out after 500 ms/.test(e.message));
+    await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", delay_ms: 2_000, times: 1 });
+    const twice = await connectGitHub(await forgeConfig(t), null, quickOptions([], { timeoutMs: 500, maxAttempts: 2 }));
     assert.is((await twice.getRepository("demo/widgets")).full_name, "demo/widgets");
   }));
 

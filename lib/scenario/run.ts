@@ -135,11 +135,14 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
       let raw = await run(argv, cwd, stepEnv, stdin);
       knowSessions();
       // `eventually`: re-run until the expectations hold; trial runs hand out no placeholder numbers.
+      // Each run starts a runtime, so the pause between runs grows (to under a second) rather than spin a core.
       const deadline = Date.now() + (step.eventually ?? 0) * 1000;
+      let pauseMs = 200;
       while (Date.now() < deadline) {
         const trial = { code: raw.code, stdout: normaliser.normalise(raw.stdout, { record: false }), stderr: normaliser.normalise(raw.stderr, { record: false }) };
         if (check(trial, raw.problems).length === 0) break;
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        await new Promise((resolve) => setTimeout(resolve, pauseMs));
+        pauseMs = Math.min(pauseMs * 1.5, 800);
         raw = await run(argv, cwd, stepEnv, stdin);
         knowSessions();
       }

@@ -357,7 +357,8 @@ test("retained: keep beats everything; permanent stays; killed stays unless --ep
 // --- startDetached: a holder in a process of its own
 
 test("startDetached confirms the start; the record names a live holder and a child in its own group", inSessionDir(async ({ root, work }) => {
-  const { record, pid } = await startSession(root, shell("echo one; echo two >&2; sleep 0.2; echo three", { cwd: work, tags: { keep: "true" } }));
+  // The child runs on until the test has looked at it (a fixed sleep can end first on a loaded machine).
+  const { record, pid } = await startSession(root, shell("echo one; echo two >&2; while [ ! -e go ]; do sleep 0.05; done; echo three", { cwd: work, tags: { keep: "true" } }));
   assert.is(record.childPid, pid);
   assert.ok(record.holderPid && record.holderPid !== process.pid, "the holder is a process of its own");
   assert.is(liveness({ pid: record.holderPid!, started_at: record.holderStartedAt }), "running");
@@ -366,6 +367,7 @@ test("startDetached confirms the start; the record names a live holder and a chi
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   assert.is(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]), pid, "the child leads its own process group");
   assert.is(sessionState(root, record), "running");
+  writeFileSync(join(work, "go"), "");
   const after = await exitRecorded(root, record.id);
   assert.is(after.ended, "exited");
   assert.is(after.exitCode, 0);

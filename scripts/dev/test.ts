@@ -1,9 +1,16 @@
 /**
- * `npm test`: the whole suite, in the order CI runs it: the typecheck, the unit tests on
- * Node and on Deno, the scenarios on Node and on Deno (on Deno each step's command runs
- * under Deno; the Node run also checks that the catalogue is what it produces, so the
- * scenarios run once for both). Each stage's own counts are added up;
- * the last line is `N passed, N failed`.
+ * `npm test`: the whole suite: the typecheck, the unit tests on Node and on Deno, the
+ * scenarios on Node and on Deno (on Deno each step's command runs under Deno; the Node run
+ * also checks that the catalogue is what it produces, so the scenarios run once for both).
+ *
+ * The stages run in two lanes side by side, each lane's stages one after another: the unit
+ * tests mostly wait on the processes and servers they start, the scenarios keep both cores
+ * busy, so together they use the machine as neither does alone. They share nothing: every
+ * test and scenario makes its own temp dirs, forges, tmux servers and ports. Output reads as
+ * if the stages ran in turn: the stage first in order prints as it goes, the others' output
+ * is held until every stage before them has ended. Each stage's own counts are added up;
+ * the last line is `N passed, N failed`. `npm test -- <word>...` runs the stages whose name
+ * has one of the words.
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -18,49 +25,121 @@ interface Stage {
   argv: string[];
   /** Stages that print `N passed, N failed` are counted by it; others count as one check. */
   counted: boolean;
+  /** The stage this one runs after, in its lane (none: it starts at once). */
+  after?: string;
 }
 
+/** The stages in the order their output is printed. */
 const STAGES: Stage[] = [
   { name: "typecheck", argv: [node, bin("tsc"), "--noEmit", "-p", root], counted: false },
   { name: "unit tests on node", argv: [node, join(root, "scripts/dev/unit.ts")], counted: true },
-  { name: "unit tests on deno", argv: [...deno, join(root, "scripts/dev/unit.ts")], counted: true },
+  { name: "unit tests on deno", argv: [...deno, join(root, "scripts/dev/unit.ts")], counted: true, after: "unit tests on node" },
   // One run of the scenarios on Node both tests them and checks the catalogue made from them.
-  { name: "scenarios on node, and the catalogue is fresh", argv: [node, join(root, "scripts/dev/scenarios.ts"), "--runtime", "node", "--check-catalogue"], counted: true },
-  { name: "scenarios on deno", argv: [node, join(root, "scripts/dev/scenarios.ts"), "--runtime", "deno"], counted: true },
+  { name: "scenarios on node, and the catalogue is fresh", argv: [node, join(root, "scripts/dev/scenarios.ts"), "--runtime", "node", "--check-catalogue"], counted: true, after: "typecheck" },
+  { name: "scenarios on deno", argv: [node, join(root, "scripts/dev/scenarios.ts"), "--runtime", "deno"], counted: true, after: "scenarios on node, and the catalogue is fresh" },
 ];
 
 const COUNTS = /(\d+) passed, (\d+) failed/;
 
-async function runStage(stage: Stage): Promise<{ passed: number; failed: number }> {
-  process.stdout.write(`\n== ${stage.name}\n`);
-  const child = spawn(stage.argv[0], stage.argv.slice(1), { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+/** The process groups of the stages running now: an interrupt of the suite ends them too. */
+const running = new Set<number>();
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    for (const pgid of running) {
+      try {
+        process.kill(-pgid, signal);
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
+
+/** A stage's output: written through while it is the first unfinished stage in order, held until then. */
+class Channel {
+  #held: string[] = [];
+  #live = false;
+  ended = false;
+
+  write(text: string): void {
+    if (this.#live) process.stdout.write(text);
+    else this.#held.push(text);
+  }
+
+  goLive(): void {
+    this.#live = true;
+    process.stdout.write(this.#held.join(""));
+    this.#held = [];
+  }
+}
+
+/** Runs one stage, its output into `out`, and reads its counts. */
+async function runStage(stage: Stage, out: Channel): Promise<{ passed: number; failed: number }> {
+  out.write(`\n== ${stage.name}\n`);
+  const started = Date.now();
+  // Each stage in a process group of its own: a foreground session one stage runs waits for what starts in
+  // its group after its command, never for the stage in the other lane.
+  const child = spawn(stage.argv[0], stage.argv.slice(1), { cwd: root, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  running.add(child.pid!);
   let last = "";
+  const take = (chunk: Buffer) => out.write(chunk.toString());
   child.stdout.on("data", (chunk: Buffer) => {
-    process.stdout.write(chunk);
+    take(chunk);
     last = (last + chunk.toString()).slice(-4000);
   });
-  const code: number = await new Promise((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+  child.stderr.on("data", take);
+  const code: number = await new Promise((resolve) => {
+    child.on("error", (error) => {
+      out.write(`${stage.name}: could not start ${stage.argv[0]}: ${error.message}\n`);
+      resolve(127);
+    });
+    child.on("close", (c) => resolve(c ?? 1));
+  });
+  running.delete(child.pid!);
+  const result = stageCounts(stage, last, code, out);
+  out.write(`${stage.name}: ${result.failed ? "FAILED" : "ok"} (${Math.round((Date.now() - started) / 1000)} s)\n`);
+  return result;
+}
+
+function stageCounts(stage: Stage, last: string, code: number, out: Channel): { passed: number; failed: number } {
   const lines = last.replace(/\x1b\[[0-9;]*m/g, "").trimEnd().split("\n");
   const summary = stage.counted ? lines.map((l) => COUNTS.exec(l)).filter(Boolean).at(-1) : undefined;
   if (summary) {
-    const passed = Number(summary[1]);
     // A stage that exits non-zero has failed at least once, whatever it counted.
-    const failed = Math.max(Number(summary[2]), code === 0 ? 0 : 1);
-    return { passed, failed };
+    return { passed: Number(summary[1]), failed: Math.max(Number(summary[2]), code === 0 ? 0 : 1) };
   }
-  if (stage.counted) process.stdout.write(`${stage.name}: printed no counts (exit ${code})\n`);
+  if (stage.counted) out.write(`${stage.name}: printed no counts (exit ${code})\n`);
   return code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
 }
 
+const only = process.argv.slice(2);
+const chosen = STAGES.filter((stage) => !only.length || only.some((word) => stage.name.includes(word)));
+const channels = new Map(chosen.map((stage) => [stage.name, new Channel()]));
+const runs = new Map<string, Promise<{ passed: number; failed: number }>>();
+/** The first stage in order whose output is not all printed goes live, and so on past those that ended. */
+const advance = () => {
+  for (const stage of chosen) {
+    const channel = channels.get(stage.name)!;
+    channel.goLive();
+    if (!channel.ended) return;
+  }
+};
+for (const stage of chosen) {
+  const before = stage.after && runs.has(stage.after) ? runs.get(stage.after)! : Promise.resolve();
+  const channel = channels.get(stage.name)!;
+  runs.set(stage.name, before.then(() => runStage(stage, channel)).then((result) => {
+    channel.ended = true;
+    advance();
+    return result;
+  }));
+}
+advance();
 let passed = 0;
 let failed = 0;
-const only = process.argv.slice(2);
-for (const stage of STAGES) {
-  if (only.length && !only.some((word) => stage.name.includes(word))) continue;
-  const result = await runStage(stage);
+for (const result of await Promise.all(runs.values())) {
   passed += result.passed;
   failed += result.failed;
-  process.stdout.write(`${stage.name}: ${result.failed ? "FAILED" : "ok"}\n`);
 }
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
 process.exitCode = failed ? 1 : 0;

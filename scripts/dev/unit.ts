@@ -1,14 +1,39 @@
 /**
  * Runs the unit tests (`lib/**\/*.test.ts`, `scripts/**\/*.test.ts`) with uvu, on whichever
- * runtime runs this file, and ends with `unit tests: N passed, N failed`.
+ * runtime runs this file, and ends with `unit tests on <runtime>: N passed, N failed`.
  *
- * `npm run unit [-- <filter>]` on Node; `deno run -A scripts/dev/unit.ts` on Deno.
+ * Each test file runs in a process of its own, `--jobs` of them at once (default 3: most
+ * files spend their time waiting on the processes, git calls and servers they start, not on
+ * a core), the files known to take longest first. A file's output is printed whole when it
+ * ends, under its name and duration, so files running side by side never interleave.
+ *
+ * `npm run unit [-- <filter>] [--jobs N]` on Node; `deno run -A scripts/dev/unit.ts` on Deno.
  */
-import { readdirSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import { runtimeArgv } from "../../lib/runtime.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
+
+/**
+ * The files that take longest (measured on both runtimes), started first so the run does not
+ * end waiting on one of them. Only an order: a file missing here starts after these, larger
+ * files first, and every file runs whatever this says.
+ */
+const LONGEST_FIRST = [
+  "lib/crash/crash.test.ts",
+  "lib/dispatch/verbs/relaunch.test.ts",
+  "scripts/argv.fuzz.test.ts",
+  "lib/episodes/journal.property.test.ts",
+  "lib/sessions/gc.test.ts",
+  "lib/sessions/holder.test.ts",
+  "lib/dispatch/verbs/reset.test.ts",
+  "lib/dispatch/verbs/cancel.test.ts",
+  "lib/ending/retire.test.ts",
+  "scripts/start.test.ts",
+];
 
 /** Test files below the given folders, sorted so runs are repeatable. */
 export function findTestFiles(dirs: string[], filter?: string): string[] {
@@ -24,34 +49,115 @@ export function findTestFiles(dirs: string[], filter?: string): string[] {
   return found.filter((file) => !filter || relative(root, file).includes(filter)).sort();
 }
 
+/** The order files start in: those known to take longest first, then larger files before smaller. */
+export function startOrder(files: string[]): string[] {
+  const rank = (file: string) => {
+    const at = LONGEST_FIRST.indexOf(relative(root, file));
+    return at === -1 ? LONGEST_FIRST.length : at;
+  };
+  const size = new Map(files.map((file) => [file, statSync(file).size]));
+  return [...files].sort((a, b) => rank(a) - rank(b) || size.get(b)! - size.get(a)! || a.localeCompare(b));
+}
+
+/** What one test file's process reported: uvu's counts, or a failure when it printed none. */
+export interface FileResult {
+  file: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+  ms: number;
+  /** Its output without uvu's summary lines. */
+  output: string;
+}
+
 async function main(argv: string[]): Promise<number> {
-  const files = findTestFiles(["lib", "scripts"], argv[0]);
-  const runtime = "Deno" in globalThis ? "deno" : "node";
-  // uvu queues suites instead of running them when UVU_DEFER is set before it loads.
-  const g = globalThis as unknown as { UVU_DEFER: number; UVU_QUEUE: unknown[][]; UVU_INDEX: number };
-  g.UVU_DEFER = 1;
-  g.UVU_QUEUE = [];
-  const { exec } = await import("uvu");
-  for (const [index, file] of files.entries()) {
-    g.UVU_QUEUE.push([relative(root, file)]);
-    g.UVU_INDEX = index;
-    await import(pathToFileURL(file).href);
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { jobs: { type: "string", default: "3" } } });
+  if (!/^[1-9]\d*$/.test(values.jobs) || positionals.length > 1) {
+    console.error("Usage: unit.ts [filter] [--jobs N]");
+    return 2;
   }
-  const captured: string[] = [];
-  const write = process.stdout.write.bind(process.stdout);
-  process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    captured.push(String(chunk));
-    return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stdout.write;
-  await exec(false);
-  process.stdout.write = write;
-  const text = captured.join("").replace(/\x1b\[[0-9;]*m/g, "");
-  const total = Number(/Total:\s+(\d+)/.exec(text)?.[1] ?? 0);
-  const passed = Number(/Passed:\s+(\d+)/.exec(text)?.[1] ?? 0);
-  const skipped = Number(/Skipped:\s+(\d+)/.exec(text)?.[1] ?? 0);
-  const failed = total - passed - skipped;
-  console.log(`unit tests on ${runtime}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
-  return failed > 0 || files.length === 0 ? 1 : 0;
+  const runtime = "Deno" in globalThis ? "deno" : "node";
+  const files = startOrder(findTestFiles(["lib", "scripts"], positionals[0]));
+  if (!files.length) console.log(positionals[0] ? `No test file's path contains "${positionals[0]}"` : "No test files under lib/ or scripts/");
+  const results = await runTestFiles(files, Number(values.jobs), (text) => process.stdout.write(text));
+  const sum = (key: "passed" | "failed" | "skipped") => results.reduce((total, result) => total + result[key], 0);
+  const failing = results.filter((result) => result.failed > 0).map((result) => relative(root, result.file));
+  if (failing.length) console.log(`failed in: ${failing.join(", ")}`);
+  const skipped = sum("skipped");
+  console.log(`unit tests on ${runtime}: ${sum("passed")} passed, ${sum("failed")} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  return failing.length > 0 || files.length === 0 ? 1 : 0;
+}
+
+/**
+ * Runs test files, each in a process of this runtime, `jobs` at a time in the order given,
+ * printing each file's output whole (under its name and duration) as it ends.
+ */
+export async function runTestFiles(files: string[], jobs: number, print: (text: string) => void): Promise<FileResult[]> {
+  const results: FileResult[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const result = await runTestFile(files[next++]);
+      results.push(result);
+      print(`${relative(root, result.file)} (${(result.ms / 1000).toFixed(1)} s)\n${result.output}\n`);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, files.length) }, worker));
+  return results;
+}
+
+/** The process groups of the test files running now: an interrupt of this run ends them too. */
+const running = new Set<number>();
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    for (const pgid of running) {
+      try {
+        process.kill(-pgid, signal);
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  });
+}
+
+/** Runs one test file in a process of this runtime and reads uvu's counts from what it printed. */
+async function runTestFile(file: string): Promise<FileResult> {
+  const started = Date.now();
+  const [bin, ...args] = runtimeArgv(file);
+  // Colour as uvu would give a terminal, when this run has one.
+  const env = process.stdout.isTTY && !process.env.NO_COLOR ? { ...process.env, FORCE_COLOR: "1" } : process.env;
+  // A process group of its own, as a shell with job control runs a command: a foreground session a test
+  // runs waits for what starts in its group after its command, never for the files running beside it.
+  const child = spawn(bin, args, { cwd: root, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+  running.add(child.pid!);
+  const chunks: Buffer[] = [];
+  child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
+  child.stderr.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const ended = await new Promise<string>((resolve) => {
+    child.on("error", (error) => resolve(`could not start: ${error.message}`));
+    child.on("close", (code, signal) => resolve(signal ? `was ended by ${signal}` : `exited ${code}`));
+  });
+  running.delete(child.pid!);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return { file, ms: Date.now() - started, ...fileCounts(text, ended) };
+}
+
+/**
+ * uvu's counts from a file's output and how its process ended (`exited 0` when all is well):
+ * a process that printed no summary, or ended otherwise with none failed, is one failure.
+ */
+export function fileCounts(text: string, ended: string): Omit<FileResult, "file" | "ms"> {
+  const plain = text.replace(/\x1b\[[0-9;]*m/g, "");
+  const count = (label: string) => Number(new RegExp(`^\\s*${label}:\\s+(\\d+)`, "m").exec(plain)?.[1] ?? NaN);
+  const [total, passed, skipped] = [count("Total"), count("Passed"), count("Skipped")];
+  const output = text.replace(/\n*\s*Total:[^\n]*\n[^\n]*Passed:[^\n]*\n[^\n]*Skipped:[^\n]*\n[^\n]*Duration:[^\n]*\n*$/, "\n");
+  if (Number.isNaN(total)) return { passed: 0, failed: 1, skipped: 0, output: `${output}  this file's process ${ended} before uvu reported its counts\n` };
+  // uvu's total counts the tests it ran; skipped ones are apart from it.
+  const failed = total - passed;
+  if (ended !== "exited 0" && failed === 0) return { passed, failed: 1, skipped, output: `${output}  this file's process ${ended} though every test passed\n` };
+  return { passed, failed, skipped, output };
 }
 
 if (import.meta.main) process.exitCode = await main(process.argv.slice(2));
