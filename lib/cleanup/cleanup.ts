@@ -20,10 +20,10 @@ import { keptSession } from "../ending/keeps.ts";
 import { pullRequestsOf } from "../intake/pull-requests.ts";
 import { getItem, requireItem } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
-import { latestSession, sessionsOf } from "../work-items/sessions.ts";
+import { itemsWithSessions, latestSession, sessionsOf } from "../work-items/sessions.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
-import { latestCleanup, recordCleanup } from "./records.ts";
+import { latestCleanup, latestRealCleanup, recordCleanup } from "./records.ts";
 import type { CleanupBy, CleanupRecord, CleanupState } from "./records.ts";
 
 /** What cleanup works with. */
@@ -68,14 +68,10 @@ export function simulatedSignature(session: { pid?: number | null; pid_started_a
  * below `local`, touching nothing) is never final: only real ones count.
  */
 export function cleanupCandidates(store: Store): number[] {
-  const rows = store.statement(
-    `SELECT w.id FROM work_items w
-      WHERE w.state = 'done'
-        AND EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id)
-        AND COALESCE((SELECT c.state FROM cleanups c WHERE c.item = w.id AND c.simulated = 0 ORDER BY c.id DESC LIMIT 1), 'skipped') = 'skipped'
-      ORDER BY w.id`,
-  ).all() as Array<{ id: number }>;
-  return rows.map((row) => row.id).filter((id) => keptSession(store, id) === undefined);
+  return itemsWithSessions(store, "done").filter((id) => {
+    const last = latestRealCleanup(store, id);
+    return (last === undefined || last.state === "skipped") && keptSession(store, id) === undefined;
+  });
 }
 
 /**

@@ -30,7 +30,7 @@ import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
-import { sessionsOf } from "../work-items/sessions.ts";
+import { branchOfAnotherItem, sessionsOf } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
@@ -218,12 +218,11 @@ export function purgeRows(deps: PurgeDeps, plan: Pick<PurgePlan, "items">, outco
     };
     for (const id of ids) {
       // The pull requests of its branches, unless another item's session has the same branch (theirs to show).
-      count("pull_requests", store.statement(
-        `DELETE FROM pull_requests WHERE (repo, head_branch) IN
-           (SELECT w.repo, s.branch FROM sessions AS s JOIN work_items AS w ON w.id = s.item WHERE s.item = ?)
-         AND NOT EXISTS (SELECT 1 FROM sessions AS s JOIN work_items AS w ON w.id = s.item
-           WHERE w.repo = pull_requests.repo AND s.branch = pull_requests.head_branch AND s.item <> ?)`,
-      ).run(id, id).changes);
+      const item = getItem(store, id)!;
+      for (const branch of new Set(sessionsOf(store, id).map((s) => s.branch))) {
+        if (branchOfAnotherItem(store, item.repo, branch, id)) continue;
+        count("pull_requests", store.statement("DELETE FROM pull_requests WHERE repo = ? AND head_branch = ?").run(item.repo, branch).changes);
+      }
       for (const table of itemTables(store)) count(table, store.statement(`DELETE FROM "${table}" WHERE item = ?`).run(id).changes);
       count("work_items", store.statement("DELETE FROM work_items WHERE id = ? AND simulated = 1").run(id).changes);
     }

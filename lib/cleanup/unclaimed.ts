@@ -23,6 +23,7 @@ import { scanRecords } from "../sessions/records.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
+import { newestCheckouts, unfinishedItemsWithoutSessions } from "../work-items/sessions.ts";
 import { listWorktrees, worktreePath } from "../boundaries/worktrees.ts";
 import { branchName } from "../dispatch/branch-name.ts";
 import { removeCheckout } from "./checkout.ts";
@@ -45,17 +46,9 @@ export interface Claim {
  * directory dispatch is working in is ever taken for unclaimed.
  */
 export function worktreeClaims(store: Store, root: string): Claim[] {
-  const fromSessions = store.statement(
-    `SELECT s.worktree AS path, s.item AS item, w.repo AS repo, w.issue AS issue, w.state AS state, s.branch AS branch
-     FROM sessions AS s JOIN work_items AS w ON w.id = s.item
-     WHERE s.worktree != '' AND s.attempt = (SELECT max(attempt) FROM sessions WHERE item = s.item)
-     ORDER BY s.item`,
-  ).all().map((row) => ({ ...(row as unknown as Claim) }));
-  const unstarted = (store.statement(
-    `SELECT w.id AS item, w.repo AS repo, w.issue AS issue, w.state AS state, w.title AS title FROM work_items AS w
-     WHERE w.state NOT IN ('done', 'abandoned') AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id) ORDER BY w.id`,
-  ).all() as Array<{ item: number; repo: string; issue: number; state: WorkItemState; title: string }>)
-    .map((row) => ({ path: worktreePath(root, row.repo, row.issue), item: row.item, repo: row.repo, issue: row.issue, state: row.state, branch: branchName(row.issue, row.title) }))
+  const fromSessions = newestCheckouts(store).map((row) => ({ ...row, state: row.state as WorkItemState }));
+  const unstarted = unfinishedItemsWithoutSessions(store)
+    .map((row) => ({ path: worktreePath(root, row.repo, row.issue), item: row.item, repo: row.repo, issue: row.issue, state: row.state as WorkItemState, branch: branchName(row.issue, row.title) }))
     .filter((claim) => existsSync(claim.path));
   return [...fromSessions, ...unstarted].sort((a, b) => a.item - b.item);
 }

@@ -167,3 +167,35 @@ function fromRow(row: unknown): StoredSession {
   const key = typeof r.episode_key === "string" ? r.episode_key : `item-${r.item}`;
   return { ...r, simulated: r.simulated === 1, terminal: parseTerminal(r.terminal), episode_key: key } as StoredSession;
 }
+
+/** The items in `state` that have at least one session on record, by id. */
+export function itemsWithSessions(store: Store, state: string): number[] {
+  return (store.statement(
+    "SELECT w.id AS id FROM work_items w WHERE w.state = ? AND EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id) ORDER BY w.id",
+  ).all(state) as Array<{ id: number }>).map((row) => row.id);
+}
+
+/** Each item's newest session's worktree and branch, with the item's repository, issue and state; by item id. */
+export function newestCheckouts(store: Store): Array<{ path: string; item: number; repo: string; issue: number; state: string; branch: string }> {
+  return store.statement(
+    `SELECT s.worktree AS path, s.item AS item, w.repo AS repo, w.issue AS issue, w.state AS state, s.branch AS branch
+     FROM sessions AS s JOIN work_items AS w ON w.id = s.item
+     WHERE s.worktree != '' AND s.attempt = (SELECT max(attempt) FROM sessions WHERE item = s.item)
+     ORDER BY s.item`,
+  ).all() as Array<{ path: string; item: number; repo: string; issue: number; state: string; branch: string }>;
+}
+
+/** The unfinished items (not done or abandoned) no session was ever recorded for, by id. */
+export function unfinishedItemsWithoutSessions(store: Store): Array<{ item: number; repo: string; issue: number; state: string; title: string }> {
+  return store.statement(
+    `SELECT w.id AS item, w.repo AS repo, w.issue AS issue, w.state AS state, w.title AS title FROM work_items AS w
+     WHERE w.state NOT IN ('done', 'abandoned') AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id) ORDER BY w.id`,
+  ).all() as Array<{ item: number; repo: string; issue: number; state: string; title: string }>;
+}
+
+/** Whether a session of an item other than `except` worked on `branch` of `repo`. */
+export function branchOfAnotherItem(store: Store, repo: string, branch: string, except: number): boolean {
+  return store.statement(
+    "SELECT 1 FROM sessions AS s JOIN work_items AS w ON w.id = s.item WHERE w.repo = ? AND s.branch = ? AND s.item <> ? LIMIT 1",
+  ).get(repo, branch, except) !== undefined;
+}
