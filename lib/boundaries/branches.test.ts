@@ -1,9 +1,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir, withTempDir } from "../testing/fixtures.ts";
+import { commitFile, git, originCloneTemplate, withTempDir } from "../testing/fixtures.ts";
 import { branchTip, bundlePath, deleteBranchAt, proveOnRemote, writeBundle } from "./branches.ts";
 
 /** A bare "origin", a seed repository that pushes to it, and a clone of it on branch `topic` with one commit of its own. */
@@ -16,29 +16,17 @@ interface World {
   tip: string;
 }
 
-const templates = makeTempDir();
-test.after(() => removeTempDir(templates));
-const template = (() => {
-  const seed = makeGitRepo(join(templates, "seed"));
-  const origin = join(templates, "origin.git");
-  git(templates, "init", "--quiet", "--bare", "--initial-branch=main", origin);
-  git(seed, "push", "--quiet", origin, "main");
-  const clone = join(templates, "clone");
-  git(templates, "clone", "--quiet", origin, clone);
-  git(clone, "checkout", "--quiet", "-b", "topic");
-  commitFile(clone, "work.txt", "work\n", "Work on the topic");
-  git(clone, "checkout", "--quiet", "main");
-  for (const repo of ["seed/.git", "origin.git", "clone/.git"]) rmSync(join(templates, repo, "hooks"), { recursive: true, force: true });
-  return templates;
-})();
+const template = originCloneTemplate((t) => {
+  git(t.clone, "checkout", "--quiet", "-b", "topic");
+  commitFile(t.clone, "work.txt", "work\n", "Work on the topic");
+  git(t.clone, "checkout", "--quiet", "main");
+});
+test.after(() => template.remove());
 
 function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
   return withTempDir(async (dir) => {
-    cpSync(template, dir, { recursive: true });
-    const clone = join(dir, "clone");
-    const origin = join(dir, "origin.git");
-    git(clone, "remote", "set-url", "origin", origin);
-    await fn({ dir, seed: join(dir, "seed"), origin, clone, tip: git(clone, "rev-parse", "topic") });
+    const copied = template.copy(dir);
+    await fn({ ...copied, tip: git(copied.clone, "rev-parse", "topic") });
   });
 }
 

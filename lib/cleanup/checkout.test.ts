@@ -1,9 +1,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { chmodSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir, withTempDir } from "../testing/fixtures.ts";
+import { commitFile, git, originCloneTemplate, withTempDir } from "../testing/fixtures.ts";
 import { branchName } from "../dispatch/branch-name.ts";
 import { createWorktree } from "../boundaries/worktrees.ts";
 import type { Worktree } from "../boundaries/worktrees.ts";
@@ -25,25 +25,14 @@ interface World {
 }
 
 // Building the three repositories takes a dozen git calls; each test works in a copy of one set.
-const templates = makeTempDir();
-test.after(() => removeTempDir(templates));
-const template = (() => {
-  const seed = makeGitRepo(join(templates, "seed"));
-  const origin = join(templates, "origin.git");
-  git(templates, "init", "--quiet", "--bare", "--initial-branch=main", origin);
-  git(seed, "push", "--quiet", origin, "main");
-  git(templates, "clone", "--quiet", origin, join(templates, "clone"));
-  for (const repo of ["seed/.git", "origin.git", "clone/.git"]) rmSync(join(templates, repo, "hooks"), { recursive: true, force: true });
-  return templates;
-})();
+const template = originCloneTemplate();
+test.after(() => template.remove());
 
 function withWorld(fn: (w: World) => Promise<void>): Promise<void> {
   return withTempDir(async (dir) => {
-    cpSync(template, dir, { recursive: true });
     const stateDir = join(dir, "state");
     const store = await openStore(stateDir);
-    const w = { dir, seed: join(dir, "seed"), origin: join(dir, "origin.git"), clone: join(dir, "clone"), root: join(dir, "worktrees"), stateDir, store };
-    git(w.clone, "remote", "set-url", "origin", w.origin);
+    const w = { ...template.copy(dir), root: join(dir, "worktrees"), stateDir, store };
     try {
       await fn(w);
     } finally {

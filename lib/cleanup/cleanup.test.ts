@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { cpSync, existsSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultConfig } from "../config.ts";
 import type { Config } from "../config.ts";
@@ -11,7 +11,7 @@ import { PreconditionError } from "../errors.ts";
 import { queryAudit } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
-import { commitFile, git, makeGitRepo, makeTempDir, removeTempDir, withTempDir } from "../testing/fixtures.ts";
+import { commitFile, git, originCloneTemplate, withTempDir } from "../testing/fixtures.ts";
 import { makeItem } from "../testing/items.ts";
 import { rejects } from "../testing/rejects.ts";
 import { endSession, recordSession } from "../work-items/sessions.ts";
@@ -42,25 +42,15 @@ interface World {
   deps: CleanupDeps;
 }
 
-const templates = makeTempDir();
-test.after(() => removeTempDir(templates));
-const template = (() => {
-  const seed = makeGitRepo(join(templates, "seed"));
-  const origin = join(templates, "origin.git");
-  git(templates, "init", "--quiet", "--bare", "--initial-branch=main", origin);
-  git(seed, "push", "--quiet", origin, "main");
-  git(templates, "clone", "--quiet", origin, join(templates, "clone"));
-  git(join(templates, "clone"), "config", "user.name", "Robot Army Tests");
-  git(join(templates, "clone"), "config", "user.email", "tests@robot-army.invalid");
-  return templates;
-})();
+const template = originCloneTemplate((t) => {
+  git(t.clone, "config", "user.name", "Robot Army Tests");
+  git(t.clone, "config", "user.email", "tests@robot-army.invalid");
+});
+test.after(() => template.remove());
 
 function withWorld(fn: (w: World) => Promise<void>, cleanup: Partial<Config["cleanup"]> = {}): Promise<void> {
   return withTempDir(async (dir) => {
-    cpSync(template, dir, { recursive: true });
-    const origin = join(dir, "origin.git");
-    const clone = join(dir, "clone");
-    git(clone, "remote", "set-url", "origin", origin);
+    const { origin, clone } = template.copy(dir);
     const stateDir = join(dir, "state");
     const store = await openStore(stateDir);
     const base = await defaultConfig();

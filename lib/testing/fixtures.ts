@@ -105,3 +105,38 @@ export function exitedPid(): number {
   if (!Number.isInteger(pid) || pid <= 1) throw new Error(`Could not learn an exited pid: ${JSON.stringify(result.stdout)}`);
   return pid;
 }
+
+/** Where an `originClone` copy's three repositories are: a seed that pushed `main` to a bare origin, and a clone of origin. */
+export interface OriginClone {
+  dir: string;
+  seed: string;
+  origin: string;
+  clone: string;
+}
+
+/**
+ * The three repositories branch and worktree tests stand on, built once for a test file (a
+ * dozen git calls) and copied per test, with `prepare` run once on the template; `remove`
+ * once the file's tests are done. Each copy's clone has its own folder's origin.
+ */
+export function originCloneTemplate(prepare: (t: OriginClone) => void = () => {}): { copy(dir: string): OriginClone; remove(): void } {
+  const templates = makeTempDir();
+  const at = (dir: string): OriginClone => ({ dir, seed: join(dir, "seed"), origin: join(dir, "origin.git"), clone: join(dir, "clone") });
+  const t = at(templates);
+  makeGitRepo(t.seed);
+  git(templates, "init", "--quiet", "--bare", "--initial-branch=main", t.origin);
+  git(t.seed, "push", "--quiet", t.origin, "main");
+  git(templates, "clone", "--quiet", t.origin, t.clone);
+  prepare(t);
+  // Only samples, and slow to copy.
+  for (const repo of ["seed/.git", "origin.git", "clone/.git"]) rmSync(join(templates, repo, "hooks"), { recursive: true, force: true });
+  return {
+    copy(dir) {
+      cpSync(templates, dir, { recursive: true });
+      const copied = at(dir);
+      git(copied.clone, "remote", "set-url", "origin", copied.origin);
+      return copied;
+    },
+    remove: () => removeTempDir(templates),
+  };
+}
