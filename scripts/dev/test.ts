@@ -14,6 +14,7 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { running } from "./_groups.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
@@ -41,20 +42,6 @@ const STAGES: Stage[] = [
 
 const COUNTS = /(\d+) passed, (\d+) failed/;
 
-/** The process groups of the stages running now: an interrupt of the suite ends them too. */
-const running = new Set<number>();
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    for (const pgid of running) {
-      try {
-        process.kill(-pgid, signal);
-      } catch {
-        // already gone
-      }
-    }
-    process.exit(signal === "SIGINT" ? 130 : 143);
-  });
-}
 
 /** A stage's output: written through while it is the first unfinished stage in order, held until then. */
 class Channel {

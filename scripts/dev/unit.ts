@@ -14,6 +14,7 @@ import { readdirSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { runtimeArgv } from "../../lib/runtime.ts";
+import { running } from "./_groups.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
 
@@ -106,21 +107,6 @@ export async function runTestFiles(files: string[], jobs: number, print: (text: 
   return results;
 }
 
-/** The process groups of the test files running now: an interrupt of this run ends them too. */
-const running = new Set<number>();
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.on(signal, () => {
-    for (const pgid of running) {
-      try {
-        process.kill(-pgid, signal);
-      } catch {
-        // already gone
-      }
-    }
-    process.exit(signal === "SIGINT" ? 130 : 143);
-  });
-}
 
 /** Runs one test file in a process of this runtime and reads uvu's counts from what it printed. */
 async function runTestFile(file: string): Promise<FileResult> {
