@@ -2,7 +2,7 @@
  * Runs the unit tests (`lib/**\/*.test.ts`, `scripts/**\/*.test.ts`) with uvu, on whichever
  * runtime runs this file, and ends with `unit tests on <runtime>: N passed, N failed`.
  *
- * Each test file runs in a process of its own, `--jobs` of them at once (default 3: most
+ * Each test file runs in a process of its own, `--jobs` of them at once (default 2: most
  * files spend their time waiting on the processes, git calls and servers they start, not on
  * a core), the files known to take longest first. A file's output is printed whole when it
  * ends, under its name and duration, so files running side by side never interleave.
@@ -72,7 +72,7 @@ export interface FileResult {
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { jobs: { type: "string", default: "3" } } });
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: { jobs: { type: "string", default: "2" } } });
   if (!/^[1-9]\d*$/.test(values.jobs) || positionals.length > 1) {
     console.error("Usage: unit.ts [filter] [--jobs N]");
     return 2;

@@ -50,6 +50,8 @@ interface WindowRow {
 const SESSION_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const WINDOW_ID = /^@\d+$/;
 const NO_WINDOW = /can't find window/;
+/** What a tmux client says when the server it reached ended under it (its last window was just killed). */
+const SERVER_ENDING = /server exited unexpectedly|lost server/;
 const NO_SESSION = /can't find session|no server running|error connecting to .*\((No such file or directory|Connection refused)\)/;
 /** The store's path comes last: a path may hold spaces, a window id, index, flags and item id do not. */
 const ROW_FORMAT = "#{window_id} #{window_index} #{pane_dead} #{P:#{?pane_dead,,1}} #{@ra_item} #{@ra_store}";
@@ -137,10 +139,27 @@ export class TmuxLauncher implements Launcher {
     // One tmux command: both markers are checked and the window killed with nothing in between.
     const guard = `#{&&:#{==:#{@ra_item},${ref.item}},#{==:#{@ra_store},${formatArgument(ref.store)}}}`;
     const result = await this.#tmux([["if-shell", "-F", "-t", ref.id, guard, `kill-window -t ${ref.id}`]]);
-    const after = await this.#markersOf(ref.id);
+    const after = await this.#markersAfterKill(ref.id);
     if (after === null) return "closed";
     if (after !== listed) return "gone";
     throw new Error(`tmux did not close window ${ref.id}: ${failureLine(result.stderr) || `tmux exited with ${result.code}`}`);
+  }
+
+  /**
+   * `#markersOf` just after a kill: a server whose last window was killed is ending, and a
+   * client that reaches it then hears "server exited unexpectedly", which says nothing yet.
+   * It is asked again for up to two seconds, until the server answers or is gone.
+   */
+  async #markersAfterKill(window: string): Promise<string | null> {
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      try {
+        return await this.#markersOf(window);
+      } catch (error) {
+        if (!SERVER_ENDING.test((error as Error).message) || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
   }
 
   /**

@@ -174,8 +174,10 @@ test("a spooled exit record that cannot be read refuses: the row stays open rath
     await dispatchReady(deps);
     const [row] = sessionsOf(store, 1);
     await stopAll(deps);
-    rmSync(sessionFiles(deps.sessionRoot, row.id).record, { force: true });
     const spooled = join(deps.stateDir, "spool", `${row.id}.1.json`);
+    // The holder spools the exit once its command's group is empty: on a loaded machine, a moment after the stop.
+    await waitFor("the worker's exit in the spool", () => existsSync(spooled));
+    rmSync(sessionFiles(deps.sessionRoot, row.id).record, { force: true });
     writeFileSync(spooled, "{");
     await rejects(cancelSession(store, where(deps), cancelTarget(store, 1)), Error, "cannot be read, so how it ended is unknown");
     assert.is(sessionsOf(store, 1)[0].ended_at, null);
