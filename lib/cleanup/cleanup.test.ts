@@ -12,7 +12,7 @@ import { queryAudit } from "../store/audit.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
 import { commitFile, git, originCloneTemplate, withTempDir } from "../testing/fixtures.ts";
-import { makeItem } from "../testing/items.ts";
+import { atTimeAsync, makeItem } from "../testing/items.ts";
 import { rejects } from "../testing/rejects.ts";
 import { endSession, recordSession } from "../work-items/sessions.ts";
 import { cleanupCandidates, cleanupItem } from "./cleanup.ts";
@@ -21,17 +21,7 @@ import { cleanupPass } from "./pass.ts";
 import { cleanupsOf, latestCleanup } from "./records.ts";
 import { AlreadyRemovedError, removeItemWorktree } from "./remove-item.ts";
 
-/** Runs an async `fn` with the clock fixed at `at` (RA_NOW) until it settles. */
-async function at<T>(when: string, fn: () => Promise<T>): Promise<T> {
-  const before = process.env.RA_NOW;
-  process.env.RA_NOW = when;
-  try {
-    return await fn();
-  } finally {
-    if (before === undefined) delete process.env.RA_NOW;
-    else process.env.RA_NOW = before;
-  }
-}
+const at = atTimeAsync;
 
 /** A bare origin, the clone robot-army works from, a store and the deps cleanup takes. */
 interface World {

@@ -9,7 +9,7 @@ import type { Store } from "../store/open.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { addPullRequests, changePullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
-import { makeItem } from "../testing/items.ts";
+import { atTimeAsync, makeItem } from "../testing/items.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
 import { recordSession, sessionsOf } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
@@ -20,17 +20,7 @@ test.after(() => template.remove());
 
 const stats = async (t: TestForge) => (await t.hook("GET", "/_forge/stats")).body as { total: number; not_modified: number };
 
-/** Runs `fn` with the clock at `at` (RA_NOW), awaited, then puts it back. */
-async function at<T>(when: string, fn: () => Promise<T>): Promise<T> {
-  const before = process.env.RA_NOW;
-  process.env.RA_NOW = when;
-  try {
-    return await fn();
-  } finally {
-    if (before === undefined) delete process.env.RA_NOW;
-    else process.env.RA_NOW = before;
-  }
-}
+const at = atTimeAsync;
 
 /** An item of `repo` in `state` (done: closed at `doneAt`), with a session on each branch, started at `started`. */
 function itemWith(store: Store, spec: { repo?: string; issue: number; state?: WorkItemState; branches?: string[]; started?: string; doneAt?: string }) {

@@ -39,6 +39,18 @@ export function atTime<T>(at: string, fn: () => T): T {
   }
 }
 
+/** Runs an async `fn` with the clock fixed at `when` (RA_NOW) until it settles, then puts the clock back. */
+export async function atTimeAsync<T>(when: string, fn: () => Promise<T>): Promise<T> {
+  const before = process.env.RA_NOW;
+  process.env.RA_NOW = when;
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.RA_NOW;
+    else process.env.RA_NOW = before;
+  }
+}
+
 /** The moves that bring a new item to each state, with the reasons a pass would give. */
 const PATHS: Partial<Record<WorkItemState, Array<[WorkItemState, string]>>> = {
   discovered: [],
