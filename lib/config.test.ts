@@ -16,7 +16,9 @@ const DEFAULTS: Config = {
   worktrees: { post_create: [] },
   episodes: { stranded_after: "12h" },
   cleanup: { on_issue_close: false, keep_bundles: "30d" },
-  notify: { max_per_cycle: 5 },
+  health: { max_age: "5m" },
+  pushover: { api_url: "https://api.pushover.net/1/messages.json" },
+  notifications: { events: ["failure", "needs_info"], max_per_cycle: 5, timeout: "10s" },
 };
 
 const PATH = "/x/config.toml";
@@ -112,7 +114,7 @@ test("an unknown key is an error naming the key, its line and the keys that exis
 
 test("an unknown table is an error too", async () => {
   const error = await configError("[daemon]\n\n[deamon]\ntick_seconds = 1\n");
-  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, repos, worker, dispatch, worktrees, episodes, cleanup, notify');
+  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, repos, worker, dispatch, worktrees, episodes, cleanup, health, pushover, notifications');
 });
 
 test("a TOML syntax error names the line", async () => {
@@ -124,8 +126,8 @@ test("a TOML syntax error names the line", async () => {
 test("a credential-looking key is refused without echoing it, saying where credentials live", async () => {
   for (const [text, key, line] of [
     ["[github]\nlabel = \"x\"\ntoken = \"ghp_supersecretvalue\"\n", "github.token", 3],
-    ["[notify]\npassword = \"hunter2\"\n", "notify.password", 2],
-    ["[notify]\nwebhook_secret = \"s3cr3t\"\n", "notify.webhook_secret", 2],
+    ["[notifications]\npassword = \"hunter2\"\n", "notifications.password", 2],
+    ["[health]\nwebhook_secret = \"s3cr3t\"\n", "health.webhook_secret", 2],
     ["github_token = \"abc\"\n", "github_token", 1],
   ] as const) {
     const error = await configError(text);
@@ -326,9 +328,9 @@ test("the file at the default path is read", async () => {
   const dir = makeTempDir();
   try {
     mkdirSync(join(dir, "robot-army"));
-    writeFileSync(join(dir, "robot-army", "config.toml"), "[notify]\nmax_per_cycle = 9\n");
+    writeFileSync(join(dir, "robot-army", "config.toml"), "[notifications]\nmax_per_cycle = 9\n");
     const config = await loadConfig({ env: { XDG_CONFIG_HOME: dir } });
-    assert.is(config.notify.max_per_cycle, 9);
+    assert.is(config.notifications.max_per_cycle, 9);
   } finally {
     removeTempDir(dir);
   }

@@ -6,7 +6,7 @@
  * is the single source of keys, types, descriptions and defaults; smol-toml and ajv are
  * loaded on first use, so commands that never read the config do not pay for them.
  */
-import { readFileSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ParsedArgs } from "./cli.ts";
@@ -80,10 +80,31 @@ export interface Config {
     /** A duration such as `30d`: how long a deleted branch's bundle is kept. */
     readonly keep_bundles: string;
   };
-  readonly notify: {
+  readonly health: {
+    /** The generic webhook every notification and health alert is POSTed to as JSON. */
+    readonly webhook_url?: string;
+    /** Absolute: a 0600 file holding the webhook's URL, for a URL that carries a secret. */
+    readonly webhook_url_file?: string;
+    /** A duration such as `5m`: a heartbeat older than this, its daemon alive, is HUNG. */
+    readonly max_age: string;
+  };
+  /** Both files or neither (checked on load). */
+  readonly pushover: {
+    readonly token_file?: string;
+    readonly user_key_file?: string;
+    readonly api_url: string;
+  };
+  readonly notifications: {
+    readonly events: readonly NotificationEvent[];
     readonly max_per_cycle: number;
+    /** A duration such as `10s`: one delivery to one channel, at most. */
+    readonly timeout: string;
   };
 }
+
+/** What the owner can be told of (`[notifications] events`). */
+export const NOTIFICATION_EVENTS = ["dispatch", "completion", "failure", "needs_info", "anomaly"] as const;
+export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 
 /** The agents robot-army knows how to read and bring back (`worker.profile`). */
 export const WORKER_PROFILES = ["claude", "codex", "demo", "generic"] as const;
@@ -159,6 +180,7 @@ export async function parseConfig(text: string, path: string, env: Env = process
   resolvePaths(data, configSchema(), dirname(path), homeOf(env));
   inheritSessionLimits(data);
   inferProfile(data);
+  checkChannels(data, path, lines);
   return deepFreeze(data) as unknown as Config;
 }
 
@@ -340,14 +362,63 @@ function refuseCredentials(data: Record<string, unknown>, path: string, lines: M
   visit(data, configSchema(), []);
 }
 
-/** Whether `value` is a URL carrying userinfo (`user:pass@`, `token@`): a credential however it is spelt. */
+/** Query parameters that carry a credential (`?auth=`, `?token=`, `?api_key=`, `?sig=`). */
+const CREDENTIAL_QUERY = /token|auth|key|secret|passw(or)?d|sig(nature)?|credential|session/i;
+
+/**
+ * Whether `value` is a URL carrying userinfo (`user:pass@`, `token@`) or a credential in
+ * its query (`?auth=...`, `?token=...`): a credential however it is spelt.
+ */
 function hasUrlCredentials(value: string): boolean {
-  if (!value.includes("@")) return false;
+  if (!value.includes("@") && !value.includes("?")) return false;
   try {
     const url = new URL(value);
-    return url.username !== "" || url.password !== "";
+    if (url.username !== "" || url.password !== "") return true;
+    return [...url.searchParams.keys()].some((name) => CREDENTIAL_QUERY.test(name));
   } catch {
     return false;
+  }
+}
+
+const CHANNEL_FILE_KEYS = [["pushover", "token_file"], ["pushover", "user_key_file"], ["health", "webhook_url_file"]] as const;
+
+/**
+ * The notification channels as configured, checked on load (DESIGN rule 5): Pushover's two
+ * files both or neither (a half channel can never send, so it is an error, not silence),
+ * the webhook by URL or by file, not both, and every credential file a regular file only its
+ * owner can read or write (0600). The files' contents are read where a message is sent.
+ */
+function checkChannels(data: Record<string, unknown>, path: string, lines: Map<string, number>): void {
+  const config = data as unknown as Pick<Config, "pushover" | "health">;
+  const fail = (segments: string[], problem: string, hint?: string): never => {
+    const key = segments.join(".");
+    throw new ConfigError(path, problem, { key, line: lineOf(segments, lines), hint });
+  };
+  const { token_file, user_key_file } = config.pushover;
+  if ((token_file === undefined) !== (user_key_file === undefined)) {
+    const missing = token_file === undefined ? "token_file" : "user_key_file";
+    fail(["pushover", token_file === undefined ? "user_key_file" : "token_file"],
+      `[pushover] needs both pushover.token_file and pushover.user_key_file, or neither; pushover.${missing} is missing`,
+      "a Pushover message needs the application's token and your user key: give both files, or leave [pushover] out");
+  }
+  if (config.health.webhook_url !== undefined && config.health.webhook_url_file !== undefined) {
+    fail(["health", "webhook_url_file"], "[health] sets both health.webhook_url and health.webhook_url_file; keep one, so it is clear where notifications go");
+  }
+  for (const segments of CHANNEL_FILE_KEYS) {
+    const file = (config[segments[0]] as Record<string, string | undefined>)[segments[1]];
+    if (file === undefined) continue;
+    const key = segments.join(".");
+    let stat;
+    try {
+      stat = statSync(file);
+    } catch (error) {
+      fail([...segments], `key "${key}" names "${file}", which cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+    if (!stat!.isFile()) fail([...segments], `key "${key}" names "${file}", which is not a regular file`);
+    const mode = stat!.mode & 0o777;
+    if (mode & 0o077) {
+      fail([...segments], `key "${key}" names "${file}", which has mode 0${mode.toString(8).padStart(3, "0")}; a credential file must be 0600`, `chmod 600 "${file}"`);
+    }
   }
 }
 

@@ -62,18 +62,30 @@ export function rememberSecret(value: string | null | undefined): void {
 /**
  * Remembers the credentials a config names, read quietly (a source that cannot be read
  * now is left to the reader that needs it, which says why): `github.token_file`'s
- * content and `github.token_env`'s value. Later credentials (Pushover, the web token)
- * join here, so one list knows them all.
+ * content and `github.token_env`'s value, Pushover's token and user key, and a webhook URL
+ * kept in `health.webhook_url_file`. Later credentials (the web token) join here, so one
+ * list knows them all.
  */
-export function rememberConfiguredSecrets(config: { readonly github: { readonly token_file?: string; readonly token_env?: string } }, env: Record<string, string | undefined> = process.env): void {
+export function rememberConfiguredSecrets(
+  config: {
+    readonly github: { readonly token_file?: string; readonly token_env?: string };
+    readonly pushover?: { readonly token_file?: string; readonly user_key_file?: string };
+    readonly health?: { readonly webhook_url_file?: string };
+  },
+  env: Record<string, string | undefined> = process.env,
+): void {
   const { token_file, token_env } = config.github;
-  if (token_file) {
-    try {
-      // A token file is small; anything else (a folder, a huge file) is no token to hunt for.
-      if (statSync(token_file).isFile() && statSync(token_file).size < 4096) rememberSecret(readFileSync(token_file, "utf8"));
-    } catch {
-      // Missing, a folder, unreadable: readTokenFile reports it where a token is needed.
-    }
+  for (const file of [token_file, config.pushover?.token_file, config.pushover?.user_key_file, config.health?.webhook_url_file]) {
+    if (file) rememberFile(file);
   }
   if (token_env) rememberSecret(env[token_env]);
+}
+
+function rememberFile(file: string): void {
+  try {
+    // A credential file is small; anything else (a folder, a huge file) is no credential to hunt for.
+    if (statSync(file).isFile() && statSync(file).size < 4096) rememberSecret(readFileSync(file, "utf8"));
+  } catch {
+    // Missing, a folder, unreadable: the reader that needs it reports it.
+  }
 }
