@@ -102,6 +102,8 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   // The crashed drain set nothing aside; the restart's drain does, under an action of its own.
   "spool.damaged": { setup: "spool-damaged", cross: TICK, concludes: { intent: notDone(/^not set aside/, "at its path"), outcome: done("set aside") } },
   // Cut after its intent, the tab is still there: the restart's sweep closes it, under an action of its own.
+  // integration: the notifying setup replaces this placeholder before the issue is resolved.
+  "notification.send": { setup: "polled", cross: TICK, concludes: { intent: { settle: "reported" }, outcome: done() } },
   "tab.close": { setup: "tab-left", cross: TICK, at: "2026-01-15T10:05:00Z", concludes: { intent: notDone(/^not closed/, "open"), outcome: done("closed") } },
   "episode.recovered": {
     setup: "episode-stranded", cross: ["recover", "episodes", "--older-than", "30m"], at: "2026-01-15T11:00:00Z",

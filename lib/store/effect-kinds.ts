@@ -64,6 +64,8 @@ export const EFFECT_KINDS = {
   "session.mark-flapping": { what: "a session marked flapping", timeoutSeconds: 120, evidence: "session-record" },
   "spool.damaged": { what: "a damaged spool file set aside", timeoutSeconds: 60, evidence: "file" },
   "episode.recovered": { what: "an episode recovered in a journal", timeoutSeconds: 120, evidence: "none" },
+  // A message handed to a channel (a webhook, Pushover) cannot be asked back from it: one cut short is reported, never sent again.
+  "notification.send": { what: "a notification delivered to one channel", timeoutSeconds: 120, evidence: "none" },
   "tab.close": { what: "a finished item's tab closed", timeoutSeconds: 60, evidence: "terminal" },
 } as const satisfies Record<string, EffectKind>;
 
