@@ -16,7 +16,8 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { asLines, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
+import { UsageError } from "../lib/errors.ts";
+import { CONFIG_OPTION, NOTIFICATION_EVENTS, configPath, loadConfig } from "../lib/config.ts";
 import type { Config } from "../lib/config.ts";
 import { reporter } from "../lib/daemon/events.ts";
 import type { Report } from "../lib/daemon/events.ts";
@@ -49,7 +50,7 @@ const REHEARSAL_END = "the rehearsal's end";
 export const command: CommandDef = {
   name: "start",
   summary: "Run the daemon on your config; with none, a rehearsal against the sandbox forge",
-  usage: "start [--watch] [--config FILE]",
+  usage: "start [--watch] [--webhook-url URL] [--config FILE]",
   description:
     "With a config file (--config, else $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else\n" +
     "~/.config/robot-army/config.toml) it runs the daemon on it, as robot-army run does. With none, it\n" +
@@ -68,12 +69,15 @@ export const command: CommandDef = {
     "running; then per issue its state, how its pull request was merged and its worktree's cleanup\n" +
     "state) and exits 0. If that has not happened within " + REHEARSAL_LIMIT_SECONDS + " seconds it gives up, naming what is\n" +
     "not finished, and exits 1. With --watch it runs on once every issue is finished, until Ctrl-C.\n" +
-    "Ctrl-C stops it all.",
+    "Ctrl-C stops it all. With --webhook-url (or $RA_WEBHOOK_URL) the rehearsal's daemon tells that\n" +
+    "webhook of every event (dispatch, completion, failure, needs_info, anomaly) as a JSON POST, and\n" +
+    "prints what each delivery did; npm run receiver starts a loopback receiver that prints them.",
   options: {
     watch: { type: "boolean", description: "Rehearsal: run on after every issue is finished, until Ctrl-C (a daemon on a config always does)" },
+    "webhook-url": { type: "string", description: "Rehearsal: POST every notification to this URL as JSON (default: $RA_WEBHOOK_URL; none: nothing is sent)" },
     config: CONFIG_OPTION,
   },
-  examples: ["robot-army start", "robot-army start --watch"],
+  examples: ["robot-army start", "robot-army start --watch", "robot-army start --webhook-url http://127.0.0.1:8765/"],
 };
 
 /** What `start` was asked for. */
@@ -81,12 +85,15 @@ export interface StartOptions {
   config: string | undefined;
   /** The rehearsal runs on after its summary, until Ctrl-C. */
   watch: boolean;
+  /** The rehearsal tells this webhook of every event. */
+  webhookUrl?: string;
 }
 
 /** Parses argv and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  return await run({ config: stringOption(args, "config"), watch: args.values.watch === true }, { write: writeStdout });
+  const webhookUrl = stringOption(args, "webhook-url") ?? (process.env.RA_WEBHOOK_URL || undefined);
+  return await run({ config: stringOption(args, "config"), watch: args.values.watch === true, webhookUrl }, { write: writeStdout });
 }
 
 /**
@@ -96,15 +103,18 @@ export async function main(argv: string[]): Promise<number> {
  */
 export async function run(opts: StartOptions, deps: { write: Write }): Promise<number> {
   const { path, explicit } = configPath(opts.config);
-  if (explicit || existsSync(path)) return (await import("./run.ts")).main(["--config", path]);
-  return await rehearse(deps.write, { watch: opts.watch, limitSeconds: REHEARSAL_LIMIT_SECONDS });
+  if (explicit || existsSync(path)) {
+    if (opts.webhookUrl) throw new UsageError(`--webhook-url (or $RA_WEBHOOK_URL) is for the rehearsal; with a config (${path}), set [health] webhook_url in it`);
+    return (await import("./run.ts")).main(["--config", path]);
+  }
+  return await rehearse(deps.write, { watch: opts.watch, limitSeconds: REHEARSAL_LIMIT_SECONDS, webhookUrl: opts.webhookUrl });
 }
 
 /**
  * The rehearsal: forge, clone, config, the daemon at live, the owner's play on the forge's
  * pull requests, and the wait for every issue to finish; then the summary.
  */
-async function rehearse(write: Write, options: { watch: boolean; limitSeconds: number }): Promise<number> {
+async function rehearse(write: Write, options: { watch: boolean; limitSeconds: number; webhookUrl?: string }): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), "robot-army-rehearsal-"));
   // Everything the rehearsal starts keeps its state here, not in the owner's state dir.
   const stateDir = process.env.RA_STATE_DIR = join(dir, "state");
@@ -128,7 +138,7 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     const clone = join(dir, "widgets");
     await cloneRepository(dir, seeded.repository.clone_url, clone);
     const token = seeded.users.find((u) => u.trusted)!;
-    const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone);
+    const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone, options.webhookUrl);
     const config = await loadConfig({ path: configFile });
     await onboard(config, write);
     const self = commandText([`RA_STATE_DIR=${stateDir}`, robotArmyHere(), "status", "--config", configFile]);
@@ -219,7 +229,7 @@ export function robotArmyHere(env: Record<string, string | undefined> = process.
   return bin;
 }
 
-function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, author: string, clone: string): string {
+function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, author: string, clone: string, webhookUrl?: string): string {
   const file = join(dir, "config.toml");
   writeFileSync(file, [
     "# The rehearsal's config, written by robot-army start, which runs the daemon on it at the live level.",
@@ -229,6 +239,7 @@ function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, a
     `launcher = ${JSON.stringify(process.env.TMUX ? "tmux" : "process")}`, "max_sessions = 2", "",
     "[worktrees]", `root = ${JSON.stringify(join(dir, "worktrees"))}`, "",
     "[cleanup]", "on_issue_close = true", "",
+    ...(webhookUrl ? ["[health]", `webhook_url = ${JSON.stringify(webhookUrl)}`, "", "[notifications]", `events = ${JSON.stringify(NOTIFICATION_EVENTS)}`, ""] : []),
     '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`, "",
   ].join("\n"));
   return file;

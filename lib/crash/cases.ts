@@ -42,6 +42,8 @@ export interface CrashCase {
   at?: string;
   /** What recovery concludes after a crash at each phase. */
   concludes: Record<CrashPhase, Conclusion>;
+  /** The world must read the same after the restart's passes as right after the crash: the effect is never done again. */
+  unchangedByRecovery?: boolean;
 }
 
 const TICK = ["run", "--once", "--effect-level", "live"];
@@ -102,8 +104,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   // The crashed drain set nothing aside; the restart's drain does, under an action of its own.
   "spool.damaged": { setup: "spool-damaged", cross: TICK, concludes: { intent: notDone(/^not set aside/, "at its path"), outcome: done("set aside") } },
   // Cut after its intent, the tab is still there: the restart's sweep closes it, under an action of its own.
-  // integration: the notifying setup replaces this placeholder before the issue is resolved.
-  "notification.send": { setup: "polled", cross: TICK, concludes: { intent: { settle: "reported" }, outcome: done() } },
+  // A webhook cannot be asked what it got: a send cut short is reported, and never sent again (the world stays as the crash left it).
+  "notification.send": {
+    setup: "notifying", cross: TICK, unchangedByRecovery: true,
+    concludes: { intent: { settle: "reported", world: "not received" }, outcome: done("received") },
+  },
   "tab.close": { setup: "tab-left", cross: TICK, at: "2026-01-15T10:05:00Z", concludes: { intent: notDone(/^not closed/, "open"), outcome: done("closed") } },
   "episode.recovered": {
     setup: "episode-stranded", cross: ["recover", "episodes", "--older-than", "30m"], at: "2026-01-15T11:00:00Z",

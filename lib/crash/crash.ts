@@ -14,6 +14,7 @@ import type { AnomalyList } from "./checks.ts";
 import { LAB_NOW } from "./lab.ts";
 import type { Lab, LabTemplate, Run } from "./lab.ts";
 import { CRASH_SETUPS } from "./setups.ts";
+import { worldOf } from "./world.ts";
 import { EFFECT_KINDS } from "../store/effect-kinds.ts";
 import type { EffectKindName } from "../store/effect-kinds.ts";
 
@@ -92,6 +93,10 @@ async function crashAndRecover(lab: Lab, crash: CrashCase, kind: EffectKindName,
   }
   if (last.code !== 0) result.problems.push(`the last restart pass exited ${last.code ?? last.signal}${tail(last)}`);
   if (typeof effect !== "string") {
+    if (crash.unchangedByRecovery) {
+      const after = await worldOf(lab, kind, effect.intent).catch((error: Error) => error.message);
+      if (after !== effect.world) result.problems.push(`after the restart's passes the world reads "${after}", not "${effect.world}" as the crash left it: ${kind} was done again`);
+    }
     result.problems.push(...await conclusionProblems(lab, effect, crash.concludes[phase]));
     result.concluded = concludedWords(crash.concludes[phase]);
   }

@@ -5,11 +5,12 @@
  * that worker ended, its exit record damaged, a stranded episode, the managed sessions
  * each step of `session gc` acts on, and a worker's tmux tab left after its session ended.
  */
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listRecords } from "../sessions/records.ts";
 import { sessionState } from "../sessions/state.ts";
 import { exitedPid, git } from "../testing/fixtures.ts";
+import { startNotifyReceivers } from "../testing/notify-receivers.ts";
 import { hostname } from "node:os";
 import { connectGitHub } from "../boundaries/github.ts";
 import { loadConfig } from "../config.ts";
@@ -25,7 +26,7 @@ export type CrashSetupName =
   | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
   | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left"
   | "worktree-vanished"
-  | "cleanable" | "bundle-old";
+  | "cleanable" | "bundle-old" | "notifying";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
@@ -49,6 +50,23 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
   },
   /** demo/widgets onboarded and polled at live: issue 1 is a ready item, its "queued" comment posted. */
   polled: (lab) => onboardAndPoll(lab),
+  /**
+   * `polled`, with a loopback webhook (lib/testing/notify-receivers.ts, closed with the lab)
+   * configured and dispatches told: the next tick's dispatch of issue 1 is notified.
+   */
+  notifying: async (lab) => {
+    await onboardAndPoll(lab);
+    const receivers = await startNotifyReceivers(join(lab.dir, "receivers"));
+    const close = lab.close;
+    lab.close = async () => {
+      try {
+        await close();
+      } finally {
+        await receivers.close();
+      }
+    };
+    appendFileSync(lab.configFile, `\n[health]\nwebhook_url = ${JSON.stringify(receivers.webhookUrl)}\n\n[notifications]\nevents = ["dispatch"]\n`);
+  },
   /** One tick dispatched issue 1: its demo worker committed, pushed, opened its pull request and waits, idle. */
   working: async (lab) => {
     await CRASH_SETUPS.polled(lab);

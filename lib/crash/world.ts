@@ -6,7 +6,7 @@
  * it, so a sweep that concludes what is not so fails its case.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { commentMarker } from "../effects.ts";
 import { listRecords, readRecord, sessionFiles } from "../sessions/records.ts";
@@ -29,7 +29,8 @@ export type WorldFact =
   | "open" | "closed"
   | "listed" | "pruned"
   | "bundle written" | "no bundle"
-  | "branch present" | "branch absent";
+  | "branch present" | "branch absent"
+  | "received" | "not received";
 
 /** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
 export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
@@ -68,7 +69,21 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return existsSync(String(body.file)) ? "bundle written" : "no bundle";
     case "branch.delete":
       return git(lab.clone, "branch", "--list", String(body.branch)).trim() === "" ? "branch absent" : "branch present";
+    case "notification.send":
+      return receivedBy(lab, String(body.channel), String(body.title));
   }
+}
+
+/**
+ * Whether the lab's loopback receiver (the `notifying` setup's) got the message the intent
+ * names, by its title; more than once is never a world recovery may leave.
+ */
+function receivedBy(lab: Lab, channel: string, title: string): WorldFact {
+  const file = join(lab.dir, "receivers", "received", `${channel}.jsonl`);
+  const lines = existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+  const got = lines.map((line) => JSON.parse(line) as { body?: { title?: unknown } }).filter((r) => r.body?.title === title).length;
+  if (got > 1) throw new Error(`the ${channel} received "${title}" ${got} times`);
+  return got === 1 ? "received" : "not received";
 }
 
 /** Whether the issue has a comment carrying the action's marker. */

@@ -3,8 +3,8 @@
  * settle or report effects a crash cut short (lib/daemon/unfinished.ts), drain the exit
  * spool, settle sessions and claims cut short, refresh pull requests, poll when due, retire
  * idle workers of done items (lib/ending/retire.ts), close finished items' tabs
- * (lib/ending/tabs.ts), reclaim done items' disk (lib/cleanup/pass.ts), dispatch,
- * then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
+ * (lib/ending/tabs.ts), reclaim done items' disk (lib/cleanup/pass.ts), dispatch, tell
+ * the owner (lib/notify/pass.ts), then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
  * reported and the tick goes on to the next step; a stop asked for between steps ends
  * the tick after the step that was running.
@@ -29,6 +29,7 @@ import { sweepUnfinished } from "./unfinished.ts";
 import { retireIdleWorkers } from "../ending/retire.ts";
 import { cleanupPass } from "../cleanup/pass.ts";
 import { reportDiskAnomalies } from "../cleanup/disk-anomalies.ts";
+import { notifyPass } from "../notify/pass.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
 export interface TickDeps extends DispatchDeps, Pick<TabsDeps, "terminalLauncher"> {
@@ -71,6 +72,8 @@ export interface TickResult {
   disk: { raised: number; retracted: number };
   /** `active`: dispatched and running; `would_dispatch`: what a level without sessions would have started. */
   dispatch: { withheld: string | null; would_dispatch: number; active: number; failed: number; waiting: number };
+  /** Messages told to the owner (recorded only, below live), events folded into the summary, deliveries that failed. */
+  notify: { sent: number; held_back: number; failed_deliveries: number };
 }
 
 /** A fresh daemon's state; `lastPollAt` from the last heartbeat, if any. */
@@ -81,12 +84,14 @@ export function initialState(lastPollAt: string | null = null): DaemonState {
 /** Runs one tick; `nextAt` is when the next one is due (null for `--once`). */
 export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: Date) => Date | null = () => null): Promise<TickResult> {
   state.tick++;
+  const passStartedAfter = queryAudit(deps.store, { limit: 1 }).at(-1)?.id ?? 0;
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
     tabs: { closed: 0, unknown: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
     disk: { raised: 0, retracted: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
+    notify: { sent: 0, held_back: 0, failed_deliveries: 0 },
   };
   const step = async (name: string, fn: () => void | Promise<void>): Promise<boolean> => {
     if (deps.stopRequested?.()) {
@@ -158,6 +163,14 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
       result.dispatch.waiting = readyLeft(deps);
       deps.report({ event: "dispatch_withheld", line: `dispatch withheld: ${result.dispatch.withheld}`, reason: result.dispatch.withheld });
     }
+  }
+  // Last before the heartbeat, so what this pass did is told on this pass.
+  if (!result.stopped) {
+    await step("notifications", async () => {
+      const told = await notifyPass(deps, { passStartedAfter });
+      result.notify = { sent: told.sent, held_back: told.held_back, failed_deliveries: told.failed_deliveries };
+      told.events.forEach(deps.report);
+    });
   }
   if (result.stopped) return result;
   await step("heartbeat", () => {

@@ -114,6 +114,20 @@ export function appendAudit(store: Store, record: AuditInput): AuditRecord {
   return fromRow(row);
 }
 
+/**
+ * The newest record of these kinds whose body holds a number at `field`, and that number
+ * (a cursor kept in the log, such as a notification's `through`); undefined when there is none.
+ * Read backwards along the kind index, so it costs the records after it, not the log.
+ */
+export function latestBodyNumber(store: Store, kinds: readonly string[], field: string): number | undefined {
+  if (!/^[a-z_]+$/.test(field)) throw new TypeError(`Not a body field name: ${field}`);
+  const row = store.statement(
+    `SELECT json_extract(body, '$.${field}') AS value FROM audit WHERE kind IN (${kinds.map(() => "?").join(", ")})
+      AND json_type(body, '$.${field}') IN ('integer', 'real') ORDER BY id DESC LIMIT 1`,
+  ).get(...kinds) as { value: number } | undefined;
+  return row?.value;
+}
+
 /** Records matching the query, oldest first (newest last). */
 export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] {
   const where: string[] = [];

@@ -1,0 +1,114 @@
+/**
+ * Which records of the audit log the owner is told of, and the message each becomes. The
+ * audit log is the memory: a notification names the last record it covers (`through`), so a
+ * transition is told once, also across a daemon restart, and nothing before the first
+ * configured channel is told at all.
+ *
+ * - `dispatch`: an item `dispatching -> active` (its worker's session confirmed);
+ * - `completion`: an item `done`, saying whether its worker was retired;
+ * - `failure`: an item `failed` (a start that failed), or `interrupted` because its worker
+ *   was lost or crashed;
+ * - `needs_info`: an item `needs_info` (its worker asks for the owner);
+ * - `anomaly`: an anomaly raised.
+ */
+import type { NotificationEvent } from "../config.ts";
+import { latestBodyNumber, queryAudit } from "../store/audit.ts";
+import type { AuditRecord } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import { latestSession } from "../work-items/sessions.ts";
+import { LOST_REASON } from "../work-items/worker-ended.ts";
+import type { Message } from "./message.ts";
+
+/** A record the owner may be told of: its event and the message it makes. */
+export interface Notifiable {
+  /** The audit record's id: a message covering it is `through` it. */
+  id: number;
+  event: NotificationEvent;
+  message: Message;
+}
+
+/** The kinds of audit record a notification can come from. */
+const SOURCE_KINDS = ["state.work_item", "anomaly.raised"] as const;
+
+/**
+ * The last audit record notifications have covered, or null when none was ever told (no
+ * channel was configured yet). Each send's intent names the record it covers, and the first
+ * pass with a channel writes a `notification.cursor`.
+ */
+export function notifiedThrough(store: Store): number | null {
+  return latestBodyNumber(store, ["notification.send", "notification.cursor"], "through") ?? null;
+}
+
+/** The newest audit record's id (0 for an empty log). */
+export function lastAuditId(store: Store): number {
+  return queryAudit(store, { limit: 1 }).at(-1)?.id ?? 0;
+}
+
+/**
+ * The records after `afterId` that make notifications, oldest first, each as its event and
+ * message; `simulated` picks the records of this effect level (an item made below `live` is
+ * told as `would notify` only by a daemon below `live`).
+ */
+export function notifiableSince(store: Store, afterId: number, options: { host: string; simulated: boolean }): Notifiable[] {
+  const records = SOURCE_KINDS.flatMap((kind) => queryAudit(store, { kind, afterId })).sort((a, b) => a.id - b.id);
+  const found: Notifiable[] = [];
+  for (const record of records) {
+    const made = notifiableOf(store, record, options);
+    if (made) found.push(made);
+  }
+  return found;
+}
+
+function notifiableOf(store: Store, record: AuditRecord, options: { host: string; simulated: boolean }): Notifiable | undefined {
+  if (record.kind === "anomaly.raised") return anomalyOf(record, options.host);
+  if (record.phase !== "fact" || record.item === null || record.repo === null) return undefined;
+  if (record.simulated !== options.simulated) return undefined;
+  const from = String(record.body.from ?? "");
+  const to = String(record.body.to ?? "");
+  const reason = typeof record.body.reason === "string" ? record.body.reason : "";
+  const item = record.item;
+  const at = `${record.repo}#${Number(record.body.issue)}`;
+  const session = latestSession(store, item);
+  const about = { host: options.host, item, repo: record.repo, issue: Number(record.body.issue), state: to, ...(session ? { session: session.name } : {}) };
+  const show = `robot-army show ${item}`;
+  const attach = `robot-army attach ${item}`;
+  const on = `on ${options.host}`;
+  const make = (event: NotificationEvent, title: string, lines: string[], commands: string[]): Notifiable => ({
+    id: record.id, event,
+    message: { kind: event, title: `robot-army: ${title}`, text: [...lines, ...commands.map((c) => `run: ${c}${c === attach ? ` (${on})` : ""}`)].join("\n"), urgency: "normal", about, commands },
+  });
+  if (to === "active" && from === "dispatching") {
+    return make("dispatch", `${at} dispatched (item ${item})`, [`item ${item} (${at}) is active ${on}${session ? `, in session ${session.name}` : ""}`], [attach, show]);
+  }
+  if (to === "done") {
+    const retired = session?.end_reason === "retired";
+    const worker = !session ? "" : retired ? `; its worker ${session.name} was retired` : session.ended_at === null ? `; its worker ${session.name} still runs` : "";
+    return make("completion", `${at} done (item ${item})`, [`item ${item} (${at}) is done ${on}${worker}`], [show]);
+  }
+  if (to === "failed") {
+    return make("failure", `${at} failed (item ${item})`, [`item ${item} (${at}) failed ${on}: ${reason}`], [show]);
+  }
+  if (to === "interrupted" && (reason === LOST_REASON || reason.startsWith("worker crashed"))) {
+    return make("failure", `${at} lost its worker (item ${item})`, [`item ${item} (${at}) is interrupted ${on}: ${reason}`], [show, `robot-army resume ${item}`]);
+  }
+  if (to === "needs_info") {
+    return make("needs_info", `${at} needs you (item ${item})`, [`item ${item} (${at}) needs you ${on}: ${reason}`], [attach, show]);
+  }
+  return undefined;
+}
+
+/** An anomaly raised: its kind and number, never its detail (outside text: a path, git's words). */
+function anomalyOf(record: AuditRecord, host: string): Notifiable {
+  const kind = String(record.body.kind ?? "anomaly");
+  const where = record.repo ? ` (${record.repo}${record.item !== null ? `, item ${record.item}` : ""})` : "";
+  const commands = ["robot-army anomalies", ...(record.item !== null ? [`robot-army show ${record.item}`] : [])];
+  return {
+    id: record.id, event: "anomaly",
+    message: {
+      kind: "anomaly", title: `robot-army: anomaly ${kind}${where}`, urgency: "normal",
+      text: [`anomaly ${Number(record.body.anomaly)} (${kind}) raised on ${host}${where}`, ...commands.map((c) => `run: ${c}`)].join("\n"),
+      about: { host, anomaly: kind, ...(record.repo ? { repo: record.repo } : {}), ...(record.item !== null ? { item: record.item } : {}) },
+      commands,
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { join } from "node:path";
+import { parseConfig } from "../config.ts";
+import type { Config } from "../config.ts";
+import { wireEffects, SIMULATED_GITHUB } from "../effects.ts";
+import { raiseAnomaly } from "../store/anomalies.ts";
+import { queryAudit } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import { startNotifyReceivers } from "../testing/notify-receivers.ts";
+import type { NotifyReceivers } from "../testing/notify-receivers.ts";
+import { makeItem, withStore } from "../testing/items.ts";
+import { transition } from "../work-items/transition.ts";
+import { notifyPass } from "./pass.ts";
+import { lastAuditId } from "./events.ts";
+
+const LIVE = wireEffects("live", { github: SIMULATED_GITHUB });
+const PLAN = wireEffects("plan", { github: SIMULATED_GITHUB });
+
+/** A store, both loopback channels, and a config pointing at them with `extra` TOML on top. */
+async function withChannels(extra: string, fn: (store: Store, config: Config, receivers: NotifyReceivers) => Promise<void>): Promise<void> {
+  await withStore(async (store, stateDir) => {
+    const receivers = await startNotifyReceivers(join(stateDir, "receivers"));
+    try {
+      const config = await parseConfig(`${receivers.configToml}\n${extra}`, join(stateDir, "config.toml"), {});
+      await fn(store, config, receivers);
+    } finally {
+      await receivers.close();
+    }
+  });
+}
+
+const deps = (store: Store, config: Config, effects = LIVE) => ({ store, config, effects, host: "box" });
+
+test("with no channel configured the pass sends nothing and records nothing", async () => {
+  await withStore(async (store, stateDir) => {
+    const config = await parseConfig('[notifications]\nevents = ["failure"]\n', join(stateDir, "config.toml"), {});
+    makeItem(store, { issue: 1, state: "failed" });
+    const told = await notifyPass(deps(store, config), { passStartedAfter: 0 });
+    assert.equal([told.sent, told.held_back], [0, 0]);
+    assert.is(queryAudit(store, { kind: "notification" }).length, 0);
+  });
+});
+
+test("both channels get each message of the pass; what came before the first channel is never told", async () => {
+  await withChannels('[notifications]\nevents = ["failure"]\n', async (store, config, receivers) => {
+    makeItem(store, { issue: 1, state: "failed" });
+    const before = lastAuditId(store);
+    makeItem(store, { issue: 2, state: "failed" });
+    const told = await notifyPass(deps(store, config), { passStartedAfter: before });
+    assert.is(told.sent, 1);
+    const { webhook, pushover } = receivers.received();
+    assert.is(webhook.length, 1);
+    assert.is(pushover.length, 1);
+    const hook = webhook[0].body as Record<string, unknown>;
+    assert.is(hook.title, "robot-army: demo/widgets#2 failed (item 2)");
+    assert.match(String(hook.message), "item 2 (demo/widgets#2) failed on box: worktree could not be made: disk full");
+    assert.match(String(hook.message), "run: robot-army show 2");
+    assert.is(pushover[0].content_type, "application/x-www-form-urlencoded");
+    assert.is((pushover[0].body as Record<string, string>).title, "robot-army: demo/widgets#2 failed (item 2)");
+    assert.match(told.events[0].line, "notified: demo/widgets#2 failed (item 2) (webhook, pushover)");
+  });
+});
+
+test("a transition is told once: the next pass, and a restarted daemon's, send nothing again", async () => {
+  await withChannels('[notifications]\nevents = ["failure", "needs_info"]\n', async (store, config, receivers) => {
+    const item = makeItem(store, { issue: 1, state: "active" });
+    const start = lastAuditId(store);
+    transition(store, item.id, "needs_info", { reason: "worker asks: which database?" });
+    assert.is((await notifyPass(deps(store, config), { passStartedAfter: start })).sent, 1);
+    // A later pass and a new process (no memory but the audit log) find nothing to tell.
+    assert.is((await notifyPass(deps(store, config), { passStartedAfter: lastAuditId(store) })).sent, 0);
+    assert.is((await notifyPass(deps(store, config))).sent, 0);
+    assert.is(receivers.received().webhook.length, 1);
+    assert.match(String((receivers.received().webhook[0].body as Record<string, unknown>).message), "needs you on box: worker asks: which database?");
+  });
+});
+
+test("max_per_cycle = 2 with five events: two messages and one summary naming the three held back and their kinds", async () => {
+  await withChannels('[notifications]\nevents = ["failure", "anomaly"]\nmax_per_cycle = 2\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    for (const issue of [1, 2, 3]) makeItem(store, { issue, state: "failed" });
+    raiseAnomaly(store, { kind: "orphan_worktree", actionId: "/x/a", detail: "a folder no item claims: /x/a" });
+    raiseAnomaly(store, { kind: "orphan_worktree", actionId: "/x/b", detail: "a folder no item claims: /x/b" });
+    const told = await notifyPass(deps(store, config), { passStartedAfter: start });
+    assert.equal([told.sent, told.held_back], [3, 3]);
+    const titles = receivers.received().webhook.map((r) => (r.body as Record<string, unknown>).title);
+    assert.equal(titles, ["robot-army: demo/widgets#1 failed (item 1)", "robot-army: demo/widgets#2 failed (item 2)", "robot-army: 3 more held back on box"]);
+    const summary = receivers.received().webhook[2].body as Record<string, unknown>;
+    assert.match(String(summary.message), "3 more notifications held back this pass (notifications.max_per_cycle): 1 failure, 2 anomaly");
+    // Summaries are the least urgent: Pushover's priority -1.
+    assert.is((receivers.received().pushover[2].body as Record<string, string>).priority, "-1");
+    // The anomaly's detail (a path) is not in any message.
+    assert.not.match(JSON.stringify(receivers.received()), "/x/a");
+    // And what the summary covered is not told again.
+    assert.is((await notifyPass(deps(store, config))).sent, 0);
+  });
+});
+
+test("only the events asked for are told", async () => {
+  await withChannels('[notifications]\nevents = ["dispatch", "completion"]\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    makeItem(store, { issue: 1, state: "failed" });
+    makeItem(store, { issue: 2, state: "done" });
+    await notifyPass(deps(store, config), { passStartedAfter: start });
+    const titles = receivers.received().webhook.map((r) => (r.body as Record<string, unknown>).title);
+    assert.equal(titles, ["robot-army: demo/widgets#2 dispatched (item 2)", "robot-army: demo/widgets#2 done (item 2)"]);
+  });
+});
+
+test("below live a notification is recorded and printed as would notify, and nothing leaves the machine", async () => {
+  await withChannels('[notifications]\nevents = ["failure"]\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    makeItem(store, { issue: 1, state: "failed", simulated: true });
+    const told = await notifyPass(deps(store, config, PLAN), { passStartedAfter: start });
+    assert.is(told.sent, 1);
+    assert.match(told.events[0].line, "would notify: demo/widgets#1 failed (item 1) (webhook, pushover)");
+    assert.equal(receivers.received(), { webhook: [], pushover: [] });
+    const records = queryAudit(store, { kind: "notification.send" });
+    assert.is(records.length, 4);
+    assert.ok(records.every((r) => r.simulated));
+    assert.ok(records.filter((r) => r.phase === "outcome").every((r) => r.body.simulated === true));
+  });
+});
+
+test.run();
