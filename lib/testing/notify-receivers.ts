@@ -52,6 +52,8 @@ export interface NotifyReceivers {
   receivedDir: string;
   /** `[health]` and `[pushover]` tables pointing robot-army at both imitations, to append to a config.toml. */
   configToml: string;
+  /** The same two tables as a loaded config holds them, for a test that builds channels without a config file. */
+  config: { health: { webhook_url: string; max_age: string }; pushover: { token_file: string; user_key_file: string; api_url: string } };
   /** Every request received so far, oldest first. */
   received(): { webhook: ReceivedRequest[]; pushover: ReceivedRequest[] };
   /** Stops both servers, ending open (and hanging) connections. */
@@ -117,6 +119,10 @@ export async function startNotifyReceivers(dir: string, options: { webhook?: Rec
       `api_url = ${JSON.stringify(pushoverUrl)}`,
       "",
     ].join("\n"),
+    config: {
+      health: { webhook_url: webhookUrl, max_age: "5m" },
+      pushover: { token_file: tokenFile, user_key_file: userKeyFile, api_url: pushoverUrl },
+    },
     received: () => ({ webhook: [...log.webhook], pushover: [...log.pushover] }),
     close: async () => {
       await Promise.all([webhook.close(), pushover.close()]);
@@ -127,7 +133,7 @@ export async function startNotifyReceivers(dir: string, options: { webhook?: Rec
 /** What a generic JSON webhook checks: a POST to its path whose body is a JSON object. */
 function answerWebhook(request: Omit<ReceivedRequest, "answer">): { status: number; body: unknown } {
   if (request.method !== "POST") return { status: 405, body: { error: "method not allowed" } };
-  if (request.path !== WEBHOOK_PATH) return { status: 404, body: { error: "not found" } };
+  if (pathOf(request.path) !== WEBHOOK_PATH) return { status: 404, body: { error: "not found" } };
   if (mediaType(request.content_type) !== "application/json") return { status: 415, body: { error: `content type must be application/json, not ${request.content_type ?? "none"}` } };
   const body = request.body;
   if (typeof body !== "object" || body === null || Array.isArray(body)) return { status: 400, body: { error: "the body must be a JSON object" } };
@@ -145,7 +151,7 @@ function answerPushover(request: Omit<ReceivedRequest, "answer">, token: string,
   const requestId = randomKey();
   const refuse = (field: string, error: string) => ({ status: 400, body: { [field]: "invalid", errors: [error], status: 0, request: requestId } });
   if (request.method !== "POST") return { status: 404, body: { errors: ["not found"], status: 0, request: requestId } };
-  if (request.path !== PUSHOVER_PATH) return { status: 404, body: { errors: ["not found"], status: 0, request: requestId } };
+  if (pathOf(request.path) !== PUSHOVER_PATH) return { status: 404, body: { errors: ["not found"], status: 0, request: requestId } };
   if (mediaType(request.content_type) !== "application/x-www-form-urlencoded") {
     return refuse("body", `the body must be form-encoded (application/x-www-form-urlencoded), not ${request.content_type ?? "none"}`);
   }
@@ -176,6 +182,11 @@ function parseBody(raw: string, contentType: string | null): unknown {
   } catch {
     return raw;
   }
+}
+
+/** A request's path without its query: `/hook?auth=x` -> `/hook`. */
+function pathOf(path: string): string {
+  return new URL(path, "http://receiver.invalid").pathname;
 }
 
 /** `application/json; charset=utf-8` -> `application/json`. */
