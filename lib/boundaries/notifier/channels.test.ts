@@ -103,6 +103,16 @@ test("a credential file with mode 0644 is refused by configuredChannels, naming 
       (e: unknown) => e instanceof PreconditionError && e.message.endsWith("is a directory; health.webhook_url_file must name the file holding the webhook's URL"));
   }));
 
+test("a title and text longer than Pushover takes are cut to its limits, so the message still goes", () =>
+  withReceivers(async (r) => {
+    const long = { ...message, title: "t".repeat(400), text: "x".repeat(3000) };
+    const delivery = await deliver(byName(configuredChannels(r.config), "pushover"), long, 5_000);
+    assert.ok(delivery.ok, String(delivery.error));
+    const form = r.received().pushover[0].body as Record<string, string>;
+    assert.equal([form.title.length, form.message.length], [250, 1024]);
+    assert.ok(form.message.endsWith("..."));
+  }));
+
 test("configuredChannelNames reads no file: it names the channels the config sets up, even when their files are gone", () => {
   const pushover = { token_file: "/nonexistent/token", user_key_file: "/nonexistent/user", api_url: "https://api.pushover.net/1/messages.json" };
   assert.equal(configuredChannelNames({ health: { max_age: "5m" }, pushover: { api_url: pushover.api_url } }), []);
