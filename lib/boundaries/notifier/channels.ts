@@ -129,10 +129,10 @@ function isTimeout(error: unknown): boolean {
 function reason(error: unknown, target: string): string {
   if (error instanceof ChannelRefused) return error.message;
   const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
-  const text = `${String(cause?.message ?? "")} ${error instanceof Error ? error.message : String(error)}`;
-  if (typeof cause?.code === "string") return `could not reach ${target}: ${cause.code}`;
-  for (const [pattern, code] of NETWORK_FAILURES) if (pattern.test(text)) return `could not reach ${target}: ${code}`;
-  return `could not reach ${target}: ${(typeof cause?.message === "string" ? cause.message : error instanceof Error ? error.message : String(error)).split("\n")[0]}`;
+  // Node's fetch puts what went wrong in its cause (`fetch failed`, cause ECONNREFUSED); Deno's in the cause's words.
+  const words = typeof cause?.message === "string" ? cause.message : error instanceof Error ? error.message : String(error);
+  const code = typeof cause?.code === "string" ? cause.code : NETWORK_FAILURES.find(([pattern]) => pattern.test(words))?.[1];
+  return `could not reach ${target}: ${code ?? words.split("\n")[0]}`;
 }
 
 /** Deno's words for the failures Node names by code, so both runtimes say the same. */
