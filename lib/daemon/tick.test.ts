@@ -199,7 +199,7 @@ test("the summary counts what a level without sessions would dispatch, and says 
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
     poll: { ran: true, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } }, tabs: { closed: 0, unknown: 0 },
     cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 }, disk: { raised: 0, retracted: 0 },
-    dispatch: { withheld: null, would_dispatch: 2, active: 0, failed: 0, waiting: 1 },
+    dispatch: { withheld: null, would_dispatch: 2, active: 0, failed: 0, waiting: 1 }, notify: { sent: 0, held_back: 0, failed_deliveries: 0 },
   };
   assert.is(tickSummary(result).line, "tick 4 (stopped early): dispatched 0, would dispatch 2, failed 0, waiting 1; steps failed: poll, heartbeat");
 });
