@@ -333,6 +333,7 @@ const CREDENTIAL_NAME = /token|passw(or)?d|secret|credential|api[_-]?key|private
 /** Names that say where a credential lives (a file, an environment variable), not the credential. */
 const CREDENTIAL_POINTER = /_(file|env)$/;
 const CREDENTIAL_VALUE = /^(gh[opusr]_[A-Za-z0-9]{20,}|github_pat_\w{20,})/;
+const WEBHOOK_HINT = "a webhook URL that carries its own secret goes whole into a file only you can read (chmod 600), named by health.webhook_url_file";
 const CREDENTIAL_HINT = "credentials live in 0600 files named by a *_file key such as github.token_file, or in an environment variable named by github.token_env";
 
 /**
@@ -343,11 +344,12 @@ const CREDENTIAL_HINT = "credentials live in 0600 files named by a *_file key su
 function refuseCredentials(data: Record<string, unknown>, path: string, lines: Map<string, number>): void {
   const refuse = (segments: string[], problem: string): never => {
     const key = displayKey(segments, data);
-    throw new ConfigError(path, `key "${key}" ${problem}`, { key, line: lineOf(segments, lines), hint: CREDENTIAL_HINT });
+    const hint = key === "health.webhook_url" ? WEBHOOK_HINT : CREDENTIAL_HINT;
+    throw new ConfigError(path, `key "${key}" ${problem}`, { key, line: lineOf(segments, lines), hint });
   };
   const visit = (value: unknown, node: SchemaNode | undefined, segments: string[]): void => {
     if (typeof value === "string" && CREDENTIAL_VALUE.test(value)) refuse(segments, "holds what looks like a GitHub token");
-    if (typeof value === "string" && hasUrlCredentials(value)) refuse(segments, "holds a URL with credentials in it (user:password@ or token@)");
+    if (typeof value === "string" && hasUrlCredentials(value)) refuse(segments, "holds a URL with credentials in it (user:password@, token@, or a token or key in its query)");
     if (Array.isArray(value)) {
       value.forEach((entry, index) => visit(entry, node?.items, [...segments, String(index)]));
     } else if (isTable(value)) {

@@ -89,6 +89,5 @@ function outcomeOf(delivery: Delivery): Record<string, unknown> {
     status: delivery.status,
     error: delivery.error,
     timed_out: delivery.timed_out,
-    ms: delivery.ms,
   };
 }

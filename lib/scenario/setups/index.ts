@@ -36,6 +36,8 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "empty-dir": () => import("./empty-dir.ts"),
   "git-repo": () => import("./git-repo.ts"),
   "config-mistakes": () => import("./config-mistakes.ts"),
+  "notify-config-mistakes": () => import("./notify-config-mistakes.ts"),
+  "forge-with-notify-limit": () => import("./forge-with-notify-limit.ts"),
   "worker-profile-configs": () => import("./worker-profile-configs.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
