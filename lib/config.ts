@@ -254,7 +254,8 @@ function isDuration(value: string, maxMs: number): boolean {
   }
 }
 
-function isHttpUrl(value: string): boolean {
+/** Whether `value` is an http:// or https:// URL (the `url` format; a webhook URL read from its file). */
+export function isHttpUrl(value: string): boolean {
   try {
     return ["http:", "https:"].includes(new URL(value).protocol);
   } catch {

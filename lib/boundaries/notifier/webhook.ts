@@ -1,0 +1,45 @@
+/**
+ * The webhook channel: every message as one JSON POST to a URL the owner chose (ntfy, a
+ * chat bridge, their own receiver). Any 2xx answer means it was taken.
+ */
+import type { Message } from "../../notify/message.ts";
+import type { Channel } from "./channels.ts";
+import { ChannelRefused, answerSnippet } from "./_refused.ts";
+
+/** The JSON a webhook receives: the message's fields, flat, with `source` saying who sent it. */
+export function webhookBody(message: Message): Record<string, unknown> {
+  return {
+    source: "robot-army",
+    kind: message.kind,
+    title: message.title,
+    message: message.text,
+    urgency: message.urgency,
+    ...message.about,
+    commands: message.commands,
+  };
+}
+
+/**
+ * A channel that POSTs to `url`. Its target is the URL's host only: the rest of a URL read
+ * from `health.webhook_url_file` may be a secret.
+ */
+export function webhookChannel(url: string): Channel {
+  return {
+    name: "webhook",
+    target: new URL(url).host,
+    async send(message, signal) {
+      const res = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(webhookBody(message)),
+        signal,
+      });
+      const text = await res.text();
+      if (res.status < 200 || res.status > 299) {
+        const said = answerSnippet(text);
+        throw new ChannelRefused(res.status, `the webhook answered HTTP ${res.status}${said ? `: ${said}` : ""}`);
+      }
+      return { status: res.status };
+    },
+  };
+}
