@@ -12,6 +12,7 @@ import type { CommandDef, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import { gitVersion } from "../lib/boundaries/git.ts";
+import { configuredChannelNames } from "../lib/boundaries/notifier/channels.ts";
 import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
@@ -199,10 +200,11 @@ function checkStateDir(dir: string): ["ok" | "FAIL", string] {
  * URL's host (or the file holding the URL), Pushover by name; and the events told.
  */
 function describeChannels(config: Config): string {
-  const channels: string[] = [];
-  if (config.health.webhook_url) channels.push(`webhook (${new URL(config.health.webhook_url).host})`);
-  else if (config.health.webhook_url_file) channels.push(`webhook (its URL in ${config.health.webhook_url_file})`);
-  if (config.pushover.token_file && config.pushover.user_key_file) channels.push("pushover");
+  const channels = configuredChannelNames(config).map((name) => {
+    if (name !== "webhook") return name;
+    const url = config.health.webhook_url;
+    return url !== undefined ? `webhook (${new URL(url).host})` : `webhook (its URL in ${config.health.webhook_url_file})`;
+  });
   if (channels.length === 0) return "none configured: nothing is sent ([health] webhook_url, [pushover] token_file and user_key_file)";
   const events = config.notifications.events.length ? config.notifications.events.join(", ") : "no events (only health --notify alerts)";
   return `${channels.join(", ")}; told of ${events}`;
