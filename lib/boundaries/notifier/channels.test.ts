@@ -5,6 +5,7 @@ import { createServer } from "node:http";
 import { createServer as createTcpServer } from "node:net";
 import type { Server } from "node:http";
 import { join } from "node:path";
+import { parseConfig } from "../../config.ts";
 import { PreconditionError } from "../../errors.ts";
 import type { Message } from "../../notify/message.ts";
 import { withTempDir } from "../../testing/fixtures.ts";
@@ -56,6 +57,15 @@ test("both channels get one message each: the webhook's body is JSON, Pushover's
     });
     assert.is(pushover[0].content_type, "application/x-www-form-urlencoded");
     assert.equal(pushover[0].body, { token: r.token, user: r.user, title: message.title, message: message.text, priority: "1" });
+  }));
+
+test("the receivers' config snippet loads as a config, and the channels it sets up deliver to both", () =>
+  withReceivers(async (r, dir) => {
+    const config = await parseConfig(r.configToml, join(dir, "config.toml"), {});
+    assert.equal(configuredChannelNames(config), ["webhook", "pushover"]);
+    const deliveries = await Promise.all(configuredChannels(config).map((c) => deliver(c, { ...message, urgency: "low" }, 5_000)));
+    assert.equal(deliveries.map((d) => d.ok), [true, true]);
+    assert.is((r.received().pushover[0].body as Record<string, string>).priority, "-1", "low urgency is Pushover's -1");
   }));
 
 test("a channel's target names the host only: a webhook URL read from its 0600 file is a secret, trimmed and remembered", () =>

@@ -1,0 +1,94 @@
+/**
+ * Sending one message to every configured channel, each delivery audited on its own
+ * (DESIGN rule 3): one `notification.send` intent per channel, all written before anything
+ * is sent, then the channels in parallel, each bounded by the timeout, and one outcome per
+ * channel saying whether it took the message. So the log can say "the webhook took it and
+ * Pushover did not", and a crash between intent and outcome is found, never sent again.
+ */
+import { deliver } from "../boundaries/notifier/channels.ts";
+import type { Channel, Delivery } from "../boundaries/notifier/channels.ts";
+import { auditEffect } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import type { Message } from "./message.ts";
+
+/** How a message is sent. */
+export interface SendOptions {
+  /** Below effect level live: nothing is sent, each channel's outcome says `simulated` ("would notify"). */
+  simulated: boolean;
+  /** The longest one delivery may take (`[notifications] timeout`). */
+  timeoutMs: number;
+  /** The id of the last audit record this message reports (the notification pass's memory). */
+  through?: number;
+  /** The work item and repository the audit records are about. */
+  item?: number;
+  repo?: string;
+}
+
+/**
+ * Sends `message` to every channel and says what became of it on each; a channel's failure
+ * or timeout is in its Delivery, never thrown. With no store (health, when the store cannot
+ * be opened) the message is sent unaudited.
+ * @example
+ * const deliveries = await sendMessage(store, configuredChannels(config), message, { simulated: false, timeoutMs: 10_000, item: 3, repo: "demo/widgets" });
+ * deliveries.filter((d) => !d.ok).map((d) => `${d.channel}: ${d.error}`);
+ */
+export async function sendMessage(store: Store | undefined, channels: Channel[], message: Message, options: SendOptions): Promise<Delivery[]> {
+  const send = (channel: Channel): Promise<Delivery> =>
+    options.simulated ? Promise.resolve(wouldNotify(channel)) : deliver(channel, message, options.timeoutMs);
+  if (!store) return Promise.all(channels.map(send));
+
+  const messageId = globalThis.crypto.randomUUID();
+  let allIntentsWritten!: () => void;
+  const intentsWritten = new Promise<void>((resolve) => (allIntentsWritten = resolve));
+  // auditEffect writes its intent before its first await; each send waits until every channel's intent is on disk.
+  const runs = channels.map((channel) =>
+    auditEffect(
+      store,
+      {
+        kind: "notification.send",
+        repo: options.repo,
+        item: options.item,
+        simulated: options.simulated,
+        body: {
+          message_id: messageId,
+          channel: channel.name,
+          target: channel.target,
+          kind: message.kind,
+          title: message.title,
+          text: message.text,
+          ...(options.through === undefined ? {} : { through: options.through }),
+        },
+      },
+      async () => {
+        await intentsWritten;
+        return send(channel);
+      },
+      outcomeOf,
+    ),
+  );
+  allIntentsWritten();
+  const settled = await Promise.allSettled(runs);
+  // Only the store can fail here (a delivery never throws): every send has finished before that is reported.
+  const failed = settled.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return settled.map((result) => (result as PromiseFulfilledResult<Delivery>).value);
+}
+
+/** A delivery below live: nothing left the machine. */
+function wouldNotify(channel: Channel): Delivery {
+  return { channel: channel.name, target: channel.target, ok: true, status: null, error: null, timed_out: false, ms: 0, simulated: true };
+}
+
+/** The outcome's body: the delivery's own `ok` (auditEffect's `ok: true` means only that nothing threw). */
+function outcomeOf(delivery: Delivery): Record<string, unknown> {
+  if (delivery.simulated) return { ok: true, simulated: true, channel: delivery.channel, target: delivery.target };
+  return {
+    ok: delivery.ok,
+    channel: delivery.channel,
+    target: delivery.target,
+    status: delivery.status,
+    error: delivery.error,
+    timed_out: delivery.timed_out,
+    ms: delivery.ms,
+  };
+}
