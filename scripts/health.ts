@@ -38,8 +38,9 @@ start time) and prints one verdict with what was found and what to run:
   NEVER STARTED  no daemon has run with this state dir
   DIED           the lock's process is gone (by pid and start time), or no daemon holds
                  the lock and the last tick is older than max_age
-  HUNG           the lock's process runs, but its last tick is older than max_age (or it
-                 never ticked within max_age of taking the lock)
+  HUNG           the lock's process runs, but its last tick is older than max_age and the
+                 next one it announced is overdue (or it never ticked within max_age of
+                 taking the lock)
   UNREADABLE     the lock or the heartbeat cannot be read, or the lock's process cannot be
                  checked: never taken for ok
 Exit 0 for ok, 4 for any other verdict.

@@ -107,6 +107,19 @@ test("a live daemon whose heartbeat is older than max_age is HUNG, naming the ag
   });
 }));
 
+test("a live daemon whose ticks are further apart than max_age is not HUNG before its next tick is due, and is once that has passed", () => withTempDir(async (dir) => {
+  await withLiveProcess((who) => {
+    writeLock(dir, who, before(7_200_000));
+    const last = before(20 * 60_000);
+    writeHeartbeat(dir, { pid: who.pid, at: last, tick: 3, next_at: isoSeconds(new Date(NOW.getTime() + 40 * 60_000)), last_poll_at: null });
+    const waiting = check(dir);
+    assert.is(waiting.verdict, "ok");
+    assert.match(waiting.detail, "its last tick (3) was 20m ago, and the next is due at 2026-01-15T10:40:00Z");
+    writeHeartbeat(dir, { pid: who.pid, at: last, tick: 3, next_at: before(60_000), last_poll_at: null });
+    assert.is(check(dir).verdict, "HUNG");
+  });
+}));
+
 test("a live daemon that never beat within max_age of taking the lock is HUNG", () => withTempDir(async (dir) => {
   await withLiveProcess((who) => {
     writeLock(dir, who, before(10 * 60_000));
