@@ -60,7 +60,8 @@ test("against the forge with a private token file, every check passes", () =>
     assert.is(line(text, "github"), "ok    github     answers; the token is owner's");
     assert.is(line(text, "author"), "ok    author     issues opened by owner are taken");
     assert.is(line(text, "anomalies"), "ok    anomalies  none open");
-    assert.match(text, /\nall 9 checks passed\n$/);
+    assert.is(line(text, "channels"), "ok    channels   none configured: nothing is sent ([health] webhook_url, [pushover] token_file and user_key_file)");
+    assert.match(text, /\nall 10 checks passed\n$/);
     assert.not.ok(existsSync(join(t.tmp, "state")), "doctor creates no state dir");
   }));
 
@@ -71,7 +72,7 @@ test("a token file others can read fails its check (exit 4), says how to fix it,
     const { text, error } = await doctor(t);
     assert.instance(error, CheckFailedError);
     assert.is(error!.exitCode, 4);
-    assert.is(error!.message, "1 of 9 checks failed: token");
+    assert.is(error!.message, "1 of 10 checks failed: token");
     assert.is(line(text, "token"), `FAIL  token      Token file "${token}" has mode 0644; it must be 0600 (chmod 600 "${token}")`);
     assert.is(line(text, "github"), "skip  github     needs a usable token");
     assert.not.match(text, "checks passed");
@@ -84,7 +85,7 @@ test("--json gives every check and whether all passed", () =>
     const json = JSON.parse(text);
     assert.is(json.ok, false);
     assert.equal(json.checks.map((c: { check: string; status: string }) => `${c.check}=${c.status}`),
-      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "github=skip", "author=ok", "anomalies=ok"]);
+      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "github=skip", "author=ok", "anomalies=ok", "channels=ok"]);
   }));
 
 test("a config that does not load fails and the checks that need it are skipped", () =>
@@ -92,7 +93,7 @@ test("a config that does not load fails and the checks that need it are skipped"
     const file = join(t.tmp, "broken.toml");
     writeFileSync(file, "[daemon]\ntick_seconds = \"soon\"\n");
     const { text, error } = await doctor(t, { config: file });
-    assert.is(error!.message, "1 of 9 checks failed: config");
+    assert.is(error!.message, "1 of 10 checks failed: config");
     assert.match(line(text, "config"), /^FAIL  config     Cannot read config ".*broken.toml": key "daemon.tick_seconds" must be a number \(line 2\); fix the file/);
     for (const check of ["token", "worker", "github", "author"]) assert.match(line(text, check), /^skip  .*needs the config$/);
   }));
@@ -103,7 +104,7 @@ test("a missing author, a token nobody accepts and a missing tmux each fail with
     writeFileSync(bad, "ghp_not_a_token_the_forge_knows_1234\n", { mode: 0o600 });
     const config = writeConfig(t, [], [`token_file = ${JSON.stringify(bad)}`]);
     const { text, error } = await doctor(t, { config, deps: { tmuxVersion: async () => undefined } });
-    assert.is(error!.message, "3 of 9 checks failed: tmux, github, author");
+    assert.is(error!.message, "3 of 10 checks failed: tmux, github, author");
     assert.is(line(text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] launcher = "process"');
     assert.match(line(text, "github"), new RegExp(`^FAIL  github     ${t.forge.url.replaceAll(".", "\\.")}: GitHub answered 401 .*Bad credentials; check github.api_base, the network and the token$`));
     assert.is(line(text, "author"), 'FAIL  author     github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
@@ -117,7 +118,7 @@ test("tmux is not needed by the process launcher; no token at all fails; an exis
     assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.launcher is process");
     assert.match(line(text, "token"), /^FAIL  token      no token: set github.token_file/);
     assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (writable)`);
-    assert.is(error!.message, "1 of 9 checks failed: token");
+    assert.is(error!.message, "1 of 10 checks failed: token");
   }));
 
 test("a state dir others can read fails its check, with the chmod that fixes it", () =>
@@ -140,7 +141,7 @@ test("a worker program that cannot be found fails its check, looked up on the PA
     writeFileSync(join(bin, "agent"), "#!/bin/sh\n", { mode: 0o755 });
     const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}`, TMUX_TMPDIR: t.tmp };
     const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "no-such-agent"']), deps: { env } });
-    assert.is(headless.error!.message, "1 of 9 checks failed: worker");
+    assert.is(headless.error!.message, "1 of 10 checks failed: worker");
     assert.is(line(headless.text, "worker"), 'FAIL  worker     the worker program "no-such-agent" is not on the PATH (worker.binary): install it there, or set [worker] binary to its absolute path');
     assert.is(line((await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "agent"', 'profile = "codex"']), deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}; ${noRegistryLine("codex")}`);
     // A program of no known profile works, but is never taken for idle: the check says so and still passes.
@@ -180,10 +181,36 @@ test("an open anomaly is a finding, with the command that lists it; once acknowl
       raiseAnomaly(store, { kind: "spool_damaged", actionId: "a-2", detail: "a file set aside" });
     });
     const { text, error } = await doctor(t);
-    assert.is(error!.message, "1 of 9 checks failed: anomalies");
+    assert.is(error!.message, "1 of 10 checks failed: anomalies");
     assert.is(line(text, "anomalies"), 'FAIL  anomalies  2 open (effect_unfinished, spool_damaged): "robot-army anomalies" says what to check, "robot-army anomalies ack <id>" once you have looked');
     await withStore(state, (store) => [1, 2].forEach((id) => acknowledgeAnomaly(store, id)));
     assert.is((await doctor(t)).error, undefined);
+  }));
+
+
+test("the channels check names each configured channel (the webhook by its host) and the events told, and no credential", () =>
+  template.use(async (t) => {
+    const secret = (name: string, text: string) => {
+      const file = join(t.tmp, name);
+      writeFileSync(file, text, { mode: 0o600 });
+      return file;
+    };
+    const token = secret("pushover-token", "aTokenNobodySees123");
+    const user = secret("pushover-user", "uUserKeyNobodySees45");
+    const both = await doctor(t, { config: writeConfig(t, [
+      "[health]", 'webhook_url = "https://ntfy.sh/my-private-topic"', "",
+      "[pushover]", `token_file = ${JSON.stringify(token)}`, `user_key_file = ${JSON.stringify(user)}`, "",
+      "[notifications]", 'events = ["failure", "needs_info"]',
+    ]) });
+    assert.is(both.error, undefined);
+    assert.is(line(both.text, "channels"), "ok    channels   webhook (ntfy.sh), pushover; told of failure, needs_info");
+    assert.not.match(both.text, "NobodySees");
+    assert.not.match(both.text, "my-private-topic");
+
+    const url = secret("webhook-url", "https://hooks.example.com/t/abcSecretPath");
+    const fromFile = await doctor(t, { config: writeConfig(t, ["[health]", `webhook_url_file = ${JSON.stringify(url)}`]) });
+    assert.match(line(fromFile.text, "channels"), `ok    channels   webhook (its URL in ${url}); told of `);
+    assert.not.match(fromFile.text, "abcSecretPath");
   }));
 
 test.run();

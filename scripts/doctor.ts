@@ -2,7 +2,7 @@
  * `robot-army doctor`: checks what robot-army needs before it can work, one line each,
  * `ok` or `FAIL` with what to do: the config loads, the token file is private, git and
  * tmux are there, the worker program can be started, the state dir is writable and private, GitHub (or the forge) answers to the token,
- * and the author is set. Exit 4 when a check fails.
+ * the author is set, and which notification channels are configured. Exit 4 when a check fails.
  *
  * It changes nothing: no state dir or database is created, and GitHub is only read.
  */
@@ -12,6 +12,7 @@ import type { CommandDef, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import { gitVersion } from "../lib/boundaries/git.ts";
+import { configuredChannelNames } from "../lib/boundaries/notifier/channels.ts";
 import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
@@ -24,7 +25,7 @@ import { stateDirPath } from "../lib/state-dir.ts";
 
 export const command: CommandDef = {
   name: "doctor",
-  summary: "Check that robot-army has what it needs: config, token, git, tmux, worker, state dir, GitHub",
+  summary: "Check that robot-army has what it needs: config, token, git, tmux, worker, state dir, GitHub, channels",
   usage: "doctor [--config FILE] [--json]",
   description: `\
 Runs each check and prints one line for it: ok, FAIL with what to do, or skip when a
@@ -40,6 +41,9 @@ check it depends on failed or the answer cannot be told from here.
   author     github.author is set: without it no issue is ever taken
   anomalies  no anomaly is open (an effect a crash cut short, a damaged spool file):
              "robot-army anomalies" lists them, "anomalies ack <id>" acknowledges one
+  channels   which notification channels are configured ([health] webhook_url,
+             [pushover]) and which events they are told; none is fine: nothing is sent
+             (the credential files are checked when the config loads, never read here)
 Nothing is changed. Exit 4 when any check fails.
 `,
   options: {
@@ -125,6 +129,8 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   else if (config.github.author) add("author", "ok", `issues opened by ${config.github.author} are taken`);
   else add("author", "FAIL", 'github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
   add("anomalies", ...(await checkAnomalies(stateDirPath(deps.env))));
+  if (config) add("channels", "ok", describeChannels(config));
+  else add("channels", "skip", "needs the config");
   return results;
 }
 
@@ -187,6 +193,21 @@ function checkStateDir(dir: string): ["ok" | "FAIL", string] {
   } catch {
     return ["FAIL", `${dir} does not exist and ${parent} is not writable: create it, or set RA_STATE_DIR`];
   }
+}
+
+/**
+ * The configured channels, named without reading a credential file: the webhook by its
+ * URL's host (or the file holding the URL), Pushover by name; and the events told.
+ */
+function describeChannels(config: Config): string {
+  const channels = configuredChannelNames(config).map((name) => {
+    if (name !== "webhook") return name;
+    const url = config.health.webhook_url;
+    return url !== undefined ? `webhook (${new URL(url).host})` : `webhook (its URL in ${config.health.webhook_url_file})`;
+  });
+  if (channels.length === 0) return "none configured: nothing is sent ([health] webhook_url, [pushover] token_file and user_key_file)";
+  const events = config.notifications.events.length ? config.notifications.events.join(", ") : "no events (only health --notify alerts)";
+  return `${channels.join(", ")}; told of ${events}`;
 }
 
 /** Open anomalies are a finding: something the owner has not yet looked at. */

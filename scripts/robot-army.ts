@@ -52,6 +52,7 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   worktree: { load: () => import("./worktree.ts") },
   "purge-simulated": { load: () => import("./purge-simulated.ts") },
   doctor: { load: () => import("./doctor.ts") },
+  health: { load: () => import("./health.ts") },
   anomalies: { load: () => import("./anomalies.ts") },
   log: { load: () => import("./log.ts") },
   forge: { load: () => import("./forge.ts") },

@@ -28,9 +28,27 @@ export function writeHeartbeat(stateDir: string, beat: Heartbeat): void {
 
 /** The last heartbeat, or undefined when there is none or it cannot be read. */
 export function readHeartbeat(stateDir: string): Heartbeat | undefined {
+  const beat = readHeartbeatFile(stateDir);
+  return typeof beat === "object" ? beat : undefined;
+}
+
+/**
+ * The last heartbeat, telling "missing" (no file: no daemon ever ticked here) from
+ * "unreadable" (a file that cannot be read, is not JSON, or holds no pid and time), which
+ * a check from outside must never take for either a live or a dead daemon.
+ */
+export function readHeartbeatFile(stateDir: string): Heartbeat | "missing" | "unreadable" {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(heartbeatPath(stateDir), "utf8")) as Heartbeat;
+    text = readFileSync(heartbeatPath(stateDir), "utf8");
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ENOENT" ? "missing" : "unreadable";
+  }
+  try {
+    const beat = JSON.parse(text) as Heartbeat;
+    if (!beat || typeof beat !== "object" || !Number.isInteger(beat.pid) || typeof beat.at !== "string") return "unreadable";
+    return beat;
   } catch {
-    return undefined;
+    return "unreadable";
   }
 }
