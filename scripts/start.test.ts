@@ -12,13 +12,15 @@ import { sessionsOf } from "../lib/work-items/sessions.ts";
 import { latestCleanup } from "../lib/cleanup/records.ts";
 import { git } from "../lib/testing/fixtures.ts";
 import { sessionState } from "../lib/sessions/state.ts";
+import { startNotifyReceivers } from "../lib/testing/notify-receivers.ts";
 import { robotArmyHere } from "./start.ts";
 
 /** A rehearsal run as `npm start` runs it, with a HOME and no config of its own, its output gathered. */
-function rehearsal(home: string, args: string[] = []) {
+function rehearsal(home: string, args: string[] = [], extraEnv: Record<string, string> = {}) {
   const argv = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
   const env: Record<string, string | undefined> = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
   for (const key of Object.keys(env)) if (key.startsWith("RA_")) delete env[key];
+  Object.assign(env, extraEnv);
   const child = spawn(argv[0], [...argv.slice(1), "start", ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
   const seen = { out: "" };
   child.stdout.on("data", (chunk: Buffer) => (seen.out += chunk.toString()));
@@ -67,9 +69,12 @@ function noWorkerLeftRunning(dir: string): void {
  * the two take about the time of one. Each has its own HOME, forge, state and workers.
  */
 const homes = [makeTempDir(), makeTempDir()];
-const watched = rehearsal(homes[0], ["--watch"]);
-const unwatched = rehearsal(homes[1]);
+// Each rehearsal tells a loopback webhook of everything: one given by the flag, the other by the environment.
+const receivers = await Promise.all(homes.map((home) => startNotifyReceivers(join(home, "receivers"))));
+const watched = rehearsal(homes[0], ["--watch", "--webhook-url", receivers[0].webhookUrl]);
+const unwatched = rehearsal(homes[1], [], { RA_WEBHOOK_URL: receivers[1].webhookUrl });
 test.after(async () => {
+  await Promise.all(receivers.map((r) => r.close()));
   for (const r of [watched, unwatched]) {
     if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
     await r.closed;
@@ -106,6 +111,7 @@ test("start --watch plays the owner: it merges each pull request as the owner, i
   assert.ok(keptAt >= 0 && owner[keptAt + 1]?.startsWith(`owner (rehearsal): merged ${second} (`), `item 2 is kept just before its pull request is merged:\n${out}`);
   assert.not.match(out, /owner \(rehearsal\): kept item 1/, "one item is kept");
   assert.not.match(out, "rehearsal finished", "--watch does not end on its own");
+  assert.ok(receivers[0].received().webhook.length >= 6, "given --webhook-url, the rehearsal tells that webhook of each dispatch and each item done");
   assert.match(out, "rehearsal stopped: its workers and the forge are stopped");
   assert.ok(hint, "the rehearsal says how to look around");
   assert.is(looked!.status, 0, `${hint![2]} status: ${looked!.error ?? looked!.stderr}`);
@@ -163,6 +169,13 @@ test("start runs the whole story on its own: merges said as the owner, every ite
   for (const item of items) assert.match(item.cleanup?.proof ?? "", "asked live", `item ${item.issue}'s branch was proven on the forge, asked live`);
   assert.is(git(join(dir!, "widgets"), "branch", "--list", "robot-army/*"), "", "the clone has no item branch left");
   noWorkerLeftRunning(dir!);
+  // Given a webhook by $RA_WEBHOOK_URL, the rehearsal told it of each dispatch and each item done, and said so.
+  const titles = receivers[1].received().webhook.map((request) => (request.body as { title?: string }).title);
+  for (const issue of [1, 2, 3]) {
+    assert.ok(titles.includes(`robot-army: demo/widgets#${issue} dispatched (item ${issue})`), `the webhook heard of #${issue}'s dispatch: ${titles.join("; ")}`);
+    assert.ok(titles.includes(`robot-army: demo/widgets#${issue} done (item ${issue})`), `the webhook heard #${issue} was done: ${titles.join("; ")}`);
+    assert.match(out, `notified: demo/widgets#${issue} done (item ${issue}) (webhook)`);
+  }
 });
 
 test("the rehearsal names robot-army by its path unless the name on PATH is this checkout's", () =>

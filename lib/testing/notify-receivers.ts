@@ -66,8 +66,16 @@ export const PUSHOVER_LIMITS = { title: 250, message: 1024 } as const;
 const PUSHOVER_PATH = "/1/messages.json";
 const WEBHOOK_PATH = "/hook";
 
+/** How the imitations answer, the webhook's port (default: one the system chooses), and who hears of each request. */
+export interface ReceiverOptions {
+  webhook?: ReceiverMode;
+  pushover?: ReceiverMode;
+  webhookPort?: number;
+  onReceive?: (which: "webhook" | "pushover", request: ReceivedRequest) => void;
+}
+
 /** Starts both imitations on 127.0.0.1 (ports chosen by the system) and writes their credential files into `dir`. */
-export async function startNotifyReceivers(dir: string, options: { webhook?: ReceiverMode; pushover?: ReceiverMode } = {}): Promise<NotifyReceivers> {
+export async function startNotifyReceivers(dir: string, options: ReceiverOptions = {}): Promise<NotifyReceivers> {
   const receivedDir = join(dir, "received");
   mkdirSync(receivedDir, { recursive: true });
   const token = randomKey();
@@ -76,7 +84,7 @@ export async function startNotifyReceivers(dir: string, options: { webhook?: Rec
   const userKeyFile = secretFile(join(dir, "pushover-user"), user);
   const log = { webhook: [] as ReceivedRequest[], pushover: [] as ReceivedRequest[] };
 
-  const webhook = await listen((req, res) => receive("webhook", req, res, options.webhook ?? "ok", answerWebhook));
+  const webhook = await listen((req, res) => receive("webhook", req, res, options.webhook ?? "ok", answerWebhook), options.webhookPort);
   const pushover = await listen((req, res) => receive("pushover", req, res, options.pushover ?? "ok", (request) => answerPushover(request, token, user)));
 
   async function receive(
@@ -93,6 +101,7 @@ export async function startNotifyReceivers(dir: string, options: { webhook?: Rec
     const entry: ReceivedRequest = { ...request, answer: given };
     log[which].push(entry);
     appendFileSync(join(receivedDir, `${which}.jsonl`), JSON.stringify(entry) + "\n");
+    options.onReceive?.(which, entry);
     if (!given) return; // hang: the connection stays open until close() ends it
     res.writeHead(given.status, { "content-type": "application/json" });
     res.end(JSON.stringify(given.body));
@@ -204,7 +213,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 /** A server on 127.0.0.1, its port chosen by the system. */
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<{ url: string; close(): Promise<void> }> {
+async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>, port = 0): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     handler(req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500).end();
@@ -213,16 +222,16 @@ async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Pr
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
+    server.listen(port, "127.0.0.1", () => {
       server.off("error", reject);
       resolve();
     });
   });
   const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
+  const bound = typeof address === "object" && address ? address.port : 0;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${bound}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
