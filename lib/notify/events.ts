@@ -46,17 +46,18 @@ export function lastAuditId(store: Store): number {
 
 /**
  * The records after `afterId` that make notifications, oldest first, each as its event and
- * message; `simulated` picks the records of this effect level (an item made below `live` is
- * told as `would notify` only by a daemon below `live`).
+ * message, and the newest source record looked at (`lastId`: the cursor may move past what
+ * was looked at and not told). `simulated` picks the records of this effect level (an item
+ * made below `live` is told as `would notify` only by a daemon below `live`).
  */
-export function notifiableSince(store: Store, afterId: number, options: { host: string; simulated: boolean }): Notifiable[] {
+export function notifiableSince(store: Store, afterId: number, options: { host: string; simulated: boolean }): { found: Notifiable[]; lastId: number } {
   const records = SOURCE_KINDS.flatMap((kind) => queryAudit(store, { kind, afterId })).sort((a, b) => a.id - b.id);
   const found: Notifiable[] = [];
   for (const record of records) {
     const made = notifiableOf(store, record, options);
     if (made) found.push(made);
   }
-  return found;
+  return { found, lastId: records.at(-1)?.id ?? afterId };
 }
 
 function notifiableOf(store: Store, record: AuditRecord, options: { host: string; simulated: boolean }): Notifiable | undefined {

@@ -123,4 +123,19 @@ test("below live a notification is recorded and printed as would notify, and not
   });
 });
 
+test("what is not to be told is passed for good: the next pass does not read it again", async () => {
+  await withChannels('[notifications]\nevents = ["needs_info"]\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    makeItem(store, { issue: 1, state: "failed" });
+    assert.is((await notifyPass(deps(store, config), { passStartedAfter: start })).sent, 0);
+    const cursor = queryAudit(store, { kind: "notification.cursor" }).at(-1);
+    assert.is(cursor?.body.through, queryAudit(store, { kind: "state.work_item" }).at(-1)?.id, "the cursor stands on the last state change looked at");
+    // A pass with nothing new looked at writes nothing.
+    const before = lastAuditId(store);
+    await notifyPass(deps(store, config));
+    assert.is(lastAuditId(store), before);
+    assert.equal(receivers.received().webhook, []);
+  });
+});
+
 test.run();

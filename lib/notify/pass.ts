@@ -52,8 +52,17 @@ export async function notifyPass(deps: NotifyDeps, options: { passStartedAfter?:
     appendAudit(deps.store, { kind: "notification.cursor", body: { through, why: "a notification channel is configured: what happens from now on is told" } });
   }
   const wanted = new Set<NotificationEvent>(deps.config.notifications.events);
-  const due = notifiableSince(deps.store, through, { host: deps.host, simulated: deps.effects.simulated }).filter((n) => wanted.has(n.event));
-  if (due.length === 0) return result;
+  const scan = notifiableSince(deps.store, through, { host: deps.host, simulated: deps.effects.simulated });
+  const due = scan.found.filter((n) => wanted.has(n.event));
+  // What was looked at and is not to be told is passed for good, so a quiet pass never reads it again.
+  const passOver = () => {
+    const covered = due.at(-1)?.id ?? through;
+    if (scan.lastId > covered) appendAudit(deps.store, { kind: "notification.cursor", body: { through: scan.lastId, why: "nothing more to tell up to here" } });
+  };
+  if (due.length === 0) {
+    passOver();
+    return result;
+  }
   const live = options.channels ?? configuredChannels(deps.config);
   const timeoutMs = parseDuration(deps.config.notifications.timeout, "notifications.timeout");
   const simulated = !deps.effects.notifications;
@@ -76,6 +85,7 @@ export async function notifyPass(deps: NotifyDeps, options: { passStartedAfter?:
     result.held_back = held.length;
     await send(summaryOf(held, deps.host), held.at(-1)!.id);
   }
+  passOver();
   return result;
 }
 
