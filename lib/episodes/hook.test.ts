@@ -24,14 +24,20 @@ function inRepo(fn: (repo: string, journal: Journal) => Promise<void>): Promise<
   });
 }
 
-test("Claude Code's events map to start, busy, idle and end; anything else, a permission prompt included, does nothing", () => {
+test("Claude Code's events map to start, busy, idle, needs_info and end; anything else does nothing", () => {
   const action = (input: unknown) => claudeHookEvent(input).action;
   assert.is(action({ hook_event_name: "SessionStart", source: "startup" }), "start");
   assert.is(action({ hook_event_name: "UserPromptSubmit", prompt: "go" }), "busy");
   assert.is(action({ hook_event_name: "PreToolUse", tool_name: "Bash" }), "busy");
   assert.is(action({ hook_event_name: "Stop" }), "idle");
   assert.is(action({ hook_event_name: "Notification", notification_type: "idle_prompt" }), "idle");
-  assert.is(action({ hook_event_name: "Notification", notification_type: "permission_prompt" }), "none");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "permission_prompt" }), "needs_info");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "elicitation_dialog" }), "needs_info");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "auth_success" }), "none");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "toString" }), "none", "no inherited name passes for a type");
+  assert.equal(claudeHookEvent({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "Claude needs your permission to use Bash" }).reason, "Claude needs your permission to use Bash");
+  assert.equal(claudeHookEvent({ hook_event_name: "Notification", notification_type: "elicitation_dialog", message: " " }).reason, "Claude Code asks you a question", "with no message, what the type means");
+  assert.is(claudeHookEvent({ hook_event_name: "Notification", notification_type: "idle_prompt", message: "waiting" }).reason, undefined);
   assert.is(action({ hook_event_name: "Notification" }), "none", "a notification of no known type is not idleness");
   assert.is(action({ hook_event_name: "SessionEnd", reason: "other" }), "end");
   assert.is(action({ hook_event_name: "PostToolUse" }), "none");
@@ -53,6 +59,19 @@ test("an idle or busy report with no episode open opens one; an end with none op
     assert.equal([open.status, open.status_changed_at, open.started_at], ["idle", "2026-01-15T10:01:00Z", "2026-01-15T10:01:00Z"]);
     assert.match(await applyHook(journal, { key: "item-5", action: "none", clientPid: process.pid, now: T(2) }), "nothing to do");
     assert.match(await applyHook(journal, { key: "item-6", action: "busy", clientPid: process.pid, now: T(3) }), "started episode");
+  }));
+
+test("needs_info from a hook keeps the question; the idle prompt and Stop leave it, busy answers it", () =>
+  inRepo(async (_repo, journal) => {
+    const hook = (action: "needs_info" | "idle" | "busy", minute: number, reason?: string) =>
+      applyHook(journal, { key: "item-5", action, reason, clientPid: process.pid, now: T(minute) });
+    assert.match(await hook("needs_info", 1, "Claude needs your permission to use Bash"), "is needs_info since 2026-01-15T10:01:00Z: Claude needs your permission to use Bash");
+    assert.match(await hook("idle", 2), "is still needs_info since 2026-01-15T10:01:00Z: Claude needs your permission to use Bash (busy answers it)");
+    assert.match(await hook("needs_info", 3, "Claude needs your permission to use Bash"), "is still needs_info since 2026-01-15T10:01:00Z");
+    assert.match(await hook("needs_info", 4, "Claude needs your permission to use Edit"), "is needs_info since 2026-01-15T10:04:00Z: Claude needs your permission to use Edit");
+    assert.match(await hook("busy", 5), "is busy since 2026-01-15T10:05:00Z");
+    const open = (await findOpen(journal, "item-5"))!.episode!;
+    assert.equal([open.status, open.needs_info_reason], ["busy", undefined]);
   }));
 
 test("a damaged open file is reported, never overwritten", () =>

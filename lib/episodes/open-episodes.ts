@@ -21,9 +21,14 @@ export interface Episode {
   started_at: string;
   branch: string | null;
   start_head: string | null;
-  status: "busy" | "idle";
+  status: EpisodeStatus;
   status_changed_at: string;
+  /** What the worker asks its owner, while `status` is `needs_info` (absent otherwise). */
+  needs_info_reason?: string;
 }
+
+/** An open episode's status: `needs_info` while the worker waits for its owner's answer. */
+export type EpisodeStatus = "busy" | "idle" | "needs_info";
 
 /** One file in the open folder: the episode, or why it could not be read. */
 export interface OpenEntry {
