@@ -74,6 +74,22 @@ test("answered and back to idle before the pass saw it busy: the question is ans
     assert.is(getItem(store, item.id)!.state, "active");
   }));
 
+test("answered and asked again between two passes: the item is answered and asked again with the new question; a question from the future is never asked again", () =>
+  inWorld(async (store, dir, config) => {
+    const { item, row, journal } = await activeWorker(store, dir, 5);
+    await setStatus(journal, { key: row.episode_key, status: "needs_info", reason: "which database?", now: T(1) });
+    await pass(store, config, 2);
+    await setStatus(journal, { key: row.episode_key, status: "busy", now: T(3) });
+    await setStatus(journal, { key: row.episode_key, status: "needs_info", reason: "and which port?", now: T(4) });
+    const again = await pass(store, config, 5);
+    assert.equal([again.answered, again.asked, again.events.map((e) => e.event)], [1, 1, ["needs_info_answered", "needs_info"]]);
+    assert.equal([getItem(store, item.id)!.state, getItem(store, item.id)!.reason], ["needs_info", "worker asks: and which port?"]);
+    assert.equal((await pass(store, config, 6)).events, [], "the same question is asked once");
+    await setStatus(journal, { key: row.episode_key, status: "needs_info", reason: "from a clock ahead", now: T(30) });
+    assert.equal((await pass(store, config, 7)).events, [], "a question dated after now is not taken for a new one");
+    assert.equal((await pass(store, config, 8)).events, []);
+  }));
+
 test("unknown changes nothing: an unreadable or missing registry, a profile with none, another host's row, an older session, a closed row", () =>
   inWorld(async (store, dir, config) => {
     // Unreadable: the open file is damaged.

@@ -4,7 +4,9 @@
  * permission or question prompt) moves its `active` item to `needs_info`, with the question
  * as the reason (`worker asks: <reason>`), which `status` lists under "needs you"; once the
  * worker is at work again (its registry no longer says `needs_info`), the item is `active`
- * again.
+ * again. A worker that was answered and asked again between two passes (its question newer
+ * than the item's move) has its item answered and asked again, so the owner reads the
+ * question it asks now.
  *
  * Only the item's current session speaks for it, and only while its row is open on this
  * host. The registry is read as retirement reads it (lib/ending/idleness.ts `readRegistry`):
@@ -14,6 +16,7 @@
  * question was answered. Nothing is sent from here: the `state.work_item` record of the
  * move is what the notification pass reads.
  */
+import { now, parseTimestamp } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { DaemonEvent } from "../daemon/events.ts";
 import { readRegistry } from "../ending/idleness.ts";
@@ -46,30 +49,50 @@ export const ANSWERED_REASON = "the worker is at work again";
 /** Moves `active` items whose workers wait for their owner to `needs_info`, and back once they are at work again. */
 export async function followNeedsInfo(deps: NeedsInfoDeps): Promise<NeedsInfoResult> {
   const result: NeedsInfoResult = { asked: 0, answered: 0, events: [] };
+  // Read before any item moves: an item asked for on this pass is not looked at again.
+  const waiting = currentSessions(deps, "needs_info");
   for (const row of currentSessions(deps, "active")) {
     const registry = await readRegistry(row, row.profile ?? deps.config.worker.profile);
-    if (!registry.known || registry.status !== "needs_info") continue;
-    const reason = `worker asks: ${needsInfoReason(registry.reason ?? "") || "(no question given)"}`;
-    const item = move(deps.store, row, "active", "needs_info", reason, { asked_at: registry.changedAt });
-    if (!item) continue;
-    result.asked++;
-    result.events.push({
-      event: "needs_info", line: `item ${item.id} (${item.repo}#${item.issue}) needs you: ${item.reason}; "robot-army attach ${item.id}" to answer`,
-      item: item.id, repo: item.repo, issue: item.issue, session: row.id, reason: item.reason,
-    });
+    if (registry.known && registry.status === "needs_info") ask(deps, row, registry.reason, registry.changedAt, result);
   }
-  for (const row of currentSessions(deps, "needs_info")) {
+  for (const row of waiting) {
     const registry = await readRegistry(row, row.profile ?? deps.config.worker.profile);
-    if (!registry.known || registry.status === "needs_info") continue;
-    const item = move(deps.store, row, "needs_info", "active", ANSWERED_REASON, { registry: registry.status });
-    if (!item) continue;
+    if (!registry.known) continue;
+    const item = getItem(deps.store, row.item)!;
+    if (registry.status === "needs_info" && !askedSince(registry.changedAt, item.updated_at)) continue;
+    const answered = move(deps.store, row, "needs_info", "active", ANSWERED_REASON, { registry: registry.status });
+    if (!answered) continue;
     result.answered++;
     result.events.push({
-      event: "needs_info_answered", line: `item ${item.id} (${item.repo}#${item.issue}) is active again: ${ANSWERED_REASON}`,
-      item: item.id, repo: item.repo, issue: item.issue, session: row.id,
+      event: "needs_info_answered", line: `item ${answered.id} (${answered.repo}#${answered.issue}) is active again: ${ANSWERED_REASON}`,
+      item: answered.id, repo: answered.repo, issue: answered.issue, session: row.id,
     });
+    // Answered and asked again since the item was moved: the owner is told the question the worker asks now.
+    if (registry.status === "needs_info") ask(deps, row, registry.reason, registry.changedAt, result);
   }
   return result;
+}
+
+/** Moves the row's active item to needs_info with the worker's question, and says so. */
+function ask(deps: NeedsInfoDeps, row: StoredSession, question: string | null, askedAt: string, result: NeedsInfoResult): void {
+  const reason = `worker asks: ${needsInfoReason(question ?? "") || "(no question given)"}`;
+  const item = move(deps.store, row, "active", "needs_info", reason, { asked_at: askedAt });
+  if (!item) return;
+  result.asked++;
+  result.events.push({
+    event: "needs_info", line: `item ${item.id} (${item.repo}#${item.issue}) needs you: ${item.reason}; "robot-army attach ${item.id}" to answer`,
+    item: item.id, repo: item.repo, issue: item.issue, session: row.id, reason: item.reason,
+  });
+}
+
+/**
+ * Whether the registry's question was asked after the item went needs_info: a new one. A time
+ * that cannot be read, or one in the future, is not, so no pass can ask the same question again.
+ */
+function askedSince(askedAt: string, itemChangedAt: string): boolean {
+  const asked = parseTimestamp(askedAt);
+  const moved = parseTimestamp(itemChangedAt);
+  return asked !== undefined && moved !== undefined && asked > moved && asked <= now();
 }
 
 /** The open rows on this host that are their item's current session, of items in `state`. */
