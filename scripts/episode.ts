@@ -96,8 +96,9 @@ const hook: CommandDef = {
     "Run by the hooks robot-army writes for a worker, not by hand. claude: reads the hook's JSON on stdin\n" +
     "(hook_event_name): SessionStart opens the episode (a resumed one already open is marked busy),\n" +
     "UserPromptSubmit and PreToolUse mark it busy, Stop and the idle_prompt Notification idle, the\n" +
-    "permission_prompt and elicitation_dialog Notifications needs_info (its message the reason; Stop leaves\n" +
-    "it so), SessionEnd ends it. codex: reads the notify JSON from its last argument; agent-turn-complete marks it idle (Codex reports\n" +
+    "permission_prompt and elicitation_dialog Notifications needs_info (its message the reason; the next\n" +
+    "tool, a prompt, or Stop, which comes only once the prompt is answered, ends it), SessionEnd ends it.\n" +
+    "codex: reads the notify JSON from its last argument; agent-turn-complete marks it idle (Codex reports\n" +
     "nothing that marks it busy). The journal is the worktree of the worker's managed session, else\n" +
     "$CLAUDE_PROJECT_DIR, else the cwd the agent reports, else here. It always exits 0, noting a problem on\n" +
     "stderr: a failing hook must never stop the agent.",
@@ -216,7 +217,7 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
     const session = managedSession(deps.env);
     const cwd = session?.cwd ?? (agent === "claude" ? deps.env.CLAUDE_PROJECT_DIR : undefined) ?? event.cwd ?? deps.cwd;
     const journal = await openJournal(cwd, { forWrite: event.action !== "none" });
-    const line = await applyHook(journal, { key, action: event.action, reason: event.reason, clientPid: session?.childPid ?? CALLER_PID, now: now() });
+    const line = await applyHook(journal, { key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, clientPid: session?.childPid ?? CALLER_PID, now: now() });
     deps.write(asLines(`${agent} ${event.event}: ${line}`));
   } catch (error) {
     deps.warn(`robot-army: episode hook: ${error instanceof Error ? error.message : String(error)}\n`);

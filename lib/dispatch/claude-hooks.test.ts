@@ -155,7 +155,7 @@ test("another Claude Code in the worktree (the owner's own, a resume by hand) do
     assert.is((await episodeOf(place, "item-3"))?.status, "idle");
   }));
 
-test("a permission prompt is the worker waiting for its owner: needs_info with its message, answered by the next tool; a hook given nonsense exits 0 and says why on stderr", () =>
+test("a permission prompt is the worker waiting for its owner: needs_info with its message, answered by the next tool or the response's end; a hook given nonsense exits 0 and says why on stderr", () =>
   inWorktree(async (place) => {
     await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
     const matcher = new RegExp(`^(?:${settingsOf(place.worktree).hooks.Notification.at(-1)!.matcher})$`);
@@ -165,10 +165,14 @@ test("a permission prompt is the worker waiting for its owner: needs_info with i
     fireHook(place, "Notification", { message: "Claude needs your permission to use Bash", notification_type: "permission_prompt" }, "2026-01-15T10:01:00Z");
     const asked = await episodeOf(place, "item-3");
     assert.equal([asked?.status, asked?.needs_info_reason, asked?.status_changed_at], ["needs_info", "Claude needs your permission to use Bash", "2026-01-15T10:01:00Z"]);
-    fireHook(place, "Stop", {}, "2026-01-15T10:02:00Z");
-    assert.is((await episodeOf(place, "item-3"))?.status, "needs_info", "the end of a turn does not answer it");
+    fireHook(place, "Notification", { message: "Claude is waiting for your input", notification_type: "idle_prompt" }, "2026-01-15T10:02:00Z");
+    assert.is((await episodeOf(place, "item-3"))?.status, "needs_info", "the idle prompt does not answer it");
     fireHook(place, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: "toolu_02" }, "2026-01-15T10:03:00Z");
     assert.equal([(await episodeOf(place, "item-3"))?.status, (await episodeOf(place, "item-3"))?.needs_info_reason], ["busy", undefined]);
+    // Asked again, answered, and the response ends: Stop comes only once the prompt was answered.
+    fireHook(place, "Notification", { message: "Claude needs your permission to use Edit", notification_type: "permission_prompt" }, "2026-01-15T10:04:00Z");
+    fireHook(place, "Stop", {}, "2026-01-15T10:05:00Z");
+    assert.equal([(await episodeOf(place, "item-3"))?.status, (await episodeOf(place, "item-3"))?.status_changed_at], ["idle", "2026-01-15T10:05:00Z"]);
     const command = commandFor(place.worktree, "Stop");
     const broken = spawnSync("sh", ["-c", command], { cwd: place.worktree, input: "not json", encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: "/tmp" } });
     assert.is(broken.status, 0);

@@ -8,7 +8,7 @@
  * | SessionStart                      | opened (or, resumed, busy) |
  * | UserPromptSubmit, PreToolUse      | busy                   |
  * | Stop, Notification `idle_prompt`  | idle                   |
- * | Notification `permission_prompt`, `elicitation_dialog` | needs_info (its message the reason) |
+ * | Notification `permission_prompt`, `elicitation_dialog` | needs_info (its message the reason), until busy or Stop |
  * | SessionEnd                        | ended                  |
  *
  * The file is merged, never clobbered: the owner's settings and hooks stay as they are, and

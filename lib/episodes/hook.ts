@@ -6,7 +6,7 @@
  * every step here is forgiving: a resumed session's start finds its episode open and marks it
  * busy; a busy, idle or needs_info report with no episode open opens one first; a report that
  * changes nothing (busy while busy, the idle prompt while idle, idle while the worker's question
- * waits for its answer) leaves the file as it is, so `status_changed_at` stays the moment the
+ * waits for its answer; the end of a turn does answer an agent's own blocking prompt) leaves the file as it is, so `status_changed_at` stays the moment the
  * status really changed.
  */
 import { PreconditionError } from "../errors.ts";
@@ -32,6 +32,8 @@ export interface HookEvent {
   sessionId?: string;
   /** What the worker asks its owner, for `needs_info` (Claude Code's notification `message`). */
   reason?: string;
+  /** For `idle`: the agent's turn ended (Claude Code's Stop, Codex's agent-turn-complete), not just a prompt left waiting. */
+  turnEnded?: boolean;
 }
 
 /**
@@ -76,7 +78,10 @@ export function claudeHookEvent(input: unknown): HookEvent {
   })();
   const sessionId = typeof data.session_id === "string" && data.session_id ? data.session_id : undefined;
   const reason = action === "needs_info" ? (typeof data.message === "string" && data.message.trim() ? data.message : CLAUDE_OWNER_NOTIFICATIONS[type]) : undefined;
-  return { action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}), ...(reason ? { reason } : {}) };
+  return {
+    action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}), ...(reason ? { reason } : {}),
+    ...(event === "Stop" ? { turnEnded: true } : {}),
+  };
 }
 
 /**
@@ -87,11 +92,17 @@ export function codexHookEvent(input: unknown): HookEvent {
   const data = isObject(input) ? input : {};
   const event = typeof data.type === "string" ? data.type : "(no type)";
   const cwd = typeof data.cwd === "string" && data.cwd ? data.cwd : undefined;
-  return { action: event === "agent-turn-complete" ? "idle" : "none", event, ...(cwd ? { cwd } : {}) };
+  return event === "agent-turn-complete" ? { action: "idle", event, ...(cwd ? { cwd } : {}), turnEnded: true } : { action: "none", event, ...(cwd ? { cwd } : {}) };
 }
 
-/** Applies a hook's action to the episode under `key`; returns one line saying what it did. */
-export async function applyHook(journal: Journal, options: { key: string; action: HookAction; reason?: string; clientPid: number; now: Date }): Promise<string> {
+/**
+ * Applies a hook's action to the episode under `key`; returns one line saying what it did. A
+ * hook's needs_info is its agent's blocking prompt (`by: "prompt"`), which the end of the
+ * agent's turn (`turnEnded`) shows answered.
+ */
+export async function applyHook(
+  journal: Journal, options: { key: string; action: HookAction; reason?: string; turnEnded?: boolean; clientPid: number; now: Date },
+): Promise<string> {
   const { key, action } = options;
   if (action === "none") return `nothing to do for episode ${key}`;
   const open = await findOpen(journal, key);
@@ -114,7 +125,7 @@ export async function applyHook(journal: Journal, options: { key: string; action
   const status = action === "start" ? "busy" : action;
   const current = (await findOpen(journal, key))?.episode;
   if (current?.status === status && status !== "needs_info") return `episode ${current.id} (key ${key}) is already ${status} since ${current.status_changed_at}`;
-  const { episode: updated, changed } = await setStatus(journal, { key, status, reason: options.reason, now: options.now });
+  const { episode: updated, changed } = await setStatus(journal, { key, status, reason: options.reason, by: "prompt", turnEnded: options.turnEnded, now: options.now });
   return statusLine(updated, changed);
 }
 

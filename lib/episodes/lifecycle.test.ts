@@ -127,6 +127,19 @@ test("needs_info keeps the worker's question; idle leaves it asked, busy answers
     await rejects(setStatus(journal, { key: "work", status: "needs_info", reason: "  \n", now: T2 }), UsageError, "the reason is empty");
   }));
 
+test("the end of a turn answers an agent's blocking prompt, never the worker's own question", () =>
+  inRepo(async (_repo, journal) => {
+    await startEpisode(journal, { key: "work", clientPid: process.pid, now: T0 });
+    await setStatus(journal, { key: "work", status: "needs_info", reason: "which database?", now: T1 });
+    assert.is((await setStatus(journal, { key: "work", status: "idle", turnEnded: true, now: T2 })).episode.status, "needs_info", "the worker asked, then ended its turn: still waiting");
+    await setStatus(journal, { key: "work", status: "busy", now: T2 });
+    const prompt = await setStatus(journal, { key: "work", status: "needs_info", reason: "Claude needs your permission to use Bash", by: "prompt", now: T2 });
+    assert.equal([prompt.episode.needs_info_by, (await readLedger(journal)).events.at(-1)!.data], ["prompt", { reason: "Claude needs your permission to use Bash", by: "prompt" }]);
+    assert.is((await setStatus(journal, { key: "work", status: "idle", now: T2 })).changed, false, "an idle prompt is no end of a turn");
+    const ended = await setStatus(journal, { key: "work", status: "idle", turnEnded: true, now: T2 });
+    assert.equal([ended.changed, ended.episode.status, ended.episode.needs_info_by], [true, "idle", undefined]);
+  }));
+
 test("a worker's question is outside text: a secret redacted, control characters escaped, then capped", () => {
   assert.is(needsInfoReason("  which database?\n"), "which database?");
   assert.is(needsInfoReason("token ghp_abcdefghijklmnop0123456789 works?"), "token [redacted] works?");

@@ -15,7 +15,7 @@ import { shown } from "./journal.ts";
 import type { Journal } from "./journal.ts";
 import { appendEvent } from "./ledger.ts";
 import { createOpen, findOpen, removeOpen, rewriteOpen } from "./open-episodes.ts";
-import type { Episode, EpisodeStatus } from "./open-episodes.ts";
+import type { Episode, EpisodeStatus, NeedsInfoBy } from "./open-episodes.ts";
 import { writeRecord } from "./records.ts";
 import { refuseJournalLinks } from "./_journal-file.ts";
 
@@ -77,29 +77,47 @@ export interface StatusChange {
   changed: boolean;
 }
 
+/** What a status change is asked to do. */
+export interface StatusRequest {
+  key: string;
+  status: EpisodeStatus;
+  /** For `needs_info`: what the worker asks. */
+  reason?: string;
+  /** For `needs_info`: who says so (default the worker itself). */
+  by?: NeedsInfoBy;
+  /** For `idle`: the agent's turn ended (Claude Code's Stop), which a blocking prompt's answer comes before. */
+  turnEnded?: boolean;
+  now: Date;
+}
+
 /**
  * Marks an episode idle, busy, or `needs_info` with the worker's question (`reason`); a
  * change counts as a sign of life. Busy answers a `needs_info` (the owner answered: the
- * worker is at work again) and drops its reason; idle does not (a worker that asked and
- * ended its turn still waits for the answer), so the episode stays `needs_info`, unchanged.
- * The same question asked again changes nothing, so `status_changed_at` stays the moment it was asked.
+ * worker is at work again) and drops its question. Idle does not (a worker that asked and
+ * ended its turn still waits for the answer), so the episode stays `needs_info`, unchanged;
+ * except the end of a turn after an agent's blocking prompt (`by: "prompt"`): the agent could
+ * not have ended its turn before the prompt was answered. The same question asked again
+ * changes nothing, so `status_changed_at` stays the moment it was asked.
  */
-export async function setStatus(journal: Journal, options: { key: string; status: EpisodeStatus; reason?: string; now: Date }): Promise<StatusChange> {
+export async function setStatus(journal: Journal, options: StatusRequest): Promise<StatusChange> {
   refuseJournalLinks(journal);
   const episode = await requireOpen(journal, options.key);
   const reason = options.status === "needs_info" ? needsInfoReason(options.reason ?? "") : undefined;
   if (options.status === "needs_info" && !reason) throw new UsageError("A worker's needs_info says what it asks: the reason is empty");
-  if (options.status === "idle" && episode.status === "needs_info") return { episode, changed: false };
+  const promptAnswered = options.turnEnded === true && episode.needs_info_by === "prompt";
+  if (options.status === "idle" && episode.status === "needs_info" && !promptAnswered) return { episode, changed: false };
   if (options.status === "needs_info" && episode.status === "needs_info" && reason === episode.needs_info_reason) return { episode, changed: false };
   const at = isoSeconds(options.now);
-  const { needs_info_reason: _answered, ...rest } = episode;
-  const updated: Episode = { ...rest, status: options.status, status_changed_at: at, ...(reason ? { needs_info_reason: reason } : {}) };
+  const { needs_info_reason: _reason, needs_info_by: _by, ...rest } = episode;
+  const asked = reason ? { needs_info_reason: reason, ...(options.by === "prompt" ? { needs_info_by: "prompt" as const } : {}) } : {};
+  const updated: Episode = { ...rest, status: options.status, status_changed_at: at, ...asked };
   // Recovery may have closed it since it was read: never bring a closed episode back.
   if ((await findOpen(journal, options.key))?.episode?.id !== episode.id) {
     throw new PreconditionError(`Episode "${options.key}" (${episode.id}) was closed while its status was being set`);
   }
   await rewriteOpen(journal, updated);
-  await appendEvent(journal, { at, episode: episode.id, key: episode.key, kind: `episode.${options.status}`, data: reason ? { reason } : {} });
+  const data = reason ? { reason, ...(options.by === "prompt" ? { by: "prompt" } : {}) } : {};
+  await appendEvent(journal, { at, episode: episode.id, key: episode.key, kind: `episode.${options.status}`, data });
   return { episode: updated, changed: true };
 }
 

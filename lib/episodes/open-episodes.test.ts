@@ -57,6 +57,10 @@ test("needs_info carries its question and nothing else does: a file saying other
   await problem(text.replace(/^status: needs_info$/m, "status: busy"));
   await problem(text.replace(/^needs_info_reason: .*$/m, `needs_info_reason: ${"x".repeat(501)}`));
   await problem(text.replace(/^needs_info_reason: .*$/m, 'needs_info_reason: ""'));
+  await problem(text.replace(/^status: needs_info$/m, "status: idle").replace(/^needs_info_reason: .*$/m, "needs_info_by: prompt"));
+  await problem(text + "needs_info_by: owner\n");
+  writeFileSync(openFile(journal, "w1"), text + "needs_info_by: prompt\n");
+  assert.is((await findOpen(journal, "w1"))?.episode?.needs_info_by, "prompt");
 }));
 
 test.run();

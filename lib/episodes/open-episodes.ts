@@ -25,7 +25,16 @@ export interface Episode {
   status_changed_at: string;
   /** What the worker asks its owner, while `status` is `needs_info` (absent otherwise). */
   needs_info_reason?: string;
+  /**
+   * Who said so, while `needs_info`: the worker itself (`episode needs-info`; only busy answers
+   * it), or its agent's prompt that blocks it until answered (a permission, a question; the end
+   * of its turn answers it too). Absent: the worker.
+   */
+  needs_info_by?: NeedsInfoBy;
 }
+
+/** Who said an episode needs info: the worker itself, or its agent's blocking prompt. */
+export type NeedsInfoBy = "worker" | "prompt";
 
 /** An open episode's status: `needs_info` while the worker waits for its owner's answer. */
 export type EpisodeStatus = "busy" | "idle" | "needs_info";
