@@ -5,9 +5,9 @@
  * A hook never fails its agent (a Claude Code hook that exits 2 blocks what it hooks), so
  * every step here is forgiving: a resumed session's start finds its episode open and marks it
  * busy; a busy, idle or needs_info report with no episode open opens one first; a report that
- * changes nothing (busy while busy, the idle prompt while idle, idle while the worker's question
- * waits for its answer; the end of a turn does answer an agent's own blocking prompt) leaves the file as it is, so `status_changed_at` stays the moment the
- * status really changed.
+ * changes nothing (busy while busy, the idle prompt while idle, idle while the worker's own
+ * question waits for its answer) leaves the file as it is, so `status_changed_at` stays the
+ * moment the status really changed. The end of a turn does answer the agent's blocking prompt.
  */
 import { PreconditionError } from "../errors.ts";
 import type { Journal } from "./journal.ts";
