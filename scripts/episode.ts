@@ -1,7 +1,8 @@
 /**
- * `robot-army episode start|status|idle|busy|end|hook`: the episodes a worker declares in the
- * repository it works in. The supervisor measures idleness from them; a closed episode
- * becomes a record under `.ai/repo/sessions/`. `hook` is what an agent's own hooks run.
+ * `robot-army episode start|status|idle|busy|needs-info|end|hook`: the episodes a worker declares
+ * in the repository it works in. The supervisor measures idleness from them, and learns from
+ * `needs-info` that a worker waits for its owner; a closed episode becomes a record under
+ * `.ai/repo/sessions/`. `hook` is what an agent's own hooks run.
  */
 import { JSON_OPTION, asJson, asLines, helpText, integerOption, parse, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
@@ -13,7 +14,7 @@ import { openJournal, resolveKey, shown } from "../lib/episodes/journal.ts";
 import { readLedger } from "../lib/episodes/ledger.ts";
 import { endEpisode, setStatus, startEpisode } from "../lib/episodes/lifecycle.ts";
 import { findOpen, listOpen } from "../lib/episodes/open-episodes.ts";
-import { applyHook, claudeHookEvent, codexHookEvent } from "../lib/episodes/hook.ts";
+import { applyHook, claudeHookEvent, codexHookEvent, statusLine } from "../lib/episodes/hook.ts";
 import type { HookAgent } from "../lib/episodes/hook.ts";
 import { readRecord, sessionRoot } from "../lib/sessions/records.ts";
 
@@ -49,9 +50,28 @@ const statusChange = (which: "idle" | "busy"): CommandDef => ({
   name: `episode ${which}`,
   summary: which === "idle" ? "Mark the episode idle (waiting at its prompt)" : "Mark the episode busy (working)",
   usage: `episode ${which} [--key K]`,
-  description: `Sets the status to ${which} and records when, which also counts as a sign of life.`,
+  description: `Sets the status to ${which} and records when, which also counts as a sign of life.` + (which === "idle"
+    ? "\nAn episode that needs info stays so: idle does not answer its question."
+    : "\nBusy also answers a needs-info: the worker is at work again, and the supervisor makes its item active."),
   options: { key: KEY_OPTION },
 });
+
+const needsInfo: CommandDef = {
+  name: "episode needs-info",
+  summary: "Say the worker waits for its owner, and what it asks",
+  usage: "episode needs-info [--key K] --reason TEXT",
+  description:
+    "Sets the status to needs_info with the question (needs_info_reason) and when, and logs\n" +
+    "episode.needs_info with it in the ledger. The daemon's next pass moves the worker's item to needs_info\n" +
+    "(\"worker asks: <reason>\"), which status lists under \"needs you\". The reason is redacted, its control\n" +
+    "characters escaped, and cut at 500 characters. Going busy again (episode busy, a prompt submitted, a\n" +
+    "tool about to run) answers it and the item is active again; going idle does not.",
+  options: {
+    key: KEY_OPTION,
+    reason: { type: "string", value: "TEXT", description: "What the worker asks its owner" },
+  },
+  examples: ['robot-army episode needs-info --key item-3 --reason "which database should the cache use?"'],
+};
 
 const end: CommandDef = {
   name: "episode end",
@@ -75,8 +95,10 @@ const hook: CommandDef = {
   description:
     "Run by the hooks robot-army writes for a worker, not by hand. claude: reads the hook's JSON on stdin\n" +
     "(hook_event_name): SessionStart opens the episode (a resumed one already open is marked busy),\n" +
-    "UserPromptSubmit and PreToolUse mark it busy, Stop and the idle_prompt Notification idle, SessionEnd ends\n" +
-    "it. codex: reads the notify JSON from its last argument; agent-turn-complete marks it idle (Codex reports\n" +
+    "UserPromptSubmit and PreToolUse mark it busy, Stop and the idle_prompt Notification idle, the\n" +
+    "permission_prompt and elicitation_dialog Notifications needs_info (its message the reason; the next\n" +
+    "tool, a prompt, or Stop, which comes only once the prompt is answered, ends it), SessionEnd ends it.\n" +
+    "codex: reads the notify JSON from its last argument; agent-turn-complete marks it idle (Codex reports\n" +
     "nothing that marks it busy). The journal is the worktree of the worker's managed session, else\n" +
     "$CLAUDE_PROJECT_DIR, else the cwd the agent reports, else here. It always exits 0, noting a problem on\n" +
     "stderr: a failing hook must never stop the agent.",
@@ -115,6 +137,12 @@ export interface StatusChangeOptions {
   status: "idle" | "busy";
 }
 
+/** What `episode needs-info` was asked for. */
+export interface NeedsInfoOptions {
+  key: string;
+  reason: string;
+}
+
 /** What `episode end` was asked for. */
 export interface EndOptions {
   key: string;
@@ -132,6 +160,7 @@ export const command: FamilyDef = {
     status: { command: status, run: (args) => runStatus(statusOptions(args), commandDeps()) },
     idle: { command: statusChange("idle"), run: (args) => runStatusChange(statusChangeOptions(args, "idle"), commandDeps()) },
     busy: { command: statusChange("busy"), run: (args) => runStatusChange(statusChangeOptions(args, "busy"), commandDeps()) },
+    "needs-info": { command: needsInfo, run: (args) => runNeedsInfo(needsInfoOptions(args), commandDeps()) },
     end: { command: end, run: (args) => runEnd(endOptions(args), commandDeps()) },
     hook: { command: hook, run: (args) => runHook(args, hookDeps()) },
   },
@@ -188,7 +217,7 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
     const session = managedSession(deps.env);
     const cwd = session?.cwd ?? (agent === "claude" ? deps.env.CLAUDE_PROJECT_DIR : undefined) ?? event.cwd ?? deps.cwd;
     const journal = await openJournal(cwd, { forWrite: event.action !== "none" });
-    const line = await applyHook(journal, { key, action: event.action, clientPid: session?.childPid ?? CALLER_PID, now: now() });
+    const line = await applyHook(journal, { key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, clientPid: session?.childPid ?? CALLER_PID, now: now() });
     deps.write(asLines(`${agent} ${event.event}: ${line}`));
   } catch (error) {
     deps.warn(`robot-army: episode hook: ${error instanceof Error ? error.message : String(error)}\n`);
@@ -287,11 +316,27 @@ export function statusChangeOptions(args: ParsedArgs, which: "idle" | "busy"): S
   return { key: requireKey(args, statusChange(which)), status: which };
 }
 
-/** Sets the episode's status and says since when. */
+/** Sets the episode's status and says since when (or, idle while it needs info, that it still does). */
 export async function runStatusChange(opts: StatusChangeOptions, deps: EpisodeDeps): Promise<number> {
   const journal = await openJournal(deps.cwd, { forWrite: true });
-  const episode = await setStatus(journal, { key: opts.key, status: opts.status, now: now() });
-  deps.write(asLines(`episode ${episode.id} (key ${opts.key}) is ${opts.status} since ${episode.status_changed_at}`));
+  const { episode, changed } = await setStatus(journal, { key: opts.key, status: opts.status, now: now() });
+  deps.write(asLines(statusLine(episode, changed)));
+  return 0;
+}
+
+/** `episode needs-info`'s options: the key and a reason that says something. */
+export function needsInfoOptions(args: ParsedArgs): NeedsInfoOptions {
+  const key = requireKey(args, needsInfo);
+  const reason = stringOption(args, "reason");
+  if (reason === undefined || !reason.trim()) throw new UsageError("episode needs-info says what the worker asks: pass --reason TEXT", helpText(needsInfo));
+  return { key, reason };
+}
+
+/** Marks the episode `needs_info` with the worker's question and says so. */
+export async function runNeedsInfo(opts: NeedsInfoOptions, deps: EpisodeDeps): Promise<number> {
+  const journal = await openJournal(deps.cwd, { forWrite: true });
+  const { episode, changed } = await setStatus(journal, { key: opts.key, status: "needs_info", reason: opts.reason, now: now() });
+  deps.write(asLines(statusLine(episode, changed)));
   return 0;
 }
 

@@ -93,6 +93,20 @@ test("a failed item has a failure line with its reason, and the failure in its h
     assert.equal([json.sessions, json.pull_requests, json.cleanup], [[], "not checked", null]);
   }));
 
+test("an item whose worker waits for you shows the question, when it was asked, and attach to answer it; --json has them", () =>
+  withStore(async (store) => {
+    const item = makeItem(store, { issue: 3, state: "active", at: "2026-01-15T09:00:00Z" });
+    atTime("2026-01-15T09:30:00Z", () => transition(store, item.id, "needs_info", { reason: "worker asks: which database?" }));
+    const text = await show(store, String(item.id));
+    assert.match(text, "state   : needs_info (worker asks: which database?), since 2026-01-15T09:30:00Z\n");
+    assert.match(text, `\nasks    : which database?, asked 2026-01-15T09:30:00Z; to answer: robot-army attach ${item.id}\n`);
+    const json = JSON.parse(await show(store, String(item.id), "--json"));
+    assert.equal(json.needs_info, { question: "which database?", asked_at: "2026-01-15T09:30:00Z", answer: `robot-army attach ${item.id}` });
+    atTime("2026-01-15T09:40:00Z", () => transition(store, item.id, "active", { reason: "the worker is at work again" }));
+    assert.not.match(await show(store, String(item.id)), "asks    :");
+    assert.is(JSON.parse(await show(store, String(item.id), "--json")).needs_info, null);
+  }));
+
 test("no failure line unless the item failed; later moves join the history", () =>
   withStore(async (store) => {
     const item = makeItem(store, { issue: 3, state: "failed" });

@@ -2,7 +2,8 @@
  * `robot-army show <id | owner/name#N>`: one work item: its issue as last read, its state
  * and reason, every state change from the audit log, its sessions, its pull requests (`none`
  * when GitHub answered there is none, `not checked` when it was not asked or could not be),
- * and the latest cleanup decision (with the command restoring a deleted branch). A failed item's reason is its `failure :` line.
+ * and the latest cleanup decision (with the command restoring a deleted branch). A failed item's reason is its `failure :` line;
+ * an item whose worker waits for the owner (needs_info) has an `asks :` line with the question, when it was asked, and how to answer.
  *
  * A read never creates anything: with no database yet, no item exists.
  */
@@ -48,7 +49,8 @@ labels), the item's state and the reason for it, every state change from the aud
 (open, merged and when, or closed unmerged), head commit and web address; "none" when
 GitHub answered that the item's branches have none, "not checked" when it was never asked
 (the daemon refreshes them each pass) or could not be. Then its cleanup state. A failed
-item has a line "failure : <reason>". An unknown item is exit 3.
+item has a line "failure : <reason>"; an item whose worker waits for you (needs_info) a line
+"asks : <question>, asked <time>; to answer: robot-army attach <id>". An unknown item is exit 3.
 
 Items made below the live effect level are simulated and shown only with
 --include-simulated.
@@ -127,7 +129,7 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   const cleanup = latestCleanup(deps.store!, item.id);
   if (opts.json) {
     const json = {
-      ...item, url, failure: item.state === "failed" ? item.reason : null, trust, history, sessions, pull_requests: pulls,
+      ...item, url, failure: item.state === "failed" ? item.reason : null, needs_info: ownerQuestion(item), trust, history, sessions, pull_requests: pulls,
       cleanup: cleanup ? { ...cleanup, restorable: cleanup.branch_outcome === "deleted" && bundleKept(cleanup) } : null,
     };
     write(JSON.stringify(json, null, 2) + "\n");
@@ -185,6 +187,8 @@ export function formatItem(
     field("state", `${item.state}${item.reason && item.state !== "failed" ? ` (${item.reason})` : ""}, since ${item.updated_at}`),
   );
   if (item.state === "failed") lines.push(field("failure", item.reason ?? "no reason was recorded"));
+  const asks = ownerQuestion(item);
+  if (asks) lines.push(field("asks", `${printable(asks.question)}, asked ${asks.asked_at}; to answer: ${asks.answer}`));
   // Whose words the issue holds: held for the owner (with what approves the words it holds), or changed by others and approved.
   const changedBy = trust ? [...new Set([...trust.renamed_by, ...trust.edited_by])] : [];
   if (trust?.held) lines.push(field("trust", `held for you: ${trust.held}${trust.approve ? `; title and body sha256 ${trust.sha256.slice(0, SHORT_HASH)}: "${trust.approve}"` : ""}`));
@@ -217,6 +221,20 @@ export function formatItem(
     }
   }
   return lines;
+}
+
+/** The prefix the needs_info step gives a worker's question in the item's reason. */
+const WORKER_ASKS = "worker asks: ";
+
+/**
+ * What a needs_info item's worker asks, since when (the item's move to needs_info), and the
+ * command that opens the worker to answer it; null for an item in any other state.
+ */
+export function ownerQuestion(item: WorkItem): { question: string; asked_at: string; answer: string } | null {
+  if (item.state !== "needs_info") return null;
+  const reason = item.reason ?? "no question was recorded";
+  const question = reason.startsWith(WORKER_ASKS) ? reason.slice(WORKER_ASKS.length) : reason;
+  return { question, asked_at: item.updated_at, answer: `robot-army attach ${item.id}` };
 }
 
 /**

@@ -12,6 +12,7 @@ import { hold, pause, unpause } from "../lib/dispatch/controls.ts";
 import { recordChangedSettings } from "../lib/repos/records.ts";
 import { atTime, configWithRepos, makeItem, onboard, withStore } from "../lib/testing/items.ts";
 import { openExistingStore } from "../lib/store/open.ts";
+import { transition } from "../lib/work-items/transition.ts";
 import type { Store } from "../lib/store/open.ts";
 import { run } from "./status.ts";
 import type { StatusReport } from "./status.ts";
@@ -51,6 +52,8 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
       "  ready       3",
       "  active      1",
       "  failed      1",
+      "needs you: 1",
+      "  demo/widgets#4  item 5  failed: worktree could not be made: disk full  (robot-army show 5)",
       "queue: 3 ready, in dispatch order",
       '  1. demo/urgent#9  item 3  "Urgent"  priority 3',
       '  2. demo/widgets#1  item 1  "Oldest"  priority 0',
@@ -62,6 +65,30 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal(json.counts, { discovered: 1, ready: 3, dispatching: 0, active: 1, awaiting_review: 0, interrupted: 0, needs_info: 0, failed: 1, done: 0, abandoned: 0 });
     assert.equal(json.queue.map((q) => [q.position, q.repo, q.issue, q.priority]), [[1, "demo/urgent", 9, 3], [2, "demo/widgets", 1, 0], [3, "demo/widgets", 2, 0]]);
+  }));
+
+test("needs you: items whose worker asked something, with the question and attach, then failed ones with show; --json has them", () =>
+  withStore(async (store) => {
+    const asking = makeItem(store, { issue: 3, state: "active", at: "2026-01-15T08:00:00Z" });
+    atTime("2026-01-15T09:30:00Z", () => transition(store, asking.id, "needs_info", { reason: "worker asks: which database?\u001b[2J" }));
+    makeItem(store, { issue: 4, state: "failed", at: "2026-01-15T09:00:00Z" });
+    makeItem(store, { issue: 5, state: "active" });
+    makeItem(store, { issue: 6, state: "failed", simulated: true });
+    const text = await status(store);
+    assert.match(text, [
+      "needs you: 2",
+      "  demo/widgets#3  item 1  needs_info: worker asks: which database?\\u001b[2J  (robot-army attach 1)",
+      "  demo/widgets#4  item 2  failed: worktree could not be made: disk full  (robot-army show 2)",
+      "queue: empty",
+    ].join("\n"));
+    const json = JSON.parse(await status(store, { json: true })) as StatusReport;
+    assert.equal(json.needs_you.map((n) => [n.id, n.state, n.reason, n.since, n.command]), [
+      [1, "needs_info", "worker asks: which database?\u001b[2J", "2026-01-15T09:30:00Z", "robot-army attach 1"],
+      [2, "failed", "worktree could not be made: disk full", "2026-01-15T09:00:00Z", "robot-army show 2"],
+    ]);
+    assert.is((JSON.parse(await status(store, { json: true, includeSimulated: true })) as StatusReport).needs_you.length, 3);
+    transition(store, asking.id, "active", { reason: "the worker is at work again" });
+    assert.not.match(await status(store), "needs_info:");
   }));
 
 test("the daemon: never run, running (its lock's pid and start time), stopped; and why the last tick withheld dispatch", () =>

@@ -2,7 +2,8 @@
  * `robot-army status`: whether the daemon runs, how many work items are in each state, the
  * dispatch queue as dispatch takes it (lib/repos/queue.ts decides for both) with the pause,
  * the items the owner held and the items whose repository is not trusted here shown apart,
- * what held dispatch back at the last tick, and the GitHub rate limit as last seen.
+ * what held dispatch back at the last tick, what needs the owner (items whose workers wait for
+ * an answer, failed items), and the GitHub rate limit as last seen.
  * Simulated items (made below the `live` effect level) are left out, and counted, unless
  * `--include-simulated`.
  *
@@ -22,14 +23,14 @@ import { dispatchQueue, trustRemedy } from "../lib/repos/queue.ts";
 import type { DispatchQueue, UntrustedReason } from "../lib/repos/queue.ts";
 import type { Hold, Pause } from "../lib/dispatch/controls.ts";
 import { reasonText } from "../lib/dispatch/controls.ts";
-import { quoted } from "../lib/printable.ts";
+import { printable, quoted } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import type { Anomaly } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { WORK_ITEM_STATES, countSimulated } from "../lib/work-items/queries.ts";
+import { WORK_ITEM_STATES, countSimulated, listItems } from "../lib/work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../lib/work-items/queries.ts";
 
 export const command: CommandDef = {
@@ -47,9 +48,11 @@ the ready items held by you ("robot-army hold", by item or repository); the untr
 ones, whose repository may not receive work on this machine (not in the config, not
 onboarded, or needing reapproval); and those held for you, whose label someone else added
 or whose body someone else edited ("robot-army approve <id>" once you have read it).
-Then why the last tick dispatched nothing when it withheld dispatch (paused, capacity not
-observable, worker program missing), the rate limit GitHub last reported, and how many
-anomalies are open ("robot-army anomalies").
+Under "needs you", the items that wait for you: those whose worker asked you something
+(needs_info, with its question and "robot-army attach <id>" to answer it), and the failed
+ones, with why ("robot-army show <id>"). Then why the last tick dispatched nothing when it
+withheld dispatch (paused, capacity not observable, worker program missing), the rate limit
+GitHub last reported, and how many anomalies are open ("robot-army anomalies").
 
 Items made below the live effect level are simulated and left out unless
 --include-simulated; the output says how many were left out.
@@ -90,6 +93,8 @@ export interface StatusReport {
   untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
   /** Ready items whose issue's words may not be yours (labelled or edited by someone else), why, and what lets each go. */
   held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
+  /** What waits for the owner: items whose worker asked something (needs_info), then failed items, each with why and what to run. */
+  needs_you: NeedsYou[];
   /** The work items' pull requests as last refreshed: open, merged, and closed unmerged. */
   pull_requests: { open: number; merged: number; closed: number };
   rate_limit: RateLimitState | null;
@@ -99,6 +104,12 @@ export interface StatusReport {
 }
 
 type ItemJson = { id: number; repo: string; issue: number; title: string; created_at: string; simulated: boolean };
+
+/** An item that waits for its owner: its state, why (the worker's question, the failure), since when, and the command that helps. */
+export type NeedsYou = ItemJson & { state: "needs_info" | "failed"; reason: string | null; since: string; command: string };
+
+/** The states that wait for the owner, in the order status lists them. */
+const NEEDS_YOU_STATES = ["needs_info", "failed"] as const;
 
 /** Parses argv, opens the store if there is one, and runs it. */
 export async function main(argv: string[]): Promise<number> {
@@ -122,7 +133,7 @@ export function run(opts: StatusOptions, deps: StatusDeps): number {
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], needs_you: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
   const { paused, queue, held, untrusted, held_for_owner }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
@@ -137,6 +148,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
     })),
     untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
     held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
+    needs_you: needsYou(store, includeSimulated),
     pull_requests: countPullRequests(store),
     // The boundary keys its records by the API base without a trailing slash.
     rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
@@ -152,6 +164,8 @@ export function formatStatus(report: StatusReport): string[] {
   lines.push(report.total === 0 ? "work items: none" : `work items: ${report.total}`);
   const width = Math.max(0, ...present.map((state) => state.length)) + 2;
   for (const state of present) lines.push(`  ${state.padEnd(width)}${report.counts[state]}`);
+  if (report.needs_you.length) lines.push(`needs you: ${report.needs_you.length}`);
+  for (const n of report.needs_you) lines.push(`  ${n.repo}#${n.issue}  item ${n.id}  ${n.state}: ${printable(n.reason ?? "no reason was recorded")}  (${n.command})`);
   const pulls = report.pull_requests;
   if (pulls.open + pulls.merged + pulls.closed) {
     const counted = [[pulls.open, "open"], [pulls.merged, "merged"], [pulls.closed, "closed unmerged"]].filter(([n]) => n).map(([n, what]) => `${n} ${what}`);
@@ -175,6 +189,18 @@ export function formatStatus(report: StatusReport): string[] {
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;
+}
+
+/** The items that wait for the owner: needs_info first (a worker is waiting), then failed, each oldest change first. */
+function needsYou(store: Store, includeSimulated: boolean): NeedsYou[] {
+  return NEEDS_YOU_STATES.flatMap((state) =>
+    listItems(store, { states: [state], includeSimulated })
+      .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id - b.id)
+      .map((item) => ({
+        ...itemJson(item), state, reason: item.reason, since: item.updated_at,
+        command: state === "needs_info" ? `robot-army attach ${item.id}` : `robot-army show ${item.id}`,
+      }))
+  );
 }
 
 function unholdCommand(hold: Hold): string {

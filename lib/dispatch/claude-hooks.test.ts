@@ -80,7 +80,7 @@ test("the hooks go into the worktree's local settings, merged with the owner's, 
     assert.equal(settings.permissions, { allow: ["Bash(npm test)"] }, "the owner's settings stay");
     assert.equal(settings.hooks.Stop[0], ownerStop, "the owner's own Stop hook stays, first");
     assert.equal(Object.keys(settings.hooks).sort(), CLAUDE_HOOK_EVENTS.map((e) => e.event).sort());
-    assert.is(settings.hooks.Notification.at(-1)!.matcher, "idle_prompt");
+    assert.is(settings.hooks.Notification.at(-1)!.matcher, "idle_prompt|permission_prompt|elicitation_dialog");
     assert.equal(settings.hooks.SessionEnd, [{ hooks: [{ type: "command", command: `${place.robotArmy} episode hook claude --key item-3 --session ${SESSION_ID}`, timeout: 30 }] }]);
     assert.is(commandFor(place.worktree, "SessionStart"), `${place.robotArmy} episode hook claude --key item-3 --session ${SESSION_ID}`);
     // The worktree's exclude file is the repository's (git's common dir), and the worktree stays clean.
@@ -155,12 +155,24 @@ test("another Claude Code in the worktree (the owner's own, a resume by hand) do
     assert.is((await episodeOf(place, "item-3"))?.status, "idle");
   }));
 
-test("a permission prompt is not idleness; a hook given nonsense exits 0 and says why on stderr", () =>
+test("a permission prompt is the worker waiting for its owner: needs_info with its message, answered by the next tool or the response's end; a hook given nonsense exits 0 and says why on stderr", () =>
   inWorktree(async (place) => {
     await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
+    const matcher = new RegExp(`^(?:${settingsOf(place.worktree).hooks.Notification.at(-1)!.matcher})$`);
+    for (const type of ["idle_prompt", "permission_prompt", "elicitation_dialog"]) assert.ok(matcher.test(type), `Claude Code runs the hook for ${type}`);
+    assert.not.ok(matcher.test("auth_success"));
     fireHook(place, "SessionStart", { source: "startup" }, "2026-01-15T10:00:00Z");
     fireHook(place, "Notification", { message: "Claude needs your permission to use Bash", notification_type: "permission_prompt" }, "2026-01-15T10:01:00Z");
-    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+    const asked = await episodeOf(place, "item-3");
+    assert.equal([asked?.status, asked?.needs_info_reason, asked?.status_changed_at], ["needs_info", "Claude needs your permission to use Bash", "2026-01-15T10:01:00Z"]);
+    fireHook(place, "Notification", { message: "Claude is waiting for your input", notification_type: "idle_prompt" }, "2026-01-15T10:02:00Z");
+    assert.is((await episodeOf(place, "item-3"))?.status, "needs_info", "the idle prompt does not answer it");
+    fireHook(place, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: "toolu_02" }, "2026-01-15T10:03:00Z");
+    assert.equal([(await episodeOf(place, "item-3"))?.status, (await episodeOf(place, "item-3"))?.needs_info_reason], ["busy", undefined]);
+    // Asked again, answered, and the response ends: Stop comes only once the prompt was answered.
+    fireHook(place, "Notification", { message: "Claude needs your permission to use Edit", notification_type: "permission_prompt" }, "2026-01-15T10:04:00Z");
+    fireHook(place, "Stop", {}, "2026-01-15T10:05:00Z");
+    assert.equal([(await episodeOf(place, "item-3"))?.status, (await episodeOf(place, "item-3"))?.status_changed_at], ["idle", "2026-01-15T10:05:00Z"]);
     const command = commandFor(place.worktree, "Stop");
     const broken = spawnSync("sh", ["-c", command], { cwd: place.worktree, input: "not json", encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: "/tmp" } });
     assert.is(broken.status, 0);

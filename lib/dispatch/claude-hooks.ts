@@ -8,6 +8,7 @@
  * | SessionStart                      | opened (or, resumed, busy) |
  * | UserPromptSubmit, PreToolUse      | busy                   |
  * | Stop, Notification `idle_prompt`  | idle                   |
+ * | Notification `permission_prompt`, `elicitation_dialog` | needs_info (its message the reason), until busy or Stop |
  * | SessionEnd                        | ended                  |
  *
  * The file is merged, never clobbered: the owner's settings and hooks stay as they are, and
@@ -31,8 +32,9 @@ export const CLAUDE_HOOK_EVENTS: readonly { event: string; matcher?: string }[] 
   { event: "UserPromptSubmit" },
   { event: "PreToolUse", matcher: "*" },
   { event: "Stop" },
-  // A permission prompt is not idleness: the agent is in the middle of its work.
-  { event: "Notification", matcher: "idle_prompt" },
+  // The matcher is a pattern on notification_type. A permission prompt or a question is not idleness (the
+  // agent is in the middle of its work) but the worker waiting for its owner: needs_info (lib/episodes/hook.ts).
+  { event: "Notification", matcher: "idle_prompt|permission_prompt|elicitation_dialog" },
   { event: "SessionEnd" },
 ];
 

@@ -8,7 +8,7 @@ import { openFile } from "../episodes/open-episodes.ts";
 import { repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import { noRegistryLine } from "../dispatch/profiles.ts";
-import { workerIdleness } from "./idleness.ts";
+import { readRegistry, workerIdleness } from "./idleness.ts";
 
 const template = repoTemplate();
 test.after(() => template.remove());
@@ -68,6 +68,17 @@ test("busy is not idle, nor is any status that is not exactly idle", () =>
     assert.is(await why(sessionIn(worktree)), 'episode "item-3-2" is "busy", not idle');
     edit(file, /^status: busy$/m, "status: Idle");
     assert.match(await why(sessionIn(worktree)), 'the open episode "item-3-2"');
+  }));
+
+test("a worker waiting for its owner (needs_info) is not idle, even once its turn ends; the registry says what it asks", () =>
+  withIdleWorker(async (worktree) => {
+    const journal = await openJournal(worktree, { forWrite: true });
+    await setStatus(journal, { key: "item-3-2", status: "needs_info", reason: "which database?", now: IDLE_AT });
+    await setStatus(journal, { key: "item-3-2", status: "idle", now: PASS });
+    assert.is(await why(sessionIn(worktree), new Date("2026-01-15T12:00:00Z")), 'episode "item-3-2" is "needs_info", not idle');
+    assert.equal(await readRegistry(sessionIn(worktree), "claude"), { known: true, status: "needs_info", changedAt: "2026-01-15T10:30:00Z", reason: "which database?" });
+    assert.equal(await readRegistry(sessionIn(worktree), "generic"), { known: false, why: noRegistryLine("generic") });
+    assert.match(JSON.stringify(await readRegistry(sessionIn(worktree, "item-3"), "claude")), 'no open episode \\"item-3\\"');
   }));
 
 test("a malformed, absent or future status_changed_at is not idle", () =>

@@ -5,32 +5,53 @@
  * `status_changed_at` is a valid time not in the future; anything else (busy, a malformed or
  * absent time, no episode, a journal that cannot be read, a symbolic link, a profile with no
  * registry) is not idle, with a one-line why, and the question is asked again next pass.
- * Being wrong about that file can delay a retirement; it can never cause one.
+ * Being wrong about that file can delay a retirement; it can never cause one. The same reader
+ * (`readRegistry`) tells the needs_info step whether a worker waits for its owner.
  */
 import { isoSeconds, parseTimestamp } from "../clock.ts";
 import type { WorkerProfile } from "../config.ts";
 import { noRegistryLine } from "../dispatch/profiles.ts";
 import { journalAt } from "../episodes/journal.ts";
 import { findOpen } from "../episodes/open-episodes.ts";
+import type { EpisodeStatus } from "../episodes/open-episodes.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 
 /** A worker's idleness: idle since when and for how long, or why it is not taken for idle. */
 export type Idleness = { idle: true; since: string; seconds: number } | { idle: false; why: string };
 
-/** Reads the idleness of a session's worker at `at` from its episode's open file. */
-export async function workerIdleness(session: StoredSession, profile: WorkerProfile, at: Date): Promise<Idleness> {
+/**
+ * What a worker's registry says: its episode's status, as written, since when (as written:
+ * not checked to be a time), and the question while it is `needs_info`; or why it cannot be
+ * read, which is unknown and never any status.
+ */
+export type Registry =
+  | { known: true; status: EpisodeStatus; changedAt: string; reason: string | null }
+  | { known: false; why: string };
+
+/** Reads the registry of a session's worker: the open file of the episode its key names, in its worktree. */
+export async function readRegistry(session: StoredSession, profile: WorkerProfile): Promise<Registry> {
   const unobservable = noRegistryLine(profile);
-  if (unobservable !== null) return notIdle(unobservable);
+  if (unobservable !== null) return { known: false, why: unobservable };
   const key = session.episode_key;
   let entry;
   try {
     entry = await findOpen(journalAt(session.worktree), key);
   } catch (error) {
-    return notIdle(`the journal in ${session.worktree} cannot be read: ${firstLine(error)}`);
+    return { known: false, why: `the journal in ${session.worktree} cannot be read: ${firstLine(error)}` };
   }
-  if (!entry) return notIdle(`no open episode "${key}" in ${session.worktree}`);
-  if (!entry.episode) return notIdle(`the open episode "${key}" ${entry.problem}`);
-  const { status, status_changed_at: changed } = entry.episode;
+  if (!entry) return { known: false, why: `no open episode "${key}" in ${session.worktree}` };
+  if (!entry.episode) return { known: false, why: `the open episode "${key}" ${entry.problem}` };
+  const { status, status_changed_at: changedAt, needs_info_reason: reason } = entry.episode;
+  return { known: true, status, changedAt, reason: reason ?? null };
+}
+
+/** Reads the idleness of a session's worker at `at` from its episode's open file. */
+export async function workerIdleness(session: StoredSession, profile: WorkerProfile, at: Date): Promise<Idleness> {
+  const registry = await readRegistry(session, profile);
+  if (!registry.known) return notIdle(registry.why);
+  const key = session.episode_key;
+  const { status, changedAt: changed } = registry;
+  // needs_info is a worker waiting for its owner's answer: not idle, so never retired for it.
   if (status !== "idle") return notIdle(`episode "${key}" is ${JSON.stringify(status)}, not idle`);
   const since = parseTimestamp(changed);
   if (!since) return notIdle(`episode "${key}" is idle since ${JSON.stringify(changed)}, which is not a time`);

@@ -107,6 +107,19 @@ test("with no merge a worker idle 29 minutes is left, and retired at 31 with sig
   assert.equal([retireRecords(dirs.store)[0].body.signal, retireRecords(dirs.store)[0].body.idle_s], ["quiet_period", 31 * 60]);
 }));
 
+test("a worker waiting for its owner (needs_info) is never taken for idle: not retired after a merge, even once its turn ended", inWorkerDir(async (dirs) => {
+  const item = makeItem(dirs.store, { issue: 5, state: "done" });
+  const { row, worktree, key } = await worker(dirs, item.id, { status: "busy", since: "2026-01-15T10:00:00Z" });
+  const journal = await openJournal(worktree, { forWrite: true });
+  await setStatus(journal, { key, status: "needs_info", reason: "shall I also update the docs?", now: new Date("2026-01-15T10:01:00Z") });
+  await setStatus(journal, { key, status: "idle", now: new Date("2026-01-15T10:02:00Z") });
+  merged(dirs.store, item.id);
+  const result = await pass(dirs, "2026-01-15T11:00:00Z");
+  assert.equal([result.retired, result.left], [0, 1]);
+  assert.is(sessionById(dirs.store, row.id)!.ended_at, null);
+  assert.match(result.events.map((e) => e.line).join("\n"), 'is "needs_info", not idle');
+}));
+
 test("busy, a malformed timestamp and a missing episode are never retired, however long ago the merge; each is an orphan_session", inWorkerDir(async (dirs) => {
   const busy = makeItem(dirs.store, { issue: 1, state: "done" });
   await worker(dirs, busy.id, { status: "busy", since: "2026-01-15T08:00:00Z" });

@@ -2,6 +2,7 @@
 import { hostname } from "node:os";
 import { isoSeconds } from "../clock.ts";
 import { formatAge } from "../duration.ts";
+import { printable } from "../printable.ts";
 import { liveness } from "../processes.ts";
 import type { Liveness } from "../processes.ts";
 import { shown } from "./journal.ts";
@@ -19,6 +20,8 @@ export interface EpisodeView {
   id: string | null;
   status: string | null;
   status_changed_at: string | null;
+  /** What the worker asks its owner, while its status is `needs_info`. */
+  needs_info_reason: string | null;
   started_at: string | null;
   branch: string | null;
   host: string | null;
@@ -42,6 +45,7 @@ export function viewEpisodes(journal: Journal, entries: OpenEntry[], ledger: Led
       id: episode?.id ?? null,
       status: episode?.status ?? null,
       status_changed_at: episode?.status_changed_at ?? null,
+      needs_info_reason: episode?.needs_info_reason ?? null,
       started_at: episode?.started_at ?? null,
       branch: episode?.branch ?? null,
       host: episode?.host ?? null,
@@ -62,6 +66,7 @@ export function describeEpisode(view: EpisodeView): string[] {
     `${view.key}  ${view.status}  episode ${view.id}`,
     `  started    ${view.started_at} on ${view.host}${view.branch ? `, branch ${view.branch}` : ""}`,
     `  status     ${view.status} since ${view.status_changed_at}`,
+    ...(view.needs_info_reason === null ? [] : [`  asks       ${printable(view.needs_info_reason)}`]),
     view.last_seen ? `  last seen  ${view.last_seen} (${view.last_seen_age} ago)` : `  last seen  unreadable: ${view.problem}`,
     `  client     ${client}`,
   ];

@@ -24,23 +24,30 @@ function inRepo(fn: (repo: string, journal: Journal) => Promise<void>): Promise<
   });
 }
 
-test("Claude Code's events map to start, busy, idle and end; anything else, a permission prompt included, does nothing", () => {
+test("Claude Code's events map to start, busy, idle, needs_info and end; anything else does nothing", () => {
   const action = (input: unknown) => claudeHookEvent(input).action;
   assert.is(action({ hook_event_name: "SessionStart", source: "startup" }), "start");
   assert.is(action({ hook_event_name: "UserPromptSubmit", prompt: "go" }), "busy");
   assert.is(action({ hook_event_name: "PreToolUse", tool_name: "Bash" }), "busy");
   assert.is(action({ hook_event_name: "Stop" }), "idle");
   assert.is(action({ hook_event_name: "Notification", notification_type: "idle_prompt" }), "idle");
-  assert.is(action({ hook_event_name: "Notification", notification_type: "permission_prompt" }), "none");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "permission_prompt" }), "needs_info");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "elicitation_dialog" }), "needs_info");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "auth_success" }), "none");
+  assert.is(action({ hook_event_name: "Notification", notification_type: "toString" }), "none", "no inherited name passes for a type");
+  assert.equal(claudeHookEvent({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "Claude needs your permission to use Bash" }).reason, "Claude needs your permission to use Bash");
+  assert.equal(claudeHookEvent({ hook_event_name: "Notification", notification_type: "elicitation_dialog", message: " " }).reason, "Claude Code asks you a question", "with no message, what the type means");
+  assert.is(claudeHookEvent({ hook_event_name: "Notification", notification_type: "idle_prompt", message: "waiting" }).reason, undefined);
   assert.is(action({ hook_event_name: "Notification" }), "none", "a notification of no known type is not idleness");
   assert.is(action({ hook_event_name: "SessionEnd", reason: "other" }), "end");
   assert.is(action({ hook_event_name: "PostToolUse" }), "none");
   assert.is(action([]), "none");
-  assert.equal(claudeHookEvent({ hook_event_name: "Stop", cwd: "/w" }), { action: "idle", event: "Stop", cwd: "/w" });
+  assert.equal(claudeHookEvent({ hook_event_name: "Stop", cwd: "/w" }), { action: "idle", event: "Stop", cwd: "/w", turnEnded: true });
+  assert.is(claudeHookEvent({ hook_event_name: "Notification", notification_type: "idle_prompt" }).turnEnded, undefined, "the idle prompt is no end of a turn");
 });
 
 test("Codex's agent-turn-complete is idle; any other notification does nothing", () => {
-  assert.equal(codexHookEvent({ type: "agent-turn-complete", "thread-id": "t1", cwd: "/w", "last-assistant-message": "done" }), { action: "idle", event: "agent-turn-complete", cwd: "/w" });
+  assert.equal(codexHookEvent({ type: "agent-turn-complete", "thread-id": "t1", cwd: "/w", "last-assistant-message": "done" }), { action: "idle", event: "agent-turn-complete", cwd: "/w", turnEnded: true });
   assert.is(codexHookEvent({ type: "approval-requested" }).action, "none");
   assert.is(codexHookEvent("agent-turn-complete").action, "none");
 });
@@ -53,6 +60,25 @@ test("an idle or busy report with no episode open opens one; an end with none op
     assert.equal([open.status, open.status_changed_at, open.started_at], ["idle", "2026-01-15T10:01:00Z", "2026-01-15T10:01:00Z"]);
     assert.match(await applyHook(journal, { key: "item-5", action: "none", clientPid: process.pid, now: T(2) }), "nothing to do");
     assert.match(await applyHook(journal, { key: "item-6", action: "busy", clientPid: process.pid, now: T(3) }), "started episode");
+  }));
+
+test("needs_info from a hook is its agent's blocking prompt: the idle prompt leaves it, the end of the turn or busy answers it", () =>
+  inRepo(async (_repo, journal) => {
+    const hook = (action: "needs_info" | "idle" | "busy", minute: number, more: { reason?: string; turnEnded?: boolean } = {}) =>
+      applyHook(journal, { key: "item-5", action, ...more, clientPid: process.pid, now: T(minute) });
+    const asks = { reason: "Claude needs your permission to use Bash" };
+    assert.match(await hook("needs_info", 1, asks), "is needs_info since 2026-01-15T10:01:00Z: Claude needs your permission to use Bash");
+    assert.is((await findOpen(journal, "item-5"))!.episode!.needs_info_by, "prompt");
+    assert.match(await hook("idle", 2), "is still needs_info since 2026-01-15T10:01:00Z: Claude needs your permission to use Bash (busy answers it)");
+    assert.match(await hook("needs_info", 3, asks), "is still needs_info since 2026-01-15T10:01:00Z");
+    assert.match(await hook("needs_info", 4, { reason: "Claude needs your permission to use Edit" }), "is needs_info since 2026-01-15T10:04:00Z: Claude needs your permission to use Edit");
+    assert.match(await hook("busy", 5), "is busy since 2026-01-15T10:05:00Z");
+    assert.equal([(await findOpen(journal, "item-5"))!.episode!.status, (await findOpen(journal, "item-5"))!.episode!.needs_info_reason], ["busy", undefined]);
+    // Asked again, and the turn ends: the agent could not have ended it before the prompt was answered.
+    await hook("needs_info", 6, asks);
+    assert.match(await hook("idle", 7, { turnEnded: true }), "is idle since 2026-01-15T10:07:00Z");
+    const open = (await findOpen(journal, "item-5"))!.episode!;
+    assert.equal([open.status, open.needs_info_reason, open.needs_info_by], ["idle", undefined, undefined]);
   }));
 
 test("a damaged open file is reported, never overwritten", () =>

@@ -1,23 +1,25 @@
 /**
  * An agent's own lifecycle keeping its episode: what Claude Code's hooks and Codex's notify
- * program report, mapped to start, busy, idle and end (lib/episodes/lifecycle.ts).
+ * program report, mapped to start, busy, idle, needs_info and end (lib/episodes/lifecycle.ts).
  *
  * A hook never fails its agent (a Claude Code hook that exits 2 blocks what it hooks), so
  * every step here is forgiving: a resumed session's start finds its episode open and marks it
- * busy; a busy or idle report with no episode open opens one first; a report that changes
- * nothing (busy while busy, the idle prompt while idle) leaves the file as it is, so
- * `status_changed_at` stays the moment the status really changed.
+ * busy; a busy, idle or needs_info report with no episode open opens one first; a report that
+ * changes nothing (busy while busy, the idle prompt while idle, idle while the worker's own
+ * question waits for its answer) leaves the file as it is, so `status_changed_at` stays the
+ * moment the status really changed. The end of a turn does answer the agent's blocking prompt.
  */
 import { PreconditionError } from "../errors.ts";
 import type { Journal } from "./journal.ts";
 import { endEpisode, setStatus, startEpisode } from "./lifecycle.ts";
 import { findOpen } from "./open-episodes.ts";
+import type { Episode } from "./open-episodes.ts";
 
 /** The agents whose hooks robot-army reads. */
 export type HookAgent = "claude" | "codex";
 
 /** What a hook's event does to the episode; `none` for an event that says nothing of it. */
-export type HookAction = "start" | "busy" | "idle" | "end" | "none";
+export type HookAction = "start" | "busy" | "idle" | "needs_info" | "end" | "none";
 
 /** What a hook reported, as read from its input. */
 export interface HookEvent {
@@ -28,17 +30,34 @@ export interface HookEvent {
   cwd?: string;
   /** The agent's session the event is of, when it said (Claude Code's `session_id`). */
   sessionId?: string;
+  /** What the worker asks its owner, for `needs_info` (Claude Code's notification `message`). */
+  reason?: string;
+  /** For `idle`: the agent's turn ended (Claude Code's Stop, Codex's agent-turn-complete), not just a prompt left waiting. */
+  turnEnded?: boolean;
 }
 
 /**
+ * Claude Code's notifications that mean its worker waits for the owner, with what a
+ * notification with no message of its own asks: a tool waiting for permission, or a
+ * question put to the owner (an MCP server's elicitation form).
+ */
+export const CLAUDE_OWNER_NOTIFICATIONS: Readonly<Record<string, string>> = {
+  permission_prompt: "Claude Code needs your permission",
+  elicitation_dialog: "Claude Code asks you a question",
+};
+
+/**
  * Claude Code's hook input (JSON on stdin: `session_id`, `cwd`, `hook_event_name`, and the
- * event's own fields) as an episode action. A Notification counts only as `idle_prompt`: a
- * permission prompt comes in the middle of the work.
+ * event's own fields) as an episode action. Of its Notifications, `idle_prompt` is idle, and a
+ * permission prompt or a question to the owner (`permission_prompt`, `elicitation_dialog`) is
+ * `needs_info`, its `message` the reason; any other says nothing of the episode.
  */
 export function claudeHookEvent(input: unknown): HookEvent {
   const data = isObject(input) ? input : {};
   const event = typeof data.hook_event_name === "string" ? data.hook_event_name : "";
   const cwd = typeof data.cwd === "string" && data.cwd ? data.cwd : undefined;
+  const type = typeof data.notification_type === "string" ? data.notification_type : "";
+  const asksOwner = Object.hasOwn(CLAUDE_OWNER_NOTIFICATIONS, type);
   const action: HookAction = (() => {
     switch (event) {
       case "SessionStart":
@@ -49,7 +68,8 @@ export function claudeHookEvent(input: unknown): HookEvent {
       case "Stop":
         return "idle";
       case "Notification":
-        return data.notification_type === "idle_prompt" ? "idle" : "none";
+        if (data.notification_type === "idle_prompt") return "idle";
+        return asksOwner ? "needs_info" : "none";
       case "SessionEnd":
         return "end";
       default:
@@ -57,7 +77,11 @@ export function claudeHookEvent(input: unknown): HookEvent {
     }
   })();
   const sessionId = typeof data.session_id === "string" && data.session_id ? data.session_id : undefined;
-  return { action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}) };
+  const reason = action === "needs_info" ? (typeof data.message === "string" && data.message.trim() ? data.message : CLAUDE_OWNER_NOTIFICATIONS[type]) : undefined;
+  return {
+    action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}), ...(reason ? { reason } : {}),
+    ...(event === "Stop" ? { turnEnded: true } : {}),
+  };
 }
 
 /**
@@ -68,11 +92,17 @@ export function codexHookEvent(input: unknown): HookEvent {
   const data = isObject(input) ? input : {};
   const event = typeof data.type === "string" ? data.type : "(no type)";
   const cwd = typeof data.cwd === "string" && data.cwd ? data.cwd : undefined;
-  return { action: event === "agent-turn-complete" ? "idle" : "none", event, ...(cwd ? { cwd } : {}) };
+  return event === "agent-turn-complete" ? { action: "idle", event, ...(cwd ? { cwd } : {}), turnEnded: true } : { action: "none", event, ...(cwd ? { cwd } : {}) };
 }
 
-/** Applies a hook's action to the episode under `key`; returns one line saying what it did. */
-export async function applyHook(journal: Journal, options: { key: string; action: HookAction; clientPid: number; now: Date }): Promise<string> {
+/**
+ * Applies a hook's action to the episode under `key`; returns one line saying what it did. A
+ * hook's needs_info is its agent's blocking prompt (`by: "prompt"`), which the end of the
+ * agent's turn (`turnEnded`) shows answered.
+ */
+export async function applyHook(
+  journal: Journal, options: { key: string; action: HookAction; reason?: string; turnEnded?: boolean; clientPid: number; now: Date },
+): Promise<string> {
   const { key, action } = options;
   if (action === "none") return `nothing to do for episode ${key}`;
   const open = await findOpen(journal, key);
@@ -92,11 +122,23 @@ export async function applyHook(journal: Journal, options: { key: string; action
       if (!(error instanceof PreconditionError) || !(await findOpen(journal, key))?.episode) throw error;
     }
   }
-  const status = action === "idle" ? "idle" : "busy";
+  const status = action === "start" ? "busy" : action;
   const current = (await findOpen(journal, key))?.episode;
-  if (current?.status === status) return `episode ${current.id} (key ${key}) is already ${status} since ${current.status_changed_at}`;
-  const updated = await setStatus(journal, { key, status, now: options.now });
-  return `episode ${updated.id} (key ${key}) is ${status} since ${updated.status_changed_at}`;
+  if (current?.status === status && status !== "needs_info") return `episode ${current.id} (key ${key}) is already ${status} since ${current.status_changed_at}`;
+  const { episode: updated, changed } = await setStatus(journal, { key, status, reason: options.reason, by: "prompt", turnEnded: options.turnEnded, now: options.now });
+  return statusLine(updated, changed);
+}
+
+/**
+ * What a status change did, in one line: the status since when, or, when nothing changed,
+ * that it already was (a question still waiting for its answer, which idle does not give).
+ * @example statusLine(episode, true) // "episode 7c9e… (key item-3) is busy since 2026-01-15T10:31:00Z"
+ */
+export function statusLine(episode: Episode, changed: boolean): string {
+  const named = `episode ${episode.id} (key ${episode.key})`;
+  if (episode.status !== "needs_info") return `${named} is ${changed ? "" : "already "}${episode.status} since ${episode.status_changed_at}`;
+  const asks = `needs_info since ${episode.status_changed_at}: ${episode.needs_info_reason}`;
+  return changed ? `${named} is ${asks}` : `${named} is still ${asks} (busy answers it)`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, 
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { PreconditionError } from "../errors.ts";
+import { PreconditionError, UsageError } from "../errors.ts";
 import { commitFile, git, repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import { identify } from "../processes.ts";
 import { openJournal } from "./journal.ts";
@@ -13,7 +13,7 @@ import { readLedger } from "./ledger.ts";
 import { listOpen } from "./open-episodes.ts";
 import { latestRecords } from "./records.ts";
 import { JournalLinkError } from "./_journal-file.ts";
-import { endEpisode, requireOpen, setStatus, startEpisode } from "./lifecycle.ts";
+import { NEEDS_INFO_REASON_MAX, endEpisode, needsInfoReason, requireOpen, setStatus, startEpisode } from "./lifecycle.ts";
 import { openFile } from "./open-episodes.ts";
 import { rejects } from "../testing/rejects.ts";
 
@@ -105,13 +105,58 @@ test("starting a key whose open file is unreadable is refused, naming the file",
       ".ai/local/state/sessions-open/work.yaml", "recover episodes");
   }));
 
+test("needs_info keeps the worker's question; idle leaves it asked, busy answers it; each change is a ledger event", () =>
+  inRepo(async (_repo, journal) => {
+    const started = await startEpisode(journal, { key: "work", clientPid: process.pid, now: T0 });
+    const asked = await setStatus(journal, { key: "work", status: "needs_info", reason: "which database?", now: T1 });
+    assert.equal(asked, { changed: true, episode: { ...started, status: "needs_info", status_changed_at: "2026-01-15T10:20:00Z", needs_info_reason: "which database?" } });
+    assert.equal(await requireOpen(journal, "work"), asked.episode);
+    assert.match(readFileSync(openFile(journal, "work"), "utf8"), "needs_info_reason: which database?");
+    // The worker's turn ends (Claude Code's Stop): it still waits for the answer.
+    assert.equal(await setStatus(journal, { key: "work", status: "idle", now: T2 }), { changed: false, episode: asked.episode });
+    // Asked again in the same words: nothing changes, the question is as old as it was.
+    assert.is((await setStatus(journal, { key: "work", status: "needs_info", reason: "which database?", now: T2 })).changed, false);
+    const answered = await setStatus(journal, { key: "work", status: "busy", now: T2 });
+    assert.equal(answered.episode, { ...started, status: "busy", status_changed_at: "2026-01-15T11:45:30Z" });
+    assert.not.match(readFileSync(openFile(journal, "work"), "utf8"), "needs_info_reason");
+    const events = (await readLedger(journal)).events.slice(1).map((e) => [e.at, e.kind, e.data]);
+    assert.equal(events, [
+      ["2026-01-15T10:20:00Z", "episode.needs_info", { reason: "which database?" }],
+      ["2026-01-15T11:45:30Z", "episode.busy", {}],
+    ]);
+    await rejects(setStatus(journal, { key: "work", status: "needs_info", reason: "  \n", now: T2 }), UsageError, "the reason is empty");
+  }));
+
+test("the end of a turn answers an agent's blocking prompt, never the worker's own question", () =>
+  inRepo(async (_repo, journal) => {
+    await startEpisode(journal, { key: "work", clientPid: process.pid, now: T0 });
+    await setStatus(journal, { key: "work", status: "needs_info", reason: "which database?", now: T1 });
+    assert.is((await setStatus(journal, { key: "work", status: "idle", turnEnded: true, now: T2 })).episode.status, "needs_info", "the worker asked, then ended its turn: still waiting");
+    await setStatus(journal, { key: "work", status: "busy", now: T2 });
+    const prompt = await setStatus(journal, { key: "work", status: "needs_info", reason: "Claude needs your permission to use Bash", by: "prompt", now: T2 });
+    assert.equal([prompt.episode.needs_info_by, (await readLedger(journal)).events.at(-1)!.data], ["prompt", { reason: "Claude needs your permission to use Bash", by: "prompt" }]);
+    assert.is((await setStatus(journal, { key: "work", status: "idle", now: T2 })).changed, false, "an idle prompt is no end of a turn");
+    const ended = await setStatus(journal, { key: "work", status: "idle", turnEnded: true, now: T2 });
+    assert.equal([ended.changed, ended.episode.status, ended.episode.needs_info_by], [true, "idle", undefined]);
+  }));
+
+test("a worker's question is outside text: a secret redacted, control characters escaped, then capped", () => {
+  assert.is(needsInfoReason("  which database?\n"), "which database?");
+  assert.is(needsInfoReason("token ghp_abcdefghijklmnop0123456789 works?"), "token [redacted] works?");
+  assert.is(needsInfoReason("clear\u001b[2J\nscreen"), "clear\\u001b[2J\\nscreen");
+  const long = needsInfoReason("x".repeat(NEEDS_INFO_REASON_MAX - 6) + "ghp_abcdefghijklmnop0123456789");
+  assert.is(long.length, NEEDS_INFO_REASON_MAX);
+  assert.ok(long.endsWith("[reda…"), "the secret is redacted before the cut, so no part of it is kept");
+  assert.not.match(long, "ghp_");
+});
+
 test("idle and busy change the status and its time, and log an event each", () =>
   inRepo(async (_repo, journal) => {
     const started = await startEpisode(journal, { key: "work", clientPid: process.pid, now: T0 });
-    const idle = await setStatus(journal, { key: "work", status: "idle", now: T1 });
+    const { episode: idle } = await setStatus(journal, { key: "work", status: "idle", now: T1 });
     assert.equal(idle, { ...started, status: "idle", status_changed_at: "2026-01-15T10:20:00Z" });
     assert.equal(await requireOpen(journal, "work"), idle);
-    const busy = await setStatus(journal, { key: "work", status: "busy", now: T2 });
+    const { episode: busy } = await setStatus(journal, { key: "work", status: "busy", now: T2 });
     assert.equal(await requireOpen(journal, "work"), { ...started, status: "busy", status_changed_at: "2026-01-15T11:45:30Z" });
     assert.equal(busy.started_at, "2026-01-15T10:00:00Z");
     const events = (await readLedger(journal)).events;

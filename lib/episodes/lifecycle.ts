@@ -1,19 +1,21 @@
 /**
- * What a worker does with its episodes: start one, mark it idle or busy, end it into a
- * record. Each step leaves a ledger event stamped with the episode's id.
+ * What a worker does with its episodes: start one, mark it idle, busy or needing its
+ * owner, end it into a record. Each step leaves a ledger event stamped with the episode's id.
  */
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { changedFiles, commitsBetween, currentBranch, headCommit } from "../boundaries/git.ts";
 import type { CommitSummary } from "../boundaries/git.ts";
 import { isoSeconds } from "../clock.ts";
-import { PreconditionError } from "../errors.ts";
+import { PreconditionError, UsageError } from "../errors.ts";
+import { printable } from "../printable.ts";
+import { redact } from "../redact.ts";
 import { identify } from "../processes.ts";
 import { shown } from "./journal.ts";
 import type { Journal } from "./journal.ts";
 import { appendEvent } from "./ledger.ts";
 import { createOpen, findOpen, removeOpen, rewriteOpen } from "./open-episodes.ts";
-import type { Episode } from "./open-episodes.ts";
+import type { Episode, EpisodeStatus, NeedsInfoBy } from "./open-episodes.ts";
 import { writeRecord } from "./records.ts";
 import { refuseJournalLinks } from "./_journal-file.ts";
 
@@ -55,19 +57,68 @@ export async function requireOpen(journal: Journal, key: string): Promise<Episod
   return entry.episode;
 }
 
-/** Marks an episode idle or busy, which also counts as a sign of life. */
-export async function setStatus(journal: Journal, options: { key: string; status: "idle" | "busy"; now: Date }): Promise<Episode> {
+/** The longest question a worker's `needs_info` keeps, in characters once escaped; the rest is cut, marked `…`. */
+export const NEEDS_INFO_REASON_MAX = 500;
+
+/**
+ * A worker's question as the journal keeps it and the owner reads it: outside text, so a
+ * secret in it is redacted, its control characters escaped (it is printed to terminals) and
+ * its length capped, in that order (a cap first could cut a secret and hide it from the redactor).
+ * @example needsInfoReason("  which database?\n") // "which database?"
+ */
+export function needsInfoReason(text: string): string {
+  const shown = printable(redact(text.trim()));
+  return shown.length <= NEEDS_INFO_REASON_MAX ? shown : shown.slice(0, NEEDS_INFO_REASON_MAX - 1) + "…";
+}
+
+/** What setting a status did: the episode as it now is, and whether it changed. */
+export interface StatusChange {
+  episode: Episode;
+  changed: boolean;
+}
+
+/** What a status change is asked to do. */
+export interface StatusRequest {
+  key: string;
+  status: EpisodeStatus;
+  /** For `needs_info`: what the worker asks. */
+  reason?: string;
+  /** For `needs_info`: who says so (default the worker itself). */
+  by?: NeedsInfoBy;
+  /** For `idle`: the agent's turn ended (Claude Code's Stop), which a blocking prompt's answer comes before. */
+  turnEnded?: boolean;
+  now: Date;
+}
+
+/**
+ * Marks an episode idle, busy, or `needs_info` with the worker's question (`reason`); a
+ * change counts as a sign of life. Busy answers a `needs_info` (the owner answered: the
+ * worker is at work again) and drops its question. Idle does not (a worker that asked and
+ * ended its turn still waits for the answer), so the episode stays `needs_info`, unchanged;
+ * except the end of a turn after an agent's blocking prompt (`by: "prompt"`): the agent could
+ * not have ended its turn before the prompt was answered. The same question asked again
+ * changes nothing, so `status_changed_at` stays the moment it was asked.
+ */
+export async function setStatus(journal: Journal, options: StatusRequest): Promise<StatusChange> {
   refuseJournalLinks(journal);
   const episode = await requireOpen(journal, options.key);
+  const reason = options.status === "needs_info" ? needsInfoReason(options.reason ?? "") : undefined;
+  if (options.status === "needs_info" && !reason) throw new UsageError("A worker's needs_info says what it asks: the reason is empty");
+  const promptAnswered = options.turnEnded === true && episode.needs_info_by === "prompt";
+  if (options.status === "idle" && episode.status === "needs_info" && !promptAnswered) return { episode, changed: false };
+  if (options.status === "needs_info" && episode.status === "needs_info" && reason === episode.needs_info_reason) return { episode, changed: false };
   const at = isoSeconds(options.now);
-  const updated: Episode = { ...episode, status: options.status, status_changed_at: at };
+  const { needs_info_reason: _reason, needs_info_by: _by, ...rest } = episode;
+  const asked = reason ? { needs_info_reason: reason, ...(options.by === "prompt" ? { needs_info_by: "prompt" as const } : {}) } : {};
+  const updated: Episode = { ...rest, status: options.status, status_changed_at: at, ...asked };
   // Recovery may have closed it since it was read: never bring a closed episode back.
   if ((await findOpen(journal, options.key))?.episode?.id !== episode.id) {
     throw new PreconditionError(`Episode "${options.key}" (${episode.id}) was closed while its status was being set`);
   }
   await rewriteOpen(journal, updated);
-  await appendEvent(journal, { at, episode: episode.id, key: episode.key, kind: `episode.${options.status}`, data: {} });
-  return updated;
+  const data = reason ? { reason, ...(options.by === "prompt" ? { by: "prompt" } : {}) } : {};
+  await appendEvent(journal, { at, episode: episode.id, key: episode.key, kind: `episode.${options.status}`, data });
+  return { episode: updated, changed: true };
 }
 
 /** What ending an episode produced. */

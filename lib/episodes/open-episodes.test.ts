@@ -37,4 +37,30 @@ test("an open episode whose file names another key is a problem, never that othe
   assert.is((await findOpen(journal, "w1"))?.episode, undefined);
 }));
 
+test("needs_info carries its question and nothing else does: a file saying otherwise is a problem, never a status", () => withTempDir(async (dir) => {
+  const journal: Journal = { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
+  const episode: Episode = {
+    schema: 1, id: "3f2b8c1e-0000-4000-8000-000000000002", key: "w1", host: "box", client: { pid: 2, started_at: null },
+    started_at: "2026-01-15T10:00:00Z", branch: null, start_head: null, status: "needs_info", status_changed_at: "2026-01-15T10:00:00Z",
+    needs_info_reason: "which database?",
+  };
+  mkdirSync(journal.openDir);
+  await createOpen(journal, episode);
+  assert.equal((await findOpen(journal, "w1"))?.episode, episode);
+  const text = readFileSync(openFile(journal, "w1"), "utf8");
+  const problem = async (edited: string) => {
+    writeFileSync(openFile(journal, "w1"), edited);
+    const entry = await findOpen(journal, "w1");
+    assert.ok(entry?.problem && !entry.episode, edited);
+  };
+  await problem(text.replace(/^needs_info_reason: .*\n/m, ""));
+  await problem(text.replace(/^status: needs_info$/m, "status: busy"));
+  await problem(text.replace(/^needs_info_reason: .*$/m, `needs_info_reason: ${"x".repeat(501)}`));
+  await problem(text.replace(/^needs_info_reason: .*$/m, 'needs_info_reason: ""'));
+  await problem(text.replace(/^status: needs_info$/m, "status: idle").replace(/^needs_info_reason: .*$/m, "needs_info_by: prompt"));
+  await problem(text + "needs_info_by: owner\n");
+  writeFileSync(openFile(journal, "w1"), text + "needs_info_by: prompt\n");
+  assert.is((await findOpen(journal, "w1"))?.episode?.needs_info_by, "prompt");
+}));
+
 test.run();

@@ -21,9 +21,23 @@ export interface Episode {
   started_at: string;
   branch: string | null;
   start_head: string | null;
-  status: "busy" | "idle";
+  status: EpisodeStatus;
   status_changed_at: string;
+  /** What the worker asks its owner, while `status` is `needs_info` (absent otherwise). */
+  needs_info_reason?: string;
+  /**
+   * Who said so, while `needs_info`: the worker itself (`episode needs-info`; only busy answers
+   * it), or its agent's prompt that blocks it until answered (a permission, a question; the end
+   * of its turn answers it too). Absent: the worker.
+   */
+  needs_info_by?: NeedsInfoBy;
 }
+
+/** Who said an episode needs info: the worker itself, or its agent's blocking prompt. */
+export type NeedsInfoBy = "worker" | "prompt";
+
+/** An open episode's status: `needs_info` while the worker waits for its owner's answer. */
+export type EpisodeStatus = "busy" | "idle" | "needs_info";
 
 /** One file in the open folder: the episode, or why it could not be read. */
 export interface OpenEntry {

@@ -9,7 +9,7 @@ import type { Store } from "../store/open.ts";
 import { createItem } from "./queries.ts";
 import { endSession, episodeKey, latestSession, nextAttempt, openSessions, recordSession, sessionsOf } from "./sessions.ts";
 import type { SessionRow } from "./sessions.ts";
-import { closeFromExit } from "./worker-ended.ts";
+import { closeCancelled, closeFromExit, closeLost } from "./worker-ended.ts";
 import { transition } from "./transition.ts";
 
 async function withItem(fn: (store: Store, item: number) => void | Promise<void>): Promise<void> {
@@ -77,6 +77,20 @@ test("open rows, all of them or of items in one state; only the newest session's
     const newer = closeFromExit(store, { id: "b", item }, { ended: "exited", code: 0, signal: null, at: "" })!;
     assert.equal([newer.why, newer.interrupted, newer.state], ["worker exited (code 0)", true, "interrupted"]);
     assert.is(closeFromExit(store, { id: "b", item }, { ended: "crashed", code: null, signal: "SIGKILL", at: "" }), null, "already closed: nothing happens");
+  }));
+
+test("a worker that ends while its item waits for the owner (needs_info) interrupts it, as an active one's end does", () =>
+  withItem((store, item) => {
+    for (const to of ["ready", "dispatching", "active", "needs_info"] as const) transition(store, item, to, { reason: to });
+    recordSession(store, row(item, "a", "ra-widgets-7"));
+    const ended = closeFromExit(store, { id: "a", item }, { ended: "exited", code: 0, signal: null, at: "" })!;
+    assert.equal([ended.interrupted, ended.state], [true, "interrupted"]);
+    for (const to of ["ready", "dispatching", "active", "needs_info"] as const) transition(store, item, to, { reason: to });
+    recordSession(store, row(item, "b", "ra-widgets-7-2"));
+    assert.equal(closeLost(store, { id: "b", item }, "worker lost: no exit record")!.state, "interrupted");
+    for (const to of ["ready", "dispatching", "active", "needs_info"] as const) transition(store, item, to, { reason: to });
+    recordSession(store, row(item, "c", "ra-widgets-7-3"));
+    assert.equal(closeCancelled(store, { id: "c", item }, "cancelled by the owner")!.state, "interrupted");
   }));
 
 /** Test support: lib/testing, and the crash suite, which looks at the store from outside as a test does. */

@@ -57,6 +57,22 @@ test("a move the state machine does not allow is refused and changes nothing", (
     assert.is(queryAudit(store, { item: item.id }).length, 1);
   }));
 
+test("an item waiting for its owner goes back to active, or is interrupted or failed as an active one is", () =>
+  withStore((store) => {
+    let issue = ISSUE.issue;
+    const walk = (...states: Array<"ready" | "dispatching" | "active" | "needs_info">) => {
+      const item = createItem(store, { ...ISSUE, issue: issue++ }, { simulated: false });
+      for (const to of states) transition(store, item.id, to, { reason: to });
+      return item.id;
+    };
+    const asked = walk("ready", "dispatching", "active", "needs_info");
+    assert.is(transition(store, asked, "active", { reason: "the worker is at work again" }).state, "active");
+    assert.is(transition(store, asked, "needs_info", { reason: "worker asks: which database?" }).reason, "worker asks: which database?");
+    assert.is(transition(store, asked, "interrupted", { reason: "worker exited (code 0)" }).state, "interrupted");
+    assert.is(transition(store, walk("ready", "dispatching", "active", "needs_info"), "failed", { reason: "worker failed" }).state, "failed");
+    refused(() => transition(store, walk("ready", "dispatching", "active", "needs_info"), "dispatching", { reason: "skip" }), /cannot go from needs_info to dispatching/);
+  }));
+
 test("only the pass that observed the issue closed writes done, and done is terminal", () =>
   withStore((store) => {
     const item = createItem(store, ISSUE, { simulated: false });

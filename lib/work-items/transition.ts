@@ -20,7 +20,8 @@ export const ALLOWED: Readonly<Record<WorkItemState, readonly WorkItemState[]>> 
   active: ["awaiting_review", "interrupted", "needs_info", "failed", "abandoned", "done"],
   awaiting_review: ["active", "interrupted", "needs_info", "failed", "abandoned", "done"],
   interrupted: ["ready", "dispatching", "failed", "abandoned", "done"],
-  needs_info: ["ready", "abandoned", "done"],
+  // Back to active once its worker is at work again; interrupted or failed when its worker ends, as an active item.
+  needs_info: ["active", "interrupted", "ready", "failed", "abandoned", "done"],
   failed: ["ready", "abandoned", "done"],
   done: [],
   abandoned: [],

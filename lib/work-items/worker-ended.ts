@@ -1,6 +1,7 @@
 /**
  * A worker ended: its session row closes with how it ended, and its item, when this was
- * the item's current session and the item is still `active`, is `interrupted`. Whoever
+ * the item's current session and the item is still `active` (or `needs_info`: its worker
+ * was waiting for the owner), is `interrupted`. Whoever
  * learns of the end (the spool drain, settle, a relaunch closing earlier rows) calls this
  * one function, so every path writes the same row and the same transition.
  */
@@ -32,7 +33,7 @@ const END_REASON: Record<string, EndReason> = { exited: "exited", crashed: "cras
 
 /**
  * Closes a session row from how its worker ended, and interrupts the item when this was
- * its current session and it is still `active`. Idempotent: a row already closed changes
+ * its current session and it is still `active` or `needs_info`. Idempotent: a row already closed changes
  * nothing, and null says so.
  */
 export function closeFromExit(store: Store, session: { id: string; item: number }, exit: Exit): WorkerEnd | null {
@@ -54,8 +55,8 @@ export function closeLost(store: Store, session: { id: string; item: number }, w
 
 /**
  * Closes the row of a session the owner stopped (`cancel`) as `cancelled`, and interrupts its
- * item when this was its current session and its work is unfinished (active, awaiting
- * review, or still being dispatched). Null when the row had already closed: its first ending stands.
+ * item when this was its current session and its work is unfinished (active, waiting for
+ * the owner, awaiting review, or still being dispatched). Null when the row had already closed: its first ending stands.
  */
 export function closeCancelled(store: Store, session: { id: string; item: number }, why: string): WorkerEnd | null {
   return store.transaction(() => {
@@ -72,10 +73,13 @@ export function exitReason(exit: Pick<Exit, "ended" | "code" | "signal">): strin
   return `worker exited (code ${exit.code ?? "unknown"})`;
 }
 
-/** The states an owner's cancel interrupts; a worker that ended by itself interrupts only an `active` item. */
-const CANCEL_INTERRUPTS: readonly WorkItemState[] = ["active", "awaiting_review", "dispatching"];
+/** The states a worker that ended by itself interrupts: its work was under way, or waited for the owner's answer. */
+const WORKER_END_INTERRUPTS: readonly WorkItemState[] = ["active", "needs_info"];
 
-function interruptIfCurrent(store: Store, session: { id: string; item: number }, endReason: EndReason, why: string, states: readonly WorkItemState[] = ["active"]): WorkerEnd {
+/** The states an owner's cancel interrupts: those, and an item awaiting review or still being dispatched. */
+const CANCEL_INTERRUPTS: readonly WorkItemState[] = [...WORKER_END_INTERRUPTS, "awaiting_review", "dispatching"];
+
+function interruptIfCurrent(store: Store, session: { id: string; item: number }, endReason: EndReason, why: string, states: readonly WorkItemState[] = WORKER_END_INTERRUPTS): WorkerEnd {
   const item = getItem(store, session.item)!;
   // Only the end of the item's newest session interrupts it: an older one ending says nothing of the work now.
   const interrupt = latestSession(store, item.id)?.id === session.id && states.includes(item.state);

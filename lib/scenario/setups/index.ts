@@ -107,6 +107,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-cleanup-on-busy-done-worker": () => import("./forge-with-cleanup-on-busy-done-worker.ts"),
   "forge-with-retired-worktree-deleted-by-hand": () => import("./forge-with-retired-worktree-deleted-by-hand.ts"),
   "forge-with-squash-merged-branch-deleted": () => import("./forge-with-squash-merged-branch-deleted.ts"),
+  "forge-with-demo-worker-worktree": () => import("./forge-with-demo-worker-worktree.ts"),
 };
 
 /** Whether a setup of this name is registered. */
