@@ -155,6 +155,7 @@ export async function loadConfig(options: { path?: string; env?: Env } = {}): Pr
     else throw new ConfigError(path, (error as Error).message);
   }
   const config = await parseConfig(text, path, env);
+  checkCredentialFiles(config, path, keyLines(text));
   // The redactor learns the configured credentials before any outside text is stored or printed.
   rememberConfiguredSecrets(config, env);
   return config;
@@ -386,10 +387,10 @@ function hasUrlCredentials(value: string): boolean {
 const CHANNEL_FILE_KEYS = [["pushover", "token_file"], ["pushover", "user_key_file"], ["health", "webhook_url_file"]] as const;
 
 /**
- * The notification channels as configured, checked on load (DESIGN rule 5): Pushover's two
- * files both or neither (a half channel can never send, so it is an error, not silence),
- * the webhook by URL or by file, not both, and every credential file a regular file only its
- * owner can read or write (0600). The files' contents are read where a message is sent.
+ * The notification channels as configured (DESIGN rule 5): Pushover's two files both or
+ * neither (a half channel can never send, so it is an error, not silence), and the webhook
+ * by URL or by file, not both. The files themselves are checked by `checkCredentialFiles`
+ * when the config is loaded from its file, and read where a message is sent.
  */
 function checkChannels(data: Record<string, unknown>, path: string, lines: Map<string, number>): void {
   const config = data as unknown as Pick<Config, "pushover" | "health">;
@@ -407,6 +408,17 @@ function checkChannels(data: Record<string, unknown>, path: string, lines: Map<s
   if (config.health.webhook_url !== undefined && config.health.webhook_url_file !== undefined) {
     fail(["health", "webhook_url_file"], "[health] sets both health.webhook_url and health.webhook_url_file; keep one, so it is clear where notifications go");
   }
+}
+
+/**
+ * Every credential file a channel names is a regular file only its owner can read or write
+ * (0600), checked when the config is loaded from its file (DESIGN rule 5), so a loose one
+ * is a load error, not a channel that fails on its first message.
+ */
+function checkCredentialFiles(config: Config, path: string, lines: Map<string, number>): void {
+  const fail = (segments: readonly string[], problem: string, hint?: string): never => {
+    throw new ConfigError(path, problem, { key: segments.join("."), line: lineOf([...segments], lines), hint });
+  };
   for (const segments of CHANNEL_FILE_KEYS) {
     const file = (config[segments[0]] as Record<string, string | undefined>)[segments[1]];
     if (file === undefined) continue;
