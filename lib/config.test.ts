@@ -297,6 +297,45 @@ test("a worker.profile robot-army does not know is a load error naming the profi
   assert.is(error.message, 'Cannot read config "/x/config.toml": key "worker.profile" must be one of "claude", "codex", "demo" or "generic", got "cursor" (line 2)');
 });
 
+test("notification channels: Pushover's files both or neither, the webhook by URL or by file, and no query or fragment where a secret may hide", async () => {
+  for (const [text, key, problem] of [
+    // The key given is named, with its line; the message names the one missing.
+    ['[pushover]\ntoken_file = "t"\n', "pushover.token_file", "needs both pushover.token_file and pushover.user_key_file, or neither; pushover.user_key_file is missing"],
+    ['[pushover]\nuser_key_file = "u"\n', "pushover.user_key_file", "pushover.token_file is missing"],
+    ['[health]\nwebhook_url = "https://h.example/x"\nwebhook_url_file = "f"\n', "health.webhook_url_file", "sets both health.webhook_url and health.webhook_url_file"],
+    ['[health]\nwebhook_url = "https://fn.example/api/hook?code=c2VjcmV0"\n', "health.webhook_url", "holds a URL with a query or fragment"],
+    ['[health]\nwebhook_url = "https://h.example/hook#token=c2VjcmV0"\n', "health.webhook_url", "holds a URL with a query or fragment"],
+    ['[pushover]\napi_url = "https://p.example/1/messages.json?t=c2VjcmV0"\n', "pushover.api_url", "holds a URL with a query or fragment"],
+    ['[health]\nwebhook_url = "https://u:pw@h.example/x"\n', "health.webhook_url", "holds a URL with credentials in it"],
+  ] as const) {
+    const error = await configError(text);
+    assert.is(error.key, key, text);
+    assert.match(error.message, problem);
+    assert.not.match(error.message, "c2VjcmV0");
+  }
+  const both = await parseConfig('[health]\nwebhook_url = "https://ntfy.sh/topic"\n\n[pushover]\ntoken_file = "t"\nuser_key_file = "u"\n', PATH);
+  assert.equal([both.pushover.token_file, both.pushover.user_key_file], ["/x/t", "/x/u"]);
+});
+
+test("a channel's credential file must be a regular file readable by its owner only, checked where the config is loaded", async () => {
+  const dir = makeTempDir();
+  try {
+    const config = join(dir, "config.toml");
+    writeFileSync(join(dir, "token"), "t".repeat(30), { mode: 0o644 });
+    writeFileSync(join(dir, "user"), "u".repeat(30), { mode: 0o600 });
+    writeFileSync(config, '[pushover]\ntoken_file = "token"\nuser_key_file = "user"\n');
+    const loose = await loadConfig({ path: config, env: {} }).catch((error) => error as ConfigError);
+    assert.instance(loose, ConfigError);
+    assert.match((loose as ConfigError).message, `key "pushover.token_file" names "${join(dir, "token")}", which has mode 0644; a credential file must be 0600 (line 2)`);
+    writeFileSync(config, '[pushover]\ntoken_file = "nowhere"\nuser_key_file = "user"\n');
+    assert.match(((await loadConfig({ path: config, env: {} }).catch((error) => error)) as Error).message, "which cannot be read: ENOENT");
+    writeFileSync(config, '[pushover]\ntoken_file = "user"\nuser_key_file = "user"\n');
+    assert.is((await loadConfig({ path: config, env: {} })).pushover.token_file, join(dir, "user"));
+  } finally {
+    removeTempDir(dir);
+  }
+});
+
 test("the config file is --config, else RA_CONFIG, else under XDG_CONFIG_HOME or ~/.config", () => {
   const env = { RA_CONFIG: "/env/config.toml", XDG_CONFIG_HOME: "/xdg", HOME: "/home/owner" };
   assert.equal(configPath("/flag/config.toml", env), { path: "/flag/config.toml", explicit: true });

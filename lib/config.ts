@@ -6,7 +6,7 @@
  * is the single source of keys, types, descriptions and defaults; smol-toml and ajv are
  * loaded on first use, so commands that never read the config do not pay for them.
  */
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ParsedArgs } from "./cli.ts";
@@ -15,6 +15,7 @@ import { formatAge, MAX_DURATION_MS, MAX_TIMER_MS, parseDuration } from "./durat
 import { ConfigError, configPath } from "./config-path.ts";
 import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
 import { rememberConfiguredSecrets } from "./redact.ts";
+import { secretFileFault } from "./boundaries/secret-file.ts";
 
 /** Where each key of a TOML text is defined, by dotted path (re-exported for tests and tools). */
 export { keyLines };
@@ -405,6 +406,13 @@ function checkChannels(data: Record<string, unknown>, path: string, lines: Map<s
       `[pushover] needs both pushover.token_file and pushover.user_key_file, or neither; pushover.${missing} is missing`,
       "a Pushover message needs the application's token and your user key: give both files, or leave [pushover] out");
   }
+  // A query or a fragment is where a URL's secret goes when it is not in its user-info (?code=, #token=): the config holds none.
+  for (const segments of [["health", "webhook_url"], ["pushover", "api_url"]] as const) {
+    const value = (config[segments[0]] as Record<string, string | undefined>)[segments[1]];
+    if (value !== undefined && /[?#]/.test(value)) {
+      fail([...segments], `key "${segments.join(".")}" holds a URL with a query or fragment, where a credential may be`, WEBHOOK_HINT);
+    }
+  }
   if (config.health.webhook_url !== undefined && config.health.webhook_url_file !== undefined) {
     fail(["health", "webhook_url_file"], "[health] sets both health.webhook_url and health.webhook_url_file; keep one, so it is clear where notifications go");
   }
@@ -422,18 +430,11 @@ function checkCredentialFiles(config: Config, path: string, lines: Map<string, n
   for (const segments of CHANNEL_FILE_KEYS) {
     const file = (config[segments[0]] as Record<string, string | undefined>)[segments[1]];
     if (file === undefined) continue;
-    const key = segments.join(".");
-    let stat;
-    try {
-      stat = statSync(file);
-    } catch (error) {
-      fail([...segments], `key "${key}" names "${file}", which cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
-    if (!stat!.isFile()) fail([...segments], `key "${key}" names "${file}", which is not a regular file`);
-    const mode = stat!.mode & 0o777;
-    if (mode & 0o077) {
-      fail([...segments], `key "${key}" names "${file}", which has mode 0${mode.toString(8).padStart(3, "0")}; a credential file must be 0600`, `chmod 600 "${file}"`);
-    }
+    const names = `key "${segments.join(".")}" names "${file}", which`;
+    const fault = secretFileFault(file);
+    if (fault?.fault === "unreadable") fail(segments, `${names} cannot be read: ${fault.code}`);
+    if (fault?.fault === "directory" || fault?.fault === "not_regular") fail(segments, `${names} is not a regular file`);
+    if (fault?.fault === "loose") fail(segments, `${names} has mode ${fault.mode}; a credential file must be 0600`, `chmod 600 "${file}"`);
   }
 }
 

@@ -1,9 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { configuredChannels } from "../lib/boundaries/notifier/channels.ts";
 import { parseConfig } from "../lib/config.ts";
 import { heartbeatPath, writeHeartbeat } from "../lib/daemon/heartbeat.ts";
 import { healthAlertPath, readSentAlert } from "../lib/daemon/health-alert.ts";
@@ -15,7 +14,8 @@ import { withTempDir } from "../lib/testing/fixtures.ts";
 import { atTimeAsync } from "../lib/testing/items.ts";
 import { startNotifyReceivers } from "../lib/testing/notify-receivers.ts";
 import type { NotifyReceivers, ReceiverMode } from "../lib/testing/notify-receivers.ts";
-import { run } from "./health.ts";
+import type { Store } from "../lib/store/open.ts";
+import { healthChannels, run } from "./health.ts";
 import type { HealthReport } from "./health.ts";
 
 /** What one `health` run printed and returned. */
@@ -28,7 +28,7 @@ interface Ran {
 interface World {
   stateDir: string;
   receivers: NotifyReceivers;
-  health(opts: { notify?: boolean; json?: boolean; at: string; channels?: boolean }): Promise<Ran>;
+  health(opts: { notify?: boolean; json?: boolean; at: string; channels?: boolean; openStore?: () => Promise<Store | undefined> }): Promise<Ran>;
 }
 
 function withWorld(modes: { webhook?: ReceiverMode; pushover?: ReceiverMode }, fn: (w: World) => Promise<void>): () => Promise<void> {
@@ -40,7 +40,7 @@ function withWorld(modes: { webhook?: ReceiverMode; pushover?: ReceiverMode }, f
       await fn({
         stateDir,
         receivers,
-        health: async ({ notify = true, json = false, at, channels = true }) => {
+        health: async ({ notify = true, json = false, at, channels = true, openStore = () => openExistingStore(stateDir) }) => {
           const text = ['[daemon]', 'effect_level = "plan"', "", "[notifications]", 'timeout = "1s"', channels ? receivers.configToml : ""].join("\n");
           const config = await parseConfig(text, configFile);
           let out = "";
@@ -48,9 +48,9 @@ function withWorld(modes: { webhook?: ReceiverMode; pushover?: ReceiverMode }, f
             stateDir,
             config,
             host: "box",
-            channels: () => configuredChannels(config),
+            channels: () => healthChannels(config),
             send: (store, list, message, timeoutMs) => sendMessage(store, list, message, { simulated: false, timeoutMs }),
-            openStore: () => openExistingStore(stateDir),
+            openStore,
             write: (chunk) => (out += chunk),
           }));
           return { code, text: out };
@@ -176,6 +176,34 @@ test("a store that cannot be opened does not stop the alert: it is sent, and the
   const ran = await w.health({ at: "2026-01-15T10:00:00Z" });
   assert.match(ran.text, /\nthe audit could not be written: .+; sending anyway\n/);
   assert.match(ran.text, "\npushover: delivered\n");
+  assert.is(w.receivers.received().pushover.length, 1);
+}));
+
+test("a channel whose credential file cannot be used is not sent to, and the other still gets the alert", withWorld({}, async (w) => {
+  diedDaemon(w.stateDir);
+  chmodSync(w.receivers.tokenFile, 0o644);
+  const ran = await w.health({ at: "2026-01-15T10:00:00Z" });
+  assert.is(ran.code, 4);
+  assert.is(w.receivers.received().webhook.length, 1);
+  assert.is(w.receivers.received().pushover.length, 0);
+  assert.match(ran.text, "pushover: not delivered: not sent: Pushover token file");
+  assert.match(ran.text, "has mode 0644");
+}));
+
+test("a store that opens and then refuses the audit does not stop the alert: it is sent unaudited, and that is said", withWorld({}, async (w) => {
+  diedDaemon(w.stateDir);
+  const ran = await w.health({
+    at: "2026-01-15T10:00:00Z",
+    openStore: async () => {
+      const store = await openStore(w.stateDir);
+      store.close();
+      return { ...store, close: () => {} } as Store;
+    },
+  });
+  assert.is(ran.code, 4);
+  assert.match(ran.text, "the audit could not be written: ");
+  assert.match(ran.text, "; sending anyway");
+  assert.is(w.receivers.received().webhook.length, 1);
   assert.is(w.receivers.received().pushover.length, 1);
 }));
 

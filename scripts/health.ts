@@ -20,9 +20,10 @@ import type { Message } from "../lib/notify/message.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { configuredChannels } from "../lib/boundaries/notifier/channels.ts";
+import { channelsOf } from "../lib/boundaries/notifier/channels.ts";
 import type { Channel, Delivery } from "../lib/boundaries/notifier/channels.ts";
 import { sendMessage } from "../lib/notify/send.ts";
+import type { NotSent } from "../lib/notify/send.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -75,9 +76,10 @@ export interface HealthDeps {
   config: Config;
   host: string;
   /** The configured channels, their credential files read (throws PreconditionError naming a file that cannot be). */
-  channels: () => Channel[];
+  /** The configured channels, each built on its own: one whose credential file cannot be used is not sent to, and says why. */
+  channels: () => Array<Channel | NotSent>;
   /** Sends one message to every channel, auditing it in `store` when there is one. */
-  send: (store: Store | undefined, channels: Channel[], message: Message, timeoutMs: number) => Promise<Delivery[]>;
+  send: (store: Store | undefined, channels: Array<Channel | NotSent>, message: Message, timeoutMs: number) => Promise<Delivery[]>;
   /** Opens the store for the audit, undefined when there is none; throws when it cannot be opened. */
   openStore: () => Promise<Store | undefined>;
   write: Write;
@@ -92,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
     stateDir,
     config,
     host: hostname(),
-    channels: () => configuredChannels(config),
+    channels: () => healthChannels(config),
     send: (store, channels, message, timeoutMs) => sendMessage(store, channels, message, { simulated: false, timeoutMs }),
     openStore: () => openExistingStore(stateDir),
     write: writeStdout,
@@ -110,6 +112,12 @@ export async function run(opts: { notify: boolean; json: boolean }, deps: Health
   return health.verdict === "ok" ? EXIT.ok : EXIT.checkFailed;
 }
 
+/** The configured channels, each on its own: one whose credential file cannot be used is recorded as not sent, never a reason to send to none. */
+export function healthChannels(config: Config): Array<Channel | NotSent> {
+  const { channels, broken } = channelsOf(config);
+  return [...channels, ...broken.map((b) => ({ name: b.name, target: b.target, notSent: `not sent: ${b.problem}` }))];
+}
+
 /** Sends the verdict when it is bad and not sent within the hour; fills in the report and returns the lines to print. */
 async function notify(report: HealthReport, at: Date, deps: HealthDeps): Promise<string[]> {
   const say = (notified: NonNullable<HealthReport["notified"]>, note: string): string[] => {
@@ -121,12 +129,7 @@ async function notify(report: HealthReport, at: Date, deps: HealthDeps): Promise
     clearSentAlert(deps.stateDir);
     return say("nothing", "nothing to send: the daemon is ok");
   }
-  let channels: Channel[];
-  try {
-    channels = deps.channels();
-  } catch (error) {
-    return say("cannot_send", `not sent: ${(error as Error).message}`);
-  }
+  const channels = deps.channels();
   if (channels.length === 0) {
     return say("no_channel", "not sent: no channel is configured (set [health] webhook_url or [pushover] token_file and user_key_file)");
   }
@@ -142,8 +145,15 @@ async function notify(report: HealthReport, at: Date, deps: HealthDeps): Promise
   } catch (error) {
     lines.push(`the audit could not be written: ${(error as Error).message}; sending anyway`);
   }
+  const message = healthMessage(report, deps.host);
+  const timeoutMs = parseDuration(deps.config.notifications.timeout, "notifications.timeout");
   try {
-    report.deliveries = await deps.send(store, channels, healthMessage(report, deps.host), parseDuration(deps.config.notifications.timeout, "notifications.timeout"));
+    report.deliveries = await deps.send(store, channels, message, timeoutMs);
+  } catch (error) {
+    // The store opened and then refused the audit (full, locked by a hung daemon, read-only): the alert matters most.
+    if (!store) throw error;
+    lines.push(`the audit could not be written: ${(error as Error).message}; sending anyway`);
+    report.deliveries = await deps.send(undefined, channels, message, timeoutMs);
   } finally {
     store?.close();
   }

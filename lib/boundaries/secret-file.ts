@@ -25,20 +25,11 @@ export interface SecretFileRole {
  */
 export function readSecretFile(path: string, role: SecretFileRole): string {
   const File = role.file[0].toUpperCase() + role.file.slice(1);
-  let stat;
-  try {
-    stat = statSync(path);
-  } catch (error) {
-    throw cannotRead(path, role, error);
-  }
-  // Before the mode: chmod advice would not help a directory.
-  if (stat.isDirectory()) throw new PreconditionError(`${File} "${path}" is a directory; ${role.key} must name the file holding ${role.holds}`);
-  if (!stat.isFile()) throw new PreconditionError(`${File} "${path}" is not a regular file; ${role.key} must name the file holding ${role.holds}`);
-  const mode = stat.mode & 0o777;
-  // 0600 as asked, or tighter (0400): what matters is that group and others have nothing.
-  if (mode & 0o077) {
-    throw new PreconditionError(`${File} "${path}" has mode ${octal(mode)}; it must be 0600 (chmod 600 "${path}")`);
-  }
+  const fault = secretFileFault(path);
+  if (fault?.fault === "unreadable") throw new PreconditionError(`Cannot read ${role.file} "${path}": ${fault.code}`);
+  if (fault?.fault === "directory") throw new PreconditionError(`${File} "${path}" is a directory; ${role.key} must name the file holding ${role.holds}`);
+  if (fault?.fault === "not_regular") throw new PreconditionError(`${File} "${path}" is not a regular file; ${role.key} must name the file holding ${role.holds}`);
+  if (fault?.fault === "loose") throw new PreconditionError(`${File} "${path}" has mode ${fault.mode}; it must be 0600 (chmod 600 "${path}")`);
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -51,10 +42,35 @@ export function readSecretFile(path: string, role: SecretFileRole): string {
   return secret;
 }
 
-function cannotRead(path: string, role: SecretFileRole, error: unknown): PreconditionError {
-  return new PreconditionError(`Cannot read ${role.file} "${path}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+/** What keeps a file from holding a credential. */
+export type SecretFileFault =
+  | { fault: "unreadable"; code: string }
+  | { fault: "directory" }
+  | { fault: "not_regular" }
+  /** Group or others may read or write it: `mode` as `0644`. */
+  | { fault: "loose"; mode: string };
+
+/**
+ * Why `path` cannot hold a credential, or undefined when it can: it must be a regular file
+ * only its owner can read or write (0600, or tighter: 0400). The config's load and every
+ * reader of a credential ask this one question.
+ */
+export function secretFileFault(path: string): SecretFileFault | undefined {
+  let stat;
+  try {
+    stat = statSync(path);
+  } catch (error) {
+    return { fault: "unreadable", code: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  }
+  // Before the mode: chmod advice would not help a directory.
+  if (stat.isDirectory()) return { fault: "directory" };
+  if (!stat.isFile()) return { fault: "not_regular" };
+  const mode = stat.mode & 0o777;
+  // What matters is that group and others have nothing.
+  if (mode & 0o077) return { fault: "loose", mode: "0" + mode.toString(8).padStart(3, "0") };
+  return undefined;
 }
 
-function octal(mode: number): string {
-  return "0" + mode.toString(8).padStart(3, "0");
+function cannotRead(path: string, role: SecretFileRole, error: unknown): PreconditionError {
+  return new PreconditionError(`Cannot read ${role.file} "${path}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
 }

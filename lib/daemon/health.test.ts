@@ -107,7 +107,7 @@ test("a live daemon whose heartbeat is older than max_age is HUNG, naming the ag
   });
 }));
 
-test("a live daemon whose ticks are further apart than max_age is not HUNG before its next tick is due, and is once that has passed", () => withTempDir(async (dir) => {
+test("a live daemon whose ticks are further apart than max_age is not HUNG before its next tick is due, nor while that tick runs, and is once max_age past it", () => withTempDir(async (dir) => {
   await withLiveProcess((who) => {
     writeLock(dir, who, before(7_200_000));
     const last = before(20 * 60_000);
@@ -115,7 +115,10 @@ test("a live daemon whose ticks are further apart than max_age is not HUNG befor
     const waiting = check(dir);
     assert.is(waiting.verdict, "ok");
     assert.match(waiting.detail, "its last tick (3) was 20m ago, and the next is due at 2026-01-15T10:40:00Z");
+    // The tick it announced is running: its heartbeat comes at its end, so it is not hung within max_age of it.
     writeHeartbeat(dir, { pid: who.pid, at: last, tick: 3, next_at: before(60_000), last_poll_at: null });
+    assert.is(check(dir).verdict, "ok");
+    writeHeartbeat(dir, { pid: who.pid, at: last, tick: 3, next_at: before(6 * 60_000), last_poll_at: null });
     assert.is(check(dir).verdict, "HUNG");
   });
 }));

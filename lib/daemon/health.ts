@@ -91,9 +91,10 @@ export function checkHealth(stateDir: string, maxAgeMs: number, probes: HealthPr
     if (lockAge <= maxAgeMs) return verdict("STARTING", `the daemon (pid ${lock.pid}) took the lock ${ago(lockAge)} and has not ticked yet (no heartbeat of it in ${beatFile}): ask again in a minute; ${STATUS} says more`);
     return verdict("HUNG", `the daemon (pid ${lock.pid}) took the lock ${ago(lockAge)} and has not ticked since (no heartbeat of it in ${beatFile}), longer than ${maxAge}: ${LOG} says where it stopped; stop it and start it again with ${RUN}`);
   }
-  // A daemon whose ticks are further apart than max_age is not hung before its next one is due.
+  // A daemon whose ticks are further apart than max_age is not hung before its next one is due, nor while
+  // that tick runs (the heartbeat is written at a tick's end): max_age past the tick it announced.
   const nextAt = parseTimestamp(beat.next_at);
-  if (ageMs! > maxAgeMs && nextAt && now.getTime() <= nextAt.getTime()) {
+  if (ageMs! > maxAgeMs && nextAt && now.getTime() <= nextAt.getTime() + maxAgeMs) {
     return verdict("ok", `the daemon (pid ${lock.pid}) runs; its last tick (${beat.tick}) was ${ago(ageMs!)}, and the next is due at ${beat.next_at}`);
   }
   if (ageMs! > maxAgeMs) {

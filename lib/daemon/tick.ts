@@ -18,7 +18,7 @@ import { pollRepositories } from "../intake/poll.ts";
 import { refreshPullRequests } from "../intake/pull-requests.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
-import { appendAudit, queryAudit } from "../store/audit.ts";
+import { appendAudit, lastAuditId, queryAudit } from "../store/audit.ts";
 import { listItems } from "../work-items/queries.ts";
 import type { DaemonEvent, Report } from "./events.ts";
 import { writeHeartbeat } from "./heartbeat.ts";
@@ -87,7 +87,7 @@ export function initialState(lastPollAt: string | null = null): DaemonState {
 /** Runs one tick; `nextAt` is when the next one is due (null for `--once`). */
 export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: Date) => Date | null = () => null): Promise<TickResult> {
   state.tick++;
-  const passStartedAfter = queryAudit(deps.store, { limit: 1 }).at(-1)?.id ?? 0;
+  const passStartedAfter = lastAuditId(deps.store);
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
@@ -250,7 +250,7 @@ async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
 }
 
 async function dispatch(deps: TickDeps, result: TickResult, state: DaemonState): Promise<void> {
-  const since = queryAudit(deps.store, { limit: 1 }).at(-1)?.id ?? 0;
+  const since = lastAuditId(deps.store);
   const { withheld, outcomes } = await dispatchReady(deps);
   for (const outcome of outcomes) {
     const unchangedWait = outcome.result === "waiting" && state.waiting.get(outcome.item) === outcome.reason;

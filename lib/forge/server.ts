@@ -287,7 +287,8 @@ function send(res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(status === 304 || status === 204 ? undefined : text);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** A request's whole body as text (the forge's, and the loopback receivers' in lib/testing). */
+export function readBody(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -35,13 +35,8 @@ const SOURCE_KINDS = ["state.work_item", "anomaly.raised"] as const;
  * channel was configured yet). Each send's intent names the record it covers, and the first
  * pass with a channel writes a `notification.cursor`.
  */
-export function notifiedThrough(store: Store): number | null {
-  return latestBodyNumber(store, ["notification.send", "notification.cursor"], "through") ?? null;
-}
-
-/** The newest audit record's id (0 for an empty log). */
-export function lastAuditId(store: Store): number {
-  return queryAudit(store, { limit: 1 }).at(-1)?.id ?? 0;
+export function notifiedThrough(store: Store, simulated: boolean): number | null {
+  return latestBodyNumber(store, ["notification.send", "notification.cursor"], "through", { simulated }) ?? null;
 }
 
 /**
@@ -91,6 +86,9 @@ function notifiableOf(store: Store, record: AuditRecord, options: { host: string
   }
   if (to === "interrupted" && (reason === LOST_REASON || reason.startsWith("worker crashed"))) {
     return make("failure", `${at} lost its worker (item ${item})`, [`item ${item} (${at}) is interrupted ${on}: ${reason}`], [show, `robot-army resume ${item}`]);
+  }
+  if (to === "interrupted" && from === "needs_info") {
+    return make("failure", `${at} stopped waiting for you (item ${item})`, [`item ${item} (${at}) is interrupted ${on}: ${reason}; its worker ended while it waited for you`], [show, `robot-army resume ${item}`]);
   }
   if (to === "needs_info") {
     return make("needs_info", `${at} needs you (item ${item})`, [`item ${item} (${at}) needs you ${on}: ${reason}`], [attach, show]);

@@ -1,26 +1,26 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { chmodSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../config.ts";
 import type { Config } from "../config.ts";
 import { wireEffects, SIMULATED_GITHUB } from "../effects.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
-import { queryAudit } from "../store/audit.ts";
+import { lastAuditId, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { startNotifyReceivers } from "../testing/notify-receivers.ts";
-import type { NotifyReceivers } from "../testing/notify-receivers.ts";
+import type { NotifyReceivers, ReceiverOptions } from "../testing/notify-receivers.ts";
 import { makeItem, withStore } from "../testing/items.ts";
 import { transition } from "../work-items/transition.ts";
 import { notifyPass } from "./pass.ts";
-import { lastAuditId } from "./events.ts";
 
 const LIVE = wireEffects("live", { github: SIMULATED_GITHUB });
 const PLAN = wireEffects("plan", { github: SIMULATED_GITHUB });
 
 /** A store, both loopback channels, and a config pointing at them with `extra` TOML on top. */
-async function withChannels(extra: string, fn: (store: Store, config: Config, receivers: NotifyReceivers) => Promise<void>): Promise<void> {
+async function withChannels(extra: string, fn: (store: Store, config: Config, receivers: NotifyReceivers) => Promise<void>, modes: ReceiverOptions = {}): Promise<void> {
   await withStore(async (store, stateDir) => {
-    const receivers = await startNotifyReceivers(join(stateDir, "receivers"));
+    const receivers = await startNotifyReceivers(join(stateDir, "receivers"), modes);
     try {
       const config = await parseConfig(`${receivers.configToml}\n${extra}`, join(stateDir, "config.toml"), {});
       await fn(store, config, receivers);
@@ -135,6 +135,71 @@ test("what is not to be told is passed for good: the next pass does not read it 
     await notifyPass(deps(store, config));
     assert.is(lastAuditId(store), before);
     assert.equal(receivers.received().webhook, []);
+  });
+});
+
+test("a message no channel took is 'not notified', counted as failed deliveries and not as sent", async () => {
+  await withChannels('[notifications]\nevents = ["failure"]\n', async (store, config) => {
+    const start = lastAuditId(store);
+    makeItem(store, { issue: 1, state: "failed" });
+    const told = await notifyPass(deps(store, config), { passStartedAfter: start });
+    assert.equal([told.sent, told.failed_deliveries], [0, 2]);
+    assert.match(told.events[0].line, "not notified: demo/widgets#1 failed (item 1) (webhook not delivered: the webhook answered HTTP 500");
+  }, { webhook: "fail", pushover: "fail" });
+});
+
+test("a pass at another effect level never passes over what live has still to tell", async () => {
+  await withChannels('[notifications]\nevents = ["failure"]\n', async (store, config, receivers) => {
+    await notifyPass(deps(store, config), { passStartedAfter: lastAuditId(store) });
+    await notifyPass(deps(store, config, PLAN), { passStartedAfter: lastAuditId(store) });
+    makeItem(store, { issue: 1, state: "failed" });
+    // A plan pass first: the item is real, so it is not the plan pass's to tell, and its cursor is its own.
+    assert.is((await notifyPass(deps(store, config, PLAN))).sent, 0);
+    assert.is((await notifyPass(deps(store, config))).sent, 1);
+    assert.equal(receivers.received().webhook.map((r) => (r.body as Record<string, unknown>).title), ["robot-army: demo/widgets#1 failed (item 1)"]);
+  });
+});
+
+test("a channel whose credential file cannot be used is recorded as not sent, and the other still sends", async () => {
+  await withChannels('[notifications]\nevents = ["failure"]\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    makeItem(store, { issue: 1, state: "failed" });
+    chmodSync(receivers.tokenFile, 0o644);
+    const told = await notifyPass(deps(store, config), { passStartedAfter: start });
+    assert.is(told.sent, 1);
+    assert.is(receivers.received().webhook.length, 1);
+    assert.is(receivers.received().pushover.length, 0);
+    const pushover = queryAudit(store, { kind: "notification.send" }).find((r) => r.phase === "outcome" && r.body.channel === "pushover");
+    assert.is(pushover?.body.ok, false);
+    assert.match(String(pushover?.body.error), "has mode 0644");
+  });
+});
+
+test("a hanging channel costs the pass one timeout: its later messages are recorded as not sent, the other channel gets them all at once", async () => {
+  await withChannels('[notifications]\nevents = ["failure"]\ntimeout = "1s"\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    for (const issue of [1, 2, 3]) makeItem(store, { issue, state: "failed" });
+    const began = Date.now();
+    const told = await notifyPass(deps(store, config), { passStartedAfter: start });
+    const took = Date.now() - began;
+    assert.ok(took < 2_500, `the pass took ${took} ms, more than one timeout`);
+    assert.is(told.sent, 3);
+    assert.is(receivers.received().pushover.length, 3);
+    const webhook = queryAudit(store, { kind: "notification.send" }).filter((r) => r.phase === "outcome" && r.body.channel === "webhook");
+    assert.equal(webhook.map((r) => [r.body.ok, r.body.timed_out]), [[false, true], [false, false], [false, false]]);
+    assert.match(String(webhook[1].body.error), "not sent: its 1s for this pass (notifications.timeout) ran out");
+  }, { webhook: "hang" });
+});
+
+test("a worker that ends while its item waits for the owner is told as a failure", async () => {
+  await withChannels('[notifications]\nevents = ["failure", "needs_info"]\n', async (store, config, receivers) => {
+    const item = makeItem(store, { issue: 1, state: "active" });
+    const start = lastAuditId(store);
+    transition(store, item.id, "needs_info", { reason: "worker asks: which database?" });
+    transition(store, item.id, "interrupted", { reason: "worker exited (code 0)" });
+    assert.is((await notifyPass(deps(store, config), { passStartedAfter: start })).sent, 2);
+    const titles = receivers.received().webhook.map((r) => (r.body as Record<string, unknown>).title);
+    assert.equal(titles, ["robot-army: demo/widgets#1 needs you (item 1)", "robot-army: demo/widgets#1 stopped waiting for you (item 1)"]);
   });
 });
 

@@ -13,14 +13,15 @@ import type { Config, NotificationEvent } from "../config.ts";
 import type { DaemonEvent } from "../daemon/events.ts";
 import { parseDuration } from "../duration.ts";
 import type { Effects } from "../effects.ts";
-import { configuredChannelNames, configuredChannels } from "../boundaries/notifier/channels.ts";
-import type { Channel, Delivery } from "../boundaries/notifier/channels.ts";
-import { appendAudit } from "../store/audit.ts";
+import { channelsOf, configuredChannelNames } from "../boundaries/notifier/channels.ts";
+import type { Channel, ChannelName, Delivery } from "../boundaries/notifier/channels.ts";
+import { appendAudit, lastAuditId } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import { lastAuditId, notifiableSince, notifiedThrough } from "./events.ts";
+import { notifiableSince, notifiedThrough } from "./events.ts";
 import type { Notifiable } from "./events.ts";
 import type { Message } from "./message.ts";
 import { sendMessage } from "./send.ts";
+import type { NotSent } from "./send.ts";
 
 /** What the step works with. */
 export interface NotifyDeps {
@@ -41,15 +42,23 @@ export interface NotifyResult {
 /**
  * Runs the step. `passStartedAfter` is the newest audit record when the pass began: the
  * first pass with a channel tells what happened in that pass, never the history before it.
- * `channels` defaults to the config's (their credential files read now).
+ * `channels` defaults to the config's (their credential files read now; one that cannot be
+ * used is recorded as not sent, and the others still send).
+ *
+ * Each channel has one `notifications.timeout` for the whole pass: its deliveries share it,
+ * and once it is spent the channel's remaining messages are recorded as not sent. So a
+ * channel that hangs, or answers slowly each time, delays the other and the heartbeat by at
+ * most one timeout.
  */
 export async function notifyPass(deps: NotifyDeps, options: { passStartedAfter?: number; channels?: Channel[] } = {}): Promise<NotifyResult> {
   const result: NotifyResult = { sent: 0, held_back: 0, failed_deliveries: 0, events: [] };
   if (configuredChannelNames(deps.config).length === 0) return result;
-  let through = notifiedThrough(deps.store);
+  // One cursor per effect level: a pass below live never passes over what live has still to tell, nor the other way.
+  const simulated = !deps.effects.notifications;
+  let through = notifiedThrough(deps.store, simulated);
   if (through === null) {
     through = options.passStartedAfter ?? lastAuditId(deps.store);
-    appendAudit(deps.store, { kind: "notification.cursor", body: { through, why: "a notification channel is configured: what happens from now on is told" } });
+    appendAudit(deps.store, { kind: "notification.cursor", simulated, body: { through, why: "a notification channel is configured: what happens from now on is told" } });
   }
   const wanted = new Set<NotificationEvent>(deps.config.notifications.events);
   const scan = notifiableSince(deps.store, through, { host: deps.host, simulated: deps.effects.simulated });
@@ -57,28 +66,31 @@ export async function notifyPass(deps: NotifyDeps, options: { passStartedAfter?:
   // What was looked at and is not to be told is passed for good, so a quiet pass never reads it again.
   const passOver = () => {
     const covered = due.at(-1)?.id ?? through;
-    if (scan.lastId > covered) appendAudit(deps.store, { kind: "notification.cursor", body: { through: scan.lastId, why: "nothing more to tell up to here" } });
+    if (scan.lastId > covered) appendAudit(deps.store, { kind: "notification.cursor", simulated, body: { through: scan.lastId, why: "nothing more to tell up to here" } });
   };
   if (due.length === 0) {
     passOver();
     return result;
   }
-  const live = options.channels ?? configuredChannels(deps.config);
+  const { channels, broken } = options.channels ? { channels: options.channels, broken: [] } : channelsOf(deps.config);
   const timeoutMs = parseDuration(deps.config.notifications.timeout, "notifications.timeout");
-  const simulated = !deps.effects.notifications;
   const max = deps.config.notifications.max_per_cycle;
   const now = due.slice(0, max);
   const held = due.slice(max);
-  // A channel that timed out is left out for the rest of the pass, so one hanging channel costs the pass one timeout.
-  const timedOut = new Set<string>();
+  const left = new Map<ChannelName, number>(channels.map((c) => [c.name, timeoutMs]));
   const send = async (message: Message, covers: number, item?: number, repo?: string): Promise<void> => {
-    const open = live.filter((c) => !timedOut.has(c.name));
-    const deliveries = await sendMessage(deps.store, open, message, { simulated, timeoutMs, through: covers, item, repo });
-    for (const d of deliveries) if (d.timed_out) timedOut.add(d.channel);
-    result.sent++;
-    result.failed_deliveries += deliveries.filter((d) => !d.ok).length;
-    const skipped = live.filter((c) => !open.includes(c)).map((c) => `${c.name}: skipped, it timed out earlier this pass`);
-    result.events.push(messageEvent(message, deliveries, simulated, skipped));
+    const to: Array<Channel | NotSent> = [
+      ...channels.map((c) => ((left.get(c.name) ?? 0) > 0 ? c : { name: c.name, target: c.target, notSent: `not sent: its ${timeoutText(timeoutMs)} for this pass (notifications.timeout) ran out` })),
+      ...broken.map((b) => ({ name: b.name, target: b.target, notSent: `not sent: ${b.problem}` })),
+    ];
+    const timeouts = Object.fromEntries(left) as Partial<Record<ChannelName, number>>;
+    const deliveries = await sendMessage(deps.store, to, message, { simulated, timeoutMs, timeouts, through: covers, item, repo });
+    const attempted = new Set(to.filter((c) => !("notSent" in c)).map((c) => c.name));
+    for (const d of deliveries) if (attempted.has(d.channel)) left.set(d.channel, (left.get(d.channel) ?? 0) - Math.max(d.ms, 1));
+    const taken = deliveries.filter((d) => d.ok).length;
+    if (taken > 0) result.sent++;
+    result.failed_deliveries += deliveries.length - taken;
+    result.events.push(messageEvent(message, deliveries, simulated));
   };
   for (const n of now) await send(n.message, n.id, n.message.about.item, n.message.about.repo);
   if (held.length) {
@@ -87,6 +99,10 @@ export async function notifyPass(deps: NotifyDeps, options: { passStartedAfter?:
   }
   passOver();
   return result;
+}
+
+function timeoutText(ms: number): string {
+  return `${Number((ms / 1000).toFixed(3))}s`;
 }
 
 /** The one message standing for what a pass held back: how many, of which kinds, and where to look. */
@@ -103,11 +119,12 @@ export function summaryOf(held: Notifiable[], host: string): Message {
   };
 }
 
-/** One line per message: where it went and what each channel said. */
-function messageEvent(message: Message, deliveries: Delivery[], simulated: boolean, skipped: string[]): DaemonEvent {
+/** One line per message: where it went and what each channel said; `not notified` when no channel took it. */
+function messageEvent(message: Message, deliveries: Delivery[], simulated: boolean): DaemonEvent {
   const title = message.title.replace(/^robot-army: /, "");
-  const channels = [...deliveries.map((d) => `${d.channel}${d.ok ? "" : ` not delivered: ${d.error ?? `status ${d.status}`}`}`), ...skipped].join(", ");
-  const verb = simulated ? "would notify" : deliveries.every((d) => d.ok) && skipped.length === 0 ? "notified" : "notified in part";
+  const channels = deliveries.map((d) => `${d.channel}${d.ok ? "" : ` not delivered: ${d.error ?? `status ${d.status}`}`}`).join(", ");
+  const taken = deliveries.filter((d) => d.ok).length;
+  const verb = simulated && taken === deliveries.length ? "would notify" : taken === 0 ? "not notified" : taken === deliveries.length ? "notified" : "notified in part";
   return {
     event: "notification", line: `${verb}: ${title} (${channels || "no channel"})`, kind: message.kind, simulated,
     deliveries: deliveries.map((d) => ({ channel: d.channel, ok: d.ok, status: d.status, error: d.error, timed_out: d.timed_out })),

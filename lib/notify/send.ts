@@ -6,7 +6,7 @@
  * Pushover did not", and a crash between intent and outcome is found, never sent again.
  */
 import { deliver } from "../boundaries/notifier/channels.ts";
-import type { Channel, Delivery } from "../boundaries/notifier/channels.ts";
+import type { Channel, ChannelName, Delivery } from "../boundaries/notifier/channels.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { Message } from "./message.ts";
@@ -22,6 +22,15 @@ export interface SendOptions {
   /** The work item and repository the audit records are about. */
   item?: number;
   repo?: string;
+  /** A shorter bound for some channels (what is left of a pass's time for them). */
+  timeouts?: Partial<Record<ChannelName, number>>;
+}
+
+/** A channel this message is not sent to, and why (its file cannot be used, its time this pass ran out): recorded, never sent. */
+export interface NotSent {
+  name: ChannelName;
+  target: string;
+  notSent: string;
 }
 
 /**
@@ -32,9 +41,12 @@ export interface SendOptions {
  * const deliveries = await sendMessage(store, configuredChannels(config), message, { simulated: false, timeoutMs: 10_000, item: 3, repo: "demo/widgets" });
  * deliveries.filter((d) => !d.ok).map((d) => `${d.channel}: ${d.error}`);
  */
-export async function sendMessage(store: Store | undefined, channels: Channel[], message: Message, options: SendOptions): Promise<Delivery[]> {
-  const send = (channel: Channel): Promise<Delivery> =>
-    options.simulated ? Promise.resolve(wouldNotify(channel)) : deliver(channel, message, options.timeoutMs);
+export async function sendMessage(store: Store | undefined, channels: Array<Channel | NotSent>, message: Message, options: SendOptions): Promise<Delivery[]> {
+  const send = (channel: Channel | NotSent): Promise<Delivery> => {
+    if ("notSent" in channel) return Promise.resolve(notSent(channel));
+    if (options.simulated) return Promise.resolve(wouldNotify(channel));
+    return deliver(channel, message, options.timeouts?.[channel.name] ?? options.timeoutMs);
+  };
   if (!store) return Promise.all(channels.map(send));
 
   const messageId = globalThis.crypto.randomUUID();
@@ -75,6 +87,10 @@ export async function sendMessage(store: Store | undefined, channels: Channel[],
 }
 
 /** A delivery below live: nothing left the machine. */
+function notSent(channel: NotSent): Delivery {
+  return { channel: channel.name, target: channel.target, ok: false, status: null, error: channel.notSent, timed_out: false, ms: 0 };
+}
+
 function wouldNotify(channel: Channel): Delivery {
   return { channel: channel.name, target: channel.target, ok: true, status: null, error: null, timed_out: false, ms: 0, simulated: true };
 }

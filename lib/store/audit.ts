@@ -114,17 +114,25 @@ export function appendAudit(store: Store, record: AuditInput): AuditRecord {
   return fromRow(row);
 }
 
+/** The newest record's id (0 for an empty log): where "what happened since" starts. */
+export function lastAuditId(store: Store): number {
+  return (store.statement("SELECT max(id) AS id FROM audit").get() as { id: number | null } | undefined)?.id ?? 0;
+}
+
 /**
  * The newest record of these kinds whose body holds a number at `field`, and that number
- * (a cursor kept in the log, such as a notification's `through`); undefined when there is none.
+ * (a cursor kept in the log, such as a notification's `through`), of simulated records or real
+ * ones when `simulated` says; undefined when there is none.
  * Read backwards along the kind index, so it costs the records after it, not the log.
  */
-export function latestBodyNumber(store: Store, kinds: readonly string[], field: string): number | undefined {
+export function latestBodyNumber(store: Store, kinds: readonly string[], field: string, options: { simulated?: boolean } = {}): number | undefined {
   if (!/^[a-z_]+$/.test(field)) throw new TypeError(`Not a body field name: ${field}`);
+  const level = options.simulated === undefined ? "" : " AND simulated = ?";
+  const params: Array<string | number> = [...kinds, ...(options.simulated === undefined ? [] : [options.simulated ? 1 : 0])];
   const row = store.statement(
-    `SELECT json_extract(body, '$.${field}') AS value FROM audit WHERE kind IN (${kinds.map(() => "?").join(", ")})
+    `SELECT json_extract(body, '$.${field}') AS value FROM audit WHERE kind IN (${kinds.map(() => "?").join(", ")})${level}
       AND json_type(body, '$.${field}') IN ('integer', 'real') ORDER BY id DESC LIMIT 1`,
-  ).get(...kinds) as { value: number } | undefined;
+  ).get(...params) as { value: number } | undefined;
   return row?.value;
 }
 

@@ -21,6 +21,7 @@ import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { readBody } from "../forge/server.ts";
 
 /** How an imitation answers: as the service does (`ok`), with a 500 (`fail`), or never (`hang`: it reads the request and holds the connection open). */
 export type ReceiverMode = "ok" | "fail" | "hang";
@@ -30,6 +31,8 @@ export interface ReceivedRequest {
   method: string;
   path: string;
   content_type: string | null;
+  /** The Authorization header, when one came (a webhook URL with user:password@ is sent as Basic). */
+  authorization: string | null;
   /** The body as parsed: a JSON value (webhook), the form's fields (Pushover), or the raw text when it parses as neither. */
   body: unknown;
   /** What the imitation answered; null when it never answered (`hang`). */
@@ -96,7 +99,7 @@ export async function startNotifyReceivers(dir: string, options: ReceiverOptions
   ): Promise<void> {
     const raw = await readBody(req);
     const contentType = req.headers["content-type"] ?? null;
-    const request = { method: req.method ?? "GET", path: req.url ?? "/", content_type: contentType, body: parseBody(raw, contentType) };
+    const request = { method: req.method ?? "GET", path: req.url ?? "/", content_type: contentType, authorization: req.headers.authorization ?? null, body: parseBody(raw, contentType) };
     const given = mode === "hang" ? null : mode === "fail" ? failure(which) : answer(request);
     const entry: ReceivedRequest = { ...request, answer: given };
     log[which].push(entry);
@@ -201,15 +204,6 @@ function pathOf(path: string): string {
 /** `application/json; charset=utf-8` -> `application/json`. */
 function mediaType(contentType: string | null): string | null {
   return contentType?.split(";")[0].trim().toLowerCase() ?? null;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
 
 /** A server on 127.0.0.1, its port chosen by the system. */

@@ -12,6 +12,7 @@ import { withTempDir } from "../../testing/fixtures.ts";
 import { startNotifyReceivers } from "../../testing/notify-receivers.ts";
 import type { NotifyReceivers, ReceiverMode } from "../../testing/notify-receivers.ts";
 import { configuredChannelNames, configuredChannels, deliver } from "./channels.ts";
+import { webhookChannel as webhookChannelOf } from "./webhook.ts";
 import type { Channel } from "./channels.ts";
 
 const message: Message = {
@@ -78,6 +79,29 @@ test("a channel's target names the host only: a webhook URL read from its 0600 f
     assert.is(r.received().webhook[0].path, "/hook?auth=tk_webhooksecret");
     assert.is(byName(configuredChannels(r.config), "pushover").target, new URL(r.pushoverUrl).host);
     assert.is(webhook.target.includes("webhooksecret"), false);
+  }));
+
+test("a webhook URL with user:password@ in its file is sent as Basic authentication, the URL without them (fetch refuses such a URL on Node)", () =>
+  withReceivers(async (r, dir) => {
+    const url = new URL(r.webhookUrl);
+    url.username = "robot";
+    url.password = "pa55word-webhook";
+    const file = secretFile(join(dir, "webhook-url"), url.toString());
+    const [webhook] = configuredChannels({ health: { webhook_url_file: file, max_age: "5m" }, pushover: { api_url: r.pushoverUrl } });
+    const delivery = await deliver(webhook, message, 5_000);
+    assert.ok(delivery.ok, String(delivery.error));
+    assert.is(r.received().webhook[0].authorization, `Basic ${btoa("robot:pa55word-webhook")}`);
+    assert.is(r.received().webhook[0].path, "/hook");
+  }));
+
+test("a failure's words never quote the URL, whose path may be the webhook's secret (Deno's TLS errors do)", () =>
+  withReceivers(async (r) => {
+    // https:// to a plain-HTTP server: the TLS handshake fails on both runtimes.
+    const url = r.webhookUrl.replace("http://", "https://") + "/my-private-topic";
+    const delivery = await deliver(webhookChannelOf(url), message, 5_000);
+    assert.is(delivery.ok, false);
+    assert.not.match(String(delivery.error), "my-private-topic");
+    assert.match(String(delivery.error), `could not reach ${new URL(url).host}`);
   }));
 
 test("a file that holds no http(s) URL is refused without quoting what it holds", () =>

@@ -54,13 +54,54 @@ export function configuredChannelNames(config: Pick<Config, "health" | "pushover
   return names;
 }
 
+/** A configured channel that cannot send now (its credential file cannot be used), and why. */
+export interface BrokenChannel {
+  name: ChannelName;
+  target: string;
+  problem: string;
+}
+
 /**
  * The channels the config sets up, ready to send: their credential files read (each checked
  * 0600 again, as it may have changed since the config was loaded) and remembered by the
- * redactor. Throws a PreconditionError naming the file that cannot be used.
+ * redactor. Each is built on its own, so one whose file cannot be used is `broken`, with
+ * why, and never keeps the other from sending.
+ */
+export function channelsOf(config: Pick<Config, "health" | "pushover">): { channels: Channel[]; broken: BrokenChannel[] } {
+  const channels: Channel[] = [];
+  const broken: BrokenChannel[] = [];
+  for (const name of configuredChannelNames(config)) {
+    try {
+      channels.push(name === "webhook" ? webhookFromConfig(config.health) : pushoverFromConfig(config.pushover));
+    } catch (error) {
+      if (!(error instanceof PreconditionError)) throw error;
+      broken.push({ name, target: name === "webhook" ? webhookTarget(config.health) : hostOf(config.pushover.api_url), problem: error.message });
+    }
+  }
+  return { channels, broken };
+}
+
+/**
+ * The channels the config sets up, ready to send (as `channelsOf`), or a PreconditionError
+ * naming the first whose credential file cannot be used.
  */
 export function configuredChannels(config: Pick<Config, "health" | "pushover">): Channel[] {
-  return configuredChannelNames(config).map((name) => (name === "webhook" ? webhookFromConfig(config.health) : pushoverFromConfig(config.pushover)));
+  const { channels, broken } = channelsOf(config);
+  if (broken.length) throw new PreconditionError(broken[0].problem);
+  return channels;
+}
+
+/** Where the webhook sends, as far as the config says without reading its file. */
+function webhookTarget(health: Config["health"]): string {
+  return health.webhook_url !== undefined ? hostOf(health.webhook_url) : "its URL in health.webhook_url_file";
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "?";
+  }
 }
 
 /**
@@ -132,7 +173,8 @@ function reason(error: unknown, target: string): string {
   // Node's fetch puts what went wrong in its cause (`fetch failed`, cause ECONNREFUSED); Deno's in the cause's words.
   const words = typeof cause?.message === "string" ? cause.message : error instanceof Error ? error.message : String(error);
   const code = typeof cause?.code === "string" ? cause.code : NETWORK_FAILURES.find(([pattern]) => pattern.test(words))?.[1];
-  return `could not reach ${target}: ${code ?? words.split("\n")[0]}`;
+  // Deno's words can quote the whole URL, whose path may be the secret a webhook keeps: only its host is said.
+  return `could not reach ${target}: ${code ?? words.split("\n")[0].replace(/\bhttps?:\/\/\S+/gi, target)}`;
 }
 
 /** Deno's words for the failures Node names by code, so both runtimes say the same. */

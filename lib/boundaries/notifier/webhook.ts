@@ -3,6 +3,7 @@
  * chat bridge, their own receiver). Any 2xx answer means it was taken.
  */
 import type { Message } from "../../notify/message.ts";
+import { rememberSecret } from "../../redact.ts";
 import type { Channel } from "./channels.ts";
 import { ChannelRefused, answerSnippet } from "./_refused.ts";
 
@@ -24,13 +25,23 @@ export function webhookBody(message: Message): Record<string, unknown> {
  * from `health.webhook_url_file` may be a secret.
  */
 export function webhookChannel(url: string): Channel {
+  // A URL with user:password@ in it (kept in its 0600 file) is sent as Basic authentication: fetch refuses such a URL on Node.
+  const parsed = new URL(url);
+  const basic = parsed.username || parsed.password
+    ? `Basic ${btoa(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`)}`
+    : undefined;
+  rememberSecret(decodeURIComponent(parsed.password));
+  parsed.username = "";
+  parsed.password = "";
+  const target = parsed.host;
+  const plain = parsed.toString();
   return {
     name: "webhook",
-    target: new URL(url).host,
+    target,
     async send(message, signal) {
-      const res = await fetch(url, {
+      const res = await fetch(plain, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...(basic ? { authorization: basic } : {}) },
         body: JSON.stringify(webhookBody(message)),
         signal,
       });

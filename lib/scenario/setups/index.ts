@@ -38,6 +38,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "config-mistakes": () => import("./config-mistakes.ts"),
   "notify-config-mistakes": () => import("./notify-config-mistakes.ts"),
   "forge-with-notify-limit": () => import("./forge-with-notify-limit.ts"),
+  "forge-with-asking-worker-and-receivers": () => import("./forge-with-asking-worker-and-receivers.ts"),
   "worker-profile-configs": () => import("./worker-profile-configs.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
