@@ -119,7 +119,8 @@ test("no module but lib/effects.ts (and the config that defines it) reads the ef
       if (entry.isDirectory()) walk(path);
       else if (entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts")) {
         const name = relative(root, path);
-        if (!allowed.has(name) && readsLevel(readFileSync(path, "utf8"))) offenders.push(name);
+        // A scenario setup writes a config file for its world: the level there is data, not a branch.
+        if (!allowed.has(name) && !name.startsWith("lib/scenario/setups/") && readsLevel(readFileSync(path, "utf8"))) offenders.push(name);
       }
     }
   };

@@ -47,7 +47,7 @@ start time) and prints one verdict with what was found and what to run:
 Exit 0 for ok, 4 for any other verdict.
 
 With --notify, any verdict but ok goes to every configured channel ([health] webhook_url,
-[pushover]) as one urgent message naming the verdict, whatever daemon.effect_level says:
+[pushover]) as one urgent message naming the verdict, whatever the config's effect level:
 this command takes no --effect-level. An unchanged verdict is sent again at most once an
 hour (<state dir>/health-alert.json remembers the last one); ok clears it. Each send is
 audited when the store can be opened, and sent anyway when it cannot. Run it every few
