@@ -11,10 +11,12 @@ import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ParsedArgs } from "./cli.ts";
 import { stringOption } from "./cli.ts";
-import { formatAge, MAX_DURATION_MS, MAX_TIMER_MS, parseDuration } from "./duration.ts";
+import { formatAge, MAX_TIMER_MS } from "./duration.ts";
 import { ConfigError, configPath } from "./config-path.ts";
 import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
 import { rememberConfiguredSecrets } from "./redact.ts";
+/** Whether a text is an http:// or https:// URL, as the schema's `url` format checks it. */
+export { isHttpUrl } from "./config-formats.ts";
 import { secretFileFault } from "./boundaries/secret-file.ts";
 
 /** Where each key of a TOML text is defined, by dotted path (re-exported for tests and tools). */
@@ -234,35 +236,10 @@ type Validate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 
 let compiled: Promise<Validate> | undefined;
 
+/** The config's validator: ajv's standalone code for the schema (schema/validate/config.mjs, `npm run validators`), loaded once. */
 function validator(): Promise<Validate> {
-  compiled ??= (async () => {
-    const { Ajv } = await import("ajv");
-    const ajv = new Ajv({ useDefaults: true, strict: true, allErrors: false });
-    ajv.addFormat("duration", { type: "string", validate: (value: string) => isDuration(value, MAX_DURATION_MS) });
-    ajv.addFormat("timer", { type: "string", validate: (value: string) => isDuration(value, MAX_TIMER_MS) });
-    ajv.addFormat("url", { type: "string", validate: isHttpUrl });
-    ajv.addFormat("path", { type: "string", validate: (value: string) => value.length > 0 });
-    return ajv.compile(configSchema()) as Validate;
-  })();
+  compiled ??= import(new URL("../schema/validate/config.mjs", import.meta.url).href).then((module) => module.validate as Validate);
   return compiled;
-}
-
-function isDuration(value: string, maxMs: number): boolean {
-  try {
-    parseDuration(value, "duration", maxMs);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether `value` is an http:// or https:// URL (the `url` format; a webhook URL read from its file). */
-export function isHttpUrl(value: string): boolean {
-  try {
-    return ["http:", "https:"].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
 }
 
 const FORMAT_TEXT: Record<string, string> = {
