@@ -74,7 +74,7 @@ test("each request is appended to received/<service>.jsonl with what was answere
     await post(r.webhookUrl, "application/json", JSON.stringify({ kind: "failure" }));
     await post(r.pushoverUrl, "application/x-www-form-urlencoded", form({ token: r.token, user: r.user, message: "m" }));
     const line = (file: string) => JSON.parse(readFileSync(join(dir, "received", file), "utf8").trim());
-    assert.equal(line("webhook.jsonl"), { method: "POST", path: "/hook", content_type: "application/json", body: { kind: "failure" }, answer: { status: 200, body: { ok: true } } });
+    assert.equal(line("webhook.jsonl"), { method: "POST", path: "/hook", content_type: "application/json", authorization: null, body: { kind: "failure" }, answer: { status: 200, body: { ok: true } } });
     const pushover = line("pushover.jsonl");
     assert.equal(pushover.body, { token: r.token, user: r.user, message: "m" });
     assert.is(pushover.answer.status, 200);

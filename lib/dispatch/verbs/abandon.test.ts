@@ -17,6 +17,7 @@ import { recordSession, sessionsOf } from "../../work-items/sessions.ts";
 import { abandonItem, describeLeftWorker } from "./abandon.ts";
 import { claimDetails } from "../claim.ts";
 import { exitedPid } from "../../testing/fixtures.ts";
+import { waitFor } from "../../testing/wait.ts";
 
 const sessions = trackSessionProcesses(test, { childrenBy: "pid" });
 
@@ -72,7 +73,11 @@ test("the worker an abandoned item left running is not settled as lost, and its 
   assert.is(sessionsOf(dirs.store, id)[0].ended_at, null);
   // The worker ends (here by session kill); its spooled exit closes the row and the item stays abandoned.
   await stopSession(dirs.root, worker, { graceMs: 2_000 });
-  const drained = await drainSpool(dirs.store, spoolDir);
+  // The holder spools the exit once nothing the command started runs: it may land a moment after the stop returns.
+  const drained = await waitFor("the worker's spooled exit to be drained", async () => {
+    const drain = await drainSpool(dirs.store, spoolDir);
+    return drain.processed > 0 && drain;
+  });
   assert.is(drained.processed, 1);
   assert.match(drained.events[0].line, "item stays abandoned");
   assert.equal([sessionsOf(dirs.store, id)[0].end_reason, getItem(dirs.store, id)!.state], ["killed", "abandoned"]);
