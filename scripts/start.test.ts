@@ -143,8 +143,11 @@ test("start runs the whole story on its own: merges said as the owner, every ite
     assert.match(out, new RegExp(`owner \\(rehearsal\\): merged ${pull} \\((merge commit|squash)\\)\n`));
   }
   assert.is(out.match(/merged demo\/widgets#\d+ \(merge commit\)\n/g)?.length, 2, "the owner merges in turn: a merge commit, a squash, a merge commit");
-  const squashed = /owner \(rehearsal\): merged demo\/widgets#(\d+) \(squash\)\nowner \(rehearsal\): deleted branch (\S+): only refs\/pull\/(\d+)\/head holds its commits on the forge now\n/.exec(out);
-  assert.ok(squashed && squashed[1] === squashed[3], `the squashed pull request's branch is deleted on the forge:\n${out}`);
+  // The owner's two lines, each whole; the daemon's own lines may come between them.
+  const merged = /owner \(rehearsal\): merged demo\/widgets#(\d+) \(squash\)\n/.exec(out);
+  const deleted = /owner \(rehearsal\): deleted branch (\S+): only refs\/pull\/(\d+)\/head holds its commits on the forge now\n/.exec(out);
+  const squashed = merged && deleted && merged[1] === deleted[2] ? merged : null;
+  assert.ok(squashed, `the squashed pull request's branch is deleted on the forge:\n${out}`);
   assert.match(out, `owner (rehearsal): kept item 2 before merging ${pullOf(out, 2)}: its worker stays after the merge\n`);
   assert.match(out, "dispatched demo/widgets#3 as ra-widgets-3 (item 3)");
   assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running; the rehearsal stops it now, so its worktree can be reclaimed too\n");
