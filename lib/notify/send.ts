@@ -53,7 +53,9 @@ export async function sendMessage(store: Store | undefined, channels: Array<Chan
   let allIntentsWritten!: () => void;
   const intentsWritten = new Promise<void>((resolve) => (allIntentsWritten = resolve));
   // auditEffect writes its intent before its first await; each send waits until every channel's intent is on disk.
-  const runs = channels.map((channel) =>
+  // The sends run side by side; the outcomes are written in the channels' order, so the log reads the same every time.
+  const runs: Array<Promise<Delivery>> = [];
+  channels.forEach((channel, index) => runs.push(
     auditEffect(
       store,
       {
@@ -73,11 +75,13 @@ export async function sendMessage(store: Store | undefined, channels: Array<Chan
       },
       async () => {
         await intentsWritten;
-        return send(channel);
+        const delivery = await send(channel);
+        await runs[index - 1]?.catch(() => {});
+        return delivery;
       },
       outcomeOf,
     ),
-  );
+  ));
   allIntentsWritten();
   const settled = await Promise.allSettled(runs);
   // Only the store can fail here (a delivery never throws): every send has finished before that is reported.
