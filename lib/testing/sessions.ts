@@ -98,14 +98,19 @@ export function trackSessionProcesses(suite: Test, options: { childrenBy: "pid" 
   const started: ProcessIdentity[] = [];
   const groups: number[] = [];
   const leaked: string[] = [];
-  suite.after.each((context) => {
+  suite.after.each(async (context) => {
     const testName = context.__test__ || "a test";
-    for (const pgid of groups.splice(0)) {
+    const ending = { groups: groups.splice(0), started: started.splice(0) };
+    // A holder whose command was stopped still writes its exit record before it ends: a moment's grace, under load.
+    const deadline = Date.now() + LEAK_GRACE_MS;
+    const running = () => ending.groups.some((pgid) => groupPids(pgid).length > 0) || ending.started.some((identity) => liveness(identity) === "running");
+    while (running() && Date.now() < deadline) await sleep(25);
+    for (const pgid of ending.groups) {
       if (groupPids(pgid).length === 0) continue;
       leaked.push(`${testName}: process group ${pgid}`);
       kill(-pgid);
     }
-    for (const identity of started.splice(0)) {
+    for (const identity of ending.started) {
       if (liveness(identity) !== "running") continue;
       leaked.push(`${testName}: pid ${identity.pid}`);
       kill(identity.pid);
@@ -122,6 +127,9 @@ export function trackSessionProcesses(suite: Test, options: { childrenBy: "pid" 
   }
   return { started, groups, leaked, start };
 }
+
+/** How long a test's processes may take to end after it before they count as leaked. */
+const LEAK_GRACE_MS = 3_000;
 
 /** SIGKILLs a pid (or, negative, a process group) that may have ended meanwhile. */
 function kill(pid: number): void {
