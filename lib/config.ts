@@ -3,7 +3,8 @@
  *
  * The file is `--config FILE`, else `RA_CONFIG`, else
  * `<XDG_CONFIG_HOME or ~/.config>/robot-army/config.toml`. `schema/config.schema.json`
- * is the single source of keys, types, descriptions and defaults; smol-toml and ajv are
+ * is the single source of keys, types, descriptions and defaults, and its validator is
+ * generated from it ahead of time (`npm run validators`); smol-toml and that validator are
  * loaded on first use, so commands that never read the config do not pay for them.
  */
 import { readFileSync } from "node:fs";

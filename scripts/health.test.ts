@@ -207,6 +207,22 @@ test("a store that opens and then refuses the audit does not stop the alert: it 
   assert.is(w.receivers.received().pushover.length, 1);
 }));
 
+test("a store that refuses the outcomes after the alert went out: it is not sent again", withWorld({}, async (w) => {
+  diedDaemon(w.stateDir);
+  const ran = await w.health({
+    at: "2026-01-15T10:00:00Z",
+    openStore: async () => {
+      const store = await openStore(w.stateDir);
+      store.db.exec("CREATE TEMP TRIGGER no_outcomes BEFORE INSERT ON audit WHEN NEW.phase = 'outcome' BEGIN SELECT RAISE(ABORT, 'the disk said no'); END");
+      return store;
+    },
+  });
+  assert.is(ran.code, 4);
+  assert.match(ran.text, "the audit could not be written: the disk said no; the alert was sent");
+  assert.is(w.receivers.received().webhook.length, 1);
+  assert.is(w.receivers.received().pushover.length, 1);
+}));
+
 test("without --notify nothing is sent, and --json gives the verdict and its facts", withWorld({}, async (w) => {
   const pid = diedDaemon(w.stateDir);
   const ran = await w.health({ at: "2026-01-15T10:00:00Z", notify: false, json: true });

@@ -22,7 +22,7 @@ import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { channelsOf } from "../lib/boundaries/notifier/channels.ts";
 import type { Channel, Delivery } from "../lib/boundaries/notifier/channels.ts";
-import { sendMessage } from "../lib/notify/send.ts";
+import { SendNotRecorded, sendMessage } from "../lib/notify/send.ts";
 import type { NotSent } from "../lib/notify/send.ts";
 
 /** How the command is called; its help is generated from this. */
@@ -150,10 +150,16 @@ async function notify(report: HealthReport, at: Date, deps: HealthDeps): Promise
   try {
     report.deliveries = await deps.send(store, channels, message, timeoutMs);
   } catch (error) {
-    // The store opened and then refused the audit (full, locked by a hung daemon, read-only): the alert matters most.
-    if (!store) throw error;
-    lines.push(`the audit could not be written: ${(error as Error).message}; sending anyway`);
-    report.deliveries = await deps.send(undefined, channels, message, timeoutMs);
+    // The store opened and then refused the audit (full, locked by a hung daemon, read-only): the alert matters most,
+    // and it is sent unaudited only when nothing was sent; once sent, what the channels said stands.
+    if (!store || !(error instanceof SendNotRecorded)) throw error;
+    if (error.deliveries) {
+      lines.push(`the audit could not be written: ${error.message}; the alert was sent`);
+      report.deliveries = error.deliveries;
+    } else {
+      lines.push(`the audit could not be written: ${error.message}; sending anyway`);
+      report.deliveries = await deps.send(undefined, channels, message, timeoutMs);
+    }
   } finally {
     store?.close();
   }

@@ -175,6 +175,17 @@ test("a channel whose credential file cannot be used is recorded as not sent, an
   });
 });
 
+test("below live a channel that could not be used is still 'would notify', never a claim that something was sent", async () => {
+  await withChannels('[notifications]\nevents = ["failure"]\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    makeItem(store, { issue: 1, state: "failed", simulated: true });
+    chmodSync(receivers.tokenFile, 0o644);
+    const told = await notifyPass(deps(store, config, PLAN), { passStartedAfter: start });
+    assert.match(told.events[0].line, /^would notify in part: demo\/widgets#1 failed \(item 1\) \(webhook, pushover not delivered: not sent: /);
+    assert.equal(receivers.received(), { webhook: [], pushover: [] });
+  });
+});
+
 test("a hanging channel costs the pass one timeout: its later messages are recorded as not sent, the other channel gets them all at once", async () => {
   await withChannels('[notifications]\nevents = ["failure"]\ntimeout = "1s"\n', async (store, config, receivers) => {
     const start = lastAuditId(store);

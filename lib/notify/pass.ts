@@ -124,7 +124,9 @@ function messageEvent(message: Message, deliveries: Delivery[], simulated: boole
   const title = message.title.replace(/^robot-army: /, "");
   const channels = deliveries.map((d) => `${d.channel}${d.ok ? "" : ` not delivered: ${d.error ?? `status ${d.status}`}`}`).join(", ");
   const taken = deliveries.filter((d) => d.ok).length;
-  const verb = simulated && taken === deliveries.length ? "would notify" : taken === 0 ? "not notified" : taken === deliveries.length ? "notified" : "notified in part";
+  // Below live nothing leaves the machine, whatever a channel's state: the line says so first.
+  const verb = simulated ? (taken === deliveries.length ? "would notify" : taken === 0 ? "would not notify" : "would notify in part")
+    : taken === 0 ? "not notified" : taken === deliveries.length ? "notified" : "notified in part";
   return {
     event: "notification", line: `${verb}: ${title} (${channels || "no channel"})`, kind: message.kind, simulated,
     deliveries: deliveries.map((d) => ({ channel: d.channel, ok: d.ok, status: d.status, error: d.error, timed_out: d.timed_out })),

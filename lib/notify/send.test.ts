@@ -12,7 +12,7 @@ import { startNotifyReceivers } from "../testing/notify-receivers.ts";
 import type { NotifyReceivers, ReceiverMode } from "../testing/notify-receivers.ts";
 import { waitFor } from "../testing/wait.ts";
 import type { Message } from "./message.ts";
-import { sendMessage } from "./send.ts";
+import { SendNotRecorded, sendMessage } from "./send.ts";
 
 const message: Message = {
   kind: "failure",
@@ -128,6 +128,27 @@ test("with no store the message is still sent, unaudited", () =>
     assert.equal(deliveries.map((d) => d.ok), [true, true]);
     assert.equal([r.received().webhook.length, r.received().pushover.length], [1, 1]);
     assert.is(sends(store).length, 0);
+  }));
+
+test("an intent the audit log refuses for one channel: nothing is sent to any, and the error says nothing was sent", () =>
+  withWorld(async (store, r) => {
+    store.db.exec("CREATE TEMP TRIGGER no_pushover_intent BEFORE INSERT ON audit WHEN NEW.phase = 'intent' AND json_extract(NEW.body, '$.channel') = 'pushover' BEGIN SELECT RAISE(ABORT, 'the disk said no'); END");
+    const error = await sendMessage(store, configuredChannels(r.config), message, live).then(() => undefined, (e) => e);
+    assert.instance(error, SendNotRecorded);
+    assert.is((error as SendNotRecorded).deliveries, null);
+    assert.equal(r.received(), { webhook: [], pushover: [] });
+    // The webhook's intent is on record, and its outcome says why it was not sent.
+    assert.match(String(outcomeOf(sends(store), "webhook").body.error), "not sent: the audit log refused another channel's intent");
+  }));
+
+test("outcomes the audit log refuses after the sends: the error carries what each channel did, so the message is not sent again", () =>
+  withWorld(async (store, r) => {
+    store.db.exec("CREATE TEMP TRIGGER no_outcomes BEFORE INSERT ON audit WHEN NEW.phase = 'outcome' BEGIN SELECT RAISE(ABORT, 'the disk said no'); END");
+    const error = await sendMessage(store, configuredChannels(r.config), message, live).then(() => undefined, (e) => e);
+    assert.instance(error, SendNotRecorded);
+    assert.equal((error as SendNotRecorded).deliveries?.map((d) => [d.channel, d.ok]), [["webhook", true], ["pushover", true]]);
+    assert.is(r.received().webhook.length, 1);
+    assert.is(r.received().pushover.length, 1);
   }));
 
 test.run();

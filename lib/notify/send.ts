@@ -50,9 +50,11 @@ export async function sendMessage(store: Store | undefined, channels: Array<Chan
   if (!store) return Promise.all(channels.map(send));
 
   const messageId = globalThis.crypto.randomUUID();
-  let allIntentsWritten!: () => void;
-  const intentsWritten = new Promise<void>((resolve) => (allIntentsWritten = resolve));
-  // auditEffect writes its intent before its first await; each send waits until every channel's intent is on disk.
+  let openGate!: (go: boolean) => void;
+  const gate = new Promise<boolean>((resolve) => (openGate = resolve));
+  // auditEffect writes its intent, then calls its effect at once: `started` counts the intents on disk.
+  let started = 0;
+  const deliveries: Delivery[] = [];
   // The sends run side by side; the outcomes are written in the channels' order, so the log reads the same every time.
   const runs: Array<Promise<Delivery>> = [];
   channels.forEach((channel, index) => runs.push(
@@ -74,20 +76,42 @@ export async function sendMessage(store: Store | undefined, channels: Array<Chan
         },
       },
       async () => {
-        await intentsWritten;
+        started++;
+        // Nothing is sent unless every channel's intent is on disk.
+        if (!(await gate)) throw new Error("not sent: the audit log refused another channel's intent");
         const delivery = await send(channel);
+        deliveries[index] = delivery;
         await runs[index - 1]?.catch(() => {});
         return delivery;
       },
       outcomeOf,
     ),
   ));
-  allIntentsWritten();
+  openGate(started === channels.length);
   const settled = await Promise.allSettled(runs);
   // Only the store can fail here (a delivery never throws): every send has finished before that is reported.
-  const failed = settled.find((result) => result.status === "rejected");
-  if (failed) throw failed.reason;
+  const failed = settled.find((result) => result.status === "rejected") as PromiseRejectedResult | undefined;
+  if (failed) throw new SendNotRecorded(failed.reason, started === channels.length ? channels.map((c, i) => deliveries[i] ?? unknownDelivery(c)) : null);
   return settled.map((result) => (result as PromiseFulfilledResult<Delivery>).value);
+}
+
+/**
+ * The audit log failed around a send: `deliveries` says what the channels did when the
+ * message was sent (its outcomes may be missing), null when nothing was sent at all (an
+ * intent could not be written), so a caller may send it unaudited without sending it twice.
+ */
+export class SendNotRecorded extends Error {
+  readonly deliveries: Delivery[] | null;
+  constructor(cause: unknown, deliveries: Delivery[] | null) {
+    super(cause instanceof Error ? cause.message : String(cause), { cause });
+    this.name = "SendNotRecorded";
+    this.deliveries = deliveries;
+  }
+}
+
+/** A channel whose delivery never reported (its run failed on the store before it sent): not taken for delivered. */
+function unknownDelivery(channel: Channel | NotSent): Delivery {
+  return { channel: channel.name, target: channel.target, ok: false, status: null, error: "not known: the audit log failed", timed_out: false, ms: 0 };
 }
 
 /** A delivery below live: nothing left the machine. */

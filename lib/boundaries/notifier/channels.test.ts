@@ -11,7 +11,8 @@ import type { Message } from "../../notify/message.ts";
 import { withTempDir } from "../../testing/fixtures.ts";
 import { startNotifyReceivers } from "../../testing/notify-receivers.ts";
 import type { NotifyReceivers, ReceiverMode } from "../../testing/notify-receivers.ts";
-import { configuredChannelNames, configuredChannels, deliver } from "./channels.ts";
+import { Buffer } from "node:buffer";
+import { channelsOf, configuredChannelNames, configuredChannels, deliver } from "./channels.ts";
 import { webhookChannel as webhookChannelOf } from "./webhook.ts";
 import type { Channel } from "./channels.ts";
 
@@ -92,6 +93,18 @@ test("a webhook URL with user:password@ in its file is sent as Basic authenticat
     assert.ok(delivery.ok, String(delivery.error));
     assert.is(r.received().webhook[0].authorization, `Basic ${btoa("robot:pa55word-webhook")}`);
     assert.is(r.received().webhook[0].path, "/hook");
+  }));
+
+test("user-info that does not percent-decode, or is not Latin-1, is still sent as UTF-8 Basic authentication", () =>
+  withReceivers(async (r, dir) => {
+    const url = `${r.webhookUrl.replace("http://", "http://robot:50%off-p\u00e4sswort\u20ac@")}`;
+    const file = secretFile(join(dir, "webhook-url"), url);
+    const { channels, broken } = channelsOf({ health: { webhook_url_file: file, max_age: "5m" }, pushover: { api_url: r.pushoverUrl } });
+    assert.equal(broken, []);
+    const delivery = await deliver(channels[0], message, 5_000);
+    assert.ok(delivery.ok, String(delivery.error));
+    const sent = r.received().webhook[0].authorization!.replace(/^Basic /, "");
+    assert.is(Buffer.from(sent, "base64").toString("utf8"), `robot:${new URL(url).password}`);
   }));
 
 test("a failure's words never quote the URL, whose path may be the webhook's secret (Deno's TLS errors do)", () =>

@@ -74,8 +74,8 @@ export function channelsOf(config: Pick<Config, "health" | "pushover">): { chann
     try {
       channels.push(name === "webhook" ? webhookFromConfig(config.health) : pushoverFromConfig(config.pushover));
     } catch (error) {
-      if (!(error instanceof PreconditionError)) throw error;
-      broken.push({ name, target: name === "webhook" ? webhookTarget(config.health) : hostOf(config.pushover.api_url), problem: error.message });
+      // Whatever keeps one channel from being built (its file, its URL) never keeps the other from sending.
+      broken.push({ name, target: name === "webhook" ? webhookTarget(config.health) : hostOf(config.pushover.api_url), problem: error instanceof Error ? error.message : String(error) });
     }
   }
   return { channels, broken };

@@ -2,10 +2,20 @@
  * The webhook channel: every message as one JSON POST to a URL the owner chose (ntfy, a
  * chat bridge, their own receiver). Any 2xx answer means it was taken.
  */
+import { Buffer } from "node:buffer";
 import type { Message } from "../../notify/message.ts";
 import { rememberSecret } from "../../redact.ts";
 import type { Channel } from "./channels.ts";
 import { ChannelRefused, answerSnippet } from "./_refused.ts";
+
+/** A URL's user-info part as written: percent-decoded when it decodes, else as it stands (`50%off`). */
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
 
 /** The JSON a webhook receives: the message's fields, flat, with `source` saying who sent it. */
 export function webhookBody(message: Message): Record<string, unknown> {
@@ -27,10 +37,13 @@ export function webhookBody(message: Message): Record<string, unknown> {
 export function webhookChannel(url: string): Channel {
   // A URL with user:password@ in it (kept in its 0600 file) is sent as Basic authentication: fetch refuses such a URL on Node.
   const parsed = new URL(url);
-  const basic = parsed.username || parsed.password
-    ? `Basic ${btoa(`${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`)}`
-    : undefined;
-  rememberSecret(decodeURIComponent(parsed.password));
+  const user = decoded(parsed.username);
+  const password = decoded(parsed.password);
+  // UTF-8, as RFC 7617 asks; btoa takes Latin-1 only.
+  const basic = user || password ? `Basic ${Buffer.from(`${user}:${password}`, "utf8").toString("base64")}` : undefined;
+  // `token@host` carries its secret as the user: both are remembered, so an answer echoing one is redacted.
+  rememberSecret(user);
+  rememberSecret(password);
   parsed.username = "";
   parsed.password = "";
   const target = parsed.host;
