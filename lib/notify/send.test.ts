@@ -8,20 +8,12 @@ import { queryAudit } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { withStore } from "../testing/items.ts";
-import { startNotifyReceivers } from "../testing/notify-receivers.ts";
+import { SAMPLE_MESSAGE, startNotifyReceivers } from "../testing/notify-receivers.ts";
 import type { NotifyReceivers, ReceiverMode } from "../testing/notify-receivers.ts";
 import { waitFor } from "../testing/wait.ts";
-import type { Message } from "./message.ts";
 import { SendNotRecorded, sendMessage } from "./send.ts";
 
-const message: Message = {
-  kind: "failure",
-  title: "robot-army: demo/widgets#3 failed (item 3)",
-  text: "The worker's start failed on box.\nrobot-army show 3",
-  urgency: "high",
-  about: { host: "box", item: 3, repo: "demo/widgets", issue: 3, state: "failed" },
-  commands: ["robot-army show 3"],
-};
+const message = SAMPLE_MESSAGE;
 
 const live = { simulated: false, timeoutMs: 5_000, item: 3, repo: "demo/widgets" };
 

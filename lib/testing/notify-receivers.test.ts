@@ -2,19 +2,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "./fixtures.ts";
-import { startNotifyReceivers } from "./notify-receivers.ts";
-import type { NotifyReceivers, ReceiverMode } from "./notify-receivers.ts";
+import { withNotifyReceivers } from "./notify-receivers.ts";
 
-const withReceivers = (fn: (r: NotifyReceivers, dir: string) => Promise<void>, options: { webhook?: ReceiverMode; pushover?: ReceiverMode } = {}) =>
-  withTempDir(async (dir) => {
-    const receivers = await startNotifyReceivers(dir, options);
-    try {
-      await fn(receivers, dir);
-    } finally {
-      await receivers.close();
-    }
-  });
+const withReceivers = withNotifyReceivers;
 
 const post = async (url: string, contentType: string | null, body: string) => {
   const headers: Record<string, string> = contentType ? { "content-type": contentType } : {};

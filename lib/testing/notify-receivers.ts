@@ -22,6 +22,8 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readBody } from "../forge/server.ts";
+import type { Message } from "../notify/message.ts";
+import { withTempDir } from "./fixtures.ts";
 
 /** How an imitation answers: as the service does (`ok`), with a 500 (`fail`), or never (`hang`: it reads the request and holds the connection open). */
 export type ReceiverMode = "ok" | "fail" | "hang";
@@ -75,6 +77,28 @@ export interface ReceiverOptions {
   pushover?: ReceiverMode;
   webhookPort?: number;
   onReceive?: (which: "webhook" | "pushover", request: ReceivedRequest) => void;
+}
+
+/** A failure's message, as tests of the channels send it. */
+export const SAMPLE_MESSAGE: Message = {
+  kind: "failure",
+  title: "robot-army: demo/widgets#3 failed (item 3)",
+  text: "The worker's start failed on box.\nrobot-army show 3",
+  urgency: "high",
+  about: { host: "box", item: 3, repo: "demo/widgets", issue: 3, state: "failed" },
+  commands: ["robot-army show 3"],
+};
+
+/** Runs `fn` with both imitations started in a temp dir of their own, closed after it. */
+export function withNotifyReceivers(fn: (r: NotifyReceivers, dir: string) => Promise<void>, options: ReceiverOptions = {}): Promise<void> {
+  return withTempDir(async (dir) => {
+    const receivers = await startNotifyReceivers(dir, options);
+    try {
+      await fn(receivers, dir);
+    } finally {
+      await receivers.close();
+    }
+  });
 }
 
 /** Starts both imitations on 127.0.0.1 (ports chosen by the system) and writes their credential files into `dir`. */

@@ -7,33 +7,16 @@ import type { Server } from "node:http";
 import { join } from "node:path";
 import { parseConfig } from "../../config.ts";
 import { PreconditionError } from "../../errors.ts";
-import type { Message } from "../../notify/message.ts";
 import { withTempDir } from "../../testing/fixtures.ts";
-import { startNotifyReceivers } from "../../testing/notify-receivers.ts";
-import type { NotifyReceivers, ReceiverMode } from "../../testing/notify-receivers.ts";
+import { SAMPLE_MESSAGE, withNotifyReceivers } from "../../testing/notify-receivers.ts";
 import { Buffer } from "node:buffer";
 import { channelsOf, configuredChannelNames, configuredChannels, deliver } from "./channels.ts";
 import { webhookChannel as webhookChannelOf } from "./webhook.ts";
 import type { Channel } from "./channels.ts";
 
-const message: Message = {
-  kind: "failure",
-  title: "robot-army: demo/widgets#3 failed (item 3)",
-  text: "The worker's start failed on box.\nrobot-army show 3",
-  urgency: "high",
-  about: { host: "box", item: 3, repo: "demo/widgets", issue: 3, state: "failed" },
-  commands: ["robot-army show 3"],
-};
+const message = SAMPLE_MESSAGE;
 
-const withReceivers = (fn: (r: NotifyReceivers, dir: string) => Promise<void>, options: { webhook?: ReceiverMode; pushover?: ReceiverMode } = {}) =>
-  withTempDir(async (dir) => {
-    const receivers = await startNotifyReceivers(dir, options);
-    try {
-      await fn(receivers, dir);
-    } finally {
-      await receivers.close();
-    }
-  });
+const withReceivers = withNotifyReceivers;
 
 const secretFile = (path: string, content: string, mode = 0o600) => {
   writeFileSync(path, content, { mode });
