@@ -19,6 +19,7 @@ const DEFAULTS: Config = {
   health: { max_age: "5m" },
   pushover: { api_url: "https://api.pushover.net/1/messages.json" },
   notifications: { events: ["failure", "needs_info"], max_per_cycle: 5, timeout: "10s" },
+  web: { bind: "127.0.0.1", port: 8787, allowed_hosts: [] },
 };
 
 const PATH = "/x/config.toml";

@@ -104,6 +104,16 @@ export interface Config {
     /** A duration such as `10s`: one delivery to one channel, at most. */
     readonly timeout: string;
   };
+  /** The dashboard `robot-army serve` runs. */
+  readonly web: {
+    readonly bind: string;
+    /** 0: any free port. */
+    readonly port: number;
+    /** Absolute: a 0600 file holding the token a request needs; required beyond loopback (checked by serve). */
+    readonly token_file?: string;
+    /** Host names a request's Host header may carry besides the address bound. */
+    readonly allowed_hosts: readonly string[];
+  };
 }
 
 /** What the owner can be told of (`[notifications] events`). */
@@ -363,7 +373,8 @@ function hasUrlCredentials(value: string): boolean {
   }
 }
 
-const CHANNEL_FILE_KEYS = [["pushover", "token_file"], ["pushover", "user_key_file"], ["health", "webhook_url_file"]] as const;
+/** Every key naming a credential file: the channels' and the dashboard's token. */
+const CREDENTIAL_FILE_KEYS = [["pushover", "token_file"], ["pushover", "user_key_file"], ["health", "webhook_url_file"], ["web", "token_file"]] as const;
 
 /**
  * The notification channels as configured (DESIGN rule 5): Pushover's two files both or
@@ -397,7 +408,7 @@ function checkChannels(data: Record<string, unknown>, path: string, lines: Map<s
 }
 
 /**
- * Every credential file a channel names is a regular file only its owner can read or write
+ * Every credential file a channel or the dashboard names is a regular file only its owner can read or write
  * (0600), checked when the config is loaded from its file (DESIGN rule 5), so a loose one
  * is a load error, not a channel that fails on its first message.
  */
@@ -405,7 +416,7 @@ function checkCredentialFiles(config: Config, path: string, lines: Map<string, n
   const fail = (segments: readonly string[], problem: string, hint?: string): never => {
     throw new ConfigError(path, problem, { key: segments.join("."), line: lineOf([...segments], lines), hint });
   };
-  for (const segments of CHANNEL_FILE_KEYS) {
+  for (const segments of CREDENTIAL_FILE_KEYS) {
     const file = (config[segments[0]] as Record<string, string | undefined>)[segments[1]];
     if (file === undefined) continue;
     const names = `key "${segments.join(".")}" names "${file}", which`;
