@@ -8,30 +8,29 @@
  * A read never creates anything: with no database yet, no item exists.
  */
 import { bundleKept } from "../lib/cleanup/cleanup.ts";
-import { latestCleanup } from "../lib/cleanup/records.ts";
 import type { CleanupRecord } from "../lib/cleanup/records.ts";
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { JSON_OPTION, helpText, parse, runMain, withHelp, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
-import { quoted } from "../lib/printable.ts";
+import { printable, quoted } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
+import { findItem, itemReport, ownerQuestion } from "../lib/reports/item.ts";
+import type { HistoryEntry, ItemRef } from "../lib/reports/item.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { queryAudit } from "../lib/store/audit.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { getItem, listItems, noSuchItem } from "../lib/work-items/queries.ts";
+import { noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
-import { sessionsOf } from "../lib/work-items/sessions.ts";
+import type { sessionsOf } from "../lib/work-items/sessions.ts";
 import { noRegistryLine, resumeCommand } from "../lib/dispatch/profiles.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
-import { printable } from "../lib/printable.ts";
 import { parseItemId } from "../lib/work-items/argument.ts";
-import { SHORT_HASH, trustSummary, trustRulesOf } from "../lib/intake/issue-trust.ts";
+import { SHORT_HASH } from "../lib/intake/issue-trust.ts";
 import type { TrustSummary } from "../lib/intake/issue-trust.ts";
-import { pullRequestsOf } from "../lib/intake/pull-requests.ts";
 import type { PullRequestRow } from "../lib/intake/pull-requests.ts";
+
 
 /** How much of a head commit's SHA is shown, as git's short form. */
 const SHORT_SHA = 7;
@@ -64,9 +63,6 @@ Items made below the live effect level are simulated and shown only with
   examples: ["robot-army show 12", "robot-army show octo-org/widgets#7 --json"],
 };
 
-/** Which item: by id, or by its issue. */
-export type ItemRef = { id: number } | { repo: string; issue: number };
-
 /** What `show` was asked for. */
 export interface ShowOptions {
   ref: ItemRef;
@@ -79,15 +75,6 @@ export interface ShowDeps {
   config: Config;
   store: Store | undefined;
   write: Write;
-}
-
-/** One state change, as the audit log recorded it. */
-export interface HistoryEntry {
-  at: string;
-  from: string | null;
-  to: string;
-  reason: string | null;
-  simulated: boolean;
 }
 
 /** Parses argv, opens what the command reads, and runs it. */
@@ -119,22 +106,14 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   if (item.simulated && !opts.includeSimulated) {
     throw new PreconditionError(`Work item ${item.id} is simulated (made below the live effect level); --include-simulated shows it`);
   }
-  const history = historyOf(deps.store!, item.id);
-  const url = issueUrl(deps.store!, item, deps.config.github.api_base);
-  const sessions = sessionsOf(deps.store!, item.id);
+  const report = itemReport(deps.store!, deps.config, item);
   // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
   const write = (text: string) => deps.write(redact(text));
-  const trust = trustSummary(deps.store!, item, trustRulesOf(deps.config.github));
-  const pulls = pullRequestsOf(deps.store!, item.id);
-  const cleanup = latestCleanup(deps.store!, item.id);
   if (opts.json) {
-    const json = {
-      ...item, url, failure: item.state === "failed" ? item.reason : null, needs_info: ownerQuestion(item), trust, history, sessions, pull_requests: pulls,
-      cleanup: cleanup ? { ...cleanup, restorable: cleanup.branch_outcome === "deleted" && bundleKept(cleanup) } : null,
-    };
-    write(JSON.stringify(json, null, 2) + "\n");
+    write(JSON.stringify(report, null, 2) + "\n");
   } else {
-    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup);
+    const { url, history, sessions, trust, pull_requests: pulls, cleanup } = report;
+    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined);
     const latest = sessions.at(-1);
     // As the profile it was started with brings it back (the config's for rows from before that was recorded).
     const resume = latest ? resumeCommand({ ...deps.config.worker, profile: latest.profile ?? deps.config.worker.profile }, latest.id) : null;
@@ -144,28 +123,6 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
     write(lines.map((line) => line + "\n").join(""));
   }
   return 0;
-}
-
-/**
- * The item an id names, or the live (else the latest) item of an issue; of an issue's
- * items, a real one is preferred to a simulated one unless simulated ones are included.
- */
-export function findItem(store: Store, ref: ItemRef, includeSimulated = false): WorkItem | undefined {
-  if ("id" in ref) return getItem(store, ref.id);
-  const all = listItems(store, { repo: ref.repo, includeSimulated: true }).filter((item) => item.issue === ref.issue);
-  const pick = (items: WorkItem[]) => items.find((item) => item.state !== "done" && item.state !== "abandoned") ?? items.at(-1);
-  return pick(includeSimulated ? all : all.filter((item) => !item.simulated)) ?? pick(all);
-}
-
-/** Every `state.work_item` record of the item, oldest first. */
-export function historyOf(store: Store, id: number): HistoryEntry[] {
-  return queryAudit(store, { kind: "state.work_item", item: id }).map((record) => ({
-    at: record.at,
-    from: typeof record.body.from === "string" ? record.body.from : null,
-    to: String(record.body.to),
-    reason: typeof record.body.reason === "string" ? record.body.reason : null,
-    simulated: record.simulated,
-  }));
 }
 
 /** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
@@ -221,34 +178,6 @@ export function formatItem(
     }
   }
   return lines;
-}
-
-/** The prefix the needs_info step gives a worker's question in the item's reason. */
-const WORKER_ASKS = "worker asks: ";
-
-/**
- * What a needs_info item's worker asks, since when (the item's move to needs_info), and the
- * command that opens the worker to answer it; null for an item in any other state.
- */
-export function ownerQuestion(item: WorkItem): { question: string; asked_at: string; answer: string } | null {
-  if (item.state !== "needs_info") return null;
-  const reason = item.reason ?? "no question was recorded";
-  const question = reason.startsWith(WORKER_ASKS) ? reason.slice(WORKER_ASKS.length) : reason;
-  return { question, asked_at: item.updated_at, answer: `robot-army attach ${item.id}` };
-}
-
-/**
- * The issue's web address: as an audit record of the item gave it, else from the API
- * base when it is GitHub's own or an Enterprise server's `/api/v3`; null when not known.
- */
-function issueUrl(store: Store, item: WorkItem, apiBase: string): string | null {
-  for (const record of queryAudit(store, { item: item.id }).reverse()) {
-    if (typeof record.body.html_url === "string") return record.body.html_url;
-  }
-  const base = apiBase.replace(/\/+$/, "");
-  if (base === "https://api.github.com") return `https://github.com/${item.repo}/issues/${item.issue}`;
-  if (base.endsWith("/api/v3")) return `${base.slice(0, -"/api/v3".length)}/${item.repo}/issues/${item.issue}`;
-  return null;
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

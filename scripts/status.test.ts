@@ -15,7 +15,7 @@ import { openExistingStore } from "../lib/store/open.ts";
 import { transition } from "../lib/work-items/transition.ts";
 import type { Store } from "../lib/store/open.ts";
 import { run } from "./status.ts";
-import type { StatusReport } from "./status.ts";
+import type { StatusReport } from "../lib/reports/status.ts";
 
 async function status(store: Store | undefined, argv: { includeSimulated?: boolean; json?: boolean; stateDir?: string } = {}, priorities = { "demo/widgets": 0, "demo/urgent": 3 }): Promise<string> {
   let text = "";

@@ -1,0 +1,110 @@
+/**
+ * One work item as `robot-army show` prints it and the dashboard's item page shows it: its
+ * issue as last read, its state and reason (a failed item's failure, a needs_info item's
+ * question), whose words its issue holds, every state change from the audit log, its
+ * sessions, its pull requests and the latest cleanup decision.
+ */
+import { bundleKept } from "../cleanup/cleanup.ts";
+import { latestCleanup } from "../cleanup/records.ts";
+import type { CleanupRecord } from "../cleanup/records.ts";
+import type { Config } from "../config.ts";
+import { trustSummary, trustRulesOf } from "../intake/issue-trust.ts";
+import type { TrustSummary } from "../intake/issue-trust.ts";
+import { pullRequestsOf } from "../intake/pull-requests.ts";
+import type { PullRequestRow } from "../intake/pull-requests.ts";
+import { queryAudit } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import { getItem, listItems } from "../work-items/queries.ts";
+import type { WorkItem } from "../work-items/queries.ts";
+import { sessionsOf } from "../work-items/sessions.ts";
+import type { StoredSession } from "../work-items/sessions.ts";
+
+/** Which item: by id, or by its issue. */
+export type ItemRef = { id: number } | { repo: string; issue: number };
+
+/** One state change, as the audit log recorded it. */
+export interface HistoryEntry {
+  at: string;
+  from: string | null;
+  to: string;
+  reason: string | null;
+  simulated: boolean;
+}
+
+/** Everything known of one item, as `show --json` prints it. */
+export type ItemReport = WorkItem & {
+  url: string | null;
+  failure: string | null;
+  needs_info: { question: string; asked_at: string; answer: string } | null;
+  trust: TrustSummary | null;
+  history: HistoryEntry[];
+  sessions: StoredSession[];
+  pull_requests: PullRequestRow[] | "not checked";
+  cleanup: (CleanupRecord & { restorable: boolean }) | null;
+};
+
+/** The item's report, read from the store. */
+export function itemReport(store: Store, config: Config, item: WorkItem): ItemReport {
+  const cleanup = latestCleanup(store, item.id);
+  return {
+    ...item,
+    url: issueUrl(store, item, config.github.api_base),
+    failure: item.state === "failed" ? item.reason : null,
+    needs_info: ownerQuestion(item),
+    trust: trustSummary(store, item, trustRulesOf(config.github)),
+    history: historyOf(store, item.id),
+    sessions: sessionsOf(store, item.id),
+    pull_requests: pullRequestsOf(store, item.id),
+    cleanup: cleanup ? { ...cleanup, restorable: cleanup.branch_outcome === "deleted" && bundleKept(cleanup) } : null,
+  };
+}
+
+/**
+ * The item an id names, or the live (else the latest) item of an issue; of an issue's
+ * items, a real one is preferred to a simulated one unless simulated ones are included.
+ */
+export function findItem(store: Store, ref: ItemRef, includeSimulated = false): WorkItem | undefined {
+  if ("id" in ref) return getItem(store, ref.id);
+  const all = listItems(store, { repo: ref.repo, includeSimulated: true }).filter((item) => item.issue === ref.issue);
+  const pick = (items: WorkItem[]) => items.find((item) => item.state !== "done" && item.state !== "abandoned") ?? items.at(-1);
+  return pick(includeSimulated ? all : all.filter((item) => !item.simulated)) ?? pick(all);
+}
+
+/** Every `state.work_item` record of the item, oldest first. */
+export function historyOf(store: Store, id: number): HistoryEntry[] {
+  return queryAudit(store, { kind: "state.work_item", item: id }).map((record) => ({
+    at: record.at,
+    from: typeof record.body.from === "string" ? record.body.from : null,
+    to: String(record.body.to),
+    reason: typeof record.body.reason === "string" ? record.body.reason : null,
+    simulated: record.simulated,
+  }));
+}
+
+/** The prefix the needs_info step gives a worker's question in the item's reason. */
+const WORKER_ASKS = "worker asks: ";
+
+/**
+ * What a needs_info item's worker asks, since when (the item's move to needs_info), and the
+ * command that opens the worker to answer it; null for an item in any other state.
+ */
+export function ownerQuestion(item: WorkItem): { question: string; asked_at: string; answer: string } | null {
+  if (item.state !== "needs_info") return null;
+  const reason = item.reason ?? "no question was recorded";
+  const question = reason.startsWith(WORKER_ASKS) ? reason.slice(WORKER_ASKS.length) : reason;
+  return { question, asked_at: item.updated_at, answer: `robot-army attach ${item.id}` };
+}
+
+/**
+ * The issue's web address: as an audit record of the item gave it, else from the API
+ * base when it is GitHub's own or an Enterprise server's `/api/v3`; null when not known.
+ */
+export function issueUrl(store: Store, item: WorkItem, apiBase: string): string | null {
+  for (const record of queryAudit(store, { item: item.id }).reverse()) {
+    if (typeof record.body.html_url === "string") return record.body.html_url;
+  }
+  const base = apiBase.replace(/\/+$/, "");
+  if (base === "https://api.github.com") return `https://github.com/${item.repo}/issues/${item.issue}`;
+  if (base.endsWith("/api/v3")) return `${base.slice(0, -"/api/v3".length)}/${item.repo}/issues/${item.issue}`;
+  return null;
+}

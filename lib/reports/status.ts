@@ -1,0 +1,103 @@
+/**
+ * What `robot-army status` reports and the dashboard shows, read from the store: whether the
+ * daemon runs, work items by state, the dispatch queue as dispatch takes it (with the pause,
+ * the held, the untrusted and the items held for the owner apart), what needs the owner,
+ * the pull requests, the rate limit as last seen and the open anomalies. Simulated items
+ * (made below the live effect level) are left out, and counted, unless asked for.
+ */
+import { readRateLimitState } from "../boundaries/github.ts";
+import type { RateLimitState } from "../boundaries/github-types.ts";
+import type { Config } from "../config.ts";
+import { daemonStatus } from "../daemon/daemon-status.ts";
+import type { DaemonStatus } from "../daemon/daemon-status.ts";
+import type { Hold, Pause } from "../dispatch/controls.ts";
+import { countPullRequests } from "../intake/pull-requests.ts";
+import { dispatchQueue, trustRemedy } from "../repos/queue.ts";
+import type { DispatchQueue, UntrustedReason } from "../repos/queue.ts";
+import { listAnomalies } from "../store/anomalies.ts";
+import type { Anomaly } from "../store/anomalies.ts";
+import type { Store } from "../store/open.ts";
+import { WORK_ITEM_STATES, countSimulated, listItems } from "../work-items/queries.ts";
+import type { WorkItem, WorkItemState } from "../work-items/queries.ts";
+
+/** Everything `status` reports, as `--json` prints it. */
+export interface StatusReport {
+  daemon: DaemonStatus;
+  counts: Record<WorkItemState, number>;
+  total: number;
+  /** The pause in force: the queue keeps its order, and nothing is dispatched from it. */
+  paused: Pause | null;
+  queue: Array<ItemJson & { position: number; priority: number }>;
+  /** Ready items the owner held, by item or through the repository, and the command that lets each go. */
+  held: Array<ItemJson & { priority: number; hold: { on: "item" | "repository"; reason: string | null; set_at: string }; unhold: string }>;
+  /** Ready items whose repository is not trusted on this machine, why, and what trusts it. */
+  untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
+  /** Ready items whose issue's words may not be yours (labelled or edited by someone else), why, and what lets each go. */
+  held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
+  /** What waits for the owner: items whose worker asked something (needs_info), then failed items, each with why and what to run. */
+  needs_you: NeedsYou[];
+  /** The work items' pull requests as last refreshed: open, merged, and closed unmerged. */
+  pull_requests: { open: number; merged: number; closed: number };
+  rate_limit: RateLimitState | null;
+  /** The open anomalies, oldest first (`robot-army anomalies` lists and acknowledges them). */
+  anomalies: Anomaly[];
+  simulated_hidden: number;
+}
+
+export type ItemJson = { id: number; repo: string; issue: number; title: string; created_at: string; simulated: boolean };
+
+/** An item that waits for its owner: its state, why (the worker's question, the failure), since when, and the command that helps. */
+export type NeedsYou = ItemJson & { state: "needs_info" | "failed"; reason: string | null; since: string; command: string };
+
+/** The states that wait for the owner, in the order status lists them. */
+const NEEDS_YOU_STATES = ["needs_info", "failed"] as const;
+
+/** What the store says now; an absent store is an empty one. */
+export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
+  const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
+  const daemon = daemonStatus(stateDir, store);
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], needs_you: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
+  const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
+  for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
+  const { paused, queue, held, untrusted, held_for_owner }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
+  return {
+    daemon,
+    counts,
+    total: Object.values(counts).reduce((sum, n) => sum + n, 0),
+    paused,
+    queue: queue.map((q) => ({ position: q.position, ...itemJson(q.item), priority: q.priority })),
+    held: held.map(({ item, priority, hold }) => ({
+      ...itemJson(item), priority, hold: { on: hold.repo !== null ? "repository" : "item", reason: hold.reason, set_at: hold.set_at }, unhold: unholdCommand(hold),
+    })),
+    untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
+    held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
+    needs_you: needsYou(store, includeSimulated),
+    pull_requests: countPullRequests(store),
+    // The boundary keys its records by the API base without a trailing slash.
+    rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
+    anomalies: listAnomalies(store, { open: true }),
+    simulated_hidden: includeSimulated ? 0 : countSimulated(store),
+  };
+}
+
+/** The items that wait for the owner: needs_info first (a worker is waiting), then failed, each oldest change first. */
+function needsYou(store: Store, includeSimulated: boolean): NeedsYou[] {
+  return NEEDS_YOU_STATES.flatMap((state) =>
+    listItems(store, { states: [state], includeSimulated })
+      .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id - b.id)
+      .map((item) => ({
+        ...itemJson(item), state, reason: item.reason, since: item.updated_at,
+        command: state === "needs_info" ? `robot-army attach ${item.id}` : `robot-army show ${item.id}`,
+      }))
+  );
+}
+
+/** The command that lets a hold go. */
+export function unholdCommand(hold: Hold): string {
+  return hold.repo !== null ? `robot-army unhold --repo ${hold.repo}` : `robot-army unhold ${hold.item}`;
+}
+
+/** The fields of an item every list shows. */
+export function itemJson(item: WorkItem): ItemJson {
+  return { id: item.id, repo: item.repo, issue: item.issue, title: item.title, created_at: item.created_at, simulated: item.simulated };
+}
