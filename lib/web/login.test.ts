@@ -72,6 +72,15 @@ test("the right token sets an HttpOnly, SameSite=Strict, Path=/ session cookie (
     assert.is((await send(app, "/api/things", { headers: { Cookie: session } })).status, 200, "the browser's own API calls go by the cookie");
   }));
 
+test("logging in with a stale cookie (the token changed) sets only the new cookie", () =>
+  withTokenApp(async (app) => {
+    const csrf = await loginCsrf(app);
+    const stale = `ra_session=${sessionCookieValue("the-old-token-0123456789")}`;
+    const response = await send(app, "/login", { form: { csrf, token: TEST_TOKEN }, headers: { Origin: `http://${app.host}`, Cookie: stale } });
+    assert.is(response.status, 303);
+    assert.equal(response.cookies.map((c) => c.split(";")[0]), [`ra_session=${sessionCookieValue(TEST_TOKEN)}`]);
+  }));
+
 test("the cookie is Secure when the login came over https (a proxy's X-Forwarded-Proto)", () =>
   withTokenApp(async (app) => {
     const response = await logIn(app, TEST_TOKEN, { headers: { "X-Forwarded-Proto": "https" } });

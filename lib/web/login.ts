@@ -30,6 +30,8 @@ export function loginRoutes(app: Hono<WebEnv>, access: WebAccess): void {
     if (access.token === null) return c.redirect(next, 303);
     const presented = typeof form.token === "string" ? form.token.trim() : "";
     if (!acceptsToken(c, access, presented)) return c.html(loginPage(c.get("csrf"), next, true), 401);
+    // The guard may have asked to clear a stale cookie: the new one replaces that request.
+    c.header("Set-Cookie", undefined);
     setCookie(c, SESSION_COOKIE, sessionCookieValue(access.token), sessionCookieOptions(c));
     return c.redirect(next, 303);
   });
