@@ -1,5 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { chromium } from "playwright-core";
 import { TEST_TOKEN, loginCsrf, pageCsrf, send, startGuardedApp, testAccess } from "../testing/web-requests.ts";
 import type { GuardedApp } from "../testing/web-requests.ts";
 import { sessionCookieValue } from "./security.ts";
@@ -13,6 +14,10 @@ const withApp = async (access: WebAccess, fn: (app: GuardedApp) => Promise<void>
     await app.close();
   }
 };
+
+/** Headless chromium touching nothing but loopback (the switches lib/testing/browser.ts uses). */
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 const withTokenApp = (fn: (app: GuardedApp) => Promise<void>) => withApp(testAccess({ token: TEST_TOKEN }), fn);
 
@@ -158,6 +163,31 @@ test("with no token (loopback) there is nothing to log in to: /login sends the b
     const csrf = await pageCsrf(app);
     const posted = await send(app, "/login", { form: { csrf, token: "anything" }, headers: { Origin: `http://${app.host}` } });
     assert.equal([posted.status, posted.headers.location, posted.cookies], [303, "/", []]);
+  }));
+
+test("in a real browser: the login form, a wrong token, the right one, back to the page asked for, and its form's POST accepted", () =>
+  withTokenApp(async (app) => {
+    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    try {
+      const page = await browser.newPage();
+      await page.goto(`http://${app.host}/?from=test`);
+      assert.is(page.url(), `http://${app.host}/login?next=%2F%3Ffrom%3Dtest`);
+      await page.fill('input[name="token"]', "a-wrong-guess");
+      const wrong = await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]).then(([response]) => response);
+      assert.is(wrong?.status(), 401);
+      assert.match(await page.textContent("body") ?? "", "wrong token");
+      await page.fill('input[name="token"]', TEST_TOKEN);
+      await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]);
+      assert.is(page.url(), `http://${app.host}/?from=test`);
+      const [cookie] = await page.context().cookies();
+      assert.equal([cookie.name, cookie.httpOnly, cookie.sameSite, cookie.path], ["ra_session", true, "Strict", "/"]);
+      // The page's own form: the browser sends its Origin (a no-referrer policy would make it "null").
+      const poked = await Promise.all([page.waitForNavigation(), page.click('button[type="submit"]')]).then(([response]) => response);
+      assert.is(poked?.status(), 200);
+      assert.is(await page.textContent("body"), "poked: from the page");
+    } finally {
+      await browser.close();
+    }
   }));
 
 test.run();

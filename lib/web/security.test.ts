@@ -27,7 +27,7 @@ const assertSecured = (headers: Record<string, unknown>, what: string) => {
   }
   assert.not.ok(csp.includes("unsafe"), `${what}: nothing unsafe in the CSP`);
   assert.is(headers["x-content-type-options"], "nosniff", what);
-  assert.is(headers["referrer-policy"], "no-referrer", what);
+  assert.is(headers["referrer-policy"], "same-origin", what);
   assert.is(headers["cache-control"], "no-store", what);
 };
 
