@@ -32,12 +32,14 @@ export interface GuardedApp {
 /**
  * Serves guard + loginRoutes + a page (GET /, showing its CSRF token as `csrf=<token>`, and a form
  * posting a `note` to POST /poke, which answers with it), an API (GET and POST /api/things),
- * static files (/static/dashboard.css, /static/app.js) and a route that throws (GET /boom).
+ * static files (/static/dashboard.css, /static/app.js) and a route that throws (GET /boom);
+ * `routes` adds more.
  */
-export async function startGuardedApp(access: WebAccess): Promise<GuardedApp> {
+export async function startGuardedApp(access: WebAccess, routes: (app: Hono<WebEnv>) => void = () => {}): Promise<GuardedApp> {
   const app = new Hono<WebEnv>();
   app.use(guard(access));
   loginRoutes(app, access);
+  routes(app);
   app.get("/", (c) => c.html(html`<p>csrf=${c.get("csrf")}</p>
 <form method="post" action="/poke"><input type="hidden" name="csrf" value="${c.get("csrf")}"><input name="note" value="from the page"><button type="submit">poke</button></form>`));
   app.post("/poke", async (c) => c.text(`poked: ${(await c.req.parseBody()).note ?? ""}`));

@@ -38,10 +38,12 @@ export const SESSION_COOKIE = "ra_session";
 export const WRONG_TOKENS_ALLOWED = 5;
 export const WRONG_TOKEN_WINDOW_MS = 60_000;
 
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; " +
+  "manifest-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'";
+
 /** What every response carries (a response that set one of these itself keeps its own). */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
-  "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; " +
-    "connect-src 'self'; manifest-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'",
+  "Content-Security-Policy": CSP,
   "X-Content-Type-Options": "nosniff",
   // Not no-referrer: under it a browser sends `Origin: null` with a form's POST, and the Origin check
   // could not tell the dashboard's own forms from anyone's. same-origin still tells other sites nothing.
@@ -112,6 +114,16 @@ export function guard(access: WebAccess): MiddlewareHandler<WebEnv> {
       secured(c.res);
     }
   };
+}
+
+/**
+ * For a page that shows a terminal: xterm.js styles its screen with `<style>` elements it
+ * makes at run time, which `style-src 'self'` blocks (the text would be invisible). This
+ * response's CSP allows such elements, and nothing else more: scripts stay `'self'` only and
+ * style attributes in markup stay refused. Call it in the page's handler.
+ */
+export function allowTerminalStyles(c: Context): void {
+  c.header("Content-Security-Policy", CSP.replace("style-src 'self';", "style-src 'self'; style-src-elem 'self' 'unsafe-inline'; style-src-attr 'none';"));
 }
 
 /** The session cookie's value for `token`: an HMAC keyed by the token, so it changes when the token does. */
