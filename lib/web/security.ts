@@ -21,7 +21,9 @@ import type { WebEnv } from "./context.ts";
 
 /** Who may use one dashboard server: what it is bound to, its token, and the key of its CSRF tokens. */
 export interface WebAccess {
+  /** The address the server listens on, as given (`127.0.0.1`, `::1`, `0.0.0.0`, a name). */
   bind: string;
+  /** The port it listens on (0: any free one). */
   port: number;
   /** The token every request needs (from `[web] token_file`), or null: no login (loopback only). */
   token: string | null;
@@ -160,43 +162,55 @@ async function admit(c: Context<WebEnv>, access: WebAccess, hosts: HostRule, ses
     const named = hostHeader === undefined ? "no Host header" : `Host "${hostHeader.slice(0, 100)}"`;
     return c.text(`Refused: ${named} is not a name this dashboard answers to; a name that should reach it goes in [web] allowed_hosts\n`, 421);
   }
-  const path = c.req.path;
-  const api = path === "/api" || path.startsWith("/api/");
-  const safe = c.req.method === "GET" || c.req.method === "HEAD";
-  let by: "cookie" | "bearer" | undefined;
-  if (access.token !== null && session !== null) {
-    const client = clientOf(c);
-    const wait = secondsLimited(access, client);
-    if (wait !== undefined) {
-      c.header("Retry-After", String(wait));
-      const message = `Refused: too many wrong tokens from this address; try again in ${wait} s`;
-      return api ? c.json({ error: message }, 429) : c.text(`${message}\n`, 429);
-    }
-    const bearer = api ? bearerOf(c.req.header("authorization")) : undefined;
-    const cookie = getCookie(c, SESSION_COOKIE);
-    const cookieValid = cookie !== undefined && sameSecret(cookie, session);
-    if (bearer !== undefined && sameSecret(bearer, access.token)) by = "bearer";
-    else if (cookieValid) by = "cookie";
-    // One wrong try per request, however many credentials it carried; a stale cookie (the token
-    // changed) is cleared, so a browser counts once, not once a request.
-    if (by === undefined && (bearer !== undefined || cookie !== undefined)) countWrongToken(access, client);
-    if (cookie !== undefined && !cookieValid) deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
-    c.set("csrf", csrfToken(access.secret, cookieValid ? cookie : "login"));
-    if (by === undefined && !isPublic(c.req.method, path)) {
-      if (api) {
-        c.header("WWW-Authenticate", 'Bearer realm="robot-army"');
-        return c.json({ error: "This dashboard needs its token: send Authorization: Bearer <token>, or log in at /login" }, 401);
-      }
-      if (path.startsWith("/static/")) return c.text("Refused: log in at /login first\n", 401);
-      const url = new URL(c.req.url);
-      return c.redirect(safe ? `/login?next=${encodeURIComponent(url.pathname + url.search)}` : "/login", 303);
-    }
-  } else {
+  let by: Credential | undefined;
+  if (access.token === null || session === null) {
     c.set("csrf", csrfToken(access.secret, "loopback"));
+  } else {
+    const answer = authenticate(c, access, access.token, session);
+    if (answer instanceof Response) return answer;
+    by = answer;
   }
   // A Bearer token is never sent by a browser on its own, so a request carrying the right one is no forgery.
-  if (safe || by === "bearer") return undefined;
+  if (c.req.method === "GET" || c.req.method === "HEAD" || by === "bearer") return undefined;
   return await checkForgery(c, hosts);
+}
+
+/** What let a request in when a token is configured. */
+type Credential = "cookie" | "bearer";
+
+/**
+ * With a token configured: the credential the request carries (undefined on a public path
+ * without one), or its refusal. Sets the request's CSRF token, tied to its session cookie.
+ */
+function authenticate(c: Context<WebEnv>, access: WebAccess, token: string, session: string): Credential | undefined | Response {
+  const path = c.req.path;
+  const api = path === "/api" || path.startsWith("/api/");
+  const client = clientOf(c);
+  const wait = secondsLimited(access, client);
+  if (wait !== undefined) {
+    c.header("Retry-After", String(wait));
+    const message = `Refused: too many wrong tokens from this address; try again in ${wait} s`;
+    return api ? c.json({ error: message }, 429) : c.text(`${message}\n`, 429);
+  }
+  const bearer = api ? bearerOf(c.req.header("authorization")) : undefined;
+  const cookie = getCookie(c, SESSION_COOKIE);
+  const cookieValid = cookie !== undefined && sameSecret(cookie, session);
+  const by: Credential | undefined = bearer !== undefined && sameSecret(bearer, token) ? "bearer" : cookieValid ? "cookie" : undefined;
+  // One wrong try per request, however many credentials it carried; a stale cookie (the token
+  // changed) is cleared, so a browser counts once, not once a request.
+  if (by === undefined && (bearer !== undefined || cookie !== undefined)) countWrongToken(access, client);
+  if (cookie !== undefined && !cookieValid) deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
+  c.set("csrf", csrfToken(access.secret, cookieValid ? cookie : "login"));
+  if (by !== undefined || isPublic(c.req.method, path)) return by;
+  if (api) {
+    c.header("WWW-Authenticate", 'Bearer realm="robot-army"');
+    return c.json({ error: "This dashboard needs its token: send Authorization: Bearer <token>, or log in at /login" }, 401);
+  }
+  if (path.startsWith("/static/")) return c.text("Refused: log in at /login first\n", 401);
+  // Only a page asked for with GET is worth coming back to after the login.
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") return c.redirect("/login", 303);
+  const url = new URL(c.req.url);
+  return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
 }
 
 /** The refusal of a state-changing request that lacks a matching Origin or the CSRF token, or undefined. */
