@@ -79,6 +79,8 @@ export interface WebRequest {
   form?: Record<string, string>;
   /** false: no Host header at all. */
   host?: string | false;
+  /** The client's own address (any of 127.0.0.0/8): another client as the server sees it. */
+  from?: string;
 }
 
 /** One request to `app` on its loopback port. */
@@ -91,7 +93,7 @@ export function send(app: GuardedApp, path: string, options: WebRequest = {}): P
   }
   if (options.host !== false) headers.Host = options.host ?? app.host;
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: "127.0.0.1", port: app.port, path, method: options.method ?? (body === undefined ? "GET" : "POST"), headers, setHost: false }, (res) => {
+    const req = httpRequest({ host: "127.0.0.1", port: app.port, localAddress: options.from, path, method: options.method ?? (body === undefined ? "GET" : "POST"), headers, setHost: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () => {

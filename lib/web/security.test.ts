@@ -185,6 +185,7 @@ test("five wrong tokens within a minute: the client is refused with 429 and Retr
       assert.is((await send(app, "/", { headers: right })).status, 429, "pages too");
       assert.is((await send(app, "/login")).status, 429, "and the login");
       assertSecured(limited.headers, "the 429");
+      assert.is((await send(app, "/api/things", { headers: right, from: "127.0.0.2" })).status, 200, "another client is not limited");
       process.env.RA_NOW = "2026-03-01T10:01:00Z";
       assert.is((await send(app, "/api/things", { headers: right })).status, 200, "the first wrong try has left the window");
     });
