@@ -37,8 +37,8 @@ export interface WebAccess {
 export const SESSION_COOKIE = "ra_session";
 
 /** Wrong tokens a client may present within `WRONG_TOKEN_WINDOW_MS` before it is refused with 429. */
-export const WRONG_TOKENS_ALLOWED = 5;
-export const WRONG_TOKEN_WINDOW_MS = 60_000;
+const WRONG_TOKENS_ALLOWED = 5;
+const WRONG_TOKEN_WINDOW_MS = 60_000;
 
 const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; " +
   "manifest-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'";
