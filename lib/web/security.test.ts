@@ -1,0 +1,296 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
+import { join } from "node:path";
+import { html } from "hono/html";
+import { chromium } from "playwright-core";
+import { parseConfig } from "../config.ts";
+import { PreconditionError } from "../errors.ts";
+import { withTempDir } from "../testing/fixtures.ts";
+import { TEST_TOKEN, pageCsrf, send, startGuardedApp, testAccess } from "../testing/web-requests.ts";
+import type { GuardedApp } from "../testing/web-requests.ts";
+import { SECURITY_HEADERS, allowTerminalStyles, isLoopback, sessionCookieValue, webAccess } from "./security.ts";
+import type { WebAccess } from "./security.ts";
+
+/** Headless chromium touching nothing but loopback (the switches lib/testing/browser.ts uses). */
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+const withApp = async (access: WebAccess, fn: (app: GuardedApp) => Promise<void>) => {
+  const app = await startGuardedApp(access);
+  try {
+    await fn(app);
+  } finally {
+    await app.close();
+  }
+};
+
+const assertSecured = (headers: Record<string, unknown>, what: string) => {
+  const csp = String(headers["content-security-policy"]);
+  for (const directive of ["script-src 'self'", "style-src 'self'", "frame-ancestors 'none'", "object-src 'none'", "base-uri 'none'", "form-action 'self'"]) {
+    assert.ok(csp.includes(directive), `${what}: CSP has ${directive}: ${csp}`);
+  }
+  assert.not.ok(csp.includes("unsafe"), `${what}: nothing unsafe in the CSP`);
+  assert.is(headers["x-content-type-options"], "nosniff", what);
+  assert.is(headers["referrer-policy"], "same-origin", what);
+  assert.is(headers["cache-control"], "no-store", what);
+};
+
+test("isLoopback: 127.0.0.0/8, ::1 (bare or bracketed), localhost; 0.0.0.0, ::, LAN addresses and names are beyond loopback", () => {
+  for (const bind of ["127.0.0.1", "127.0.0.2", "127.255.255.254", "::1", "[::1]", "localhost", "LOCALHOST", "0:0:0:0:0:0:0:1", "::ffff:127.0.0.1"]) {
+    assert.ok(isLoopback(bind), bind);
+  }
+  for (const bind of ["0.0.0.0", "::", "[::]", "192.168.1.5", "10.0.0.1", "128.0.0.1", "fe80::1", "robot.lan", "localhost.evil.example", "", "127.0.0.1 x"]) {
+    assert.not.ok(isLoopback(bind), bind);
+  }
+});
+
+test("every response carries the security headers: pages, redirects, refusals, a missing route and an error", () =>
+  withApp(testAccess({ token: TEST_TOKEN }), async (app) => {
+    const responses = {
+      "the login page": await send(app, "/login"),
+      "the redirect to /login": await send(app, "/"),
+      "the API's 401": await send(app, "/api/things"),
+      "the foreign Host's 421": await send(app, "/", { host: "evil.example" }),
+      "the missing route's 404": await send(app, "/api/nope", { headers: { Authorization: `Bearer ${TEST_TOKEN}` } }),
+      "the public stylesheet": await send(app, "/static/dashboard.css"),
+      "a POST's 403": await send(app, "/login", { form: { token: TEST_TOKEN } }),
+    };
+    for (const [what, response] of Object.entries(responses)) assertSecured(response.headers, what);
+    assert.equal(Object.values(responses).map((r) => r.status), [200, 303, 401, 421, 404, 200, 403]);
+  }));
+
+test("an error in a route still carries the security headers (500)", () =>
+  withApp(testAccess(), async (app) => {
+    const response = await send(app, "/boom");
+    assert.is(response.status, 500);
+    assertSecured(response.headers, "the 500");
+    assert.is(response.headers["x-frame-options"], SECURITY_HEADERS["X-Frame-Options"]);
+  }));
+
+test("a loopback server answers its own names (any case, any port) and refuses any other Host with 421 naming [web] allowed_hosts", () =>
+  withApp(testAccess(), async (app) => {
+    for (const host of [app.host, "127.0.0.1", "localhost", `LocalHost:${app.port}`, "[::1]", `[::1]:${app.port}`]) {
+      assert.is((await send(app, "/", { host })).status, 200, host);
+    }
+    for (const host of ["evil.example", `evil.example:${app.port}`, "localhost.evil.example", "127.0.0.1.nip.io", "0.0.0.0", "192.168.1.5"]) {
+      const refused = await send(app, "/", { host });
+      assert.is(refused.status, 421, host);
+      assert.match(refused.body, "[web] allowed_hosts");
+      assert.is(refused.body.trim().split("\n").length, 1, "one line");
+      assert.not.match(refused.body, "csrf=", "nothing of the page");
+    }
+  }));
+
+test("DNS rebinding: a page on evil.example that resolves to 127.0.0.1 reads nothing, not even the API", () =>
+  withApp(testAccess(), async (app) => {
+    const api = await send(app, "/api/things", { host: `evil.example:${app.port}` });
+    assert.is(api.status, 421);
+    assert.not.match(api.body, "things");
+    // The request line's own absolute URL cannot name another host either.
+    assert.is((await send(app, "http://evil.example/api/things")).status, 421);
+  }));
+
+test("allowed_hosts: a configured name is answered, with or without a port, in any case", () =>
+  withApp(testAccess({ allowedHosts: ["robot.lan", "Dash.Example:443"] }), async (app) => {
+    for (const host of ["robot.lan", "ROBOT.LAN:8787", "dash.example"]) assert.is((await send(app, "/", { host })).status, 200, host);
+    assert.is((await send(app, "/", { host: "other.lan" })).status, 421);
+  }));
+
+test("bound to 0.0.0.0: the literal addresses of this machine's interfaces and allowed_hosts, never 0.0.0.0 or localhost", () =>
+  withApp(testAccess({ bind: "0.0.0.0", token: TEST_TOKEN, allowedHosts: ["robot.lan"] }), async (app) => {
+    const bearer = { Authorization: `Bearer ${TEST_TOKEN}` };
+    const own = Object.values(networkInterfaces()).flat().filter((a) => a !== undefined).map((a) => a!.family === "IPv6" ? `[${a!.address}]` : a!.address);
+    for (const host of [...own, "robot.lan"]) assert.is((await send(app, "/api/things", { host, headers: bearer })).status, 200, host);
+    for (const host of ["0.0.0.0", "localhost", "evil.example", "203.0.113.9"]) {
+      assert.is((await send(app, "/api/things", { host, headers: bearer })).status, 421, host);
+    }
+  }));
+
+test("bound to one LAN address: that address and allowed_hosts, not the loopback names", () =>
+  withApp(testAccess({ bind: "192.0.2.10", token: TEST_TOKEN }), async (app) => {
+    const bearer = { Authorization: `Bearer ${TEST_TOKEN}` };
+    assert.is((await send(app, "/api/things", { host: "192.0.2.10:8787", headers: bearer })).status, 200);
+    for (const host of ["127.0.0.1", "localhost", "[::1]"]) assert.is((await send(app, "/api/things", { host, headers: bearer })).status, 421, host);
+  }));
+
+test("on loopback without a token no login is needed: pages, API and static files answer", () =>
+  withApp(testAccess(), async (app) => {
+    assert.is((await send(app, "/")).status, 200);
+    assert.equal(JSON.parse((await send(app, "/api/things")).body), { things: 2 });
+    assert.is((await send(app, "/static/app.js")).status, 200);
+    assert.is((await send(app, "/login")).headers.location, "/", "nothing to log in to");
+  }));
+
+test("with a token (even on loopback): a page redirects to /login with its path, the API answers 401 JSON, static files 401 but the stylesheet", () =>
+  withApp(testAccess({ token: TEST_TOKEN }), async (app) => {
+    const page = await send(app, "/items/7?tab=log");
+    assert.is(page.status, 303);
+    assert.is(page.headers.location, "/login?next=%2Fitems%2F7%3Ftab%3Dlog");
+    const api = await send(app, "/api/things");
+    assert.is(api.status, 401);
+    assert.match(String(api.headers["content-type"]), "application/json");
+    assert.type(JSON.parse(api.body).error, "string");
+    assert.is(api.headers["www-authenticate"], 'Bearer realm="robot-army"');
+    assert.is((await send(app, "/static/app.js")).status, 401);
+    assert.is((await send(app, "/static/dashboard.css")).status, 200);
+    assert.is((await send(app, "/poke", { form: { note: "x" } })).headers.location, "/login", "a POST is sent to the login without a next");
+  }));
+
+test("Authorization: Bearer with the right token opens the API (not pages); a wrong one is 401", () =>
+  withApp(testAccess({ token: TEST_TOKEN }), async (app) => {
+    assert.equal(JSON.parse((await send(app, "/api/things", { headers: { Authorization: `Bearer ${TEST_TOKEN}` } })).body), { things: 2 });
+    assert.is((await send(app, "/api/things", { headers: { Authorization: `Bearer ${TEST_TOKEN}x` } })).status, 401);
+    assert.is((await send(app, "/api/things", { headers: { Authorization: `Basic ${TEST_TOKEN}` } })).status, 401);
+    assert.is((await send(app, "/", { headers: { Authorization: `Bearer ${TEST_TOKEN}` } })).status, 303, "pages go by the cookie");
+    // A Bearer token is no ambient credential a browser adds: an API POST with it needs no CSRF token.
+    const made = await send(app, "/api/things", { method: "POST", headers: { Authorization: `Bearer ${TEST_TOKEN}` } });
+    assert.equal([made.status, made.body], [200, '{"made":true}']);
+  }));
+
+test("the session cookie is derived from the token, never the token itself, and changes with it", () => {
+  const cookie = sessionCookieValue(TEST_TOKEN);
+  assert.is.not(cookie, TEST_TOKEN);
+  assert.not.ok(cookie.includes(TEST_TOKEN));
+  assert.is(sessionCookieValue(TEST_TOKEN), cookie, "the same token, the same cookie");
+  assert.is.not(sessionCookieValue(TEST_TOKEN + "2"), cookie);
+  assert.match(cookie, /^[A-Za-z0-9_-]{43}$/);
+});
+
+test("a cookie made from the old token no longer opens the dashboard and is cleared", () =>
+  withApp(testAccess({ token: TEST_TOKEN + "-new" }), async (app) => {
+    const stale = await send(app, "/", { headers: { Cookie: `ra_session=${sessionCookieValue(TEST_TOKEN)}` } });
+    assert.is(stale.status, 303);
+    assert.match(stale.cookies.join("\n"), /ra_session=; Max-Age=0/);
+    const fresh = await send(app, "/", { headers: { Cookie: `ra_session=${sessionCookieValue(TEST_TOKEN + "-new")}` } });
+    assert.is(fresh.status, 200);
+  }));
+
+test("five wrong tokens within a minute: the client is refused with 429 and Retry-After, the right token too, until the window passes", async () => {
+  const saved = process.env.RA_NOW;
+  process.env.RA_NOW = "2026-03-01T10:00:00Z";
+  try {
+    await withApp(testAccess({ token: TEST_TOKEN }), async (app) => {
+      const right = { Authorization: `Bearer ${TEST_TOKEN}` };
+      const wrong: Record<string, string>[] = [{ Authorization: "Bearer guess-1" }, { Cookie: "ra_session=guess-2" }, { Authorization: "Bearer guess-3" }, { Cookie: "ra_session=guess-4" }];
+      for (const headers of wrong) assert.is((await send(app, "/api/things", { headers })).status, 401);
+      process.env.RA_NOW = "2026-03-01T10:00:20Z";
+      assert.is((await send(app, "/api/things", { headers: right })).status, 200, "four wrong tries are not yet too many");
+      assert.is((await send(app, "/api/things", { headers: { Authorization: "Bearer guess-5" } })).status, 401);
+      const limited = await send(app, "/api/things", { headers: right });
+      assert.is(limited.status, 429);
+      assert.is(limited.headers["retry-after"], "40", "until the first wrong try is a minute old");
+      assert.type(JSON.parse(limited.body).error, "string");
+      assert.is((await send(app, "/", { headers: right })).status, 429, "pages too");
+      assert.is((await send(app, "/login")).status, 429, "and the login");
+      assertSecured(limited.headers, "the 429");
+      assert.is((await send(app, "/api/things", { headers: right, from: "127.0.0.2" })).status, 200, "another client is not limited");
+      process.env.RA_NOW = "2026-03-01T10:01:00Z";
+      assert.is((await send(app, "/api/things", { headers: right })).status, 200, "the first wrong try has left the window");
+    });
+  } finally {
+    if (saved === undefined) delete process.env.RA_NOW;
+    else process.env.RA_NOW = saved;
+  }
+});
+
+test("CSRF: a POST without the token is 403; with it but a foreign, null or missing Origin 403; with both the route runs and reads its form", () =>
+  withApp(testAccess(), async (app) => {
+    const csrf = await pageCsrf(app);
+    const origin = `http://${app.host}`;
+    const noToken = await send(app, "/poke", { form: { note: "hi" }, headers: { Origin: origin } });
+    assert.is(noToken.status, 403);
+    assert.match(noToken.body, "CSRF");
+    assertSecured(noToken.headers, "the 403");
+    assert.is((await send(app, "/poke", { form: { note: "hi", csrf: csrf + "x" }, headers: { Origin: origin } })).status, 403, "a wrong token");
+    for (const headers of [{}, { Origin: "http://evil.example" }, { Origin: `http://evil.example:${app.port}` }, { Origin: "null" }] as Record<string, string>[]) {
+      const refused = await send(app, "/poke", { form: { note: "hi", csrf }, headers });
+      assert.is(refused.status, 403, JSON.stringify(headers));
+      assert.match(refused.body, "Origin");
+    }
+    const poked = await send(app, "/poke", { form: { note: "hi", csrf }, headers: { Origin: origin } });
+    assert.equal([poked.status, poked.body], [200, "poked: hi"]);
+    const byHeader = await send(app, "/poke", { form: { note: "by header" }, headers: { Origin: "http://localhost", "X-CSRF-Token": csrf } });
+    assert.equal([byHeader.status, byHeader.body], [200, "poked: by header"]);
+    const multipart = await send(app, "/poke", { method: "POST", headers: { Origin: origin, "Content-Type": "multipart/form-data; boundary=b", "Content-Length": "0" } });
+    assert.is(multipart.status, 403, "a form that does not parse holds no token");
+  }));
+
+test("CSRF tokens belong to one server process: another process's secret makes them stale", async () => {
+  const first = await startGuardedApp(testAccess());
+  const csrf = await pageCsrf(first).finally(() => first.close());
+  await withApp(testAccess(), async (app) => {
+    assert.is((await send(app, "/poke", { form: { csrf }, headers: { Origin: `http://${app.host}` } })).status, 403);
+  });
+});
+
+test("webAccess: loopback needs no token file; beyond loopback without one it refuses to start, naming [web] token_file", async () => {
+  const config = await parseConfig("", "(test)", {});
+  const access = webAccess(config, "127.0.0.1", 8787);
+  assert.equal([access.bind, access.port, access.token, access.allowedHosts], ["127.0.0.1", 8787, null, []]);
+  assert.is(access.secret.length, 32);
+  assert.is.not(Buffer.from(webAccess(config, "::1", 0).secret).toString("hex"), Buffer.from(access.secret).toString("hex"), "a fresh secret each server");
+  for (const bind of ["0.0.0.0", "::", "192.168.1.5", "robot.lan"]) {
+    try {
+      webAccess(config, bind, 8787);
+      assert.unreachable(bind);
+    } catch (error) {
+      assert.instance(error, PreconditionError, bind);
+      assert.match((error as Error).message, "[web] token_file");
+      assert.match((error as Error).message, `"${bind}"`);
+    }
+  }
+});
+
+test("webAccess reads the token file whenever it is set, loopback or not, and refuses one others can read or too short a token", () =>
+  withTempDir(async (dir) => {
+    const file = join(dir, "web-token");
+    writeFileSync(file, `${TEST_TOKEN}\n`, { mode: 0o600 });
+    const config = await parseConfig(`[web]\ntoken_file = "${file}"\nallowed_hosts = ["robot.lan"]\n`, join(dir, "config.toml"), {});
+    assert.is(webAccess(config, "127.0.0.1", 0).token, TEST_TOKEN);
+    assert.equal(webAccess(config, "0.0.0.0", 0).allowedHosts, ["robot.lan"]);
+    chmodSync(file, 0o644);
+    assert.throws(() => webAccess(config, "0.0.0.0", 0), (error: Error) => error instanceof PreconditionError && /mode 0644/.test(error.message));
+    writeFileSync(file, "short\n", { mode: 0o600 });
+    chmodSync(file, 0o600);
+    assert.throws(() => webAccess(config, "0.0.0.0", 0), (error: Error) => error instanceof PreconditionError && /at least 16/.test(error.message));
+  }));
+
+test("a terminal's page: allowTerminalStyles lets xterm.js style its screen (the default CSP leaves its text unstyled) and still runs no inline script", async () => {
+  const xterm = (file: string) => readFileSync(new URL(`../../node_modules/@xterm/xterm/${file}`, import.meta.url), "utf8");
+  const page = (title: string) => html`<!doctype html><html><head><title>${title}</title><link rel="stylesheet" href="/static/xterm.css"></head>
+<body><div id="terminal"></div><script src="/static/xterm.js"></script><script src="/static/probe-terminal.js"></script>
+<script>document.title = "inline ran";</script></body></html>`;
+  const probe = `const term = new Terminal({ disableStdin: true }); term.open(document.getElementById("terminal"));
+term.write("\\x1b[31mred\\x1b[0m", () => { document.body.dataset.written = "yes"; });`;
+  const app = await startGuardedApp(testAccess(), (routes) => {
+    routes.get("/terminal", (c) => (allowTerminalStyles(c), c.html(page("terminal"))));
+    routes.get("/strict", (c) => c.html(page("strict")));
+    routes.get("/static/xterm.js", (c) => c.body(xterm("lib/xterm.js"), 200, { "Content-Type": "text/javascript" }));
+    routes.get("/static/xterm.css", (c) => c.body(xterm("css/xterm.css"), 200, { "Content-Type": "text/css" }));
+    routes.get("/static/probe-terminal.js", (c) => c.body(probe, 200, { "Content-Type": "text/javascript" }));
+  });
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  try {
+    const colourOf = async (path: string) => {
+      const tab = await browser.newPage();
+      await tab.goto(`http://${app.host}${path}`);
+      await tab.waitForSelector("body[data-written=yes]");
+      const seen = await tab.evaluate('({ title: document.title, colour: getComputedStyle(document.querySelector(".xterm-rows span")).color })');
+      await tab.close();
+      return seen;
+    };
+    assert.equal(await colourOf("/terminal"), { title: "terminal", colour: "rgb(204, 0, 0)" }, "xterm's red, and the inline script did not run");
+    assert.equal(await colourOf("/strict"), { title: "strict", colour: "rgb(0, 0, 0)" }, "under the default CSP xterm's own styles are refused");
+    const csp = String((await send(app, "/terminal")).headers["content-security-policy"]);
+    assert.match(csp, "script-src 'self';");
+    assert.match(csp, "style-src-attr 'none'");
+    assert.match(csp, "frame-ancestors 'none'");
+  } finally {
+    await browser.close();
+    await app.close();
+  }
+});
+
+test.run();

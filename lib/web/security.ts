@@ -1,0 +1,392 @@
+/**
+ * The dashboard's door: which requests `robot-army serve` answers at all, and how every answer
+ * is wrapped. One middleware (`guard`) runs before every route: the security headers, the
+ * Host check that stops DNS rebinding against a loopback server, the token when one is
+ * configured (always beyond loopback), the per-client limit on wrong tokens, and the CSRF
+ * token plus `Origin` every state-changing request needs. The login form that sets the session
+ * cookie lives in `login.ts`.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { isIPv4, isIPv6 } from "node:net";
+import { networkInterfaces } from "node:os";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { Context, MiddlewareHandler } from "hono";
+import type { CookieOptions } from "hono/utils/cookie";
+import { deleteCookie, getCookie } from "hono/cookie";
+import { readSecretFile } from "../boundaries/secret-file.ts";
+import { now } from "../clock.ts";
+import type { Config } from "../config.ts";
+import { PreconditionError } from "../errors.ts";
+import type { WebEnv } from "./context.ts";
+
+/** Who may use one dashboard server: what it is bound to, its token, and the key of its CSRF tokens. */
+export interface WebAccess {
+  /** The address the server listens on, as given (`127.0.0.1`, `::1`, `0.0.0.0`, a name). */
+  bind: string;
+  /** The port it listens on (0: any free one). */
+  port: number;
+  /** The token every request needs (from `[web] token_file`), or null: no login (loopback only). */
+  token: string | null;
+  /** `[web] allowed_hosts`: names a request's Host may carry besides the address bound. */
+  allowedHosts: readonly string[];
+  /** Random per server process; keys the CSRF tokens, so a restart makes old forms stale. */
+  secret: Uint8Array;
+}
+
+/** The cookie the login form sets: derived from the token (never the token itself). */
+export const SESSION_COOKIE = "ra_session";
+
+/** Wrong tokens a client may present within `WRONG_TOKEN_WINDOW_MS` before it is refused with 429. */
+const WRONG_TOKENS_ALLOWED = 5;
+const WRONG_TOKEN_WINDOW_MS = 60_000;
+
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; connect-src 'self'; " +
+  "manifest-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'";
+
+/** What every response carries (a response that set one of these itself keeps its own). */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  "Content-Security-Policy": CSP,
+  "X-Content-Type-Options": "nosniff",
+  // Not no-referrer: under it a browser sends `Origin: null` with a form's POST, and the Origin check
+  // could not tell the dashboard's own forms from anyone's. same-origin still tells other sites nothing.
+  "Referrer-Policy": "same-origin",
+  "Cache-Control": "no-store",
+  "X-Frame-Options": "DENY",
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Resource-Policy": "same-origin",
+};
+
+/** Shorter than this, a token falls to guessing even at five tries a minute. */
+const MIN_TOKEN_LENGTH = 16;
+/** The largest form body the guard reads for its `csrf` field. */
+const FORM_LIMIT = 64 * 1024;
+const WEB_TOKEN_ROLE = { file: "web token file", key: "[web] token_file", holds: "the dashboard's token" };
+
+/**
+ * Whether `bind` is a loopback address: 127.0.0.0/8, ::1 (also as `[::1]`) or `localhost`.
+ * Anything else, 0.0.0.0 and :: included, reaches beyond this machine.
+ */
+export function isLoopback(bind: string): boolean {
+  const host = canonicalHost(bind);
+  if (host === undefined) return false;
+  if (host === "localhost" || host === "[::1]") return true;
+  const v4 = mappedIPv4(host) ?? host;
+  return isIPv4(v4) && v4.startsWith("127.");
+}
+
+/**
+ * Who may use the dashboard bound to `bind:port`: the token read from `[web] token_file` (the
+ * 0600 rules of every credential file) whenever it is set, loopback or not, and a fresh CSRF
+ * key. Bound beyond loopback without a token file it throws a PreconditionError, so no server
+ * starts that anyone on the network could use.
+ */
+export function webAccess(config: Config, bind: string, port: number): WebAccess {
+  const file = config.web.token_file;
+  if (file === undefined && !isLoopback(bind)) {
+    throw new PreconditionError(`The dashboard bound to "${bind}" is reachable beyond loopback and needs a token: set [web] token_file to a 0600 file holding it, or bind 127.0.0.1`);
+  }
+  const token = file === undefined ? null : readSecretFile(file, WEB_TOKEN_ROLE);
+  if (token !== null && token.length < MIN_TOKEN_LENGTH) {
+    throw new PreconditionError(`Web token file "${file}" holds a token of ${token.length} characters; it needs at least ${MIN_TOKEN_LENGTH} (openssl rand -hex 32 > "${file}")`);
+  }
+  return { bind, port, token, allowedHosts: [...config.web.allowed_hosts], secret: new Uint8Array(randomBytes(32)) };
+}
+
+/**
+ * The middleware every dashboard request passes first. In order: a Host that is not this
+ * server's is refused (421); a client with too many wrong tokens is refused (429); with a token
+ * configured, a request without the session cookie (or, for /api, `Authorization: Bearer`) is
+ * sent to /login (a page) or refused (401); a request that is not GET or HEAD needs the CSRF
+ * token (form field `csrf` or header `X-CSRF-Token`) and an `Origin` naming this server (403).
+ * Sets `c.get("csrf")` for pages to put in their forms. Every answer, its own refusals and the
+ * app's errors alike, carries `SECURITY_HEADERS`.
+ */
+export function guard(access: WebAccess): MiddlewareHandler<WebEnv> {
+  const hosts = hostRule(access);
+  const session = access.token === null ? null : sessionCookieValue(access.token);
+  return async (c, next) => {
+    const refusal = await admit(c, access, hosts, session);
+    if (refusal) return secured(refusal);
+    await next();
+    try {
+      secured(c.res);
+    } catch {
+      // A response with immutable headers (one fetched from elsewhere): copied, then wrapped.
+      c.res = new Response(c.res.body, c.res);
+      secured(c.res);
+    }
+  };
+}
+
+/**
+ * For a page that shows a terminal: xterm.js styles its screen with `<style>` elements it
+ * makes at run time, which `style-src 'self'` blocks (the text would be invisible). This
+ * response's CSP allows such elements, and nothing else more: scripts stay `'self'` only and
+ * style attributes in markup stay refused. Call it in the page's handler.
+ */
+export function allowTerminalStyles(c: Context): void {
+  c.header("Content-Security-Policy", CSP.replace("style-src 'self';", "style-src 'self'; style-src-elem 'self' 'unsafe-inline'; style-src-attr 'none';"));
+}
+
+/** The session cookie's value for `token`: an HMAC keyed by the token, so it changes when the token does. */
+export function sessionCookieValue(token: string): string {
+  return createHmac("sha256", token).update("robot-army web session").digest("base64url");
+}
+
+/**
+ * How the session cookie is set and cleared: HttpOnly, SameSite=Strict, Path=/, and Secure when
+ * the request came over https (directly, or through a proxy that says so in X-Forwarded-Proto).
+ */
+export function sessionCookieOptions(c: Context): CookieOptions {
+  const forwarded = c.req.header("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
+  const secure = new URL(c.req.url).protocol === "https:" || forwarded === "https";
+  return { httpOnly: true, sameSite: "Strict", path: "/", secure };
+}
+
+/**
+ * Whether `presented` is the dashboard's token, compared in constant time; a wrong one counts
+ * against the request's client (five within a minute and it is refused with 429).
+ */
+export function acceptsToken(c: Context, access: WebAccess, presented: string): boolean {
+  if (access.token !== null && sameSecret(presented, access.token)) return true;
+  countWrongToken(access, clientOf(c));
+  return false;
+}
+
+/** The refusal for this request, or undefined when it may go on to its route. */
+async function admit(c: Context<WebEnv>, access: WebAccess, hosts: HostRule, session: string | null): Promise<Response | undefined> {
+  const hostHeader = c.req.header("host");
+  const host = hostHeader === undefined ? undefined : canonicalHost(hostHeader);
+  // An absolute request target (`GET http://other/ HTTP/1.1`) names its own host: both must be ours.
+  if (host === undefined || !hosts.allows(host) || !hosts.allows(new URL(c.req.url).hostname)) {
+    const named = hostHeader === undefined ? "no Host header" : `Host "${hostHeader.slice(0, 100)}"`;
+    return c.text(`Refused: ${named} is not a name this dashboard answers to; a name that should reach it goes in [web] allowed_hosts\n`, 421);
+  }
+  let by: Credential | undefined;
+  if (access.token === null || session === null) {
+    c.set("csrf", csrfToken(access.secret, "loopback"));
+  } else {
+    const answer = authenticate(c, access, access.token, session);
+    if (answer instanceof Response) return answer;
+    by = answer;
+  }
+  // A Bearer token is never sent by a browser on its own, so a request carrying the right one is no forgery.
+  if (c.req.method === "GET" || c.req.method === "HEAD" || by === "bearer") return undefined;
+  return await checkForgery(c, hosts);
+}
+
+/** What let a request in when a token is configured. */
+type Credential = "cookie" | "bearer";
+
+/**
+ * With a token configured: the credential the request carries (undefined on a public path
+ * without one), or its refusal. Sets the request's CSRF token, tied to its session cookie.
+ */
+function authenticate(c: Context<WebEnv>, access: WebAccess, token: string, session: string): Credential | undefined | Response {
+  const path = c.req.path;
+  const api = path === "/api" || path.startsWith("/api/");
+  const client = clientOf(c);
+  const wait = secondsLimited(access, client);
+  if (wait !== undefined) {
+    c.header("Retry-After", String(wait));
+    const message = `Refused: too many wrong tokens from this address; try again in ${wait} s`;
+    return api ? c.json({ error: message }, 429) : c.text(`${message}\n`, 429);
+  }
+  const bearer = api ? bearerOf(c.req.header("authorization")) : undefined;
+  const cookie = getCookie(c, SESSION_COOKIE);
+  const cookieValid = cookie !== undefined && sameSecret(cookie, session);
+  const by: Credential | undefined = bearer !== undefined && sameSecret(bearer, token) ? "bearer" : cookieValid ? "cookie" : undefined;
+  // One wrong try per request, however many credentials it carried; a stale cookie (the token
+  // changed) is cleared, so a browser counts once, not once a request.
+  if (by === undefined && (bearer !== undefined || cookie !== undefined)) countWrongToken(access, client);
+  if (cookie !== undefined && !cookieValid) deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
+  c.set("csrf", csrfToken(access.secret, cookieValid ? cookie : "login"));
+  if (by !== undefined || isPublic(c.req.method, path)) return by;
+  if (api) {
+    c.header("WWW-Authenticate", 'Bearer realm="robot-army"');
+    return c.json({ error: "This dashboard needs its token: send Authorization: Bearer <token>, or log in at /login" }, 401);
+  }
+  if (path.startsWith("/static/")) return c.text("Refused: log in at /login first\n", 401);
+  // Only a page asked for with GET is worth coming back to after the login.
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") return c.redirect("/login", 303);
+  const url = new URL(c.req.url);
+  return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
+}
+
+/** The refusal of a state-changing request that lacks a matching Origin or the CSRF token, or undefined. */
+async function checkForgery(c: Context<WebEnv>, hosts: HostRule): Promise<Response | undefined> {
+  const origin = originHost(c.req.header("origin"));
+  if (origin === undefined || !hosts.allows(origin)) {
+    return c.text("Refused: a request that changes something needs an Origin header naming this dashboard\n", 403);
+  }
+  let presented = c.req.header("x-csrf-token");
+  if (presented === undefined && isForm(c.req.header("content-type"))) {
+    const length = c.req.header("content-length");
+    if (length === undefined) return c.text("Refused: a form needs a Content-Length\n", 411);
+    if (!(Number(length) <= FORM_LIMIT)) return c.text(`Refused: a form of more than ${FORM_LIMIT} bytes\n`, 413);
+    // Hono keeps the parsed body, so the route reads the same form again.
+    const field = await c.req.parseBody().then((form) => form.csrf, () => undefined);
+    if (typeof field === "string") presented = field;
+  }
+  if (presented === undefined || !sameSecret(presented, c.get("csrf"))) {
+    return c.text("Refused: the CSRF token is missing or stale; reload the page and try again\n", 403);
+  }
+  return undefined;
+}
+
+/** What needs no login: the login form itself and the one stylesheet it links. */
+function isPublic(method: string, path: string): boolean {
+  if (path === "/login") return method === "GET" || method === "HEAD" || method === "POST";
+  if (path === "/logout") return method === "POST";
+  return path === "/static/dashboard.css" && (method === "GET" || method === "HEAD");
+}
+
+function csrfToken(secret: Uint8Array, subject: string): string {
+  return createHmac("sha256", secret).update("csrf" + subject).digest("base64url");
+}
+
+/** Equality of two secrets that takes as long whatever they hold: their SHA-256 digests are compared, so lengths never leak. */
+function sameSecret(presented: string, expected: string): boolean {
+  const digest = (text: string) => createHash("sha256").update(text).digest();
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+function bearerOf(header: string | undefined): string | undefined {
+  const match = header === undefined ? null : /^Bearer +(\S+) *$/i.exec(header);
+  return match ? match[1] : undefined;
+}
+
+function isForm(contentType: string | undefined): boolean {
+  const type = contentType?.split(";")[0].trim().toLowerCase();
+  return type === "application/x-www-form-urlencoded" || type === "multipart/form-data";
+}
+
+function originHost(origin: string | undefined): string | undefined {
+  if (origin === undefined) return undefined;
+  try {
+    const url = new URL(origin);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.hostname : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function secured(response: Response): Response {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) {
+    if (!response.headers.has(name)) response.headers.set(name, value);
+  }
+  return response;
+}
+
+// The Host check.
+
+interface HostRule {
+  /** Whether a canonical host name (`canonicalHost`) is this server's. */
+  allows(host: string): boolean;
+}
+
+/**
+ * The names this server answers to: the address bound, the loopback names when bound to
+ * loopback, `[web] allowed_hosts`, and, bound to 0.0.0.0 or ::, the literal addresses of this
+ * machine's interfaces (read at each ask: they change). No other name, so a page on a foreign
+ * name that resolves here (DNS rebinding) gets nothing.
+ */
+function hostRule(access: WebAccess): HostRule {
+  const bound = canonicalHost(access.bind);
+  const wildcard = bound === "0.0.0.0" || bound === "[::]";
+  const fixed = new Set<string>();
+  for (const name of access.allowedHosts) {
+    const host = canonicalHost(name);
+    if (host !== undefined) fixed.add(host);
+  }
+  if (bound !== undefined && !wildcard) fixed.add(bound);
+  if (isLoopback(access.bind)) for (const name of ["127.0.0.1", "localhost", "[::1]"]) fixed.add(name);
+  return {
+    allows: (host) => fixed.has(host) || (wildcard && interfaceAddresses().has(host)),
+  };
+}
+
+function interfaceAddresses(): Set<string> {
+  const addresses = new Set<string>();
+  for (const entries of Object.values(networkInterfaces())) {
+    for (const entry of entries ?? []) {
+      const host = canonicalHost(entry.address);
+      if (host !== undefined) addresses.add(host);
+    }
+  }
+  return addresses;
+}
+
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/;
+
+/**
+ * A host as a URL spells it (lower case, IPv4 in dotted decimal, IPv6 shortened in brackets),
+ * its port dropped; undefined for anything that is not a host with an optional port.
+ */
+function canonicalHost(text: string): string | undefined {
+  const bracketed = !text.startsWith("[") && text.split(":").length > 2 ? `[${text}]` : text;
+  if (!HOST.test(bracketed)) return undefined;
+  try {
+    return new URL(`http://${bracketed}/`).hostname;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `[::ffff:7f00:1]` as `127.0.0.1`; undefined for any other host. */
+function mappedIPv4(host: string): string | undefined {
+  const match = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/.exec(host);
+  if (!match) return undefined;
+  const [high, low] = [parseInt(match[1], 16), parseInt(match[2], 16)];
+  return [high >> 8, high & 255, low >> 8, low & 255].join(".");
+}
+
+// Wrong tokens, counted per client.
+
+const wrongTokens = new WeakMap<WebAccess, Map<string, number[]>>();
+
+function wrongTokensOf(access: WebAccess): Map<string, number[]> {
+  let tries = wrongTokens.get(access);
+  if (!tries) wrongTokens.set(access, tries = new Map());
+  return tries;
+}
+
+/** Seconds until `client` may present a token again, or undefined when it may now. */
+function secondsLimited(access: WebAccess, client: string): number | undefined {
+  const at = now().getTime();
+  const recent = (wrongTokensOf(access).get(client) ?? []).filter((t) => t > at - WRONG_TOKEN_WINDOW_MS);
+  if (recent.length < WRONG_TOKENS_ALLOWED) return undefined;
+  return Math.max(1, Math.ceil((recent[recent.length - WRONG_TOKENS_ALLOWED] + WRONG_TOKEN_WINDOW_MS - at) / 1000));
+}
+
+function countWrongToken(access: WebAccess, client: string): void {
+  const at = now().getTime();
+  const tries = wrongTokensOf(access);
+  const recent = (tries.get(client) ?? []).filter((t) => t > at - WRONG_TOKEN_WINDOW_MS);
+  tries.set(client, [...recent, at].slice(-WRONG_TOKENS_ALLOWED));
+  // Clients whose window has passed are forgotten, so many addresses cannot grow the map for ever.
+  if (tries.size > 10_000) {
+    for (const [key, times] of tries) if (times.every((t) => t <= at - WRONG_TOKEN_WINDOW_MS)) tries.delete(key);
+  }
+}
+
+/**
+ * The client a wrong token counts against: its address, an IPv4-mapped one as IPv4, and an
+ * IPv6 one by its /64 (one host commonly holds a whole /64).
+ */
+function clientOf(c: Context): string {
+  let address: string | undefined;
+  try {
+    address = getConnInfo(c).remote.address;
+  } catch {
+    address = undefined;
+  }
+  if (address === undefined) return "unknown";
+  const v4 = address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, "");
+  if (!isIPv6(v4)) return v4;
+  const [head, tail] = v4.split("::");
+  const front = head ? head.split(":") : [];
+  const back = tail ? tail.split(":") : [];
+  const groups = tail === undefined ? front : [...front, ...Array(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
+  return groups.slice(0, 4).map((group) => parseInt(group, 16).toString(16)).join(":") + "::/64";
+}
