@@ -55,6 +55,7 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   health: { load: () => import("./health.ts") },
   anomalies: { load: () => import("./anomalies.ts") },
   log: { load: () => import("./log.ts") },
+  serve: { load: () => import("./serve.ts") },
   forge: { load: () => import("./forge.ts") },
   "example-config": { load: () => import("./example-config.ts") },
 };

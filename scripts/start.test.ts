@@ -92,6 +92,10 @@ test("start --watch plays the owner: it merges each pull request as the owner, i
   // The hint names a command that runs where it is printed, robot-army installed or not.
   const hint = /look around with: RA_STATE_DIR=(\S+) (\S+) status --config (\S+)/.exec(r.out);
   const looked = hint && spawnSync(hint[2], ["status", "--config", hint[3]], { env: { ...r.env, RA_STATE_DIR: hint[1] }, encoding: "utf8" });
+  // The rehearsal can be watched on the dashboard it printed: the kept worker's row, the three items done.
+  const dashboard = /\ndashboard: (http:\/\/127\.0\.0\.1:\d+\/) \(watch the rehearsal there\)\n/.exec(r.out)?.[1];
+  const watching = dashboard ? await fetch(`${dashboard}api/active`).then((res) => res.json() as Promise<{ sessions: Array<{ item: { id: number }; kept: boolean }> }>) : undefined;
+  const itemPage = dashboard ? await fetch(`${dashboard}items/1`, { headers: { Accept: "text/html" } }).then((res) => res.text()) : "";
   if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
   const code = await r.closed;
   const { out, dir } = r;
@@ -113,6 +117,10 @@ test("start --watch plays the owner: it merges each pull request as the owner, i
   assert.not.match(out, "rehearsal finished", "--watch does not end on its own");
   assert.ok(receivers[0].received().webhook.length >= 6, "given --webhook-url, the rehearsal tells that webhook of each dispatch and each item done");
   assert.match(out, "rehearsal stopped: its workers and the forge are stopped");
+  assert.ok(dashboard, `the rehearsal prints its dashboard's address:\n${out}`);
+  assert.equal(watching!.sessions.map((s) => [s.item.id, s.kept]), [[2, true]], "the dashboard shows the kept worker, still running");
+  assert.match(itemPage, /<span class="state done">done<\/span>/);
+  assert.ok(await fetch(dashboard!).then(() => false, () => true), "the dashboard stops with the rehearsal");
   assert.ok(hint, "the rehearsal says how to look around");
   assert.is(looked!.status, 0, `${hint![2]} status: ${looked!.error ?? looked!.stderr}`);
   assert.match(looked!.stdout, "work items: ");

@@ -9,7 +9,8 @@
  * (lib/daemon/rehearsal-end.ts) it stops the kept worker, waits until every done item's
  * worktree has a cleanup decision that is not `skipped`, stops the daemon, its workers and
  * the forge and prints a summary read from the store; `--watch` runs on instead. Ctrl-C
- * stops the daemon, the rehearsal's workers and the forge.
+ * stops the daemon, the rehearsal's workers and the forge. The dashboard serves the
+ * rehearsal's store on loopback while it runs, and its address is printed first.
  */
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -61,7 +62,9 @@ export const command: CommandDef = {
     "each pull request a worker opens about " + OWNER_MERGE_SECONDS + " seconds after it opens, in turn with a merge commit and\n" +
     "squashed (deleting a squashed pull request's branch on the forge), and keeps the second issue's\n" +
     "item just before its merge, so that worker stays while the others are retired and the waiting issue\n" +
-    "is dispatched. The daemon runs with [cleanup] on_issue_close = true, so each done item's worktree\n" +
+    "is dispatched. The dashboard (robot-army serve) shows the rehearsal as it goes, on loopback at port\n" +
+    "8787 or, when that is taken, any free port; its address is printed as the rehearsal starts.\n" +
+    "The daemon runs with [cleanup] on_issue_close = true, so each done item's worktree\n" +
     "and branch are reclaimed once its worker has ended. Once every issue is finished (its item done and\n" +
     "its worker retired or kept, or its item failed or abandoned) it stops the kept worker, waits until\n" +
     "every done item has a cleanup decision (other than skipped), stops the daemon and every worker it\n" +
@@ -129,6 +132,7 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
   write(asLines(`sandbox forge at ${forge.url}: ${repo} with labelled issues ${issues.map((n) => `#${n}`).join(", ")}`));
   const stop = stopSwitch(["SIGTERM", "SIGINT"]);
   let owner: OwnerPlay | undefined;
+  let dashboard: { close(): Promise<void> } | undefined;
   let store: Store | undefined;
   let end: WaitResult | undefined;
   let reclaimed: CleanupProgress | undefined;
@@ -144,6 +148,7 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     const self = commandText([`RA_STATE_DIR=${stateDir}`, robotArmyHere(), "status", "--config", configFile]);
     write(asLines(`config ${configFile}; look around with: ${self}`));
     const opened = store = await openStore(stateDir);
+    dashboard = await rehearsalDashboard(config, stateDir, root, write);
     owner = playTheOwner({
       apiBase: forge.url, token: readFileSync(token.token_file, "utf8").trim(), repo, write, mergeAfterMs: OWNER_MERGE_SECONDS * 1000,
       beforeMerge: keepBeforeMerge(opened, config, repo, issues[1]),
@@ -191,6 +196,7 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     await owner?.stop();
     stop.dispose();
     const perIssue = end?.how === "finished" && store && owner ? issueLines(end.progress!, reclaimed, (item) => mergedBy(owner!, store!, item)) : [];
+    await dashboard?.close();
     store?.close();
     for (const record of listRecords(root)) await stopSession(root, record).catch(() => {});
     const left = listRecords(root).filter((r) => STILL_THERE.has(sessionState(root, r))).map((r) => r.name);
@@ -206,6 +212,26 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     }
   }
   return code;
+}
+
+/**
+ * The dashboard on the rehearsal's store, on loopback: at [web] port (8787) when it is free,
+ * else on any free port; it says where, and is stopped with the rest.
+ */
+async function rehearsalDashboard(config: Config, stateDir: string, sessionRoot: string, write: Write): Promise<{ close(): Promise<void> }> {
+  const [{ webApp }, { webContext }, { webAccess }, { listen }] = await Promise.all([
+    import("../lib/web/app.ts"), import("../lib/web/context.ts"), import("../lib/web/security.ts"), import("../lib/web/serve.ts"),
+  ]);
+  const ctx = webContext(config, stateDir, sessionRoot);
+  const app = webApp(ctx, webAccess(config, "127.0.0.1", 0));
+  const listening = await listen(app, "127.0.0.1", config.web.port).catch(() => listen(app, "127.0.0.1", 0));
+  write(asLines(`dashboard: ${listening.url} (watch the rehearsal there)`));
+  return {
+    async close() {
+      await listening.close();
+      ctx.close();
+    },
+  };
 }
 
 /** Session states that are not proven over: a worker in one is still there (unknown is never gone). */

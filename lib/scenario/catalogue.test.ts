@@ -6,6 +6,7 @@ import type { CommandDef, FamilyDef } from "../cli.ts";
 import { RobotArmyError } from "../errors.ts";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { buildCatalogue, compareCatalogue, pagePath, renderCommandReference, renderIndex, writeCatalogue } from "./catalogue.ts";
+import { DASHBOARD_SHOTS } from "./dashboard-shots.ts";
 import type { Scenario } from "./load.ts";
 
 function scenario(category: string, slug: string, title: string): Scenario {
@@ -54,11 +55,17 @@ test("a command whose module cannot load fails the reference, naming it", async 
   }
 });
 
-test("the catalogue holds a page per scenario, the index and the reference", () => {
+test("the catalogue holds a page per scenario, the index, the reference and the dashboard's page with its screenshots and web scenarios", () => {
   const result = { scenario: scenario("cli", "help", "See the help"), steps: [] };
-  const files = buildCatalogue([result], "# Command reference\n");
-  assert.equal([...files.keys()], ["README.md", "cli/help.md", "commands.md"]);
+  const web = { scenario: scenario("web", "inert", "Titles are text"), steps: [] };
+  const files = buildCatalogue([result, web], "# Command reference\n");
+  assert.equal([...files.keys()], ["README.md", "cli/help.md", "commands.md", "dashboard.md", "web/inert.md"]);
   assert.is(pagePath(result.scenario), "cli/help.md");
+  const dashboard = files.get("dashboard.md")!;
+  for (const shot of DASHBOARD_SHOTS) assert.match(dashboard, `](screenshots/${shot.file})`);
+  assert.match(dashboard, "- [Titles are text](web/inert.md)");
+  assert.not.match(dashboard, "See the help");
+  assert.match(files.get("README.md")!, "[the dashboard page](dashboard.md)");
 });
 
 test("writing makes the catalogue match; a check then finds nothing, and names each difference before", () => {
@@ -68,9 +75,15 @@ test("writing makes the catalogue match; a check then finds nothing, and names e
     writeFileSync(join(dir, "old", "gone.md"), "an old page\n");
     writeFileSync(join(dir, "README.md"), "hand edited\n");
     const files = new Map([["README.md", "index\n"], ["cli/help.md", "help\n"]]);
-    assert.equal(compareCatalogue(dir, files), { stale: ["README.md"], missing: ["cli/help.md"], extra: ["old/gone.md"] });
+    const [first, ...others] = DASHBOARD_SHOTS.map((shot) => `screenshots/${shot.file}`);
+    mkdirSync(join(dir, "screenshots"));
+    for (const shot of others) writeFileSync(join(dir, shot), `a screenshot taken ${Math.random()}\n`);
+    assert.equal(compareCatalogue(dir, files), { stale: ["README.md"], missing: ["cli/help.md", first], extra: ["old/gone.md"] });
     writeCatalogue(dir, files);
-    assert.equal(compareCatalogue(dir, files), { stale: [], missing: [], extra: [] });
+    assert.not.ok(existsSync(join(dir, first)), "a screenshot is the browser tests' to take, never written here");
+    assert.ok(others.every((shot) => existsSync(join(dir, shot))), "nor removed");
+    writeFileSync(join(dir, first), "taken\n");
+    assert.equal(compareCatalogue(dir, files), { stale: [], missing: [], extra: [] }, "a screenshot is there; its bytes are never compared");
     assert.is(readFileSync(join(dir, "cli", "help.md"), "utf8"), "help\n");
     assert.not.ok(existsSync(join(dir, "old")), "a folder left empty is removed");
   } finally {

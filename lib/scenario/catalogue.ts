@@ -1,13 +1,16 @@
 /**
  * The catalogue: one page per scenario under `catalogue/<category>/<slug>.md`, an index by
- * category (`README.md`), and a command reference (`commands.md`) generated from each
- * command's own help. Built in memory, then written or compared with what is committed.
+ * category (`README.md`), a command reference (`commands.md`) generated from each
+ * command's own help, and the dashboard's page (`dashboard.md`) with the screenshots the
+ * browser tests take (`screenshots/`). Built in memory, then written or compared with what
+ * is committed.
  */
 import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { familyHelpText, helpText } from "../cli.ts";
 import type { CommandDef, FamilyDef } from "../cli.ts";
 import { RobotArmyError } from "../errors.ts";
+import { DASHBOARD_SHOTS, SHOTS_DIR } from "./dashboard-shots.ts";
 import type { Scenario } from "./load.ts";
 import { fenced, renderPage } from "./render.ts";
 import type { ScenarioResult } from "./run.ts";
@@ -35,6 +38,7 @@ export function buildCatalogue(results: ScenarioResult[], commandReference: stri
   for (const result of results) files.set(pagePath(result.scenario), renderPage(result));
   files.set("README.md", renderIndex(results.map((r) => r.scenario)));
   files.set("commands.md", commandReference);
+  files.set("dashboard.md", renderDashboardPage(results.map((r) => r.scenario).filter((s) => s.category === "web")));
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
@@ -61,7 +65,8 @@ export function renderIndex(scenarios: Scenario[]): string {
     "- `<host>`, `<pid>`, `<duration>`: the host name, process ids and elapsed times",
     "- `<real-time>`: a time read from the real clock (a process's start time), not the scenario's",
     "",
-    "Every command's options are in the [command reference](commands.md).",
+    "Every command's options are in the [command reference](commands.md), and the web",
+    "dashboard's pages, as a browser shows them, are on [the dashboard page](dashboard.md).",
   ];
   const categories = [...new Set(scenarios.map((s) => s.category))].sort();
   for (const category of categories) {
@@ -106,7 +111,31 @@ function anchor(title: string): string {
   return title.toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-");
 }
 
-/** Compares the catalogue in `dir` with the files the code produces. */
+/**
+ * The dashboard's page: what each page of `robot-army serve` shows, with the screenshots the
+ * browser tests take, and the scenarios of the `web` category.
+ */
+export function renderDashboardPage(scenarios: Scenario[]): string {
+  const out = [
+    "# The web dashboard",
+    "",
+    `${GENERATED} The screenshots are taken by the browser tests (\`lib/web/browser.test.ts\`,`,
+    "in Debian's chromium) on every run of the suite, from a real dashboard over a real store with",
+    "demo workers running; they are regenerated, not compared byte for byte.",
+    "",
+    "`robot-army serve` serves these pages on 127.0.0.1:8787 (README: The dashboard); each one's",
+    "data is JSON under `/api` too.",
+  ];
+  for (const shot of DASHBOARD_SHOTS) out.push("", `## \`${shot.page}\``, "", shot.caption + ".", "", `![${shot.caption}](${SHOTS_DIR}/${shot.file})`);
+  out.push("", "## Scenarios", "");
+  for (const scenario of [...scenarios].sort((a, b) => (a.slug < b.slug ? -1 : 1))) out.push(`- [${scenario.title}](${pagePath(scenario)})`);
+  return out.join("\n") + "\n";
+}
+
+/** The screenshots under `catalogue/`, which must be there but are never compared. */
+const SHOT_PATHS = new Set(DASHBOARD_SHOTS.map((shot) => `${SHOTS_DIR}/${shot.file}`));
+
+/** Compares the catalogue in `dir` with the files the code produces (a screenshot only has to be there). */
 export function compareCatalogue(dir: string, files: CatalogueFiles): CatalogueDrift {
   const onDisk = listFiles(dir);
   const drift: CatalogueDrift = { stale: [], missing: [], extra: [] };
@@ -114,7 +143,8 @@ export function compareCatalogue(dir: string, files: CatalogueFiles): CatalogueD
     if (!onDisk.includes(path)) drift.missing.push(path);
     else if (readFileSync(join(dir, path), "utf8") !== content) drift.stale.push(path);
   }
-  drift.extra = onDisk.filter((path) => !files.has(path));
+  drift.missing.push(...[...SHOT_PATHS].filter((path) => !onDisk.includes(path)));
+  drift.extra = onDisk.filter((path) => !files.has(path) && !SHOT_PATHS.has(path));
   return drift;
 }
 
@@ -126,6 +156,8 @@ export function writeCatalogue(dir: string, files: CatalogueFiles): CatalogueDri
     removeEmptyParents(dir, dirname(join(dir, path)));
   }
   for (const path of [...drift.missing, ...drift.stale]) {
+    // A screenshot is the browser tests' to take.
+    if (SHOT_PATHS.has(path)) continue;
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), files.get(path)!);
   }

@@ -71,6 +71,8 @@ export interface AuditQuery {
   limit?: number;
   /** Records with an id above this one (for following the log). */
   afterId?: number;
+  /** Records with an id below this one (a page further back, as the dashboard's log pages). */
+  beforeId?: number;
   /** Only simulated records (true), only real ones (false), or both (left out). */
   simulated?: boolean;
 }
@@ -143,6 +145,10 @@ export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] 
   if (query.afterId !== undefined) {
     where.push("id > ?");
     params.push(query.afterId);
+  }
+  if (query.beforeId !== undefined) {
+    where.push("id < ?");
+    params.push(query.beforeId);
   }
   if (query.since !== undefined) {
     where.push("at >= ?");

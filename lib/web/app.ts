@@ -1,0 +1,122 @@
+/**
+ * The dashboard's app: every request passes the guard (security.ts: Host, login, CSRF and
+ * Origin, the security headers), then is a page (HTML, or with `?fragment=1` only its live
+ * parts, which static/dashboard.js fetches to keep the page current), a page's data as JSON
+ * under `/api/...`, an item's live terminal (server-sent events), one of the dashboard's own
+ * files, or one of the three writes a button makes: keep, release a keep, acknowledge an
+ * anomaly, each through the function the CLI's verb uses, audited as that verb audits it.
+ * No input is ever sent to a worker from here.
+ */
+import { Hono } from "hono";
+import type { Context } from "hono";
+import { html } from "hono/html";
+import { isoSeconds, now } from "../clock.ts";
+import { PreconditionError } from "../errors.ts";
+import { redact } from "../redact.ts";
+import { acknowledgeAnomaly, listAnomalies } from "../store/anomalies.ts";
+import { placeKeep, releaseKeep } from "../ending/keeps.ts";
+import { noSuchItem } from "../work-items/queries.ts";
+import { latestSession } from "../work-items/sessions.ts";
+import type { WebContext, WebEnv } from "./context.ts";
+import { layout, freshnessLine } from "./layout.ts";
+import type { Freshness } from "./layout.ts";
+import { NotFound } from "./page.ts";
+import type { AnyPage, PageRequest } from "./page.ts";
+import { PAGES } from "./pages/index.ts";
+import { allowTerminalStyles, guard } from "./security.ts";
+import type { WebAccess } from "./security.ts";
+import { loginRoutes } from "./login.ts";
+import { staticRoutes } from "./static.ts";
+import { terminalEvents, terminalFeed } from "./terminal-feed.ts";
+
+/** The dashboard for `ctx`, guarded as `access` says. */
+export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
+  const app = new Hono<WebEnv>();
+  app.use("*", guard(access));
+  loginRoutes(app, access);
+  staticRoutes(app);
+  for (const page of PAGES) mountPage(app, ctx, page);
+  app.get("/api/items/:id/terminal", async (c) => {
+    const id = itemId(c.req.param("id"));
+    const store = await ctx.store();
+    const session = store ? latestSession(store, id) : undefined;
+    if (!session) throw new NotFound(`Work item ${id} has had no session`);
+    return terminalEvents(c, (signal) => terminalFeed(session, { sessionRoot: ctx.sessionRoot, signal }));
+  });
+  app.post("/items/:id/keep", (c) => write(c, ctx, async (store) => {
+    const { placed, keep } = placeKeep(store, itemId(c.req.param("id")), { worker: ctx.config.worker });
+    return placed ? `kept item ${keep.item}` : `item ${keep.item} was already kept since ${keep.placed_at}`;
+  }));
+  app.post("/items/:id/unkeep", (c) => write(c, ctx, async (store) => {
+    const id = itemId(c.req.param("id"));
+    return releaseKeep(store, id) ? `released the keep on item ${id}` : `item ${id} was not kept`;
+  }));
+  app.post("/anomalies/:id/acknowledge", (c) => write(c, ctx, async (store) => {
+    const id = itemId(c.req.param("id"), "anomaly");
+    if (!listAnomalies(store).some((a) => a.id === id)) throw new NotFound(`No anomaly ${id}`);
+    const anomaly = acknowledgeAnomaly(store, id);
+    return `acknowledged anomaly ${anomaly.id} (${anomaly.kind})`;
+  }));
+  app.notFound((c) => c.text("Not found\n", 404));
+  app.onError((error, c) => {
+    const status = error instanceof NotFound ? 404 : error instanceof PreconditionError ? 409 : 500;
+    const message = redact(error instanceof NotFound || error instanceof PreconditionError ? error.message : `The dashboard failed: ${error.message.split("\n")[0]}`);
+    if (status === 500) process.stderr.write(`robot-army serve: ${message}\n`);
+    if (c.req.path.startsWith("/api/") || !accepts(c, "text/html")) return c.json({ error: message }, status);
+    return c.html(errorPage(message, ctx), status);
+  });
+  return app;
+}
+
+/** A page at its path (HTML, or its live parts) and its data at its API path. */
+function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage): void {
+  const readData = async (c: Context<WebEnv>) => {
+    const request: PageRequest = { params: c.req.param() as Record<string, string>, query: new URL(c.req.url).searchParams };
+    const data = await page.read(ctx, request);
+    // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
+    return JSON.parse(redact(JSON.stringify(data)));
+  };
+  app.get(page.api, async (c) => c.json({ ...freshness(ctx), ...(await readData(c)) }));
+  app.get(page.path, async (c) => {
+    const data = await readData(c);
+    const url = new URL(c.req.url);
+    url.searchParams.delete("fragment");
+    const view = { csrf: c.get("csrf"), here: url.pathname + url.search };
+    const body = await page.render(data, view);
+    const fresh = freshness(ctx);
+    if (c.req.query("fragment") === "1") return c.html(html`${freshnessLine(fresh)}${body}`);
+    if (page.terminal) allowTerminalStyles(c);
+    return c.html(layout(page.title(data), page.nav, fresh, body, page.terminal ? ["terminal"] : []));
+  });
+}
+
+/** When the data was read and the daemon's verdict. */
+function freshness(ctx: WebContext): Freshness {
+  const health = ctx.health();
+  return { read_at: isoSeconds(now()), daemon: { verdict: health.verdict, detail: health.detail } };
+}
+
+/** Runs one write a button asked for, then sends the browser back where it was (or answers JSON). */
+async function write(c: Context<WebEnv>, ctx: WebContext, change: (store: NonNullable<Awaited<ReturnType<WebContext["store"]>>>) => Promise<string>): Promise<Response> {
+  const store = await ctx.store();
+  if (!store) throw noSuchItem(c.req.param("id") ?? "");
+  const message = await change(store);
+  if (!accepts(c, "text/html")) return c.json({ ok: true, message });
+  const body = await c.req.parseBody();
+  const back = typeof body.back === "string" && /^\/(?![/\\])/.test(body.back) ? body.back : "/";
+  return c.redirect(back, 303);
+}
+
+function accepts(c: Context<WebEnv>, type: string): boolean {
+  return (c.req.header("Accept") ?? "").includes(type);
+}
+
+/** A whole number in a path, else a 404: the route names nothing. */
+function itemId(text: string, what = "work item"): number {
+  if (!/^[1-9]\d{0,15}$/.test(text)) throw new NotFound(`No ${what} ${text}`);
+  return Number(text);
+}
+
+function errorPage(message: string, ctx: WebContext) {
+  return layout("not done", null, freshness(ctx), html`<section class="error"><h1>Not done</h1><p class="why">${message}</p><p><a href="/">back to what needs you</a></p></section>`);
+}

@@ -1,0 +1,44 @@
+/**
+ * What a dashboard page is: where it lives, the data it reads (served as JSON under
+ * `/api/...`, the same data the page shows) and how that data is drawn. Every page is
+ * drawn with hono/html's `html` template, which escapes every value put in it: text from
+ * GitHub or a worker is never markup.
+ */
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { WebContext } from "./context.ts";
+
+/** What a page is asked: its route's parameters and the query. */
+export interface PageRequest {
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+}
+
+/** What drawing a page needs besides its data: the CSRF token its forms carry and where it is (forms come back to it). */
+export interface View {
+  readonly csrf: string;
+  /** The page's path and query, as a form's `back`. */
+  readonly here: string;
+}
+
+/** One page of the dashboard. */
+export interface Page<T> {
+  /** Its route (Hono syntax: `/items/:id`). */
+  readonly path: string;
+  /** Its data's route: `/api` before the page's (`/` is `/api/needs`). */
+  readonly api: string;
+  /** The navigation entry it is shown under (null: not in the navigation). */
+  readonly nav: string | null;
+  /** It draws a worker's terminal (xterm.js, whose styles are made at run time: security.ts allowTerminalStyles). */
+  readonly terminal?: boolean;
+  title(data: T): string;
+  /** Reads the data; a missing thing (an unknown item) is a NotFound. */
+  read(ctx: WebContext, request: PageRequest): Promise<T> | T;
+  render(data: T, view: View): HtmlEscapedString | Promise<HtmlEscapedString>;
+}
+
+/** A page whose subject does not exist: a 404 with this line. */
+export class NotFound extends Error {}
+
+/** A page of any data (the list the app mounts). */
+// deno-lint-ignore no-explicit-any
+export type AnyPage = Page<any>;

@@ -1,0 +1,56 @@
+/**
+ * Pieces the pages share: an item's name with its link, a command for the owner to run,
+ * a button that posts one of the dashboard's writes with its CSRF token, and times.
+ */
+import { html } from "hono/html";
+import type { HtmlEscapedString } from "hono/utils/html";
+import type { View } from "../page.ts";
+
+/** An item, as lists name it. */
+export interface ItemName {
+  id: number;
+  repo: string;
+  issue: number;
+  title: string;
+}
+
+/** A link only to a web address: anything else (a `javascript:` URL from a hostile forge) is shown as no link. */
+export function safeUrl(url: string | null | undefined): string | null {
+  return url && /^https?:\/\/[^\s]+$/i.test(url) ? url : null;
+}
+
+/** `owner/name#N`, linked to the issue when its address is known. */
+export function issueLink(item: { repo: string; issue: number }, url: string | null): HtmlEscapedString {
+  const safe = safeUrl(url);
+  const text = `${item.repo}#${item.issue}`;
+  return (safe ? html`<a class="issue" href="${safe}" rel="noreferrer noopener">${text}</a>` : html`<span class="issue">${text}</span>`) as HtmlEscapedString;
+}
+
+/** The item's page link and its title. */
+export function itemLink(item: ItemName): HtmlEscapedString {
+  return html`<a class="item" href="/items/${String(item.id)}">item ${String(item.id)}</a> <span class="title">${item.title}</span>` as HtmlEscapedString;
+}
+
+/** A command the owner runs, shown to copy. */
+export function command(text: string): HtmlEscapedString {
+  return html`<code class="command">${text}</code>` as HtmlEscapedString;
+}
+
+/** A button that POSTs to `action` with the CSRF token and the page to come back to. */
+export function postButton(action: string, label: string, view: View, cls = ""): HtmlEscapedString {
+  return html`<form method="post" action="${action}" class="inline"><input type="hidden" name="csrf" value="${view.csrf}"><input type="hidden" name="back" value="${view.here}"><button type="submit" class="${cls}">${label}</button></form>` as HtmlEscapedString;
+}
+
+/** How long, in words: `42s`, `7m`, `3h 5m`, `2d 4h`. */
+export function duration(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m`;
+  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+}
+
+/** A section's empty state. */
+export function none(text: string): HtmlEscapedString {
+  return html`<p class="none">${text}</p>` as HtmlEscapedString;
+}

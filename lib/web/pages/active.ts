@@ -1,0 +1,133 @@
+/**
+ * `/active`: one row per open worker session: its item and issue (linked), host, session
+ * name, whether its worker is idle or busy and for how long (from the worker's registry;
+ * unknown shown as unknown, never as either), its pull request and that one's state, and a
+ * keep button; the capacity the sessions use; then every keep in force with its release
+ * button, a keep with no live session among them.
+ */
+import { html } from "hono/html";
+import { now, parseTimestamp } from "../../clock.ts";
+import { readRegistry } from "../../ending/idleness.ts";
+import { listKeeps } from "../../ending/keeps.ts";
+import { pullRequestsOf } from "../../intake/pull-requests.ts";
+import { issueUrl } from "../../reports/item.ts";
+import { getItem } from "../../work-items/queries.ts";
+import { openSessions } from "../../work-items/sessions.ts";
+import type { WebContext } from "../context.ts";
+import type { Page } from "../page.ts";
+import { duration, issueLink, itemLink, none, postButton } from "./_parts.ts";
+import type { ItemName } from "./_parts.ts";
+
+/** What the worker's registry says, as the page shows it. */
+export type Activity =
+  | { status: "idle" | "busy" | "needs_info"; since: string | null; seconds: number | null }
+  | { status: "unknown"; why: string };
+
+/** One open session. */
+export interface ActiveRow {
+  item: ItemName & { state: string; url: string | null };
+  session: { id: string; name: string; host: string; launcher: string; attempt: number; started_at: string };
+  activity: Activity;
+  pull_request: { number: number; state: "open" | "merged" | "closed"; html_url: string } | null;
+  kept: boolean;
+}
+
+/** One keep in force. */
+export interface KeptRow {
+  item: ItemName & { state: string };
+  placed_at: string;
+  /** The live session it covers, or null: it holds nothing now. */
+  session: string | null;
+}
+
+/** The page's data. */
+export interface Active {
+  sessions: ActiveRow[];
+  capacity: { open: number; max: number; repos: Array<{ repo: string; open: number; max: number }> };
+  kept: KeptRow[];
+}
+
+export const activePage: Page<Active> = {
+  path: "/active",
+  api: "/api/active",
+  nav: "active",
+  title: (data) => `${data.sessions.length} active`,
+  async read(ctx: WebContext): Promise<Active> {
+    const store = await ctx.store();
+    const max = ctx.config.daemon.max_concurrent_sessions;
+    const repoMax = (repo: string) => ctx.config.repos[repo]?.max_sessions ?? ctx.config.worker.max_sessions;
+    if (!store) return { sessions: [], capacity: { open: 0, max, repos: [] }, kept: [] };
+    const keeps = listKeeps(store);
+    const keptItems = new Set(keeps.map((k) => k.item));
+    const at = now();
+    const open = openSessions(store).filter((s) => !s.simulated);
+    const sessions = await Promise.all(open.map(async (s): Promise<ActiveRow | null> => {
+      const item = getItem(store, s.item);
+      if (!item) return null;
+      const pulls = pullRequestsOf(store, item.id);
+      const pull = pulls === "not checked" ? undefined : pulls.at(-1);
+      return {
+        item: { id: item.id, repo: item.repo, issue: item.issue, title: item.title, state: item.state, url: issueUrl(store, item, ctx.config.github.api_base) },
+        session: { id: s.id, name: s.name, host: s.host, launcher: s.launcher, attempt: s.attempt, started_at: s.started_at },
+        activity: await activity(s, s.profile ?? ctx.config.worker.profile, at),
+        pull_request: pull ? { number: pull.number, state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed", html_url: pull.html_url } : null,
+        kept: keptItems.has(item.id),
+      };
+    }));
+    const rows = sessions.filter((r): r is ActiveRow => r !== null);
+    const perRepo = new Map<string, number>();
+    for (const r of rows) perRepo.set(r.item.repo, (perRepo.get(r.item.repo) ?? 0) + 1);
+    return {
+      sessions: rows,
+      capacity: { open: rows.length, max, repos: [...perRepo].sort(([a], [b]) => a.localeCompare(b)).map(([repo, n]) => ({ repo, open: n, max: repoMax(repo) })) },
+      kept: keeps.map((k) => ({
+        item: { id: k.item, repo: k.repo, issue: k.issue, title: getItem(store, k.item)?.title ?? "", state: k.state },
+        placed_at: k.placed_at,
+        session: k.session?.name ?? null,
+      })),
+    };
+  },
+  render(data, view) {
+    const c = data.capacity;
+    return html`<h1>Active sessions</h1>
+<p id="capacity" data-live class="capacity">${String(c.open)} of ${String(c.max)} sessions${c.repos.map((r) => html` · ${r.repo} ${String(r.open)} of ${String(r.max)}`)}</p>
+<div id="active-sessions" data-live>${data.sessions.length === 0 ? none("No worker session is open.") : html`<table id="active">
+<thead><tr><th>item</th><th>issue</th><th>host</th><th>session</th><th>worker</th><th>pull request</th><th></th></tr></thead>
+<tbody>${data.sessions.map((r) => html`<tr data-item="${String(r.item.id)}">
+<td>${itemLink(r.item)}</td>
+<td>${issueLink(r.item, r.item.url)}</td>
+<td>${r.session.host}</td>
+<td><code>${r.session.name}</code></td>
+<td>${activityCell(r.activity)}</td>
+<td>${r.pull_request ? html`#${String(r.pull_request.number)} <span class="pr ${r.pull_request.state}">${r.pull_request.state}</span>` : html`<span class="none">none</span>`}</td>
+<td>${r.kept ? html`<span class="kept">kept</span>` : postButton(`/items/${r.item.id}/keep`, "keep", view)}</td>
+</tr>`)}</tbody></table>`}</div>
+<section id="kept" data-live>
+<h2>Kept</h2>
+${data.kept.length === 0 ? none("No keeps.") : html`<table><thead><tr><th>item</th><th>state</th><th>since</th><th>covers</th><th></th></tr></thead>
+<tbody>${data.kept.map((k) => html`<tr data-item="${String(k.item.id)}">
+<td>${itemLink(k.item)} <span class="ref">${k.item.repo}#${k.item.issue}</span></td>
+<td>${k.item.state}</td>
+<td><time>${k.placed_at}</time></td>
+<td>${k.session ? html`<code>${k.session}</code>` : html`<span class="none">no live session: it holds nothing</span>`}</td>
+<td>${postButton(`/items/${k.item.id}/unkeep`, "release", view)}</td>
+</tr>`)}</tbody></table>`}
+</section>`;
+  },
+};
+
+/** The registry's word on a worker at `at`; unknown stays unknown, with why. */
+async function activity(session: Parameters<typeof readRegistry>[0], profile: Parameters<typeof readRegistry>[1], at: Date): Promise<Activity> {
+  const registry = await readRegistry(session, profile);
+  if (!registry.known) return { status: "unknown", why: registry.why };
+  if (registry.status !== "idle" && registry.status !== "busy" && registry.status !== "needs_info") return { status: "unknown", why: `its episode says ${JSON.stringify(registry.status)}` };
+  const since = parseTimestamp(registry.changedAt);
+  const seconds = since ? Math.floor((at.getTime() - since.getTime()) / 1000) : null;
+  return { status: registry.status, since: since ? registry.changedAt : null, seconds: seconds !== null && seconds >= 0 ? seconds : null };
+}
+
+function activityCell(a: Activity) {
+  if (a.status === "unknown") return html`<span class="activity unknown" title="${a.why}">unknown</span>`;
+  const label = a.status === "needs_info" ? "asks you" : a.status;
+  return html`<span class="activity ${a.status}">${label}</span>${a.seconds !== null ? html` for ${duration(a.seconds)}` : ""}`;
+}

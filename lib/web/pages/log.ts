@@ -1,0 +1,62 @@
+/**
+ * `/log`: the audit log, newest first, a page of 50 records at a time (`?before=<id>` goes
+ * further back), filtered by kind (a kind or the kinds under it, as `robot-army log --kind`)
+ * and by item. Records made below the live effect level are left out unless `?simulated=1`.
+ */
+import { html } from "hono/html";
+import { queryAudit } from "../../store/audit.ts";
+import type { AuditRecord } from "../../store/audit.ts";
+import type { WebContext } from "../context.ts";
+import type { Page } from "../page.ts";
+import { none } from "./_parts.ts";
+
+/** Records on one page. */
+export const LOG_PAGE_SIZE = 50;
+
+/** The page's data: the filter as understood, the records (newest first), and where the next page starts. */
+export interface Log {
+  filter: { kind: string | null; item: number | null; simulated: boolean; before: number | null };
+  records: AuditRecord[];
+  /** The `before` of the page further back, or null when this page reaches the first record. */
+  older: number | null;
+}
+
+export const logPage: Page<Log> = {
+  path: "/log",
+  api: "/api/log",
+  nav: "log",
+  title: () => "audit log",
+  async read(ctx: WebContext, request): Promise<Log> {
+    const q = request.query;
+    const whole = (name: string) => /^[1-9]\d{0,15}$/.test(q.get(name) ?? "") ? Number(q.get(name)) : null;
+    const kind = q.get("kind")?.trim() || null;
+    const filter = { kind, item: whole("item"), simulated: q.get("simulated") === "1", before: whole("before") };
+    const store = await ctx.store();
+    const page = store ? queryAudit(store, {
+      kind: filter.kind ?? undefined, item: filter.item ?? undefined, beforeId: filter.before ?? undefined,
+      ...(filter.simulated ? {} : { simulated: false }), limit: LOG_PAGE_SIZE + 1,
+    }).reverse() : [];
+    const records = page.slice(0, LOG_PAGE_SIZE);
+    return { filter, records, older: page.length > LOG_PAGE_SIZE ? records.at(-1)!.id : null };
+  },
+  render(data) {
+    const f = data.filter;
+    const next = new URLSearchParams();
+    if (f.kind) next.set("kind", f.kind);
+    if (f.item !== null) next.set("item", String(f.item));
+    if (f.simulated) next.set("simulated", "1");
+    if (data.older !== null) next.set("before", String(data.older));
+    return html`<h1>Audit log</h1>
+<form method="get" action="/log" class="filter">
+<label>kind <input name="kind" value="${f.kind ?? ""}" placeholder="state, notification.send"></label>
+<label>item <input name="item" value="${f.item !== null ? String(f.item) : ""}" inputmode="numeric" size="6"></label>
+<label><input type="checkbox" name="simulated" value="1"${f.simulated ? html` checked` : ""}> simulated too</label>
+<button type="submit">filter</button>
+</form>
+<div id="log-body"${f.before === null ? html` data-live` : ""}>${data.records.length === 0 ? none("No audit records match.") : html`<table id="log"><thead><tr><th>id</th><th>at</th><th>phase</th><th>kind</th><th>about</th><th>action</th><th>body</th></tr></thead><tbody>${data.records.map((r) => html`<tr data-record="${String(r.id)}" class="${r.phase}">
+<td>${String(r.id)}</td><td><time>${r.at}</time></td><td>${r.phase}</td><td>${r.kind}</td>
+<td>${r.item !== null ? html`<a href="/items/${String(r.item)}">item ${String(r.item)}</a>` : ""} ${r.repo ?? ""}</td>
+<td><code>${r.actionId ?? ""}</code></td><td class="body"><code>${JSON.stringify(r.body)}</code>${r.simulated ? html` <span class="none">(simulated)</span>` : ""}</td></tr>`)}</tbody></table>`}
+${data.older !== null ? html`<p><a class="older" href="/log?${next.toString()}">older records</a></p>` : ""}</div>`;
+  },
+};

@@ -1,0 +1,82 @@
+/**
+ * `/`, what needs the owner: failed items with why, items whose worker asked something
+ * (needs_info, with the question), interrupted items, open anomalies, the pause, and ready
+ * items held (by the owner, for the owner's approval, or for their repository's trust or
+ * reapproval). Each card says what to do: the command to run, or a button where one is safe
+ * (acknowledging an anomaly).
+ */
+import { html } from "hono/html";
+import { statusReport } from "../../reports/status.ts";
+import { listItems } from "../../work-items/queries.ts";
+import type { WebContext } from "../context.ts";
+import type { Page } from "../page.ts";
+import { command, itemLink, none, postButton } from "./_parts.ts";
+import type { ItemName } from "./_parts.ts";
+
+/** What a card is about. */
+export type CardKind = "failed" | "needs_info" | "interrupted" | "anomaly" | "paused" | "held" | "held_for_owner" | "untrusted";
+
+/** One thing that needs the owner. */
+export interface Card {
+  kind: CardKind;
+  item: ItemName | null;
+  /** Why: the failure, the worker's question, the anomaly's detail, the hold's reason. */
+  what: string;
+  since: string;
+  /** The commands that help, in the order to try them. */
+  commands: string[];
+  /** The anomaly a card's acknowledge button acknowledges. */
+  anomaly: number | null;
+}
+
+/** The page's data. */
+export interface NeedsMe {
+  cards: Card[];
+}
+
+const HEADINGS: Record<CardKind, string> = {
+  failed: "failed", needs_info: "the worker asks you", interrupted: "interrupted", anomaly: "anomaly",
+  paused: "dispatch paused", held: "held by you", held_for_owner: "held for your approval", untrusted: "repository not trusted",
+};
+
+export const needsPage: Page<NeedsMe> = {
+  path: "/",
+  api: "/api/needs",
+  nav: "needs me",
+  title: (data) => data.cards.length ? `${data.cards.length} need${data.cards.length === 1 ? "s" : ""} you` : "nothing needs you",
+  async read(ctx: WebContext): Promise<NeedsMe> {
+    const store = await ctx.store();
+    const report = statusReport(store, ctx.config, false, ctx.stateDir);
+    const name = (i: ItemName): ItemName => ({ id: i.id, repo: i.repo, issue: i.issue, title: i.title });
+    const cards: Card[] = [];
+    for (const n of report.needs_you) {
+      cards.push(n.state === "failed"
+        ? { kind: "failed", item: name(n), what: n.reason ?? "no reason was recorded", since: n.since, commands: [`robot-army show ${n.id}`, `robot-army retry ${n.id}`], anomaly: null }
+        : { kind: "needs_info", item: name(n), what: n.reason ?? "no question was recorded", since: n.since, commands: [n.command], anomaly: null });
+    }
+    for (const item of store ? listItems(store, { states: ["interrupted"] }) : []) {
+      cards.push({
+        kind: "interrupted", item: name(item), what: item.reason ?? "its session ended without an exit record", since: item.updated_at,
+        commands: [`robot-army resume ${item.id}`, `robot-army restart ${item.id}`, `robot-army show ${item.id}`], anomaly: null,
+      });
+    }
+    for (const a of report.anomalies) {
+      cards.push({ kind: "anomaly", item: null, what: `${a.kind}: ${a.detail}`, since: a.raised_at, commands: [`robot-army anomalies --ack ${a.id}`], anomaly: a.id });
+    }
+    if (report.paused) cards.push({ kind: "paused", item: null, what: report.paused.reason ?? "paused", since: report.paused.since, commands: ["robot-army unpause"], anomaly: null });
+    for (const h of report.held) cards.push({ kind: "held", item: name(h), what: h.hold.reason ?? "held", since: h.hold.set_at, commands: [h.unhold], anomaly: null });
+    for (const h of report.held_for_owner) cards.push({ kind: "held_for_owner", item: name(h), what: h.reason, since: h.created_at, commands: [`robot-army show ${h.id}`], anomaly: null });
+    for (const u of report.untrusted) cards.push({ kind: "untrusted", item: name(u), what: `${u.repo} ${u.reason}`, since: u.created_at, commands: [u.remedy], anomaly: null });
+    return { cards };
+  },
+  render(data, view) {
+    if (!data.cards.length) return html`<h1>Nothing needs you</h1><div id="cards" data-live>${none("No failed, waiting, interrupted or held items, and no open anomalies.")}</div>`;
+    return html`<h1>Needs you</h1>
+<div id="cards" data-live>${data.cards.map((card) => html`<article class="card ${card.kind}" ${card.item ? html`data-item="${String(card.item.id)}"` : ""} ${card.anomaly !== null ? html`data-anomaly="${String(card.anomaly)}"` : ""}>
+<h2>${HEADINGS[card.kind]}${card.item ? html` · ${itemLink(card.item)} <span class="ref">${card.item.repo}#${card.item.issue}</span>` : ""}</h2>
+<p class="what">${card.what}</p>
+<p class="since">since <time>${card.since}</time></p>
+<p class="do">${card.commands.map((c) => command(c))}${card.anomaly !== null ? postButton(`/anomalies/${card.anomaly}/acknowledge`, "acknowledge", view) : ""}</p>
+</article>`)}</div>`;
+  },
+};
