@@ -1,0 +1,1 @@
+export type WebEnv = { Variables: { csrf: string } };
