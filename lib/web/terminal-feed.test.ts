@@ -6,7 +6,7 @@ import { runCommand } from "../boundaries/launchers/session-run.ts";
 import { TmuxLauncher } from "../boundaries/launchers/tmux.ts";
 import { LauncherTests } from "../testing/launchers.ts";
 import type { LauncherDirs } from "../testing/launchers.ts";
-import { inSessionDir, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
+import { inSessionDir, sleep, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import { readRecord, sessionFiles } from "../sessions/records.ts";
 import { createSession, startDetached } from "../sessions/start.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
@@ -56,6 +56,17 @@ function screen(chunks: TerminalChunk[]): string {
   return text;
 }
 
+/** What `promise` gives within a second, else a failure. */
+async function soon<T>(promise: Promise<T>): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => timer = setTimeout(() => reject(new Error("Not within a second")), 1_000));
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const kinds = (chunks: TerminalChunk[]) => chunks.map((chunk) => chunk.kind);
 const upToEnd = () => false;
 
@@ -85,18 +96,21 @@ test("a long log's reset holds its last 64 KiB from a whole line on", inSessionD
   // 30,000 numbered lines of "<n> é" (about 240 KiB), then the session waits.
   const { record } = await processes.start(root, { command: "sh", args: ["-c", "seq 1 30000 | sed 's/$/ \u00e9/'; exec sleep 30"], cwd: work });
   const log = sessionFiles(root, record.id).log;
-  await waitFor("the whole log", () => readFileSync(log, "utf8").endsWith("30000 \u00e9\n"));
-  const { chunks } = await readFeed(terminalFeed(storedSession(record.id), { sessionRoot: root, signal: new AbortController().signal, pollMs: 50 }), (c) => c.length === 1);
-  const [reset] = chunks;
-  assert.is(reset.kind, "reset");
-  assert.ok(Buffer.byteLength(reset.text.replaceAll("\r\n", "\n")) <= LOG_TAIL_BYTES, "no more than the tail");
-  const lines = reset.text.split("\r\n");
-  assert.is(lines.pop(), "");
-  assert.ok(lines.length > 5_000, `most of 64 KiB: ${lines.length} lines`);
-  const first = Number(lines[0].split(" ")[0]);
-  assert.equal(lines, lines.map((_, i) => `${first + i} \u00e9`), "whole lines, from the first whole one to the last");
-  assert.is(lines.at(-1), "30000 \u00e9");
-  process.kill(-record.childPgid!, "SIGTERM");
+  try {
+    await waitFor("the whole log", () => readFileSync(log, "utf8").endsWith("30000 \u00e9\n"));
+    const { chunks } = await readFeed(terminalFeed(storedSession(record.id), { sessionRoot: root, signal: new AbortController().signal, pollMs: 50 }), (c) => c.length === 1);
+    const [reset] = chunks;
+    assert.is(reset.kind, "reset");
+    assert.ok(Buffer.byteLength(reset.text.replaceAll("\r\n", "\n")) <= LOG_TAIL_BYTES, "no more than the tail");
+    const lines = reset.text.split("\r\n");
+    assert.is(lines.pop(), "");
+    assert.ok(lines.length > 5_000, `most of 64 KiB: ${lines.length} lines`);
+    const first = Number(lines[0].split(" ")[0]);
+    assert.equal(lines, lines.map((_, i) => `${first + i} \u00e9`), "whole lines, from the first whole one to the last");
+    assert.is(lines.at(-1), "30000 \u00e9");
+  } finally {
+    process.kill(-record.childPgid!, "SIGTERM");
+  }
 }));
 
 test("a log truncated or replaced is shown afresh with a reset", inSessionDir(async ({ root, work }) => {
@@ -123,14 +137,16 @@ test("no record yet: a note, then the session's output once it starts", inSessio
   const iterator = terminalFeed(storedSession(id), { sessionRoot: root, signal: new AbortController().signal, pollMs: 50 })[Symbol.asyncIterator]();
   try {
     assert.equal((await iterator.next()).value, { kind: "note", text: NO_RECORD_NOTE });
+    const pending = iterator.next();
+    assert.is(await Promise.race([pending, sleep(400).then(() => "nothing yet")]), "nothing yet", "the note is not repeated while nothing changes");
     const created = await createSession(root, { id, command: "sh", args: ["-c", "echo started; exec sleep 30"], cwd: work });
     await startDetached(root, id);
     const record = readRecord(root, created.id)!;
     processes.groups.push(record.childPgid!);
     processes.started.push({ pid: record.holderPid!, started_at: record.holderStartedAt });
-    const seen: TerminalChunk[] = [];
+    const seen: TerminalChunk[] = [(await pending).value as TerminalChunk];
     while (!screen(seen).includes("started")) seen.push((await iterator.next()).value as TerminalChunk);
-    assert.ok(seen.every((chunk) => chunk.kind !== "note"), `the note is not repeated: ${JSON.stringify(seen)}`);
+    assert.equal(kinds(seen).slice(0, 1), ["reset"], "the session's log, once it is on record");
     process.kill(-record.childPgid!, "SIGTERM");
   } finally {
     await iterator.return?.();
@@ -151,14 +167,12 @@ test("stopping the feed while it waits ends it at once, by its signal or by its 
   const bySignal = terminalFeed(storedSession(id), { sessionRoot: root, signal: controller.signal, pollMs: 60_000 })[Symbol.asyncIterator]();
   assert.is((await byConsumer.next()).value?.kind, "note");
   assert.is((await bySignal.next()).value?.kind, "note");
-  const started = Date.now();
   const waiting = bySignal.next();
   controller.abort();
-  assert.equal(await waiting, { done: true, value: undefined });
+  assert.equal(await soon(waiting), { done: true, value: undefined }, "aborting its signal ends it");
   const waitingToo = byConsumer.next();
-  await byConsumer.return!();
-  assert.equal(await waitingToo, { done: true, value: undefined });
-  assert.ok(Date.now() - started < 1_000, "not after the minute-long poll");
+  await soon(byConsumer.return!());
+  assert.equal(await soon(waitingToo), { done: true, value: undefined }, "returning its iterator ends it, not after the minute-long poll");
 }));
 
 /** The test's tmux server: its socket in the test's temp dir (`-S`), never the user's. */
