@@ -2,13 +2,21 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { Hono } from "hono";
+import { html } from "hono/html";
+import { chromium } from "playwright-core";
+import { PROJECT_ROOT } from "../runtime.ts";
 import { inSessionDir, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import type { WebEnv } from "./context.ts";
 import { terminalEvents } from "./terminal-events.ts";
 import { terminalFeed } from "./terminal-feed.ts";
 import type { TerminalChunk } from "./terminal-feed.ts";
+
+/** Debian's chromium, headless, with nothing fetched from outside. */
+const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 const processes = trackSessionProcesses(test, { childrenBy: "group" });
 
@@ -25,11 +33,16 @@ function storedSession(id: string): StoredSession {
 async function serving(route: (c: Parameters<typeof terminalEvents>[0]) => Response, fn: (url: string) => Promise<void>): Promise<void> {
   const app = new Hono<WebEnv>();
   app.get("/terminal", route);
+  await listening(app, (origin) => fn(`${origin}/terminal`));
+}
+
+/** The app on a loopback port of its own, for the body of `fn`, given the app's origin. */
+async function listening(app: Hono<WebEnv>, fn: (origin: string) => Promise<void>): Promise<void> {
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const started = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, () => resolve(started));
   });
   try {
-    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}/terminal`);
+    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   } finally {
     (server as import("node:http").Server).closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
@@ -111,6 +124,57 @@ test("a client that disconnects stops the feed", inSessionDir(async ({ root, wor
   });
   process.kill(-record.childPgid!, "SIGTERM");
 }));
+
+/** The dashboard's policy: no inline script or style. */
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'";
+
+test("terminal.js shows the events in xterm.js under the strict policy, colours and all, the notes beside it as text", async () => {
+  const app = new Hono<WebEnv>();
+  app.use(async (c, next) => {
+    await next();
+    c.header("Content-Security-Policy", CSP);
+  });
+  const file = (path: string, type: string) => () => new Response(readFileSync(join(PROJECT_ROOT, path)), { headers: { "content-type": type } });
+  app.get("/static/xterm.js", file("node_modules/@xterm/xterm/lib/xterm.js", "text/javascript"));
+  app.get("/static/xterm.css", file("node_modules/@xterm/xterm/css/xterm.css", "text/css"));
+  app.get("/static/terminal.js", file("lib/web/static/terminal.js", "text/javascript"));
+  app.get("/items/1", (c) => c.html(html`<!doctype html><html><head><link rel="stylesheet" href="/static/xterm.css"></head><body>
+    <div id="terminal" data-stream="/api/items/1/terminal"></div><script src="/static/xterm.js"></script><script src="/static/terminal.js"></script></body></html>`));
+  let sent = 0;
+  app.get("/api/items/1/terminal", (c) => terminalEvents(c, (async function* (): AsyncGenerator<TerminalChunk> {
+    sent++;
+    yield { kind: "note", text: "no record of this session is left" };
+    yield { kind: "reset", text: "\x1b[31mred\x1b[39m plain\r\nsecond" };
+    yield { kind: "data", text: "\r\n<b>not markup</b>" };
+    yield { kind: "note", text: "the session ended: <i>code</i> 0" };
+  })()));
+  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  try {
+    await listening(app, async (origin) => {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on("console", (message) => void (message.type() === "error" && !message.text().includes("404") && problems.push(message.text())));
+      page.on("pageerror", (error) => void problems.push(error.message));
+      await page.goto(`${origin}/items/1`);
+      await page.waitForSelector("#terminal[data-ended]", { timeout: 5_000 });
+      assert.is((await page.locator(".xterm-rows").innerText()).trim(), "red plain\nsecond\n<b>not markup</b>");
+      assert.is(await page.locator("[data-terminal-note]").textContent(), "the session ended: <i>code</i> 0", "a note is text, never markup");
+      // The page's own code, as text: this file is typed without the DOM's names.
+      const red = await page.evaluate(`(() => {
+        const span = [...document.querySelectorAll(".xterm-rows span")].find((e) => e.textContent === "red");
+        return span ? getComputedStyle(span).color : "no span";
+      })()`);
+      assert.is(red, "rgb(204, 0, 0)", "xterm's own colours apply though the policy refuses inline styles");
+      assert.equal(problems, [], "no error, no style the policy refused");
+      assert.is(await page.evaluate(`document.querySelectorAll("style").length`), 0);
+      // EventSource reconnects a closed stream after about 3 s by itself.
+      await page.waitForTimeout(3_500);
+      assert.is(sent, 1, "after the end event the page does not reconnect");
+    });
+  } finally {
+    await browser.close();
+  }
+});
 
 test("no session process outlived its test", () => {
   assert.equal(processes.leaked, []);
