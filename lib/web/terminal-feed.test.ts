@@ -160,6 +160,13 @@ test("a simulated session has nothing to show: one note, and the feed ends", asy
   assert.match(chunks[0].text, "simulated");
 });
 
+test("no record left of a session its row says ended: one note, and the feed ends", inSessionDir(async ({ root }) => {
+  const ended = storedSession(globalThis.crypto.randomUUID(), { ended_at: "2026-01-01T01:00:00Z", end_reason: "exited", exit_code: 0 });
+  const { chunks, ended: over } = await readFeed(terminalFeed(ended, { sessionRoot: root, signal: new AbortController().signal, pollMs: 50 }), upToEnd);
+  assert.ok(over);
+  assert.equal(chunks, [{ kind: "note", text: NO_RECORD_NOTE }]);
+}));
+
 test("stopping the feed while it waits ends it at once, by its signal or by its consumer", inSessionDir(async ({ root }) => {
   const controller = new AbortController();
   const id = globalThis.crypto.randomUUID();

@@ -44,8 +44,11 @@ export const NO_RECORD_NOTE = "no record of this session is left";
  * gives a fresh `reset`. A session in a tmux pane: a `reset` with the pane's screen
  * (`capture-pane -e`, colours kept) whenever it changes, read only while the server the
  * session recorded runs. A `note` when there is nothing to show (no record yet, the pane
- * gone); once the session ended, its final output, a `note` saying how it ended, and the
- * feed ends. Line ends are sent as CR LF: the emulator does not translate them.
+ * gone); once the session ended, its final output, a `note` saying how it ended (from its
+ * record's exit, or that its files went as it exited, as a session not kept is reaped), and
+ * the feed ends; it ends after its note too when no record is left of a session the row
+ * says ended, and at once for a simulated one. Line ends are sent as CR LF: the emulator
+ * does not translate them.
  * @example
  * for await (const chunk of terminalFeed(session, { sessionRoot: sessionRoot(), signal })) send(chunk);
  */
