@@ -11,7 +11,9 @@ import type { TerminalRef } from "./records.ts";
 type Env = Record<string, string | undefined>;
 
 const SERVER_FORMAT = "#{pid} #{start_time}";
-const DEAD_PANE = /^Pane is dead\b/;
+
+/** The line tmux ends a kept pane with once its command ended (remain-on-exit): tmux's, not the session's. */
+export const DEAD_PANE = /^Pane is dead\b/;
 
 /** The terminal this process writes to: its tmux pane when tmux says so (`$TMUX`, `$TMUX_PANE`), else a terminal of another kind. */
 export async function terminalOf(env: Env): Promise<TerminalRef> {
@@ -24,17 +26,32 @@ export async function terminalOf(env: Env): Promise<TerminalRef> {
 /** The pane's last `count` lines (runs of blank rows cut to one, the screen's empty end dropped), or why they cannot be read. */
 export async function terminalLines(terminal: TerminalRef, count: number, env: Env = process.env): Promise<{ lines: string[] } | { unreadable: string }> {
   if (terminal.kind !== "tmux") return { unreadable: "it writes to the terminal it runs in, not to a log: look there" };
+  const captured = await capturePane(terminal, { history: Math.max(count, 1) + 200, colours: false }, env);
+  if ("unreadable" in captured) return captured;
+  // The pane is a screen: its unused rows are blank, and a pane kept after its command ended
+  // (remain-on-exit) ends with tmux's own "Pane is dead" line, which is not the session's.
+  const lines = captured.text.split("\n").map((line) => line.trimEnd()).filter((line, i, all) => line !== "" || (i > 0 && all[i - 1] !== ""));
+  while (lines.length && (lines.at(-1) === "" || DEAD_PANE.test(lines.at(-1)!))) lines.pop();
+  return { lines: lines.slice(-count) };
+}
+
+/** A session's tmux pane, as its record names it. */
+export type TmuxPane = Extract<TerminalRef, { kind: "tmux" }>;
+
+/**
+ * The pane's screen and up to `history` lines of its scrollback as `capture-pane -p -J`
+ * prints them (wrapped lines joined; `colours`: with their escape sequences, `-e`), read
+ * only while the tmux server the session recorded runs; else why it cannot be read.
+ */
+export async function capturePane(terminal: TmuxPane, options: { history: number; colours: boolean }, env: Env = process.env): Promise<{ text: string } | { unreadable: string }> {
   const server = await tmuxServer(terminal.socket, terminal.pane, env);
   if (server === null || terminal.server === null || server !== terminal.server) {
     return { unreadable: `its tmux pane ${terminal.pane} is gone${terminal.server === null ? " or cannot be told from another" : " (the tmux server it ran on has stopped)"}` };
   }
-  const result = await runCommand(tmuxArgv(terminal.socket, "capture-pane", "-p", "-J", "-t", terminal.pane, "-S", `-${Math.max(count, 1) + 200}`), quiet(env), { timeoutMs: 5_000 });
+  const argv = tmuxArgv(terminal.socket, "capture-pane", ...(options.colours ? ["-e"] : []), "-p", "-J", "-t", terminal.pane, "-S", `-${options.history}`);
+  const result = await runCommand(argv, quiet(env), { timeoutMs: 5_000 });
   if (result.code !== 0) return { unreadable: `its tmux pane ${terminal.pane} cannot be read (${result.stderr.trim() || `tmux exited ${result.code}`})` };
-  // The pane is a screen: its unused rows are blank, and a pane kept after its command ended
-  // (remain-on-exit) ends with tmux's own "Pane is dead" line, which is not the session's.
-  const lines = result.stdout.split("\n").map((line) => line.trimEnd()).filter((line, i, all) => line !== "" || (i > 0 && all[i - 1] !== ""));
-  while (lines.length && (lines.at(-1) === "" || DEAD_PANE.test(lines.at(-1)!))) lines.pop();
-  return { lines: lines.slice(-count) };
+  return { text: result.stdout };
 }
 
 /** `<pid> <start time>` of the tmux server holding the pane, or null when there is none. */

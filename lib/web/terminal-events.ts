@@ -1,0 +1,55 @@
+/**
+ * A terminal feed as server-sent events, for the item page's terminal: each chunk an event
+ * named for its kind (`reset`, `data`, `note`) whose data is the chunk's text as a JSON
+ * string (one line, whatever the text holds), a comment every 15 s so proxies keep the
+ * stream open, and a last `end` event once the feed has ended, so the page stops
+ * reconnecting to a session that is over. The feed is stopped when the client goes.
+ */
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { WebEnv } from "./context.ts";
+import type { TerminalChunk } from "./terminal-feed.ts";
+
+/** How often a comment is sent while the feed is quiet. */
+export const HEARTBEAT_MS = 15_000;
+
+/**
+ * The feed as an event stream; the feed is stopped (its iterator returned, which aborts a
+ * terminalFeed's polling) as soon as the client disconnects.
+ * @example
+ * app.get("/api/items/:id/terminal", (c) => terminalEvents(c, terminalFeed(session, { sessionRoot, signal: c.req.raw.signal })));
+ */
+export function terminalEvents(c: Context<WebEnv>, feed: AsyncIterable<TerminalChunk>): Response {
+  return streamSSE(c, async (stream) => {
+    const chunks = feed[Symbol.asyncIterator]();
+    let finished = false;
+    const stop = () => {
+      if (finished) return;
+      finished = true;
+      void chunks.return?.().catch(() => undefined);
+    };
+    stream.onAbort(stop);
+    c.req.raw.signal.addEventListener("abort", stop, { once: true });
+    const heartbeat = setInterval(() => void stream.write(": heartbeat\n\n"), HEARTBEAT_MS);
+    try {
+      for (;;) {
+        const next = await chunks.next();
+        if (next.done) {
+          finished = true;
+          break;
+        }
+        if (stream.aborted) break;
+        await stream.writeSSE({ event: next.value.kind, data: JSON.stringify(next.value.text) });
+      }
+      if (!stream.aborted) await stream.writeSSE({ event: "end", data: JSON.stringify("") });
+    } catch (error) {
+      // One line beside the terminal, never a stack trace in the page.
+      if (!stream.aborted) await stream.writeSSE({ event: "note", data: JSON.stringify(`the terminal cannot be read: ${(error as Error).message}`) });
+      finished = true;
+    } finally {
+      clearInterval(heartbeat);
+      c.req.raw.signal.removeEventListener("abort", stop);
+      stop();
+    }
+  });
+}
