@@ -8,11 +8,9 @@
  * VmRSS, now). Target: p99 under 50 ms for `/active` and `/`, the server under 100 MiB;
  * `/api/active` is shown for information. It never fails on a missed target.
  */
-import { spawn } from "node:child_process";
-import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { isDeno, PROJECT_ROOT, runtimeArgv } from "../../lib/runtime.ts";
+import { isDeno } from "../../lib/runtime.ts";
+import { startDashboard } from "../../lib/testing/dashboard.ts";
 import { buildBenchWorld, PASS_ITEMS, PASS_LIVE } from "./bench-pass.ts";
 
 /** Timed requests of each page, and untimed ones first. */
@@ -31,7 +29,7 @@ const INFORMATION = ["/api/active"];
 export async function benchWeb(): Promise<void> {
   const world = await buildBenchWorld();
   try {
-    const server = await serveDashboard({ ...process.env, RA_STATE_DIR: world.stateDir, RA_CONFIG: world.configFile });
+    const server = await startDashboard({ env: { ...process.env, RA_STATE_DIR: world.stateDir, RA_CONFIG: world.configFile } });
     try {
       const timings = new Map<string, number[]>();
       for (const path of [...PAGES, ...INFORMATION]) {
@@ -42,7 +40,7 @@ export async function benchWeb(): Promise<void> {
       for (let n = 0; n < WEB_REQUESTS; n++) {
         for (const [path, samples] of timings) samples.push(await get(server.url, path));
       }
-      const memory = memoryOf(server.child.pid!);
+      const memory = memoryOf(server.pid);
       const p99Met = PAGES.every((path) => percentile(timings.get(path)!, 0.99) < WEB_TARGET_P99_MS);
       const memoryMet = memory.peakMiB < WEB_TARGET_MIB;
       const row = (path: string, tail = "") => {
@@ -64,34 +62,6 @@ export async function benchWeb(): Promise<void> {
     }
   } finally {
     world.close();
-  }
-}
-
-/** The dashboard as a process of its own on a free loopback port, and its URL once it listens. */
-async function serveDashboard(env: NodeJS.ProcessEnv): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const argv = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
-  const child = spawn(argv[0], [...argv.slice(1), "serve", "--port", "0"], { env, stdio: ["ignore", "pipe", "inherit"] });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const ended = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 5_000).unref())]);
-    if (!ended) child.kill("SIGKILL");
-  };
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout!.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        const found = /^dashboard: (http:\/\/127\.0\.0\.1:\d+)\/$/m.exec(out)?.[1];
-        if (found) resolve(found);
-      });
-      child.once("exit", (code, signal) => reject(new Error(`robot-army serve exited ${code ?? signal} before it listened: ${out.trim()}`)));
-    });
-    return { url, child, stop };
-  } catch (error) {
-    await stop();
-    throw error;
   }
 }
 
