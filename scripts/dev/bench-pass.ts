@@ -48,11 +48,11 @@ export async function benchPass({ runs }: { runs: number }): Promise<void> {
     // The first pass reads every page once; the measured ones find nothing changed.
     await runTick(deps, state);
     const pass = async () => {
-      await fetch(`${forge.url}/_forge/reset-stats`, { method: "POST" });
+      await askForge(`${forge.url}/_forge/reset-stats`, { method: "POST" });
       const start = performance.now();
       const result = await runTick(deps, state);
       const wall = performance.now() - start;
-      const stats = (await (await fetch(`${forge.url}/_forge/stats`)).json()) as { total: number; not_modified: number };
+      const stats = (await (await askForge(`${forge.url}/_forge/stats`)).json()) as { total: number; not_modified: number };
       if (result.failed.length) throw new Error(`the pass failed in: ${result.failed.join(", ")}`);
       return { wall, requests: stats.total, notModified: stats.not_modified, result };
     };
@@ -196,6 +196,20 @@ function liveRecord(id: string, name: string, item: number, storePath: string, c
     childPid: me.pid, childStartedAt: me.started_at, childStartId: me.start_id ?? null, childPgid: null,
     killRequestedAt: null, exitedAt: null, exitCode: null, exitSignal: null, ended: null, startError: null, lastLines: [], log: join(cwd, "log"),
   };
+}
+
+/**
+ * A request to the forge's stats hooks (both safe to repeat), asked again once if the forge had
+ * closed the kept-alive connection: a pass can hold the event loop longer than the forge keeps an
+ * idle connection open, so the request after it may be sent on a connection already closed.
+ */
+async function askForge(url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    if ((error as { cause?: { code?: string } }).cause?.code !== "UND_ERR_SOCKET") throw error;
+    return await fetch(url, init);
+  }
 }
 
 /** The median pass of `runs`, with the last one's result. */
