@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- <name>] [--runs N]`: prints benchmark figures; it never fails the
- * suite. With no name it runs every benchmark (`cli`, `poll`, `store`, `pass`).
+ * suite. With no name it runs every benchmark (`cli`, `poll`, `store`, `pass`, `web`).
  *
  * `cli`: the cold start of a read command, `robot-army log --limit 1` on a state dir with
  * a few audit records, started as `npx robot-army` starts it (bin/robot-army.mjs, a new
@@ -21,6 +21,11 @@
  *
  * `pass`: one daemon tick over 10,000 work items, 200 with live sessions, with nothing to
  * do and with 200 retirement candidates (scripts/dev/bench-pass.ts).
+ *
+ * `web`: the dashboard, `robot-army serve` as a process of its own, over the pass benchmark's
+ * store: median and p99 of 200 requests each of `/active` and `/` (and `/api/active` for
+ * information), and the server's peak memory; the target is p99 under 50 ms and under 100 MiB
+ * (scripts/dev/bench-web.ts).
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync, statSync, writeFileSync } from "node:fs";
@@ -33,11 +38,12 @@ import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { appendAudit, intentsWithoutOutcome } from "../../lib/store/audit.ts";
 import { openStore } from "../../lib/store/open.ts";
 import { benchPass } from "./bench-pass.ts";
+import { benchWeb } from "./bench-web.ts";
 
 export const command: CommandDef = {
   name: "bench",
   summary: "Print benchmark figures (start-up cost of the CLI, requests of a poll)",
-  usage: "bench [cli|poll|store|pass] [--runs N] [--warmups N]",
+  usage: "bench [cli|poll|store|pass|web] [--runs N] [--warmups N]",
   options: {
     runs: { type: "string", value: "N", description: "Timed runs of each command (default 15)" },
     warmups: { type: "string", value: "N", description: "Untimed runs first (default 2)" },
@@ -48,7 +54,7 @@ export const command: CommandDef = {
 /** The start-up target: `robot-army log` at most this many times `node -e 0`. */
 export const CLI_TARGET_RATIO = 2.5;
 
-const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli, poll: benchPoll, store: benchStore, pass: benchPass };
+const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli, poll: benchPoll, store: benchStore, pass: benchPass, web: benchWeb };
 
 interface Runs {
   runs: number;

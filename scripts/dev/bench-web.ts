@@ -1,0 +1,101 @@
+/**
+ * `npm run bench -- web`: the dashboard over a store grown big, the pass benchmark's world
+ * (10,000 work items, 200 of them active with open session rows whose sessions run). The
+ * dashboard runs as a process of its own, `robot-army serve --port 0` on the state dir, as
+ * an owner starts it; this process only asks. After 10 warm-ups of each page, 200 GETs of
+ * each in turn (sequential, one connection kept alive, as a browser tab asks) are timed to
+ * the last byte of the body, and the server's memory is read from /proc (VmHWM, its peak;
+ * VmRSS, now). Target: p99 under 50 ms for `/active` and `/`, the server under 100 MiB;
+ * `/api/active` is shown for information. It never fails on a missed target.
+ */
+import { readFileSync } from "node:fs";
+import { isDeno } from "../../lib/runtime.ts";
+import { startDashboard } from "../../lib/testing/dashboard.ts";
+import { buildBenchWorld, PASS_ITEMS, PASS_LIVE } from "./bench-pass.ts";
+
+/** Timed requests of each page, and untimed ones first. */
+export const WEB_REQUESTS = 200;
+export const WEB_WARMUPS = 10;
+
+/** The targets: p99 response time of the pages, in milliseconds, and the server's peak memory, in MiB. */
+export const WEB_TARGET_P99_MS = 50;
+export const WEB_TARGET_MIB = 100;
+
+/** The pages timed against the target, then the ones shown for information. */
+const PAGES = ["/active", "/"];
+const INFORMATION = ["/api/active"];
+
+/** Runs the web benchmark and prints its figures. */
+export async function benchWeb(): Promise<void> {
+  const world = await buildBenchWorld();
+  try {
+    const server = await startDashboard({ env: { ...process.env, RA_STATE_DIR: world.stateDir, RA_CONFIG: world.configFile } });
+    try {
+      const timings = new Map<string, number[]>();
+      for (const path of [...PAGES, ...INFORMATION]) {
+        for (let n = 0; n < WEB_WARMUPS; n++) await get(server.url, path);
+        timings.set(path, []);
+      }
+      // In turn, so drift in the machine's load hits every page alike.
+      for (let n = 0; n < WEB_REQUESTS; n++) {
+        for (const [path, samples] of timings) samples.push(await get(server.url, path));
+      }
+      const memory = memoryOf(server.pid);
+      const p99Met = PAGES.every((path) => percentile(timings.get(path)!, 0.99) < WEB_TARGET_P99_MS);
+      const memoryMet = memory.peakMiB < WEB_TARGET_MIB;
+      const row = (path: string, tail = "") => {
+        const samples = timings.get(path)!;
+        return `  ${`GET ${path}`.padEnd(18)}median ${ms(percentile(samples, 0.5))}   p99 ${ms(percentile(samples, 0.99))}${tail}`;
+      };
+      console.log([
+        `web: the dashboard (\`robot-army serve\` on ${isDeno() ? "deno" : "node"}, a process of its own) over ${PASS_ITEMS} work items, ` +
+          `${PASS_LIVE} active with open sessions; store made in ${ms(world.seedingMs).trim()}`,
+        `  (${WEB_REQUESTS} sequential requests of each page after ${WEB_WARMUPS} warm-ups, in turn, timed to the body's last byte)`,
+        ...PAGES.map((path) => row(path)),
+        ...INFORMATION.map((path) => row(path, "  (information)")),
+        `  server memory: peak ${mib(memory.peakMiB)} (VmHWM), ${mib(memory.nowMiB)} at the end (VmRSS)`,
+        `  target: p99 under ${WEB_TARGET_P99_MS} ms for ${PAGES.join(" and ")}: ${p99Met ? "target met" : "target missed"}`,
+        `  target: the server under ${WEB_TARGET_MIB} MiB: ${memoryMet ? "target met" : "target missed"}`,
+      ].join("\n"));
+    } finally {
+      await server.stop();
+    }
+  } finally {
+    world.close();
+  }
+}
+
+/** One GET, timed from the request to the body's last byte, in milliseconds; anything but 200 fails the benchmark. */
+async function get(base: string, path: string): Promise<number> {
+  const start = performance.now();
+  const response = await fetch(base + path);
+  const body = await response.arrayBuffer();
+  const wall = performance.now() - start;
+  if (response.status !== 200) throw new Error(`GET ${path} answered ${response.status}: ${new TextDecoder().decode(body).slice(0, 200)}`);
+  return wall;
+}
+
+/** A process's peak and present resident memory, in MiB, from /proc/<pid>/status. */
+function memoryOf(pid: number): { peakMiB: number; nowMiB: number } {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (field: string) => {
+    const found = new RegExp(`^${field}:\\s+(\\d+) kB$`, "m").exec(status);
+    if (!found) throw new Error(`/proc/${pid}/status has no ${field}`);
+    return Number(found[1]) / 1024;
+  };
+  return { peakMiB: kib("VmHWM"), nowMiB: kib("VmRSS") };
+}
+
+/** The nearest-rank percentile `p` (0.5 is the median) of the samples. */
+function percentile(samples: number[], p: number): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil(p * sorted.length) - 1)];
+}
+
+function ms(value: number): string {
+  return `${value.toFixed(1).padStart(7)} ms`;
+}
+
+function mib(value: number): string {
+  return `${value.toFixed(1)} MiB`;
+}
