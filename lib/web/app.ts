@@ -23,11 +23,12 @@ import type { Freshness } from "./layout.ts";
 import { NotFound } from "./page.ts";
 import type { AnyPage, PageRequest } from "./page.ts";
 import { PAGES } from "./pages/index.ts";
-import { allowTerminalStyles, guard } from "./security.ts";
+import { guard } from "./security.ts";
 import type { WebAccess } from "./security.ts";
 import { loginRoutes } from "./login.ts";
 import { staticRoutes } from "./static.ts";
-import { terminalEvents, terminalFeed } from "./terminal-feed.ts";
+import { terminalEvents } from "./terminal-events.ts";
+import { terminalFeed } from "./terminal-feed.ts";
 
 /** The dashboard for `ctx`, guarded as `access` says. */
 export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
@@ -41,7 +42,7 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
     const store = await ctx.store();
     const session = store ? latestSession(store, id) : undefined;
     if (!session) throw new NotFound(`Work item ${id} has had no session`);
-    return terminalEvents(c, (signal) => terminalFeed(session, { sessionRoot: ctx.sessionRoot, signal }));
+    return terminalEvents(c, terminalFeed(session, { sessionRoot: ctx.sessionRoot, signal: c.req.raw.signal }));
   });
   app.post("/items/:id/keep", (c) => write(c, ctx, async (store) => {
     const { placed, keep } = placeKeep(store, itemId(c.req.param("id")), { worker: ctx.config.worker });
@@ -85,7 +86,6 @@ function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage): void {
     const body = await page.render(data, view);
     const fresh = freshness(ctx);
     if (c.req.query("fragment") === "1") return c.html(html`${freshnessLine(fresh)}${body}`);
-    if (page.terminal) allowTerminalStyles(c);
     return c.html(layout(page.title(data), page.nav, fresh, body, page.terminal ? ["terminal"] : []));
   });
 }

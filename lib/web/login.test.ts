@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { chromium } from "playwright-core";
+import { launchBrowser } from "../testing/browser.ts";
 import { TEST_TOKEN, loginCsrf, pageCsrf, send, startGuardedApp, testAccess } from "../testing/web-requests.ts";
 import type { GuardedApp } from "../testing/web-requests.ts";
 import { sessionCookieValue } from "./security.ts";
@@ -14,10 +14,6 @@ const withApp = async (access: WebAccess, fn: (app: GuardedApp) => Promise<void>
     await app.close();
   }
 };
-
-/** Headless chromium touching nothing but loopback (the switches lib/testing/browser.ts uses). */
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 const withTokenApp = (fn: (app: GuardedApp) => Promise<void>) => withApp(testAccess({ token: TEST_TOKEN }), fn);
 
@@ -167,7 +163,7 @@ test("with no token (loopback) there is nothing to log in to: /login sends the b
 
 test("in a real browser: the login form, a wrong token, the right one, back to the page asked for, and its form's POST accepted", () =>
   withTokenApp(async (app) => {
-    const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    const browser = await launchBrowser();
     try {
       const page = await browser.newPage();
       await page.goto(`http://${app.host}/?from=test`);

@@ -28,7 +28,7 @@ export interface Page<T> {
   readonly api: string;
   /** The navigation entry it is shown under (null: not in the navigation). */
   readonly nav: string | null;
-  /** It draws a worker's terminal (xterm.js, whose styles are made at run time: security.ts allowTerminalStyles). */
+  /** It draws a worker's terminal (xterm.js, with its scripts and stylesheet: static/terminal.js). */
   readonly terminal?: boolean;
   title(data: T): string;
   /** Reads the data; a missing thing (an unknown item) is a NotFound. */

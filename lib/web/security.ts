@@ -118,16 +118,6 @@ export function guard(access: WebAccess): MiddlewareHandler<WebEnv> {
   };
 }
 
-/**
- * For a page that shows a terminal: xterm.js styles its screen with `<style>` elements it
- * makes at run time, which `style-src 'self'` blocks (the text would be invisible). This
- * response's CSP allows such elements, and nothing else more: scripts stay `'self'` only and
- * style attributes in markup stay refused. Call it in the page's handler.
- */
-export function allowTerminalStyles(c: Context): void {
-  c.header("Content-Security-Policy", CSP.replace("style-src 'self';", "style-src 'self'; style-src-elem 'self' 'unsafe-inline'; style-src-attr 'none';"));
-}
-
 /** The session cookie's value for `token`: an HMAC keyed by the token, so it changes when the token does. */
 export function sessionCookieValue(token: string): string {
   return createHmac("sha256", token).update("robot-army web session").digest("base64url");

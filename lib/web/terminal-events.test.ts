@@ -6,17 +6,14 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Hono } from "hono";
 import { html } from "hono/html";
-import { chromium } from "playwright-core";
 import { PROJECT_ROOT } from "../runtime.ts";
+import { launchBrowser } from "../testing/browser.ts";
 import { inSessionDir, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import type { WebEnv } from "./context.ts";
 import { terminalEvents } from "./terminal-events.ts";
 import { terminalFeed } from "./terminal-feed.ts";
 import type { TerminalChunk } from "./terminal-feed.ts";
-
-/** Debian's chromium, headless, with nothing fetched from outside. */
-const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 const processes = trackSessionProcesses(test, { childrenBy: "group" });
 
@@ -148,7 +145,7 @@ test("terminal.js shows the events in xterm.js under the strict policy, colours 
     yield { kind: "data", text: "\r\n<b>not markup</b>" };
     yield { kind: "note", text: "the session ended: <i>code</i> 0" };
   })()));
-  const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  const browser = await launchBrowser();
   try {
     await listening(app, async (origin) => {
       const page = await browser.newPage();
