@@ -100,9 +100,10 @@ export function ownerQuestion(item: WorkItem): { question: string; asked_at: str
  * base when it is GitHub's own or an Enterprise server's `/api/v3`; null when not known.
  */
 export function issueUrl(store: Store, item: WorkItem, apiBase: string): string | null {
-  for (const record of queryAudit(store, { item: item.id }).reverse()) {
-    if (typeof record.body.html_url === "string") return record.body.html_url;
-  }
+  const given = store.statement(
+    "SELECT json_extract(body, '$.html_url') AS url FROM audit WHERE item = ? AND json_type(body, '$.html_url') = 'text' ORDER BY id DESC LIMIT 1",
+  ).get(item.id) as { url: string } | undefined;
+  if (given) return given.url;
   const base = apiBase.replace(/\/+$/, "");
   if (base === "https://api.github.com") return `https://github.com/${item.repo}/issues/${item.issue}`;
   if (base.endsWith("/api/v3")) return `${base.slice(0, -"/api/v3".length)}/${item.repo}/issues/${item.issue}`;

@@ -24,6 +24,8 @@ const FILES: Record<string, { from: URL | string; type: string }> = {
 /** Serves the files, each read once on first request. */
 export function staticRoutes(app: Hono<WebEnv>): void {
   const cache = new Map<string, Uint8Array>();
+  // No icon: an empty answer, so a browser's ask for one is not an error.
+  app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/static/:name", (c) => {
     const name = c.req.param("name");
     const file = Object.hasOwn(FILES, name) ? FILES[name] : undefined;

@@ -20,6 +20,8 @@ import { command, issueLink, none, postButton, safeUrl } from "./_parts.ts";
 export interface ItemPage {
   item: ItemReport;
   keep: { placed_at: string } | null;
+  /** Whether a keep would take: the item is not finished, or its current session is still open. */
+  keepable: boolean;
   commands: Array<{ command: string; does: string }>;
   /** The latest session's terminal (null: the item never had a session). */
   terminal: { session: string; open: boolean; stream: string } | null;
@@ -42,6 +44,7 @@ export const itemPage: Page<ItemPage> = {
     return {
       item: report,
       keep: keep ? { placed_at: keep.placed_at } : null,
+      keepable: item.state !== "abandoned" && (item.state !== "done" || latest?.ended_at === null),
       commands: commandsFor(item.id, item.state, latest !== undefined && latest.ended_at === null),
       terminal: latest ? { session: latest.name, open: latest.ended_at === null, stream: `/api/items/${item.id}/terminal` } : null,
     };
@@ -57,7 +60,7 @@ ${i.failure !== null ? html`<dt>failure</dt><dd class="failure">${i.failure}</dd
 ${i.needs_info ? html`<dt>asks</dt><dd class="asks">${i.needs_info.question} ${command(i.needs_info.answer)}</dd>` : ""}
 <dt>author</dt><dd>${i.author}</dd>
 <dt>labels</dt><dd>${i.labels.length ? i.labels.join(", ") : "none"}</dd>
-<dt>keep</dt><dd>${data.keep ? html`kept since <time>${data.keep.placed_at}</time> ${postButton(`/items/${i.id}/unkeep`, "release", view)}` : html`not kept ${postButton(`/items/${i.id}/keep`, "keep", view)}`}</dd>
+<dt>keep</dt><dd>${data.keep ? html`kept since <time>${data.keep.placed_at}</time> ${postButton(`/items/${i.id}/unkeep`, "release", view)}` : data.keepable ? html`not kept ${postButton(`/items/${i.id}/keep`, "keep", view)}` : "not kept"}</dd>
 <dt>cleanup</dt><dd>${i.cleanup ? html`${i.cleanup.state}, <time>${i.cleanup.at}</time>: ${i.cleanup.reason}${i.cleanup.restorable && i.cleanup.restore ? html` ${command(i.cleanup.restore)}` : ""}` : "not decided"}</dd>
 </dl>
 <h2>What you can run</h2>

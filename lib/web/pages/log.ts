@@ -56,7 +56,7 @@ export const logPage: Page<Log> = {
 <div id="log-body"${f.before === null ? html` data-live` : ""}>${data.records.length === 0 ? none("No audit records match.") : html`<table id="log"><thead><tr><th>id</th><th>at</th><th>phase</th><th>kind</th><th>about</th><th>action</th><th>body</th></tr></thead><tbody>${data.records.map((r) => html`<tr data-record="${String(r.id)}" class="${r.phase}">
 <td>${String(r.id)}</td><td><time>${r.at}</time></td><td>${r.phase}</td><td>${r.kind}</td>
 <td>${r.item !== null ? html`<a href="/items/${String(r.item)}">item ${String(r.item)}</a>` : ""} ${r.repo ?? ""}</td>
-<td><code>${r.actionId ?? ""}</code></td><td class="body"><code>${JSON.stringify(r.body)}</code>${r.simulated ? html` <span class="none">(simulated)</span>` : ""}</td></tr>`)}</tbody></table>`}
+<td>${r.actionId ? html`<code title="${r.actionId}">${r.actionId.slice(0, 8)}</code>` : ""}</td><td class="body"><code>${JSON.stringify(r.body)}</code>${r.simulated ? html` <span class="none">(simulated)</span>` : ""}</td></tr>`)}</tbody></table>`}
 ${data.older !== null ? html`<p><a class="older" href="/log?${next.toString()}">older records</a></p>` : ""}</div>`;
   },
 };
