@@ -15,8 +15,8 @@ import type { Browser, Page } from "playwright-core";
 import { isDeno, PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import { DASHBOARD_SHOTS, SHOTS_DIR } from "../scenario/dashboard-shots.ts";
 import { isolatedEnv } from "../scenario/run.ts";
-import { withIdleDemoWorkers } from "../scenario/setups/_demo-workers.ts";
-import { forgeApi } from "../scenario/setups/_forge-intake.ts";
+import { setup as dashboardWorkers, useWorker } from "../scenario/setups/forge-with-dashboard-workers.ts";
+import { HTML_TITLE } from "../scenario/setups/forge-with-html-title.ts";
 import type { SetupContext, SetupResult } from "../scenario/setups/index.ts";
 import { launchBrowser, withPage } from "../testing/browser.ts";
 import { startDashboard } from "../testing/dashboard.ts";
@@ -24,9 +24,6 @@ import type { Dashboard } from "../testing/dashboard.ts";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { waitFor } from "../testing/wait.ts";
 import { send } from "../testing/web-requests.ts";
-
-/** Issue 3's title: markup, quotes and a `javascript:` link, each of which must reach the page as text. */
-const HOSTILE_TITLE = `<script>alert("title")</script> "double" 'single' <a href="javascript:alert('link')">click me</a> <img src=x onerror=alert('img')>`;
 
 /** The world's items: two demo workers, the failed one under the hostile title, and (from the terminal's test on) the paced worker. */
 const DEMO_ITEMS = [1, 2];
@@ -39,8 +36,10 @@ interface World {
   cwd: string;
   config: string;
   made: SetupResult;
-  /** Makes `script` the worker the next dispatch starts (three sessions allowed). */
+  /** Makes `script` the worker the next dispatch starts. */
   useWorker(name: string, script: string): void;
+  /** Opens an issue on the forge as the owner, labelled for robot-army; its number. */
+  openIssue(title: string): Promise<number>;
   robotArmy(argv: string[], env?: Record<string, string>, timeoutMs?: number): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Like `robotArmy`, and throws with its output unless it exits 0; its stdout. */
   must(argv: string[]): Promise<string>;
@@ -94,7 +93,7 @@ test("a hostile title is shown as text on every page it reaches: no dialog, no s
     for (const path of ["/", `/items/${FAILED_ITEM}`]) {
       await p.goto(dashboard.url + path);
       await p.locator("#page").waitFor();
-      assert.ok((await p.locator("#page").innerText()).includes(`<script>alert("title")</script> "double" 'single'`), `${path} shows the title as text`);
+      assert.ok((await p.locator("#page").innerText()).includes(HTML_TITLE), `${path} shows the title as text`);
       const scripts = await p.locator("script").evaluateAll((all) => all.map((s) => ({ src: s.getAttribute("src"), text: s.textContent })));
       for (const script of scripts) assert.ok(script.src?.startsWith("/static/") && !script.text, `${path}: only our own scripts: ${JSON.stringify(script)}`);
       assert.is(await p.locator('a[href^="javascript:"]').count(), 0, `${path}: no javascript: link`);
@@ -141,10 +140,10 @@ test("the item page's terminal shows the worker's output as it writes", async ()
   // A worker that prints one line, then another once told: a new issue opened, labelled and dispatched now.
   const go = join(world.dir, "go");
   world.useWorker("paced-worker.sh", `#!/bin/sh\necho "first line"\nwhile [ ! -e ${JSON.stringify(go)} ]; do sleep 0.1; done\necho "second line"\nexec sleep 120\n`);
-  const issue = await forgeApi(world.made).owner("POST", "/repos/demo/widgets/issues", { title: "Print as it goes", body: "A worker that writes when told", labels: ["robot-army"] }) as { number: number };
+  const issue = await world.openIssue("Print as it goes");
   await world.must(["poll", "--effect-level", "live"]);
   const ran = await world.must(["run", "--once", "--effect-level", "live"]);
-  assert.ok(ran.includes(`dispatched demo/widgets#${issue.number} as ra-widgets-${issue.number} (item ${PACED_ITEM})`), ran);
+  assert.ok(ran.includes(`dispatched demo/widgets#${issue} as ra-widgets-${issue} (item ${PACED_ITEM})`), ran);
   await page(async (p) => {
     await p.goto(`${dashboard.url}/items/${PACED_ITEM}`);
     assert.is(await p.locator("#terminal").getAttribute("data-stream"), `/api/items/${PACED_ITEM}/terminal`);
@@ -238,46 +237,45 @@ async function screenshot(p: Page, page: string): Promise<void> {
   await p.screenshot({ path: join(dir, shot.file) });
 }
 
-/**
- * The world, made by real commands: the demo workers' setup with two issues dispatched (1 and
- * 2, idle at their prompts, pull requests open) and issue 3 retitled by the owner to the
- * hostile title, then dispatched with a worker that cannot start (item 3 failed).
- */
+/** The world, made by real commands: the setup `forge-with-dashboard-workers` (items 1 and 2 idle demo workers, item 3 failed under HTML_TITLE). */
 async function buildWorld(): Promise<World> {
   const dir = makeTempDir("robot-army-web-");
   const env = isolatedEnv(dir);
   mkdirSync(env.HOME, { recursive: true });
   const robotArmy = (argv: string[], cwd: string, more: Record<string, string> = {}, timeoutMs?: number) => runRobotArmy(argv, cwd, { ...env, ...more }, timeoutMs);
   const ctx: SetupContext = { dir, env, runtime: isDeno() ? "deno" : "node", robotArmy: (argv, o = {}) => robotArmy(argv, o.cwd ?? dir, o.env) };
-  const made = await withIdleDemoWorkers(ctx, {
-    issues: DEMO_ITEMS.length,
-    before: (api) => api.owner("PATCH", "/repos/demo/widgets/issues/3", { title: HOSTILE_TITLE }).then(() => {}),
-    owner: async () => {},
-  });
+  let made: SetupResult;
   try {
-    const cwd = made.cwd;
-    const config = made.vars!.CONFIG;
-    const run: World["robotArmy"] = (argv, more, timeoutMs) => robotArmy(argv, cwd, { ...made.env, ...more }, timeoutMs);
-    const must = async (argv: string[]) => {
-      const ran = await run(argv);
-      if (ran.code !== 0) throw new Error(`robot-army ${argv.join(" ")} exited ${ran.code}: ${(ran.stderr || ran.stdout).trim()}`);
-      return ran.stdout;
-    };
-    const useWorker = (name: string, script: string) => {
-      const path = join(dir, name);
-      writeFileSync(path, script);
-      chmodSync(path, 0o755);
-      writeFileSync(config, readFileSync(config, "utf8").replace(/^binary = .*$/m, `binary = ${JSON.stringify(path)}`).replace(/^max_sessions = .*$/m, "max_sessions = 3"));
-    };
-    useWorker("broken-worker.sh", "#!/nonexistent/interpreter\n");
-    const failed = await must(["run", "--once", "--effect-level", "live"]);
-    if (!failed.includes(`(item ${FAILED_ITEM})`)) throw new Error(`the broken worker's dispatch did not fail item ${FAILED_ITEM}: ${failed}`);
-    return { dir, env: { ...env, ...made.env }, cwd, config, made, useWorker, robotArmy: run, must };
+    made = await dashboardWorkers(ctx);
   } catch (error) {
-    await made.cleanup?.();
     removeTempDir(dir);
     throw error;
   }
+  const { CONFIG: config, FORGE_URL: forge, OWNER_TOKEN: tokenFile } = made.vars!;
+  const run: World["robotArmy"] = (argv, more, timeoutMs) => robotArmy(argv, made.cwd, { ...made.env, ...more }, timeoutMs);
+  return {
+    dir, env: { ...env, ...made.env }, cwd: made.cwd, config, made, robotArmy: run,
+    async must(argv) {
+      const ran = await run(argv);
+      if (ran.code !== 0) throw new Error(`robot-army ${argv.join(" ")} exited ${ran.code}: ${(ran.stderr || ran.stdout).trim()}`);
+      return ran.stdout;
+    },
+    useWorker(name, script) {
+      const path = join(dir, name);
+      writeFileSync(path, script);
+      chmodSync(path, 0o755);
+      useWorker(config, path);
+    },
+    async openIssue(title) {
+      const token = readFileSync(tokenFile, "utf8").trim();
+      const res = await fetch(`${forge}/repos/demo/widgets/issues`, {
+        method: "POST", headers: { authorization: `token ${token}`, "content-type": "application/json" },
+        body: JSON.stringify({ title, body: "Opened by the browser test", labels: ["robot-army"] }),
+      });
+      if (res.status !== 201) throw new Error(`the forge answered ${res.status} to a new issue: ${await res.text()}`);
+      return ((await res.json()) as { number: number }).number;
+    },
+  };
 }
 
 /** The router, on the runtime running this test. */
