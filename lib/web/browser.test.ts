@@ -136,6 +136,23 @@ test("keep moves the row to the kept section and the CLI's keeps agree; release 
     assert.equal(await keptItems(), []);
   }));
 
+test("a keep placed at the terminal reaches an open /active without a reload", () =>
+  page(async (p) => {
+    const item = DEMO_ITEMS[1];
+    await p.goto(dashboard.url + "/active");
+    await p.locator(`table#active tr[data-item="${item}"]`).waitFor();
+    // Gone if the page were loaded again: the update must come from dashboard.js's refresh.
+    await p.evaluate(() => ((globalThis as unknown as { stillThisPage: boolean }).stillThisPage = true));
+    await world.must(["keep", String(item)]);
+    try {
+      await p.locator(`#kept tr[data-item="${item}"]`).waitFor();
+      await p.locator(`table#active tr[data-item="${item}"] .kept`).waitFor();
+      assert.ok(await p.evaluate(() => (globalThis as unknown as { stillThisPage?: boolean }).stillThisPage === true), "the page was not reloaded");
+    } finally {
+      await world.must(["unkeep", String(item)]);
+    }
+  }));
+
 test("the item page's terminal shows the worker's output as it writes", async () => {
   // A worker that prints one line, then another once told: a new issue opened, labelled and dispatched now.
   const go = join(world.dir, "go");
