@@ -21,6 +21,8 @@ import type { SetupContext, SetupResult } from "../scenario/setups/index.ts";
 import { launchBrowser, withPage } from "../testing/browser.ts";
 import { startDashboard } from "../testing/dashboard.ts";
 import type { Dashboard } from "../testing/dashboard.ts";
+import { raiseAnomaly } from "../store/anomalies.ts";
+import { openStore } from "../store/open.ts";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { waitFor } from "../testing/wait.ts";
 import { send } from "../testing/web-requests.ts";
@@ -171,6 +173,26 @@ test("the item page's terminal shows the worker's output as it writes", async ()
     await waitFor("the line the worker wrote after the page opened", async () => (await rows.innerText()).includes("second line"));
     await screenshot(p, "/items/<id>");
   });
+});
+
+test("an open anomaly's acknowledge button acknowledges it as the CLI would", async () => {
+  // Raised as the daemon's sweep raises one; no pass runs after this, so nothing retracts it.
+  const store = await openStore(world.env.RA_STATE_DIR);
+  let anomaly: { id: number };
+  try {
+    ({ anomaly } = raiseAnomaly(store, { kind: "orphan_worktree", actionId: "/nowhere/stray", repo: "demo/widgets", detail: "a worktree no item claims: /nowhere/stray" }));
+  } finally {
+    store.close();
+  }
+  await page(async (p) => {
+    await p.goto(dashboard.url + "/anomalies");
+    const row = p.locator(`table#anomalies tr[data-anomaly="${anomaly.id}"]`);
+    assert.match(await row.innerText(), /orphan_worktree/);
+    await row.getByRole("button", { name: "acknowledge" }).click();
+    await p.locator(`tr[data-anomaly="${anomaly.id}"]`).waitFor({ state: "detached" });
+  });
+  const listed = JSON.parse(await world.must(["anomalies", "--all", "--json"])) as { anomalies: Array<{ id: number; acknowledged_at: string | null }> };
+  assert.ok(listed.anomalies.find((a) => a.id === anomaly.id)?.acknowledged_at, "anomalies --all --json shows it acknowledged");
 });
 
 test("the audit log pages", () =>
