@@ -41,6 +41,9 @@ export async function benchWeb(): Promise<void> {
         for (const [path, samples] of timings) samples.push(await get(server.url, path));
       }
       const memory = memoryOf(server.pid);
+      // The page measured is the whole one: a row for each open session.
+      const sessions = (await (await fetch(server.url + "/active")).text()).split('<section id="kept"')[0];
+      const rows = (sessions.match(/<tr data-item="/g) ?? []).length;
       const p99Met = PAGES.every((path) => percentile(timings.get(path)!, 0.99) < WEB_TARGET_P99_MS);
       const memoryMet = memory.peakMiB < WEB_TARGET_MIB;
       const row = (path: string, tail = "") => {
@@ -51,7 +54,7 @@ export async function benchWeb(): Promise<void> {
         `web: the dashboard (\`robot-army serve\` on ${isDeno() ? "deno" : "node"}, a process of its own) over ${PASS_ITEMS} work items, ` +
           `${PASS_LIVE} active with open sessions; store made in ${ms(world.seedingMs).trim()}`,
         `  (${WEB_REQUESTS} sequential requests of each page after ${WEB_WARMUPS} warm-ups, in turn, timed to the body's last byte)`,
-        ...PAGES.map((path) => row(path)),
+        ...PAGES.map((path) => row(path, path === "/active" ? `  (${rows} session rows${rows === PASS_LIVE ? "" : `, not ${PASS_LIVE}`})` : "")),
         ...INFORMATION.map((path) => row(path, "  (information)")),
         `  server memory: peak ${mib(memory.peakMiB)} (VmHWM), ${mib(memory.nowMiB)} at the end (VmRSS)`,
         `  target: p99 under ${WEB_TARGET_P99_MS} ms for ${PAGES.join(" and ")}: ${p99Met ? "target met" : "target missed"}`,
