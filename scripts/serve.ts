@@ -4,6 +4,7 @@
  * a keep, acknowledge an anomaly) are the CLI's own functions, audited as the CLI audits
  * them. Bound beyond loopback it needs `[web] token_file`, and refuses to start without it.
  */
+import { setFlagsFromString } from "node:v8";
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { integerOption, parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
@@ -74,6 +75,9 @@ export async function main(argv: string[]): Promise<number> {
     return { bind: stringOption(args, "bind"), port: integerOption(args, "port", 0, 65535), render };
   });
   const config = await configFromArgs(args);
+  // A dashboard runs for days beside the agents it watches: V8 keeps its heap small rather
+  // than growing it for throughput (a page of 200 sessions allocates a few MB and keeps none).
+  if (opts.render === undefined) setFlagsFromString("--optimize-for-size");
   const stop = new AbortController();
   const end = () => stop.abort();
   process.once("SIGINT", end);

@@ -3,7 +3,7 @@
  * cannot be read is still listed, with what is wrong, so that nothing open goes unseen; one
  * that is a symbolic link is listed so too, and its target never read.
  */
-import { existsSync, lstatSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createFileExclusive, writeFileAtomic } from "../atomic.ts";
 import { describeProblem, validatorFor } from "../schema.ts";
@@ -60,23 +60,48 @@ export async function listOpen(journal: Journal): Promise<OpenEntry[]> {
   return Promise.all(names.map((name) => readEntry(journal, name.slice(0, -".yaml".length))));
 }
 
-/** The open episode with this key, or undefined when none is open. */
+/**
+ * The open episode with this key, or undefined when none is open. A folder on the way that
+ * is a symbolic link is refused (JournalLinkError), as `listOpen` refuses it; the file itself
+ * a link is an entry saying so. One walk of the path: the daemon and the dashboard ask this
+ * of every worker, every time.
+ */
 export async function findOpen(journal: Journal, key: string): Promise<OpenEntry | undefined> {
-  refuseLinks(journal, journal.openDir);
-  return existsSync(openFile(journal, key)) || isLink(openFile(journal, key)) ? readEntry(journal, key) : undefined;
+  const file = openFile(journal, key);
+  let text: string;
+  try {
+    text = readJournalFile(journal, file);
+  } catch (error) {
+    if (error instanceof JournalLinkError && error.link !== file) throw error;
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    return unreadable(key, file, error);
+  }
+  return parseEntry(key, file, text);
 }
 
 async function readEntry(journal: Journal, key: string): Promise<OpenEntry> {
   const file = openFile(journal, key);
+  try {
+    return await parseEntry(key, file, readJournalFile(journal, file));
+  } catch (error) {
+    return unreadable(key, file, error);
+  }
+}
+
+/** What is wrong with an open file that could not be read. */
+function unreadable(key: string, file: string, error: unknown): OpenEntry {
+  if (error instanceof JournalLinkError) return { key, file, problem: "is a symbolic link, never followed out of the journal: remove it" };
+  return { key, file, problem: `cannot be read: ${(error as Error).message.split("\n")[0]}` };
+}
+
+async function parseEntry(key: string, file: string, text: string): Promise<OpenEntry> {
   let value: unknown;
   try {
-    const text = readJournalFile(journal, file);
     const { parse } = await import("yaml");
     // logLevel "error": yaml would print its warnings, each with lines of the file, on stderr.
     value = parse(text, { logLevel: "error" });
   } catch (error) {
-    if (error instanceof JournalLinkError) return { key, file, problem: "is a symbolic link, never followed out of the journal: remove it" };
-    return { key, file, problem: `cannot be read: ${(error as Error).message.split("\n")[0]}` };
+    return unreadable(key, file, error);
   }
   const problems = (await validatorFor("episode"))(value);
   if (problems.length) return { key, file, problem: problems.map(describeProblem).join("; ") };
@@ -108,12 +133,4 @@ export async function rewriteOpen(journal: Journal, episode: Episode): Promise<v
 /** Removes the open file once the episode's record is written. */
 export function removeOpen(journal: Journal, key: string): void {
   rmSync(openFile(journal, key), { force: true });
-}
-
-function isLink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
 }

@@ -21,6 +21,7 @@ import { StoreError } from "../store/store-file.ts";
 import { getItem } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { sessionsOf, trackedSessionBranches } from "../work-items/sessions.ts";
+import type { StoredSession } from "../work-items/sessions.ts";
 
 /** What a refresh works with. */
 export interface PullRequestDeps {
@@ -111,12 +112,13 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
  * The item's pull requests, lowest number first; `[]` when GitHub answered for its
  * repository after its first session started, while the item was refreshed, and none came
  * from its branches; "not checked" otherwise (never asked since, the item no longer
- * refreshed then, or no session, so no branch).
+ * refreshed then, or no session, so no branch). A caller that has read the item and its
+ * sessions already (the dashboard, for many items at once) gives them as `known`.
  */
-export function pullRequestsOf(store: Store, itemId: number): PullRequestRow[] | "not checked" {
-  const item = getItem(store, itemId);
+export function pullRequestsOf(store: Store, itemId: number, known?: { item: WorkItem; sessions: StoredSession[] }): PullRequestRow[] | "not checked" {
+  const item = known?.item ?? getItem(store, itemId);
   if (!item) return "not checked";
-  const sessions = sessionsOf(store, itemId);
+  const sessions = known?.sessions ?? sessionsOf(store, itemId);
   const branches = [...new Set(sessions.map((s) => s.branch))];
   if (!branches.length) return "not checked";
   const rows = store.statement(

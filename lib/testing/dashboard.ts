@@ -6,13 +6,13 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
+import { PROJECT_ROOT, isDeno, runtimeArgv } from "../runtime.ts";
 
 /** A running `robot-army serve`. */
 export interface Dashboard {
   /** Its address without the trailing slash, e.g. `http://127.0.0.1:40123`. */
   url: string;
-  /** The server's own pid (the runtime running the router, no wrapper in between). */
+  /** The server's own pid (the runtime running robot-army, no wrapper in between). */
   pid: number;
   /** Everything it printed on stdout and stderr so far. */
   output(): string;
@@ -31,8 +31,12 @@ export interface DashboardOptions {
 /** The line `robot-army serve` prints once it listens. */
 const LISTENING = /^dashboard: (http:\/\/127\.0\.0\.1:\d+)\/$/m;
 
-/** The router, on the runtime running this process. */
-const ROBOT_ARMY = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+/**
+ * robot-army as an owner runs it, on the runtime running this process: on Node the entry
+ * point (bin/robot-army.mjs, with Node's compile cache, as `robot-army` on PATH runs), on
+ * Deno the router.
+ */
+const ROBOT_ARMY = isDeno() ? runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts")) : [process.execPath, join(PROJECT_ROOT, "bin", "robot-army.mjs")];
 
 /** Starts `robot-army serve` on a free loopback port; resolves once it listens, fails with its output if it exits first. */
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {

@@ -55,6 +55,14 @@ export function getItem(store: Store, id: number): WorkItem | undefined {
   return row ? fromRow(row) : undefined;
 }
 
+/** Items by id, in one query (the dashboard's rows read them together); an id with no item is left out. */
+export function itemsById(store: Store, ids: readonly number[]): Map<number, WorkItem> {
+  const unique = [...new Set(ids)];
+  if (!unique.length) return new Map();
+  const rows = store.statement(`SELECT ${COLUMNS} FROM work_items WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(unique));
+  return new Map(rows.map(fromRow).map((item) => [item.id, item]));
+}
+
 /** The live (not done, not abandoned) item of an issue, if any. */
 export function liveItemOf(store: Store, repo: string, issue: number): WorkItem | undefined {
   const row = store.statement(`SELECT ${COLUMNS} FROM work_items WHERE repo = ? AND issue = ? AND state NOT IN ('done', 'abandoned')`).get(repo, issue);

@@ -11,8 +11,8 @@ import { readRegistry } from "../../ending/idleness.ts";
 import { listKeeps } from "../../ending/keeps.ts";
 import { pullRequestsOf } from "../../intake/pull-requests.ts";
 import { issueUrl } from "../../reports/item.ts";
-import { getItem } from "../../work-items/queries.ts";
-import { openSessions } from "../../work-items/sessions.ts";
+import { itemsById } from "../../work-items/queries.ts";
+import { openSessions, sessionsOfItems } from "../../work-items/sessions.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
 import { duration, issueLink, itemLink, none, postButton } from "./_parts.ts";
@@ -61,27 +61,31 @@ export const activePage: Page<Active> = {
     const keptItems = new Set(keeps.map((k) => k.item));
     const at = now();
     const open = openSessions(store).filter((s) => !s.simulated);
-    const sessions = await Promise.all(open.map(async (s): Promise<ActiveRow | null> => {
-      const item = getItem(store, s.item);
-      if (!item) return null;
-      const pulls = pullRequestsOf(store, item.id);
+    // Each row's item and sessions, read for all the rows at once.
+    const items = itemsById(store, [...open.map((s) => s.item), ...keeps.map((k) => k.item)]);
+    const sessionsByItem = sessionsOfItems(store, open.map((s) => s.item));
+    const rows: ActiveRow[] = [];
+    // One row after another: each registry is a file read, and 200 read at once only hold more in memory together.
+    for (const s of open) {
+      const item = items.get(s.item);
+      if (!item) continue;
+      const pulls = pullRequestsOf(store, item.id, { item, sessions: sessionsByItem.get(item.id) ?? [] });
       const pull = pulls === "not checked" ? undefined : pulls.at(-1);
-      return {
+      rows.push({
         item: { id: item.id, repo: item.repo, issue: item.issue, title: item.title, state: item.state, url: issueUrl(store, item, ctx.config.github.api_base) },
         session: { id: s.id, name: s.name, host: s.host, launcher: s.launcher, attempt: s.attempt, started_at: s.started_at },
         activity: await activity(s, s.profile ?? ctx.config.worker.profile, at),
         pull_request: pull ? { number: pull.number, state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed", html_url: pull.html_url } : null,
         kept: keptItems.has(item.id),
-      };
-    }));
-    const rows = sessions.filter((r): r is ActiveRow => r !== null);
+      });
+    }
     const perRepo = new Map<string, number>();
     for (const r of rows) perRepo.set(r.item.repo, (perRepo.get(r.item.repo) ?? 0) + 1);
     return {
       sessions: rows,
       capacity: { open: rows.length, max, repos: [...perRepo].sort(([a], [b]) => a.localeCompare(b)).map(([repo, n]) => ({ repo, open: n, max: repoMax(repo) })) },
       kept: keeps.map((k) => ({
-        item: { id: k.item, repo: k.repo, issue: k.issue, title: getItem(store, k.item)?.title ?? "", state: k.state },
+        item: { id: k.item, repo: k.repo, issue: k.issue, title: items.get(k.item)?.title ?? "", state: k.state },
         placed_at: k.placed_at,
         session: k.session?.name ?? null,
       })),

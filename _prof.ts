@@ -1,0 +1,22 @@
+import { buildBenchWorld } from "./scripts/dev/bench-pass.ts";
+import { webContext } from "./lib/web/context.ts";
+import { webApp } from "./lib/web/app.ts";
+import { webAccess } from "./lib/web/security.ts";
+const w = await buildBenchWorld();
+const ctx = webContext(w.config, w.stateDir, w.sessionRoot);
+const app = webApp(ctx, webAccess(w.config, "127.0.0.1", 0));
+for (let i = 0; i < 10; i++) await (await app.request("http://127.0.0.1/active", { headers: { Host: "127.0.0.1" } })).text();
+const { Session } = await import("node:inspector/promises");
+const session = new Session(); session.connect();
+await session.post("Profiler.enable"); await session.post("Profiler.start");
+const s = performance.now();
+for (let i = 0; i < 50; i++) await (await app.request("http://127.0.0.1/active", { headers: { Host: "127.0.0.1" } })).text();
+console.log("per request", ((performance.now() - s) / 50).toFixed(1), "ms");
+const { profile } = await session.post("Profiler.stop");
+const self = new Map<string, number>();
+const byId = new Map(profile.nodes.map((n: any) => [n.id, n]));
+const dt = profile.timeDeltas; const samples = profile.samples;
+for (let i = 0; i < samples.length; i++) { const n: any = byId.get(samples[i]); const k = `${n.callFrame.functionName || "(anon)"} ${n.callFrame.url.split("/").slice(-2).join("/")}:${n.callFrame.lineNumber}`; self.set(k, (self.get(k) ?? 0) + dt[i]); }
+const total = [...self.values()].reduce((a, b) => a + b, 0);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log((100 * v / total).toFixed(1) + "%", k);
+w.forge.stop(); process.exit(0);
