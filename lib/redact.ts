@@ -71,11 +71,12 @@ export function rememberConfiguredSecrets(
     readonly github: { readonly token_file?: string; readonly token_env?: string };
     readonly pushover?: { readonly token_file?: string; readonly user_key_file?: string };
     readonly health?: { readonly webhook_url_file?: string };
+    readonly web?: { readonly token_file?: string };
   },
   env: Record<string, string | undefined> = process.env,
 ): void {
   const { token_file, token_env } = config.github;
-  for (const file of [token_file, config.pushover?.token_file, config.pushover?.user_key_file, config.health?.webhook_url_file]) {
+  for (const file of [token_file, config.pushover?.token_file, config.pushover?.user_key_file, config.health?.webhook_url_file, config.web?.token_file]) {
     if (file) rememberFile(file);
   }
   if (token_env) rememberSecret(env[token_env]);

@@ -10,7 +10,7 @@
  * worktree has a cleanup decision that is not `skipped`, stops the daemon, its workers and
  * the forge and prints a summary read from the store; `--watch` runs on instead. Ctrl-C
  * stops the daemon, the rehearsal's workers and the forge. The dashboard serves the
- * rehearsal's store on loopback while it runs, and its address is printed first.
+ * rehearsal's store on loopback while it runs, and its address is printed as it starts.
  */
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

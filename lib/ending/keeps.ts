@@ -97,6 +97,12 @@ export function releaseKeep(store: Store, itemId: number): KeepEntry | undefined
   });
 }
 
+/** The keep on one item, with its item's current session, or undefined when it is not kept. */
+export function keepOfItem(store: Store, itemId: number): KeepEntry | undefined {
+  const known = keepOf(store, itemId);
+  return known ? entryOf(store, known) : undefined;
+}
+
 /** Every keep in force, oldest first, each with its item's current session or null (`no live session`). */
 export function listKeeps(store: Store): KeepEntry[] {
   return store.statement("SELECT item, placed_at FROM keeps ORDER BY placed_at, item").all()

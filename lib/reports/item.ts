@@ -88,7 +88,7 @@ const WORKER_ASKS = "worker asks: ";
  * What a needs_info item's worker asks, since when (the item's move to needs_info), and the
  * command that opens the worker to answer it; null for an item in any other state.
  */
-export function ownerQuestion(item: WorkItem): { question: string; asked_at: string; answer: string } | null {
+export function ownerQuestion(item: Pick<WorkItem, "id" | "state" | "reason" | "updated_at">): { question: string; asked_at: string; answer: string } | null {
   if (item.state !== "needs_info") return null;
   const reason = item.reason ?? "no question was recorded";
   const question = reason.startsWith(WORKER_ASKS) ? reason.slice(WORKER_ASKS.length) : reason;

@@ -163,7 +163,9 @@ test("an anomaly acknowledged from its page leaves the open list, audited", () =
       assert.equal((await json(`${base}/api/anomalies`)).anomalies, []);
       assert.is(((await json(`${base}/api/anomalies?all=1`)).anomalies as unknown[]).length, 1);
       assert.is(queryAudit(store, { kind: "anomaly.acknowledged" }).length, 1);
-      assert.is((await press(base, "/anomalies/777/acknowledge", await csrfOf(`${base}/active`), "/")).status, 404);
+      const missing = await press(base, "/anomalies/777/acknowledge", await csrfOf(`${base}/active`), "/");
+      assert.is(missing.status, 409, "refused as anomalies --acknowledge refuses it");
+      assert.match(await missing.text(), "777");
     });
   }));
 
@@ -254,6 +256,26 @@ test("a secret that reached the store before the redactor knew it is redacted on
       const api = await (await fetch(`${base}/api/items/1`)).text();
       assert.not.match(page + api, /s3cr3t-t0ken-value/);
       assert.match(page, /\[redacted\]/);
+    });
+  }));
+
+test("a store that cannot be read is one line on the page and in the JSON, never a stack trace", () =>
+  withTempStateDir(async (stateDir) => {
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(join(stateDir, "robot-army.db"), { recursive: true });
+    await withDashboard(stateDir, async (base) => {
+      const api = await fetch(`${base}/api/needs`);
+      assert.ok(api.status >= 400, String(api.status));
+      const { error } = await api.json() as { error: string };
+      assert.match(error, "robot-army.db");
+      assert.not.match(error, /\n|\s+at /);
+      const page = await fetch(`${base}/`, { headers: { Accept: "text/html" } });
+      assert.is(page.status, api.status);
+      const text = await page.text();
+      assert.match(text, '<p class="why">');
+      assert.match(text, "robot-army.db");
+      assert.not.match(text, /\s+at \S+ \(/);
+      assert.is(page.headers.get("x-content-type-options"), "nosniff", "the guard's headers are on the error page too");
     });
   }));
 

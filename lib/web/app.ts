@@ -12,15 +12,14 @@ import type { Context } from "hono";
 import { html } from "hono/html";
 import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
-import { redact } from "../redact.ts";
-import { acknowledgeAnomaly, listAnomalies } from "../store/anomalies.ts";
+import { redact, redactAll } from "../redact.ts";
+import { acknowledgeAnomaly } from "../store/anomalies.ts";
 import { placeKeep, releaseKeep } from "../ending/keeps.ts";
-import { noSuchItem } from "../work-items/queries.ts";
 import { latestSession } from "../work-items/sessions.ts";
 import type { WebContext, WebEnv } from "./context.ts";
 import { layout, freshnessLine } from "./layout.ts";
 import type { Freshness } from "./layout.ts";
-import { NotFound } from "./page.ts";
+import { NotFound, localPath, wholeNumber } from "./page.ts";
 import type { AnyPage, PageRequest } from "./page.ts";
 import { PAGES } from "./pages/index.ts";
 import { guard } from "./security.ts";
@@ -53,9 +52,8 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
     return releaseKeep(store, id) ? `released the keep on item ${id}` : `item ${id} was not kept`;
   }));
   app.post("/anomalies/:id/acknowledge", (c) => write(c, ctx, async (store) => {
-    const id = itemId(c.req.param("id"), "anomaly");
-    if (!listAnomalies(store).some((a) => a.id === id)) throw new NotFound(`No anomaly ${id}`);
-    const anomaly = acknowledgeAnomaly(store, id);
+    // An anomaly not on record is refused by the acknowledgement itself, as `anomalies --acknowledge` is.
+    const anomaly = acknowledgeAnomaly(store, itemId(c.req.param("id"), "anomaly"));
     return `acknowledged anomaly ${anomaly.id} (${anomaly.kind})`;
   }));
   app.notFound((c) => c.text("Not found\n", 404));
@@ -73,9 +71,8 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
 function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage): void {
   const readData = async (c: Context<WebEnv>) => {
     const request: PageRequest = { params: c.req.param() as Record<string, string>, query: new URL(c.req.url).searchParams };
-    const data = await page.read(ctx, request);
     // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
-    return JSON.parse(redact(JSON.stringify(data)));
+    return redactAll(await page.read(ctx, request));
   };
   app.get(page.api, async (c) => c.json({ ...freshness(ctx), ...(await readData(c)) }));
   app.get(page.path, async (c) => {
@@ -85,7 +82,8 @@ function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage): void {
     const view = { csrf: c.get("csrf"), here: url.pathname + url.search };
     const body = await page.render(data, view);
     const fresh = freshness(ctx);
-    if (c.req.query("fragment") === "1") return c.html(html`${freshnessLine(fresh)}${body}`);
+    // The live parts, and the page's title in a header (dashboard.js sets it, so a tab's name follows the page).
+    if (c.req.query("fragment") === "1") return c.html(html`${freshnessLine(fresh)}${body}`, 200, { "X-Page-Title": encodeURIComponent(page.title(data)) });
     return c.html(layout(page.title(data), page.nav, fresh, body, page.terminal ? ["terminal"] : []));
   });
 }
@@ -99,12 +97,12 @@ function freshness(ctx: WebContext): Freshness {
 /** Runs one write a button asked for, then sends the browser back where it was (or answers JSON). */
 async function write(c: Context<WebEnv>, ctx: WebContext, change: (store: NonNullable<Awaited<ReturnType<WebContext["store"]>>>) => Promise<string>): Promise<Response> {
   const store = await ctx.store();
-  if (!store) throw noSuchItem(c.req.param("id") ?? "");
+  // With no store yet, nothing has been recorded: no item to keep, no anomaly to acknowledge.
+  if (!store) throw new PreconditionError(`Nothing is recorded in ${ctx.stateDir} yet, so there is nothing to change`);
   const message = await change(store);
   if (!accepts(c, "text/html")) return c.json({ ok: true, message });
   const body = await c.req.parseBody();
-  const back = typeof body.back === "string" && /^\/(?![/\\])/.test(body.back) ? body.back : "/";
-  return c.redirect(back, 303);
+  return c.redirect(localPath(body.back), 303);
 }
 
 function accepts(c: Context<WebEnv>, type: string): boolean {
@@ -113,8 +111,9 @@ function accepts(c: Context<WebEnv>, type: string): boolean {
 
 /** A whole number in a path, else a 404: the route names nothing. */
 function itemId(text: string, what = "work item"): number {
-  if (!/^[1-9]\d{0,15}$/.test(text)) throw new NotFound(`No ${what} ${text}`);
-  return Number(text);
+  const id = wholeNumber(text);
+  if (id === null) throw new NotFound(`No ${what} ${text}`);
+  return id;
 }
 
 function errorPage(message: string, ctx: WebContext) {

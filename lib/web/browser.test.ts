@@ -4,12 +4,13 @@
  * workers dispatched at live and idle with their pull requests open, and an item whose worker
  * could not start, under a hostile title; later a worker that prints a line when told),
  * driven by Debian's chromium. On Node the catalogue's screenshots of the main pages are
- * taken too (catalogue/screenshots/, lib/scenario/dashboard-shots.ts), taken again every run.
+ * taken too (lib/scenario/dashboard-shots.ts): into catalogue/screenshots/ when
+ * `npm run catalogue` runs this file, else into the run's temp dir.
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { isDeno, PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
@@ -264,16 +265,19 @@ async function keptItems(): Promise<number[]> {
 }
 
 /**
- * The catalogue's screenshot of `page` (its entry in DASHBOARD_SHOTS), taken on Node only: one
- * runtime takes them, so runs on both never write the same file at once.
+ * The catalogue's screenshot of `page` (its entry in DASHBOARD_SHOTS), taken on Node only (one
+ * runtime takes them, so runs on both never write the same file at once): into the folder
+ * $RA_SCREENSHOTS names (`npm run catalogue` names catalogue/screenshots), else into this
+ * run's temp dir, so `npm test` leaves the checkout as it found it.
  */
 async function screenshot(p: Page, page: string): Promise<void> {
   if (isDeno()) return;
   const shot = DASHBOARD_SHOTS.find((s) => s.page === page);
   if (!shot) throw new Error(`no screenshot of ${page} in DASHBOARD_SHOTS`);
-  const dir = join(PROJECT_ROOT, "catalogue", SHOTS_DIR);
+  const dir = process.env.RA_SCREENSHOTS || join(world.dir, SHOTS_DIR);
   mkdirSync(dir, { recursive: true });
   await p.screenshot({ path: join(dir, shot.file) });
+  assert.ok(statSync(join(dir, shot.file)).size > 1000, `the screenshot of ${page} was written`);
 }
 
 /** The world, made by real commands: the setup `forge-with-dashboard-workers` (items 1 and 2 idle demo workers, item 3 failed under HTML_TITLE). */

@@ -39,6 +39,22 @@ export interface Page<T> {
 /** A page whose subject does not exist: a 404 with this line. */
 export class NotFound extends Error {}
 
+/** A whole number from 1 that a path or query names (an id), or null: anything else names nothing. */
+export function wholeNumber(text: string | null | undefined): number | null {
+  if (!text || !/^[1-9]\d*$/.test(text)) return null;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : null;
+}
+
+/**
+ * `next` when it is a path on this site (a form's `back`, the login's `next`), else `/`: a
+ * second slash or a backslash after the first (`//evil.example`), a scheme, or a character a
+ * browser would drop (a tab that turns `/\t/evil` into `//evil`) is never followed.
+ */
+export function localPath(next: unknown): string {
+  return typeof next === "string" && /^\/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/.test(next) ? next : "/";
+}
+
 /** A page of any data (the list the app mounts). */
 // deno-lint-ignore no-explicit-any
 export type AnyPage = Page<any>;

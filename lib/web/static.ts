@@ -17,7 +17,7 @@ const FILES: Record<string, { from: URL | string; type: string }> = {
   "dashboard.css": { from: own("dashboard.css"), type: "text/css; charset=utf-8" },
   "dashboard.js": { from: own("dashboard.js"), type: "text/javascript; charset=utf-8" },
   "terminal.js": { from: own("terminal.js"), type: "text/javascript; charset=utf-8" },
-  "xterm.js": { from: XTERM.replace(/xterm\.js$/, "xterm.js"), type: "text/javascript; charset=utf-8" },
+  "xterm.js": { from: XTERM, type: "text/javascript; charset=utf-8" },
   "xterm.css": { from: XTERM.replace(/lib[\\/]xterm\.js$/, "css/xterm.css"), type: "text/css; charset=utf-8" },
 };
 

@@ -7,6 +7,7 @@
  */
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import { redact } from "../redact.ts";
 import type { WebEnv } from "./context.ts";
 import type { TerminalChunk } from "./terminal-feed.ts";
 
@@ -39,7 +40,8 @@ export function terminalEvents(c: Context<WebEnv>, feed: AsyncIterable<TerminalC
           break;
         }
         if (stream.aborted) break;
-        await stream.writeSSE({ event: next.value.kind, data: JSON.stringify(next.value.text) });
+        // What a worker prints may hold a credential it was given: redacted as everything shown is.
+        await stream.writeSSE({ event: next.value.kind, data: JSON.stringify(redact(next.value.text)) });
       }
       if (!stream.aborted) await stream.writeSSE({ event: "end", data: JSON.stringify("") });
     } catch (error) {

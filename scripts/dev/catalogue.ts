@@ -1,14 +1,18 @@
 /**
  * `npm run catalogue [-- --check]`: re-runs every scenario on Node and writes `catalogue/`
- * (a page per scenario, an index, a command reference from the commands' own help).
+ * (a page per scenario, an index, a command reference from the commands' own help, the
+ * dashboard's page), then runs the browser tests (lib/web/browser.test.ts), which take the
+ * dashboard's screenshots into catalogue/screenshots/.
  * With `--check` it writes nothing and fails (exit 1, as CI expects of a stale build) when the committed catalogue differs.
  */
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { runMain } from "../../lib/cli.ts";
 import { RobotArmyError, UsageError } from "../../lib/errors.ts";
 import { buildCatalogue, compareCatalogue, renderCommandReference, writeCatalogue } from "../../lib/scenario/catalogue.ts";
 import type { CatalogueDrift } from "../../lib/scenario/catalogue.ts";
+import { DASHBOARD_SHOTS, SHOTS_DIR } from "../../lib/scenario/dashboard-shots.ts";
 import { loadScenarios, PROJECT_ROOT } from "../../lib/scenario/load.ts";
 import { resultLines } from "../../lib/scenario/report.ts";
 import { runScenarios } from "../../lib/scenario/run.ts";
@@ -52,6 +56,8 @@ export async function main(argv: string[]): Promise<number> {
   const drift = writeCatalogue(join(PROJECT_ROOT, "catalogue"), files);
   console.log(hasDrift(drift) ? describeDrift(drift, { stale: "updated:", missing: "added:  ", extra: "removed:" }) : "  nothing changed");
   console.log(`wrote catalogue/ (${files.size} pages)`);
+  takeScreenshots();
+  console.log(`took the dashboard's screenshots: catalogue/${SHOTS_DIR}/ (${DASHBOARD_SHOTS.map((s) => s.file).join(", ")})`);
   return 0;
 }
 
@@ -64,6 +70,14 @@ export async function catalogueStaleness(results: Parameters<typeof buildCatalog
   const files = buildCatalogue(results, await renderCommandReference(await overview(), COMMANDS));
   const drift = compareCatalogue(join(PROJECT_ROOT, "catalogue"), files);
   return hasDrift(drift) ? `The catalogue differs from what the code produces; run \`npm run catalogue\`:\n${describeDrift(drift)}` : null;
+}
+
+/** The browser tests on Node, told to leave their screenshots in the catalogue; a failing one fails the catalogue. */
+function takeScreenshots(): void {
+  const run = spawnSync(process.execPath, [join(PROJECT_ROOT, "lib", "web", "browser.test.ts")], {
+    env: { ...process.env, RA_SCREENSHOTS: join(PROJECT_ROOT, "catalogue", SHOTS_DIR) }, stdio: ["ignore", "pipe", "inherit"], encoding: "utf8",
+  });
+  if (run.status !== 0) throw new RobotArmyError(`Cannot take the dashboard's screenshots: the browser tests failed:\n${run.stdout}`);
 }
 
 function hasDrift(drift: CatalogueDrift): boolean {

@@ -27,6 +27,7 @@ const root = new URL("../..", import.meta.url).pathname;
 const LONGEST_FIRST = [
   "lib/crash/crash.test.ts",
   "lib/dispatch/verbs/relaunch.test.ts",
+  "lib/web/browser.test.ts",
   "scripts/argv.fuzz.test.ts",
   "lib/episodes/journal.property.test.ts",
   "lib/sessions/gc.test.ts",

@@ -41,13 +41,13 @@ export function postButton(action: string, label: string, view: View, cls = ""):
   return html`<form method="post" action="${action}" class="inline"><input type="hidden" name="csrf" value="${view.csrf}"><input type="hidden" name="back" value="${view.here}"><button type="submit" class="${cls}">${label}</button></form>` as HtmlEscapedString;
 }
 
-/** How long, in words: `42s`, `7m`, `3h 5m`, `2d 4h`. */
-export function duration(seconds: number): string {
-  const s = Math.max(0, Math.floor(seconds));
-  if (s < 60) return `${s}s`;
-  if (s < 3600) return `${Math.floor(s / 60)}m`;
-  if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-  return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+/**
+ * What trusts a repository again (lib/repos/queue.ts trustRemedy) as the dashboard shows it:
+ * the command to run, unquoted, or the step to take when it is not a command.
+ */
+export function remedyOf(remedy: string): { command: string } | { step: string } {
+  const command = /^"(robot-army [^"]+)"$/.exec(remedy)?.[1];
+  return command ? { command } : { step: remedy };
 }
 
 /** A section's empty state. */

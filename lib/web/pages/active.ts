@@ -15,7 +15,8 @@ import { itemsById } from "../../work-items/queries.ts";
 import { openSessions, sessionsOfItems } from "../../work-items/sessions.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
-import { duration, issueLink, itemLink, none, postButton } from "./_parts.ts";
+import { formatAge } from "../../duration.ts";
+import { issueLink, itemLink, none, postButton } from "./_parts.ts";
 import type { ItemName } from "./_parts.ts";
 
 /** What the worker's registry says, as the page shows it. */
@@ -58,7 +59,8 @@ export const activePage: Page<Active> = {
     const repoMax = (repo: string) => ctx.config.repos[repo]?.max_sessions ?? ctx.config.worker.max_sessions;
     if (!store) return { sessions: [], capacity: { open: 0, max, repos: [] }, kept: [] };
     const keeps = listKeeps(store);
-    const keptItems = new Set(keeps.map((k) => k.item));
+    // A keep covers its item's current session only (keptSession): an earlier attempt's open row is not kept.
+    const keptSessions = new Set(keeps.flatMap((k) => (k.session ? [k.session.id] : [])));
     const at = now();
     const open = openSessions(store).filter((s) => !s.simulated);
     // Each row's item and sessions, read for all the rows at once.
@@ -76,7 +78,7 @@ export const activePage: Page<Active> = {
         session: { id: s.id, name: s.name, host: s.host, launcher: s.launcher, attempt: s.attempt, started_at: s.started_at },
         activity: await activity(s, s.profile ?? ctx.config.worker.profile, at),
         pull_request: pull ? { number: pull.number, state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed", html_url: pull.html_url } : null,
-        kept: keptItems.has(item.id),
+        kept: keptSessions.has(s.id),
       });
     }
     const perRepo = new Map<string, number>();
@@ -133,5 +135,5 @@ async function activity(session: Parameters<typeof readRegistry>[0], profile: Pa
 function activityCell(a: Activity) {
   if (a.status === "unknown") return html`<span class="activity unknown" title="${a.why}">unknown</span>`;
   const label = a.status === "needs_info" ? "asks you" : a.status;
-  return html`<span class="activity ${a.status}">${label}</span>${a.seconds !== null ? html` for ${duration(a.seconds)}` : ""}`;
+  return html`<span class="activity ${a.status}">${label}</span>${a.seconds !== null ? html` for ${formatAge(a.seconds * 1000)}` : ""}`;
 }

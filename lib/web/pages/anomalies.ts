@@ -1,7 +1,7 @@
 /**
  * `/anomalies`: the conditions the owner should see (an orphan session, an effect a crash
  * cut short, a worktree no item claims, ...), open ones with an acknowledge button (the same
- * acknowledgement as `robot-army anomalies --ack <id>`, audited as it is); `?all=1` shows the
+ * acknowledgement as `robot-army anomalies --acknowledge <id>`, audited as it is); `?all=1` shows the
  * acknowledged and resolved ones too.
  */
 import { html } from "hono/html";

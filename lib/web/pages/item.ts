@@ -6,13 +6,13 @@
  * (static/terminal.js reads `/api/items/<id>/terminal`). No input is ever sent to a worker.
  */
 import { html } from "hono/html";
-import { listKeeps } from "../../ending/keeps.ts";
+import { keepOfItem } from "../../ending/keeps.ts";
 import { itemReport } from "../../reports/item.ts";
 import type { ItemReport } from "../../reports/item.ts";
 import { getItem } from "../../work-items/queries.ts";
 import type { WorkItemState } from "../../work-items/queries.ts";
 import type { WebContext } from "../context.ts";
-import { NotFound } from "../page.ts";
+import { NotFound, wholeNumber } from "../page.ts";
 import type { Page } from "../page.ts";
 import { command, issueLink, none, postButton, safeUrl } from "./_parts.ts";
 
@@ -36,10 +36,11 @@ export const itemPage: Page<ItemPage> = {
   async read(ctx: WebContext, request): Promise<ItemPage> {
     const text = request.params.id;
     const store = await ctx.store();
-    const item = /^[1-9]\d{0,15}$/.test(text) && store ? getItem(store, Number(text)) : undefined;
+    const id = wholeNumber(text);
+    const item = id !== null && store ? getItem(store, id) : undefined;
     if (!item || !store) throw new NotFound(`No work item ${text}`);
     const report = itemReport(store, ctx.config, item);
-    const keep = listKeeps(store).find((k) => k.item === item.id);
+    const keep = keepOfItem(store, item.id);
     const latest = report.sessions.at(-1);
     return {
       item: report,
@@ -51,7 +52,7 @@ export const itemPage: Page<ItemPage> = {
   },
   render(data, view) {
     const i = data.item;
-    return html`<h1>Item ${String(i.id)} · ${issueLink(i, i.url)}</h1>
+    return html`<h1>Item ${String(i.id)} · ${issueLink(i, i.url)}${i.simulated ? html` <span class="simulated">simulated: made below the live effect level</span>` : ""}</h1>
 <p class="title-line">${i.title}</p>
 <section id="item-state" data-live>
 <dl class="facts">
@@ -68,7 +69,7 @@ ${data.commands.length ? html`<ul class="commands">${data.commands.map((c) => ht
 </section>
 <section id="terminal-section">
 <h2>Terminal${data.terminal ? html` · <code>${data.terminal.session}</code>${data.terminal.open ? "" : html` <span class="none">(ended)</span>`}` : ""}</h2>
-${data.terminal ? html`<p id="terminal-note" class="note" aria-live="polite"></p><div id="terminal" data-stream="${data.terminal.stream}"></div><p class="none">read-only: nothing typed here reaches the worker; ${command(`robot-army attach ${i.id}`)} opens it</p>` : none("No session yet.")}
+${data.terminal ? html`<p class="note" data-terminal-note role="status" aria-live="polite"></p><div id="terminal" data-stream="${data.terminal.stream}"></div><p class="none">read-only: nothing typed here reaches the worker; ${command(`robot-army attach ${i.id}`)} opens it</p>` : none("No session yet.")}
 </section>
 <section id="item-history" data-live>
 <h2>Sessions</h2>

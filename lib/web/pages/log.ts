@@ -7,6 +7,7 @@ import { html } from "hono/html";
 import { queryAudit } from "../../store/audit.ts";
 import type { AuditRecord } from "../../store/audit.ts";
 import type { WebContext } from "../context.ts";
+import { wholeNumber } from "../page.ts";
 import type { Page } from "../page.ts";
 import { none } from "./_parts.ts";
 
@@ -28,7 +29,7 @@ export const logPage: Page<Log> = {
   title: () => "audit log",
   async read(ctx: WebContext, request): Promise<Log> {
     const q = request.query;
-    const whole = (name: string) => /^[1-9]\d{0,15}$/.test(q.get(name) ?? "") ? Number(q.get(name)) : null;
+    const whole = (name: string) => wholeNumber(q.get(name));
     const kind = q.get("kind")?.trim() || null;
     const filter = { kind, item: whole("item"), simulated: q.get("simulated") === "1", before: whole("before") };
     const store = await ctx.store();

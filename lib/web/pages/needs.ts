@@ -6,11 +6,13 @@
  * (acknowledging an anomaly).
  */
 import { html } from "hono/html";
+import { ownerQuestion } from "../../reports/item.ts";
 import { statusReport } from "../../reports/status.ts";
+import type { NeedsYou } from "../../reports/status.ts";
 import { listItems } from "../../work-items/queries.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
-import { command, itemLink, none, postButton } from "./_parts.ts";
+import { command, itemLink, none, postButton, remedyOf } from "./_parts.ts";
 import type { ItemName } from "./_parts.ts";
 
 /** What a card is about. */
@@ -39,6 +41,11 @@ const HEADINGS: Record<CardKind, string> = {
   paused: "dispatch paused", held: "held by you", held_for_owner: "held for your approval", untrusted: "repository not trusted",
 };
 
+/** What a needs_info item's worker asks, without the prefix its reason carries. */
+function questionOf(n: NeedsYou): string {
+  return ownerQuestion({ id: n.id, state: "needs_info", reason: n.reason, updated_at: n.since })!.question;
+}
+
 export const needsPage: Page<NeedsMe> = {
   path: "/",
   api: "/api/needs",
@@ -52,7 +59,7 @@ export const needsPage: Page<NeedsMe> = {
     for (const n of report.needs_you) {
       cards.push(n.state === "failed"
         ? { kind: "failed", item: name(n), what: n.reason ?? "no reason was recorded", since: n.since, commands: [`robot-army show ${n.id}`, `robot-army retry ${n.id}`], anomaly: null }
-        : { kind: "needs_info", item: name(n), what: n.reason ?? "no question was recorded", since: n.since, commands: [n.command], anomaly: null });
+        : { kind: "needs_info", item: name(n), what: questionOf(n), since: n.since, commands: [n.command], anomaly: null });
     }
     for (const item of store ? listItems(store, { states: ["interrupted"] }) : []) {
       cards.push({
@@ -61,18 +68,25 @@ export const needsPage: Page<NeedsMe> = {
       });
     }
     for (const a of report.anomalies) {
-      cards.push({ kind: "anomaly", item: null, what: `${a.kind}: ${a.detail}`, since: a.raised_at, commands: [`robot-army anomalies --ack ${a.id}`], anomaly: a.id });
+      cards.push({ kind: "anomaly", item: null, what: `${a.kind}: ${a.detail}`, since: a.raised_at, commands: [`robot-army anomalies --acknowledge ${a.id}`], anomaly: a.id });
     }
     if (report.paused) cards.push({ kind: "paused", item: null, what: report.paused.reason ?? "paused", since: report.paused.since, commands: ["robot-army unpause"], anomaly: null });
     for (const h of report.held) cards.push({ kind: "held", item: name(h), what: h.hold.reason ?? "held", since: h.hold.set_at, commands: [h.unhold], anomaly: null });
     for (const h of report.held_for_owner) cards.push({ kind: "held_for_owner", item: name(h), what: h.reason, since: h.created_at, commands: [`robot-army show ${h.id}`], anomaly: null });
-    for (const u of report.untrusted) cards.push({ kind: "untrusted", item: name(u), what: `${u.repo} ${u.reason}`, since: u.created_at, commands: [u.remedy], anomaly: null });
+    for (const u of report.untrusted) {
+      const remedy = remedyOf(u.remedy);
+      cards.push({
+        kind: "untrusted", item: name(u), what: "step" in remedy ? `${u.repo} ${u.reason}: ${remedy.step}` : `${u.repo} ${u.reason}`,
+        since: u.created_at, commands: "command" in remedy ? [remedy.command] : [], anomaly: null,
+      });
+    }
     return { cards };
   },
   render(data, view) {
-    if (!data.cards.length) return html`<h1>Nothing needs you</h1><div id="cards" data-live>${none("No failed, waiting, interrupted or held items, and no open anomalies.")}</div>`;
-    return html`<h1>Needs you</h1>
-<div id="cards" data-live>${data.cards.map((card) => html`<article class="card ${card.kind}" ${card.item ? html`data-item="${String(card.item.id)}"` : ""} ${card.anomaly !== null ? html`data-anomaly="${String(card.anomaly)}"` : ""}>
+    // The heading is live with the cards: a page opened empty says so no longer once a card comes.
+    if (!data.cards.length) return html`<div id="cards" data-live><h1>Nothing needs you</h1>${none("No failed, waiting, interrupted or held items, and no open anomalies.")}</div>`;
+    return html`<div id="cards" data-live><h1>Needs you</h1>
+${data.cards.map((card) => html`<article class="card ${card.kind}" ${card.item ? html`data-item="${String(card.item.id)}"` : ""} ${card.anomaly !== null ? html`data-anomaly="${String(card.anomaly)}"` : ""}>
 <h2>${HEADINGS[card.kind]}${card.item ? html` · ${itemLink(card.item)} <span class="ref">${card.item.repo}#${card.item.issue}</span>` : ""}</h2>
 <p class="what">${card.what}</p>
 <p class="since">since <time>${card.since}</time></p>

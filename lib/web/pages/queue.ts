@@ -9,7 +9,7 @@ import { statusReport } from "../../reports/status.ts";
 import type { StatusReport } from "../../reports/status.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
-import { command, itemLink, none } from "./_parts.ts";
+import { command, itemLink, none, remedyOf } from "./_parts.ts";
 
 /** The page's data: the queue and what stands apart from it, as `status --json` gives them. */
 export type Queue = Pick<StatusReport, "paused" | "queue" | "held" | "held_for_owner" | "untrusted">;
@@ -30,12 +30,15 @@ ${data.paused ? html`<p class="paused">Paused since <time>${data.paused.since}</
 ${data.queue.length === 0 ? none("No ready item waits.") : html`<table id="queue"><thead><tr><th>#</th><th>item</th><th>issue</th><th>priority</th><th>since</th></tr></thead><tbody>${data.queue.map((q) => html`<tr data-item="${String(q.id)}"><td>${String(q.position)}</td><td>${itemLink(q)}</td><td>${q.repo}#${String(q.issue)}</td><td>${String(q.priority)}</td><td><time>${q.created_at}</time></td></tr>`)}</tbody></table>`}
 ${apart("Held by you", data.held.map((h) => ({ item: h, why: `${h.hold.on === "repository" ? "repository " : ""}held${h.hold.reason ? `: ${h.hold.reason}` : ""}`, command: h.unhold })))}
 ${apart("Held for your approval", data.held_for_owner.map((h) => ({ item: h, why: h.reason, command: `robot-army show ${h.id}` })))}
-${apart("Repository not trusted here", data.untrusted.map((u) => ({ item: u, why: `${u.repo} ${u.reason}`, command: u.remedy })))}
+${apart("Repository not trusted here", data.untrusted.map((u) => {
+      const remedy = remedyOf(u.remedy);
+      return "command" in remedy ? { item: u, why: `${u.repo} ${u.reason}`, command: remedy.command } : { item: u, why: `${u.repo} ${u.reason}: ${remedy.step}`, command: null };
+    }))}
 </div>`;
   },
 };
 
-function apart(heading: string, rows: Array<{ item: { id: number; repo: string; issue: number; title: string }; why: string; command: string }>) {
+function apart(heading: string, rows: Array<{ item: { id: number; repo: string; issue: number; title: string }; why: string; command: string | null }>) {
   if (!rows.length) return "";
-  return html`<h2>${heading}</h2><table><tbody>${rows.map((r) => html`<tr data-item="${String(r.item.id)}"><td>${itemLink(r.item)}</td><td>${r.item.repo}#${String(r.item.issue)}</td><td>${r.why}</td><td>${command(r.command)}</td></tr>`)}</tbody></table>`;
+  return html`<h2>${heading}</h2><table><tbody>${rows.map((r) => html`<tr data-item="${String(r.item.id)}"><td>${itemLink(r.item)}</td><td>${r.item.repo}#${String(r.item.issue)}</td><td>${r.why}</td><td>${r.command ? command(r.command) : ""}</td></tr>`)}</tbody></table>`;
 }

@@ -27,6 +27,8 @@
         // Logged out (the cookie gone, the token changed): the page itself goes to the login.
         if (response.type === "opaqueredirect" || response.status === 401) { window.location.reload(); return null; }
         if (!response.ok) { unreachable("status " + response.status); return null; }
+        var title = response.headers.get("X-Page-Title");
+        if (title) document.title = decodeURIComponent(title) + " · robot-army";
         return response.text();
       })
       .then(function (text) {

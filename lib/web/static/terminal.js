@@ -26,6 +26,8 @@
     cursorBlink: false,
     cols: 120,
     rows: 32,
+    // A worker's output may carry OSC 8 hyperlinks (text from an issue, say): none is ever followed from here.
+    linkHandler: { activate: function () {}, allowNonHttpProtocols: false },
   });
   term.open(element);
 
