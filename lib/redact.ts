@@ -31,18 +31,14 @@ const remembered = new Set<string>();
  * @example redact("fatal: https://x:ghp_abc…@host", []) // "fatal: https://x:[redacted]@host"
  */
 export function redact(text: string, secrets: Iterable<string> = remembered): string {
-  let out = text;
-  // Longest first, so a secret that contains another is replaced whole.
-  const values = [...secrets].filter((s) => s.trim().length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
-  for (const secret of values) out = out.split(secret).join(REDACTED);
-  return out.replace(GITHUB_TOKEN, REDACTED);
+  return redactWith(text, longestFirst(secrets));
 }
 
-/** `value` with `redact` applied to every string in it, however deep (for an audit record's body). */
+/** `value` with `redact` applied to every string in it, however deep (for an audit record's body, a page's data). */
 export function redactAll<T>(value: T, secrets: Iterable<string> = remembered): T {
-  const list = [...secrets];
+  const values = longestFirst(secrets);
   const walk = (v: unknown): unknown => {
-    if (typeof v === "string") return redact(v, list);
+    if (typeof v === "string") return redactWith(v, values);
     if (Array.isArray(v)) return v.map(walk);
     if (typeof v === "object" && v !== null && !(v instanceof Date)) {
       return Object.fromEntries(Object.entries(v).map(([key, entry]) => [key, walk(entry)]));
@@ -50,6 +46,17 @@ export function redactAll<T>(value: T, secrets: Iterable<string> = remembered): 
     return v;
   };
   return walk(value) as T;
+}
+
+/** The secrets worth replacing, longest first, so a secret that contains another is replaced whole. */
+function longestFirst(secrets: Iterable<string>): string[] {
+  return [...secrets].filter((s) => s.trim().length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
+}
+
+function redactWith(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const secret of values) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out.replace(GITHUB_TOKEN, REDACTED);
 }
 
 /** Adds a credential this process has read to what `redact` replaces by default. */

@@ -115,24 +115,43 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
  * refreshed then, or no session, so no branch). A caller that has read the item and its
  * sessions already (the dashboard, for many items at once) gives them as `known`.
  */
-export function pullRequestsOf(store: Store, itemId: number, known?: { item: WorkItem; sessions: StoredSession[] }): PullRequestRow[] | "not checked" {
-  const item = known?.item ?? getItem(store, itemId);
+export function pullRequestsOf(store: Store, itemId: number): PullRequestRow[] | "not checked" {
+  const item = getItem(store, itemId);
   if (!item) return "not checked";
-  const sessions = known?.sessions ?? sessionsOf(store, itemId);
-  const branches = [...new Set(sessions.map((s) => s.branch))];
-  if (!branches.length) return "not checked";
-  const rows = store.statement(
+  return pullRequestsOfItems(store, [{ item, sessions: sessionsOf(store, itemId) }]).get(itemId)!;
+}
+
+/**
+ * The pull requests of each of these items (given with their sessions), as `pullRequestsOf`
+ * finds them, in two queries however many items (the dashboard's rows).
+ */
+export function pullRequestsOfItems(store: Store, known: ReadonlyArray<{ item: WorkItem; sessions: readonly StoredSession[] }>): Map<number, PullRequestRow[] | "not checked"> {
+  const pairs = [...new Set(known.flatMap(({ item, sessions }) => sessions.map((s) => JSON.stringify([item.repo, s.branch]))))];
+  const rows = pairs.length === 0 ? [] : store.statement(
     `SELECT repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at FROM pull_requests
-     WHERE repo = ? AND head_branch IN (${branches.map(() => "?").join(", ")}) ORDER BY number`,
-  ).all(item.repo, ...branches) as unknown as PullRequestRow[];
-  const firstStarted = Math.min(...sessions.map((s) => Date.parse(s.started_at)));
-  // A branch is named for its issue, so an earlier item of the same issue (the label put back) had it too:
-  // a pull request merged, or last changed, before this item's first session is that one's, not this one's.
-  const mine = rows.filter((row) => Date.parse(row.merged_at ?? row.updated_at) >= firstStarted);
-  if (mine.length) return mine.map((row) => ({ ...row }));
-  const refreshed = store.statement("SELECT refreshed_at FROM pull_request_refreshes WHERE repo = ?").get(item.repo) as { refreshed_at: string } | undefined;
-  const at = parseTimestamp(refreshed?.refreshed_at)?.getTime();
-  return at !== undefined && at >= firstStarted && trackedAt(item, at) ? [] : "not checked";
+     WHERE (repo, head_branch) IN (SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?)) ORDER BY number`,
+  ).all(`[${pairs.join(",")}]`) as unknown as PullRequestRow[];
+  const refreshes = new Map((store.statement("SELECT repo, refreshed_at FROM pull_request_refreshes").all() as Array<{ repo: string; refreshed_at: string }>)
+    .map((row) => [row.repo, row.refreshed_at]));
+  const result = new Map<number, PullRequestRow[] | "not checked">();
+  for (const { item, sessions } of known) {
+    const branches = new Set(sessions.map((s) => s.branch));
+    if (!branches.size) {
+      result.set(item.id, "not checked");
+      continue;
+    }
+    const firstStarted = Math.min(...sessions.map((s) => Date.parse(s.started_at)));
+    // A branch is named for its issue, so an earlier item of the same issue (the label put back) had it too:
+    // a pull request merged, or last changed, before this item's first session is that one's, not this one's.
+    const mine = rows.filter((row) => row.repo === item.repo && branches.has(row.head_branch) && Date.parse(row.merged_at ?? row.updated_at) >= firstStarted);
+    if (mine.length) {
+      result.set(item.id, mine.map((row) => ({ ...row })));
+      continue;
+    }
+    const at = parseTimestamp(refreshes.get(item.repo))?.getTime();
+    result.set(item.id, at !== undefined && at >= firstStarted && trackedAt(item, at) ? [] : "not checked");
+  }
+  return result;
 }
 
 /** Whether a refresh at `at` (ms) looked for the item's pull requests: it was not finished then, or done within the week before. */

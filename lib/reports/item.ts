@@ -100,12 +100,23 @@ export function ownerQuestion(item: Pick<WorkItem, "id" | "state" | "reason" | "
  * base when it is GitHub's own or an Enterprise server's `/api/v3`; null when not known.
  */
 export function issueUrl(store: Store, item: WorkItem, apiBase: string): string | null {
-  const given = store.statement(
-    "SELECT json_extract(body, '$.html_url') AS url FROM audit WHERE item = ? AND json_type(body, '$.html_url') = 'text' ORDER BY id DESC LIMIT 1",
-  ).get(item.id) as { url: string } | undefined;
-  if (given) return given.url;
+  return issueUrls(store, [item], apiBase).get(item.id) ?? null;
+}
+
+/** The web addresses of these items' issues, as `issueUrl` finds each, in one query (the dashboard's rows). */
+export function issueUrls(store: Store, items: readonly WorkItem[], apiBase: string): Map<number, string | null> {
+  const given = new Map<number, string>();
+  // Oldest first, so each item's latest record naming an address is the one kept.
+  const rows = store.statement(
+    `SELECT item, json_extract(body, '$.html_url') AS url FROM audit
+     WHERE item IN (SELECT value FROM json_each(?)) AND json_type(body, '$.html_url') = 'text' ORDER BY id`,
+  ).all(JSON.stringify(items.map((item) => item.id))) as Array<{ item: number; url: string }>;
+  for (const row of rows) given.set(row.item, row.url);
   const base = apiBase.replace(/\/+$/, "");
-  if (base === "https://api.github.com") return `https://github.com/${item.repo}/issues/${item.issue}`;
-  if (base.endsWith("/api/v3")) return `${base.slice(0, -"/api/v3".length)}/${item.repo}/issues/${item.issue}`;
-  return null;
+  const fromBase = (item: WorkItem) => {
+    if (base === "https://api.github.com") return `https://github.com/${item.repo}/issues/${item.issue}`;
+    if (base.endsWith("/api/v3")) return `${base.slice(0, -"/api/v3".length)}/${item.repo}/issues/${item.issue}`;
+    return null;
+  };
+  return new Map(items.map((item) => [item.id, given.get(item.id) ?? fromBase(item)]));
 }

@@ -9,8 +9,8 @@ import { html } from "hono/html";
 import { now, parseTimestamp } from "../../clock.ts";
 import { readRegistry } from "../../ending/idleness.ts";
 import { listKeeps } from "../../ending/keeps.ts";
-import { pullRequestsOf } from "../../intake/pull-requests.ts";
-import { issueUrl } from "../../reports/item.ts";
+import { pullRequestsOfItems } from "../../intake/pull-requests.ts";
+import { issueUrls } from "../../reports/item.ts";
 import { itemsById } from "../../work-items/queries.ts";
 import { openSessions, sessionsOfItems } from "../../work-items/sessions.ts";
 import type { WebContext } from "../context.ts";
@@ -66,15 +66,18 @@ export const activePage: Page<Active> = {
     // Each row's item and sessions, read for all the rows at once.
     const items = itemsById(store, [...open.map((s) => s.item), ...keeps.map((k) => k.item)]);
     const sessionsByItem = sessionsOfItems(store, open.map((s) => s.item));
+    const rowItems = [...new Set(open.map((s) => s.item))].flatMap((id) => items.get(id) ?? []);
+    const pullsByItem = pullRequestsOfItems(store, rowItems.map((item) => ({ item, sessions: sessionsByItem.get(item.id) ?? [] })));
+    const urls = issueUrls(store, rowItems, ctx.config.github.api_base);
     const rows: ActiveRow[] = [];
     // One row after another: each registry is a file read, and 200 read at once only hold more in memory together.
     for (const s of open) {
       const item = items.get(s.item);
       if (!item) continue;
-      const pulls = pullRequestsOf(store, item.id, { item, sessions: sessionsByItem.get(item.id) ?? [] });
+      const pulls = pullsByItem.get(item.id) ?? "not checked";
       const pull = pulls === "not checked" ? undefined : pulls.at(-1);
       rows.push({
-        item: { id: item.id, repo: item.repo, issue: item.issue, title: item.title, state: item.state, url: issueUrl(store, item, ctx.config.github.api_base) },
+        item: { id: item.id, repo: item.repo, issue: item.issue, title: item.title, state: item.state, url: urls.get(item.id) ?? null },
         session: { id: s.id, name: s.name, host: s.host, launcher: s.launcher, attempt: s.attempt, started_at: s.started_at },
         activity: await activity(s, s.profile ?? ctx.config.worker.profile, at),
         pull_request: pull ? { number: pull.number, state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed", html_url: pull.html_url } : null,
