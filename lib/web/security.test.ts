@@ -182,6 +182,7 @@ test("five wrong tokens within a minute: the client's credentials other than a v
       const session = { Cookie: `ra_session=${sessionCookieValue(TEST_TOKEN, access.secret)}` };
       assert.is((await send(app, "/api/things", { headers: session })).status, 200, "a valid cookie, the API");
       assert.is((await send(app, "/", { headers: session })).status, 200, "a valid cookie, a page");
+      assert.is((await send(app, "/api/things", { headers: { ...session, Authorization: "Bearer stray" } })).status, 200, "a valid cookie whatever else it carries");
       assert.is((await send(app, "/")).headers.location, "/login?next=%2F", "no credential: no guess, sent to the login");
       assert.is((await send(app, "/login")).status, 200, "the login form is shown (its POST is refused: login.test.ts)");
       assert.is((await send(app, "/api/things", { headers: right, from: "127.0.0.2" })).status, 200, "another client is not limited");

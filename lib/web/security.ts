@@ -222,7 +222,7 @@ function authenticate(c: Context<WebEnv>, access: WebAccess, login: Login): Cred
   const cookieValid = cookie !== undefined && sameSecret(cookie, login.session);
   // A stale cookie (the token changed, the server restarted) is cleared, so a browser counts once, not once a request.
   if (cookie !== undefined && !cookieValid) deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
-  const guessing = bearer !== undefined || (cookie !== undefined && !cookieValid) || (c.req.method === "POST" && path === "/login");
+  const guessing = !cookieValid && (bearer !== undefined || cookie !== undefined || (c.req.method === "POST" && path === "/login"));
   const wait = guessing ? secondsLimited(access, client) : undefined;
   if (wait !== undefined) {
     c.header("Retry-After", String(wait));
