@@ -98,7 +98,7 @@ export async function run(opts: ServeOptions, deps: ServeDeps): Promise<number> 
   try {
     if (opts.render !== undefined) {
       // The owner at the terminal reads the store already: a rendered page needs no login.
-      const app = webApp(ctx, { ...webAccess({ ...deps.config, web: { ...deps.config.web, token_file: undefined } }, "127.0.0.1", port) });
+      const app = webApp(ctx, { ...webAccess({ ...deps.config, web: { ...deps.config.web, token_file: undefined, allowed_hosts: [] } }, "127.0.0.1", port) });
       const response = await app.request(`http://127.0.0.1${opts.render}`, { headers: { Host: "127.0.0.1", Accept: opts.render.startsWith("/api/") ? "application/json" : "text/html" } });
       const text = await response.text();
       deps.write(text.endsWith("\n") ? text : `${text}\n`);

@@ -63,6 +63,16 @@ export async function startGuardedApp(access: WebAccess, routes: (app: Hono<WebE
   };
 }
 
+/** Runs `fn` with a guarded app (`startGuardedApp`) for `access`, closed after it, however it ends. */
+export async function withGuardedApp(access: WebAccess, fn: (app: GuardedApp, access: WebAccess) => Promise<void>): Promise<void> {
+  const app = await startGuardedApp(access);
+  try {
+    await fn(app, access);
+  } finally {
+    await app.close();
+  }
+}
+
 /** A response as a test reads it. */
 export interface WebResponse {
   status: number;

@@ -1,21 +1,12 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { launchBrowser } from "../testing/browser.ts";
-import { TEST_TOKEN, loginCsrf, pageCsrf, send, startGuardedApp, testAccess } from "../testing/web-requests.ts";
+import { TEST_TOKEN, loginCsrf, pageCsrf, send, testAccess, withGuardedApp } from "../testing/web-requests.ts";
 import type { GuardedApp } from "../testing/web-requests.ts";
 import { sessionCookieValue } from "./security.ts";
 import type { WebAccess } from "./security.ts";
 
-const withApp = async (access: WebAccess, fn: (app: GuardedApp) => Promise<void>) => {
-  const app = await startGuardedApp(access);
-  try {
-    await fn(app);
-  } finally {
-    await app.close();
-  }
-};
-
-const withTokenApp = (fn: (app: GuardedApp) => Promise<void>) => withApp(testAccess({ token: TEST_TOKEN }), fn);
+const withTokenApp = (fn: (app: GuardedApp, access: WebAccess) => Promise<void>) => withGuardedApp(testAccess({ token: TEST_TOKEN }), fn);
 
 /** POST /login as the browser's form sends it: with the form's CSRF token and this server's Origin. */
 const logIn = async (app: GuardedApp, token: string, extra: { next?: string; headers?: Record<string, string> } = {}) => {
@@ -54,19 +45,19 @@ test("a hostile next is never embedded nor followed: the form carries / instead"
     }
   }));
 
-test("the right token sets an HttpOnly, SameSite=Strict, Path=/ session cookie (not the token) and redirects 303 to /; the cookie then opens the pages", () =>
-  withTokenApp(async (app) => {
+test("the right token sets an HttpOnly, SameSite=Strict, Path=/ session cookie for seven days (not the token) and redirects 303 to /; the cookie then opens the pages", () =>
+  withTokenApp(async (app, access) => {
     const response = await logIn(app, TEST_TOKEN);
     assert.is(response.status, 303);
     assert.is(response.headers.location, "/");
     assert.is(response.cookies.length, 1);
     const [cookie] = response.cookies;
     const attributes = cookie.split(";").map((a) => a.trim());
-    for (const attribute of ["HttpOnly", "SameSite=Strict", "Path=/"]) assert.ok(attributes.includes(attribute), `${attribute} in ${cookie}`);
+    for (const attribute of ["HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=604800"]) assert.ok(attributes.includes(attribute), `${attribute} in ${cookie}`);
     assert.not.ok(attributes.includes("Secure"), "no Secure over plain http (the browser would drop it)");
     assert.not.match(cookie, TEST_TOKEN);
     const session = sessionOf(response.cookies);
-    assert.is(session, `ra_session=${sessionCookieValue(TEST_TOKEN)}`);
+    assert.is(session, `ra_session=${sessionCookieValue(TEST_TOKEN, access.secret)}`);
     const page = await send(app, "/", { headers: { Cookie: session } });
     assert.is(page.status, 200);
     assert.is((await send(app, "/static/app.js", { headers: { Cookie: session } })).status, 200);
@@ -74,17 +65,18 @@ test("the right token sets an HttpOnly, SameSite=Strict, Path=/ session cookie (
   }));
 
 test("logging in with a stale cookie (the token changed) sets only the new cookie", () =>
-  withTokenApp(async (app) => {
+  withTokenApp(async (app, access) => {
     const csrf = await loginCsrf(app);
-    const stale = `ra_session=${sessionCookieValue("the-old-token-0123456789")}`;
+    const stale = `ra_session=${sessionCookieValue("the-old-token-0123456789", access.secret)}`;
     const response = await send(app, "/login", { form: { csrf, token: TEST_TOKEN }, headers: { Origin: `http://${app.host}`, Cookie: stale } });
     assert.is(response.status, 303);
-    assert.equal(response.cookies.map((c) => c.split(";")[0]), [`ra_session=${sessionCookieValue(TEST_TOKEN)}`]);
+    assert.equal(response.cookies.map((c) => c.split(";")[0]), [`ra_session=${sessionCookieValue(TEST_TOKEN, access.secret)}`]);
   }));
 
 test("the cookie is Secure when the login came over https (a proxy's X-Forwarded-Proto)", () =>
   withTokenApp(async (app) => {
-    const response = await logIn(app, TEST_TOKEN, { headers: { "X-Forwarded-Proto": "https" } });
+    // The browser at the proxy's https end sends that origin.
+    const response = await logIn(app, TEST_TOKEN, { headers: { "X-Forwarded-Proto": "https", Origin: `https://${app.host}` } });
     assert.is(response.status, 303);
     assert.ok(response.cookies[0].split(";").map((a) => a.trim()).includes("Secure"), response.cookies[0]);
   }));
@@ -129,16 +121,21 @@ test("the login POST needs its CSRF token and this server's Origin like every PO
     assert.is((await send(app, "/login", { form: { token: TEST_TOKEN, csrf }, headers: { Origin: origin } })).status, 303);
   }));
 
-test("five wrong tokens in the form within a minute: the sixth try, right or wrong, is refused with 429 and Retry-After", () =>
+test("five wrong tokens in the form within a minute: the sixth try, right or wrong, is refused with 429 and Retry-After; the owner logged in before stays in", () =>
   withTokenApp(async (app) => {
+    const owner = sessionOf((await logIn(app, TEST_TOKEN)).cookies);
     for (let attempt = 1; attempt <= 5; attempt++) assert.is((await logIn(app, `guess-${attempt}`)).status, 401, `try ${attempt}`);
-    const csrf = await loginCsrf(app).catch(() => "");
-    assert.is(csrf, "", "the login page itself is refused while limited");
-    const limited = await send(app, "/login", { form: { token: TEST_TOKEN }, headers: { Origin: `http://${app.host}` } });
+    // The form is shown (it is no guess), but its POST is refused even with the right token: were
+    // the right one let in while limited, a guesser would learn which of its guesses was right.
+    const limited = await logIn(app, TEST_TOKEN);
     assert.is(limited.status, 429);
     assert.match(limited.body, "too many wrong tokens");
     assert.ok(Number(limited.headers["retry-after"]) > 0 && Number(limited.headers["retry-after"]) <= 60, String(limited.headers["retry-after"]));
     assert.equal(limited.cookies, []);
+    assert.is((await send(app, "/", { headers: { Cookie: owner } })).status, 200, "the session cookie still opens the pages");
+    const csrf = await pageCsrf(app, owner);
+    const poked = await send(app, "/poke", { form: { csrf, note: "still in" }, headers: { Cookie: owner, Origin: `http://${app.host}` } });
+    assert.equal([poked.status, poked.body], [200, "poked: still in"], "and its forms");
   }));
 
 test("POST /logout clears the cookie and goes to /login; it needs the CSRF token too", () =>
@@ -154,7 +151,7 @@ test("POST /logout clears the cookie and goes to /login; it needs the CSRF token
   }));
 
 test("with no token (loopback) there is nothing to log in to: /login sends the browser on", () =>
-  withApp(testAccess(), async (app) => {
+  withGuardedApp(testAccess(), async (app) => {
     assert.is((await send(app, "/login?next=/queue")).headers.location, "/queue");
     const csrf = await pageCsrf(app);
     const posted = await send(app, "/login", { form: { csrf, token: "anything" }, headers: { Origin: `http://${app.host}` } });

@@ -32,7 +32,7 @@ export function loginRoutes(app: Hono<WebEnv>, access: WebAccess): void {
     if (!acceptsToken(c, access, presented)) return c.html(loginPage(c.get("csrf"), next, true), 401);
     // The guard may have asked to clear a stale cookie: the new one replaces that request.
     c.header("Set-Cookie", undefined);
-    setCookie(c, SESSION_COOKIE, sessionCookieValue(access.token), sessionCookieOptions(c));
+    setCookie(c, SESSION_COOKIE, sessionCookieValue(access.token, access.secret), sessionCookieOptions(c));
     return c.redirect(next, 303);
   });
 

@@ -33,8 +33,17 @@ export interface WebAccess {
   secret: Uint8Array;
 }
 
-/** The cookie the login form sets: derived from the token (never the token itself). */
+/** The cookie the login form sets: derived from the token and the server's secret (never the token itself). */
 export const SESSION_COOKIE = "ra_session";
+
+/** How long a browser keeps the session cookie (a restart of the server ends it sooner). */
+const SESSION_MAX_AGE_S = 7 * 24 * 60 * 60;
+
+/**
+ * Headers a reverse proxy adds. A server with no token is for this machine alone, and a
+ * request carrying one of these came through a proxy, so from beyond it.
+ */
+const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip"] as const;
 
 /** Wrong tokens a client may present within `WRONG_TOKEN_WINDOW_MS` before it is refused with 429. */
 const WRONG_TOKENS_ALLOWED = 5;
@@ -85,6 +94,11 @@ export function webAccess(config: Config, bind: string, port: number): WebAccess
   if (file === undefined && !isLoopback(bind)) {
     throw new PreconditionError(`The dashboard bound to "${bind}" is reachable beyond loopback and needs a token: set [web] token_file to a 0600 file holding it, or bind 127.0.0.1`);
   }
+  // A name in allowed_hosts is a name the dashboard is reached by: from elsewhere (a proxy, the LAN).
+  const remote = config.web.allowed_hosts.find((name) => !isLoopback(name));
+  if (file === undefined && remote !== undefined) {
+    throw new PreconditionError(`[web] allowed_hosts names "${remote}", so the dashboard is reached from beyond this machine and needs a token: set [web] token_file to a 0600 file holding it`);
+  }
   const token = file === undefined ? null : readSecretFile(file, WEB_TOKEN_ROLE);
   if (token !== null && token.length < MIN_TOKEN_LENGTH) {
     throw new PreconditionError(`Web token file "${file}" holds a token of ${token.length} characters; it needs at least ${MIN_TOKEN_LENGTH} (openssl rand -hex 32 > "${file}")`);
@@ -94,18 +108,20 @@ export function webAccess(config: Config, bind: string, port: number): WebAccess
 
 /**
  * The middleware every dashboard request passes first. In order: a Host that is not this
- * server's is refused (421); a client with too many wrong tokens is refused (429); with a token
- * configured, a request without the session cookie (or, for /api, `Authorization: Bearer`) is
- * sent to /login (a page) or refused (401); a request that is not GET or HEAD needs the CSRF
- * token (form field `csrf` or header `X-CSRF-Token`) and an `Origin` naming this server (403).
+ * server's is refused (421); with no token configured, a request that came through a proxy is
+ * refused (403); with a token, a client with too many wrong tokens is refused (429) when it
+ * presents a wrong credential or posts the login form, a request without the session cookie
+ * (or, for /api, `Authorization: Bearer`) is sent to /login (a page) or refused (401); a
+ * request that is not GET or HEAD needs the CSRF token (form field `csrf` or header
+ * `X-CSRF-Token`) and an `Origin` that is this request's own origin (403).
  * Sets `c.get("csrf")` for pages to put in their forms. Every answer, its own refusals and the
  * app's errors alike, carries `SECURITY_HEADERS`.
  */
 export function guard(access: WebAccess): MiddlewareHandler<WebEnv> {
   const hosts = hostRule(access);
-  const session = access.token === null ? null : sessionCookieValue(access.token);
+  const login = access.token === null ? null : { token: access.token, session: sessionCookieValue(access.token, access.secret) };
   return async (c, next) => {
-    const refusal = await admit(c, access, hosts, session);
+    const refusal = await admit(c, access, hosts, login);
     if (refusal) return secured(refusal);
     await next();
     try {
@@ -118,19 +134,23 @@ export function guard(access: WebAccess): MiddlewareHandler<WebEnv> {
   };
 }
 
-/** The session cookie's value for `token`: an HMAC keyed by the token, so it changes when the token does. */
-export function sessionCookieValue(token: string): string {
-  return createHmac("sha256", token).update("robot-army web session").digest("base64url");
+/**
+ * The session cookie's value for `token` on the server whose random `secret` (`WebAccess.secret`)
+ * is given: an HMAC keyed by both, so it changes when the token does and a restart of the
+ * server ends every login.
+ */
+export function sessionCookieValue(token: string, secret: Uint8Array): string {
+  return createHmac("sha256", secret).update("robot-army web session\0").update(token).digest("base64url");
 }
 
 /**
- * How the session cookie is set and cleared: HttpOnly, SameSite=Strict, Path=/, and Secure when
- * the request came over https (directly, or through a proxy that says so in X-Forwarded-Proto).
+ * How the session cookie is set and cleared: HttpOnly, SameSite=Strict, Path=/, Max-Age of seven
+ * days, and Secure when the request came over https (directly, or through a proxy that says so
+ * in X-Forwarded-Proto: a cookie is set only with a token configured, where a proxy is allowed).
  */
 export function sessionCookieOptions(c: Context): CookieOptions {
-  const forwarded = c.req.header("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
-  const secure = new URL(c.req.url).protocol === "https:" || forwarded === "https";
-  return { httpOnly: true, sameSite: "Strict", path: "/", secure };
+  const secure = schemeOf(c, true) === "https";
+  return { httpOnly: true, sameSite: "Strict", path: "/", secure, maxAge: SESSION_MAX_AGE_S };
 }
 
 /**
@@ -144,25 +164,37 @@ export function acceptsToken(c: Context, access: WebAccess, presented: string): 
 }
 
 /** The refusal for this request, or undefined when it may go on to its route. */
-async function admit(c: Context<WebEnv>, access: WebAccess, hosts: HostRule, session: string | null): Promise<Response | undefined> {
+async function admit(c: Context<WebEnv>, access: WebAccess, hosts: HostRule, login: Login | null): Promise<Response | undefined> {
+  // Only with a token may a proxy's word be taken for the scheme (without one, a proxy is refused below).
+  const scheme = schemeOf(c, login !== null);
   const hostHeader = c.req.header("host");
-  const host = hostHeader === undefined ? undefined : canonicalHost(hostHeader);
-  // An absolute request target (`GET http://other/ HTTP/1.1`) names its own host: both must be ours.
-  if (host === undefined || !hosts.allows(host) || !hosts.allows(new URL(c.req.url).hostname)) {
+  const host = hostHeader === undefined ? undefined : parseHost(hostHeader);
+  // An absolute request target (`GET http://other/ HTTP/1.1`) names its own host: it must be the Host's.
+  if (host === undefined || !hosts.allows(host.name, host.port ?? defaultPort(scheme)) || new URL(c.req.url).hostname !== host.name) {
     const named = hostHeader === undefined ? "no Host header" : `Host "${hostHeader.slice(0, 100)}"`;
     return c.text(`Refused: ${named} is not a name this dashboard answers to; a name that should reach it goes in [web] allowed_hosts\n`, 421);
   }
   let by: Credential | undefined;
-  if (access.token === null || session === null) {
+  if (login === null) {
+    const proxied = PROXY_HEADERS.find((name) => c.req.header(name) !== undefined);
+    if (proxied !== undefined) {
+      return c.text(`Refused: this request came through a proxy (it carries ${proxied}), so from beyond this machine, and this dashboard has no token: set [web] token_file\n`, 403);
+    }
     c.set("csrf", csrfToken(access.secret, "loopback"));
   } else {
-    const answer = authenticate(c, access, access.token, session);
+    const answer = authenticate(c, access, login);
     if (answer instanceof Response) return answer;
     by = answer;
   }
   // A Bearer token is never sent by a browser on its own, so a request carrying the right one is no forgery.
   if (c.req.method === "GET" || c.req.method === "HEAD" || by === "bearer") return undefined;
-  return await checkForgery(c, hosts);
+  return await checkForgery(c, `${scheme}://${host.name}${host.port === undefined ? "" : `:${host.port}`}`);
+}
+
+/** With a token configured: the token, and the session cookie's value that stands for it. */
+interface Login {
+  token: string;
+  session: string;
 }
 
 /** What let a request in when a token is configured. */
@@ -171,25 +203,35 @@ type Credential = "cookie" | "bearer";
 /**
  * With a token configured: the credential the request carries (undefined on a public path
  * without one), or its refusal. Sets the request's CSRF token, tied to its session cookie.
+ *
+ * A client with too many wrong tokens is refused (429) only where it could guess: posting the
+ * login form, or presenting a credential that is not a valid session cookie. A valid session
+ * cookie passes (an owner logged in stays in, though a guesser shares the address: a LAN's /64,
+ * a proxy), and so does a request presenting nothing, which gets the login form. The cookie is
+ * an HMAC keyed by this process's random secret, so it cannot be guessed nor made from a
+ * guessed token. A Bearer token, though, is the token itself: were the right one let through
+ * while limited, a guesser would learn which guess was right however many it made, so a
+ * Bearer, right or wrong, waits out the limit, and so does the login form's token.
  */
-function authenticate(c: Context<WebEnv>, access: WebAccess, token: string, session: string): Credential | undefined | Response {
+function authenticate(c: Context<WebEnv>, access: WebAccess, login: Login): Credential | undefined | Response {
   const path = c.req.path;
   const api = path === "/api" || path.startsWith("/api/");
   const client = clientOf(c);
-  const wait = secondsLimited(access, client);
+  const bearer = api ? bearerOf(c.req.header("authorization")) : undefined;
+  const cookie = getCookie(c, SESSION_COOKIE);
+  const cookieValid = cookie !== undefined && sameSecret(cookie, login.session);
+  // A stale cookie (the token changed, the server restarted) is cleared, so a browser counts once, not once a request.
+  if (cookie !== undefined && !cookieValid) deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
+  const guessing = !cookieValid && (bearer !== undefined || cookie !== undefined || (c.req.method === "POST" && path === "/login"));
+  const wait = guessing ? secondsLimited(access, client) : undefined;
   if (wait !== undefined) {
     c.header("Retry-After", String(wait));
     const message = `Refused: too many wrong tokens from this address; try again in ${wait} s`;
     return api ? c.json({ error: message }, 429) : c.text(`${message}\n`, 429);
   }
-  const bearer = api ? bearerOf(c.req.header("authorization")) : undefined;
-  const cookie = getCookie(c, SESSION_COOKIE);
-  const cookieValid = cookie !== undefined && sameSecret(cookie, session);
-  const by: Credential | undefined = bearer !== undefined && sameSecret(bearer, token) ? "bearer" : cookieValid ? "cookie" : undefined;
-  // One wrong try per request, however many credentials it carried; a stale cookie (the token
-  // changed) is cleared, so a browser counts once, not once a request.
+  const by: Credential | undefined = bearer !== undefined && sameSecret(bearer, login.token) ? "bearer" : cookieValid ? "cookie" : undefined;
+  // One wrong try per request, however many credentials it carried.
   if (by === undefined && (bearer !== undefined || cookie !== undefined)) countWrongToken(access, client);
-  if (cookie !== undefined && !cookieValid) deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
   c.set("csrf", csrfToken(access.secret, cookieValid ? cookie : "login"));
   if (by !== undefined || isPublic(c.req.method, path)) return by;
   if (api) {
@@ -203,10 +245,14 @@ function authenticate(c: Context<WebEnv>, access: WebAccess, token: string, sess
   return c.redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`, 303);
 }
 
-/** The refusal of a state-changing request that lacks a matching Origin or the CSRF token, or undefined. */
-async function checkForgery(c: Context<WebEnv>, hosts: HostRule): Promise<Response | undefined> {
-  const origin = originHost(c.req.header("origin"));
-  if (origin === undefined || !hosts.allows(origin)) {
+/**
+ * The refusal of a state-changing request whose `Origin` is not `own` (the request's own origin:
+ * its scheme and its Host as sent, so another port of the same host is another origin) or that
+ * lacks the CSRF token; undefined when it may go on.
+ */
+async function checkForgery(c: Context<WebEnv>, own: string): Promise<Response | undefined> {
+  const origin = originOf(c.req.header("origin"));
+  if (origin === undefined || origin !== originOf(own)) {
     return c.text("Refused: a request that changes something needs an Origin header naming this dashboard\n", 403);
   }
   let presented = c.req.header("x-csrf-token");
@@ -251,14 +297,29 @@ function isForm(contentType: string | undefined): boolean {
   return type === "application/x-www-form-urlencoded" || type === "multipart/form-data";
 }
 
-function originHost(origin: string | undefined): string | undefined {
-  if (origin === undefined) return undefined;
+/** `text`'s origin as a URL serialises it (scheme, host, port but the scheme's default), or undefined. */
+function originOf(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
   try {
-    const url = new URL(origin);
-    return url.protocol === "http:" || url.protocol === "https:" ? url.hostname : undefined;
+    const url = new URL(text);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : undefined;
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The scheme a request came over: its connection's, or, when `trustProxy` (a token is
+ * configured), the first of X-Forwarded-Proto that is http or https.
+ */
+function schemeOf(c: Context, trustProxy: boolean): "http" | "https" {
+  const forwarded = trustProxy ? c.req.header("x-forwarded-proto")?.split(",")[0].trim().toLowerCase() : undefined;
+  if (forwarded === "http" || forwarded === "https") return forwarded;
+  return new URL(c.req.url).protocol === "https:" ? "https" : "http";
+}
+
+function defaultPort(scheme: string): string {
+  return scheme === "https" ? "443" : "80";
 }
 
 function secured(response: Response): Response {
@@ -271,28 +332,33 @@ function secured(response: Response): Response {
 // The Host check.
 
 interface HostRule {
-  /** Whether a canonical host name (`canonicalHost`) is this server's. */
-  allows(host: string): boolean;
+  /** Whether a canonical host name (`parseHost`) on `port` (digits) is this server's. */
+  allows(host: string, port: string): boolean;
 }
 
 /**
- * The names this server answers to: the address bound, the loopback names when bound to
- * loopback, `[web] allowed_hosts`, and, bound to 0.0.0.0 or ::, the literal addresses of this
- * machine's interfaces (read at each ask: they change). No other name, so a page on a foreign
- * name that resolves here (DNS rebinding) gets nothing.
+ * The names this server answers to, on any port (a tunnel or a forwarded port may change it):
+ * the address bound, the loopback names when bound to loopback, a `[web] allowed_hosts` entry
+ * without a port, and, bound to 0.0.0.0 or ::, the literal addresses of this machine's
+ * interfaces (read at each ask: they change); and an `allowed_hosts` entry with a port on that
+ * port only. No other name, so a page on a foreign name that resolves here (DNS rebinding)
+ * gets nothing.
  */
 function hostRule(access: WebAccess): HostRule {
   const bound = canonicalHost(access.bind);
   const wildcard = bound === "0.0.0.0" || bound === "[::]";
-  const fixed = new Set<string>();
-  for (const name of access.allowedHosts) {
-    const host = canonicalHost(name);
-    if (host !== undefined) fixed.add(host);
+  const anyPort = new Set<string>();
+  const onPort = new Set<string>();
+  for (const entry of access.allowedHosts) {
+    const host = parseHost(entry);
+    if (host === undefined) continue;
+    if (host.port === undefined) anyPort.add(host.name);
+    else onPort.add(`${host.name} ${host.port}`);
   }
-  if (bound !== undefined && !wildcard) fixed.add(bound);
-  if (isLoopback(access.bind)) for (const name of ["127.0.0.1", "localhost", "[::1]"]) fixed.add(name);
+  if (bound !== undefined && !wildcard) anyPort.add(bound);
+  if (isLoopback(access.bind)) for (const name of ["127.0.0.1", "localhost", "[::1]"]) anyPort.add(name);
   return {
-    allows: (host) => fixed.has(host) || (wildcard && interfaceAddresses().has(host)),
+    allows: (host, port) => anyPort.has(host) || onPort.has(`${host} ${Number(port)}`) || (wildcard && interfaceAddresses().has(host)),
   };
 }
 
@@ -307,17 +373,24 @@ function interfaceAddresses(): Set<string> {
   return addresses;
 }
 
-const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/;
+const HOST = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?$/;
 
 /**
  * A host as a URL spells it (lower case, IPv4 in dotted decimal, IPv6 shortened in brackets),
  * its port dropped; undefined for anything that is not a host with an optional port.
  */
 function canonicalHost(text: string): string | undefined {
+  return parseHost(text)?.name;
+}
+
+/** A host with an optional port: its name as `canonicalHost` spells it and its port as written (a number), or undefined. */
+function parseHost(text: string): { name: string; port: string | undefined } | undefined {
   const bracketed = !text.startsWith("[") && text.split(":").length > 2 ? `[${text}]` : text;
-  if (!HOST.test(bracketed)) return undefined;
+  const match = HOST.exec(bracketed);
+  if (!match) return undefined;
+  const port = match[2] === undefined ? undefined : String(Number(match[2]));
   try {
-    return new URL(`http://${bracketed}/`).hostname;
+    return port !== undefined && Number(port) > 65535 ? undefined : { name: new URL(`http://${match[1]}/`).hostname, port };
   } catch {
     return undefined;
   }
