@@ -8,6 +8,7 @@ import type { Hono } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import { html } from "hono/html";
 import type { WebEnv } from "./context.ts";
+import { localPath } from "./page.ts";
 import { SESSION_COOKIE, acceptsToken, sessionCookieOptions, sessionCookieValue } from "./security.ts";
 import type { WebAccess } from "./security.ts";
 
@@ -40,15 +41,6 @@ export function loginRoutes(app: Hono<WebEnv>, access: WebAccess): void {
     deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
     return c.redirect(access.token === null ? "/" : "/login", 303);
   });
-}
-
-/**
- * `next` when it is a path on this server (one leading `/`, then only the characters a URL's
- * path and query hold unescaped; never `//` or `/\`, which a browser reads as another host),
- * else `/`: the login never redirects elsewhere.
- */
-function localPath(next: unknown): string {
-  return typeof next === "string" && /^\/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/.test(next) ? next : "/";
 }
 
 function loginPage(csrf: string, next: string, wrong: boolean) {
