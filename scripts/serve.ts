@@ -32,11 +32,14 @@ terminal, live and read-only), /queue, /anomalies (with acknowledge) and /log (t
 log, newest first). Each page's data is JSON under /api (/api/needs, /api/active, ...).
 Pages update themselves and say when their data was read and whether the daemon is alive.
 
-On a loopback address no login is needed. Bound to any other address it refuses to start
-without [web] token_file (a 0600 file holding the token): the login form takes the token
-once and sets a cookie; the JSON API takes "Authorization: Bearer <token>". Every request's
-Host must be the address bound or one of [web] allowed_hosts; buttons post with a CSRF
-token and a matching Origin. Nothing typed in the dashboard ever reaches a worker.
+On a loopback address no login is needed. Bound to any other address, or with [web]
+allowed_hosts naming a host that is not loopback, it refuses to start without [web]
+token_file (a 0600 file holding the token); without one it also refuses any request that
+carries a proxy's headers (X-Forwarded-For, Forwarded, Via, ...). The login form takes the
+token once and sets a cookie, good until serve restarts; the JSON API takes
+"Authorization: Bearer <token>". Every request's Host must be the address bound or one of
+[web] allowed_hosts; buttons post with a CSRF token and the dashboard's own Origin.
+Nothing typed in the dashboard ever reaches a worker.
 
 --render PATH prints the page at PATH (HTML, or JSON under /api) as the dashboard would
 serve it, and exits: 0 when it was found, 1 when not.

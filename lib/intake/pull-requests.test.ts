@@ -9,11 +9,12 @@ import type { Store } from "../store/open.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { addPullRequests, changePullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
-import { atTimeAsync, makeItem } from "../testing/items.ts";
+import { atTimeAsync, makeItem, withStore } from "../testing/items.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
-import { recordSession, sessionsOf } from "../work-items/sessions.ts";
+import { recordSession, sessionsOf, sessionsOfItems } from "../work-items/sessions.ts";
+import { itemsById } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
-import { countPullRequests, mergedPullRequest, pullRequestsOf, refreshPullRequests } from "./pull-requests.ts";
+import { countPullRequests, mergedPullRequest, pullRequestsOf, pullRequestsOfItems, refreshPullRequests } from "./pull-requests.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -151,6 +152,29 @@ test("a tick refreshes pull requests after settling and before polling, and says
     assert.is(lines().filter((l) => l.startsWith("pull requests")).length, 1, "nothing changed: nothing said");
     const passes = queryAudit(store, { kind: "reconcile.pass" });
     assert.equal((passes.at(-1)!.body as { pulls: unknown }).pulls, third.pulls);
+  }));
+
+test("many items' pull requests at once are each what the one item's are: the same branch name in two repositories kept apart, a refresh with none found, no session", () =>
+  withStore((store) => {
+    const a = itemWith(store, { repo: "demo/widgets", issue: 1, branches: ["robot-army/issue-1"] });
+    const b = itemWith(store, { repo: "demo/gadgets", issue: 1, branches: ["robot-army/issue-1"] });
+    const c = itemWith(store, { repo: "demo/widgets", issue: 2, branches: ["robot-army/issue-2", "robot-army/issue-2-again"] });
+    const d = itemWith(store, { repo: "demo/widgets", issue: 3 });
+    const pull = (repo: string, number: number, branch: string, updated: string) => store.statement(
+      "INSERT INTO pull_requests (repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at) VALUES (?, ?, ?, 'abc', 'open', NULL, ?, ?, ?)",
+    ).run(repo, number, branch, updated, `https://example.test/${repo}/pull/${number}`, updated);
+    pull("demo/widgets", 5, "robot-army/issue-1", "2026-02-02T00:00:00Z");
+    pull("demo/gadgets", 9, "robot-army/issue-1", "2026-02-02T00:00:00Z");
+    pull("demo/gadgets", 8, "robot-army/issue-1", "2026-01-01T00:00:00Z");
+    store.statement("INSERT INTO pull_request_refreshes (repo, refreshed_at) VALUES ('demo/widgets', '2026-02-03T00:00:00Z')").run();
+    const ids = [a.id, b.id, c.id, d.id];
+    const items = itemsById(store, ids);
+    const sessions = sessionsOfItems(store, ids);
+    const many = pullRequestsOfItems(store, ids.map((id) => ({ item: items.get(id)!, sessions: sessions.get(id) ?? [] })));
+    for (const id of ids) assert.equal(many.get(id), pullRequestsOf(store, id), `item ${id}`);
+    const numbers = (id: number) => { const p = many.get(id)!; return p === "not checked" ? p : p.map((row) => `${row.repo}#${row.number}`); };
+    assert.equal(ids.map(numbers), [["demo/widgets#5"], ["demo/gadgets#9"], [], "not checked"], "#8 was before item b's first session; c was looked for and has none");
+    assert.equal(pullRequestsOfItems(store, []), new Map());
   }));
 
 test.run();

@@ -112,8 +112,8 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
  * The item's pull requests, lowest number first; `[]` when GitHub answered for its
  * repository after its first session started, while the item was refreshed, and none came
  * from its branches; "not checked" otherwise (never asked since, the item no longer
- * refreshed then, or no session, so no branch). A caller that has read the item and its
- * sessions already (the dashboard, for many items at once) gives them as `known`.
+ * refreshed then, or no session, so no branch). The dashboard asks this of many items at
+ * once: `pullRequestsOfItems`.
  */
 export function pullRequestsOf(store: Store, itemId: number): PullRequestRow[] | "not checked" {
   const item = getItem(store, itemId);

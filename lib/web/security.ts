@@ -43,7 +43,7 @@ const SESSION_MAX_AGE_S = 7 * 24 * 60 * 60;
  * Headers a reverse proxy adds. A server with no token is for this machine alone, and a
  * request carrying one of these came through a proxy, so from beyond it.
  */
-const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip"] as const;
+const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-forwarded-host", "x-forwarded-proto", "x-real-ip", "via"] as const;
 
 /** Wrong tokens a client may present within `WRONG_TOKEN_WINDOW_MS` before it is refused with 429. */
 const WRONG_TOKENS_ALLOWED = 5;
@@ -204,14 +204,15 @@ type Credential = "cookie" | "bearer";
  * With a token configured: the credential the request carries (undefined on a public path
  * without one), or its refusal. Sets the request's CSRF token, tied to its session cookie.
  *
- * A client with too many wrong tokens is refused (429) only where it could guess: posting the
- * login form, or presenting a credential that is not a valid session cookie. A valid session
- * cookie passes (an owner logged in stays in, though a guesser shares the address: a LAN's /64,
- * a proxy), and so does a request presenting nothing, which gets the login form. The cookie is
- * an HMAC keyed by this process's random secret, so it cannot be guessed nor made from a
- * guessed token. A Bearer token, though, is the token itself: were the right one let through
- * while limited, a guesser would learn which guess was right however many it made, so a
- * Bearer, right or wrong, waits out the limit, and so does the login form's token.
+ * A client with too many wrong tokens is refused (429) only where it could guess the token:
+ * posting the login form, or presenting a Bearer. A Bearer is the token itself: were the right
+ * one let through while limited, a guesser would learn which guess was right however many it
+ * made, so a Bearer, right or wrong, waits out the limit, and so does the login form's token,
+ * whatever cookie comes with them. A request with a valid session cookie and no Bearer passes
+ * (an owner logged in stays in, though a guesser shares the address: a LAN's /64, a proxy), and
+ * so does one presenting nothing, which gets the login form. The cookie is an HMAC keyed by
+ * this process's random secret: it cannot be guessed nor made from a guessed token, so a stale
+ * one (the token changed, the server restarted) is cleared, not counted as a guess.
  */
 function authenticate(c: Context<WebEnv>, access: WebAccess, login: Login): Credential | undefined | Response {
   const path = c.req.path;
@@ -222,16 +223,16 @@ function authenticate(c: Context<WebEnv>, access: WebAccess, login: Login): Cred
   const cookieValid = cookie !== undefined && sameSecret(cookie, login.session);
   // A stale cookie (the token changed, the server restarted) is cleared, so a browser counts once, not once a request.
   if (cookie !== undefined && !cookieValid) deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
-  const guessing = !cookieValid && (bearer !== undefined || cookie !== undefined || (c.req.method === "POST" && path === "/login"));
+  const guessing = bearer !== undefined || (c.req.method === "POST" && path === "/login");
   const wait = guessing ? secondsLimited(access, client) : undefined;
   if (wait !== undefined) {
     c.header("Retry-After", String(wait));
     const message = `Refused: too many wrong tokens from this address; try again in ${wait} s`;
     return api ? c.json({ error: message }, 429) : c.text(`${message}\n`, 429);
   }
-  const by: Credential | undefined = bearer !== undefined && sameSecret(bearer, login.token) ? "bearer" : cookieValid ? "cookie" : undefined;
-  // One wrong try per request, however many credentials it carried.
-  if (by === undefined && (bearer !== undefined || cookie !== undefined)) countWrongToken(access, client);
+  // A Bearer decides alone: a wrong one is a wrong try and lets nothing in, whatever cookie comes with it.
+  const by: Credential | undefined = bearer !== undefined ? (sameSecret(bearer, login.token) ? "bearer" : undefined) : cookieValid ? "cookie" : undefined;
+  if (bearer !== undefined && by === undefined) countWrongToken(access, client);
   c.set("csrf", csrfToken(access.secret, cookieValid ? cookie : "login"));
   if (by !== undefined || isPublic(c.req.method, path)) return by;
   if (api) {
