@@ -101,7 +101,9 @@ export async function run(opts: ServeOptions, deps: ServeDeps): Promise<number> 
   try {
     if (opts.render !== undefined) {
       // The owner at the terminal reads the store already: a rendered page needs no login.
-      const app = webApp(ctx, { ...webAccess({ ...deps.config, web: { ...deps.config.web, token_file: undefined, allowed_hosts: [] } }, "127.0.0.1", port) });
+      // Nothing listens, so no form it prints can be posted: its CSRF key is fixed, and a page printed twice reads the same.
+      const access = webAccess({ ...deps.config, web: { ...deps.config.web, token_file: undefined, allowed_hosts: [] } }, "127.0.0.1", port);
+      const app = webApp(ctx, { ...access, secret: new Uint8Array(32) });
       const response = await app.request(`http://127.0.0.1${opts.render}`, { headers: { Host: "127.0.0.1", Accept: opts.render.startsWith("/api/") ? "application/json" : "text/html" } });
       const text = await response.text();
       deps.write(text.endsWith("\n") ? text : `${text}\n`);
