@@ -48,6 +48,8 @@ const RUNS_FOR_EVER: Record<string, (values: Record<string, unknown>, positional
   run: (values) => values.once !== true,
   // --follow prints new records until stopped.
   log: (values) => values.follow === true,
+  // The dashboard serves until stopped; --render prints one page and ends.
+  serve: (values) => values.render === undefined,
   // Runs the command given: only commands that end at once are allowed as one.
   "session run": (_values, positionals) => !SAFE_PROGRAMS.includes(positionals[0]),
 };

@@ -6,7 +6,7 @@ import { runCommand } from "../boundaries/launchers/session-run.ts";
 import { TmuxLauncher } from "../boundaries/launchers/tmux.ts";
 import { LauncherTests } from "../testing/launchers.ts";
 import type { LauncherDirs } from "../testing/launchers.ts";
-import { inSessionDir, sleep, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
+import { holderGone, inSessionDir, sleep, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import { readRecord, sessionFiles } from "../sessions/records.ts";
 import { createSession, startDetached } from "../sessions/start.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
@@ -90,6 +90,8 @@ test("a character whose bytes were written apart arrives whole; the output of a 
   assert.ok(chunks.every((chunk) => !chunk.text.includes("\ufffd")), JSON.stringify(chunks));
   assert.ok(chunks.some((chunk) => chunk.kind === "data" && chunk.text.startsWith("\u20ac")), `the character came whole after the pause: ${JSON.stringify(chunks)}`);
   assert.equal(chunks.at(-1), { kind: "note", text: "the session ended: its record was removed as it exited, so how it ended is not known here" });
+  // Its holder removes its files as it exits: the temp dir goes only once nothing writes there.
+  await holderGone(record);
 }));
 
 test("a long log's reset holds its last 64 KiB from a whole line on", inSessionDir(async ({ root, work }) => {
