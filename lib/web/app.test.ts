@@ -279,6 +279,36 @@ test("a store that cannot be read is one line on the page and in the JSON, never
     });
   }));
 
+test("keep is offered only where a keep would take, kept is the current session's only, a simulated item says so, and a refreshed page's title follows", () =>
+  withStore(async (store, stateDir) => {
+    world(store);
+    atTime("2026-01-15T10:05:00Z", () => {
+      // Item 3's second attempt: its first row is still open (a worker left behind), the keep covers only the second.
+      recordSession(store, {
+        id: "5e551011-0000-4000-8000-000000000033", item: 3, name: "ra-widgets-3-2", host: "testhost", launcher: "process",
+        marker: "", worktree: "/nonexistent/worktree", branch: "robot-army/issue-3", started_at: "2026-01-15T10:05:00Z", simulated: false,
+      });
+      makeItem(store, { issue: 4, state: "done" });
+      makeItem(store, { issue: 6, state: "ready", simulated: true });
+    });
+    await withDashboard(stateDir, async (base) => {
+      const itemPage = async (id: number) => await (await fetch(`${base}/items/${id}`, { headers: { Accept: "text/html" } })).text();
+      assert.match(await itemPage(3), 'action="/items/3/keep"', "an active item can be kept");
+      assert.not.match(await itemPage(4), 'action="/items/4/keep"', "a done item with no session cannot");
+      assert.match(await itemPage(4), "<dd>not kept</dd>");
+      assert.is((await json(`${base}/api/items/4`)).keepable, false);
+      const simulated = await itemPage(5);
+      assert.match(simulated, 'class="simulated"');
+      assert.not.match(await itemPage(3), 'class="simulated"');
+      const csrf = await csrfOf(`${base}/active`);
+      assert.is((await press(base, "/items/3/keep", csrf, "/active")).status, 303);
+      const rows = (await json(`${base}/api/active`)).sessions as Array<{ session: { name: string }; kept: boolean }>;
+      assert.equal(rows.map((r) => [r.session.name, r.kept]), [["ra-widgets-3", false], ["ra-widgets-3-2", true]]);
+      const fragment = await fetch(`${base}/active?fragment=1`);
+      assert.is(decodeURIComponent(fragment.headers.get("x-page-title") ?? ""), "2 active");
+    });
+  }));
+
 async function withTempStateDir(fn: (stateDir: string) => Promise<void>): Promise<void> {
   const { withTempDir } = await import("../testing/fixtures.ts");
   await withTempDir((dir) => fn(join(dir, "state")));

@@ -105,7 +105,11 @@ export function sessionsOfItems(store: Store, items: readonly number[]): Map<num
   const rows = store.statement("SELECT * FROM sessions WHERE item IN (SELECT value FROM json_each(?)) ORDER BY item, attempt, started_at")
     .all(JSON.stringify([...new Set(items)])).map(fromRow);
   const byItem = new Map<number, StoredSession[]>();
-  for (const row of rows) byItem.set(row.item, [...(byItem.get(row.item) ?? []), row]);
+  for (const row of rows) {
+    const list = byItem.get(row.item);
+    if (list) list.push(row);
+    else byItem.set(row.item, [row]);
+  }
   return byItem;
 }
 
