@@ -82,16 +82,36 @@ test("a kept headless session's log: a reset, then its lines as data in order, t
   assert.equal(chunks.at(-1), { kind: "note", text: "the session ended: its command exited with code 3" });
 }));
 
-test("a character whose bytes were written apart arrives whole; the output of a session reaped as it exited is read to its end", inSessionDir(async ({ root, work }) => {
-  // "€" is e2 82 ac: its first two bytes, a pause longer than several polls, then its last.
-  const { record } = await processes.start(root, { command: "sh", args: ["-c", "printf 'price: \\342\\202'; sleep 0.5; printf '\\254 5\\n'"], cwd: work });
+test("a character whose bytes were written apart arrives whole", inSessionDir(async ({ root, work }) => {
+  // "€" is e2 82 ac: its first two bytes, a pause longer than several polls, then its last. Kept, so its
+  // record stays and the feed ends on its exit.
+  const { record } = await processes.start(root, { command: "sh", args: ["-c", "printf 'price: \\342\\202'; sleep 0.5; printf '\\254 5\\n'"], cwd: work, tags: { keep: "true" } });
   const { chunks } = await readFeed(terminalFeed(storedSession(record.id), { sessionRoot: root, signal: new AbortController().signal, pollMs: 50 }), upToEnd);
   assert.is(screen(chunks), "price: \u20ac 5\r\n");
   assert.ok(chunks.every((chunk) => !chunk.text.includes("\ufffd")), JSON.stringify(chunks));
   assert.ok(chunks.some((chunk) => chunk.kind === "data" && chunk.text.startsWith("\u20ac")), `the character came whole after the pause: ${JSON.stringify(chunks)}`);
-  assert.equal(chunks.at(-1), { kind: "note", text: "the session ended: its record was removed as it exited, so how it ended is not known here" });
-  // Its holder removes its files as it exits: the temp dir goes only once nothing writes there.
-  await holderGone(record);
+  assert.equal(chunks.at(-1), { kind: "note", text: "the session ended: its command exited with code 0" });
+}));
+
+test("the output of a session reaped as it exited is read to its end, and the feed says how little it knows", inSessionDir(async ({ root, work }) => {
+  // The session writes its last words only once the feed has looked (the gate), then exits and its holder
+  // removes its files; the feed's next look comes after all that, so it finds no record and a removed log.
+  const gate = join(work, "gate");
+  const { record } = await processes.start(root, { command: "sh", args: ["-c", `printf 'first\\n'; while [ ! -e '${gate}' ]; do sleep 0.05; done; printf 'last words\\n'`], cwd: work });
+  const log = sessionFiles(root, record.id).log;
+  await waitFor("the first line in the log", () => readFileSync(log, "utf8") === "first\n");
+  const iterator = terminalFeed(storedSession(record.id), { sessionRoot: root, signal: new AbortController().signal, pollMs: 3_000 })[Symbol.asyncIterator]();
+  try {
+    assert.equal((await iterator.next()).value, { kind: "reset", text: "first\r\n" });
+    writeFileSync(gate, "");
+    await holderGone(record);
+    assert.throws(() => readFileSync(log), "the session's log went with it");
+    assert.equal((await iterator.next()).value, { kind: "data", text: "last words\r\n" }, "read from the log the feed kept open");
+    assert.equal((await iterator.next()).value, { kind: "note", text: "the session ended: its record was removed as it exited, so how it ended is not known here" });
+    assert.ok((await iterator.next()).done);
+  } finally {
+    await iterator.return?.();
+  }
 }));
 
 test("a long log's reset holds its last 64 KiB from a whole line on", inSessionDir(async ({ root, work }) => {
