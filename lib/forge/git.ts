@@ -131,6 +131,14 @@ export async function commitsAhead(path: string, base: string, head: string): Pr
   return Number(await git(path, ["rev-list", "--count", `${base}..${head}`]));
 }
 
+/** What `head` changes since it left `base` (`base...head`): lines added and deleted, files changed (a binary file counts as changed only). */
+export async function diffStat(path: string, base: string, head: string): Promise<{ additions: number; deletions: number; changed_files: number }> {
+  const lines = (await git(path, ["diff", "--numstat", `${base}...${head}`])).split("\n").filter(Boolean);
+  const count = (field: string) => (/^\d+$/.test(field) ? Number(field) : 0);
+  const parts = lines.map((line) => line.split("\t"));
+  return { additions: parts.reduce((n, [added]) => n + count(added), 0), deletions: parts.reduce((n, [, deleted]) => n + count(deleted), 0), changed_files: lines.length };
+}
+
 /** The tree merging two commits gives, or undefined when they conflict. */
 export async function mergedTree(path: string, base: string, head: string): Promise<string | undefined> {
   const result = await runGit(path, ["merge-tree", "--write-tree", "--no-messages", base, head]);

@@ -13,7 +13,7 @@ import type { Reply, Route, RouteContext } from "./http.ts";
 import { ForgeHttpError } from "./http.ts";
 import { parseQuery } from "./_graphql-parse.ts";
 import type { Field, Value } from "./_graphql-parse.ts";
-import { nodeId } from "./shapes.ts";
+import { nodeId } from "./repo-shapes.ts";
 import type { ForgeBodyEdit, ForgeIssue, ForgeRepo } from "./state.ts";
 import { canPush, findIssue, findRepo, userByLogin } from "./state.ts";
 

@@ -2,7 +2,7 @@
  * What the forge's route handlers are given and answer with, GitHub's error shapes, the
  * checks of request bodies, and pagination with GitHub's `Link` header.
  */
-import type { ShapeContext } from "./shapes.ts";
+import type { ShapeContext } from "./repo-shapes.ts";
 import type { ForgeData, ForgeRepo, ForgeUser } from "./state.ts";
 import { canPush, findRepo } from "./state.ts";
 
@@ -142,15 +142,22 @@ export function querySince(ctx: RouteContext): number | undefined {
   return time;
 }
 
-/** One page of a list and the `Link` header that points at its neighbours. */
+/**
+ * One page of a list and the `Link` header that points at its neighbours. A repository's
+ * lists link to `/repositories/<id>/...`, as GitHub's do, so a client must follow the
+ * links it is given rather than build the next page's URL itself.
+ */
 export function paginate<T>(ctx: RouteContext, items: T[]): { page: T[]; headers: Record<string, string> } {
   const perPage = clamp(Number(ctx.query.get("per_page") ?? 30) || 30, 1, 100);
   const page = Math.max(1, Math.floor(Number(ctx.query.get("page") ?? 1) || 1));
   const last = Math.max(1, Math.ceil(items.length / perPage));
   const slice = items.slice((page - 1) * perPage, page * perPage);
   const links: string[] = [];
+  const repo = ctx.params.owner !== undefined && ctx.params.repo !== undefined ? findRepo(ctx.data, ctx.params.owner, ctx.params.repo) : undefined;
+  const path = repo ? ctx.url.pathname.replace(/^\/repos\/[^/]+\/[^/]+/, `/repositories/${repo.id}`) : ctx.url.pathname;
   const link = (n: number, rel: string) => {
     const url = new URL(ctx.url);
+    url.pathname = path;
     url.searchParams.set("per_page", String(perPage));
     url.searchParams.set("page", String(n));
     links.push(`<${url.href}>; rel="${rel}"`);

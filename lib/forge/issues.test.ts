@@ -61,7 +61,8 @@ test("pagination: per_page and page slice the list; Link names next, last, prev 
     const first = await owner.rest.issues.listForRepo({ ...repo, labels: "robot-army", per_page: 3 });
     assert.equal(first.data.map((i) => i.number), [8, 7, 6]);
     const link = first.headers.link!;
-    assert.ok(link.includes(`<${forge.url}/repos/demo/widgets/issues?labels=robot-army&per_page=3&page=2>; rel="next"`), link);
+    const id = (await owner.rest.repos.get(repo)).data.id;
+    assert.ok(link.includes(`<${forge.url}/repositories/${id}/issues?labels=robot-army&per_page=3&page=2>; rel="next"`), `GitHub's /repositories/<id>/ form: ${link}`);
     assert.ok(link.includes('page=3>; rel="last"'), link);
     assert.not.ok(link.includes('rel="prev"'));
     const middle = await owner.rest.issues.listForRepo({ ...repo, labels: "robot-army", per_page: 3, page: 2 });

@@ -15,7 +15,7 @@ import { addIssue, bareRepoPath, canPush, findIssue, setIssueState } from "./sta
 import type { Reply, Route, RouteContext } from "./http.ts";
 import { ForgeHttpError, bodyObject, choiceField, mustHavePush, notFound, numberParam, paginate, queryChoice, repoOf, stringField, validationFailed } from "./http.ts";
 import { pullJson } from "./shapes.ts";
-import { branchHead, branchHeads, commitsAhead, mergeBranch, mergedTree, pullHeads, writePullHead } from "./git.ts";
+import { branchHead, branchHeads, commitsAhead, diffStat, mergeBranch, mergedTree, pullHeads, writePullHead } from "./git.ts";
 
 const PULLS = "/repos/{owner}/{repo}/pulls";
 const PULL = `${PULLS}/{number}`;
@@ -182,7 +182,9 @@ async function pullDetail(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue,
   // A closed pull request counts what it had: from where its base stood to its last head.
   const from = pull.merge_commit_sha ? `${pull.merge_commit_sha}^1` : pull.base_sha;
   const commits = open ? await commitsAhead(path, base, head) : await commitsAhead(path, from, pull.head_sha).catch(() => 0);
-  return pullJson(ctx.shapes, repo, issue, heads, { mergeable, commits });
+  const none = { additions: 0, deletions: 0, changed_files: 0 };
+  const changes = open ? await diffStat(path, base, head) : await diffStat(path, from, pull.head_sha).catch(() => none);
+  return pullJson(ctx.shapes, repo, issue, heads, { mergeable, commits, ...changes });
 }
 
 /**

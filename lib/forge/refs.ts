@@ -13,6 +13,7 @@ import type { Reply, Route, RouteContext } from "./http.ts";
 import { ForgeHttpError, mustHavePush, notFound, repoOf } from "./http.ts";
 import { branchHead, deleteBranch } from "./git.ts";
 import { freezeHeads } from "./pulls.ts";
+import { nodeId } from "./repo-shapes.ts";
 
 const REPO = "/repos/{owner}/{repo}";
 
@@ -30,7 +31,7 @@ async function getRef(ctx: RouteContext): Promise<Reply> {
   const api = `${ctx.shapes.base}/repos/${repo.owner}/${repo.name}/git`;
   return {
     status: 200,
-    body: { ref: `refs/heads/${branch}`, url: `${api}/refs/heads/${branch}`, object: { sha, type: "commit", url: `${api}/commits/${sha}` } },
+    body: { ref: `refs/heads/${branch}`, node_id: nodeId("REF", repo.id, `refs/heads/${branch}`), url: `${api}/refs/heads/${branch}`, object: { sha, type: "commit", url: `${api}/commits/${sha}` } },
   };
 }
 

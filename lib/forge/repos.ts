@@ -5,14 +5,15 @@
 import { ensureLabel, findLabel, userByLogin } from "./state.ts";
 import type { Reply, Route, RouteContext } from "./http.ts";
 import { bodyObject, mustHavePush, notFound, paginate, repoOf, stringField, validationFailed } from "./http.ts";
-import { labelJson, repoJson, userJson } from "./shapes.ts";
+import { labelJson } from "./shapes.ts";
+import { privateUserJson, profileJson, repoJson } from "./repo-shapes.ts";
 import { canPush } from "./state.ts";
 
 const REPO = "/repos/{owner}/{repo}";
 
 /** The user and repository routes. */
 export const repoRoutes: Route[] = [
-  { method: "GET", template: "/user", handler: (ctx) => ({ status: 200, body: authenticatedUser(ctx) }) },
+  { method: "GET", template: "/user", handler: (ctx) => ({ status: 200, body: privateUserJson(ctx.shapes, ctx.user.login) }) },
   { method: "GET", template: "/users/{login}", handler: getUser },
   { method: "GET", template: REPO, handler: (ctx) => ({ status: 200, body: repoJson(ctx.shapes, repoOf(ctx), ctx.user.login) }) },
   { method: "GET", template: `${REPO}/labels`, handler: listLabels },
@@ -20,14 +21,10 @@ export const repoRoutes: Route[] = [
   { method: "GET", template: `${REPO}/labels/{name}`, handler: getLabel },
 ];
 
-function authenticatedUser(ctx: RouteContext): Record<string, unknown> {
-  return { ...userJson(ctx.shapes, ctx.user.login), name: ctx.user.login, email: null, created_at: "2026-01-01T00:00:00Z", updated_at: "2026-01-01T00:00:00Z" };
-}
-
 function getUser(ctx: RouteContext): Reply {
   const user = userByLogin(ctx.data, ctx.params.login);
   if (!user) throw notFound();
-  return { status: 200, body: userJson(ctx.shapes, user.login) };
+  return { status: 200, body: profileJson(ctx.shapes, user.login) };
 }
 
 function listLabels(ctx: RouteContext): Reply {

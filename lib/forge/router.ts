@@ -6,13 +6,16 @@
 import type { Route } from "./http.ts";
 
 /** The route a request matched and its decoded `{name}` parts. */
-export interface RouteMatch {
-  route: Route;
+export interface RouteMatch<R extends RouteName = Route> {
+  route: R;
   params: Record<string, string>;
 }
 
+/** What a route is known by: its method and path template. */
+export type RouteName = Pick<Route, "method" | "template">;
+
 /** A matcher over the routes, tried in order; a trailing slash is ignored, a badly encoded part matches nothing. */
-export function makeRouter(routes: Route[]): (method: string, path: string) => RouteMatch | undefined {
+export function makeRouter<R extends RouteName = Route>(routes: readonly R[]): (method: string, path: string) => RouteMatch<R> | undefined {
   const table = routes.map((route) => ({ route, ...templatePattern(route.template) }));
   return (method, path) => {
     const trimmed = path.replace(/\/+$/, "") || "/";

@@ -25,6 +25,7 @@ import { refRoutes } from "./refs.ts";
 import { repoRoutes } from "./repos.ts";
 import { makeRouter } from "./router.ts";
 import type { RouteMatch } from "./router.ts";
+import type { ForgeData } from "./state.ts";
 import { bareRepoPath, loadForgeData, saveForgeData, stateStamp, userByToken } from "./state.ts";
 import { Faults, RateLimits, RequestCounter, faultAnswer, rateHeaders } from "./traffic.ts";
 import type { ForgeStats, RateSetting } from "./traffic.ts";
@@ -56,7 +57,12 @@ export interface Forge {
   close(): Promise<void>;
   /** The request counts so far. */
   stats(): ForgeStats;
+  /** Every route the forge serves (GitHub's REST paths, GraphQL's, `/rate_limit`), in the order they are tried. */
+  routes: ReadonlyArray<{ method: string; template: string }>;
 }
+
+/** The `X-GitHub-Api-Version` values GitHub accepts; a request may also send none. */
+export const API_VERSIONS = ["2022-11-28", "2026-03-10"] as const;
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
@@ -88,7 +94,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     ...pullRoutes,
     ...refRoutes,
     ...graphqlRoutes,
-    { method: "GET", template: "/rate_limit", handler: (ctx) => ({ status: 200, body: rateLimitBody(limits.peek(ctx.user.login)) }) },
+    { method: "GET", template: "/rate_limit", handler: (ctx) => ({ status: 200, body: rateLimitBody(limits.peek(ctx.user.login), now()) }) },
   ];
   const matchRoute = makeRouter(routes);
 
@@ -103,35 +109,48 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = `F0RGE:${(++requests).toString(16).toUpperCase()}`;
     // Appended, not resolved: a path such as `//x` must stay a path, never become a host.
-    const target = new URL(url + (req.url?.startsWith("/") ? req.url : "/"));
+    const asked = new URL(url + (req.url?.startsWith("/") ? req.url : "/"));
     const method = (req.method ?? "GET").toUpperCase();
     const raw = await readBody(req);
-    if (target.pathname.startsWith("/_forge/")) return hook(method, target.pathname, raw, res);
+    if (asked.pathname.startsWith("/_forge/")) return hook(method, asked.pathname, raw, res);
+    if (stateStamp(dir) !== stamp) {
+      data = loadForgeData(dir);
+      stamp = stateStamp(dir);
+    }
+    // `/repositories/<id>/...` is GitHub's other name for `/repos/<owner>/<name>/...` (its Link headers use it).
+    const target = new URL(asked);
+    target.pathname = byRepositoryId(data, asked.pathname);
     const found = matchRoute(method, target.pathname);
     const routeName = `${method} ${found?.route.template ?? "(no route)"}`;
     const base = { "x-github-request-id": requestId, "x-github-media-type": "github.v3; format=json" };
+    const user = userByToken(data, tokenOf(req.headers.authorization));
+    // Every answer states a rate limit, errors included, as GitHub's do: the user's, or the anonymous one.
+    const anonymous = { limit: 60, remaining: 60, used: 0, reset: Math.floor(now().getTime() / 1000) + 3600 };
+    let rate = user ? limits.peek(user.login) : anonymous;
 
-    const fault = faults.take(method, target.pathname);
+    const fault = faults.take(method, asked.pathname) ?? (asked.pathname !== target.pathname ? faults.take(method, target.pathname) : undefined);
     if (fault?.delay_ms) await sleep(fault.delay_ms);
     const faulted = fault && faultAnswer(fault, requestId);
     if (faulted) {
       counter.count(routeName, faulted.status, { faulted: true });
       writeStats();
-      return send(res, faulted.status, faulted.body, { ...base, ...faulted.headers });
+      return send(res, faulted.status, faulted.body, { ...base, ...faulted.headers, ...rateHeaders(rate) });
     }
 
-    if (stateStamp(dir) !== stamp) {
-      data = loadForgeData(dir);
-      stamp = stateStamp(dir);
+    const version = req.headers["x-github-api-version"];
+    if (version !== undefined && !(API_VERSIONS as readonly string[]).includes(String(version))) {
+      counter.count(routeName, 400);
+      writeStats();
+      const message = `Unsupported 'X-GitHub-Api-Version' header value: '${version}'. The supported versions are: ${API_VERSIONS.join(", ")}`;
+      const body = { message, documentation_url: "https://docs.github.com/rest/about-the-rest-api/api-versions", status: "400" };
+      return send(res, 400, body, { ...base, ...rateHeaders(rate) });
     }
-    const user = userByToken(data, tokenOf(req.headers.authorization));
+
     if (!user) {
       counter.count(routeName, 401);
       writeStats();
-      const anonymous = { limit: 60, remaining: 60, used: 0, reset: Math.floor(now().getTime() / 1000) + 3600 };
-      return send(res, 401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" }, { ...base, ...rateHeaders(anonymous) });
+      return send(res, 401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" }, { ...base, ...rateHeaders(rate) });
     }
-    let rate = limits.peek(user.login);
     if (rate.remaining === 0) {
       counter.count(routeName, 403, { rateLimited: true });
       writeStats();
@@ -146,7 +165,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     if (method === "GET" && reply.status === 200) {
       headers.etag = `W/"${createHash("sha256").update(json).update("\0").update(headers.link ?? "").digest("hex").slice(0, 40)}"`;
       headers["cache-control"] = "private, max-age=60, s-maxage=60";
-      headers.vary = "Accept, Authorization, Cookie, X-GitHub-OTP";
+      headers.vary = "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding";
       if (etagMatches(req.headers["if-none-match"], headers.etag)) {
         counter.count(routeName, 304);
         writeStats();
@@ -248,6 +267,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     port: actualPort,
     dir,
     stats: () => counter.snapshot(),
+    routes: routes.map(({ method, template }) => ({ method, template })),
     close() {
       closing ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -258,9 +278,18 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   };
 }
 
-function rateLimitBody(state: ReturnType<RateLimits["peek"]>): Record<string, unknown> {
+function rateLimitBody(state: ReturnType<RateLimits["peek"]>, at: Date): Record<string, unknown> {
   const core = { limit: state.limit, used: state.used, remaining: state.remaining, reset: state.reset };
-  return { resources: { core }, rate: core };
+  // The forge serves no search; its limit is stated as GitHub states an unused one.
+  const search = { limit: 30, used: 0, remaining: 30, reset: Math.floor(at.getTime() / 1000) + 60 };
+  return { resources: { core, search }, rate: core };
+}
+
+/** A `/repositories/<id>/...` path as the `/repos/<owner>/<name>/...` path it names; any other path as it is. */
+function byRepositoryId(data: ForgeData, path: string): string {
+  const match = /^\/repositories\/(\d+)(\/.*)?$/.exec(path);
+  const repo = match && data.repos.find((r) => r.id === Number(match[1]));
+  return repo ? `/repos/${encodeURIComponent(repo.owner)}/${encodeURIComponent(repo.name)}${match[2] ?? ""}` : path;
 }
 
 /** The token of an `Authorization: token X` or `Bearer X` header. */

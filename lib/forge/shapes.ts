@@ -1,38 +1,15 @@
 /**
- * The forge's answers in GitHub's JSON shapes: users, labels, repositories, issues,
- * comments and pull requests, built from the stored state and the URL the forge is
- * reached at (API links under it; web links as `<base>/<owner>/<repo>/...`).
+ * The forge's answers in GitHub's JSON shapes: labels, issues, comments, issue events and
+ * pull requests (users and repositories in repo-shapes.ts), built from the stored state
+ * and the URL the forge is reached at (API links under it; web links as
+ * `<base>/<owner>/<repo>/...`), with every field GitHub's OpenAPI description requires.
  */
-import type { ForgeComment, ForgeData, ForgeIssue, ForgeIssueEvent, ForgeLabel, ForgeRepo } from "./state.ts";
-import { canPush, findLabel, userByLogin } from "./state.ts";
-
-/** Where the forge is reached and the state the shapes read users and labels from. */
-export interface ShapeContext {
-  /** The API root, e.g. `http://127.0.0.1:4567`. */
-  base: string;
-  data: ForgeData;
-  /** The bare repository behind a repository, the clone URL. */
-  clonePath: (repo: ForgeRepo) => string;
-}
+import type { ForgeComment, ForgeIssue, ForgeIssueEvent, ForgeLabel, ForgeRepo } from "./state.ts";
+import { canPush, findLabel } from "./state.ts";
+import { nodeId, repoApi, repoJson, userJson } from "./repo-shapes.ts";
+import type { ShapeContext } from "./repo-shapes.ts";
 
 type Json = Record<string, unknown>;
-
-/** A user, as GitHub embeds one in an issue, comment or pull request. */
-export function userJson(ctx: ShapeContext, login: string): Json {
-  const user = userByLogin(ctx.data, login);
-  const name = user?.login ?? login;
-  return {
-    login: name,
-    id: user?.id ?? 0,
-    node_id: nodeId("U", user?.id ?? 0),
-    avatar_url: `${ctx.base}/_forge/avatars/${name}`,
-    gravatar_id: "",
-    url: `${ctx.base}/users/${name}`,
-    html_url: `${ctx.base}/${name}`,
-    type: user?.type ?? "User",
-    site_admin: false,
-  };
-}
 
 /** A label. */
 export function labelJson(ctx: ShapeContext, repo: ForgeRepo, label: ForgeLabel): Json {
@@ -44,43 +21,6 @@ export function labelJson(ctx: ShapeContext, repo: ForgeRepo, label: ForgeLabel)
     color: label.color,
     default: false,
     description: label.description,
-  };
-}
-
-/** A repository, as `GET /repos/{owner}/{repo}` answers. */
-export function repoJson(ctx: ShapeContext, repo: ForgeRepo, viewer: string): Json {
-  const api = repoApi(ctx, repo);
-  const push = canPush(repo, viewer);
-  return {
-    id: repo.id,
-    node_id: nodeId("R", repo.id),
-    name: repo.name,
-    full_name: `${repo.owner}/${repo.name}`,
-    private: repo.private,
-    owner: userJson(ctx, repo.owner),
-    html_url: `${ctx.base}/${repo.owner}/${repo.name}`,
-    description: repo.description,
-    fork: false,
-    url: api,
-    issues_url: `${api}/issues{/number}`,
-    pulls_url: `${api}/pulls{/number}`,
-    labels_url: `${api}/labels{/name}`,
-    clone_url: ctx.clonePath(repo),
-    git_url: ctx.clonePath(repo),
-    ssh_url: ctx.clonePath(repo),
-    created_at: repo.created_at,
-    updated_at: repo.updated_at,
-    pushed_at: repo.updated_at,
-    visibility: repo.private ? "private" : "public",
-    default_branch: repo.default_branch,
-    has_issues: true,
-    archived: false,
-    disabled: false,
-    open_issues_count: repo.issues.filter((issue) => issue.state === "open").length,
-    allow_merge_commit: true,
-    allow_squash_merge: true,
-    allow_rebase_merge: false,
-    permissions: { admin: viewer.toLowerCase() === repo.owner.toLowerCase(), maintain: push, push, triage: push, pull: true },
   };
 }
 
@@ -163,7 +103,7 @@ export type BranchHeads = Map<string, string>;
  * A pull request. `detail` adds what only `GET /pulls/{n}` carries on GitHub (merged,
  * mergeable, counts); lists leave it out.
  */
-export function pullJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, heads: BranchHeads, detail?: { mergeable: boolean | null; commits: number }): Json {
+export function pullJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, heads: BranchHeads, detail?: PullDetail): Json {
   const pull = issue.pull!;
   const api = `${repoApi(ctx, repo)}/pulls/${issue.number}`;
   const html = `${repoHtml(ctx, repo)}/pull/${issue.number}`;
@@ -186,7 +126,10 @@ export function pullJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, 
     patch_url: `${html}.patch`,
     issue_url: `${repoApi(ctx, repo)}/issues/${issue.number}`,
     commits_url: `${api}/commits`,
+    review_comments_url: `${api}/comments`,
+    review_comment_url: `${repoApi(ctx, repo)}/pulls/comments{/number}`,
     comments_url: `${repoApi(ctx, repo)}/issues/${issue.number}/comments`,
+    statuses_url: `${repoApi(ctx, repo)}/statuses/${headSha}`,
     number: issue.number,
     state: issue.state,
     locked: false,
@@ -210,6 +153,7 @@ export function pullJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, 
     author_association: association(repo, issue.user),
     auto_merge: null,
     draft: pull.draft,
+    _links: pullLinksJson(ctx, repo, issue, headSha),
   };
   if (!detail) return shape;
   return {
@@ -222,12 +166,35 @@ export function pullJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, 
     review_comments: 0,
     maintainer_can_modify: false,
     commits: detail.commits,
+    additions: detail.additions,
+    deletions: detail.deletions,
+    changed_files: detail.changed_files,
   };
 }
 
-/** The API root of a repository. */
-export function repoApi(ctx: ShapeContext, repo: ForgeRepo): string {
-  return `${ctx.base}/repos/${repo.owner}/${repo.name}`;
+/** What only `GET /pulls/{n}` carries: whether it can merge (null while not known) and what it changes. */
+export interface PullDetail {
+  mergeable: boolean | null;
+  commits: number;
+  additions: number;
+  deletions: number;
+  changed_files: number;
+}
+
+function pullLinksJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, headSha: string): Json {
+  const api = `${repoApi(ctx, repo)}/pulls/${issue.number}`;
+  const issueApi = `${repoApi(ctx, repo)}/issues/${issue.number}`;
+  const href = (url: string) => ({ href: url });
+  return {
+    self: href(api),
+    html: href(`${repoHtml(ctx, repo)}/pull/${issue.number}`),
+    issue: href(issueApi),
+    comments: href(`${issueApi}/comments`),
+    review_comments: href(`${api}/comments`),
+    review_comment: href(`${repoApi(ctx, repo)}/pulls/comments{/number}`),
+    commits: href(`${api}/commits`),
+    statuses: href(`${repoApi(ctx, repo)}/statuses/${headSha}`),
+  };
 }
 
 function repoHtml(ctx: ShapeContext, repo: ForgeRepo): string {
@@ -257,7 +224,3 @@ function association(repo: ForgeRepo, login: string): string {
   return canPush(repo, login) ? "COLLABORATOR" : "NONE";
 }
 
-/** A GraphQL node id for an object of `kind` (`I` issue, `U` user, ...), as the REST shapes carry it. */
-export function nodeId(kind: string, id: number): string {
-  return Buffer.from(`${kind}_forge_${id}`).toString("base64url");
-}
