@@ -163,7 +163,8 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const json = reply.status === 204 || reply.body === undefined ? "" : JSON.stringify(reply.body);
     const headers: Record<string, string> = { ...base, ...reply.headers };
     if (method === "GET" && reply.status === 200) {
-      headers.etag = `W/"${createHash("sha256").update(json).update("\0").update(headers.link ?? "").digest("hex").slice(0, 40)}"`;
+      // The tag is the viewer's as well as the answer's (GitHub's vary on Authorization): another token's tag never earns a 304.
+      headers.etag = `W/"${createHash("sha256").update(json).update("\0").update(headers.link ?? "").update(`\0${user.id}`).digest("hex").slice(0, 40)}"`;
       headers["cache-control"] = "private, max-age=60, s-maxage=60";
       headers.vary = "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding";
       if (etagMatches(req.headers["if-none-match"], headers.etag)) {
