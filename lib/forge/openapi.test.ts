@@ -56,7 +56,7 @@ test("every route the forge serves answers as GitHub's OpenAPI description docum
     assert.equal(untried, [], "every route in the forge's tables answered with success at least once");
     assert.ok(problems.length === 0, `${problems.length} answers do not validate:\n${problems.join("\n")}`);
     assert.ok(judged > 60, `enough answers were judged (${judged})`);
-    for (const status of [200, 201, 204, 304, 400, 401, 404, 405, 409, 422]) {
+    for (const status of [200, 201, 204, 304, 400, 401, 403, 404, 405, 409, 422]) {
       assert.ok(recorder.exchanges.some((e) => e.status === status), `an answer with status ${status} was judged`);
     }
     assert.ok(recorder.exchanges.some((e) => /^\/repositories\/\d+\//.test(new URL(e.url).pathname)), "a Link header was followed");
@@ -113,6 +113,8 @@ async function exerciseEveryRoute(t: TestForge, owner: Octokit, stranger: Octoki
   await fails(owner.rest.issues.removeLabel({ ...issue, name: "later" }), 404);
   await owner.paginate(owner.rest.issues.listEvents, { ...issue, per_page: 2 });
   for (let i = 1; i <= 3; i++) await owner.rest.issues.createComment({ ...issue, body: `Comment ${i}` });
+  await t.hook("POST", "/_forge/faults", { method: "POST", path: `/repos/demo/widgets/issues/${issue.issue_number}/comments`, kind: "secondary-rate-limit" });
+  await fails(owner.rest.issues.createComment({ ...issue, body: "Too soon" }), 403);
   await fails(owner.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...issue } as never), 422);
   await owner.paginate(owner.rest.issues.listComments, { ...issue, per_page: 2 });
   await conditional("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...issue, per_page: 2 });

@@ -1,7 +1,8 @@
 /**
  * The sandbox forge's HTTP server: GitHub's REST API (the part robot-army uses) and the
- * few GraphQL fields it reads (graphql.ts) on loopback, with token authentication, a primary rate limit, ETags and 304 answers,
- * request counts, and test hooks under `/_forge/`.
+ * few GraphQL fields it reads (graphql.ts) on loopback, with token authentication, a primary rate limit stated on every
+ * answer (errors too), ETags per viewer and 304 answers, GitHub's API versions (another `X-GitHub-Api-Version` is
+ * refused), `/repositories/<id>/...` as another name for a repository's paths, request counts, and test hooks under `/_forge/`.
  *
  * @example
  * const forge = await startForge({ dir });
