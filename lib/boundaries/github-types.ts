@@ -57,7 +57,11 @@ export interface IssueChanges {
   commit(): void;
 }
 
-/** A pull request as the refresh of pull requests reads it (lib/intake/pull-requests.ts). */
+/**
+ * A pull request as the refresh of pull requests reads it (lib/intake/pull-requests.ts).
+ * `mergeable` is deliberately not read: GitHub answers null until a background job has
+ * computed it, and robot-army concludes nothing from a pull request's mergeability.
+ */
 export interface GitHubPullRequest {
   number: number;
   /** The head branch's name (`head.ref`): how a pull request is matched to a work item. */
