@@ -165,6 +165,21 @@ test("comments: create (201, by the token's user) and list oldest first; an empt
     assert.is((await failure(owner.rest.issues.listComments({ ...repo, issue_number: 99 }))).status, 404);
   }));
 
+test("a comment or issue body over GitHub's 65536 characters is 422 in GitHub's words; 65536 characters (counted as GitHub counts them) are taken", () =>
+  template.use(async ({ owner }) => {
+    const long = await failure(owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "x".repeat(65537) }));
+    assert.is(long.status, 422);
+    assert.is(long.data.message, "Validation Failed");
+    assert.equal(long.data.errors, [{ resource: "IssueComment", code: "custom", field: "body", message: "body is too long (maximum is 65536 characters)" }]);
+    assert.is((await owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "x".repeat(65536) })).status, 201);
+    assert.is((await owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "\u{1F916}".repeat(65536) })).status, 201, "a robot face is one character, two UTF-16 units");
+    const issue = await failure(owner.rest.issues.create({ ...repo, title: "Long", body: "y".repeat(65537) }));
+    assert.equal([issue.status, issue.data.errors[0].resource, issue.data.errors[0].message], [422, "Issue", "body is too long (maximum is 65536 characters)"]);
+    const edit = await failure(owner.rest.issues.update({ ...repo, issue_number: 2, body: "y".repeat(65537) }));
+    assert.is(edit.status, 422);
+    assert.is((await owner.rest.issues.listComments({ ...repo, issue_number: 2 })).data.length, 2, "only the two that fit were taken");
+  }));
+
 test("issue events name who added and removed each label, as GitHub lists them: labels given at creation by the opener, oldest first", () =>
   template.use(async ({ dir, owner, stranger }) => {
     const events = async (n: number) => (await owner.request("GET /repos/{owner}/{repo}/issues/{issue_number}/events", { ...repo, issue_number: n })).data as any[];

@@ -17,6 +17,7 @@ import {
   numberParam,
   paginate,
   queryChoice,
+  refuseTooLong,
   querySince,
   repoOf,
   stringField,
@@ -73,6 +74,7 @@ function createIssue(ctx: RouteContext): Reply {
   const body = bodyObject(ctx);
   const title = stringField(body, "title", "Issue", true);
   const text = stringField(body, "body", "Issue");
+  refuseTooLong(text, "Issue");
   // As on GitHub, labels from someone without push access are dropped without a word.
   const labels = body.labels !== undefined && canPush(repo, ctx.user.login) ? labelNames(body.labels) : [];
   const issue = addIssue(ctx.data, repo, { title, body: text ?? null, user: ctx.user.login, labels }, ctx.now());
@@ -87,6 +89,7 @@ function updateIssue(ctx: RouteContext): Reply {
   if (!pusher && issue.user.toLowerCase() !== ctx.user.login.toLowerCase()) throw mustHavePush();
   const title = stringField(body, "title", "Issue");
   const text = stringField(body, "body", "Issue");
+  refuseTooLong(text, "Issue");
   const state = choiceField(body, "state", "Issue", ["open", "closed"] as const);
   const reason = choiceField(body, "state_reason", "Issue", ["completed", "not_planned", "reopened"] as const);
   const labels = body.labels !== undefined && body.labels !== null ? labelNames(body.labels) : undefined;
@@ -160,6 +163,7 @@ function createComment(ctx: RouteContext): Reply {
   const repo = repoOf(ctx);
   const issue = issueOf(ctx, repo);
   const text = stringField(bodyObject(ctx), "body", "IssueComment", true);
+  refuseTooLong(text, "IssueComment");
   const at = ctx.now();
   const comment = { id: nextId(ctx.data), issue: issue.number, user: ctx.user.login, body: text, created_at: at, updated_at: at };
   repo.comments.push(comment);
