@@ -68,6 +68,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
     backoffMs: options.backoffMs ?? 1000,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 120_000,
     rateLimitFloor: options.rateLimitFloor ?? 50,
+    writeSpacingMs: options.writeSpacingMs ?? defaultWriteSpacing(apiBase),
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     now: options.now ?? (() => clockNow()),
     onRetry: options.onRetry,
@@ -249,5 +250,21 @@ function toRepository(raw: Record<string, unknown>): GitHubRepository {
   };
 }
 
+
+/**
+ * A second between content-creating requests, as GitHub asks, for GitHub and GitHub
+ * Enterprise; none for an API on loopback (the sandbox forge, whose tests, scenarios and
+ * rehearsals would only be slowed), which imposes the same limit and answers retry-after
+ * like GitHub if it is passed.
+ */
+export function defaultWriteSpacing(apiBase: string): number {
+  let host = "";
+  try {
+    host = new URL(apiBase).hostname;
+  } catch {
+    return 1000;
+  }
+  return host === "localhost" || host === "[::1]" || /^127\./.test(host) ? 0 : 1000;
+}
 
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };

@@ -26,7 +26,7 @@ import { repoRoutes } from "./repos.ts";
 import { makeRouter } from "./router.ts";
 import type { RouteMatch } from "./router.ts";
 import { bareRepoPath, loadForgeData, saveForgeData, stateStamp, userByToken } from "./state.ts";
-import { Faults, RateLimits, RequestCounter, faultAnswer, rateHeaders } from "./traffic.ts";
+import { ContentLimits, Faults, RateLimits, RequestCounter, faultAnswer, rateHeaders, secondaryLimitAnswer } from "./traffic.ts";
 import type { ForgeStats, RateSetting } from "./traffic.ts";
 
 /** How to start a forge. */
@@ -39,6 +39,8 @@ export interface ForgeOptions {
   host?: string;
   /** Requests per user per hour (default 5000, as on GitHub). */
   rateLimit?: number;
+  /** Content-creating requests per user per minute and per hour before the secondary rate limit refuses one (default 80 and 500, as on GitHub). */
+  contentLimit?: { perMinute?: number; perHour?: number };
   /** The forge's clock, for timestamps and the rate-limit window (default: real time). */
   now?: () => Date;
   /** Where an unexpected error in a handler is reported (default: stderr). */
@@ -75,6 +77,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   const counter = new RequestCounter(now);
   const limits = new RateLimits(options.rateLimit ?? 5000, now);
   const faults = new Faults();
+  const content = new ContentLimits(options.contentLimit ?? {}, now);
   const statsFile = join(dir, "stats.json");
   const writeStats = () => writeFileAtomic(statsFile, JSON.stringify(counter.snapshot(), null, 2) + "\n");
   writeStats();
@@ -138,6 +141,14 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
       const message = `API rate limit exceeded for user ID ${user.id}. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`;
       const body = { message, documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", status: "403" };
       return send(res, 403, body, { ...base, ...rateHeaders(rate) });
+    }
+
+    const wait = found?.route.writes ? content.take(user.login) : undefined;
+    if (wait !== undefined) {
+      counter.count(routeName, 403, { rateLimited: true });
+      writeStats();
+      const refused = secondaryLimitAnswer(requestId, wait);
+      return send(res, refused.status, refused.body, { ...base, ...refused.headers, ...rateHeaders(rate) });
     }
 
     const reply = await answer(found, method, target, raw, user.id);
