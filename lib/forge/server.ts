@@ -26,6 +26,7 @@ import { repoRoutes } from "./repos.ts";
 import { makeRouter } from "./router.ts";
 import type { RouteMatch } from "./router.ts";
 import { bareRepoPath, loadForgeData, saveForgeData, stateStamp, userByToken } from "./state.ts";
+import type { ForgeUser } from "./state.ts";
 import { ContentLimits, Faults, RateLimits, RequestCounter, faultAnswer, rateHeaders, secondaryLimitAnswer } from "./traffic.ts";
 import type { ForgeStats, RateSetting } from "./traffic.ts";
 
@@ -60,6 +61,9 @@ export interface Forge {
   stats(): ForgeStats;
 }
 
+/** Who a request without a token is: no login, so no repository's collaborator (a private one is Not Found). */
+const ANONYMOUS: ForgeUser = { id: 0, login: "", token: "" };
+
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Starts a forge on loopback, with the state its folder holds (or an empty one). */
@@ -76,6 +80,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   }
   const counter = new RequestCounter(now);
   const limits = new RateLimits(options.rateLimit ?? 5000, now);
+  const anonymousLimits = new RateLimits(60, now);
   const faults = new Faults();
   const content = new ContentLimits(options.contentLimit ?? {}, now);
   const statsFile = join(dir, "stats.json");
@@ -127,18 +132,22 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
       data = loadForgeData(dir);
       stamp = stateStamp(dir);
     }
-    const user = userByToken(data, tokenOf(req.headers.authorization));
+    // As on GitHub, a GET without a token reads public repositories under the anonymous limit (60 an hour per client address).
+    const anonymous = req.headers.authorization === undefined && method === "GET" && found !== undefined && !found.route.template.startsWith("/user") ? ANONYMOUS : undefined;
+    const user = anonymous ?? userByToken(data, tokenOf(req.headers.authorization));
     if (!user) {
       counter.count(routeName, 401);
       writeStats();
       const anonymous = { limit: 60, remaining: 60, used: 0, reset: Math.floor(now().getTime() / 1000) + 3600 };
-      return send(res, 401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" }, { ...base, ...rateHeaders(anonymous) });
+      return send(res, 401, { message: req.headers.authorization === undefined ? "Requires authentication" : "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" }, { ...base, ...rateHeaders(anonymous) });
     }
-    let rate = limits.peek(user.login);
+    const bucket = anonymous ? anonymousLimits : limits;
+    const who = anonymous ? `address ${req.socket.remoteAddress}` : user.login;
+    let rate = bucket.peek(who);
     if (rate.remaining === 0) {
       counter.count(routeName, 403, { rateLimited: true });
       writeStats();
-      const message = `API rate limit exceeded for user ID ${user.id}. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`;
+      const message = anonymous ? `API rate limit exceeded for ${req.socket.remoteAddress}. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)` : `API rate limit exceeded for user ID ${user.id}. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`;
       const body = { message, documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", status: "403" };
       return send(res, 403, body, { ...base, ...rateHeaders(rate) });
     }
@@ -151,7 +160,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
       return send(res, refused.status, refused.body, { ...base, ...refused.headers, ...rateHeaders(rate) });
     }
 
-    const reply = await answer(found, method, target, raw, user.id);
+    const reply = await answer(found, method, target, raw, user);
     const json = reply.status === 204 || reply.body === undefined ? "" : JSON.stringify(reply.body);
     const headers: Record<string, string> = { ...base, ...reply.headers };
     if (method === "GET" && reply.status === 200) {
@@ -165,13 +174,13 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
       }
     }
     // /rate_limit costs nothing on GitHub either.
-    if (found?.route.template !== "/rate_limit") rate = limits.spend(user.login);
+    if (found?.route.template !== "/rate_limit") rate = bucket.spend(who);
     counter.count(routeName, reply.status);
     writeStats();
     send(res, reply.status, json === "" ? undefined : json, { ...headers, ...rateHeaders(rate), "x-oauth-scopes": "repo" });
   }
 
-  async function answer(found: RouteMatch | undefined, method: string, target: URL, raw: string, userId: number): Promise<Reply> {
+  async function answer(found: RouteMatch | undefined, method: string, target: URL, raw: string, caller: ForgeUser): Promise<Reply> {
     try {
       if (!found) throw notFound();
       let body: unknown;
@@ -183,7 +192,8 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
         }
       }
       const run = async () => {
-        const user = data.users.find((u) => u.id === userId)!;
+        // Looked up again: the state may have been reloaded since the request was authenticated.
+        const user = caller === ANONYMOUS ? ANONYMOUS : data.users.find((u) => u.id === caller.id)!;
         const ctx: RouteContext = {
           params: found.params,
           query: target.searchParams,
