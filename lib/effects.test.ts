@@ -7,11 +7,17 @@ import type { GitHubWriter } from "./boundaries/github-types.ts";
 import { parse } from "./cli.ts";
 import { defaultConfig } from "./config.ts";
 import type { Config } from "./config.ts";
-import { EFFECT_LEVEL_OPTIONS, SIMULATED_GITHUB, commentMarker, commentOnIssue, effectsFor, resolveLevel, wireEffects } from "./effects.ts";
+import { COMMENT_MAX_CHARACTERS, EFFECT_LEVEL_OPTIONS, SIMULATED_GITHUB, commentMarker, commentOnIssue, effectsFor, fitComment, resolveLevel, wireEffects } from "./effects.ts";
+import { connectGitHub } from "./boundaries/github.ts";
+import { forgeTemplate } from "./testing/forge.ts";
+import { forgeConfig, quickOptions, testStore } from "./testing/github-kit.ts";
 import { UsageError } from "./errors.ts";
 import { withTempDir } from "./testing/fixtures.ts";
 import { queryAudit } from "./store/audit.ts";
 import { openStore } from "./store/open.ts";
+
+const template = forgeTemplate();
+test.after(() => template.remove());
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -102,6 +108,36 @@ function readsLevel(code: string): boolean {
   return /effect_level|effectLevel/.test(code) ||
     new RegExp(`\\blevel\\s*[!=]==?\\s*${name}|${name}\\s*[!=]==?\\s*[\\w.]*\\blevel\\b|case\\s+["'](?:no-remote|live)["']`, "i").test(code);
 }
+
+test("a text that fits GitHub's limit is sent as it is; a longer one is cut with a note saying how much is not shown, never splitting a character", () => {
+  assert.is(fitComment("short"), "short");
+  const fits = "x".repeat(COMMENT_MAX_CHARACTERS);
+  assert.is(fitComment(fits), fits);
+  const cut = fitComment("y".repeat(100_000), 100);
+  assert.ok(cut.length <= COMMENT_MAX_CHARACTERS - 100, `${cut.length} characters`);
+  const shown = cut.indexOf("\n\n[robot-army cut");
+  assert.is(cut.slice(shown), `\n\n[robot-army cut this comment: ${100_000 - shown} of 100000 characters are not shown; GitHub allows 65536]`);
+  const robots = fitComment("\u{1F916}".repeat(40_000));
+  assert.is([...robots.slice(0, robots.indexOf("\n\n[robot-army cut"))].every((c) => c === "\u{1F916}"), true, "no half of a surrogate pair is left");
+});
+
+test("robot-army never sends GitHub a comment over its limit: a long text reaches the forge cut, with its note and its marker, and the audit says it was cut", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const github = await connectGitHub(await forgeConfig(t), store, quickOptions());
+      const long = "z".repeat(70_000);
+      const made = await commentOnIssue(store, wireEffects("live", { github: github.writer }), { repo: "demo/widgets", issue: 1, item: 1, body: long, purpose: "test" });
+      assert.is(made.simulated, false);
+      const [posted] = (await t.owner.rest.issues.listComments({ owner: "demo", repo: "widgets", issue_number: 1 })).data;
+      const [intent] = queryAudit(store, { kind: "github.comment" });
+      assert.ok(posted.body!.length <= COMMENT_MAX_CHARACTERS, `${posted.body!.length} characters`);
+      assert.match(posted.body!, /\n\n\[robot-army cut this comment: \d+ of 70000 characters are not shown; GitHub allows 65536\]\n\n<!-- robot-army:action [0-9a-f-]+ -->$/);
+      assert.equal([intent.body.cut_from, (intent.body.comment as string).length < 70_000], [70_000, true]);
+    } finally {
+      store.close();
+    }
+  }));
 
 test("the check below finds a branch on the level however it is spelt", () => {
   for (const code of ['if (effects.level === "live")', "if ('plan' !== deps.effects.level)", 'switch (x) { case "no-remote": }', "const effect_level = 1"]) {

@@ -109,16 +109,41 @@ export interface CommentResult {
  */
 export async function commentOnIssue(store: Store, effects: Effects, comment: IssueComment): Promise<CommentResult> {
   const writer = effects.github;
+  // GitHub refuses a longer comment with 422: a long text is cut, with a note, before the marker.
+  const text = fitComment(comment.body, MARKER_ROOM);
   const made = await auditEffect(
     store,
     {
       kind: "github.comment", repo: comment.repo, item: comment.item, simulated: writer.simulated,
-      body: { issue: comment.issue, purpose: comment.purpose, comment: comment.body },
+      body: { issue: comment.issue, purpose: comment.purpose, comment: text, ...(text === comment.body ? {} : { cut_from: comment.body.length }) },
     },
-    (actionId) => writer.comment(comment.repo, comment.issue, `${comment.body}\n\n${commentMarker(actionId)}`),
+    (actionId) => writer.comment(comment.repo, comment.issue, `${text}\n\n${commentMarker(actionId)}`),
     (result) => (writer.simulated ? { simulated: true } : { comment_id: result.id, url: result.url }),
   );
   return { simulated: writer.simulated, ...made };
+}
+
+/** The longest comment body GitHub accepts, in characters (a longer one is refused with 422). */
+export const COMMENT_MAX_CHARACTERS = 65536;
+
+/** Room kept for the blank line and the marker after a comment's text (a marker is under 100 characters). */
+const MARKER_ROOM = 128;
+
+/**
+ * A comment's text cut to fit GitHub's limit with `room` characters to spare, ending with a
+ * note that says it was cut and how much is not shown; a text that fits is returned as it is.
+ * Lengths count UTF-16 code units, never fewer than GitHub's characters, and a cut never
+ * splits a surrogate pair.
+ * @example fitComment("x".repeat(70_000)).length <= COMMENT_MAX_CHARACTERS // true
+ */
+export function fitComment(text: string, room = 0): string {
+  const limit = COMMENT_MAX_CHARACTERS - room;
+  if (text.length <= limit) return text;
+  const note = (shown: number) => `\n\n[robot-army cut this comment: ${text.length - shown} of ${text.length} characters are not shown; GitHub allows ${COMMENT_MAX_CHARACTERS}]`;
+  let keep = limit - note(0).length;
+  const last = text.charCodeAt(keep - 1);
+  if (last >= 0xd800 && last <= 0xdbff) keep--;
+  return text.slice(0, keep) + note(keep);
 }
 
 /**

@@ -57,6 +57,12 @@ export interface TransportOptions {
   maxRetryAfterMs: number;
   /** Calls are deferred when fewer requests than this are left (at most a tenth of the limit). */
   rateLimitFloor: number;
+  /**
+   * The least time between the starts of two content-creating requests (POST, PATCH, PUT,
+   * DELETE; a GraphQL query is a read), which are also sent one at a time, as GitHub's
+   * guidance against its secondary rate limit asks; 0 sends them as they come.
+   */
+  writeSpacingMs: number;
   sleep: (ms: number) => Promise<void>;
   now: () => Date;
   onRetry?: (notice: RetryNotice) => void;
@@ -106,7 +112,25 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
     throw new RateLimitDeferred(state, why);
   };
 
-  async function hook(request: Request, callOptions: Record<string, unknown>): Promise<Response> {
+  let lastWrite = -Infinity;
+  let writes: Promise<unknown> = Promise.resolve();
+
+  /** Sends a call; content-creating calls one at a time, each at least `writeSpacingMs` after the one before. */
+  function hook(request: Request, callOptions: Record<string, unknown>): Promise<Response> {
+    const { method, url } = parse(callOptions);
+    const creates = method !== "GET" && method !== "HEAD" && !pathOf(url).endsWith("/graphql");
+    if (!creates || options.writeSpacingMs <= 0) return send(request, callOptions);
+    const turn = writes.then(async () => {
+      const wait = lastWrite + options.writeSpacingMs - options.now().getTime();
+      if (wait > 0) await options.sleep(wait);
+      lastWrite = options.now().getTime();
+      return await send(request, callOptions);
+    });
+    writes = turn.catch(() => undefined);
+    return turn;
+  }
+
+  async function send(request: Request, callOptions: Record<string, unknown>): Promise<Response> {
     const { method, url } = parse(callOptions);
     const path = pathOf(url);
     const held = memory.rateLimit();

@@ -1,6 +1,7 @@
 /**
  * What the GitHub boundary remembers between runs: the ETag and high-water mark of each
- * list it polls (table `etags`) and the last rate-limit state it saw (table
+ * list it polls (table `etags`), the login a token belongs to (a row of `etags` keyed by
+ * the token's fingerprint, so a new token is asked about again), and the last rate-limit state it saw (table
  * `github_rate_limit`). Without a store (a check that must leave nothing behind) it
  * remembers in memory for the life of the connection. A store that cannot be read or
  * written fails as the store (`StoreError`, naming the file), never as GitHub.
@@ -23,6 +24,9 @@ export interface GitHubMemory {
   saveMark(url: string, mark: ListMark): void;
   rateLimit(): RateLimitState | null;
   saveRateLimit(state: RateLimitState): void;
+  /** The login remembered under `key` (a token's fingerprint), if any. */
+  login(key: string): string | undefined;
+  saveLogin(key: string, login: string): void;
 }
 
 /** The boundary's memory in the store, or in this process when there is no store. */
@@ -55,6 +59,17 @@ function storeMemory(store: Store, apiBase: string): GitHubMemory {
          ON CONFLICT (url) DO UPDATE SET etag = excluded.etag, body = excluded.body, fetched_at = excluded.fetched_at`,
       ).run(url, mark.etag, JSON.stringify({ high_water: mark.highWater }), isoSeconds(now()));
     },
+    login(key) {
+      const row = store.statement("SELECT body FROM etags WHERE url = ?").get(key) as { body: string } | undefined;
+      const login = row ? (JSON.parse(row.body) as { login?: unknown }).login : undefined;
+      return typeof login === "string" ? login : undefined;
+    },
+    saveLogin(key, login) {
+      store.statement(
+        `INSERT INTO etags (url, etag, body, fetched_at) VALUES (?, '', ?, ?)
+         ON CONFLICT (url) DO UPDATE SET body = excluded.body, fetched_at = excluded.fetched_at`,
+      ).run(key, JSON.stringify({ login }), isoSeconds(now()));
+    },
     rateLimit: () => readRateLimitState(store, apiBase),
     saveRateLimit(state) {
       store.statement(
@@ -76,13 +91,19 @@ function asTheStore(store: Store, memory: GitHubMemory): GitHubMemory {
       throw storeError(store.path, error);
     }
   };
-  return { mark: guarded(memory.mark), saveMark: guarded(memory.saveMark), rateLimit: guarded(memory.rateLimit), saveRateLimit: guarded(memory.saveRateLimit) };
+  return {
+    mark: guarded(memory.mark), saveMark: guarded(memory.saveMark), rateLimit: guarded(memory.rateLimit), saveRateLimit: guarded(memory.saveRateLimit),
+    login: guarded(memory.login), saveLogin: guarded(memory.saveLogin),
+  };
 }
 
 function processMemory(): GitHubMemory {
   const marks = new Map<string, ListMark>();
+  const logins = new Map<string, string>();
   let rate: RateLimitState | null = null;
   return {
+    login: (key) => logins.get(key),
+    saveLogin: (key, login) => void logins.set(key, login),
     mark: (url) => marks.get(url),
     saveMark: (url, mark) => void marks.set(url, mark),
     rateLimit: () => rate,

@@ -57,7 +57,27 @@ export interface IssueChanges {
   commit(): void;
 }
 
-/** A pull request as the refresh of pull requests reads it (lib/intake/pull-requests.ts). */
+/**
+ * The issues the token's own user opened, in every polled repository, that changed since
+ * the last poll: one conditional request for them all when none did.
+ */
+export interface OwnIssueChanges {
+  /** False when GitHub answered 304: no issue the user opened changed anywhere. */
+  changed: boolean;
+  /** Each repository asked about (spelt as asked), with its changed issues (not pull requests), newest first; empty when none. */
+  issues: Record<string, GitHubIssue[]>;
+  /** How many HTTP requests it took, and how many were answered 304. */
+  requests: number;
+  notModified: number;
+  /** Remembers this answer for the next call; call it once every repository's issues are processed. */
+  commit(): void;
+}
+
+/**
+ * A pull request as the refresh of pull requests reads it (lib/intake/pull-requests.ts).
+ * `mergeable` is deliberately not read: GitHub answers null until a background job has
+ * computed it, and robot-army concludes nothing from a pull request's mergeability.
+ */
 export interface GitHubPullRequest {
   number: number;
   /** The head branch's name (`head.ref`): how a pull request is matched to a work item. */
@@ -114,8 +134,19 @@ export interface GitHubReader {
    * every page without it).
    */
   pullChanges(repo: string, options?: { since?: string }): Promise<PullChanges>;
-  /** The login the token belongs to (doctor's check), or null when reading anonymously. */
+  /** Whether this repository's own issue list was read whole once (`issueChanges` committed a mark for it). */
+  issueListRead(repo: string, options?: { simulated?: boolean }): boolean;
+  /**
+   * The issues the token's own user opened in any of `repos` that changed since the previous
+   * call (`GET /user/issues?filter=created`): one request for every repository, where
+   * `issueChanges` costs one each. Only for intake whose author is the token's own user
+   * (`tokenLogin`); simulated passes remember apart, as with `issueChanges`.
+   */
+  ownIssueChanges(repos: readonly string[], options?: { simulated?: boolean }): Promise<OwnIssueChanges>;
+  /** The login the token belongs to (doctor's check), asked every time; null when reading anonymously. */
   whoami(): Promise<string | null>;
+  /** The login the token belongs to, asked once and then remembered with the token's fingerprint; null when reading anonymously. */
+  tokenLogin(): Promise<string | null>;
   /** Every comment on an issue, oldest first; with `since` (an ISO time), those updated at or after it. */
   listComments(repo: string, issue: number, since?: string): Promise<GitHubComment[]>;
   rateLimit(): RateLimitState | null;

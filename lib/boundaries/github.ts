@@ -14,6 +14,7 @@
  * for (const issue of changes.issues) take(issue);
  * changes.commit(); // only now is the ETag remembered: a crash before this re-reads
  */
+import { createHash } from "node:crypto";
 import type { Octokit } from "@octokit/rest";
 import type { Config } from "../config.ts";
 import { now as clockNow } from "../clock.ts";
@@ -21,10 +22,12 @@ import type { Store } from "../store/open.ts";
 import { gitHubMemory } from "./github-state.ts";
 import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
+import { PER_PAGE, issueListKey, nextLink, readIssueChanges, readOwnIssueChanges, readPullChanges, split, toIssue, toPullRequest } from "./_github-lists.ts";
+import type { RawIssue } from "./_github-lists.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
-import type { BodyAuthorship, GitHubComment, GitHubIssue, GitHubReader, GitHubRepository, GitHubPullRequest, GitHubWriter, IssueChanges, IssueEvent, PullChanges } from "./github-types.ts";
+import type { BodyAuthorship, GitHubComment, GitHubReader, GitHubRepository, GitHubWriter, IssueEvent } from "./github-types.ts";
 
-export { GitHubError, RateLimitDeferred };
+export { GitHubError, RateLimitDeferred, toIssue, toPullRequest };
 export type { RetryNotice };
 export { readRateLimitState } from "./github-state.ts";
 export { readToken, readTokenFile } from "./github-token.ts";
@@ -45,8 +48,6 @@ export interface GitHub extends GitHubReader {
   readonly authenticated: boolean;
 }
 
-/** The page size of issue lists: GitHub's largest. */
-const PER_PAGE = 100;
 
 /**
  * Connects to `config.github.api_base` with the token from `github.token_file` (which
@@ -57,6 +58,8 @@ export async function connectGitHub(config: Config, store: Store | null, options
   const token = readToken(config.github, options.env);
   const apiBase = config.github.api_base.replace(/\/+$/, "");
   const memory = gitHubMemory(store, apiBase);
+  // What is remembered of a token is keyed by a fingerprint of it, never the token itself.
+  const tokenKey = token === null ? "anonymous" : `token sha256:${createHash("sha256").update(token).digest("hex").slice(0, 16)}`;
   const { Octokit } = await import("@octokit/rest");
   const octokit: Octokit = new Octokit({ baseUrl: apiBase, auth: token ?? undefined, userAgent: "robot-army", log: SILENT });
   const transport = makeTransport(memory, (call) => octokit.request.endpoint.parse(call as never), {
@@ -65,6 +68,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
     backoffMs: options.backoffMs ?? 1000,
     maxRetryAfterMs: options.maxRetryAfterMs ?? 120_000,
     rateLimitFloor: options.rateLimitFloor ?? 50,
+    writeSpacingMs: options.writeSpacingMs ?? defaultWriteSpacing(apiBase),
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
     now: options.now ?? (() => clockNow()),
     onRetry: options.onRetry,
@@ -90,9 +94,20 @@ export async function connectGitHub(config: Config, store: Store | null, options
     },
     issueChanges: (repo, options = {}) => counted(() => readIssueChanges(octokit, memory, apiBase, repo, options.simulated === true)),
     pullChanges: (repo, options = {}) => counted(() => readPullChanges(octokit, memory, apiBase, repo, options.since)),
+    issueListRead: (repo, options = {}) => memory.mark(issueListKey(apiBase, repo, options.simulated === true)) !== undefined,
+    ownIssueChanges: (repos, options = {}) =>
+      counted(() => readOwnIssueChanges(octokit, memory, `${apiBase}/user/issues?filter=created&state=all&sort=updated&direction=desc&per_page=${PER_PAGE} (${tokenKey}${options.simulated ? ", simulated passes" : ""})`, repos)),
     async whoami() {
       if (token === null) return null;
       const { data } = await octokit.request("GET /user");
+      return data.login;
+    },
+    async tokenLogin() {
+      if (token === null) return null;
+      const known = memory.login(`${apiBase}/user (${tokenKey})`);
+      if (known !== undefined) return known;
+      const { data } = await octokit.request("GET /user");
+      memory.saveLogin(`${apiBase}/user (${tokenKey})`, data.login);
       return data.login;
     },
     rateLimit: () => memory.rateLimit(),
@@ -180,121 +195,6 @@ export function graphqlUrl(apiBase: string): string {
   return /\/api\/v3$/.test(apiBase) ? `${apiBase.replace(/\/v3$/, "")}/graphql` : `${apiBase}/graphql`;
 }
 
-type RawIssue = {
-  number: number; title: string; body?: string | null; state: string; user: { login: string } | null;
-  labels: Array<string | { name?: string }>; created_at: string; updated_at: string; closed_at: string | null;
-  html_url: string; pull_request?: unknown;
-};
-
-/**
- * An issue list's changes: one conditional read of page 1 (sorted by last update, newest
- * first), 304 meaning no issue changed; see `readChangedList`.
- */
-async function readIssueChanges(
-  octokit: Octokit,
-  memory: ReturnType<typeof gitHubMemory>,
-  apiBase: string,
-  repo: string,
-  simulated: boolean,
-): Promise<Omit<IssueChanges, "requests" | "notModified">> {
-  const url = `${apiBase}/repos/${repo}/issues?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
-  const list = await readChangedList<RawIssue>(octokit, memory, {
-    route: "GET /repos/{owner}/{repo}/issues", repo, key: simulated ? `${url} (simulated passes)` : url,
-  });
-  if (!list.changed) return { changed: false, issues: [], commit() {} };
-  // Equal times are kept: GitHub's times are to the second, and taking an issue twice is harmless.
-  const fresh = list.items.filter((item) => list.since === undefined || Date.parse(item.updated_at) >= list.since);
-  return { changed: true, issues: fresh.filter((item) => item.pull_request === undefined).map(toIssue), commit: list.commit };
-}
-
-type RawPull = {
-  number: number; state: string; merged_at: string | null; updated_at: string; html_url: string;
-  head: { ref: string; sha: string; repo?: { full_name?: string } | null };
-};
-
-/**
- * A pull request list's changes, as `readChangedList` reads them. Every pull request read
- * is returned, page 1's older ones too: storing one again is harmless, and a push moves a
- * head without always moving `updated_at`.
- */
-async function readPullChanges(
-  octokit: Octokit,
-  memory: ReturnType<typeof gitHubMemory>,
-  apiBase: string,
-  repo: string,
-  since: string | undefined,
-): Promise<Omit<PullChanges, "requests" | "notModified">> {
-  const key = `${apiBase}/repos/${repo}/pulls?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
-  const list = await readChangedList<RawPull>(octokit, memory, { route: "GET /repos/{owner}/{repo}/pulls", repo, key, since });
-  if (!list.changed) return { changed: false, pulls: [], commit() {} };
-  // A pull request from a fork has a head branch of the fork's: a branch of the same name is not the item's.
-  const own = list.items.filter((raw) => raw.head.repo?.full_name?.toLowerCase() === repo.toLowerCase());
-  return { changed: true, pulls: own.map(toPullRequest), commit: list.commit };
-}
-
-/** A pull request from GitHub's JSON. */
-export function toPullRequest(raw: RawPull): GitHubPullRequest {
-  return {
-    number: raw.number,
-    head_branch: raw.head.ref,
-    head_sha: raw.head.sha,
-    state: raw.state === "closed" ? "closed" : "open",
-    merged_at: raw.merged_at ?? null,
-    updated_at: raw.updated_at,
-    html_url: raw.html_url,
-  };
-}
-
-/**
- * One conditional read of a list's page 1 (state all, sorted by last update, newest
- * first), with the ETag of the last committed read: 304 means nothing in it changed. On
- * 200, later pages are read only while they may still hold items updated since the last
- * committed read's newest (or, before any, since `since`; every page without either).
- * `commit` saves the ETag and the newest update seen.
- */
-async function readChangedList<T extends { updated_at: string }>(
-  octokit: Octokit,
-  memory: ReturnType<typeof gitHubMemory>,
-  list: { route: string; repo: string; key: string; since?: string },
-): Promise<{ changed: false } | { changed: true; items: T[]; since: number | undefined; commit(): void }> {
-  const mark = memory.mark(list.key);
-  const first = await octokit.request(list.route, {
-    ...split(list.repo), state: "all", sort: "updated", direction: "desc", per_page: PER_PAGE,
-    headers: mark ? { "if-none-match": mark.etag } : {},
-  });
-  if ((first.status as number) === 304) return { changed: false };
-  const bound = mark ? mark.highWater ?? undefined : list.since;
-  const since = bound === undefined ? undefined : Date.parse(bound);
-  const items = [...(first.data as unknown as T[])];
-  let page = items;
-  let link = first.headers.link;
-  for (let next = nextLink(link); next && (since === undefined || olderThan(page, since) === false); next = nextLink(link)) {
-    const response = await octokit.request({ method: "GET", url: next });
-    page = response.data as unknown as T[];
-    items.push(...page);
-    link = response.headers.link;
-  }
-  const newest = items.reduce<string | null>((max, item) => (max === null || Date.parse(item.updated_at) > Date.parse(max) ? item.updated_at : max), bound ?? null);
-  const etag = first.headers.etag;
-  return {
-    changed: true,
-    items,
-    since,
-    commit() {
-      if (etag) memory.saveMark(list.key, { etag, highWater: newest });
-    },
-  };
-}
-
-/** Whether a page's last (oldest) item was updated before `since`: nothing after it is new. */
-function olderThan(page: Array<{ updated_at: string }>, since: number): boolean {
-  const last = page.at(-1);
-  return last === undefined || Date.parse(last.updated_at) < since;
-}
-
-function nextLink(link: string | undefined): string | undefined {
-  return link?.split(",").map((part) => /<([^>]+)>;\s*rel="next"/.exec(part)?.[1]).find(Boolean);
-}
 
 /** Every page of an issue's comments (the unfinished-effect sweep looks in them for a comment's marker). */
 async function readComments(octokit: Octokit, repo: string, issue: number, since?: string): Promise<GitHubComment[]> {
@@ -333,22 +233,6 @@ function realWriter(octokit: Octokit): GitHubWriter {
   };
 }
 
-/** An issue from GitHub's JSON. */
-export function toIssue(raw: RawIssue): GitHubIssue {
-  return {
-    number: raw.number,
-    title: raw.title,
-    body: raw.body ?? "",
-    state: raw.state === "closed" ? "closed" : "open",
-    // A deleted account shows as GitHub's "ghost".
-    author: raw.user?.login ?? "ghost",
-    labels: raw.labels.map((label) => (typeof label === "string" ? label : label.name ?? "")).filter(Boolean),
-    created_at: raw.created_at,
-    updated_at: raw.updated_at,
-    closed_at: raw.closed_at,
-    html_url: raw.html_url,
-  };
-}
 
 /** The settings whose change makes onboarding ask again (those GitHub reports to this token alike every time). */
 const SETTINGS = ["default_branch", "private", "visibility", "archived", "disabled", "has_issues", "allow_merge_commit", "allow_squash_merge", "allow_rebase_merge", "allow_auto_merge", "delete_branch_on_merge"];
@@ -367,10 +251,21 @@ function toRepository(raw: Record<string, unknown>): GitHubRepository {
   };
 }
 
-function split(repo: string): { owner: string; repo: string } {
-  const [owner, name, ...rest] = repo.split("/");
-  if (!owner || !name || rest.length) throw new TypeError(`Repository "${repo}" is not of the form owner/name`);
-  return { owner, repo: name };
+
+/**
+ * A second between content-creating requests, as GitHub asks, for GitHub and GitHub
+ * Enterprise; none for an API on loopback (the sandbox forge, whose tests, scenarios and
+ * rehearsals would only be slowed), which imposes the same limit and answers retry-after
+ * like GitHub if it is passed.
+ */
+export function defaultWriteSpacing(apiBase: string): number {
+  let host = "";
+  try {
+    host = new URL(apiBase).hostname;
+  } catch {
+    return 1000;
+  }
+  return host === "localhost" || host === "[::1]" || /^127\./.test(host) ? 0 : 1000;
 }
 
 const SILENT = { debug() {}, info() {}, warn() {}, error() {} };

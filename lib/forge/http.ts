@@ -66,6 +66,16 @@ export function validationFailed(error: Record<string, string>): ForgeHttpError 
   return new ForgeHttpError(422, { message: "Validation Failed", errors: [error] });
 }
 
+/** The longest issue or comment body GitHub accepts, in characters. */
+export const BODY_MAX_CHARACTERS = 65536;
+
+/** 422 as GitHub answers a body over its limit: characters are counted as code points, as GitHub counts them. */
+export function refuseTooLong(text: string | null | undefined, resource: string): void {
+  if (typeof text !== "string" || text.length <= BODY_MAX_CHARACTERS) return;
+  if ([...text].length <= BODY_MAX_CHARACTERS) return;
+  throw validationFailed({ resource, code: "custom", field: "body", message: `body is too long (maximum is ${BODY_MAX_CHARACTERS} characters)` });
+}
+
 /** 422 "Invalid request." for a value of the wrong type, worded as GitHub's schema check words it. */
 export function invalidRequest(field: string, value: unknown, expected: string): ForgeHttpError {
   return new ForgeHttpError(422, { message: `Invalid request.\n\nFor 'properties/${field}', ${JSON.stringify(value)} is not ${expected}.` });

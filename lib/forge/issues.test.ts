@@ -1,4 +1,5 @@
 import { test } from "uvu";
+import { seedForge } from "./seed.ts";
 import * as assert from "uvu/assert";
 import { failure, forgeTemplate, SEED_TIME } from "../testing/forge.ts";
 import { pushBranch } from "../testing/forge-git.ts";
@@ -164,6 +165,40 @@ test("comments: create (201, by the token's user) and list oldest first; an empt
     assert.is(empty.status, 422);
     assert.equal(empty.data.errors, [{ resource: "IssueComment", code: "missing_field", field: "body" }]);
     assert.is((await failure(owner.rest.issues.listComments({ ...repo, issue_number: 99 }))).status, 404);
+  }));
+
+test("a comment or issue body over GitHub's 65536 characters is 422 in GitHub's words; 65536 characters (counted as GitHub counts them) are taken", () =>
+  template.use(async ({ owner }) => {
+    const long = await failure(owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "x".repeat(65537) }));
+    assert.is(long.status, 422);
+    assert.is(long.data.message, "Validation Failed");
+    assert.equal(long.data.errors, [{ resource: "IssueComment", code: "custom", field: "body", message: "body is too long (maximum is 65536 characters)" }]);
+    assert.is((await owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "x".repeat(65536) })).status, 201);
+    assert.is((await owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "\u{1F916}".repeat(65536) })).status, 201, "a robot face is one character, two UTF-16 units");
+    const issue = await failure(owner.rest.issues.create({ ...repo, title: "Long", body: "y".repeat(65537) }));
+    assert.equal([issue.status, issue.data.errors[0].resource, issue.data.errors[0].message], [422, "Issue", "body is too long (maximum is 65536 characters)"]);
+    const edit = await failure(owner.rest.issues.update({ ...repo, issue_number: 2, body: "y".repeat(65537) }));
+    assert.is(edit.status, 422);
+    assert.is((await owner.rest.issues.listComments({ ...repo, issue_number: 2 })).data.length, 2, "only the two that fit were taken");
+  }));
+
+test("GET /user/issues?filter=created lists what the user opened in every repository they may push to, each with its repository, paginated, with ETag and 304", () =>
+  template.use(async ({ owner, stranger, dir }) => {
+    await seedForge(dir, { repo: "demo/gadgets", now: () => SEED_TIME });
+    const params = { filter: "created", state: "all", sort: "updated", direction: "desc" } as const;
+    const mine = await owner.request("GET /user/issues", params);
+    assert.equal(mine.data.map((i) => `${i.repository?.full_name}#${i.number} ${i.user?.login}`).sort(), [
+      "demo/gadgets#1 owner", "demo/gadgets#2 owner", "demo/gadgets#3 owner", "demo/gadgets#5 owner",
+      ...[1, 2, 3, 4, 5, 6, 7, 9].map((n) => `demo/widgets#${n} owner`),
+    ]);
+    assert.is((await owner.request("GET /user/issues", { ...params, labels: "robot-army" })).data.length, 10);
+    assert.is((await owner.request("GET /user/issues")).data.length, 0, "assigned, the default: the forge keeps no assignees");
+    assert.is((await stranger.request("GET /user/issues", params)).data.length, 0, "the stranger may push to neither repository");
+    const paged = await owner.request("GET /user/issues", { ...params, per_page: 3 });
+    assert.is(paged.data.length, 3);
+    assert.match(paged.headers.link ?? "", /\/user\/issues\?.*page=2.*rel="next"/);
+    const again = await failure(owner.request("GET /user/issues", { ...params, headers: { "if-none-match": mine.headers.etag } }));
+    assert.is(again.status, 304);
   }));
 
 test("issue events name who added and removed each label, as GitHub lists them: labels given at creation by the opener, oldest first", () =>

@@ -1,6 +1,6 @@
 /**
  * The forge's issue endpoints: list (with `labels`, `state`, `since`, `creator`, `sort`,
- * `direction` and pagination), get, create, update, labels add/replace/remove, the
+ * `direction` and pagination), the user's issues across repositories (`/user/issues`), get, create, update, labels add/replace/remove, the
  * issue's events (who added and removed each label, who renamed it), and comments list/create. Pull
  * requests are issues here too, as on GitHub. A body changed by PATCH keeps its revision
  * and editor, which the GraphQL endpoint (graphql.ts) reports.
@@ -17,11 +17,13 @@ import {
   numberParam,
   paginate,
   queryChoice,
+  refuseTooLong,
   querySince,
   repoOf,
   stringField,
   validationFailed,
 } from "./http.ts";
+import { repoJson } from "./repo-shapes.ts";
 import { commentJson, issueEventJson, issueJson, labelJson } from "./shapes.ts";
 
 const ISSUES = "/repos/{owner}/{repo}/issues";
@@ -30,6 +32,7 @@ const ISSUE = `${ISSUES}/{number}`;
 /** The issue routes. */
 export const issueRoutes: Route[] = [
   { method: "GET", template: ISSUES, handler: listIssues },
+  { method: "GET", template: "/user/issues", handler: listOwnIssues },
   { method: "POST", template: ISSUES, writes: true, handler: createIssue },
   { method: "GET", template: ISSUE, handler: getIssue },
   { method: "PATCH", template: ISSUE, writes: true, handler: updateIssue },
@@ -44,23 +47,45 @@ export const issueRoutes: Route[] = [
 
 function listIssues(ctx: RouteContext): Reply {
   const repo = repoOf(ctx);
+  const creator = ctx.query.get("creator")?.toLowerCase();
+  const matching = listed(ctx, [repo], (issue) => creator === undefined || issue.user.toLowerCase() === creator);
+  const { page, headers } = paginate(ctx, matching);
+  return { status: 200, body: page.map(({ issue }) => issueJson(ctx.shapes, repo, issue)), headers };
+}
+
+/**
+ * `GET /user/issues`: issues across the repositories the user owns or may push to, as
+ * GitHub lists them, each with its `repository`. `filter=created` is what the user opened;
+ * `all` every issue there; `assigned` (the default), `mentioned` and `subscribed` find none,
+ * as the forge keeps no assignees, mentions or subscriptions.
+ */
+function listOwnIssues(ctx: RouteContext): Reply {
+  const filter = queryChoice(ctx, "filter", ["assigned", "created", "mentioned", "subscribed", "repos", "all"] as const, "assigned");
+  const login = ctx.user.login.toLowerCase();
+  const repos = ctx.data.repos.filter((repo) => canPush(repo, ctx.user.login));
+  const matching = listed(ctx, repos, (issue) => filter === "all" || filter === "repos" || (filter === "created" && issue.user.toLowerCase() === login));
+  const { page, headers } = paginate(ctx, matching);
+  return { status: 200, body: page.map(({ repo, issue }) => ({ ...issueJson(ctx.shapes, repo, issue), repository: repoJson(ctx.shapes, repo, ctx.user.login) })), headers };
+}
+
+/** The issues of `repos` a list's `state`, `labels`, `since`, `sort` and `direction` select, and `keep` keeps, in its order. */
+function listed(ctx: RouteContext, repos: ForgeRepo[], keep: (issue: ForgeIssue) => boolean): Array<{ repo: ForgeRepo; issue: ForgeIssue }> {
   const state = queryChoice(ctx, "state", ["open", "closed", "all"] as const, "open");
   const sort = queryChoice(ctx, "sort", ["created", "updated", "comments"] as const, "created");
   const direction = queryChoice(ctx, "direction", ["asc", "desc"] as const, "desc");
   const since = querySince(ctx);
   const labels = (ctx.query.get("labels") ?? "").split(",").map((name) => name.trim().toLowerCase()).filter(Boolean);
-  const creator = ctx.query.get("creator")?.toLowerCase();
-  const comments = (issue: ForgeIssue) => repo.comments.filter((c) => c.issue === issue.number).length;
-  const key = (issue: ForgeIssue) => (sort === "comments" ? comments(issue) : Date.parse(sort === "created" ? issue.created_at : issue.updated_at));
+  const comments = (repo: ForgeRepo, issue: ForgeIssue) => repo.comments.filter((c) => c.issue === issue.number).length;
+  const key = ({ repo, issue }: { repo: ForgeRepo; issue: ForgeIssue }) =>
+    sort === "comments" ? comments(repo, issue) : Date.parse(sort === "created" ? issue.created_at : issue.updated_at);
   const sign = direction === "asc" ? 1 : -1;
-  const matching = repo.issues
-    .filter((issue) => state === "all" || issue.state === state)
-    .filter((issue) => labels.every((wanted) => issue.labels.some((name) => name.toLowerCase() === wanted)))
-    .filter((issue) => since === undefined || Date.parse(issue.updated_at) >= since)
-    .filter((issue) => creator === undefined || issue.user.toLowerCase() === creator)
-    .sort((a, b) => sign * (key(a) - key(b) || a.number - b.number));
-  const { page, headers } = paginate(ctx, matching);
-  return { status: 200, body: page.map((issue) => issueJson(ctx.shapes, repo, issue)), headers };
+  return repos
+    .flatMap((repo) => repo.issues.map((issue) => ({ repo, issue })))
+    .filter(({ issue }) => state === "all" || issue.state === state)
+    .filter(({ issue }) => labels.every((wanted) => issue.labels.some((name) => name.toLowerCase() === wanted)))
+    .filter(({ issue }) => since === undefined || Date.parse(issue.updated_at) >= since)
+    .filter(({ issue }) => keep(issue))
+    .sort((a, b) => sign * (key(a) - key(b) || (a.repo === b.repo ? a.issue.number - b.issue.number : a.issue.id - b.issue.id)));
 }
 
 function getIssue(ctx: RouteContext): Reply {
@@ -73,6 +98,7 @@ function createIssue(ctx: RouteContext): Reply {
   const body = bodyObject(ctx);
   const title = stringField(body, "title", "Issue", true);
   const text = stringField(body, "body", "Issue");
+  refuseTooLong(text, "Issue");
   // As on GitHub, labels from someone without push access are dropped without a word.
   const labels = body.labels !== undefined && canPush(repo, ctx.user.login) ? labelNames(body.labels) : [];
   const issue = addIssue(ctx.data, repo, { title, body: text ?? null, user: ctx.user.login, labels }, ctx.now());
@@ -87,6 +113,7 @@ function updateIssue(ctx: RouteContext): Reply {
   if (!pusher && issue.user.toLowerCase() !== ctx.user.login.toLowerCase()) throw mustHavePush();
   const title = stringField(body, "title", "Issue");
   const text = stringField(body, "body", "Issue");
+  refuseTooLong(text, "Issue");
   const state = choiceField(body, "state", "Issue", ["open", "closed"] as const);
   const reason = choiceField(body, "state_reason", "Issue", ["completed", "not_planned", "reopened"] as const);
   const labels = body.labels !== undefined && body.labels !== null ? labelNames(body.labels) : undefined;
@@ -160,6 +187,7 @@ function createComment(ctx: RouteContext): Reply {
   const repo = repoOf(ctx);
   const issue = issueOf(ctx, repo);
   const text = stringField(bodyObject(ctx), "body", "IssueComment", true);
+  refuseTooLong(text, "IssueComment");
   const at = ctx.now();
   const comment = { id: nextId(ctx.data), issue: issue.number, user: ctx.user.login, body: text, created_at: at, updated_at: at };
   repo.comments.push(comment);

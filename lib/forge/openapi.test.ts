@@ -105,6 +105,10 @@ async function exerciseEveryRoute(t: TestForge, owner: Octokit, stranger: Octoki
   await owner.rest.issues.update({ ...issue, state: "closed", state_reason: "not_planned" });
   await owner.rest.issues.update({ ...issue, state: "open" });
   await fails(stranger.rest.issues.update({ ...repo, issue_number: 1, title: "Mine now" }), 403);
+  // Every repository's issues in one list, as the poll reads them when the author is the token's own user.
+  await owner.paginate(owner.rest.issues.listForAuthenticatedUser, { filter: "created", state: "all", per_page: 1 });
+  await conditional("GET /user/issues", { filter: "all", state: "all", sort: "updated", direction: "desc", per_page: 100 });
+  await fails(anonymous.rest.issues.listForAuthenticatedUser(), 401);
   await owner.rest.issues.addLabels({ ...issue, labels: ["docs"] });
   await owner.rest.issues.setLabels({ ...issue, labels: ["bug", "docs", "later"] });
   await owner.rest.issues.listLabelsOnIssue(issue);
@@ -131,6 +135,9 @@ async function exerciseEveryRoute(t: TestForge, owner: Octokit, stranger: Octoki
   await fails(owner.rest.pulls.create({ ...repo, title: "Again", head: "ra/one", base: "main" }), 422);
   await owner.paginate(owner.rest.pulls.list, { ...repo, state: "all", per_page: 2 });
   await conditional("GET /repos/{owner}/{repo}/pulls", { ...repo, per_page: 2 });
+  // The first read of a new pull request finds mergeable not computed yet (null, judged too); the next has it, and
+  // from then on the answer stands still, so a conditional read earns its 304.
+  await owner.rest.pulls.get({ ...repo, pull_number: one });
   await conditional("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...repo, pull_number: one });
   await fails(owner.rest.pulls.get({ ...repo, pull_number: 1 }), 404);
   await owner.rest.pulls.update({ ...repo, pull_number: two, title: "Two, renamed", body: "Edited" });

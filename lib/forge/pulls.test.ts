@@ -21,7 +21,7 @@ test("creating a pull request for a branch the bare repository lacks is 422 nami
     assert.equal(noTitle.data.errors, [{ resource: "PullRequest", code: "missing_field", field: "title" }]);
   }));
 
-test("a pull request is opened for a branch of the bare repository: 201, head and base with their commits, mergeable", () =>
+test("a pull request is opened for a branch of the bare repository: 201, head and base with their commits, mergeable not known yet", () =>
   template.use(async ({ owner, seeded }) => {
     const sha = makeBranch(seeded.repository.clone_url, "ra/issue-2", "fix.txt");
     const made = await owner.rest.pulls.create({ ...repo, title: "Fix pagination", head: "demo:ra/issue-2", base: "main", body: "Closes #2" });
@@ -35,9 +35,28 @@ test("a pull request is opened for a branch of the bare repository: 201, head an
     assert.is(made.data.base.sha, git(seeded.repository.clone_url, "rev-parse", "main"));
     assert.is(made.data.user.login, "owner");
     assert.is(made.data.merged, false);
-    assert.is(made.data.mergeable, true);
+    assert.is(made.data.mergeable, null, "GitHub computes mergeability in the background");
+    assert.is(made.data.mergeable_state, "unknown");
     assert.is(made.data.commits, 1);
     assert.match(made.data.html_url, /\/demo\/widgets\/pull\/6$/);
+  }));
+
+test("mergeable is null until computed, as on GitHub: on opening and the first read after it, known on a later read, null again on the first read after a push", () =>
+  template.use(async ({ owner, seeded }) => {
+    makeBranch(seeded.repository.clone_url, "ra/issue-3", "three.txt");
+    const made = await owner.rest.pulls.create({ ...repo, title: "Three", head: "ra/issue-3", base: "main" });
+    const read = async () => (await owner.rest.pulls.get({ ...repo, pull_number: made.data.number })).data;
+    const states = async () => {
+      const pull = await read();
+      return [pull.mergeable, pull.mergeable_state];
+    };
+    assert.equal([made.data.mergeable, made.data.mergeable_state], [null, "unknown"]);
+    assert.equal(await states(), [null, "unknown"], "the first read starts the job");
+    assert.equal(await states(), [true, "clean"], "a later read has its answer");
+    assert.equal(await states(), [true, "clean"]);
+    makeBranch(seeded.repository.clone_url, "ra/issue-3", "more.txt", "more\n", "ra/issue-3");
+    assert.equal(await states(), [null, "unknown"], "a push starts it again");
+    assert.equal(await states(), [true, "clean"]);
   }));
 
 test("refused: no commits between base and head, and a second open pull request for one branch", () =>
@@ -134,6 +153,7 @@ test("merge refusals: a conflict (405, mergeable false), a moved head (409), a s
     const moved = await failure(owner.rest.pulls.merge({ ...repo, pull_number: left.data.number, sha: "0".repeat(40) }));
     assert.is(moved.status, 409);
     await owner.rest.pulls.merge({ ...repo, pull_number: left.data.number, sha: left.data.head.sha });
+    assert.is((await owner.rest.pulls.get({ ...repo, pull_number: right.data.number })).data.mergeable, null, "the base moved: computed again");
     assert.is((await owner.rest.pulls.get({ ...repo, pull_number: right.data.number })).data.mergeable, false);
     const conflict = await failure(owner.rest.pulls.merge({ ...repo, pull_number: right.data.number }));
     assert.is(conflict.status, 405);

@@ -9,6 +9,10 @@
  * branch moved while it is open (any read of it or of the list, its close, its merge),
  * and kept once it is merged or closed and after its head branch is deleted, so a
  * squash-merged branch's commits stay fetchable from the remote.
+ *
+ * As on GitHub, `mergeable` is computed by a background job: it is `null` (state
+ * `unknown`) in the answer that opens a pull request and on the first read after it opens
+ * or after its head or base moves, and known on a later read.
  */
 import type { ForgeIssue, ForgeRepo } from "./state.ts";
 import { addIssue, bareRepoPath, canPush, findIssue, setIssueState } from "./state.ts";
@@ -80,7 +84,7 @@ async function createPull(ctx: RouteContext): Promise<Reply> {
   const pull = { head, base, head_sha: headSha, base_sha: baseSha, draft, merged_at: null, merge_commit_sha: null, merged_by: null };
   const issue = addIssue(ctx.data, repo, { title, body: text ?? null, user: ctx.user.login, pull }, ctx.now());
   await writePullHead(path, issue.number, headSha);
-  return { status: 201, body: await pullDetail(ctx, repo, issue, heads), headers: { location: `${ctx.shapes.base}/repos/${repo.owner}/${repo.name}/pulls/${issue.number}` } };
+  return { status: 201, body: await pullDetail(ctx, repo, issue, heads, { opening: true }), headers: { location: `${ctx.shapes.base}/repos/${repo.owner}/${repo.name}/pulls/${issue.number}` } };
 }
 
 async function updatePull(ctx: RouteContext): Promise<Reply> {
@@ -170,7 +174,14 @@ export function closingReferences(repo: ForgeRepo, body: string): number[] {
   return [...found];
 }
 
-async function pullDetail(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue, known?: Map<string, string>) {
+/**
+ * The head and base each open pull request's mergeability job last started on, per forge
+ * folder and pull request: kept in memory, as GitHub's job is no part of the pull request
+ * (a forge restarted computes again, answering null once more).
+ */
+const mergeabilityJobs = new Map<string, string>();
+
+async function pullDetail(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue, known?: Map<string, string>, how: { opening?: boolean } = {}) {
   const path = gitPath(ctx, repo);
   const heads = known ?? (await branchHeads(path));
   await followHeads(path, repo, heads);
@@ -178,13 +189,29 @@ async function pullDetail(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue,
   const head = heads.get(pull.head);
   const base = heads.get(pull.base);
   const open = issue.state === "open" && head && base;
-  const mergeable = open ? (await mergedTree(path, base, head)) !== undefined : null;
+  const mergeable = open && mergeabilityKnown(ctx, repo, issue, `${base}..${head}`, how.opening === true) ? (await mergedTree(path, base, head)) !== undefined : null;
   // A closed pull request counts what it had: from where its base stood to its last head.
   const from = pull.merge_commit_sha ? `${pull.merge_commit_sha}^1` : pull.base_sha;
   const commits = open ? await commitsAhead(path, base, head) : await commitsAhead(path, from, pull.head_sha).catch(() => 0);
   const none = { additions: 0, deletions: 0, changed_files: 0 };
   const changes = open ? await diffStat(path, base, head) : await diffStat(path, from, pull.head_sha).catch(() => none);
   return pullJson(ctx.shapes, repo, issue, heads, { mergeable, commits, ...changes });
+}
+
+/**
+ * Whether the mergeability job for this head and base has had time to finish: not in the
+ * answer that opens the pull request, nor on the first read after it opened or its head or
+ * base moved (that read starts the job); yes on any later read.
+ */
+function mergeabilityKnown(ctx: RouteContext, repo: ForgeRepo, issue: ForgeIssue, tips: string, opening: boolean): boolean {
+  const job = `${ctx.dir}\0${repo.id}\0${issue.number}`;
+  if (opening) {
+    mergeabilityJobs.delete(job);
+    return false;
+  }
+  if (mergeabilityJobs.get(job) === tips) return true;
+  mergeabilityJobs.set(job, tips);
+  return false;
 }
 
 /**

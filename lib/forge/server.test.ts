@@ -6,6 +6,7 @@ import { Octokit } from "@octokit/rest";
 import { withTempDir } from "../testing/fixtures.ts";
 import { failure, forgeTemplate } from "../testing/forge.ts";
 import { startForge } from "./server.ts";
+import { findRepo, loadForgeData, saveForgeData } from "./state.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -36,12 +37,12 @@ test("GET /repos/{owner}/{repo} answers the metadata with a clone URL that is th
     assert.is(typeof data.id, "number");
   }));
 
-test("no token, a bad token and a bad scheme are 401 Bad credentials", () =>
+test("a bad token and a bad scheme are 401 Bad credentials; no token where one is needed is 401 Requires authentication", () =>
   template.use(async ({ client, forge, token }) => {
-    for (const octokit of [client(), client("ghp_not-a-token")]) {
-      const answer = await failure(octokit.rest.issues.listForRepo(repo));
+    for (const [octokit, message] of [[client(), "Requires authentication"], [client("ghp_not-a-token"), "Bad credentials"]] as const) {
+      const answer = await failure(octokit.rest.issues.listForRepo(repo).then(() => octokit.request("GET /user")));
       assert.is(answer.status, 401);
-      assert.is(answer.data.message, "Bad credentials");
+      assert.is(answer.data.message, message);
       assert.match(answer.data.documentation_url, /^https:\/\/docs\.github\.com\//);
       assert.ok(answer.headers["x-ratelimit-limit"], "rate-limit headers on every answer");
     }
@@ -223,6 +224,26 @@ test("close ends kept-alive connections, so it returns promptly, and can be call
     const started = Date.now();
     await Promise.all([forge.close(), forge.close()]);
     assert.ok(Date.now() - started < 2000, `close took ${Date.now() - started}ms`);
+  }));
+
+test("without a token a public repository is read under the anonymous limit (60 an hour per client address, resource core); a private one is Not Found; writes and /user need a token", () =>
+  template.use(async ({ client, dir, owner }) => {
+    const anonymous = client();
+    const read = await anonymous.rest.issues.listForRepo({ owner: "demo", repo: "widgets" });
+    assert.is(read.status, 200);
+    assert.equal([read.headers["x-ratelimit-limit"], read.headers["x-ratelimit-remaining"], read.headers["x-ratelimit-resource"]], ["60", "59", "core"]);
+    assert.is((await owner.rest.repos.get({ owner: "demo", repo: "widgets" })).headers["x-ratelimit-limit"], "5000", "the token's own limit is apart");
+    assert.is((await failure(anonymous.rest.issues.createComment({ owner: "demo", repo: "widgets", issue_number: 1, body: "hi" }))).status, 401);
+    assert.is((await failure(anonymous.request("GET /user"))).status, 401);
+    const data = loadForgeData(dir);
+    findRepo(data, "demo", "widgets")!.private = true;
+    saveForgeData(dir, data);
+    assert.is((await failure(anonymous.rest.repos.get({ owner: "demo", repo: "widgets" }))).status, 404, "a private repository is Not Found without a token");
+    assert.is((await owner.rest.repos.get({ owner: "demo", repo: "widgets" })).status, 200);
+    for (let n = 0; n < 58; n++) await failure(anonymous.rest.repos.get({ owner: "demo", repo: "widgets" }));
+    const spent = await failure(anonymous.rest.repos.get({ owner: "demo", repo: "widgets" }));
+    assert.equal([spent.status, spent.headers["x-ratelimit-remaining"]], [403, "0"]);
+    assert.match(spent.data.message, /^API rate limit exceeded for /);
   }));
 
 test.run();

@@ -28,7 +28,8 @@ import { makeRouter } from "./router.ts";
 import type { RouteMatch } from "./router.ts";
 import type { ForgeData } from "./state.ts";
 import { bareRepoPath, loadForgeData, saveForgeData, stateStamp, userByToken } from "./state.ts";
-import { Faults, RateLimits, RequestCounter, faultAnswer, rateHeaders } from "./traffic.ts";
+import type { ForgeUser } from "./state.ts";
+import { ContentLimits, Faults, RateLimits, RequestCounter, faultAnswer, rateHeaders, secondaryLimitAnswer } from "./traffic.ts";
 import type { ForgeStats, RateSetting } from "./traffic.ts";
 
 /** How to start a forge. */
@@ -41,6 +42,8 @@ export interface ForgeOptions {
   host?: string;
   /** Requests per user per hour (default 5000, as on GitHub). */
   rateLimit?: number;
+  /** Content-creating requests per user per minute and per hour before the secondary rate limit refuses one (default 80 and 500, as on GitHub). */
+  contentLimit?: { perMinute?: number; perHour?: number };
   /** The forge's clock, for timestamps and the rate-limit window (default: real time). */
   now?: () => Date;
   /** Where an unexpected error in a handler is reported (default: stderr). */
@@ -65,6 +68,9 @@ export interface Forge {
 /** The `X-GitHub-Api-Version` values GitHub accepts; a request may also send none. */
 export const API_VERSIONS = ["2022-11-28", "2026-03-10"] as const;
 
+/** Who a request without a token is: no login, so no repository's collaborator (a private one is Not Found). */
+const ANONYMOUS: ForgeUser = { id: 0, login: "", token: "" };
+
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
 
 /** Starts a forge on loopback, with the state its folder holds (or an empty one). */
@@ -81,7 +87,9 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   }
   const counter = new RequestCounter(now);
   const limits = new RateLimits(options.rateLimit ?? 5000, now);
+  const anonymousLimits = new RateLimits(60, now);
   const faults = new Faults();
+  const content = new ContentLimits(options.contentLimit ?? {}, now);
   const statsFile = join(dir, "stats.json");
   const writeStats = () => writeFileAtomic(statsFile, JSON.stringify(counter.snapshot(), null, 2) + "\n");
   writeStats();
@@ -124,10 +132,13 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const found = matchRoute(method, target.pathname);
     const routeName = `${method} ${found?.route.template ?? "(no route)"}`;
     const base = { "x-github-request-id": requestId, "x-github-media-type": "github.v3; format=json" };
-    const user = userByToken(data, tokenOf(req.headers.authorization));
-    // Every answer states a rate limit, errors included, as GitHub's do: the user's, or the anonymous one.
-    const anonymous = { limit: 60, remaining: 60, used: 0, reset: Math.floor(now().getTime() / 1000) + 3600 };
-    let rate = user ? limits.peek(user.login) : anonymous;
+    // As on GitHub, a GET without a token reads public repositories under the anonymous limit (60 an hour per client address).
+    const anonymous = req.headers.authorization === undefined && method === "GET" && found !== undefined && !found.route.template.startsWith("/user") ? ANONYMOUS : undefined;
+    const user = anonymous ?? userByToken(data, tokenOf(req.headers.authorization));
+    const bucket = anonymous ? anonymousLimits : limits;
+    const who = anonymous ? `address ${req.socket.remoteAddress}` : user?.login ?? "";
+    // Every answer states a rate limit, errors included, as GitHub's do: the caller's, or an anonymous one's.
+    let rate = user ? bucket.peek(who) : { limit: 60, remaining: 60, used: 0, reset: Math.floor(now().getTime() / 1000) + 3600 };
 
     const fault = faults.take(method, asked.pathname) ?? (asked.pathname !== target.pathname ? faults.take(method, target.pathname) : undefined);
     if (fault?.delay_ms) await sleep(fault.delay_ms);
@@ -150,17 +161,25 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     if (!user) {
       counter.count(routeName, 401);
       writeStats();
-      return send(res, 401, { message: "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" }, { ...base, ...rateHeaders(rate) });
+      return send(res, 401, { message: req.headers.authorization === undefined ? "Requires authentication" : "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" }, { ...base, ...rateHeaders(rate) });
     }
     if (rate.remaining === 0) {
       counter.count(routeName, 403, { rateLimited: true });
       writeStats();
-      const message = `API rate limit exceeded for user ID ${user.id}. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`;
+      const message = anonymous ? `API rate limit exceeded for ${req.socket.remoteAddress}. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)` : `API rate limit exceeded for user ID ${user.id}. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`;
       const body = { message, documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", status: "403" };
       return send(res, 403, body, { ...base, ...rateHeaders(rate) });
     }
 
-    const reply = await answer(found, method, target, raw, user.id);
+    const wait = found?.route.writes ? content.take(user.login) : undefined;
+    if (wait !== undefined) {
+      counter.count(routeName, 403, { rateLimited: true });
+      writeStats();
+      const refused = secondaryLimitAnswer(requestId, wait);
+      return send(res, refused.status, refused.body, { ...base, ...refused.headers, ...rateHeaders(rate) });
+    }
+
+    const reply = await answer(found, method, target, raw, user);
     const json = reply.status === 204 || reply.body === undefined ? "" : JSON.stringify(reply.body);
     const headers: Record<string, string> = { ...base, ...reply.headers };
     if (method === "GET" && reply.status === 200) {
@@ -175,13 +194,13 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
       }
     }
     // /rate_limit costs nothing on GitHub either.
-    if (found?.route.template !== "/rate_limit") rate = limits.spend(user.login);
+    if (found?.route.template !== "/rate_limit") rate = bucket.spend(who);
     counter.count(routeName, reply.status);
     writeStats();
     send(res, reply.status, json === "" ? undefined : json, { ...headers, ...rateHeaders(rate), "x-oauth-scopes": "repo" });
   }
 
-  async function answer(found: RouteMatch | undefined, method: string, target: URL, raw: string, userId: number): Promise<Reply> {
+  async function answer(found: RouteMatch | undefined, method: string, target: URL, raw: string, caller: ForgeUser): Promise<Reply> {
     try {
       if (!found) throw notFound();
       let body: unknown;
@@ -193,7 +212,8 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
         }
       }
       const run = async () => {
-        const user = data.users.find((u) => u.id === userId)!;
+        // Looked up again: the state may have been reloaded since the request was authenticated.
+        const user = caller === ANONYMOUS ? ANONYMOUS : data.users.find((u) => u.id === caller.id)!;
         const ctx: RouteContext = {
           params: found.params,
           query: target.searchParams,

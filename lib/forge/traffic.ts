@@ -135,6 +135,51 @@ export function rateHeaders(state: RateState): Record<string, string> {
   };
 }
 
+/**
+ * GitHub's secondary rate limit on content creation, which applies by itself whatever is
+ * left of the primary limit: at most `perMinute` content-creating requests (80 on GitHub)
+ * and `perHour` (500) per user; the next is refused until the oldest leaves its window.
+ */
+export class ContentLimits {
+  #perMinute: number;
+  #perHour: number;
+  #now: () => Date;
+  #sent = new Map<string, number[]>();
+
+  constructor(limits: { perMinute?: number; perHour?: number }, now: () => Date) {
+    this.#perMinute = limits.perMinute ?? 80;
+    this.#perHour = limits.perHour ?? 500;
+    this.#now = now;
+  }
+
+  /** Counts one content-creating request of a user; the seconds to wait when it is over a limit (and not counted). */
+  take(login: string): number | undefined {
+    const at = this.#now().getTime();
+    const sent = (this.#sent.get(login) ?? []).filter((t) => at - t < 3600_000);
+    this.#sent.set(login, sent);
+    const lastMinute = sent.filter((t) => at - t < 60_000);
+    const full = lastMinute.length >= this.#perMinute ? lastMinute[lastMinute.length - this.#perMinute] + 60_000 : sent.length >= this.#perHour ? sent[sent.length - this.#perHour] + 3600_000 : undefined;
+    if (full !== undefined) return Math.max(1, Math.ceil((full - at) / 1000));
+    sent.push(at);
+    return undefined;
+  }
+}
+
+/** GitHub's answer to a request over a secondary rate limit: 403 with `retry-after` and its message. */
+export function secondaryLimitAnswer(requestId: string, retryAfter: number, status = 403, message?: string): FaultAnswer {
+  return {
+    status,
+    headers: { "retry-after": String(retryAfter) },
+    body: {
+      message:
+        message ??
+        `You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`,
+      documentation_url: "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits",
+      status: String(status),
+    },
+  };
+}
+
 /** A fault a test asks for: the next `times` requests matching `method` and `path` get it. */
 export interface FaultSpec {
   /** Any method when absent. */
@@ -206,19 +251,7 @@ export class Faults {
 
 /** The answer a fault gives, in GitHub's shape. */
 export function faultAnswer(fault: FaultSpec, requestId: string): FaultAnswer | undefined {
-  if (fault.kind === "secondary-rate-limit") {
-    return {
-      status: fault.status ?? 403,
-      headers: { "retry-after": String(fault.retry_after ?? 60) },
-      body: {
-        message:
-          fault.message ??
-          `You have exceeded a secondary rate limit. Please wait a few minutes before you try again. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`,
-        documentation_url: "https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits",
-        status: String(fault.status ?? 403),
-      },
-    };
-  }
+  if (fault.kind === "secondary-rate-limit") return secondaryLimitAnswer(requestId, fault.retry_after ?? 60, fault.status ?? 403, fault.message);
   if (fault.status === undefined) return undefined;
   return { status: fault.status, headers: {}, body: { message: fault.message ?? STATUS_CODES[fault.status] ?? "Error", status: String(fault.status) } };
 }

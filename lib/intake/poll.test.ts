@@ -15,7 +15,9 @@ import type { Store } from "../store/open.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { readTrustFacts, recordTrust, storedDoubt } from "./issue-trust.ts";
-import { SUPERSEDED, pollRepository } from "./poll.ts";
+import { SUPERSEDED, pollRepositories, pollRepository } from "./poll.ts";
+import { seedForge } from "../forge/seed.ts";
+import { SEED_TIME } from "../testing/forge.ts";
 import type { RepoPoll } from "./poll.ts";
 
 const template = forgeTemplate();
@@ -293,6 +295,91 @@ test("a rate-limit deferral is reported, and the issues are taken by a poll afte
     const effects = wireEffects("plan", { github: later.writer });
     const result = await pollRepository({ store, reader: later, effects, rules: { author: "owner", label: "robot-army" }, host: "h", paths: {} }, "demo/widgets");
     assert.is(result.new, 3, "nothing was lost: the first poll's answer was never committed");
+  }));
+
+const THREE = ["demo/widgets", "demo/gadgets", "demo/gizmos"];
+
+/** The seeded forge with two more repositories of the owner's (three labelled issues, a stranger's and an unlabelled one each), and a poll of all three. */
+function withThreeRepos(fn: (i: { t: TestForge; store: Store; poll(author?: string, repos?: readonly string[]): Promise<RepoPoll[]>; stats(): Promise<{ total: number; not_modified: number; by_route: Record<string, unknown> }> }) => Promise<void>) {
+  return template.use(async (t) => {
+    for (const repo of THREE.slice(1)) await seedForge(t.dir, { repo, now: () => SEED_TIME });
+    const store = await testStore(t);
+    try {
+      const config = await forgeConfig(t);
+      const github = await connectGitHub(config, store, quickOptions());
+      const paths = Object.fromEntries(THREE.map((repo) => [repo, `${t.tmp}/${repo}`]));
+      const poll = (author = "owner", repos: readonly string[] = THREE) =>
+        pollRepositories({ store, reader: github, effects: wireEffects("plan", { github: github.writer }), rules: { author, label: "robot-army" }, host: "testhost", paths }, repos);
+      const stats = async () => (await t.hook("GET", "/_forge/stats")).body as { total: number; not_modified: number; by_route: Record<string, unknown> };
+      await fn({ t, store, poll, stats });
+    } finally {
+      store.close();
+    }
+  });
+}
+
+test("an idle poll over several repositories costs exactly one request, answered 304, when the author is the token's own user", () =>
+  withThreeRepos(async ({ t, store, poll, stats }) => {
+    const first = await poll();
+    assert.equal(first.map((r) => [r.repo, r.new, r.error]), THREE.map((repo) => [repo, 3, null]), "each repository's labelled issues became items");
+    assert.is(listItems(store, { includeSimulated: true }).length, 9);
+    assert.equal((await stats()).by_route["GET /repos/{owner}/{repo}/issues"], { requests: 3, not_modified: 0 }, "the first poll reads each repository's own list whole");
+    await t.hook("POST", "/_forge/reset-stats");
+    const joined = await poll();
+    assert.equal(joined.map((r) => [r.new, r.requests]), [[0, 1], [0, 0], [0, 0]], "then the one list is read, once, and brings nothing new");
+    assert.equal(Object.keys((await stats()).by_route), ["GET /user/issues"]);
+    await t.hook("POST", "/_forge/reset-stats");
+    const idle = await poll();
+    assert.equal(idle.map((r) => [r.new, r.done, r.abandoned, r.requests, r.not_modified]), [[0, 0, 0, 1, 1], [0, 0, 0, 0, 0], [0, 0, 0, 0, 0]], "the one request is reported on the first repository");
+    const seen = await stats();
+    assert.equal([seen.total, seen.not_modified], [1, 1], "the forge saw one request in all, answered 304");
+    assert.equal(seen.by_route, { "GET /user/issues": { requests: 1, not_modified: 1 } }, "the token's login was remembered: no GET /user");
+  }));
+
+test("one poll of every repository still sees an issue closed in one and a label removed in another, in one request", () =>
+  withThreeRepos(async ({ t, store, poll, stats }) => {
+    // Each repository's own list, then the one list: from here on a poll is one request.
+    await poll();
+    await poll();
+    await t.owner.rest.issues.update({ owner: "demo", repo: "gadgets", issue_number: 1, state: "closed" });
+    await t.owner.rest.issues.removeLabel({ owner: "demo", repo: "gizmos", issue_number: 2, name: "robot-army" });
+    await t.hook("POST", "/_forge/reset-stats");
+    const changed = await poll();
+    assert.equal(changed.map((r) => [r.repo, r.done, r.abandoned]), [["demo/widgets", 0, 0], ["demo/gadgets", 1, 0], ["demo/gizmos", 0, 1]]);
+    assert.equal([(await stats()).total, (await stats()).not_modified], [1, 0], "page 1 of GET /user/issues held both changes");
+    const done = listItems(store, { includeSimulated: true }).filter((i) => i.state === "done" || i.state === "abandoned").map((i) => [i.repo, i.issue, i.state]);
+    assert.equal(done, [["demo/gadgets", 1, "done"], ["demo/gizmos", 2, "abandoned"]]);
+    await t.hook("POST", "/_forge/reset-stats");
+    await poll();
+    assert.equal([(await stats()).total, (await stats()).not_modified], [1, 1], "and idle again: one 304");
+  }));
+
+test("a repository newly configured beside others polled as one is read on its own, whole, before it joins the one list", () =>
+  withThreeRepos(async ({ t, store, poll, stats }) => {
+    const two = THREE.slice(0, 2);
+    await poll("owner", two);
+    await poll("owner", two);
+    await t.hook("POST", "/_forge/reset-stats");
+    assert.equal((await poll("owner", two)).map((r) => r.not_modified), [1, 0], "the two are polled as one, idle");
+    // demo/gizmos's issues are older than the one list's last read: that list alone would never show them.
+    const added = await poll();
+    assert.equal(added.map((r) => [r.repo, r.new]), [["demo/widgets", 0], ["demo/gadgets", 0], ["demo/gizmos", 3]]);
+    assert.equal(listItems(store, { includeSimulated: true }).filter((i) => i.repo === "demo/gizmos").length, 3);
+    await t.hook("POST", "/_forge/reset-stats");
+    await poll();
+    await t.hook("POST", "/_forge/reset-stats");
+    await poll();
+    assert.equal([(await stats()).total, (await stats()).not_modified], [1, 1], "then all three are one request again");
+  }));
+
+test("when the author is someone other than the token's user, each repository is read apart (and a stranger's labelled issue is seen and ignored)", () =>
+  withThreeRepos(async ({ t, poll, stats }) => {
+    const first = await poll("stranger");
+    assert.equal(first.map((r) => [r.new, r.ignored]), [[1, 3], [1, 3], [1, 3]], "the stranger's issue taken, the owner's three ignored");
+    await t.hook("POST", "/_forge/reset-stats");
+    await poll("stranger");
+    const seen = await stats();
+    assert.equal([seen.total, seen.not_modified], [3, 3], "one 304 per repository");
   }));
 
 test.run();

@@ -11,7 +11,7 @@
  * GitHub could not tell is left for the next poll, and the others go on. Every state
  * change goes through `transition()`, which writes its audit record.
  */
-import type { GitHubIssue, GitHubReader } from "../boundaries/github-types.ts";
+import type { GitHubIssue, GitHubReader, IssueChanges, OwnIssueChanges } from "../boundaries/github-types.ts";
 import { RateLimitDeferred } from "../boundaries/github.ts";
 import type { Effects } from "../effects.ts";
 import { commentOnIssue } from "../effects.ts";
@@ -81,24 +81,81 @@ const QUEUED: readonly WorkItemState[] = ["discovered", "ready"];
 /** The reason a live poll gives a simulated item it replaces with a real one. */
 export const SUPERSEDED = "superseded by a live poll";
 
-/** Polls each repository in turn; one that cannot be read is reported and the others go on. */
+/**
+ * Polls the repositories; one that cannot be read is reported and the others go on. When
+ * several are polled and the author is the token's own user, one conditional request
+ * (`GET /user/issues?filter=created`) reads the author's issues in all of them, so a poll
+ * that finds nothing changed costs one request in all; its cost is reported on the first
+ * repository. Otherwise each repository's issues are read apart (one request each when
+ * nothing changed), which also sees, and counts as ignored, labelled issues others opened.
+ *
+ * The one request is used only once every repository's own list has been read whole:
+ * a repository never read (just configured, or one robot-army cannot read) is read apart,
+ * with every other, until it has been. So a repository that cannot be read is reported as
+ * such, not taken for one with no issues, and a newly configured one's issues from before
+ * the one list's last read are not skipped.
+ */
 export async function pollRepositories(deps: PollDeps, repos: readonly string[]): Promise<RepoPoll[]> {
+  const simulated = deps.effects.simulated;
+  const together = repos.length >= 2 && await authorIsTokenUser(deps) && repos.every((repo) => deps.reader.issueListRead(repo, { simulated }));
+  if (!together) {
+    const results: RepoPoll[] = [];
+    for (const repo of repos) results.push(await pollRepository(deps, repo));
+    return results;
+  }
+  let changes: OwnIssueChanges;
+  try {
+    changes = await deps.reader.ownIssueChanges(repos, { simulated });
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    return repos.map((repo) => {
+      const result = emptyPoll(deps, repo);
+      if (error instanceof RateLimitDeferred) result.deferred_until = error.until;
+      else result.error = error instanceof Error ? error.message : String(error);
+      return result;
+    });
+  }
   const results: RepoPoll[] = [];
-  for (const repo of repos) results.push(await pollRepository(deps, repo));
+  for (const [n, repo] of repos.entries()) {
+    const cost = n === 0 ? { requests: changes.requests, notModified: changes.notModified } : { requests: 0, notModified: 0 };
+    const issues = changes.issues[repo] ?? [];
+    results.push(await pollRepository(deps, repo, { changed: changes.changed && issues.length > 0, issues, ...cost, commit() {} }));
+  }
+  // Remembered only once every repository took what it read: otherwise the next poll reads it all again.
+  if (results.every((r) => r.error === null && r.deferred_until === null && r.unread === 0)) changes.commit();
   return results;
 }
 
-/** Reads what changed in one repository's issues and brings its work items in step. */
-export async function pollRepository(deps: PollDeps, repo: string): Promise<RepoPoll> {
-  const { store, effects } = deps;
-  const result: RepoPoll = {
-    repo, onboarded: getRepoRecord(store, repo)?.state === "onboarded",
+/** Whether intake's author is the login the token belongs to (asked of GitHub once, then remembered); not when that cannot be told. */
+async function authorIsTokenUser(deps: PollDeps): Promise<boolean> {
+  try {
+    return (await deps.reader.tokenLogin())?.toLowerCase() === deps.rules.author.toLowerCase();
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    // Each repository is then read apart, and says for itself what went wrong.
+    return false;
+  }
+}
+
+function emptyPoll(deps: PollDeps, repo: string): RepoPoll {
+  return {
+    repo, onboarded: getRepoRecord(deps.store, repo)?.state === "onboarded",
     new: 0, ready: 0, done: 0, abandoned: 0, ignored: 0, unread: 0, events: [], requests: 0, not_modified: 0, deferred_until: null, error: null,
     needs_reapproval: null,
   };
+}
+
+/**
+ * Reads what changed in one repository's issues and brings its work items in step; with
+ * `given`, the changes were already read (for every repository at once), and its commit is
+ * the caller's.
+ */
+export async function pollRepository(deps: PollDeps, repo: string, given?: IssueChanges): Promise<RepoPoll> {
+  const { store, effects } = deps;
+  const result = emptyPoll(deps, repo);
   let changes;
   try {
-    changes = await deps.reader.issueChanges(repo, { simulated: effects.simulated });
+    changes = given ?? await deps.reader.issueChanges(repo, { simulated: effects.simulated });
   } catch (error) {
     // The store's failure is the whole poll's, never this repository's (nor GitHub's).
     if (error instanceof StoreError) throw error;

@@ -8,6 +8,7 @@ import { withDaemon } from "../testing/daemon.ts";
 import type { Store } from "../store/open.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
+import { makeBranch } from "../testing/forge-git.ts";
 import { addPullRequests, changePullRequest, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
 import { atTimeAsync, makeItem, withStore } from "../testing/items.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
@@ -175,6 +176,27 @@ test("many items' pull requests at once are each what the one item's are: the sa
     const numbers = (id: number) => { const p = many.get(id)!; return p === "not checked" ? p : p.map((row) => `${row.repo}#${row.number}`); };
     assert.equal(ids.map(numbers), [["demo/widgets#5"], ["demo/gadgets#9"], [], "not checked"], "#8 was before item b's first session; c was looked for and has none");
     assert.equal(pullRequestsOfItems(store, []), new Map());
+  }));
+
+test("a pull request whose mergeable GitHub has not computed yet (null) is an open pull request of its item, never a refused one", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const item = itemWith(store, { issue: 2, branches: ["robot-army/issue-2-work"] });
+      makeBranch(t.seeded.repository.clone_url, "robot-army/issue-2-work", "fix.txt");
+      const made = await t.owner.rest.pulls.create({ owner: "demo", repo: "widgets", title: "Fix", head: "robot-army/issue-2-work", base: "main" });
+      const fresh = await t.owner.rest.pulls.get({ owner: "demo", repo: "widgets", pull_number: made.data.number });
+      assert.equal([fresh.data.mergeable, fresh.data.mergeable_state], [null, "unknown"], "the forge, as GitHub, has not computed it yet");
+      const config = await forgeConfig(t);
+      const github = await connectGitHub(config, store, quickOptions());
+      const refresh = await at("2026-02-02T00:00:00Z", () => refreshPullRequests({ store, github, config }));
+      assert.equal(refresh.events.map((e) => [e.number, e.item, e.change]), [[made.data.number, item.id, "opened"]]);
+      const rows = pullRequestsOf(store, item.id);
+      assert.ok(Array.isArray(rows));
+      assert.equal((rows as Array<{ state: string; merged_at: string | null }>).map((row) => [row.state, row.merged_at]), [["open", null]], "not known yet is not closed, merged or refused");
+    } finally {
+      store.close();
+    }
   }));
 
 test.run();

@@ -147,7 +147,10 @@ function headerProblems(exchange: Exchange): string[] {
     for (const part of headers.link.split(",")) {
       const match = /^\s*<([^>]+)>;\s*rel="(next|prev|first|last)"\s*$/.exec(part);
       if (!match) problems.push(`header link has a part GitHub would not write: ${JSON.stringify(part)}`);
-      else if (!/^\/repositories\/\d+\//.test(new URL(match[1]).pathname)) problems.push(`header link's ${match[2]} is not in GitHub's /repositories/<id>/ form: ${match[1]}`);
+      // A repository's lists are linked by its id; a list of the user's own (`/user/issues`) by its own path.
+      else if (new URL(exchange.url).pathname.startsWith("/user/")) {
+        if (new URL(match[1]).pathname !== new URL(exchange.url).pathname) problems.push(`header link's ${match[2]} leaves the user's list: ${match[1]}`);
+      } else if (!/^\/repositories\/\d+\//.test(new URL(match[1]).pathname)) problems.push(`header link's ${match[2]} is not in GitHub's /repositories/<id>/ form: ${match[1]}`);
     }
   }
   return problems;

@@ -1,0 +1,189 @@
+/**
+ * The lists the GitHub boundary polls with conditional requests: one repository's issues or
+ * pull requests, and every repository's issues the token's own user opened
+ * (`GET /user/issues?filter=created`), each read as `readChangedList` reads a list, and the
+ * issues and pull requests of GitHub's JSON as robot-army sees them.
+ */
+import type { Octokit } from "@octokit/rest";
+import type { gitHubMemory } from "./github-state.ts";
+import type { GitHubIssue, GitHubPullRequest, IssueChanges, OwnIssueChanges, PullChanges } from "./github-types.ts";
+
+/** The page size of lists: GitHub's largest. */
+export const PER_PAGE = 100;
+
+type Memory = ReturnType<typeof gitHubMemory>;
+
+/** An issue (or pull request) as GitHub's JSON has it. */
+export type RawIssue = {
+  number: number; title: string; body?: string | null; state: string; user: { login: string } | null;
+  labels: Array<string | { name?: string }>; created_at: string; updated_at: string; closed_at: string | null;
+  html_url: string; pull_request?: unknown; repository?: { full_name?: string };
+};
+
+/**
+ * An issue list's changes: one conditional read of page 1 (sorted by last update, newest
+ * first), 304 meaning no issue changed; see `readChangedList`.
+ */
+export async function readIssueChanges(
+  octokit: Octokit,
+  memory: Memory,
+  apiBase: string,
+  repo: string,
+  simulated: boolean,
+): Promise<Omit<IssueChanges, "requests" | "notModified">> {
+  const list = await readChangedList<RawIssue>(octokit, memory, {
+    route: "GET /repos/{owner}/{repo}/issues", params: split(repo), key: issueListKey(apiBase, repo, simulated),
+  });
+  if (!list.changed) return { changed: false, issues: [], commit() {} };
+  // Equal times are kept: GitHub's times are to the second, and taking an issue twice is harmless.
+  const fresh = list.items.filter((item) => list.since === undefined || Date.parse(item.updated_at) >= list.since);
+  return { changed: true, issues: fresh.filter((item) => item.pull_request === undefined).map(toIssue), commit: list.commit };
+}
+
+/** Where the memory keeps a repository's own issue list: its page-1 address (simulated passes apart). */
+export function issueListKey(apiBase: string, repo: string, simulated: boolean): string {
+  const url = `${apiBase}/repos/${repo}/issues?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
+  return simulated ? `${url} (simulated passes)` : url;
+}
+
+/**
+ * The issues the token's own user opened, in every repository of `repos`, changed since
+ * the last committed read: one conditional read of `GET /user/issues?filter=created` (state
+ * all, newest update first) for them all, 304 meaning none changed, read as
+ * `readChangedList` reads a list. Its issues name their repository; those of a repository
+ * not in `repos`, and pull requests, are left out. `key` names the list in the memory (the
+ * token's user and whether the passes are simulated are part of it).
+ */
+export async function readOwnIssueChanges(
+  octokit: Octokit,
+  memory: Memory,
+  key: string,
+  repos: readonly string[],
+): Promise<Omit<OwnIssueChanges, "requests" | "notModified">> {
+  const list = await readChangedList<RawIssue>(octokit, memory, { route: "GET /user/issues", params: { filter: "created" }, key });
+  const issues: Record<string, GitHubIssue[]> = Object.fromEntries(repos.map((repo) => [repo, []]));
+  if (!list.changed) return { changed: false, issues, commit() {} };
+  const named = new Map(repos.map((repo) => [repo.toLowerCase(), repo]));
+  for (const item of list.items) {
+    // Equal times are kept: GitHub's times are to the second, and taking an issue twice is harmless.
+    if (list.since !== undefined && Date.parse(item.updated_at) < list.since) continue;
+    const repo = named.get(item.repository?.full_name?.toLowerCase() ?? "");
+    if (repo !== undefined && item.pull_request === undefined) issues[repo].push(toIssue(item));
+  }
+  return { changed: true, issues, commit: list.commit };
+}
+
+/** A pull request as GitHub's list has it. */
+export type RawPull = {
+  number: number; state: string; merged_at: string | null; updated_at: string; html_url: string;
+  head: { ref: string; sha: string; repo?: { full_name?: string } | null };
+};
+
+/**
+ * A pull request list's changes, as `readChangedList` reads them. Every pull request read
+ * is returned, page 1's older ones too: storing one again is harmless, and a push moves a
+ * head without always moving `updated_at`.
+ */
+export async function readPullChanges(
+  octokit: Octokit,
+  memory: Memory,
+  apiBase: string,
+  repo: string,
+  since: string | undefined,
+): Promise<Omit<PullChanges, "requests" | "notModified">> {
+  const key = `${apiBase}/repos/${repo}/pulls?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
+  const list = await readChangedList<RawPull>(octokit, memory, { route: "GET /repos/{owner}/{repo}/pulls", params: split(repo), key, since });
+  if (!list.changed) return { changed: false, pulls: [], commit() {} };
+  // A pull request from a fork has a head branch of the fork's: a branch of the same name is not the item's.
+  const own = list.items.filter((raw) => raw.head.repo?.full_name?.toLowerCase() === repo.toLowerCase());
+  return { changed: true, pulls: own.map(toPullRequest), commit: list.commit };
+}
+
+/** A pull request from GitHub's JSON. */
+export function toPullRequest(raw: RawPull): GitHubPullRequest {
+  return {
+    number: raw.number,
+    head_branch: raw.head.ref,
+    head_sha: raw.head.sha,
+    state: raw.state === "closed" ? "closed" : "open",
+    merged_at: raw.merged_at ?? null,
+    updated_at: raw.updated_at,
+    html_url: raw.html_url,
+  };
+}
+
+/**
+ * One conditional read of a list's page 1 (state all, sorted by last update, newest
+ * first), with the ETag of the last committed read: 304 means nothing in it changed. On
+ * 200, later pages are read only while they may still hold items updated since the last
+ * committed read's newest (or, before any, since `since`; every page without either).
+ * `commit` saves the ETag and the newest update seen.
+ */
+async function readChangedList<T extends { updated_at: string }>(
+  octokit: Octokit,
+  memory: Memory,
+  list: { route: string; params: Record<string, unknown>; key: string; since?: string },
+): Promise<{ changed: false } | { changed: true; items: T[]; since: number | undefined; commit(): void }> {
+  const mark = memory.mark(list.key);
+  const first = await octokit.request(list.route, {
+    ...list.params, state: "all", sort: "updated", direction: "desc", per_page: PER_PAGE,
+    headers: mark ? { "if-none-match": mark.etag } : {},
+  });
+  if ((first.status as number) === 304) return { changed: false };
+  const bound = mark ? mark.highWater ?? undefined : list.since;
+  const since = bound === undefined ? undefined : Date.parse(bound);
+  const items = [...(first.data as unknown as T[])];
+  let page = items;
+  let link = first.headers.link;
+  for (let next = nextLink(link); next && (since === undefined || olderThan(page, since) === false); next = nextLink(link)) {
+    const response = await octokit.request({ method: "GET", url: next });
+    page = response.data as unknown as T[];
+    items.push(...page);
+    link = response.headers.link;
+  }
+  const newest = items.reduce<string | null>((max, item) => (max === null || Date.parse(item.updated_at) > Date.parse(max) ? item.updated_at : max), bound ?? null);
+  const etag = first.headers.etag;
+  return {
+    changed: true,
+    items,
+    since,
+    commit() {
+      if (etag) memory.saveMark(list.key, { etag, highWater: newest });
+    },
+  };
+}
+
+/** Whether a page's last (oldest) item was updated before `since`: nothing after it is new. */
+function olderThan(page: Array<{ updated_at: string }>, since: number): boolean {
+  const last = page.at(-1);
+  return last === undefined || Date.parse(last.updated_at) < since;
+}
+
+/** The URL of a `Link` header's next page. */
+export function nextLink(link: string | undefined): string | undefined {
+  return link?.split(",").map((part) => /<([^>]+)>;\s*rel="next"/.exec(part)?.[1]).find(Boolean);
+}
+
+/** An issue from GitHub's JSON. */
+export function toIssue(raw: RawIssue): GitHubIssue {
+  return {
+    number: raw.number,
+    title: raw.title,
+    body: raw.body ?? "",
+    state: raw.state === "closed" ? "closed" : "open",
+    // A deleted account shows as GitHub's "ghost".
+    author: raw.user?.login ?? "ghost",
+    labels: raw.labels.map((label) => (typeof label === "string" ? label : label.name ?? "")).filter(Boolean),
+    created_at: raw.created_at,
+    updated_at: raw.updated_at,
+    closed_at: raw.closed_at,
+    html_url: raw.html_url,
+  };
+}
+
+/** `owner/name` as Octokit's two parameters. */
+export function split(repo: string): { owner: string; repo: string } {
+  const [owner, name, ...rest] = repo.split("/");
+  if (!owner || !name || rest.length) throw new TypeError(`Repository "${repo}" is not of the form owner/name`);
+  return { owner, repo: name };
+}
