@@ -158,6 +158,13 @@ export function groupMembers(pgid: number): number[] {
 export interface ProcessGroup {
   pgid: number;
   leader_start_id: string | null;
+  /**
+   * The holder whose command (`child_pid`) the group's members are asked about, when the
+   * holder shares the group with it (a foreground session): a member the holder's process
+   * started beside its command is then told apart from one the command started. Without it,
+   * or without the holder's start, every member started since counts.
+   */
+  holder?: { pid: number; start_id: string | null; child_pid: number };
 }
 
 /** The process group a running process belongs to, or undefined when it cannot be read. */
@@ -211,9 +218,35 @@ export function groupMembersSince(group: ProcessGroup, since: string | null | un
     if (!/^\d+$/.test(entry) || asking.has(Number(entry))) continue;
     const stat = readProcStat(Number(entry));
     // One that started before the command did is not one it started (undefined: it ended while we looked).
-    if (stat && stat.pgid === pgid && stat.state !== "Z" && stat.startTicks >= sinceTicks) members.push(Number(entry));
+    if (!stat || stat.pgid !== pgid || stat.state === "Z" || stat.startTicks < sinceTicks) continue;
+    // Nor is one its holder's process started beside it: in a group they share, it may start in the same tick, or later.
+    if (group.holder && startedBesideCommand(Number(entry), group.holder, boot)) continue;
+    members.push(Number(entry));
   }
   return members;
+}
+
+/**
+ * Whether a process is the holder (known by pid and start) or descends from it through a
+ * child of the holder other than its command: then the holder's process started it, and the
+ * command did not. An orphan of the command is never handed to the holder (the kernel hands
+ * orphans to init or a subreaper above it; a holder is a runtime robot-army started, which
+ * makes itself neither), so what the command started reaches the holder only through the
+ * command, or not at all. false whenever the line cannot be followed to the holder.
+ */
+function startedBesideCommand(pid: number, holder: NonNullable<ProcessGroup["holder"]>, boot: string): boolean {
+  if (!holder.start_id || !Number.isInteger(holder.pid) || holder.pid <= 1) return false;
+  let below: number | undefined;
+  const seen = new Set<number>();
+  for (let at = pid; at > 1 && !seen.has(at);) {
+    seen.add(at);
+    const stat = readProcStat(at);
+    if (!stat) return false;
+    if (at === holder.pid) return `${boot}:${stat.startTicks}` === holder.start_id && below !== holder.child_pid;
+    below = at;
+    at = stat.ppid;
+  }
+  return false;
 }
 
 /** A process and its ancestors, by pid. */

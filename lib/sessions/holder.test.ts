@@ -9,14 +9,14 @@ import { listRecords, readRecord, readSessionEvents, removeSessionFiles, session
 import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
-import { sessionState, workerRuns } from "./state.ts";
+import { childRunning, commandRuns, leftRunning, sessionState, workerRuns } from "./state.ts";
 import { stopSession } from "./stop.ts";
 import { spawn } from "node:child_process";
 import { groupMembers } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { childIdentity, holderIdentity } from "./records.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
-import { holderGone, inSessionDir, rejection, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
+import { holderGone, inSessionDir, rejection, sleep, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 
 /** Every process a test started (holders and children), so none outlives its test. */
 const { start: startSession, leaked } = trackSessionProcesses(test, { childrenBy: "pid" });
@@ -454,6 +454,39 @@ test("a foreground holder waits, too, for what its command left running in the g
   assert.equal([result.code, result.record?.ended], [0, "exited"]);
   assert.ok(result.record?.childExitedAt, "the command's own exit was noted while the holder waited");
   assert.ok(Date.parse(result.record!.exitedAt!) >= Date.parse(result.record!.childExitedAt!));
+}));
+
+/** Holds a session in this process ("tee": its child shares this process's group) and resolves once its child runs. */
+async function heldHere(root: string, spec: SessionSpec): Promise<{ record: SessionRecord; done: Promise<Awaited<ReturnType<typeof holdSession>>> }> {
+  const created = await createSession(root, spec);
+  let done!: ReturnType<typeof holdSession>;
+  await new Promise<void>((resolve) => {
+    done = holdSession(root, created.id, "tee", () => resolve());
+  });
+  return { record: readRecord(root, created.id)!, done };
+}
+
+test("a foreground holder never takes a process its own process started beside its child for one its command started", inSessionDir(async ({ root, work }) => {
+  // One process holding two sessions at once, as these tests do: both children share its
+  // process group, and the second starts after the first. When the first command ends, the
+  // second's still runs in the group; it is none of the first command's doing.
+  const first = await heldHere(root, { command: "sleep", args: ["0.3"], cwd: work, name: "first", tags: { keep: "true" } });
+  await sleep(30); // a later clock tick than the first child's start, which the group wait measures from
+  const second = await heldHere(root, { command: "sleep", args: ["30"], cwd: work, name: "second" });
+  try {
+    const result = await Promise.race([first.done, sleep(5_000).then(() => undefined)]);
+    assert.ok(result, "the first session's exit was recorded while the second's command still ran");
+    assert.equal([result.record?.ended, result.record?.membersAtExit], ["exited", undefined]);
+    assert.is(childRunning(second.record), true, "the second's command still runs");
+    const ended = readRecord(root, first.record.id)!;
+    assert.equal(leftRunning(ended), [], "nothing the first command started runs");
+    assert.is(commandRuns(ended), false);
+    assert.is(workerRuns(root, ended), false);
+  } finally {
+    await stopSession(root, readRecord(root, second.record.id) ?? second.record);
+    await second.done;
+    await first.done;
+  }
 }));
 
 test("session kill stops what a worker left in its group while its holder waits on it, and the exit is recorded killed", inSessionDir(async ({ root, work }) => {

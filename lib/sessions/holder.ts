@@ -108,7 +108,11 @@ export async function holdSession(
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("close", (c, s) => resolve([c, s])));
   const group: ProcessGroup | undefined = detached
     ? { pgid: child.pid!, leader_start_id: childIdentity.start_id ?? null }
-    : sharedGroup === undefined ? undefined : { pgid: sharedGroup, leader_start_id: record.sharedPgidLeaderStartId ?? null };
+    : sharedGroup === undefined ? undefined : {
+      pgid: sharedGroup, leader_start_id: record.sharedPgidLeaderStartId ?? null,
+      // What this process started there beside the child (another session it holds) is not the child's to wait for.
+      holder: { pid: holder.pid, start_id: holder.start_id ?? null, child_pid: child.pid! },
+    };
   // A stop to a holder whose group is not its own cannot reach what runs there: it ends the wait instead.
   const stopped = () => stop !== null || (!detached && Boolean(readRecordQuietly(root, id)?.killRequestedAt));
   // Whoever watches a foreground session is told why it has not ended (a detached one has no one to tell).

@@ -65,7 +65,12 @@ function groupOf(record: SessionRecord): ProcessGroup | undefined {
     return { pgid: record.childPgid, leader_start_id: record.childStartId ?? null };
   }
   const pgid = record.sharedPgid;
-  return typeof pgid === "number" ? { pgid, leader_start_id: record.sharedPgidLeaderStartId ?? null } : undefined;
+  if (typeof pgid !== "number") return undefined;
+  // The holder shares that group: what its own process started there is none of the command's.
+  const holder = record.holderPid !== null && record.childPid !== null
+    ? { holder: { pid: record.holderPid, start_id: record.holderStartId ?? null, child_pid: record.childPid } }
+    : {};
+  return { pgid, leader_start_id: record.sharedPgidLeaderStartId ?? null, ...holder };
 }
 
 /**
