@@ -5,7 +5,7 @@
  * issues and pull requests of GitHub's JSON as robot-army sees them.
  */
 import type { Octokit } from "@octokit/rest";
-import type { gitHubMemory } from "./github-state.ts";
+import type { gitHubMemory, ListMark } from "./github-state.ts";
 import type { GitHubIssue, GitHubPullRequest, IssueChanges, OwnIssueChanges, PullChanges } from "./github-types.ts";
 
 /** The page size of lists: GitHub's largest. */
@@ -47,20 +47,36 @@ export function issueListKey(apiBase: string, repo: string, simulated: boolean):
 }
 
 /**
+ * How far back a list covering these repositories must read at first: the oldest of their
+ * own lists' high-water marks; undefined (every page) when one has none.
+ */
+export function oldestMark(marks: ReadonlyArray<ListMark | undefined>): string | undefined {
+  let oldest: string | undefined;
+  for (const mark of marks) {
+    if (!mark?.highWater) return undefined;
+    if (oldest === undefined || Date.parse(mark.highWater) < Date.parse(oldest)) oldest = mark.highWater;
+  }
+  return oldest;
+}
+
+/**
  * The issues the token's own user opened, in every repository of `repos`, changed since
  * the last committed read: one conditional read of `GET /user/issues?filter=created` (state
  * all, newest update first) for them all, 304 meaning none changed, read as
  * `readChangedList` reads a list. Its issues name their repository; those of a repository
  * not in `repos`, and pull requests, are left out. `key` names the list in the memory (the
- * token's user and whether the passes are simulated are part of it).
+ * repositories it covers, the token's user and whether the passes are simulated are part
+ * of it). Its first read goes back only to `since`: the oldest of the repositories' own
+ * marks, which they were each read up to.
  */
 export async function readOwnIssueChanges(
   octokit: Octokit,
   memory: Memory,
   key: string,
   repos: readonly string[],
+  since: string | undefined,
 ): Promise<Omit<OwnIssueChanges, "requests" | "notModified">> {
-  const list = await readChangedList<RawIssue>(octokit, memory, { route: "GET /user/issues", params: { filter: "created" }, key });
+  const list = await readChangedList<RawIssue>(octokit, memory, { route: "GET /user/issues", params: { filter: "created" }, key, since });
   const issues: Record<string, GitHubIssue[]> = Object.fromEntries(repos.map((repo) => [repo, []]));
   if (!list.changed) return { changed: false, issues, commit() {} };
   const named = new Map(repos.map((repo) => [repo.toLowerCase(), repo]));
@@ -129,7 +145,10 @@ async function readChangedList<T extends { updated_at: string }>(
     ...list.params, state: "all", sort: "updated", direction: "desc", per_page: PER_PAGE,
     headers: mark ? { "if-none-match": mark.etag } : {},
   });
-  if ((first.status as number) === 304) return { changed: false };
+  if ((first.status as number) === 304) {
+    memory.touchMark(list.key);
+    return { changed: false };
+  }
   const bound = mark ? mark.highWater ?? undefined : list.since;
   const since = bound === undefined ? undefined : Date.parse(bound);
   const items = [...(first.data as unknown as T[])];

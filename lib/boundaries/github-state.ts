@@ -16,12 +16,16 @@ export interface ListMark {
   etag: string;
   /** The newest `updated_at` among the items of the poll that stored this mark. */
   highWater: string | null;
+  /** When the list was last read with this mark: its commit, or since then a 304 (`touchMark`). */
+  readAt?: string;
 }
 
 /** Where the boundary keeps list marks and rate-limit state. */
 export interface GitHubMemory {
   mark(url: string): ListMark | undefined;
   saveMark(url: string, mark: ListMark): void;
+  /** Notes that the list was read and found unchanged (a 304) now: its mark stands, read again. */
+  touchMark(url: string): void;
   rateLimit(): RateLimitState | null;
   saveRateLimit(state: RateLimitState): void;
   /** The login remembered under `key` (a token's fingerprint), if any. */
@@ -48,10 +52,13 @@ export function readRateLimitState(store: Store, apiBase: string): RateLimitStat
 function storeMemory(store: Store, apiBase: string): GitHubMemory {
   const memory: GitHubMemory = {
     mark(url) {
-      const row = store.statement("SELECT etag, body FROM etags WHERE url = ?").get(url) as { etag: string; body: string } | undefined;
+      const row = store.statement("SELECT etag, body, fetched_at FROM etags WHERE url = ?").get(url) as { etag: string; body: string; fetched_at: string } | undefined;
       if (!row) return undefined;
       const body = JSON.parse(row.body) as { high_water?: string | null };
-      return { etag: row.etag, highWater: body.high_water ?? null };
+      return { etag: row.etag, highWater: body.high_water ?? null, readAt: row.fetched_at };
+    },
+    touchMark(url) {
+      store.statement("UPDATE etags SET fetched_at = ? WHERE url = ?").run(isoSeconds(now()), url);
     },
     saveMark(url, mark) {
       store.statement(
@@ -92,7 +99,7 @@ function asTheStore(store: Store, memory: GitHubMemory): GitHubMemory {
     }
   };
   return {
-    mark: guarded(memory.mark), saveMark: guarded(memory.saveMark), rateLimit: guarded(memory.rateLimit), saveRateLimit: guarded(memory.saveRateLimit),
+    mark: guarded(memory.mark), saveMark: guarded(memory.saveMark), touchMark: guarded(memory.touchMark), rateLimit: guarded(memory.rateLimit), saveRateLimit: guarded(memory.saveRateLimit),
     login: guarded(memory.login), saveLogin: guarded(memory.saveLogin),
   };
 }
@@ -105,7 +112,11 @@ function processMemory(): GitHubMemory {
     login: (key) => logins.get(key),
     saveLogin: (key, login) => void logins.set(key, login),
     mark: (url) => marks.get(url),
-    saveMark: (url, mark) => void marks.set(url, mark),
+    saveMark: (url, mark) => void marks.set(url, { ...mark, readAt: isoSeconds(now()) }),
+    touchMark(url) {
+      const mark = marks.get(url);
+      if (mark) marks.set(url, { ...mark, readAt: isoSeconds(now()) });
+    },
     rateLimit: () => rate,
     saveRateLimit: (state) => void (rate = state),
   };

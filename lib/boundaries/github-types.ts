@@ -134,8 +134,11 @@ export interface GitHubReader {
    * every page without it).
    */
   pullChanges(repo: string, options?: { since?: string }): Promise<PullChanges>;
-  /** Whether this repository's own issue list was read whole once (`issueChanges` committed a mark for it). */
-  issueListRead(repo: string, options?: { simulated?: boolean }): boolean;
+  /**
+   * When this repository's own issue list (`issueChanges`) was last read, a 304 or a read it
+   * committed; undefined when it never was.
+   */
+  issueListReadAt(repo: string, options?: { simulated?: boolean }): string | undefined;
   /**
    * The issues the token's own user opened in any of `repos` that changed since the previous
    * call (`GET /user/issues?filter=created`): one request for every repository, where

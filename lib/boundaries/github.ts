@@ -22,7 +22,7 @@ import type { Store } from "../store/open.ts";
 import { gitHubMemory } from "./github-state.ts";
 import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
-import { PER_PAGE, issueListKey, nextLink, readIssueChanges, readOwnIssueChanges, readPullChanges, split, toIssue, toPullRequest } from "./_github-lists.ts";
+import { PER_PAGE, issueListKey, nextLink, oldestMark, readIssueChanges, readOwnIssueChanges, readPullChanges, split, toIssue, toPullRequest } from "./_github-lists.ts";
 import type { RawIssue } from "./_github-lists.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
 import type { BodyAuthorship, GitHubComment, GitHubReader, GitHubRepository, GitHubWriter, IssueEvent } from "./github-types.ts";
@@ -94,9 +94,13 @@ export async function connectGitHub(config: Config, store: Store | null, options
     },
     issueChanges: (repo, options = {}) => counted(() => readIssueChanges(octokit, memory, apiBase, repo, options.simulated === true)),
     pullChanges: (repo, options = {}) => counted(() => readPullChanges(octokit, memory, apiBase, repo, options.since)),
-    issueListRead: (repo, options = {}) => memory.mark(issueListKey(apiBase, repo, options.simulated === true)) !== undefined,
-    ownIssueChanges: (repos, options = {}) =>
-      counted(() => readOwnIssueChanges(octokit, memory, `${apiBase}/user/issues?filter=created&state=all&sort=updated&direction=desc&per_page=${PER_PAGE} (${tokenKey}${options.simulated ? ", simulated passes" : ""})`, repos)),
+    issueListReadAt: (repo, options = {}) => memory.mark(issueListKey(apiBase, repo, options.simulated === true))?.readAt,
+    ownIssueChanges: (repos, options = {}) => {
+      const simulated = options.simulated === true;
+      const covers = [...repos].map((repo) => repo.toLowerCase()).sort().join(",");
+      const key = `${apiBase}/user/issues?filter=created&state=all&sort=updated&direction=desc&per_page=${PER_PAGE} (${covers}; ${tokenKey}${simulated ? ", simulated passes" : ""})`;
+      return counted(() => readOwnIssueChanges(octokit, memory, key, repos, oldestMark(repos.map((repo) => memory.mark(issueListKey(apiBase, repo, simulated))))));
+    },
     async whoami() {
       if (token === null) return null;
       const { data } = await octokit.request("GET /user");

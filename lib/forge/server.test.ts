@@ -226,7 +226,7 @@ test("close ends kept-alive connections, so it returns promptly, and can be call
     assert.ok(Date.now() - started < 2000, `close took ${Date.now() - started}ms`);
   }));
 
-test("without a token a public repository is read under the anonymous limit (60 an hour per client address, resource core); a private one is Not Found; writes and /user need a token", () =>
+test("without a token a public repository is read under the anonymous limit (60 an hour per client address, resource core); a private one is Not Found; writes, /user and /user/... need a token, /users/<login> does not", () =>
   template.use(async ({ client, dir, owner }) => {
     const anonymous = client();
     const read = await anonymous.rest.issues.listForRepo({ owner: "demo", repo: "widgets" });
@@ -235,12 +235,14 @@ test("without a token a public repository is read under the anonymous limit (60 
     assert.is((await owner.rest.repos.get({ owner: "demo", repo: "widgets" })).headers["x-ratelimit-limit"], "5000", "the token's own limit is apart");
     assert.is((await failure(anonymous.rest.issues.createComment({ owner: "demo", repo: "widgets", issue_number: 1, body: "hi" }))).status, 401);
     assert.is((await failure(anonymous.request("GET /user"))).status, 401);
+    assert.is((await failure(anonymous.request("GET /user/issues"))).status, 401);
+    assert.is((await anonymous.rest.users.getByUsername({ username: "owner" })).data.login, "owner", "a user's public profile is read without a token");
     const data = loadForgeData(dir);
     findRepo(data, "demo", "widgets")!.private = true;
     saveForgeData(dir, data);
     assert.is((await failure(anonymous.rest.repos.get({ owner: "demo", repo: "widgets" }))).status, 404, "a private repository is Not Found without a token");
     assert.is((await owner.rest.repos.get({ owner: "demo", repo: "widgets" })).status, 200);
-    for (let n = 0; n < 58; n++) await failure(anonymous.rest.repos.get({ owner: "demo", repo: "widgets" }));
+    for (let n = 0; n < 57; n++) assert.is((await failure(anonymous.rest.repos.get({ owner: "demo", repo: "widgets" }))).status, 404);
     const spent = await failure(anonymous.rest.repos.get({ owner: "demo", repo: "widgets" }));
     assert.equal([spent.status, spent.headers["x-ratelimit-remaining"]], [403, "0"]);
     assert.match(spent.data.message, /^API rate limit exceeded for /);

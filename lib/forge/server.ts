@@ -133,7 +133,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const routeName = `${method} ${found?.route.template ?? "(no route)"}`;
     const base = { "x-github-request-id": requestId, "x-github-media-type": "github.v3; format=json" };
     // As on GitHub, a GET without a token reads public repositories under the anonymous limit (60 an hour per client address).
-    const anonymous = req.headers.authorization === undefined && method === "GET" && found !== undefined && !found.route.template.startsWith("/user") ? ANONYMOUS : undefined;
+    const anonymous = req.headers.authorization === undefined && method === "GET" && found !== undefined && found.route.template !== "/user" && !found.route.template.startsWith("/user/") ? ANONYMOUS : undefined;
     const user = anonymous ?? userByToken(data, tokenOf(req.headers.authorization));
     const bucket = anonymous ? anonymousLimits : limits;
     const who = anonymous ? `address ${req.socket.remoteAddress}` : user?.login ?? "";

@@ -15,7 +15,7 @@ import type { Store } from "../store/open.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { readTrustFacts, recordTrust, storedDoubt } from "./issue-trust.ts";
-import { SUPERSEDED, pollRepositories, pollRepository } from "./poll.ts";
+import { OWN_LIST_RECHECK_MS, SUPERSEDED, pollRepositories, pollRepository } from "./poll.ts";
 import { seedForge } from "../forge/seed.ts";
 import { SEED_TIME } from "../testing/forge.ts";
 import type { RepoPoll } from "./poll.ts";
@@ -370,6 +370,41 @@ test("a repository newly configured beside others polled as one is read on its o
     await t.hook("POST", "/_forge/reset-stats");
     await poll();
     assert.equal([(await stats()).total, (await stats()).not_modified], [1, 1], "then all three are one request again");
+  }));
+
+test("a repository left out of the config for a while and put back sees what changed in it meanwhile", () =>
+  withThreeRepos(async ({ t, store, poll }) => {
+    await poll();
+    await poll();
+    await t.owner.rest.issues.update({ owner: "demo", repo: "gizmos", issue_number: 1, state: "closed" });
+    await poll("owner", THREE.slice(0, 2));
+    await poll("owner", THREE.slice(0, 2));
+    const back = await poll();
+    assert.equal(back.map((r) => [r.repo, r.done, r.error]), [["demo/widgets", 0, null], ["demo/gadgets", 0, null], ["demo/gizmos", 1, null]]);
+    assert.is(listItems(store, { includeSimulated: true }).find((i) => i.repo === "demo/gizmos" && i.issue === 1)?.state, "done");
+  }));
+
+test("what the one list leaves out is read in its repository's own list within OWN_LIST_RECHECK_MS: a repository robot-army can no longer read is reported", () =>
+  withThreeRepos(async ({ t, poll, store, stats }) => {
+    await poll();
+    await poll();
+    // The owner loses gizmos: the one list no longer names it, which says nothing of it.
+    const data = loadForgeData(t.dir);
+    const gizmos = findRepo(data, "demo", "gizmos")!;
+    gizmos.private = true;
+    gizmos.collaborators = gizmos.collaborators.filter((login) => login !== "owner");
+    saveForgeData(t.dir, data);
+    await t.hook("POST", "/_forge/reset-stats");
+    assert.equal((await poll()).map((r) => r.error), [null, null, null], "within the recheck the one list stands in");
+    assert.equal(Object.keys((await stats()).by_route), ["GET /user/issues"]);
+    // The repositories' own lists were last read longer ago than the recheck allows.
+    const before = new Date(Date.now() - OWN_LIST_RECHECK_MS - 60_000).toISOString().replace(/\.\d+Z$/, "Z");
+    store.statement("UPDATE etags SET fetched_at = ? WHERE url LIKE '%/repos/%/issues?%'").run(before);
+    await t.hook("POST", "/_forge/reset-stats");
+    const rechecked = await poll();
+    assert.equal(rechecked.map((r) => r.error === null), [true, true, false]);
+    assert.match(rechecked[2].error!, "404");
+    assert.equal((await stats()).by_route["GET /repos/{owner}/{repo}/issues"], { requests: 3, not_modified: 2 }, "each repository read apart");
   }));
 
 test("when the author is someone other than the token's user, each repository is read apart (and a stranger's labelled issue is seen and ignored)", () =>

@@ -13,6 +13,7 @@
  */
 import type { GitHubIssue, GitHubReader, IssueChanges, OwnIssueChanges } from "../boundaries/github-types.ts";
 import { RateLimitDeferred } from "../boundaries/github.ts";
+import { now } from "../clock.ts";
 import type { Effects } from "../effects.ts";
 import { commentOnIssue } from "../effects.ts";
 import { describeChanges } from "../repos/fingerprint.ts";
@@ -89,16 +90,18 @@ export const SUPERSEDED = "superseded by a live poll";
  * repository. Otherwise each repository's issues are read apart (one request each when
  * nothing changed), which also sees, and counts as ignored, labelled issues others opened.
  *
- * The one request is used only once every repository's own list has been read whole:
- * a repository never read (just configured, or one robot-army cannot read) is read apart,
- * with every other, until it has been. So a repository that cannot be read is reported as
- * such, not taken for one with no issues, and a newly configured one's issues from before
- * the one list's last read are not skipped.
+ * The one request stands in for the repositories' own lists only while each of those was
+ * read, whole or found unchanged, within the last `OWN_LIST_RECHECK_MS`; otherwise this
+ * poll reads every repository apart. So a repository never read (just configured, or one
+ * robot-army cannot read) is reported as such, never taken for one with no issues; a newly
+ * configured one's issues from before the one list's last read are not skipped; and
+ * whatever the one list leaves out (GitHub lists the user's owned and member repositories:
+ * an organisation's reached through a team, or one renamed, may be missing) is read in its
+ * own list within that time, from its own mark, so it is late but never lost.
  */
 export async function pollRepositories(deps: PollDeps, repos: readonly string[]): Promise<RepoPoll[]> {
   const simulated = deps.effects.simulated;
-  const together = repos.length >= 2 && await authorIsTokenUser(deps) && repos.every((repo) => deps.reader.issueListRead(repo, { simulated }));
-  if (!together) {
+  if (!(await readAsOne(deps, repos))) {
     const results: RepoPoll[] = [];
     for (const repo of repos) results.push(await pollRepository(deps, repo));
     return results;
@@ -124,6 +127,19 @@ export async function pollRepositories(deps: PollDeps, repos: readonly string[])
   // Remembered only once every repository took what it read: otherwise the next poll reads it all again.
   if (results.every((r) => r.error === null && r.deferred_until === null && r.unread === 0)) changes.commit();
   return results;
+}
+
+/** How long the one list may stand in for a repository's own list before that is read again. */
+export const OWN_LIST_RECHECK_MS = 10 * 60_000;
+
+/** Whether this poll reads the repositories as one list (see `pollRepositories`). */
+async function readAsOne(deps: PollDeps, repos: readonly string[]): Promise<boolean> {
+  if (repos.length < 2 || !(await authorIsTokenUser(deps))) return false;
+  const after = now().getTime() - OWN_LIST_RECHECK_MS;
+  return repos.every((repo) => {
+    const readAt = deps.reader.issueListReadAt(repo, { simulated: deps.effects.simulated });
+    return readAt !== undefined && Date.parse(readAt) > after;
+  });
 }
 
 /** Whether intake's author is the login the token belongs to (asked of GitHub once, then remembered); not when that cannot be told. */
