@@ -121,7 +121,8 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
     const creates = method !== "GET" && method !== "HEAD" && !pathOf(url).endsWith("/graphql");
     if (!creates || options.writeSpacingMs <= 0) return send(request, callOptions);
     const turn = writes.then(async () => {
-      const wait = lastWrite + options.writeSpacingMs - options.now().getTime();
+      // Never more than the spacing: a clock stepped back must not hold the writes.
+      const wait = Math.min(lastWrite + options.writeSpacingMs - options.now().getTime(), options.writeSpacingMs);
       if (wait > 0) await options.sleep(wait);
       lastWrite = options.now().getTime();
       return await send(request, callOptions);
