@@ -37,7 +37,7 @@ import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { startNotifyReceivers } from "../../lib/testing/notify-receivers.ts";
 import { checkSoakEnd } from "../../lib/testing/soak-checks.ts";
 import { loopOverCli, percentile, readDashboard, seededRandom, startDaemon, waitUntilNoneNaming } from "../../lib/testing/soak.ts";
-import type { DaemonProcess } from "../../lib/testing/soak.ts";
+import type { CliFigures, DaemonProcess } from "../../lib/testing/soak.ts";
 import { sleep } from "../../lib/testing/wait.ts";
 import { endSessions } from "../../lib/testing/workers.ts";
 import { keepBeforeMerge, onboard, writeRehearsalConfig } from "../start.ts";
@@ -53,6 +53,8 @@ export interface SoakOptions {
   spreadMs?: number;
   /** Gives up waiting for the end after this long (default: the spread and three minutes, twice a rehearsal's length). */
   limitMs?: number;
+  /** How many owners loop over the CLI at once (default 1); the concurrency test runs two, racing each other's writes. */
+  cliLoops?: number;
   /** Where progress lines go (default: nowhere). */
   say?: (line: string) => void;
 }
@@ -64,6 +66,8 @@ export interface SoakResult {
   ms: number;
   figures: string[];
   broken: string[];
+  /** The dashboard's JSON reads: how many, and their median and p99 in milliseconds. */
+  web: { requests: number; p50Ms: number; p99Ms: number };
 }
 
 /** The gaps, in milliseconds, between one daemon start and its kill: `kills` of them, uniform in [300, 2 * spread / kills]. */
@@ -76,7 +80,7 @@ export function killGaps(random: () => number, kills: number, spreadMs: number):
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const say = options.say ?? (() => {});
   const started = Date.now();
-  const result: SoakResult = { seed: options.seed, kills: 0, ms: 0, figures: [], broken: [] };
+  const result: SoakResult = { seed: options.seed, kills: 0, ms: 0, figures: [], broken: [], web: { requests: 0, p50Ms: NaN, p99Ms: NaN } };
   const dir = makeTempDir("robot-army-soak-");
   const stateDir = join(dir, "state");
   const sessionRoot = join(stateDir, "sessions");
@@ -100,7 +104,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const daemonArgs = ["--config", configFile, "--effect-level", "live"];
   const log = join(dir, "daemon.log");
   let daemon: DaemonProcess = startDaemon(daemonArgs, env, clone, log);
-  const cli = loopOverCli({ env, cwd: clone, items: () => itemsOf(false) });
+  const clis = Array.from({ length: options.cliLoops ?? 1 }, () => loopOverCli({ env, cwd: clone, items: () => itemsOf(false) }));
   const reader = readDashboard(dashboard.url, () => itemsOf(true));
   say(`soak in ${dir}: seed ${options.seed}, ${options.kills} kills, daemon pid ${daemon.pid}, dashboard ${dashboard.url}`);
   const keptSessions: string[] = [];
@@ -139,13 +143,15 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     result.broken.push(`the soak gave up: ${error.message}; the daemon's output is in ${log}`);
   } finally {
     stopping = true;
-    const [cliFigures, webFigures] = await Promise.all([cli.stop(), reader.stop()]);
+    const [webFigures, ...each] = await Promise.all([reader.stop(), ...clis.map((cli) => cli.stop())]);
+    const cliFigures = mergeCliFigures(each);
+    result.web = { requests: webFigures.requests, p50Ms: percentile(webFigures.ms, 0.5), p99Ms: percentile(webFigures.ms, 0.99) };
     const ended = await daemon.stop();
     await dashboard.stop();
     await play.stop();
     store.close();
     result.figures.push(`kills survived: ${result.kills} of ${options.kills} (seed ${options.seed}); the last daemon stopped by SIGTERM ended ${ended.code ?? ended.signal}`);
-    result.figures.push(`CLI: ${cliFigures.commands} commands, ${cliFigures.json} JSON answers parsed, exits ${JSON.stringify(cliFigures.codes)}, ${cliFigures.problems.length} problems`);
+    result.figures.push(`CLI: ${clis.length} at once, ${cliFigures.commands} commands, ${cliFigures.json} JSON answers parsed, exits ${JSON.stringify(cliFigures.codes)}, ${cliFigures.problems.length} problems`);
     result.figures.push(`dashboard: ${webFigures.requests} JSON reads, p50 ${percentile(webFigures.ms, 0.5).toFixed(1)} ms, p99 ${percentile(webFigures.ms, 0.99).toFixed(1)} ms, ${webFigures.problems.length} problems`);
     result.broken.push(...cliFigures.problems, ...webFigures.problems);
     if (ended.code !== 0) result.broken.push(`the last daemon, stopped by SIGTERM, ended ${ended.code ?? ended.signal}; its output is in ${log}`);
@@ -167,6 +173,22 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     else say(`the soak's files stay in ${dir}`);
   }
   return result;
+}
+
+/** The figures of several CLI loops as one: counts added, problems joined. */
+function mergeCliFigures(each: CliFigures[]): CliFigures {
+  const merged: CliFigures = { commands: 0, json: 0, codes: {}, writes: {}, problems: [] };
+  const add = (into: Record<string, number>, from: Record<string, number>) => {
+    for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
+  };
+  for (const figures of each) {
+    merged.commands += figures.commands;
+    merged.json += figures.json;
+    add(merged.codes, figures.codes);
+    add(merged.writes, figures.writes);
+    merged.problems.push(...figures.problems);
+  }
+  return merged;
 }
 
 /** The soak gave up waiting for the rehearsal's end: a broken invariant, not a failure to run. */
