@@ -255,14 +255,21 @@ export function robotArmyHere(env: Record<string, string | undefined> = process.
   return bin;
 }
 
-function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, author: string, clone: string, webhookUrl?: string): string {
+/** What a rehearsal's config may change from the rehearsal's own: the soak (scripts/dev/bench-soak.ts) ticks faster and never uses tmux. */
+export interface RehearsalPace {
+  tickSeconds?: number;
+  launcher?: "process" | "tmux";
+}
+
+/** Writes the rehearsal's config.toml in `dir` (the daemon at live on the forge, the demo worker, cleanup on close); returns its path. */
+export function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, author: string, clone: string, webhookUrl?: string, pace: RehearsalPace = {}): string {
   const file = join(dir, "config.toml");
   writeFileSync(file, [
     "# The rehearsal's config, written by robot-army start, which runs the daemon on it at the live level.",
-    "[daemon]", "tick_seconds = 2", "poll_seconds = 10", "",
+    "[daemon]", `tick_seconds = ${pace.tickSeconds ?? 2}`, "poll_seconds = 10", "",
     "[github]", `api_base = ${JSON.stringify(apiBase)}`, `token_file = ${JSON.stringify(tokenFile)}`, `author = ${JSON.stringify(author)}`, "",
     "[worker]", 'binary = "demo-worker"',
-    `launcher = ${JSON.stringify(process.env.TMUX ? "tmux" : "process")}`, "max_sessions = 2", "",
+    `launcher = ${JSON.stringify(pace.launcher ?? (process.env.TMUX ? "tmux" : "process"))}`, "max_sessions = 2", "",
     "[worktrees]", `root = ${JSON.stringify(join(dir, "worktrees"))}`, "",
     "[cleanup]", "on_issue_close = true", "",
     ...(webhookUrl ? ["[health]", `webhook_url = ${JSON.stringify(webhookUrl)}`, "", "[notifications]", `events = ${JSON.stringify(NOTIFICATION_EVENTS)}`, ""] : []),
@@ -271,8 +278,9 @@ function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: string, a
   return file;
 }
 
-async function onboard(config: Awaited<ReturnType<typeof loadConfig>>, write: Write): Promise<void> {
-  return await withStore(process.env.RA_STATE_DIR!, async (store) => {
+/** Onboards demo/widgets into the store of `stateDir` (the rehearsal's, by default), as `robot-army onboard` does. */
+export async function onboard(config: Config, write: Write, stateDir: string = process.env.RA_STATE_DIR!): Promise<void> {
+  return await withStore(stateDir, async (store) => {
     const { connectGitHub } = await import("../lib/boundaries/github.ts");
     const { onboardRepository } = await import("../lib/repos/onboard.ts");
     await onboardRepository(store, await connectGitHub(config, store), config, "demo/widgets");
@@ -285,7 +293,7 @@ async function onboard(config: Awaited<ReturnType<typeof loadConfig>>, write: Wr
  * by its head branch, the branch of the item's session) has its item kept first, so its
  * worker stays after the merge while the others are retired.
  */
-function keepBeforeMerge(store: Store, config: Config, repo: string, issue: number | undefined): (pull: SeenPull) => string | undefined {
+export function keepBeforeMerge(store: Store, config: Config, repo: string, issue: number | undefined): (pull: SeenPull) => string | undefined {
   let tried = false;
   return (pull) => {
     if (tried || issue === undefined) return undefined;

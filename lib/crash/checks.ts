@@ -143,7 +143,8 @@ export async function recoveryProblems(lab: Lab, evidence: CrashEvidence, anomal
   return problems;
 }
 
-function integrityProblems(store: Store): string[] {
+/** What `PRAGMA integrity_check` says is wrong with the store's file (nothing when it answers `ok`); the soak checks it too. */
+export function integrityProblems(store: Store): string[] {
   const rows = store.db.prepare("PRAGMA integrity_check").all().map((row) => Object.values({ ...row })[0]);
   return rows.length === 1 && rows[0] === "ok" ? [] : [`PRAGMA integrity_check: ${rows.join("; ")}`];
 }

@@ -18,6 +18,9 @@ import { forgeTemplate } from "../testing/forge.ts";
 import { quickOptions } from "../testing/github-kit.ts";
 import { initialState, runTick } from "./tick.ts";
 import { sweepUnfinished } from "./unfinished.ts";
+import { readRecord } from "../sessions/records.ts";
+import { stopSession } from "../sessions/stop.ts";
+import { openSessions, sessionById } from "../work-items/sessions.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -227,6 +230,22 @@ test("worktrees, sessions and spool files settle from what is on disk; what noth
     assert.match(anomaly.detail, "was cut short: no evidence settles it: look at what it names in the audit log (robot-army log --kind episode.recovered)");
     assert.equal(intentsWithoutOutcome(d.store).map((r) => r.id), [intents.recovered.id]);
     assert.equal(await sweepUnfinished(d.deps), { settled: 0, reported: 0, waiting: 0, events: [] }, "each is reported once");
+  }));
+
+test("a retirement cut short after its worker stopped closes the worker's row retired, not killed as its exit spool would say", () =>
+  withDaemon(template, async (d) => {
+    await runTick(d.deps, initialState());
+    const [row] = openSessions(d.store);
+    const intent = appendAudit(d.store, {
+      kind: "session.retire", phase: "intent", actionId: globalThis.crypto.randomUUID(), repo: "demo/widgets", item: row.item, sessionId: row.id,
+      body: { session: row.name, signal: "merged", writer: GONE },
+    });
+    await stopSession(d.deps.sessionRoot, readRecord(d.deps.sessionRoot, row.id)!);
+    const sweep = await sweepUnfinished(d.deps);
+    assert.is(sweep.settled, 1);
+    assert.equal(outcomeOf(d.store, intent)?.body.found, "stopped (exited)");
+    await runTick(d.deps, initialState());
+    assert.is(sessionById(d.store, row.id)?.end_reason, "retired");
   }));
 
 test.run();

@@ -20,6 +20,7 @@ import type { AuditRecord } from "../store/audit.ts";
 import { EFFECT_KINDS, isEffectKind } from "../store/effect-kinds.ts";
 import type { EffectEvidence, EffectKind } from "../store/effect-kinds.ts";
 import type { Store } from "../store/open.ts";
+import { endSession } from "../work-items/sessions.ts";
 import type { DaemonEvent } from "./events.ts";
 import { tabCloseEvidence } from "../ending/tabs.ts";
 import { branchEvidence, bundleEvidence, commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
@@ -66,6 +67,7 @@ export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
       // One transaction: a crash between the outcome and the owner's notice would lose the notice for good.
       deps.store.transaction(() => {
         settle(deps.store, intent, evidence, finding);
+        closeRetiredRow(deps.store, intent, finding);
         result.settled++;
         result.events.push({
           event: "effect_settled", line: `unfinished ${intent.kind} ${about(intent)}: ${cut}; settled from ${EVIDENCE_WORDS[evidence]}: ${finding.found}`,
@@ -142,6 +144,17 @@ async function read(deps: SweepDeps, intent: AuditRecord, evidence: EffectEviden
     default:
       return { settled: false, check: `look at what it names in the audit log (robot-army log --kind ${intent.kind})` };
   }
+}
+
+/**
+ * A retirement cut short after its worker stopped (settled ok: stopped) closes the worker's
+ * row `retired`, as the retirement would have: left open, the exit spool would close it
+ * `killed` and the owner would read that a retired worker was killed. A row already closed
+ * keeps its first ending.
+ */
+function closeRetiredRow(store: Store, intent: AuditRecord, finding: Extract<Finding, { settled: true }>): void {
+  if (intent.kind !== "session.retire" || !finding.ok || !intent.sessionId) return;
+  endSession(store, intent.sessionId, "retired");
 }
 
 /** Writes the outcome the evidence gives, with the intent's action id and subjects. */

@@ -26,6 +26,11 @@
  * store: median and p99 of 200 requests each of `/active` and `/` (and `/api/active` for
  * information), and the server's peak memory; the target is p99 under 50 ms and under 100 MiB
  * (scripts/dev/bench-web.ts).
+ *
+ * `soak`: the rehearsal with its daemon SIGKILLed at random moments (`--kills N`, default 50,
+ * `--seed S` to replay one) and restarted, while the CLI and the dashboard are used; it
+ * prints each invariant's figure and any broken (scripts/dev/bench-soak.ts). Not run when
+ * no name is given: it takes minutes.
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync, statSync, writeFileSync } from "node:fs";
@@ -38,15 +43,18 @@ import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { appendAudit, intentsWithoutOutcome } from "../../lib/store/audit.ts";
 import { openStore } from "../../lib/store/open.ts";
 import { benchPass } from "./bench-pass.ts";
+import { benchSoak } from "./bench-soak.ts";
 import { benchWeb } from "./bench-web.ts";
 
 export const command: CommandDef = {
   name: "bench",
   summary: "Print benchmark figures (start-up cost of the CLI, requests of a poll)",
-  usage: "bench [cli|poll|store|pass|web] [--runs N] [--warmups N]",
+  usage: "bench [cli|poll|store|pass|web|soak] [--runs N] [--warmups N] [--kills N] [--seed S]",
   options: {
     runs: { type: "string", value: "N", description: "Timed runs of each command (default 15)" },
     warmups: { type: "string", value: "N", description: "Untimed runs first (default 2)" },
+    kills: { type: "string", value: "N", description: "soak: how many times the daemon is SIGKILLed (default 50)" },
+    seed: { type: "string", value: "S", description: "soak: the seed of its random moments (default: a new one, printed)" },
   },
   positionals: { max: 1 },
 };
@@ -54,19 +62,30 @@ export const command: CommandDef = {
 /** The start-up target: `robot-army log` at most this many times `node -e 0`. */
 export const CLI_TARGET_RATIO = 2.5;
 
-const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = { cli: benchCli, poll: benchPoll, store: benchStore, pass: benchPass, web: benchWeb };
+const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = {
+  cli: benchCli, poll: benchPoll, store: benchStore, pass: benchPass, web: benchWeb,
+  soak: async ({ kills, seed }) => void await benchSoak({ kills, seed }),
+};
+
+/** The benchmarks run when none is named: all but the soak, which takes minutes. */
+const BY_DEFAULT = ["cli", "poll", "store", "pass", "web"];
 
 interface Runs {
   runs: number;
   warmups: number;
+  kills?: number;
+  seed?: number;
 }
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const runs = { runs: integerOption(args, "runs", 1) ?? 15, warmups: integerOption(args, "warmups", 0) ?? 2 };
-  const names = args.positionals.length ? args.positionals : Object.keys(BENCHMARKS);
+  const runs = {
+    runs: integerOption(args, "runs", 1) ?? 15, warmups: integerOption(args, "warmups", 0) ?? 2,
+    kills: integerOption(args, "kills", 0), seed: integerOption(args, "seed", 0),
+  };
+  const names = args.positionals.length ? args.positionals : BY_DEFAULT;
   for (const name of names) {
     const bench = Object.hasOwn(BENCHMARKS, name) ? BENCHMARKS[name] : undefined;
     if (!bench) throw new UsageError(`Unknown benchmark "${name}"; there are: ${Object.keys(BENCHMARKS).join(", ")}`);

@@ -26,6 +26,8 @@ const root = new URL("../..", import.meta.url).pathname;
  */
 const LONGEST_FIRST = [
   "lib/crash/crash.test.ts",
+  "scripts/dev/bench-soak.test.ts",
+  "scripts/dev/concurrency.test.ts",
   "lib/dispatch/verbs/relaunch.test.ts",
   "lib/web/browser.test.ts",
   "scripts/argv.fuzz.test.ts",

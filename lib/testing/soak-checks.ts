@@ -1,0 +1,170 @@
+/**
+ * What must hold once a soak (scripts/dev/bench-soak.ts) has ended: every demo issue's item
+ * done; every worker retired, or kept (and stopped by the soak at its end); every done
+ * item's worktree reclaimed or its keeping recorded (`cleanups`), with nothing else in the
+ * worktree root; no comment said twice on an issue and no notification received twice; no
+ * audit intent without an outcome left unreported; every write the owner's CLI made in the
+ * audit log exactly once; and `PRAGMA integrity_check` ok. Each check gives a figure, and
+ * a line for each thing broken. For tests and benchmarks only.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { integrityProblems } from "../crash/checks.ts";
+import { latestCleanup, worktreeGone } from "../cleanup/records.ts";
+import { rehearsalProgress } from "../daemon/rehearsal-end.ts";
+import { keptSession } from "../ending/keeps.ts";
+import { printable } from "../printable.ts";
+import { intentsWithoutOutcome, queryAudit } from "../store/audit.ts";
+import { listAnomalies } from "../store/anomalies.ts";
+import { openExistingStore } from "../store/open.ts";
+import type { Store } from "../store/open.ts";
+import type { ReceivedRequest } from "./notify-receivers.ts";
+
+/** What the checks read: the store, the forge, what the receiver got and what the CLI wrote. */
+export interface SoakEnd {
+  stateDir: string;
+  worktreeRoot: string;
+  forgeUrl: string;
+  token: string;
+  repo: string;
+  issues: readonly number[];
+  /** The sessions the soak found kept when every issue was finished, and stopped. */
+  keptSessions: readonly string[];
+  /** What the loopback webhook received. */
+  webhook: readonly ReceivedRequest[];
+  /** Writes the CLI made that changed something, by the audit record each must have written (lib/testing/soak.ts `CliFigures.writes`). */
+  writes: Readonly<Record<string, number>>;
+}
+
+/** Each invariant's figure, in words, and every one broken. */
+export interface SoakVerdict {
+  figures: string[];
+  broken: string[];
+}
+
+/** Runs every check of the soak's end; never throws for what it finds. */
+export async function checkSoakEnd(end: SoakEnd): Promise<SoakVerdict> {
+  const verdict: SoakVerdict = { figures: [], broken: [] };
+  const store = await openExistingStore(end.stateDir);
+  if (!store) return { figures: [], broken: [`no store in ${end.stateDir}`] };
+  try {
+    checkIssues(store, end, verdict);
+    checkWorktrees(store, end, verdict);
+    checkIntents(store, verdict);
+    checkWrites(store, end, verdict);
+    const integrity = integrityProblems(store);
+    verdict.figures.push(`integrity_check: ${integrity.length ? integrity.join("; ") : "ok"}`);
+    verdict.broken.push(...integrity);
+  } finally {
+    store.close();
+  }
+  await checkComments(end, verdict);
+  checkNotifications(end, verdict);
+  return verdict;
+}
+
+/** Every issue's item done, and every one of its workers retired or kept. */
+function checkIssues(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
+  const progress = rehearsalProgress(store, end.repo, end.issues, keptSession);
+  const sessions = progress.issues.flatMap((i) => i.sessions);
+  const retired = sessions.filter((s) => s.end_reason === "retired");
+  const kept = sessions.filter((s) => end.keptSessions.includes(s.id));
+  verdict.figures.push(`issues done: ${progress.done} of ${end.issues.length}`);
+  verdict.figures.push(`workers: ${sessions.length} sessions, ${retired.length} retired, ${kept.length} kept (stopped at the end)`);
+  for (const issue of progress.issues) {
+    if (issue.item?.state !== "done") verdict.broken.push(`${end.repo}#${issue.issue} is not done: ${issue.item ? `item ${issue.item.id} is ${issue.item.state}` : "no work item"}`);
+  }
+  for (const session of sessions) {
+    if (session.end_reason === "retired" || end.keptSessions.includes(session.id)) continue;
+    verdict.broken.push(`worker ${session.name} of item ${session.item} was neither retired nor kept: ${session.ended_at ? `it ended ${session.end_reason}` : "its row is open"}`);
+  }
+}
+
+/** Every done item has a cleanup decision (not `skipped`) that matches the disk, and the worktree root holds nothing else. */
+function checkWorktrees(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
+  const progress = rehearsalProgress(store, end.repo, end.issues, keptSession);
+  let reclaimed = 0;
+  let recorded = 0;
+  const claimed = new Set<string>();
+  for (const { item } of progress.issues) {
+    if (item?.state !== "done") continue;
+    const cleanup = latestCleanup(store, item.id);
+    if (!cleanup) {
+      verdict.broken.push(`item ${item.id}'s worktree has no cleanup decision`);
+      continue;
+    }
+    if (cleanup.state === "skipped") verdict.broken.push(`item ${item.id}'s cleanup is still skipped: ${printable(cleanup.reason)}`);
+    if (worktreeGone(cleanup)) {
+      reclaimed++;
+      if (existsSync(cleanup.worktree_path)) verdict.broken.push(`item ${item.id}'s worktree is recorded ${cleanup.worktree}, yet ${cleanup.worktree_path} is there`);
+    } else {
+      recorded++;
+      claimed.add(cleanup.worktree_path);
+    }
+  }
+  const repoRoot = join(end.worktreeRoot, end.repo);
+  const left = existsSync(repoRoot) ? listDirs(repoRoot).filter((path) => !claimed.has(path)) : [];
+  verdict.figures.push(`worktrees: ${reclaimed} reclaimed, ${recorded} kept and recorded, ${left.length} unaccounted for`);
+  for (const path of left) verdict.broken.push(`worktree ${path} is on disk with no cleanup record keeping it`);
+}
+
+/** Every intent without an outcome is named by an `effect_unfinished` anomaly. */
+function checkIntents(store: Store, verdict: SoakVerdict): void {
+  const open = intentsWithoutOutcome(store);
+  const reported = new Set(listAnomalies(store, { kind: "effect_unfinished" }).map((a) => a.action_id));
+  const unreported = open.filter((intent) => !reported.has(intent.actionId));
+  const outcomes = queryAudit(store, {}).filter((r) => r.phase === "outcome");
+  const settled = outcomes.filter((r) => r.body.settled_from !== undefined).length;
+  verdict.figures.push(`intents without an outcome: ${open.length}, ${open.length - unreported.length} reported; ${settled} settled from evidence after a kill`);
+  for (const intent of unreported) verdict.broken.push(`intent ${intent.kind} ${intent.actionId} (record ${intent.id}) has no outcome and no effect_unfinished anomaly`);
+}
+
+/** Every write the CLI made that changed something is in the audit log exactly once. */
+function checkWrites(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
+  let total = 0;
+  for (const [write, made] of Object.entries(end.writes)) {
+    const [kind, item] = write.split(":");
+    const records = queryAudit(store, { kind, item: item === undefined ? undefined : Number(item) }).filter((r) => r.kind === kind).length;
+    total += made;
+    if (records !== made) verdict.broken.push(`the CLI made ${made} ${write} writes, and the audit log holds ${records}`);
+  }
+  verdict.figures.push(`CLI writes: ${total}, each in the audit log once${verdict.broken.some((b) => b.startsWith("the CLI made")) ? " (BUT NOT ALL)" : ""}`);
+}
+
+/** No issue has one comment body twice. */
+async function checkComments(end: SoakEnd, verdict: SoakVerdict): Promise<void> {
+  let count = 0;
+  for (const issue of end.issues) {
+    let comments: Array<{ body: string }>;
+    try {
+      const response = await fetch(`${end.forgeUrl}/repos/${end.repo}/issues/${issue}/comments?per_page=100`, { headers: { authorization: `token ${end.token}` } });
+      comments = (await response.json()) as Array<{ body: string }>;
+    } catch (error) {
+      verdict.broken.push(`the comments of ${end.repo}#${issue} could not be read: ${(error as Error).message}`);
+      continue;
+    }
+    count += comments.length;
+    for (const [body, n] of counted(comments.map((c) => c.body))) {
+      verdict.broken.push(`${end.repo}#${issue} has ${n} comments saying ${JSON.stringify(body.split("\n")[0])}`);
+    }
+  }
+  verdict.figures.push(`comments on the forge: ${count}, ${verdict.broken.filter((b) => b.includes(" comments saying ")).length} said twice`);
+}
+
+/** No notification arrived twice: each transition is told once. */
+function checkNotifications(end: SoakEnd, verdict: SoakVerdict): void {
+  const twice = counted(end.webhook.map((r) => JSON.stringify(r.body)));
+  verdict.figures.push(`notifications received: ${end.webhook.length}, ${twice.length} received twice`);
+  for (const [body, n] of twice) verdict.broken.push(`the webhook received ${n} times: ${body.slice(0, 300)}`);
+}
+
+/** The values seen more than once, with how many times. */
+function counted(values: string[]): Array<[string, number]> {
+  const seen = new Map<string, number>();
+  for (const value of values) seen.set(value, (seen.get(value) ?? 0) + 1);
+  return [...seen].filter(([, n]) => n > 1);
+}
+
+function listDirs(root: string): string[] {
+  return readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(root, e.name));
+}

@@ -1,0 +1,227 @@
+/**
+ * `npm run bench -- soak [--kills N] [--seed S]`: the whole rehearsal `npm start` plays
+ * (a sandbox forge with demo/widgets and three labelled issues, a clone, the daemon at live
+ * with the demo worker, the owner merging each pull request and keeping one item before its
+ * merge, cleanup on close, every notification to a loopback webhook, the dashboard serving),
+ * but with its daemon as a process of its own (`robot-army run`), SIGKILLed by its pid at
+ * random moments and started again on the same state dir and forge, N times (default 50);
+ * meanwhile an owner loops over the CLI (status, show, log, keep, unkeep, pause, unpause,
+ * each a process) and a reader loops over the dashboard's JSON. The moments come from a
+ * seeded random source: the seed is printed, and `--seed` replays a failing one.
+ *
+ * Once every issue is finished (lib/daemon/rehearsal-end.ts) it stops the kept worker as
+ * the rehearsal does, waits for every worktree's cleanup decision and for the last kill,
+ * stops the daemon, the dashboard and the loops, and checks (lib/testing/soak-checks.ts):
+ * every issue done, every worker retired or kept, every worktree reclaimed or recorded, no
+ * comment or notification twice, no intent without an outcome unreported, each CLI write
+ * audited once, integrity_check ok, no lock error or unparsable JSON reached a user, and no
+ * process left behind naming the soak's folder. The bench prints the figures and never
+ * fails; `runSoak` answers whether an invariant broke, which the test asserts.
+ */
+import { join } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { cloneRepository } from "../../lib/boundaries/git.ts";
+import { loadConfig } from "../../lib/config.ts";
+import { cleanupProgress, rehearsalProgress, waitForTheEnd } from "../../lib/daemon/rehearsal-end.ts";
+import { keptSession } from "../../lib/ending/keeps.ts";
+import { seedForge } from "../../lib/forge/seed.ts";
+import { startForge } from "../../lib/forge/server.ts";
+import { playTheOwner } from "../../lib/forge/rehearsal-owner.ts";
+import { isDeno } from "../../lib/runtime.ts";
+import { listRecords } from "../../lib/sessions/records.ts";
+import { stopSession } from "../../lib/sessions/stop.ts";
+import { openStore } from "../../lib/store/open.ts";
+import { listItems } from "../../lib/work-items/queries.ts";
+import { startDashboard } from "../../lib/testing/dashboard.ts";
+import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
+import { startNotifyReceivers } from "../../lib/testing/notify-receivers.ts";
+import { checkSoakEnd } from "../../lib/testing/soak-checks.ts";
+import { loopOverCli, percentile, readDashboard, seededRandom, startDaemon, waitUntilNoneNaming } from "../../lib/testing/soak.ts";
+import type { CliFigures, DaemonProcess } from "../../lib/testing/soak.ts";
+import { sleep } from "../../lib/testing/wait.ts";
+import { endSessions } from "../../lib/testing/workers.ts";
+import { keepBeforeMerge, onboard, writeRehearsalConfig } from "../start.ts";
+
+/** Kills when `--kills` is not given. */
+export const SOAK_KILLS = 50;
+
+/** How a soak is run. */
+export interface SoakOptions {
+  kills: number;
+  seed: number;
+  /** The kills are spread over about this long (default 60 s, about a rehearsal's length); no gap is shorter than 0.3 s. */
+  spreadMs?: number;
+  /** Gives up waiting for the end after this long (default: the spread and three minutes, twice a rehearsal's length). */
+  limitMs?: number;
+  /** How many owners loop over the CLI at once (default 1); the concurrency test runs two, racing each other's writes. */
+  cliLoops?: number;
+  /** Where progress lines go (default: nowhere). */
+  say?: (line: string) => void;
+}
+
+/** What a soak found. */
+export interface SoakResult {
+  seed: number;
+  kills: number;
+  ms: number;
+  figures: string[];
+  broken: string[];
+  /** The dashboard's JSON reads: how many, and their median and p99 in milliseconds. */
+  web: { requests: number; p50Ms: number; p99Ms: number };
+}
+
+/** The gaps, in milliseconds, between one daemon start and its kill: `kills` of them, uniform in [300, 2 * spread / kills]. */
+export function killGaps(random: () => number, kills: number, spreadMs: number): number[] {
+  const most = Math.max(1_000, (2 * spreadMs) / Math.max(1, kills));
+  return Array.from({ length: kills }, () => Math.round(300 + random() * (most - 300)));
+}
+
+/** Runs one soak and checks its end; it throws only when the soak could not be set up. */
+export async function runSoak(options: SoakOptions): Promise<SoakResult> {
+  const say = options.say ?? (() => {});
+  const started = Date.now();
+  const result: SoakResult = { seed: options.seed, kills: 0, ms: 0, figures: [], broken: [], web: { requests: 0, p50Ms: NaN, p99Ms: NaN } };
+  const dir = makeTempDir("robot-army-soak-");
+  const stateDir = join(dir, "state");
+  const sessionRoot = join(stateDir, "sessions");
+  const seeded = await seedForge(join(dir, "forge"));
+  const forge = await startForge({ dir: join(dir, "forge") });
+  const receivers = await startNotifyReceivers(join(dir, "receivers"));
+  const repo = seeded.repository.full_name;
+  const issues = seeded.issues.labelled;
+  const owner = seeded.users.find((u) => u.trusted)!;
+  const token = readFileSync(owner.token_file, "utf8").trim();
+  const clone = join(dir, "widgets");
+  await cloneRepository(dir, seeded.repository.clone_url, clone);
+  const configFile = writeRehearsalConfig(dir, forge.url, owner.token_file, owner.login, clone, receivers.webhookUrl, { tickSeconds: 1, launcher: "process" });
+  const config = await loadConfig({ path: configFile });
+  await onboard(config, () => {}, stateDir);
+  const env = soakEnv(dir, configFile);
+  const store = await openStore(stateDir);
+  const dashboard = await startDashboard({ env, cwd: clone });
+  const play = playTheOwner({ apiBase: forge.url, token, repo, write: () => {}, beforeMerge: keepBeforeMerge(store, config, repo, issues[1]) });
+  const itemsOf = (keptToo: boolean) => listItems(store, { repo }).filter((i) => keptToo || i.issue !== issues[1]).map((i) => i.id);
+  const daemonArgs = ["--config", configFile, "--effect-level", "live"];
+  const log = join(dir, "daemon.log");
+  let daemon: DaemonProcess = startDaemon(daemonArgs, env, clone, log);
+  const clis = Array.from({ length: options.cliLoops ?? 1 }, () => loopOverCli({ env, cwd: clone, items: () => itemsOf(false) }));
+  const reader = readDashboard(dashboard.url, () => itemsOf(true));
+  say(`soak in ${dir}: seed ${options.seed}, ${options.kills} kills, daemon pid ${daemon.pid}, dashboard ${dashboard.url}`);
+  const keptSessions: string[] = [];
+  let stopping = false;
+  try {
+    const killing = (async () => {
+      for (const gap of killGaps(seededRandom(options.seed), options.kills, options.spreadMs ?? 60_000)) {
+        await sleep(gap);
+        if (stopping) return;
+        await daemon.kill();
+        result.kills++;
+        say(`kill ${result.kills}: daemon pid ${daemon.pid} SIGKILLed ${gap} ms after its start`);
+        daemon = startDaemon(daemonArgs, env, clone, log);
+      }
+    })();
+    const limitMs = options.limitMs ?? (options.spreadMs ?? 60_000) + 180_000;
+    const finished = await waitForTheEnd({ check: () => rehearsalProgress(store, repo, issues, keptSession), limitMs, stopped: () => false });
+    if (finished.how !== "finished") throw new SoakGaveUp(`not finished after ${limitMs / 1000}s: ${finished.progress ? finished.progress.issues.flatMap((i) => i.waiting).join("; ") : "the store could not be read"}`);
+    for (const session of finished.progress!.kept) {
+      keptSessions.push(session.id);
+      const record = listRecords(sessionRoot).find((r) => r.name === session.name);
+      say(`every issue finished; the kept worker ${session.name} is stopped now, as the rehearsal stops it`);
+      if (record) await stopSession(sessionRoot, record).catch(() => {});
+    }
+    const reclaimed = await waitForTheEnd({
+      check: () => {
+        const progress = cleanupProgress(store, rehearsalProgress(store, repo, issues, keptSession));
+        return { ...progress, finished: progress.finished && result.kills === options.kills };
+      },
+      limitMs: Math.max(0, limitMs - (Date.now() - started)), stopped: () => false,
+    });
+    if (reclaimed.how !== "finished") throw new SoakGaveUp(`not reclaimed: ${reclaimed.progress?.waiting.join("; ") ?? "the store could not be read"} (${result.kills} of ${options.kills} kills)`);
+    await killing;
+  } catch (error) {
+    if (!(error instanceof SoakGaveUp)) throw error;
+    result.broken.push(`the soak gave up: ${error.message}; the daemon's output is in ${log}`);
+  } finally {
+    stopping = true;
+    const [webFigures, ...each] = await Promise.all([reader.stop(), ...clis.map((cli) => cli.stop())]);
+    const cliFigures = mergeCliFigures(each);
+    result.web = { requests: webFigures.requests, p50Ms: percentile(webFigures.ms, 0.5), p99Ms: percentile(webFigures.ms, 0.99) };
+    const ended = await daemon.stop();
+    await dashboard.stop();
+    await play.stop();
+    store.close();
+    result.figures.push(`kills survived: ${result.kills} of ${options.kills} (seed ${options.seed}); the last daemon stopped by SIGTERM ended ${ended.code ?? ended.signal}`);
+    result.figures.push(`CLI: ${clis.length} at once, ${cliFigures.commands} commands, ${cliFigures.json} JSON answers parsed, exits ${JSON.stringify(cliFigures.codes)}, ${cliFigures.problems.length} problems`);
+    result.figures.push(`dashboard: ${webFigures.requests} JSON reads, p50 ${percentile(webFigures.ms, 0.5).toFixed(1)} ms, p99 ${percentile(webFigures.ms, 0.99).toFixed(1)} ms, ${webFigures.problems.length} problems`);
+    result.broken.push(...cliFigures.problems, ...webFigures.problems);
+    // What `run` promises of a SIGTERM is a stop between steps with its lock released. (On Deno the process then
+    // ends by the signal rather than exit 0, its work done: shown in the figure above, not counted as broken.)
+    if (ended.code !== 0 && ended.signal !== "SIGTERM") result.broken.push(`the last daemon, stopped by SIGTERM, ended ${ended.code ?? ended.signal}; its output is in ${log}`);
+    if (existsSync(join(stateDir, "daemon.lock"))) result.broken.push(`the last daemon, stopped by SIGTERM, left its lock ${join(stateDir, "daemon.lock")}`);
+    if (ended.signal === "SIGTERM" && !readFileSync(log, "utf8").trimEnd().split("\n").at(-2)?.startsWith("stopping: SIGTERM received")) {
+      result.broken.push(`the last daemon died by SIGTERM without saying it was stopping; its output is in ${log}`);
+    }
+    const verdict = await checkSoakEnd({
+      stateDir, worktreeRoot: join(dir, "worktrees"), forgeUrl: forge.url, token, repo, issues, keptSessions,
+      webhook: receivers.received().webhook, writes: cliFigures.writes,
+    });
+    result.figures.push(...verdict.figures);
+    result.broken.push(...verdict.broken);
+    // Everything the soak started has stopped: whatever still names its folder was left behind.
+    const left = await waitUntilNoneNaming(dir, 10_000);
+    result.figures.push(`processes left behind: ${left.length}`);
+    for (const p of left) result.broken.push(`process ${p.pid} was left behind: ${p.command}`);
+    await endSessions(sessionRoot).catch(() => {});
+    await receivers.close();
+    await forge.close();
+    result.ms = Date.now() - started;
+    if (result.broken.length === 0) removeTempDir(dir);
+    else say(`the soak's files stay in ${dir}`);
+  }
+  return result;
+}
+
+/** The figures of several CLI loops as one: counts added, problems joined. */
+function mergeCliFigures(each: CliFigures[]): CliFigures {
+  const merged: CliFigures = { commands: 0, json: 0, codes: {}, writes: {}, problems: [] };
+  const add = (into: Record<string, number>, from: Record<string, number>) => {
+    for (const [key, n] of Object.entries(from)) into[key] = (into[key] ?? 0) + n;
+  };
+  for (const figures of each) {
+    merged.commands += figures.commands;
+    merged.json += figures.json;
+    add(merged.codes, figures.codes);
+    add(merged.writes, figures.writes);
+    merged.problems.push(...figures.problems);
+  }
+  return merged;
+}
+
+/** The soak gave up waiting for the rehearsal's end: a broken invariant, not a failure to run. */
+class SoakGaveUp extends Error {}
+
+/** The environment of everything the soak starts: its own HOME, state dir, session root and config, and no tmux. */
+function soakEnv(dir: string, configFile: string): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith("RA_") || key === "TMUX") delete env[key];
+  return {
+    ...env, HOME: join(dir, "home"), XDG_CONFIG_HOME: join(dir, "home", ".config"), XDG_STATE_HOME: join(dir, "home", ".state"), NO_COLOR: "1",
+    RA_STATE_DIR: join(dir, "state"), RA_SESSION_ROOT: join(dir, "state", "sessions"), RA_CONFIG: configFile,
+    ...(isDeno() ? {} : { NODE_COMPILE_CACHE: join(dir, "compile-cache") }),
+  };
+}
+
+/** The bench's entry: runs a soak and prints its figures and every invariant broken; returns 0, or 1 when one broke. */
+export async function benchSoak(options: { kills?: number; seed?: number }): Promise<number> {
+  const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
+  const kills = options.kills ?? SOAK_KILLS;
+  console.log(`soak: the rehearsal with its daemon SIGKILLed ${kills} times at random moments, seed ${seed} (replay: npm run bench -- soak --kills ${kills} --seed ${seed})`);
+  const result = await runSoak({ kills, seed, say: (line) => console.log(`  ${line}`) });
+  console.log([
+    `soak: ${(result.ms / 1000).toFixed(1)} s on ${isDeno() ? "deno" : "node"}`,
+    ...result.figures.map((f) => `  ${f}`),
+    result.broken.length ? `  BROKEN (${result.broken.length}):` : "  every invariant holds",
+    ...result.broken.map((b) => `    ${b}`),
+  ].join("\n"));
+  return result.broken.length ? 1 : 0;
+}
