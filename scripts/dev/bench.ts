@@ -24,7 +24,8 @@
  *
  * `web`: the dashboard, `robot-army serve` as a process of its own, over the pass benchmark's
  * store: median and p99 of 200 requests each of `/active` and `/` (and `/api/active` for
- * information), and the server's peak memory; the target is p99 under 50 ms and under 100 MiB
+ * information), and the server's peak memory, then the pages again while the daemon ticks once
+ * a second over the same store; the target is p99 under 50 ms and under 100 MiB
  * (scripts/dev/bench-web.ts).
  *
  * `soak`: the rehearsal with its daemon SIGKILLed at random moments (`--kills N`, default 50,
