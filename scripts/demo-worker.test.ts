@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { composePrompt, writePromptFile } from "../lib/dispatch/prompt.ts";
-import { git } from "../lib/testing/fixtures.ts";
+import { git, signalChild } from "../lib/testing/fixtures.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import type { TestForge } from "../lib/testing/forge.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
@@ -62,8 +62,7 @@ function startWorker(cwd: string, env: Record<string, string>, ...args: string[]
       waiting.push({ text, resolve });
       exited.then(() => reject(new Error(`The worker exited without printing "${text}": ${stdout}${stderr}`)));
     }),
-    // process.kill rather than child.kill: Deno reports a child it killed as killed, even when it exited 0.
-    signal: (name: NodeJS.Signals) => process.kill(child.pid!, name),
+    signal: (name: NodeJS.Signals) => signalChild(child, name),
   };
 }
 

@@ -8,12 +8,12 @@ import { quickOptions, testStore } from "../lib/testing/github-kit.ts";
 import { connectGitHub } from "../lib/boundaries/github.ts";
 import { loadConfig } from "../lib/config.ts";
 import { endSessions } from "../lib/testing/workers.ts";
-import { git } from "../lib/testing/fixtures.ts";
+import { git, signalChild } from "../lib/testing/fixtures.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import type { TestForge } from "../lib/testing/forge.ts";
 import { fingerprintOf } from "../lib/repos/fingerprint.ts";
 import { recordApproval } from "../lib/repos/records.ts";
-import { isDeno, runtimeArgv } from "../lib/runtime.ts";
+import { runtimeArgv } from "../lib/runtime.ts";
 import { waitFor } from "../lib/testing/sessions.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { readHeartbeat } from "../lib/daemon/heartbeat.ts";
@@ -89,17 +89,16 @@ test("run --once polls, dispatches and comments, ends with its summary, then exi
   assert.ok(data.some((c) => c.body?.startsWith("robot-army dispatched a session")));
 }));
 
-test("a second daemon is refused naming the first's pid; SIGTERM stops the first cleanly and its worker keeps running", withForgeConfig(async (_t, env, state) => {
+test("a second daemon is refused naming the first's pid; SIGTERM stops the first cleanly, exit 0, and its worker keeps running", withForgeConfig(async (_t, env, state) => {
   const daemon = startDaemon(env);
   try {
     await waitFor("the first dispatch", () => daemon.out().includes("dispatched demo/widgets#1"), 30_000);
     const second = await robotArmy(["run", "--once"], env);
     assert.is(second.status, 3, second.stderr);
     assert.match(second.stderr, `Another daemon (pid ${daemon.child.pid}) holds`);
-    daemon.child.kill("SIGTERM");
+    signalChild(daemon.child, "SIGTERM");
     const code = await daemon.exited;
-    // Deno's node:child_process reports a child it sent SIGTERM as killed by it, even when the child handled it and exited 0.
-    if (!isDeno()) assert.is(code, 0, daemon.out());
+    assert.is(code, 0, daemon.out());
     assert.match(daemon.out(), "stopping: SIGTERM received; worker sessions keep running");
     assert.not.ok(existsSync(join(state, "daemon.lock")), "the lock is released");
     const [worker] = listRecords(env.RA_SESSION_ROOT);
@@ -123,9 +122,9 @@ test("a daemon whose stdout reader went away (`run | head -2`) keeps ticking, it
   try {
     await waitFor("the third tick's heartbeat", () => (readHeartbeat(state)?.tick ?? 0) >= 3, 30_000);
     assert.is(daemon.exitCode, null, stderr);
-    daemon.kill("SIGTERM");
+    signalChild(daemon, "SIGTERM");
     const code = await exited;
-    if (!isDeno()) assert.is(code, 0, stderr);
+    assert.is(code, 0, stderr);
     assert.is(stderr, "");
   } finally {
     if (daemon.exitCode === null && daemon.signalCode === null) {

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
-import { makeTempDir, removeTempDir, withTempDir } from "../lib/testing/fixtures.ts";
+import { makeTempDir, removeTempDir, signalChild, withTempDir } from "../lib/testing/fixtures.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -76,7 +76,7 @@ const unwatched = rehearsal(homes[1], [], { RA_WEBHOOK_URL: receivers[1].webhook
 test.after(async () => {
   await Promise.all(receivers.map((r) => r.close()));
   for (const r of [watched, unwatched]) {
-    if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
+    if (r.child.exitCode === null) signalChild(r.child, "SIGINT");
     await r.closed;
     if (r.dir?.includes("robot-army-rehearsal-")) removeTempDir(r.dir);
   }
@@ -96,7 +96,7 @@ test("start --watch plays the owner: it merges each pull request as the owner, i
   const dashboard = /\ndashboard: (http:\/\/127\.0\.0\.1:\d+\/) \(watch the rehearsal there\)\n/.exec(r.out)?.[1];
   const watching = dashboard ? await fetch(`${dashboard}api/active`).then((res) => res.json() as Promise<{ sessions: Array<{ item: { id: number }; kept: boolean }> }>) : undefined;
   const itemPage = dashboard ? await fetch(`${dashboard}items/1`, { headers: { Accept: "text/html" } }).then((res) => res.text()) : "";
-  if (r.child.exitCode === null) process.kill(r.child.pid!, "SIGINT");
+  if (r.child.exitCode === null) signalChild(r.child, "SIGINT");
   const code = await r.closed;
   const { out, dir } = r;
   assert.ok(out.includes(finished), `--watch says when every issue is finished:\n${out}`);
@@ -140,7 +140,7 @@ test("start runs the whole story on its own: merges said as the owner, every ite
   let timer: ReturnType<typeof setTimeout> | undefined;
   const ended = await Promise.race([r.closed.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 180_000)))]);
   clearTimeout(timer);
-  if (!ended) process.kill(r.child.pid!, "SIGINT");
+  if (!ended) signalChild(r.child, "SIGINT");
   const code = await r.closed;
   const { out, dir } = r;
   assert.ok(ended, `the rehearsal ends on its own:\n${out}`);

@@ -4,7 +4,7 @@ import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { withTempDir } from "../testing/fixtures.ts";
+import { signalChild, withTempDir } from "../testing/fixtures.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import { seedForge } from "./seed.ts";
 
@@ -26,9 +26,7 @@ function serve(args: string[], env: Record<string, string> = {}) {
     });
     exited.then((code) => reject(new Error(`forge serve exited ${code} before listening: ${stderr}`)));
   });
-  // process.kill rather than child.kill: Deno's child_process reports a child it was asked to
-  // kill as killed by the signal, even when the child handled it and exited 0.
-  const signal = (name: NodeJS.Signals) => process.kill(child.pid!, name);
+  const signal = (name: NodeJS.Signals) => signalChild(child, name);
   return { signal, listening, exited, output: () => ({ stdout, stderr }) };
 }
 

@@ -6,6 +6,7 @@ import { cpSync, mkdtempSync, realpathSync, rmSync, writeFileSync, mkdirSync } f
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { spawnSync } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 
 /** A fresh, empty temp dir (its real path, so output normalisation sees one spelling). */
 export function makeTempDir(prefix = "robot-army-"): string {
@@ -104,6 +105,23 @@ export function exitedPid(): number {
   const pid = Number(result.stdout.trim());
   if (!Number.isInteger(pid) || pid <= 1) throw new Error(`Could not learn an exited pid: ${JSON.stringify(result.stdout)}`);
   return pid;
+}
+
+/**
+ * Sends `signal` to a child by its pid; false when it is already gone. Not `child.kill`:
+ * Deno's node:child_process records a child it was asked to kill as ended by that signal
+ * (its `exit` and `close` report code null and the signal) even when the child handled the
+ * signal and exited 0, so an exit status read after `child.kill` on Deno is not the child's.
+ * Signalled by its pid, the child's own exit status is reported on both runtimes.
+ */
+export function signalChild(child: ChildProcess, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(child.pid!, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw error;
+  }
 }
 
 /** Where an `originClone` copy's three repositories are: a seed that pushed `main` to a bare origin, and a clone of origin. */

@@ -11,6 +11,7 @@ import { spawn } from "node:child_process";
 import { createWriteStream, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
+import { signalChild } from "./fixtures.ts";
 import { sleep } from "./wait.ts";
 
 /** A random source in [0, 1) that repeats for a seed (mulberry32). */
@@ -66,7 +67,8 @@ export function startDaemon(args: string[], env: Record<string, string | undefin
       await exited;
     },
     async stop(graceMs = 15_000) {
-      if (!gone()) child.kill("SIGTERM");
+      // By its pid, so the exit status is the daemon's own on Deno too.
+      if (!gone()) signalChild(child, "SIGTERM");
       const late = setTimeout(() => child.kill("SIGKILL"), graceMs);
       const how = await exited;
       clearTimeout(late);
