@@ -18,7 +18,7 @@ export type CrashPhase = "intent" | "outcome";
  * What recovery must conclude of the effect the crash cut, and what is true in the world
  * right after the crash (lib/crash/world.ts reads it; omitted where the suite cannot see it).
  */
-export type Conclusion =
+export type Conclusion = (
   /** The outcome was written before the crash: nothing is left to settle, nothing reported. */
   | { settle: "nothing"; world?: WorldFact }
   /**
@@ -28,7 +28,15 @@ export type Conclusion =
    */
   | { settle: "settled"; ok: boolean; found: string | RegExp; reported?: boolean; world?: WorldFact }
   /** Nothing readable settles it: no outcome, an `effect_unfinished` anomaly naming its action. */
-  | { settle: "reported"; world?: WorldFact };
+  | { settle: "reported"; world?: WorldFact }
+) & {
+  /**
+   * The state recovery leaves the cut effect's item in, where a crash mid-dispatch decides it:
+   * `interrupted` (its claim cut short, no worker proven its), or `active` with the launched
+   * worker adopted (lib/daemon/adopt-worker.ts: its row is the launched session's, its issue told once).
+   */
+  item?: "interrupted" | "active";
+};
 
 /** How to reach one effect's boundary. */
 export interface CrashCase {
@@ -50,9 +58,9 @@ const TICK = ["run", "--once", "--effect-level", "live"];
 const GC = ["session", "gc"];
 
 /** A crash right after an outcome: the effect is done and on record, as the world shows. */
-const done = (world?: WorldFact): Conclusion => ({ settle: "nothing", world });
+const done = (world?: WorldFact, item?: Conclusion["item"]): Conclusion => ({ settle: "nothing", world, item });
 /** A crash right after an intent, before the effect: it did not take place, as the world shows. */
-const notDone = (found: string | RegExp, world?: WorldFact, reported?: true): Conclusion => ({ settle: "settled", ok: false, found, world, reported });
+const notDone = (found: string | RegExp, world?: WorldFact, reported?: true, item?: Conclusion["item"]): Conclusion => ({ settle: "settled", ok: false, found, world, reported, item });
 
 /** Every effect kind's crash case. */
 export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
@@ -61,8 +69,16 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     // The issue was never told: the owner is, by the anomaly.
     concludes: { intent: notDone("not posted", "not posted", true), outcome: done("posted") },
   },
-  "worktree.create": { setup: "polled", cross: TICK, concludes: { intent: notDone("not made", "absent"), outcome: done("present") } },
-  "session.launch": { setup: "polled", cross: TICK, concludes: { intent: notDone(/^not launched/, "no record"), outcome: done("running") } },
+  // A dispatch cut before its worker was launched: the claim is cut short and the item interrupted.
+  "worktree.create": {
+    setup: "polled", cross: TICK,
+    concludes: { intent: notDone("not made", "absent", undefined, "interrupted"), outcome: done("present", "interrupted") },
+  },
+  // Cut after the launch's outcome, before the row: the running worker is adopted, the item active.
+  "session.launch": {
+    setup: "polled", cross: TICK,
+    concludes: { intent: notDone(/^not launched/, "no record", undefined, "interrupted"), outcome: done("running", "active") },
+  },
   "worktree.remove": {
     setup: "worker-ended", cross: ["reset", "1", "--effect-level", "live"],
     concludes: { intent: notDone("not removed", "present"), outcome: done("absent") },

@@ -75,6 +75,7 @@ export async function conclusionProblems(lab: Lab, cut: CutEffect, expected: Con
     const outcomes = outcomesOf(store, actionId);
     const reported = reportedAnomaly(store, actionId);
     const settledOutcomes = outcomes.filter((o) => o.body.settled_from !== undefined);
+    if (expected.item !== undefined) problems.push(...itemProblems(store, cut, expected.item));
     if (outcomes.length > 1) problems.push(`${at} has ${outcomes.length} outcomes`);
     if (expected.settle === "nothing") {
       if (settledOutcomes.length) problems.push(`${at} had its outcome, yet recovery settled it again (${describeOutcome(settledOutcomes[0])})`);
@@ -96,7 +97,33 @@ export async function conclusionProblems(lab: Lab, cut: CutEffect, expected: Con
     }
     if (reported !== (expected.reported === true)) problems.push(`${at} was ${reported ? "" : "not "}reported as effect_unfinished, and must ${expected.reported ? "" : "not "}be`);
   });
+  if (expected.item === "active") problems.push(...await adoptedTold(lab, cut));
   return problems;
+}
+
+/** An adopted worker's issue is told where it runs once, as its start would have told it: one comment naming its session. */
+async function adoptedTold(lab: Lab, cut: CutEffect): Promise<string[]> {
+  const issue = await withStoreOf(lab, (store) => (store?.db.prepare("SELECT issue FROM work_items WHERE id = ?").get(cut.intent.item) as { issue: number } | undefined)?.issue);
+  if (issue === undefined || !cut.intent.sessionId) return [`the adopted worker of ${cut.kind}:${cut.phase} has no issue or session id to look for`];
+  const comments = (await lab.api("GET", `/repos/demo/widgets/issues/${issue}/comments`)) as Array<{ body: string }>;
+  const naming = comments.filter((comment) => comment.body.includes(`- Session id: ${cut.intent.sessionId}`)).length;
+  return naming === 1 ? [] : [`issue #${issue} has ${naming} comments naming the adopted session ${cut.intent.sessionId}, not 1`];
+}
+
+/**
+ * How the cut effect's item differs from the state its case states: `active` with an open row
+ * for the session its launch started (adopted), or `interrupted` with no row of that session.
+ */
+function itemProblems(store: Store, cut: CutEffect, state: "interrupted" | "active"): string[] {
+  const at = `${cut.kind}:${cut.phase}`;
+  const item = cut.intent.item;
+  if (item === null) return [`${at} names no item, so its item's state cannot be checked`];
+  const row = store.db.prepare("SELECT state FROM work_items WHERE id = ?").get(item) as { state: string } | undefined;
+  if (row?.state !== state) return [`after recovery from ${at} item ${item} is ${row?.state ?? "gone"}, not ${state}`];
+  const launched = cut.intent.sessionId;
+  if (state !== "active" || !launched) return [];
+  const open = store.db.prepare("SELECT 1 FROM sessions WHERE item = ? AND id = ? AND ended_at IS NULL").get(item, launched);
+  return open ? [] : [`after recovery from ${at} item ${item} is active, yet no open row records the session its launch started (${launched})`];
 }
 
 function outcomesOf(store: Store, actionId: string): AuditRecord[] {

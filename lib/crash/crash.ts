@@ -129,10 +129,11 @@ function firstPassAt(kind: EffectKindName, crashedAt: string): string | { proble
 
 /** A conclusion in a few words, for the suite's line. */
 function concludedWords(conclusion: Conclusion): string {
-  if (conclusion.settle === "nothing") return "nothing to settle";
-  if (conclusion.settle === "reported") return "reported";
+  const item = conclusion.item === "active" ? ", worker adopted" : conclusion.item ? `, item ${conclusion.item}` : "";
+  if (conclusion.settle === "nothing") return `nothing to settle${item}`;
+  if (conclusion.settle === "reported") return `reported${item}`;
   const found = typeof conclusion.found === "string" ? `"${conclusion.found}"` : String(conclusion.found);
-  return `settled ${found}${conclusion.reported ? ", reported" : ""}`;
+  return `settled ${found}${conclusion.reported ? ", reported" : ""}${item}`;
 }
 
 function hasStackTrace(run: Run): boolean {

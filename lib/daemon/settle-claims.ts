@@ -6,29 +6,46 @@
  * power cut) somewhere between the claim and the session row: the item becomes
  * `interrupted`, so `resume`, `restart`, `retry` or `reset` can take it on. Nothing is
  * guessed: a claimer that cannot be checked, or a claim that names none, leaves the item
- * as it is (DESIGN rule 1). A worker session tagged for the item that still runs is named
- * in the reason, so the owner can look at it or end it, and is never signalled here.
+ * as it is (DESIGN rule 1).
+ *
+ * When the cut came after its worker was launched, the worker is adopted from evidence
+ * (lib/daemon/adopt-worker.ts: it runs, the audit log proves it launched for this dispatch
+ * in the item's worktree): its session row is written as its start would have written it
+ * and the item moves `dispatching -> active` in one transaction, and the issue is then told
+ * where it runs, as that start would have told it. A worker tagged for the item that runs
+ * but is not proven this dispatch's is named in the reason instead, so the owner can look
+ * at it or end it. Nothing is signalled here.
  */
 import { claimerOf } from "../dispatch/claim.ts";
+import { recordWorker, tellIssue } from "../dispatch/start-worker.ts";
+import type { DispatchDeps } from "../dispatch/dispatch.ts";
 import { liveSessionOf } from "../dispatch/verbs/live-session.ts";
 import { liveness } from "../processes.ts";
-import type { Store } from "../store/open.ts";
+import type { ProcessIdentity } from "../processes.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
+import type { WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "./events.ts";
+import { adoptionOf } from "./adopt-worker.ts";
+import type { Adoption } from "./adopt-worker.ts";
+
+/** What settling claims works with: the store and session root, and for an adoption the config, host and issue comments. */
+export type ClaimsDeps = Pick<DispatchDeps, "store" | "sessionRoot" | "config" | "stateDir" | "host" | "effects">;
 
 /** What one pass over the claims did. */
 export interface ClaimsResult {
-  /** Items whose claimer is proven gone: now interrupted. */
+  /** Items whose claimer is proven gone: now interrupted, or active with their worker adopted. */
   cutShort: number;
+  /** Of those, the items whose worker was adopted. */
+  adopted: number;
   /** Items whose claimer cannot be checked or is not on record: left dispatching. */
   unknown: number;
   events: DaemonEvent[];
 }
 
-/** Interrupts every `dispatching` item whose claimer is proven gone. */
-export function settleClaims(deps: { store: Store; sessionRoot: string }): ClaimsResult {
-  const result: ClaimsResult = { cutShort: 0, unknown: 0, events: [] };
+/** Settles every `dispatching` item whose claimer is proven gone: its worker adopted when proven, else the item interrupted. */
+export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
+  const result: ClaimsResult = { cutShort: 0, adopted: 0, unknown: 0, events: [] };
   for (const item of listItems(deps.store, { states: ["dispatching"], includeSimulated: true })) {
     const claimer = claimerOf(deps.store, item.id);
     const state = claimer ? liveness(claimer) : "unknown";
@@ -38,6 +55,10 @@ export function settleClaims(deps: { store: Store; sessionRoot: string }): Claim
       continue;
     }
     const live = liveSessionOf(deps.store, deps.sessionRoot, item.id, null);
+    const adoption = await adoptionOf(deps, item, claimer!, live);
+    if (!("not" in adoption)) {
+      if (await adopt(deps, item, claimer!, adoption, result)) continue;
+    }
     const session = live.live !== false && live.session ? live.session : null;
     const still = session
       ? `; session "${session.name}" tagged for it ${live.live === true ? "still runs" : "cannot be checked"}`
@@ -63,6 +84,31 @@ export function settleClaims(deps: { store: Store; sessionRoot: string }): Claim
     });
   }
   return result;
+}
+
+/**
+ * Records the adopted worker's row and makes its item `active` (only while it is still
+ * `dispatching`: an owner's abandon in the meantime stands), then tells its issue as its
+ * start would have; false when the item had moved on.
+ */
+async function adopt(deps: ClaimsDeps, item: WorkItem, claimer: ProcessIdentity, adoption: Adoption, result: ClaimsResult): Promise<boolean> {
+  const { worker } = adoption;
+  const reason = `its worker was adopted after its dispatch was cut short: the process that claimed it (pid ${claimer.pid}) ended after launching session "${worker.name}" and before recording it`;
+  const row = deps.store.transaction(() => {
+    if (getItem(deps.store, item.id)?.state !== "dispatching") return undefined;
+    return recordWorker(deps, item, worker, { reason, details: { adopted: true, claimed_by: claimer, launch: adoption.launch } });
+  });
+  if (!row) return false;
+  result.cutShort++;
+  result.adopted++;
+  result.events.push({
+    event: "worker_adopted",
+    line: `dispatch of ${item.repo}#${item.issue} (item ${item.id}) was cut short (pid ${claimer.pid} ended) after its worker started: session ${worker.name} (${worker.sessionId}) adopted, item active`,
+    item: item.id, session: worker.sessionId,
+  });
+  // The comment its start makes once the row is written: never made before (the cut came before the row), made once here.
+  if (adoption.comment) await tellIssue(deps, item, adoption.comment.purpose, adoption.comment.body);
+  return true;
 }
 
 /** What could not be read: one session record, named, or the session root itself. */

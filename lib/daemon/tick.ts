@@ -56,7 +56,7 @@ export interface TickResult {
   failed: string[];
   stopped: boolean;
   spool: { processed: number; kept: number };
-  /** `cut_short`: items left `dispatching` by a claimer proven gone, now interrupted. */
+  /** `cut_short`: items left `dispatching` by a claimer proven gone, now interrupted, or active with the worker their launch started (adopted). */
   settled: { lost: number; ended: number; unknown: number; cut_short: number };
   /** Active items whose workers now wait for their owner (`needs_info`), and needs_info items whose workers are at work again. */
   needs_info: { asked: number; answered: number };
@@ -125,11 +125,13 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     result.spool = { processed: drain.processed, kept: drain.kept };
     drain.events.forEach(deps.report);
   });
-  const settled = await step("settle", () => {
+  const settled = await step("settle", async () => {
     const settle = settleSessions({ store: deps.store, sessionRoot: deps.sessionRoot, spoolDir: deps.spoolDir, host: deps.host, damagedSessions });
     result.settled = { ...result.settled, lost: settle.lost, ended: settle.ended, unknown: settle.unknown };
     settle.events.forEach(deps.report);
-    const claims = settleClaims({ store: deps.store, sessionRoot: deps.sessionRoot });
+    // After the unfinished-effect sweep (the first step), so a launch a crash cut short has its outcome from evidence
+    // before a claim's worker is adopted on it.
+    const claims = await settleClaims(deps);
     result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
     claims.events.forEach(deps.report);
   });

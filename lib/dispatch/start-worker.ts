@@ -5,22 +5,26 @@
  * moved past names on record), chooses the session's id and the attempt's episode key
  * before the launch so the worker's profile can hand them to the agent (lib/dispatch/profiles.ts:
  * Claude Code's --session-id and hooks), puts robot-army on the worker's PATH, launches the
- * worker inside a managed session tagged `ra_item` (audited `session.launch`, whose outcome
- * names the session id), then records the session and moves the item to `active` in one transaction,
- * and tells the issue where it runs. Any failure after the claim makes the item `failed`:
+ * worker inside a managed session tagged `ra_item` (audited `session.launch`: its intent names
+ * the session id and holds all the row needs, the comment to come among it, and its outcome
+ * where the launch put it), then records the session and moves the item to `active` in one
+ * transaction (recordWorker, which settling a claim cut short after the launch also writes
+ * with: lib/daemon/adopt-worker.ts), and tells the issue where it runs. Any failure after the claim makes the item `failed`:
  * the reason goes to the item and the audit record, and the issue hears, once, only that a
  * session could not be started (DESIGN rule 4). A worker launched but not recorded is
  * stopped first; if it cannot be proven stopped, the issue is told nothing.
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import type { LaunchSpec } from "../boundaries/launchers/types.ts";
+import type { LaunchPlace, LaunchSpec } from "../boundaries/launchers/types.ts";
 import { isoSeconds, now } from "../clock.ts";
 import { commentOnIssue } from "../effects.ts";
 import { readRecord } from "../sessions/records.ts";
 import { stopSession } from "../sessions/stop.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { WorkItem } from "../work-items/queries.ts";
+import type { StoredSession } from "../work-items/sessions.ts";
+import type { WorkerProfile } from "../config.ts";
 import { PATH_FIRST_VARIABLE } from "../sessions/holder.ts";
 import { episodeKey, nextAttempt, recordSession } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
@@ -66,6 +70,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
   let launched: Awaited<ReturnType<DispatchDeps["launcher"]["launch"]>>;
   let worktree: { path: string; branch: string };
   let name: string;
+  let comment: { purpose: string; body: string };
   try {
     worktree = await start.worktree();
     name = freeSessionName(deps.sessionRoot, item, attempt);
@@ -79,31 +84,35 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     const spec = workerSpec(deps, item, {
       name, sessionId, episodeKey: key, cwd: worktree.path, argv: workerArgv(deps.config.worker, profile), promptFile,
     });
+    // The comment once it runs, made before the launch from what the launch is given (its session id
+    // among them), so a worker adopted after a crash cut its start short is told of in the same words.
+    comment = { purpose: start.comment.purpose, body: start.comment.body({ host: deps.host, name, id: sessionId, branch: worktree.branch, worktree: worktree.path }, attempt) };
     // Audited (DESIGN rule 3): a crash mid-launch is settled from the managed session's record and the process table.
+    // The intent holds all its row needs (lib/daemon/adopt-worker.ts adopts the worker from it when the crash came before the row).
     launched = await auditEffect(
       store,
-      { kind: "session.launch", repo: item.repo, item: item.id, body: { session: name, cwd: worktree.path, attempt, profile: deps.config.worker.profile, episode_key: key } },
+      {
+        kind: "session.launch", repo: item.repo, item: item.id, sessionId,
+        body: {
+          session: name, session_id: sessionId, cwd: worktree.path, branch: worktree.branch, attempt, profile: deps.config.worker.profile, episode_key: key,
+          ...deps.launcher.placeOf({ item: item.id, name }), comment,
+        },
+      },
       // The profile readies the worktree as part of the launch (Claude Code's hooks: the owner's settings file, merged).
       async () => {
         await prepareWorktree(deps.config.worker, worktree.path, profile);
         return await deps.launcher.launch(spec);
       },
-      (started) => ({ session_id: started.sessionId, launcher: started.launcher }),
+      (started) => ({ session_id: started.sessionId, launcher: started.launcher, marker: started.marker, terminal: started.terminal }),
     );
   } catch (error) {
     return await failStart(deps, item, attempt, errorText(error), { tellIssue: true });
   }
   let row;
   try {
-    row = store.transaction(() => {
-      const recorded = recordSession(store, {
-        id: launched.sessionId, item: item.id, name, host: deps.host, launcher: launched.launcher, marker: launched.marker,
-        worktree: worktree.path, branch: worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated, episode_key: key, profile: deps.config.worker.profile,
-        ...workerProcess(deps.sessionRoot, launched.sessionId), terminal: launched.terminal,
-      });
-      transition(store, item.id, "active", { reason: start.becameActive.reason, details: { session: launched.sessionId, name, ...start.becameActive.details } });
-      return recorded;
-    });
+    row = recordWorker(deps, item, {
+      sessionId: launched.sessionId, name, place: launched, worktree, episodeKey: key, profile: deps.config.worker.profile,
+    }, start.becameActive);
   } catch (error) {
     // The worker runs but no row says so: nothing would ever watch or end it. It is stopped
     // (by its own record, audited); only once it is proven stopped does the issue hear that
@@ -113,15 +122,50 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     return await failStart(deps, item, attempt, why, { tellIssue: stopped.ok });
   }
   const session = { name, id: launched.sessionId, branch: worktree.branch, worktree: worktree.path };
-  await tell(deps, item, start.comment.purpose, start.comment.body({ host: deps.host, ...session }, row.attempt));
+  await tellIssue(deps, item, comment.purpose, comment.body);
   return { result: "active", attempt: row.attempt, session, reason: null };
+}
+
+/** A launched worker, as its session row records it. */
+export interface LaunchedWorker {
+  sessionId: string;
+  name: string;
+  /** The launcher, the marker its place is found by, and its terminal server. */
+  place: LaunchPlace;
+  worktree: { path: string; branch: string };
+  episodeKey: string;
+  profile: WorkerProfile;
+}
+
+/**
+ * Records a launched worker's session row and moves its item to `active`, in one
+ * transaction: what every start writes once its worker runs, and what settling a claim
+ * cut short writes for a worker it adopts (lib/daemon/adopt-worker.ts). The worker's pid and
+ * start time come from its managed session's record.
+ */
+export function recordWorker(
+  deps: Pick<DispatchDeps, "store" | "host" | "sessionRoot">,
+  item: WorkItem,
+  worker: LaunchedWorker,
+  active: { reason: string; details?: Record<string, unknown> },
+): StoredSession {
+  const { store } = deps;
+  return store.transaction(() => {
+    const recorded = recordSession(store, {
+      id: worker.sessionId, item: item.id, name: worker.name, host: deps.host, launcher: worker.place.launcher, marker: worker.place.marker,
+      worktree: worker.worktree.path, branch: worker.worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated,
+      episode_key: worker.episodeKey, profile: worker.profile, ...workerProcess(deps.sessionRoot, worker.sessionId), terminal: worker.place.terminal,
+    });
+    transition(store, item.id, "active", { reason: active.reason, details: { session: worker.sessionId, name: worker.name, ...active.details } });
+    return recorded;
+  });
 }
 
 /** Fails the item with its private reason and, unless a session of it may still run, says once on its issue that none could be started. */
 async function failStart(deps: DispatchDeps, item: WorkItem, attempt: number, why: string, options: { tellIssue: boolean }): Promise<StartedWorker> {
   // The reason as transition() stored it: redacted, so what dispatch prints is what the row keeps.
   const reason = transition(deps.store, item.id, "failed", { reason: why }).reason ?? why;
-  if (options.tellIssue) await tell(deps, item, "failed", failureComment({ host: deps.host, item: item.id }));
+  if (options.tellIssue) await tellIssue(deps, item, "failed", failureComment({ host: deps.host, item: item.id }));
   return { result: "failed", attempt, session: null, reason };
 }
 
@@ -173,7 +217,7 @@ export function workerSpec(
 }
 
 /** Comments on the item's issue; one that fails to post is in the audit log (by commentOnIssue) and otherwise ignored. */
-async function tell(deps: Pick<DispatchDeps, "store" | "effects">, item: WorkItem, purpose: string, body: string): Promise<void> {
+export async function tellIssue(deps: Pick<DispatchDeps, "store" | "effects">, item: WorkItem, purpose: string, body: string): Promise<void> {
   try {
     await commentOnIssue(deps.store, deps.effects, { repo: item.repo, issue: item.issue, item: item.id, body, purpose });
   } catch {

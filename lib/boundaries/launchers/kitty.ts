@@ -14,7 +14,7 @@ import { STORE_TAG } from "../../sessions/worker-tags.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
+import type { Launched, Launcher, LaunchPlace, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the kitty launcher. */
 export interface KittyLauncherOptions extends LauncherBaseOptions {
@@ -60,13 +60,18 @@ export class KittyLauncher implements Launcher {
     ]);
     if (result.code !== 0) throw new LaunchError(this.name, spec, `kitty @ launch failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
     const window = /^\d+$/m.exec(result.stdout)?.[0] ?? null;
-    const terminal = { launcher: this.name, to: this.#to ?? this.#env.KITTY_LISTEN_ON ?? null };
+    const { terminal } = this.placeOf(spec);
     try {
       return launched(this.name, markerOf(spec.item), await watch.wait({ timeoutMs: this.#timeoutMs }), window, terminal);
     } catch (error) {
       if (error instanceof LaunchError && window) error.message += ` (kitty window ${window})`;
       throw error;
     }
+  }
+
+  /** Its tab is marked `ra_item=<id>` on the kitty it was told to use (or the one robot-army runs in). */
+  placeOf(spec: Pick<LaunchSpec, "item" | "name">): LaunchPlace {
+    return { launcher: this.name, marker: markerOf(spec.item), terminal: { launcher: this.name, to: this.#to ?? this.#env.KITTY_LISTEN_ON ?? null } };
   }
 
   /** The item's newest window; null when kitty lists none with its marker, "unknown" when kitty cannot be asked. */

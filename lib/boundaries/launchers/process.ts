@@ -10,7 +10,7 @@ import type { SessionState } from "../../sessions/state.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, assertNameFree, failureLine, runCommand, sessionEnv, sessionRunArgv } from "./session-run.ts";
 import type { Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
+import type { Launched, Launcher, LaunchPlace, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the process launcher. */
 export type ProcessLauncherOptions = LauncherBaseOptions;
@@ -37,6 +37,11 @@ export class ProcessLauncher implements Launcher {
     const match = /^started (\S+) ([0-9a-f-]{36}) \(pid \d+\)$/m.exec(result.stdout);
     if (!match) throw new LaunchError(this.name, spec, `session run answered ${JSON.stringify(result.stdout.trim())}`);
     return { launcher: this.name, marker: match[1], sessionName: match[1], sessionId: match[2], window: null, terminal: { launcher: this.name } };
+  }
+
+  /** Its marker is the session's name; it has no terminal. */
+  placeOf(spec: Pick<LaunchSpec, "item" | "name">): LaunchPlace {
+    return { launcher: this.name, marker: spec.name, terminal: { launcher: this.name } };
   }
 
   /** The item's running session, else its latest on record; "unknown" when the records cannot be read. */

@@ -20,7 +20,7 @@ import { STORE_TAG } from "../../sessions/worker-tags.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
 import { LaunchError } from "./types.ts";
-import type { Launched, Launcher, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
+import type { Launched, Launcher, LaunchPlace, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
 
 /** Options of the tmux launcher. */
 export interface TmuxLauncherOptions extends LauncherBaseOptions {
@@ -91,12 +91,20 @@ export class TmuxLauncher implements Launcher {
     const { window, socketPath } = await this.#openWindow(spec, sessionRunArgv(spec, { detach: false }));
     try {
       const session = await watch.wait({ timeoutMs: this.#timeoutMs, ended: () => this.#paneEnded(window) });
-      const terminal = { launcher: this.name, socket: this.#socket ?? null, socket_path: socketPath, session: this.#session };
+      const terminal = { ...this.placeOf(spec).terminal, socket_path: socketPath };
       return launched(this.name, markerOf(spec.item), session, window, terminal);
     } catch (error) {
       if (error instanceof LaunchError) error.message += ` (tmux window ${window})`;
       throw error;
     }
+  }
+
+  /** Its window is marked `@ra_item=<id>` in the configured session; the socket's path is known only as configured. */
+  placeOf(spec: Pick<LaunchSpec, "item" | "name">): LaunchPlace & { terminal: { launcher: "tmux" } } {
+    return {
+      launcher: this.name, marker: markerOf(spec.item),
+      terminal: { launcher: this.name, socket: this.#socket ?? null, socket_path: this.#socketPath ?? null, session: this.#session },
+    };
   }
 
   /** The item's window: a live one first, else the newest; null when the session or server is gone. */

@@ -58,6 +58,9 @@ export interface Launched {
   terminal: Terminal;
 }
 
+/** What a launch's row records of where it runs: the launcher, the marker it is found by, its terminal server. */
+export type LaunchPlace = Pick<Launched, "launcher" | "marker" | "terminal">;
+
 /**
  * The terminal server a worker was launched on, as its session row records it (JSON): the
  * tab sweep asks that server, never the one the current config names, so a tab is found
@@ -98,6 +101,12 @@ export interface Launcher {
   readonly name: LauncherName;
   /** Starts the worker; resolves once its session is on record and its command started, else throws `LaunchError`. */
   launch(spec: LaunchSpec): Promise<Launched>;
+  /**
+   * Where a launch of this spec is found, as far as it is known before the launch (tmux's
+   * socket path only as configured): what a worker adopted after its launch was cut short
+   * is recorded with (lib/daemon/settle-claims.ts).
+   */
+  placeOf(spec: Pick<LaunchSpec, "item" | "name">): LaunchPlace;
   /** The place holding the item's worker; null when proven absent, "unknown" when it cannot be looked up. */
   find(item: number): Promise<WindowRef | null | "unknown">;
   /**
