@@ -9,6 +9,9 @@
  * each a process) and a reader loops over the dashboard's JSON. The moments come from a
  * seeded random source: the seed is printed, and `--seed` replays a failing one.
  *
+ * When a kill cut a dispatch short before its worker started, the owner resumes the item as
+ * robot-army tells them to (a worker already launched is adopted by the daemon itself).
+ *
  * Once every issue is finished (lib/daemon/rehearsal-end.ts) it stops the kept worker as
  * the rehearsal does, waits for every worktree's cleanup decision and for the last kill,
  * stops the daemon, the dashboard and the loops, and checks (lib/testing/soak-checks.ts):
@@ -36,8 +39,9 @@ import { startDashboard } from "../../lib/testing/dashboard.ts";
 import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { startNotifyReceivers } from "../../lib/testing/notify-receivers.ts";
 import { checkSoakEnd } from "../../lib/testing/soak-checks.ts";
-import { loopOverCli, percentile, readDashboard, seededRandom, startDaemon, waitUntilNoneNaming } from "../../lib/testing/soak.ts";
-import type { CliFigures, DaemonProcess } from "../../lib/testing/soak.ts";
+import { cliProblem, loopOverCli, percentile, readDashboard, runCli, seededRandom, startDaemon, waitUntilNoneNaming } from "../../lib/testing/soak.ts";
+import type { CliAnswer, CliFigures, DaemonProcess } from "../../lib/testing/soak.ts";
+import type { Store } from "../../lib/store/open.ts";
 import { sleep } from "../../lib/testing/wait.ts";
 import { endSessions } from "../../lib/testing/workers.ts";
 import { keepBeforeMerge, onboard, writeRehearsalConfig } from "../start.ts";
@@ -109,6 +113,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   say(`soak in ${dir}: seed ${options.seed}, ${options.kills} kills, daemon pid ${daemon.pid}, dashboard ${dashboard.url}`);
   const keptSessions: string[] = [];
   let stopping = false;
+  const resumer = resumeWhatACutLeft(store, repo, env, clone, () => stopping);
   try {
     const killing = (async () => {
       for (const gap of killGaps(seededRandom(options.seed), options.kills, options.spreadMs ?? 60_000)) {
@@ -143,6 +148,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     result.broken.push(`the soak gave up: ${error.message}; the daemon's output is in ${log}`);
   } finally {
     stopping = true;
+    const resumed = await resumer;
     const [webFigures, ...each] = await Promise.all([reader.stop(), ...clis.map((cli) => cli.stop())]);
     const cliFigures = mergeCliFigures(each);
     result.web = { requests: webFigures.requests, p50Ms: percentile(webFigures.ms, 0.5), p99Ms: percentile(webFigures.ms, 0.99) };
@@ -152,6 +158,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     store.close();
     result.figures.push(`kills survived: ${result.kills} of ${options.kills} (seed ${options.seed}); the last daemon stopped by SIGTERM ended ${ended.code ?? ended.signal}`);
     result.figures.push(`CLI: ${clis.length} at once, ${cliFigures.commands} commands, ${cliFigures.json} JSON answers parsed, exits ${JSON.stringify(cliFigures.codes)}, ${cliFigures.problems.length} problems`);
+    result.figures.push(`owner's resumes of items a cut dispatch left interrupted: ${resumed.tried.length} (${resumed.tried.map((a) => `item ${a.argv[1]} exit ${a.code}`).join(", ") || "none needed"})`);
+    result.broken.push(...resumed.problems);
     result.figures.push(`dashboard: ${webFigures.requests} JSON reads, p50 ${percentile(webFigures.ms, 0.5).toFixed(1)} ms, p99 ${percentile(webFigures.ms, 0.99).toFixed(1)} ms, ${webFigures.problems.length} problems`);
     result.broken.push(...cliFigures.problems, ...webFigures.problems);
     // What `run` promises of a SIGTERM is a stop between steps with its lock released, then exit 0, on either runtime.
@@ -178,6 +186,30 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     else say(`the soak's files stay in ${dir}`);
   }
   return result;
+}
+
+/**
+ * The owner doing what robot-army asks of them when a kill cut a dispatch short before its
+ * worker was launched: the item is interrupted ("its dispatch was cut short", with no
+ * worker to adopt) and `robot-army resume <id>` takes it on. Looks twice a second until
+ * `stopped`; a resume that fails is a problem, one refused (exit 3) is asked again while
+ * the item is still interrupted.
+ */
+async function resumeWhatACutLeft(store: Store, repo: string, env: Record<string, string | undefined>, cwd: string, stopped: () => boolean): Promise<{ tried: CliAnswer[]; problems: string[] }> {
+  const tried: CliAnswer[] = [];
+  const problems: string[] = [];
+  while (!stopped()) {
+    for (const item of listItems(store, { repo, states: ["interrupted"] })) {
+      if (!item.reason?.startsWith("its dispatch was cut short")) continue;
+      const answer = await runCli(["resume", String(item.id)], env, cwd);
+      tried.push(answer);
+      // A refusal (exit 3: paused by the other owner loop, say) is asked again on the next look.
+      const problem = cliProblem(answer);
+      if (problem) problems.push(problem);
+    }
+    await sleep(500);
+  }
+  return { tried, problems };
 }
 
 /** The figures of several CLI loops as one: counts added, problems joined. */
