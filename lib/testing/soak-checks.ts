@@ -17,6 +17,7 @@ import { printable } from "../printable.ts";
 import { intentsWithoutOutcome, queryAudit } from "../store/audit.ts";
 import { listAnomalies } from "../store/anomalies.ts";
 import { openExistingStore } from "../store/open.ts";
+import { listItems } from "../work-items/queries.ts";
 import type { Store } from "../store/open.ts";
 import type { ReceivedRequest } from "./notify-receivers.ts";
 
@@ -55,11 +56,11 @@ export async function checkSoakEnd(end: SoakEnd): Promise<SoakVerdict> {
     const integrity = integrityProblems(store);
     verdict.figures.push(`integrity_check: ${integrity.length ? integrity.join("; ") : "ok"}`);
     verdict.broken.push(...integrity);
+    checkNotifications(store, end, verdict);
   } finally {
     store.close();
   }
   await checkComments(end, verdict);
-  checkNotifications(end, verdict);
   return verdict;
 }
 
@@ -131,7 +132,10 @@ function checkWrites(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
   verdict.figures.push(`CLI writes: ${total}, each in the audit log once${verdict.broken.some((b) => b.startsWith("the CLI made")) ? " (BUT NOT ALL)" : ""}`);
 }
 
-/** No issue has one comment body twice. */
+/**
+ * No issue has one comment twice: two comments that say the same once their action marker
+ * (which differs for every posting) is set aside are one transition told twice.
+ */
 async function checkComments(end: SoakEnd, verdict: SoakVerdict): Promise<void> {
   let count = 0;
   for (const issue of end.issues) {
@@ -144,19 +148,28 @@ async function checkComments(end: SoakEnd, verdict: SoakVerdict): Promise<void> 
       continue;
     }
     count += comments.length;
-    for (const [body, n] of counted(comments.map((c) => c.body))) {
+    for (const [body, n] of counted(comments.map((c) => c.body.replace(ACTION_MARKER, "").trimEnd()))) {
       verdict.broken.push(`${end.repo}#${issue} has ${n} comments saying ${JSON.stringify(body.split("\n")[0])}`);
     }
   }
   verdict.figures.push(`comments on the forge: ${count}, ${verdict.broken.filter((b) => b.includes(" comments saying ")).length} said twice`);
 }
 
-/** No notification arrived twice: each transition is told once. */
-function checkNotifications(end: SoakEnd, verdict: SoakVerdict): void {
+/** Each issue's dispatch and completion told, and no notification arrived twice: each transition is told once. */
+function checkNotifications(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
   const twice = counted(end.webhook.map((r) => JSON.stringify(r.body)));
   verdict.figures.push(`notifications received: ${end.webhook.length}, ${twice.length} received twice`);
   for (const [body, n] of twice) verdict.broken.push(`the webhook received ${n} times: ${body.slice(0, 300)}`);
+  const told = end.webhook.map((r) => r.body as { kind?: string; item?: number });
+  for (const item of listItems(store, { repo: end.repo })) {
+    for (const kind of ["dispatch", "completion"]) {
+      if (!told.some((body) => body.kind === kind && body.item === item.id)) verdict.broken.push(`no ${kind} notification of item ${item.id} (${end.repo}#${item.issue}) arrived`);
+    }
+  }
 }
+
+/** The marker every comment robot-army posts ends with (lib/effects.ts commentMarker). */
+const ACTION_MARKER = /<!-- robot-army:action [^ ]+ -->/;
 
 /** The values seen more than once, with how many times. */
 function counted(values: string[]): Array<[string, number]> {

@@ -39,7 +39,7 @@ import { startDashboard } from "../../lib/testing/dashboard.ts";
 import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { startNotifyReceivers } from "../../lib/testing/notify-receivers.ts";
 import { checkSoakEnd } from "../../lib/testing/soak-checks.ts";
-import { cliProblem, loopOverCli, percentile, readDashboard, runCli, seededRandom, startDaemon, waitUntilNoneNaming } from "../../lib/testing/soak.ts";
+import { LOCK_ERROR, cliProblem, loopOverCli, percentile, readDashboard, runCli, seededRandom, startDaemon, waitUntilNoneNaming } from "../../lib/testing/soak.ts";
 import type { CliAnswer, CliFigures, DaemonProcess } from "../../lib/testing/soak.ts";
 import type { Store } from "../../lib/store/open.ts";
 import { sleep } from "../../lib/testing/wait.ts";
@@ -165,7 +165,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     // What `run` promises of a SIGTERM is a stop between steps with its lock released, then exit 0, on either runtime.
     if (ended.code !== 0) result.broken.push(`the last daemon, stopped by SIGTERM, ended ${ended.code ?? ended.signal}; its output is in ${log}`);
     if (existsSync(join(stateDir, "daemon.lock"))) result.broken.push(`the last daemon, stopped by SIGTERM, left its lock ${join(stateDir, "daemon.lock")}`);
-    if (!readFileSync(log, "utf8").trimEnd().split("\n").at(-2)?.startsWith("stopping: SIGTERM received")) {
+    // The daemon's output is the owner's view of `run`: no lock error may reach it either.
+    const said = readFileSync(log, "utf8").split("\n");
+    for (const line of said.filter((l) => LOCK_ERROR.test(l))) result.broken.push(`a lock error reached the daemon's output: ${line.slice(0, 300)}`);
+    const count = (pattern: RegExp) => said.filter((l) => pattern.test(l)).length;
+    result.figures.push(`daemon: ${count(/^tick \d+/)} tick summaries, ${count(/steps? failed: /)} with a step failed, ` +
+      `${count(/ was cut short .* adopted, item active$/)} workers adopted after a cut dispatch, ${count(/ was cut short .* item interrupted;/)} dispatches cut short left interrupted`);
+    if (!said.join("\n").trimEnd().split("\n").at(-2)?.startsWith("stopping: SIGTERM received")) {
       result.broken.push(`the last daemon did not say it was stopping on SIGTERM; its output is in ${log}`);
     }
     const verdict = await checkSoakEnd({
