@@ -11,6 +11,7 @@ import type { ProcessIdentity } from "../processes.ts";
 import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
 import { withDaemon } from "../testing/daemon.ts";
+import { startNotifyReceivers } from "../testing/notify-receivers.ts";
 import { readHeartbeat } from "./heartbeat.ts";
 import { LOST_REASON } from "../work-items/worker-ended.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
@@ -41,6 +42,25 @@ test("a first tick polls, dispatches under the cap, comments, audits the pass an
     const beat = readHeartbeat(deps.stateDir)!;
     assert.equal([beat.pid, beat.tick, beat.next_at], [process.pid, 1, null]);
     assert.ok(beat.last_poll_at);
+  }));
+
+test("a tick stopped after it dispatched and before its notification step leaves the dispatch to the next tick, which tells it", () =>
+  withDaemon(template, async ({ t, deps }) => {
+    const receivers = await startNotifyReceivers(join(t.tmp, "receivers"));
+    try {
+      const told = { ...deps, config: { ...deps.config, ...receivers.config, notifications: { ...deps.config.notifications, events: ["dispatch" as const] } } };
+      // The first tick a channel is configured for is stopped (a SIGTERM, or a kill) right after its dispatch.
+      let stop = false;
+      const state = initialState();
+      const first = await runTick({ ...told, stopRequested: () => stop, report: (e) => { deps.report(e); if (e.line.startsWith("dispatched ")) stop = true; } }, state);
+      assert.ok(first.stopped, "the first tick stopped early");
+      assert.is(receivers.received().webhook.length, 0, "before its notification step");
+      const second = await runTick(told, state);
+      assert.is(second.notify.sent, 1);
+      assert.equal(receivers.received().webhook.map((r) => (r.body as { title: string }).title), ["robot-army: demo/widgets#1 dispatched (item 1)"]);
+    } finally {
+      await receivers.close();
+    }
   }));
 
 test("a worker's exit in the spool closes its row, interrupts its item, and the spool file goes", () =>

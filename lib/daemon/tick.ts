@@ -30,7 +30,7 @@ import { retireIdleWorkers } from "../ending/retire.ts";
 import { followNeedsInfo } from "../work-items/needs-info.ts";
 import { cleanupPass } from "../cleanup/pass.ts";
 import { reportDiskAnomalies } from "../cleanup/disk-anomalies.ts";
-import { notifyPass } from "../notify/pass.ts";
+import { notifyPass, openNotificationCursor } from "../notify/pass.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
 export interface TickDeps extends DispatchDeps, Pick<TabsDeps, "terminalLauncher"> {
@@ -88,6 +88,8 @@ export function initialState(lastPollAt: string | null = null): DaemonState {
 export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: Date) => Date | null = () => null): Promise<TickResult> {
   state.tick++;
   const passStartedAfter = lastAuditId(deps.store);
+  // Before any step: what this tick does is told, by its own notification step or, if it is stopped first, the next tick's.
+  openNotificationCursor(deps, passStartedAfter);
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },

@@ -40,6 +40,21 @@ export interface NotifyResult {
 }
 
 /**
+ * Where this effect level's notifications are told from, opening it at `from` when none is
+ * yet (a channel newly configured: what happens from now on is told); null with no channel.
+ * The daemon opens it as a tick begins, before any step, so a tick stopped or killed before
+ * its notification step leaves what it did to the next tick's pass, never behind its start.
+ */
+export function openNotificationCursor(deps: Pick<NotifyDeps, "store" | "config" | "effects">, from: number): number | null {
+  if (configuredChannelNames(deps.config).length === 0) return null;
+  const simulated = !deps.effects.notifications;
+  const through = notifiedThrough(deps.store, simulated);
+  if (through !== null) return through;
+  appendAudit(deps.store, { kind: "notification.cursor", simulated, body: { through: from, why: "a notification channel is configured: what happens from now on is told" } });
+  return from;
+}
+
+/**
  * Runs the step. `passStartedAfter` is the newest audit record when the pass began: the
  * first pass with a channel tells what happened in that pass, never the history before it.
  * `channels` defaults to the config's (their credential files read now; one that cannot be
@@ -55,11 +70,7 @@ export async function notifyPass(deps: NotifyDeps, options: { passStartedAfter?:
   if (configuredChannelNames(deps.config).length === 0) return result;
   // One cursor per effect level: a pass below live never passes over what live has still to tell, nor the other way.
   const simulated = !deps.effects.notifications;
-  let through = notifiedThrough(deps.store, simulated);
-  if (through === null) {
-    through = options.passStartedAfter ?? lastAuditId(deps.store);
-    appendAudit(deps.store, { kind: "notification.cursor", simulated, body: { through, why: "a notification channel is configured: what happens from now on is told" } });
-  }
+  const through = openNotificationCursor(deps, options.passStartedAfter ?? lastAuditId(deps.store))!;
   const wanted = new Set<NotificationEvent>(deps.config.notifications.events);
   const scan = notifiableSince(deps.store, through, { host: deps.host, simulated: deps.effects.simulated });
   const due = scan.found.filter((n) => wanted.has(n.event));

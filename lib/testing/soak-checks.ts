@@ -112,12 +112,21 @@ function checkWorktrees(store: Store, end: SoakEnd, verdict: SoakVerdict): void 
 /** Every intent without an outcome is named by an `effect_unfinished` anomaly. */
 function checkIntents(store: Store, verdict: SoakVerdict): void {
   const open = intentsWithoutOutcome(store);
-  const reported = new Set(listAnomalies(store, { kind: "effect_unfinished" }).map((a) => a.action_id));
-  const unreported = open.filter((intent) => !reported.has(intent.actionId));
+  const unreported = unreportedIntents(store);
   const outcomes = queryAudit(store, {}).filter((r) => r.phase === "outcome");
   const settled = outcomes.filter((r) => r.body.settled_from !== undefined).length;
   verdict.figures.push(`intents without an outcome: ${open.length}, ${open.length - unreported.length} reported; ${settled} settled from evidence after a kill`);
   for (const intent of unreported) verdict.broken.push(`intent ${intent.kind} ${intent.actionId} (record ${intent.id}) has no outcome and no effect_unfinished anomaly`);
+}
+
+/**
+ * Intents with neither an outcome nor an `effect_unfinished` anomaly: while a daemon runs,
+ * ones a kill cut short that are still within their kind's settle window (a comment GitHub
+ * may not list yet); at the end, none may be left.
+ */
+export function unreportedIntents(store: Store): ReturnType<typeof intentsWithoutOutcome> {
+  const reported = new Set(listAnomalies(store, { kind: "effect_unfinished" }).map((a) => a.action_id));
+  return intentsWithoutOutcome(store).filter((intent) => !reported.has(intent.actionId));
 }
 
 /** Every write the CLI made that changed something is in the audit log exactly once. */

@@ -38,7 +38,7 @@ import { listItems } from "../../lib/work-items/queries.ts";
 import { startDashboard } from "../../lib/testing/dashboard.ts";
 import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { startNotifyReceivers } from "../../lib/testing/notify-receivers.ts";
-import { checkSoakEnd } from "../../lib/testing/soak-checks.ts";
+import { checkSoakEnd, unreportedIntents } from "../../lib/testing/soak-checks.ts";
 import { LOCK_ERROR, cliProblem, loopOverCli, percentile, readDashboard, runCli, seededRandom, startDaemon, waitUntilNoneNaming } from "../../lib/testing/soak.ts";
 import type { CliAnswer, CliFigures, DaemonProcess } from "../../lib/testing/soak.ts";
 import type { Store } from "../../lib/store/open.ts";
@@ -143,6 +143,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     });
     if (reclaimed.how !== "finished") throw new SoakGaveUp(`not reclaimed: ${reclaimed.progress?.waiting.join("; ") ?? "the store could not be read"} (${result.kills} of ${options.kills} kills)`);
     await killing;
+    // An effect the last kills cut short may still be within its kind's settle window (a comment, 60 s): the
+    // daemon running now settles or reports it once that has passed, and the end is checked after.
+    const settled = await waitForTheEnd({
+      check: () => {
+        const left = unreportedIntents(store);
+        return { finished: left.length === 0, waiting: left.map((i) => `${i.kind} ${i.actionId} (record ${i.id})`) };
+      },
+      limitMs: 120_000, stopped: () => false,
+    });
+    if (settled.how !== "finished") throw new SoakGaveUp(`intents still neither settled nor reported after 120 s: ${settled.progress?.waiting.join("; ")}`);
   } catch (error) {
     if (!(error instanceof SoakGaveUp)) throw error;
     result.broken.push(`the soak gave up: ${error.message}; the daemon's output is in ${log}`);
