@@ -116,6 +116,9 @@ function checkIntents(store: Store, verdict: SoakVerdict): void {
   const outcomes = queryAudit(store, {}).filter((r) => r.phase === "outcome");
   const settled = outcomes.filter((r) => r.body.settled_from !== undefined).length;
   verdict.figures.push(`intents without an outcome: ${open.length}, ${open.length - unreported.length} reported; ${settled} settled from evidence after a kill`);
+  const cut = queryAudit(store, { kind: "state.work_item" }).map((r) => String(r.body.reason ?? ""));
+  verdict.figures.push(`dispatches cut short by a kill: ${cut.filter((r) => r.startsWith("its worker was adopted")).length} workers adopted, ` +
+    `${cut.filter((r) => r.startsWith("its dispatch was cut short")).length} items left interrupted for their owner`);
   for (const intent of unreported) verdict.broken.push(`intent ${intent.kind} ${intent.actionId} (record ${intent.id}) has no outcome and no effect_unfinished anomaly`);
 }
 
