@@ -41,6 +41,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-asking-worker-and-receivers": () => import("./forge-with-asking-worker-and-receivers.ts"),
   "worker-profile-configs": () => import("./worker-profile-configs.ts"),
   "forge-with-clone": () => import("./forge-with-clone.ts"),
+  "forge-with-adoptable-worker": () => import("./forge-with-adoptable-worker.ts"),
   "forge-with-two-repos": () => import("./forge-with-two-repos.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-claude-worker": () => import("./forge-with-claude-worker.ts"),
