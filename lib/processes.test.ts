@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import { exitedPid } from "./testing/fixtures.ts";
-import { groupLiveness, groupMembers, identify, liveness, processStartTime } from "./processes.ts";
+import { groupLiveness, groupMembers, identify, liveness, processStartTime, provenSameProcess, sameProcess } from "./processes.ts";
 import { waitFor } from "./testing/wait.ts";
 
 test("this process is running, known by pid and start time", () => {
@@ -53,6 +53,18 @@ test("a group whose leader's pid now leads another process's group is ended: the
   const me = identify(process.pid);
   const [boot, ticks] = me.start_id!.split(":");
   assert.is(groupLiveness({ pgid: me.pid, leader_start_id: `${boot}:${Number(ticks) - 1}` }, `${boot}:${Number(ticks) - 1}`), "exited");
+});
+
+test("one process is proven by a start both records name; a pid alone never proves it, though sameProcess takes two bare pids for one", () => {
+  const me = identify(process.pid);
+  assert.ok(provenSameProcess(me, { ...me }));
+  assert.ok(provenSameProcess({ ...me, start_id: null }, me), "by start time when one has no start id");
+  assert.not.ok(provenSameProcess({ ...me, start_id: "other:1" }, me));
+  const bare = { pid: me.pid, started_at: null, start_id: null };
+  assert.not.ok(provenSameProcess(bare, bare));
+  assert.not.ok(provenSameProcess(bare, { ...me, started_at: null }), "a start id on one side only proves nothing");
+  // sameProcess's own meaning, which the locks and abandonedHere rely on, is unchanged.
+  assert.ok(sameProcess(bare, { ...me, started_at: null }));
 });
 
 test("a process that has exited is exited", () => {

@@ -43,6 +43,18 @@ export function sameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
 }
 
 /**
+ * Whether two records are proven to name one process: the same pid and a start both record
+ * (their start ids when both have one, else their start times). Unlike `sameProcess`, two
+ * records with no start on either side are never taken for one process: a pid alone may
+ * have been reused. What it proves is what adoption takes a worker on (lib/daemon/adopt-worker.ts).
+ */
+export function provenSameProcess(a: ProcessIdentity, b: ProcessIdentity): boolean {
+  if (a.pid !== b.pid) return false;
+  if (a.start_id && b.start_id) return a.start_id === b.start_id;
+  return !!a.started_at && !!b.started_at && a.started_at === b.started_at;
+}
+
+/**
  * A running process's `<boot id>:<start ticks>`, or undefined when it cannot be read; with
  * `ended`, a child that has exited but is not yet reaped (a zombie) gives its start too.
  */

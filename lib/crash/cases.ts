@@ -36,6 +36,13 @@ export type Conclusion = (
    * worker adopted (lib/daemon/adopt-worker.ts: its row is the launched session's, its issue told once).
    */
   item?: "interrupted" | "active";
+  /**
+   * For a kind that waits `settleAfterSeconds` after its writer is gone (a request or a child still on its way may
+   * land), cut after its intent: a restart pass at the crash's own clock, inside that wait, leaves the intent neither
+   * settled nor reported, and, where a crash mid-dispatch decides it, the item in this state (its claim not concluded
+   * while its launch is not: `dispatching`).
+   */
+  pending?: { item?: "dispatching" };
 };
 
 /** How to reach one effect's boundary. */
@@ -66,18 +73,23 @@ const notDone = (found: string | RegExp, world?: WorldFact, reported?: true, ite
 export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   "github.comment": {
     setup: "polled", cross: TICK,
-    // The issue was never told: the owner is, by the anomaly.
-    concludes: { intent: notDone("not posted", "not posted", true), outcome: done("posted") },
+    // The issue was never told: the owner is, by the anomaly (once a POST still on its way would have landed).
+    concludes: { intent: { ...notDone("not posted", "not posted", true), pending: {} }, outcome: done("posted") },
   },
   // A dispatch cut before its worker was launched: the claim is cut short and the item interrupted.
   "worktree.create": {
     setup: "polled", cross: TICK,
     concludes: { intent: notDone("not made", "absent", undefined, "interrupted"), outcome: done("present", "interrupted") },
   },
+  // Cut after the launch's intent, before its child was started: within the launch's settleAfterSeconds (its child may
+  // still be writing its record) the restart concludes nothing and the item stays dispatching; then "not launched", interrupted.
   // Cut after the launch's outcome, before the row: the running worker is adopted, the item active.
   "session.launch": {
     setup: "polled", cross: TICK,
-    concludes: { intent: notDone(/^not launched/, "no record", undefined, "interrupted"), outcome: done("running", "active") },
+    concludes: {
+      intent: { ...notDone(/^not launched/, "no record", undefined, "interrupted"), pending: { item: "dispatching" } },
+      outcome: done("running", "active"),
+    },
   },
   "worktree.remove": {
     setup: "worker-ended", cross: ["reset", "1", "--effect-level", "live"],
@@ -114,8 +126,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   "session.abandon": { setup: "session-cwd-gone", cross: GC, concludes: { intent: { settle: "reported", world: "not marked" }, outcome: done("marked") } },
   // Cut after its intent, the respawn wrote no new generation: the ended one is all there is.
   "session.respawn": { setup: "permanent-ended", cross: GC, concludes: { intent: notDone(/^not (launched|respawned)/, "stopped"), outcome: done("stopped") } },
-  // Cut after its intent, the new generation's record has no holder: nothing was started.
-  "session.start": { setup: "permanent-ended", cross: GC, concludes: { intent: notDone(/^not (launched|started)/, "stopped"), outcome: done("running") } },
+  // Cut after its intent, the new generation's record has no holder: nothing was started (concluded once its holder had time to write its pid).
+  "session.start": {
+    setup: "permanent-ended", cross: GC,
+    concludes: { intent: { ...notDone(/^not (launched|started)/, "stopped"), pending: {} }, outcome: done("running") },
+  },
   "session.mark-flapping": { setup: "permanent-flapping", cross: GC, concludes: { intent: { settle: "reported", world: "not marked" }, outcome: done("marked") } },
   // The crashed drain set nothing aside; the restart's drain does, under an action of its own.
   "spool.damaged": { setup: "spool-damaged", cross: TICK, concludes: { intent: notDone(/^not set aside/, "at its path"), outcome: done("set aside") } },

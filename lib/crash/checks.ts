@@ -64,6 +64,29 @@ export async function settledOrReported(lab: Lab, cut: CutEffect): Promise<boole
   return await withStoreOf(lab, (store) => !!store && (outcomesOf(store, cut.intent.actionId!).length > 0 || reportedAnomaly(store, cut.intent.actionId!)));
 }
 
+/**
+ * After a restart pass inside the cut kind's settleAfterSeconds: how the cut intent and its item differ from
+ * what its case states (neither settled nor reported, and the item in its stated state).
+ */
+export async function pendingProblems(lab: Lab, cut: CutEffect, pending: NonNullable<Conclusion["pending"]>, waits: number): Promise<string[]> {
+  const at = `${cut.kind}:${cut.phase}`;
+  const early = `a restart pass at the crash's clock, before ${cut.kind}'s settleAfterSeconds (${waits}s) passed,`;
+  return await withStoreOf(lab, (store) => {
+    if (!store) return ["the store is gone"];
+    const problems: string[] = [];
+    const actionId = cut.intent.actionId!;
+    const outcome = outcomesOf(store, actionId)[0];
+    if (outcome) problems.push(`${early} settled ${at} already (${describeOutcome(outcome)})`);
+    if (reportedAnomaly(store, actionId)) problems.push(`${early} reported ${at} already`);
+    const item = cut.intent.item;
+    if (pending.item !== undefined) {
+      const row = item === null ? undefined : store.db.prepare("SELECT state FROM work_items WHERE id = ?").get(item) as { state: string } | undefined;
+      if (row?.state !== pending.item) problems.push(`${early} left item ${item} ${row?.state ?? "gone"}, not ${pending.item}`);
+    }
+    return problems;
+  });
+}
+
 /** How the world and the recovery of the cut effect differ from what its case states. */
 export async function conclusionProblems(lab: Lab, cut: CutEffect, expected: Conclusion): Promise<string[]> {
   const at = `${cut.kind}:${cut.phase}`;

@@ -1,15 +1,17 @@
 /**
  * One crash at one boundary: a fresh lab brought to the case's world, the crossing command
  * run with `RA_FAULT=<kind>:<phase>` (it must die by SIGKILL, or it never reached its
- * boundary), what the world shows of the cut effect read, then the daemon restarted: once
- * at the crash's own clock (`firstPassAt`), where no effect's timeout has passed and only its
- * writer being gone settles an intent (the cut one must be settled or reported there), then past every
- * timeout, again until a pass changes nothing; and every recovery check run, the case's
- * conclusion among them (lib/crash/checks.ts).
+ * boundary), what the world shows of the cut effect read, then the daemon restarted: for a
+ * kind that waits `settleAfterSeconds` after its writer is gone, cut after its intent, first
+ * at the crash's own clock, inside that wait, where the cut intent must be left unconcluded
+ * (the case's `pending`); then once at the crash's clock past that wait (`firstPassAt`), where
+ * no effect's timeout has passed and only its writer being gone settles an intent (the cut one
+ * must be settled or reported there), then past every timeout, again until a pass changes
+ * nothing; and every recovery check run, the case's conclusion among them (lib/crash/checks.ts).
  */
 import { CRASH_CASES } from "./cases.ts";
 import type { Conclusion, CrashCase, CrashPhase } from "./cases.ts";
-import { conclusionProblems, crashEvidence, cutEffect, recoveryProblems, settledOrReported, storeSnapshot } from "./checks.ts";
+import { conclusionProblems, crashEvidence, cutEffect, pendingProblems, recoveryProblems, settledOrReported, storeSnapshot } from "./checks.ts";
 import type { AnomalyList } from "./checks.ts";
 import { LAB_NOW } from "./lab.ts";
 import type { Lab, LabTemplate, Run } from "./lab.ts";
@@ -71,11 +73,21 @@ async function crashAndRecover(lab: Lab, crash: CrashCase, kind: EffectKindName,
   if (typeof effect === "string") result.problems.push(effect);
   const firstAt = firstPassAt(kind, crashedAt);
   if (typeof firstAt !== "string") return void result.problems.push(firstAt.problem);
+  // A kind that waits after its writer is gone is restarted at the crash's own clock first, inside that wait: nothing concluded yet.
+  const waits = (EFFECT_KINDS[kind] as { settleAfterSeconds?: number }).settleAfterSeconds ?? 0;
+  const pending = crash.concludes[phase].pending;
+  if (phase === "intent" && (waits > 0 || pending)) {
+    if (!pending) return void result.problems.push(`${kind} waits ${waits}s after its writer is gone, yet its case states nothing of a restart inside that wait (concludes.intent.pending)`);
+    const early = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: crashedAt } });
+    result.passes += 1;
+    if (hasStackTrace(early)) result.problems.push(`the restart pass at the crash's clock printed a stack trace${tail(early)}`);
+    if (typeof effect !== "string") result.problems.push(...await pendingProblems(lab, effect, pending, waits));
+  }
   let before = await storeSnapshot(lab);
+  let first = true;
   let last: Run;
   for (;;) {
-    // The first pass keeps the crash's clock: no timeout has passed, so only a writer proven gone settles.
-    const first = result.passes === 0;
+    // The first pass keeps the crash's clock (past the kind's settleAfterSeconds): no timeout has passed, so only a writer proven gone settles.
     last = await lab.robotArmy(["run", "--once", "--effect-level", "live"], { env: { RA_NOW: first ? firstAt : RESTART_AT } });
     result.passes += 1;
     if (hasStackTrace(last)) result.problems.push(`restart pass ${result.passes} printed a stack trace${tail(last)}`);
@@ -86,6 +98,7 @@ async function crashAndRecover(lab: Lab, crash: CrashCase, kind: EffectKindName,
     // Quiet only once a pass past every timeout changes nothing.
     if (after === before && !first) break;
     before = after;
+    first = false;
     if (result.passes >= MAX_PASSES) {
       result.problems.push(`the daemon still changed something after ${MAX_PASSES} restart passes`);
       break;
@@ -129,6 +142,11 @@ function firstPassAt(kind: EffectKindName, crashedAt: string): string | { proble
 
 /** A conclusion in a few words, for the suite's line. */
 function concludedWords(conclusion: Conclusion): string {
+  const waited = conclusion.pending ? `pending while its writer may still land it${conclusion.pending.item ? ` (item ${conclusion.pending.item})` : ""}, then ` : "";
+  return waited + concludedOnce(conclusion);
+}
+
+function concludedOnce(conclusion: Conclusion): string {
   const item = conclusion.item === "active" ? ", worker adopted" : conclusion.item ? `, item ${conclusion.item}` : "";
   if (conclusion.settle === "nothing") return `nothing to settle${item}`;
   if (conclusion.settle === "reported") return `reported${item}`;

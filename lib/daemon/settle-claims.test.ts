@@ -11,7 +11,12 @@ import { git, makeGitRepo } from "../testing/fixtures.ts";
 import { worktreePath } from "../boundaries/worktrees.ts";
 import { wireEffects } from "../effects.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
-import { sessionsOf } from "../work-items/sessions.ts";
+import { recordSession, sessionById, sessionsOf } from "../work-items/sessions.ts";
+import { raiseAnomaly } from "../store/anomalies.ts";
+import { claimerOf } from "../dispatch/claim.ts";
+import { liveSessionOf } from "../dispatch/verbs/live-session.ts";
+import { adoptionOf } from "./adopt-worker.ts";
+import type { Adoption } from "./adopt-worker.ts";
 import { sweepUnfinished } from "./unfinished.ts";
 import { identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
@@ -21,7 +26,7 @@ import type { Store } from "../store/open.ts";
 import type { Config } from "../config.ts";
 import { createItem, getItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
-import { settleClaims } from "./settle-claims.ts";
+import { adopt, settleClaims } from "./settle-claims.ts";
 
 const sessions = trackSessionProcesses(test, { childrenBy: "pid" });
 
@@ -104,31 +109,54 @@ test("a worker session tagged for a cut-short item is named, and left running", 
  * The world a daemon SIGKILLed mid-dispatch leaves: the item claimed by a process now gone, its worktree made on
  * its branch, its worker's managed session launched there and running, the `session.launch` intent that process
  * wrote (as start-worker writes it), and, with `outcome: "own"`, the outcome it wrote too; no session row.
+ * With `started: "after"` the session is started only by `start()`, after the intent (a child still starting when
+ * its launcher died); with `"never"` it never is (a launch cut before its child wrote anything).
  */
-async function cutAfterLaunch(dirs: WorkerDirs, options: { issue?: number; launch?: "intent" | "none"; outcome?: "own" | "none"; sessionId?: string } = {}) {
+async function cutAfterLaunch(dirs: WorkerDirs, options: {
+  issue?: number; launch?: "intent" | "none"; outcome?: "own" | "failed" | "none"; sessionId?: string; started?: "before" | "after" | "never";
+  writer?: ProcessIdentity; claimer?: ProcessIdentity; intent?: Record<string, unknown>;
+} = {}) {
   const issue = options.issue ?? 1;
   const repo = join(dirs.work, "widgets");
   const config = await configFrom(`[repos."demo/widgets"]\npath = "${repo}"\n\n[worktrees]\nroot = "${join(dirs.work, "worktrees")}"\n`);
-  const gone = await endedProcess();
+  const gone = options.claimer ?? await endedProcess();
   const id = claimed(dirs.store, issue, gone);
   const branch = `robot-army/issue-${issue}`;
   const worktree = worktreePath(join(dirs.work, "worktrees"), "demo/widgets", issue);
   git(repo, "worktree", "add", "--quiet", "-b", branch, worktree);
-  const { record } = await sessions.start(dirs.root, { name: `ra-widgets-${issue}`, command: "sleep", args: ["30"], cwd: worktree, tags: workerTags(dirs.store, id) });
+  const name = `ra-widgets-${issue}`;
+  const chosen = randomUUID();
+  const start = async () => (await sessions.start(dirs.root, { id: chosen, name, command: "sleep", args: ["30"], cwd: worktree, tags: workerTags(dirs.store, id) })).record;
+  const record = (options.started ?? "before") === "before" ? await start() : undefined;
   const actionId = randomUUID();
   if (options.launch !== "none") {
-    const session = options.sessionId ?? record.id;
-    const place = { launcher: "process", marker: record.name, terminal: { launcher: "process" } };
+    const session = options.sessionId ?? chosen;
+    const place = { launcher: "process", marker: name, terminal: { launcher: "process" } };
     const comment = { purpose: "dispatched", body: `robot-army dispatched a session for this issue.\n\n- Session id: ${session}` };
     appendAudit(dirs.store, {
       kind: "session.launch", phase: "intent", actionId, repo: "demo/widgets", item: id, sessionId: session,
-      body: { session: record.name, session_id: session, cwd: worktree, branch, attempt: 1, profile: "demo", episode_key: `item-${id}`, ...place, comment, writer: gone },
+      body: { session: name, session_id: session, cwd: worktree, branch, attempt: 1, profile: "demo", episode_key: `item-${id}`, ...place, comment, ...options.intent, writer: options.writer ?? gone },
     });
     if (options.outcome === "own") {
       appendAudit(dirs.store, { kind: "session.launch", phase: "outcome", actionId, repo: "demo/widgets", item: id, sessionId: session, body: { ok: true, session_id: session, ...place } });
     }
+    if (options.outcome === "failed") {
+      appendAudit(dirs.store, { kind: "session.launch", phase: "outcome", actionId, repo: "demo/widgets", item: id, sessionId: session, body: { ok: false, error: "session run did not confirm the start within 30s" } });
+    }
   }
-  return { id, config, record, worktree, branch, actionId };
+  return { id, config, record: record!, sessionId: chosen, name, start, worktree, branch, actionId };
+}
+
+/** Runs `fn` with the clock a little over a minute on: past session.launch's settleAfterSeconds. */
+async function aMinuteLater<T>(fn: () => Promise<T>): Promise<T> {
+  const before = process.env.RA_NOW;
+  process.env.RA_NOW = new Date(Date.now() + 61_000).toISOString();
+  try {
+    return await fn();
+  } finally {
+    if (before === undefined) delete process.env.RA_NOW;
+    else process.env.RA_NOW = before;
+  }
 }
 
 /** The unfinished-effect sweep, as the tick runs it before settling claims. */
@@ -141,7 +169,7 @@ test("a worker launched for a cut-short dispatch is adopted: its row written as 
   posted.length = 0;
   // Cut during the launch: no outcome, until the sweep settles it from the session's record.
   const cut = await cutAfterLaunch(dirs);
-  await sweep(dirs, cut.config);
+  await aMinuteLater(() => sweep(dirs, cut.config));
   const settledLaunch = queryAudit(dirs.store, { kind: "session.launch" }).find((r) => r.phase === "outcome");
   assert.equal([settledLaunch?.body.settled_from, settledLaunch?.body.ok], ["session-record", true]);
   // Cut after the launch's own outcome.
@@ -179,13 +207,12 @@ test("a worker launched for a cut-short dispatch is adopted: its row written as 
 test("without every piece of evidence the worker is not adopted: the item is interrupted and the worker named, as before", inWorkerDir(async (dirs) => {
   makeGitRepo(join(dirs.work, "widgets"));
   posted.length = 0;
-  // 1: no launch on record; 2: a launch with no outcome (the sweep has not settled it); 3: a launch naming another session.
+  // 1: no launch on record; 2: a launch naming another session (with no record).
   const none = await cutAfterLaunch(dirs, { issue: 1, launch: "none" });
-  const open = await cutAfterLaunch(dirs, { issue: 2 });
   const other = await cutAfterLaunch(dirs, { issue: 3, outcome: "own", sessionId: randomUUID() });
   const result = await settleClaims(claimsDeps(dirs.store, dirs.root, none.config, dirs.state));
-  assert.equal([result.cutShort, result.adopted], [3, 0]);
-  for (const { id, record } of [none, open, other]) {
+  assert.equal([result.cutShort, result.adopted], [2, 0]);
+  for (const { id, record } of [none, other]) {
     const item = getItem(dirs.store, id)!;
     assert.is(item.state, "interrupted");
     assert.match(item.reason!, `; session "${record.name}" tagged for it still runs`);
@@ -205,9 +232,118 @@ test("a worker whose session cannot be checked is not adopted, though its launch
   assert.equal([result.cutShort, result.adopted], [1, 0]);
   const item = getItem(dirs.store, cut.id)!;
   assert.is(item.state, "interrupted");
-  assert.match(item.reason!, "whether a worker runs for it cannot be checked");
+  assert.match(item.reason!, `; session "${cut.record.name}" its launch started still runs, not adopted: whether another worker runs for it cannot be checked`);
   assert.equal(sessionsOf(dirs.store, cut.id), []);
   assert.equal(posted, []);
+}));
+
+test("a dispatch cut mid-launch is left dispatching until its launch is settled: a worker whose record came after the cut is adopted, a launch that never made one is interrupted", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  posted.length = 0;
+  const earlier = randomUUID();
+  // A resume's launch, its child not yet on record when its launcher died; and a launch whose child never wrote one.
+  const late = await cutAfterLaunch(dirs, { issue: 1, started: "after", intent: { active_details: { earlier } } });
+  const never = await cutAfterLaunch(dirs, { issue: 2, started: "never" });
+  const deps = claimsDeps(dirs.store, dirs.root, late.config, dirs.state);
+  // The restarted daemon's first pass, at once: within the launch's settleAfterSeconds neither launch is settled, nor either claim.
+  await sweep(dirs, late.config);
+  assert.equal(queryAudit(dirs.store, { kind: "session.launch" }).filter((r) => r.phase === "outcome"), [], "its child may still be starting: not concluded \"not launched\"");
+  const early = await settleClaims(deps);
+  assert.equal([early.cutShort, early.adopted, early.unknown, early.waiting], [0, 0, 0, 2]);
+  assert.equal([getItem(dirs.store, late.id)!.state, getItem(dirs.store, never.id)!.state], ["dispatching", "dispatching"]);
+  assert.equal(early.events.map((e) => e.event), ["claim_waiting", "claim_waiting"]);
+  assert.match(early.events[0].line, /^dispatch of demo\/widgets#1 \(item 1\) was cut short \(pid \d+ ended\) while launching session ra-widgets-1: left dispatching until that launch is settled from the session's record$/);
+  // The child its launcher handed the start to writes the session's record after the cut.
+  const record = await late.start();
+  // A minute on, past the launch's settleAfterSeconds: the sweep settles both launches, and the claims follow them.
+  const result = await aMinuteLater(async () => {
+    await sweep(dirs, late.config);
+    return await settleClaims(deps);
+  });
+  assert.equal([result.cutShort, result.adopted, result.unknown, result.waiting], [2, 1, 0, 0]);
+  assert.is(getItem(dirs.store, late.id)!.state, "active");
+  const [row] = sessionsOf(dirs.store, late.id);
+  assert.equal([row.id, row.started_at], [record.id, record.startedAt], "its row says when it started, not when it was adopted");
+  const moved = queryAudit(dirs.store, { kind: "state.work_item", item: late.id }).at(-1)!;
+  assert.equal([moved.body.to, moved.body.adopted, moved.body.earlier], ["active", true, earlier], "an adopted resume still says which session it continues");
+  const interrupted = getItem(dirs.store, never.id)!;
+  assert.is(interrupted.state, "interrupted");
+  assert.match(interrupted.reason!, /ended before its worker was recorded$/);
+  assert.equal(queryAudit(dirs.store, { kind: "session.launch", item: never.id }).find((r) => r.phase === "outcome")?.body.found, "not launched (no session record)");
+  assert.equal(posted.map((p) => p.issue), [1]);
+}));
+
+test("a launch the sweep reported as effect_unfinished is not waited for: the claim is settled as before", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  const cut = await cutAfterLaunch(dirs, { issue: 1 });
+  raiseAnomaly(dirs.store, { kind: "effect_unfinished", actionId: cut.actionId, repo: "demo/widgets", item: cut.id, detail: "whether session ra-widgets-1 runs cannot be checked" });
+  const result = await settleClaims(claimsDeps(dirs.store, dirs.root, cut.config, dirs.state));
+  assert.equal([result.cutShort, result.adopted, result.waiting], [1, 0, 0]);
+  const item = getItem(dirs.store, cut.id)!;
+  assert.is(item.state, "interrupted");
+  assert.match(item.reason!, `; session "ra-widgets-1" its launch started still runs, not adopted: its launch has no outcome yet`);
+}));
+
+test("the session the launch names is the one adopted, or named when it is not, whatever other session tagged for the item runs first", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  posted.length = 0;
+  const adopted = await cutAfterLaunch(dirs, { issue: 1, started: "after", outcome: "own" });
+  const failed = await cutAfterLaunch(dirs, { issue: 2, started: "after", outcome: "failed" });
+  // Started first and named first: a session-root scan lists each stray before the session its item's launch named.
+  const strays = [];
+  for (const { id } of [adopted, failed]) {
+    strays.push((await sessions.start(dirs.root, { name: `ra-stray-${id}`, command: "sleep", args: ["30"], cwd: dirs.work, tags: workerTags(dirs.store, id) })).record);
+  }
+  const launched = [await adopted.start(), await failed.start()];
+  const result = await settleClaims(claimsDeps(dirs.store, dirs.root, adopted.config, dirs.state));
+  assert.equal([result.cutShort, result.adopted], [2, 1]);
+  assert.is(getItem(dirs.store, adopted.id)!.state, "active");
+  assert.equal(sessionsOf(dirs.store, adopted.id).map((r) => r.id), [launched[0].id]);
+  const item = getItem(dirs.store, failed.id)!;
+  assert.is(item.state, "interrupted");
+  assert.match(item.reason!, `; session "${launched[1].name}" its launch started still runs, not adopted: its launch's outcome says it failed`);
+  assert.ok(!item.reason!.includes(strays[1].name), item.reason!);
+  assert.is(result.events.find((e) => e.item === failed.id)?.session, launched[1].id);
+  for (const record of [...strays, ...launched]) assert.is(sessionState(dirs.root, record), "running", "nothing is signalled");
+}));
+
+test("a launch whose writer names only a pid is not proven the claimer's, even where the claim has no start time either", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  const ended = await endedProcess();
+  // The claim names the process by its start id alone; the launch by its pid alone.
+  const claimer = { pid: ended.pid, started_at: null, start_id: ended.start_id };
+  const cut = await cutAfterLaunch(dirs, { issue: 1, outcome: "own", claimer, writer: { pid: ended.pid, started_at: null, start_id: null } });
+  const result = await settleClaims(claimsDeps(dirs.store, dirs.root, cut.config, dirs.state));
+  assert.equal([result.cutShort, result.adopted], [1, 0]);
+  assert.is(getItem(dirs.store, cut.id)!.state, "interrupted");
+  assert.equal(sessionsOf(dirs.store, cut.id), []);
+}));
+
+test("an adoption stands only on what it read: a claim or a session row written meanwhile leaves the item for a later pass", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  posted.length = 0;
+  const rowSince = await cutAfterLaunch(dirs, { issue: 1, outcome: "own" });
+  const claimSince = await cutAfterLaunch(dirs, { issue: 2, outcome: "own" });
+  const deps = claimsDeps(dirs.store, dirs.root, rowSince.config, dirs.state);
+  const adoptions = [];
+  for (const cut of [rowSince, claimSince]) {
+    const claimer = claimerOf(dirs.store, cut.id)!;
+    const adoption = await adoptionOf(deps, getItem(dirs.store, cut.id)!, claimer, liveSessionOf(dirs.store, dirs.root, cut.id, null));
+    assert.ok(!("not" in adoption), JSON.stringify(adoption));
+    adoptions.push({ cut, claimer, adoption: adoption as Adoption });
+  }
+  // While adoptionOf awaited git: a row of item 1 written by another start, and item 2 claimed anew by a process that runs.
+  recordSession(dirs.store, { id: randomUUID(), item: rowSince.id, name: "ra-widgets-1-other", host: "testhost", launcher: "process", marker: "m", worktree: rowSince.worktree, branch: rowSince.branch, started_at: "", simulated: false });
+  transition(dirs.store, claimSince.id, "interrupted", { reason: "test" });
+  transition(dirs.store, claimSince.id, "ready", { reason: "test" });
+  transition(dirs.store, claimSince.id, "dispatching", { reason: "a slot is free", details: { claimed_by: identify(process.pid) } });
+  const result = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, events: [] };
+  for (const { cut, claimer, adoption } of adoptions) {
+    assert.is(await adopt(deps, getItem(dirs.store, cut.id)!, claimer, adoption, result), "changed");
+    assert.is(getItem(dirs.store, cut.id)!.state, "dispatching");
+    assert.is(sessionById(dirs.store, cut.record.id), undefined);
+  }
+  assert.equal([result.adopted, posted], [0, []]);
 }));
 
 test.run();

@@ -12,21 +12,26 @@
  * (lib/daemon/adopt-worker.ts: it runs, the audit log proves it launched for this dispatch
  * in the item's worktree): its session row is written as its start would have written it
  * and the item moves `dispatching -> active` in one transaction, and the issue is then told
- * where it runs, as that start would have told it. A worker tagged for the item that runs
- * but is not proven this dispatch's is named in the reason instead, so the owner can look
- * at it or end it. Nothing is signalled here.
+ * where it runs, as that start would have told it. A worker that runs but is not proven
+ * this dispatch's is named in the reason instead (the session the launch named, with why it
+ * was not adopted; else one tagged for the item), so the owner can look at it or end it.
+ * When the cut came during the launch and the launch has no outcome yet, the child it handed
+ * the start to may still be writing its session's record: the item is left `dispatching`
+ * (counted waiting, with a line saying why) until the unfinished-effect sweep settles the
+ * launch after its kind's settleAfterSeconds. Nothing is signalled here.
  */
 import { claimerOf } from "../dispatch/claim.ts";
 import { recordWorker, tellIssue } from "../dispatch/start-worker.ts";
 import type { DispatchDeps } from "../dispatch/dispatch.ts";
 import { liveSessionOf } from "../dispatch/verbs/live-session.ts";
-import { liveness } from "../processes.ts";
+import { liveness, provenSameProcess } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
+import { nextAttempt, sessionById } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "./events.ts";
-import { adoptionOf } from "./adopt-worker.ts";
+import { adoptionOf, latestClaim, launchPending } from "./adopt-worker.ts";
 import type { Adoption } from "./adopt-worker.ts";
 
 /** What settling claims works with: the store and session root, and for an adoption the config, host and issue comments. */
@@ -40,12 +45,14 @@ export interface ClaimsResult {
   adopted: number;
   /** Items whose claimer cannot be checked or is not on record: left dispatching. */
   unknown: number;
+  /** Items whose claimer is gone mid-launch, the launch not settled yet (its child may still be starting): left dispatching. */
+  waiting: number;
   events: DaemonEvent[];
 }
 
 /** Settles every `dispatching` item whose claimer is proven gone: its worker adopted when proven, else the item interrupted. */
 export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
-  const result: ClaimsResult = { cutShort: 0, adopted: 0, unknown: 0, events: [] };
+  const result: ClaimsResult = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, events: [] };
   for (const item of listItems(deps.store, { states: ["dispatching"], includeSimulated: true })) {
     const claimer = claimerOf(deps.store, item.id);
     const state = claimer ? liveness(claimer) : "unknown";
@@ -54,19 +61,41 @@ export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
       result.unknown++;
       continue;
     }
+    // Cut mid-launch: the child it handed the start to may still write its session's record. Until the
+    // unfinished-effect sweep settles the launch from that record (launched: adopted; not: interrupted), nothing is concluded.
+    const pending = launchPending(deps.store, item.id, claimer!);
+    if (pending) {
+      result.waiting++;
+      const name = typeof pending.body.session === "string" ? pending.body.session : pending.sessionId;
+      result.events.push({
+        event: "claim_waiting",
+        line: `dispatch of ${item.repo}#${item.issue} (item ${item.id}) was cut short (pid ${claimer!.pid} ended) while launching session ${name}: ` +
+          `left dispatching until that launch is settled from the session's record`,
+        item: item.id, session: pending.sessionId, action_id: pending.actionId,
+      });
+      continue;
+    }
     const live = liveSessionOf(deps.store, deps.sessionRoot, item.id, null);
     const adoption = await adoptionOf(deps, item, claimer!, live);
     if (!("not" in adoption)) {
-      if (await adopt(deps, item, claimer!, adoption, result)) continue;
+      // Adopted, or what it stood on changed meanwhile: a later pass looks again.
+      await adopt(deps, item, claimer!, adoption, result);
+      continue;
     }
-    const session = live.live !== false && live.session ? live.session : null;
-    const still = session
-      ? `; session "${session.name}" tagged for it ${live.live === true ? "still runs" : "cannot be checked"}`
-      : live.live === "unknown" ? `; whether a worker runs for it cannot be checked (${unreadable(live.unreadable)})` : "";
+    // The session its launch named, when it runs (or cannot be checked) and was not adopted; else one tagged for it.
+    const launched = adoption.session;
+    const session = launched?.record ?? (live.live !== false && live.session ? live.session : null);
+    const still = launched
+      ? `; session "${launched.record.name}" its launch started ${launched.runs === true ? "still runs" : "cannot be checked"}, not adopted: ${adoption.not}`
+      : session
+        ? `; session "${session.name}" tagged for it ${live.live === true ? "still runs" : "cannot be checked"}`
+        : live.live === "unknown" ? `; whether a worker runs for it cannot be checked (${unreadable(live.unreadable)})` : "";
     const reason = `its dispatch was cut short: the process that claimed it (pid ${claimer!.pid}) ended before its worker was recorded${still}`;
-    // Only while it is still dispatching: an owner's abandon in the meantime stands.
+    // Only while it is still dispatching on the claim read above: an owner's abandon, or a claim since, stands.
     const moved = deps.store.transaction(() => {
       if (getItem(deps.store, item.id)?.state !== "dispatching") return false;
+      const now = claimerOf(deps.store, item.id);
+      if (!now || !provenSameProcess(now, claimer!)) return false;
       transition(deps.store, item.id, "interrupted", { reason, details: { claimed_by: claimer, session: session?.id ?? null } });
       return true;
     });
@@ -87,18 +116,25 @@ export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
 }
 
 /**
- * Records the adopted worker's row and makes its item `active` (only while it is still
- * `dispatching`: an owner's abandon in the meantime stands), then tells its issue as its
- * start would have; false when the item had moved on.
+ * Records the adopted worker's row and makes its item `active`, then tells its issue as its
+ * start would have. Inside the transaction, what was read before the await of adoptionOf is
+ * read again: the item still `dispatching` on the same claim by the same claimer (an owner's
+ * abandon, or a claim since, stands), no row for the session, and the launch's attempt still
+ * the item's next; any of it changed, nothing is written and the item is left for a later pass
+ * ("changed").
  */
-async function adopt(deps: ClaimsDeps, item: WorkItem, claimer: ProcessIdentity, adoption: Adoption, result: ClaimsResult): Promise<boolean> {
+export async function adopt(deps: ClaimsDeps, item: WorkItem, claimer: ProcessIdentity, adoption: Adoption, result: ClaimsResult): Promise<"adopted" | "changed"> {
   const { worker } = adoption;
   const reason = `its worker was adopted after its dispatch was cut short: the process that claimed it (pid ${claimer.pid}) ended after launching session "${worker.name}" and before recording it`;
   const row = deps.store.transaction(() => {
     if (getItem(deps.store, item.id)?.state !== "dispatching") return undefined;
-    return recordWorker(deps, item, worker, { reason, details: { adopted: true, claimed_by: claimer, launch: adoption.launch } });
+    const now = claimerOf(deps.store, item.id);
+    if (latestClaim(deps.store, item.id)?.id !== adoption.claim || !now || !provenSameProcess(now, claimer)) return undefined;
+    if (sessionById(deps.store, worker.sessionId)) return undefined;
+    if (nextAttempt(deps.store, item.id) !== adoption.attempt) return undefined;
+    return recordWorker(deps, item, worker, { reason, details: { ...adoption.details, adopted: true, claimed_by: claimer, launch: adoption.launch } });
   });
-  if (!row) return false;
+  if (!row) return "changed";
   result.cutShort++;
   result.adopted++;
   result.events.push({
@@ -108,7 +144,7 @@ async function adopt(deps: ClaimsDeps, item: WorkItem, claimer: ProcessIdentity,
   });
   // The comment its start makes once the row is written: never made before (the cut came before the row), made once here.
   if (adoption.comment) await tellIssue(deps, item, adoption.comment.purpose, adoption.comment.body);
-  return true;
+  return "adopted";
 }
 
 /** What could not be read: one session record, named, or the session root itself. */

@@ -132,9 +132,9 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     result.settled = { ...result.settled, lost: settle.lost, ended: settle.ended, unknown: settle.unknown };
     settle.events.forEach(deps.report);
     // After the unfinished-effect sweep (the first step), so a launch a crash cut short has its outcome from evidence
-    // before a claim's worker is adopted on it.
+    // before a claim's worker is adopted on it; a claim whose launch is not settled yet waits, counted unknown.
     const claims = await settleClaims(deps);
-    result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown, cut_short: claims.cutShort };
+    result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown + claims.waiting, cut_short: claims.cutShort };
     claims.events.forEach(deps.report);
   });
   await step("needs info", async () => {

@@ -215,7 +215,8 @@ test("worktrees, sessions and spool files settle from what is on disk; what noth
       setAside: leftIntent(d.store, "spool.damaged", { path: join(spool, "x.1.json"), reason: "not JSON" }),
       recovered: leftIntent(d.store, "episode.recovered", { key: "item-1" }),
     };
-    const sweep = await sweepUnfinished(d.deps);
+    // A minute on: past session.launch's settleAfterSeconds, before which a launch's child may still be writing its record.
+    const sweep = await aMinuteLater(() => sweepUnfinished(d.deps));
     assert.equal([sweep.settled, sweep.reported, sweep.waiting], [5, 1, 0]);
     const body = (intent: AuditRecord) => outcomeOf(d.store, intent)?.body;
     assert.equal(body(intents.made), { ok: true, settled_from: "worktree", found: "made", path: made.body.path, branch: made.body.branch, branch_exists: true, head: made.body.head });
@@ -230,6 +231,39 @@ test("worktrees, sessions and spool files settle from what is on disk; what noth
     assert.match(anomaly.detail, "was cut short: no evidence settles it: look at what it names in the audit log (robot-army log --kind episode.recovered)");
     assert.equal(intentsWithoutOutcome(d.store).map((r) => r.id), [intents.recovered.id]);
     assert.equal(await sweepUnfinished(d.deps), { settled: 0, reported: 0, waiting: 0, events: [] }, "each is reported once");
+  }));
+
+test("a launch whose writer is gone is waited for until the launch itself would have given up: a minute, or the longer timeout its intent names", () =>
+  withDaemon(template, async (d) => {
+    const at = "2026-01-15T10:00:00Z";
+    const left = (item: number, body: Record<string, unknown>, writer: unknown = GONE) =>
+      appendAudit(d.store, { kind: "session.launch", phase: "intent", actionId: globalThis.crypto.randomUUID(), repo: "demo/widgets", item, at, body: { session: `ra-widgets-${item}`, ...body, writer } });
+    // As start-worker writes it with the default daemon.confirm_timeout (30s), with a 5-minute one, and one whose writer cannot be checked.
+    const usual = left(7, { settle_after_seconds: 30 });
+    const long = left(8, { settle_after_seconds: 300 });
+    const unchecked = left(9, { settle_after_seconds: 300 }, { pid: process.pid, started_at: null, start_id: null });
+    const before = process.env.RA_NOW;
+    const sweepAt = async (time: string) => {
+      process.env.RA_NOW = time;
+      return await sweepUnfinished(d.deps);
+    };
+    try {
+      // Its child (session run -d, a tmux pane) outlives its writer and writes the session's record as it starts: "not launched" would be a guess.
+      const early = await sweepAt("2026-01-15T10:00:59Z");
+      assert.equal([early.settled, early.reported, early.waiting], [0, 0, 3]);
+      const minute = await sweepAt("2026-01-15T10:01:00Z");
+      assert.equal([minute.settled, minute.waiting], [1, 2]);
+      assert.is(outcomeOf(d.store, usual)?.body.found, "not launched (no session record)");
+      assert.equal([outcomeOf(d.store, long), outcomeOf(d.store, unchecked)], [undefined, undefined], "a longer timeout of its own is waited for, past the kind's timeout too");
+      const later = await sweepAt("2026-01-15T10:04:59Z");
+      assert.equal([later.settled, later.waiting], [0, 2]);
+      const due = await sweepAt("2026-01-15T10:05:00Z");
+      assert.equal([due.settled, due.waiting], [2, 0]);
+      assert.match(due.events.map((e) => e.line).join("\n"), "no outcome after 300s");
+    } finally {
+      if (before === undefined) delete process.env.RA_NOW;
+      else process.env.RA_NOW = before;
+    }
   }));
 
 test("a retirement cut short after its worker stopped closes the worker's row retired, not killed as its exit spool would say", () =>

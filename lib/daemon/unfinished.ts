@@ -90,18 +90,26 @@ export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
  * that cannot be checked, once its kind's timeout has.
  */
 export function cutShort(intent: AuditRecord, at: Date = now()): string | null {
-  const kind = isEffectKind(intent.kind) ? EFFECT_KINDS[intent.kind] : undefined;
+  const kind: EffectKind | undefined = isEffectKind(intent.kind) ? EFFECT_KINDS[intent.kind] : undefined;
   const started = parseTimestamp(intent.at);
   const age = started ? (at.getTime() - started.getTime()) / 1000 : null;
   const writer = writerOf(intent);
   const alive = writer ? liveness(writer) : "unknown";
   if (alive === "running") return abandonedHere(intent) ? "this process wrote it and could not record its outcome" : null;
-  if (alive === "exited") {
-    const settleAfter = (kind as EffectKind | undefined)?.settleAfterSeconds ?? 0;
-    return age !== null && age >= settleAfter ? `its writer, pid ${writer!.pid}, is gone` : null;
-  }
-  const timeout = kind?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
+  const settleAfter = settleAfterOf(kind, intent);
+  if (alive === "exited") return age !== null && age >= settleAfter ? `its writer, pid ${writer!.pid}, is gone` : null;
+  const timeout = Math.max(kind?.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS, settleAfter);
   return age !== null && age >= timeout ? `no outcome after ${timeout}s` : null;
+}
+
+/**
+ * How long after its intent an intent whose writer is gone is left unsettled: its kind's
+ * `settleAfterSeconds`, or the longer wait the intent names of its own (`settle_after_seconds`:
+ * a launch's configured timeout).
+ */
+function settleAfterOf(kind: EffectKind | undefined, intent: AuditRecord): number {
+  const own = intent.body.settle_after_seconds;
+  return Math.max(kind?.settleAfterSeconds ?? 0, typeof own === "number" && Number.isFinite(own) ? own : 0);
 }
 
 const EVIDENCE_WORDS: Record<EffectEvidence | "simulated", string> = {

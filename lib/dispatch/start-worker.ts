@@ -6,8 +6,9 @@
  * before the launch so the worker's profile can hand them to the agent (lib/dispatch/profiles.ts:
  * Claude Code's --session-id and hooks), puts robot-army on the worker's PATH, launches the
  * worker inside a managed session tagged `ra_item` (audited `session.launch`: its intent names
- * the session id and holds all the row needs, the comment to come among it, and its outcome
- * where the launch put it), then records the session and moves the item to `active` in one
+ * the session id and holds all the row needs, the comment to come and what the item's move to
+ * active records among it, and the launcher's timeout, which a launch cut short is waited for;
+ * its outcome where the launch put it), then records the session and moves the item to `active` in one
  * transaction (recordWorker, which settling a claim cut short after the launch also writes
  * with: lib/daemon/adopt-worker.ts), and tells the issue where it runs. Any failure after the claim makes the item `failed`:
  * the reason goes to the item and the audit record, and the issue hears, once, only that a
@@ -96,6 +97,11 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
         body: {
           session: name, session_id: sessionId, cwd: worktree.path, branch: worktree.branch, attempt, profile: deps.config.worker.profile, episode_key: key,
           ...deps.launcher.placeOf({ item: item.id, name }), comment,
+          // What the item's move to active records beside the session (a resume's earlier session), so an adopted worker's does too.
+          ...(start.becameActive.details ? { active_details: start.becameActive.details } : {}),
+          // A child still starting when this process dies may write its record until the launch would have given up:
+          // "not launched" is not concluded before then (lib/daemon/unfinished.ts).
+          settle_after_seconds: Math.ceil(deps.launcher.timeoutMs / 1000),
         },
       },
       // The profile readies the worktree as part of the launch (Claude Code's hooks: the owner's settings file, merged).
@@ -135,6 +141,8 @@ export interface LaunchedWorker {
   worktree: { path: string; branch: string };
   episodeKey: string;
   profile: WorkerProfile;
+  /** When it started, as its managed session's record says (an adopted worker); else now, as its start records it. */
+  startedAt?: string;
 }
 
 /**
@@ -153,7 +161,7 @@ export function recordWorker(
   return store.transaction(() => {
     const recorded = recordSession(store, {
       id: worker.sessionId, item: item.id, name: worker.name, host: deps.host, launcher: worker.place.launcher, marker: worker.place.marker,
-      worktree: worker.worktree.path, branch: worker.worktree.branch, started_at: isoSeconds(now()), simulated: item.simulated,
+      worktree: worker.worktree.path, branch: worker.worktree.branch, started_at: worker.startedAt ?? isoSeconds(now()), simulated: item.simulated,
       episode_key: worker.episodeKey, profile: worker.profile, ...workerProcess(deps.sessionRoot, worker.sessionId), terminal: worker.place.terminal,
     });
     transition(store, item.id, "active", { reason: active.reason, details: { session: worker.sessionId, name: worker.name, ...active.details } });

@@ -36,7 +36,9 @@ export interface EffectKind {
   /**
    * Seconds after its intent before its evidence is read even when its writer is proven
    * gone: a request still on its way when the writer died can land a moment later, and
-   * "not done" must not be concluded before it could have.
+   * "not done" must not be concluded before it could have. An intent may name a longer wait
+   * of its own, `settle_after_seconds` in its body (a launch whose configured timeout is
+   * longer); its timeout is then at least as long too.
    */
   settleAfterSeconds?: number;
   evidence: EffectEvidence;
@@ -51,7 +53,10 @@ export const EFFECT_KINDS = {
   "bundle.write": { what: "a branch's commits written to a bundle before its deletion", timeoutSeconds: 600, evidence: "bundle" },
   "branch.delete": { what: "a branch proven on origin deleted at its proven tip", timeoutSeconds: 120, evidence: "branch" },
   "bundle.remove": { what: "a deleted branch's bundle removed after cleanup.keep_bundles", timeoutSeconds: 60, evidence: "bundle" },
-  "session.launch": { what: "a worker session started", timeoutSeconds: 120, evidence: "session-record" },
+  // A launch hands the start to a child (`session run -d`, a tmux pane, a kitty window) that outlives a writer killed
+  // mid-launch and writes the session's record only as it starts: "not launched" is not concluded before the launch
+  // itself would have given up (daemon.confirm_timeout, 30s by default; a longer one is named in the intent).
+  "session.launch": { what: "a worker session started", timeoutSeconds: 120, settleAfterSeconds: 60, evidence: "session-record" },
   "session.stop": { what: "a worker session stopped", timeoutSeconds: 120, evidence: "session-record" },
   "session.kill": { what: "a managed session killed by the owner", timeoutSeconds: 120, evidence: "session-record" },
   "session.retire": { what: "an idle worker of a done item retired", timeoutSeconds: 120, evidence: "session-record" },

@@ -216,7 +216,8 @@ async function resumeWhatACutLeft(store: Store, repo: string, env: Record<string
   while (!stopped()) {
     for (const item of listItems(store, { repo, states: ["interrupted"] })) {
       if (!item.reason?.startsWith("its dispatch was cut short")) continue;
-      const answer = await runCli(["resume", String(item.id)], env, cwd);
+      // At the daemon's effect level: the soak's config leaves it at plan, where resume refuses (exit 3) for good.
+      const answer = await runCli(["resume", String(item.id), "--effect-level", "live"], env, cwd);
       tried.push(answer);
       // A refusal (exit 3: paused by the other owner loop, say) is asked again on the next look.
       const problem = cliProblem(answer);

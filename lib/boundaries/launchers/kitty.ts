@@ -39,13 +39,14 @@ export class KittyLauncher implements Launcher {
   #binary: string;
   #to: string | undefined;
   #env: Env;
-  #timeoutMs: number;
+  /** How long a launch waits for its session to be on record and started. */
+  readonly timeoutMs: number;
 
   constructor(options: KittyLauncherOptions = {}) {
     this.#binary = options.binary ?? "kitty";
     this.#to = options.to;
     this.#env = options.env ?? process.env;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
   }
 
   /** Opens the worker's tab and waits until its session is on record and started. */
@@ -62,7 +63,7 @@ export class KittyLauncher implements Launcher {
     const window = /^\d+$/m.exec(result.stdout)?.[0] ?? null;
     const { terminal } = this.placeOf(spec);
     try {
-      return launched(this.name, markerOf(spec.item), await watch.wait({ timeoutMs: this.#timeoutMs }), window, terminal);
+      return launched(this.name, markerOf(spec.item), await watch.wait({ timeoutMs: this.timeoutMs }), window, terminal);
     } catch (error) {
       if (error instanceof LaunchError && window) error.message += ` (kitty window ${window})`;
       throw error;

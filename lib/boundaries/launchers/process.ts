@@ -19,19 +19,20 @@ export type ProcessLauncherOptions = LauncherBaseOptions;
 export class ProcessLauncher implements Launcher {
   readonly name = "process" as const;
   #env: Env;
-  #timeoutMs: number;
+  /** How long a launch waits for its session to be on record and started. */
+  readonly timeoutMs: number;
 
   constructor(options: ProcessLauncherOptions = {}) {
     this.#env = options.env ?? process.env;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
   }
 
   /** Starts `session run -d`, which returns once the worker is confirmed started. */
   async launch(spec: LaunchSpec): Promise<Launched> {
     assertNameFree(this.name, sessionRoot(this.#env), spec);
     const argv = sessionRunArgv(spec, { detach: true });
-    const result = await runCommand(argv, { ...this.#env, ...sessionEnv(this.#env) }, { timeoutMs: this.#timeoutMs });
-    if (result.code === 124) throw new LaunchError(this.name, spec, `session run did not confirm the start within ${this.#timeoutMs / 1000}s`);
+    const result = await runCommand(argv, { ...this.#env, ...sessionEnv(this.#env) }, { timeoutMs: this.timeoutMs });
+    if (result.code === 124) throw new LaunchError(this.name, spec, `session run did not confirm the start within ${this.timeoutMs / 1000}s`);
     if (result.code !== 0) throw new LaunchError(this.name, spec, failureLine(result.stderr) || `session run exited with ${result.code}`);
     // "started <name> <id> (pid N)": the session may have ended and been reaped already, so its id comes from here.
     const match = /^started (\S+) ([0-9a-f-]{36}) \(pid \d+\)$/m.exec(result.stdout);

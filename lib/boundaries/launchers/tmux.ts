@@ -71,7 +71,8 @@ export class TmuxLauncher implements Launcher {
   #socketPath: string | undefined;
   #binary: string;
   #env: Env;
-  #timeoutMs: number;
+  /** How long a launch waits for its session to be on record and started. */
+  readonly timeoutMs: number;
 
   constructor(options: TmuxLauncherOptions) {
     if (!isTmuxSessionName(options.session)) {
@@ -82,7 +83,7 @@ export class TmuxLauncher implements Launcher {
     this.#socketPath = options.socketPath;
     this.#binary = options.binary ?? "tmux";
     this.#env = options.env ?? process.env;
-    this.#timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_LAUNCH_TIMEOUT_MS;
   }
 
   /** Opens the worker's window and waits until its session is on record and started. */
@@ -90,7 +91,7 @@ export class TmuxLauncher implements Launcher {
     const watch = watchLaunch(this.name, this.#env, spec);
     const { window, socketPath } = await this.#openWindow(spec, sessionRunArgv(spec, { detach: false }));
     try {
-      const session = await watch.wait({ timeoutMs: this.#timeoutMs, ended: () => this.#paneEnded(window) });
+      const session = await watch.wait({ timeoutMs: this.timeoutMs, ended: () => this.#paneEnded(window) });
       const terminal = { ...this.placeOf(spec).terminal, socket_path: socketPath };
       return launched(this.name, markerOf(spec.item), session, window, terminal);
     } catch (error) {

@@ -99,6 +99,11 @@ export interface TabRef extends WindowRef {
 /** Starts workers where the owner can see them, and finds those places again by marker. */
 export interface Launcher {
   readonly name: LauncherName;
+  /**
+   * How long a launch waits for its session before it gives up (`daemon.confirm_timeout`): what a
+   * launch cut short waits, at the least, before its session's record is read (lib/store/effect-kinds.ts).
+   */
+  readonly timeoutMs: number;
   /** Starts the worker; resolves once its session is on record and its command started, else throws `LaunchError`. */
   launch(spec: LaunchSpec): Promise<Launched>;
   /**

@@ -1,6 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { listRecords } from "../../sessions/records.ts";
+import { queryAudit } from "../../store/audit.ts";
 import { rejects } from "../../testing/rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { hold, pause } from "../controls.ts";
@@ -27,6 +28,10 @@ test("resume starts the worker with its resume option in the same worktree; the 
     assert.is(getItem(store, 1)!.state, "active");
     const record = listRecords(deps.sessionRoot).find((r) => r.id === session.id)!;
     assert.equal(record.args.slice(-1), ["--resumed"]);
+    // The launch's intent keeps what the item's move to active records (the session it continues), so a worker adopted
+    // after a crash cut this start short says it too, and the launcher's timeout, which a launch cut short is waited for.
+    const launch = queryAudit(store, { kind: "session.launch", item: 1 }).filter((r) => r.phase === "intent").at(-1)!;
+    assert.equal([launch.body.active_details, launch.body.settle_after_seconds], [{ earlier: first.id }, 15]);
     // The first session's row is closed from its own exit record, not left open for the daemon.
     assert.equal(sessionsOf(store, 1).map((r) => [r.attempt, r.end_reason]), [[1, "killed"], [2, null]]);
     const body = (await comments(t, 1)).find((c) => c.startsWith("robot-army reassigned"))!;
