@@ -9,7 +9,7 @@
  * each a process) and a reader loops over the dashboard's JSON. The moments come from a
  * seeded random source: the seed is printed, and `--seed` replays a failing one.
  *
- * When a kill cut a dispatch short before its worker started, the owner resumes the item as
+ * When a kill cut a dispatch short before its worker started, the owner resumes (or retries) the item as
  * robot-army tells them to (a worker already launched is adopted by the daemon itself).
  *
  * Once every issue is finished (lib/daemon/rehearsal-end.ts) it stops the kept worker as
@@ -168,7 +168,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     store.close();
     result.figures.push(`kills survived: ${result.kills} of ${options.kills} (seed ${options.seed}); the last daemon stopped by SIGTERM ended ${ended.code ?? ended.signal}`);
     result.figures.push(`CLI: ${clis.length} at once, ${cliFigures.commands} commands, ${cliFigures.json} JSON answers parsed, exits ${JSON.stringify(cliFigures.codes)}, ${cliFigures.problems.length} problems`);
-    result.figures.push(`owner's resumes of items a cut dispatch left interrupted: ${resumed.tried.length} (${resumed.tried.map((a) => `item ${a.argv[1]} exit ${a.code}`).join(", ") || "none needed"})`);
+    result.figures.push(`owner's commands for items a cut dispatch left interrupted: ${resumed.tried.length} (${tally(resumed.tried)})`);
     result.broken.push(...resumed.problems);
     result.figures.push(`dashboard: ${webFigures.requests} JSON reads, p50 ${percentile(webFigures.ms, 0.5).toFixed(1)} ms, p99 ${percentile(webFigures.ms, 0.99).toFixed(1)} ms, ${webFigures.problems.length} problems`);
     result.broken.push(...cliFigures.problems, ...webFigures.problems);
@@ -206,26 +206,38 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 /**
  * The owner doing what robot-army asks of them when a kill cut a dispatch short before its
  * worker was launched: the item is interrupted ("its dispatch was cut short", with no
- * worker to adopt) and `robot-army resume <id>` takes it on. Looks twice a second until
- * `stopped`; a resume that fails is a problem, one refused (exit 3) is asked again while
- * the item is still interrupted.
+ * worker to adopt), and `robot-army resume <id>` takes it on, or, when resume answers that
+ * the item has no worktree and names `robot-army retry <id>`, retry does. Looks twice a
+ * second until `stopped`; a command that fails is a problem, one refused (exit 3: paused by
+ * the other owner loop, say) is asked again while the item is still interrupted.
  */
 async function resumeWhatACutLeft(store: Store, repo: string, env: Record<string, string | undefined>, cwd: string, stopped: () => boolean): Promise<{ tried: CliAnswer[]; problems: string[] }> {
   const tried: CliAnswer[] = [];
   const problems: string[] = [];
+  // At the daemon's effect level: the soak's config leaves it at plan, where resume and retry refuse (exit 3) for good.
+  const run = async (argv: string[]) => {
+    const answer = await runCli([...argv, "--effect-level", "live"], env, cwd);
+    tried.push(answer);
+    const problem = cliProblem(answer);
+    if (problem) problems.push(problem);
+    return answer;
+  };
   while (!stopped()) {
     for (const item of listItems(store, { repo, states: ["interrupted"] })) {
       if (!item.reason?.startsWith("its dispatch was cut short")) continue;
-      // At the daemon's effect level: the soak's config leaves it at plan, where resume refuses (exit 3) for good.
-      const answer = await runCli(["resume", String(item.id), "--effect-level", "live"], env, cwd);
-      tried.push(answer);
-      // A refusal (exit 3: paused by the other owner loop, say) is asked again on the next look.
-      const problem = cliProblem(answer);
-      if (problem) problems.push(problem);
+      const resumed = await run(["resume", String(item.id)]);
+      if (resumed.code === 3 && (resumed.stderr + resumed.stdout).includes(`robot-army retry ${item.id}`)) await run(["retry", String(item.id)]);
     }
     await sleep(500);
   }
   return { tried, problems };
+}
+
+/** How many of each command, and how each ended: `resume exit 3 x2, retry exit 0 x1`. */
+function tally(answers: CliAnswer[]): string {
+  const counts = new Map<string, number>();
+  for (const a of answers) counts.set(`${a.argv[0]} ${a.argv[1]} exit ${a.code}`, (counts.get(`${a.argv[0]} ${a.argv[1]} exit ${a.code}`) ?? 0) + 1);
+  return [...counts].map(([what, n]) => `${what} x${n}`).join(", ") || "none needed";
 }
 
 /** The figures of several CLI loops as one: counts added, problems joined. */
