@@ -204,6 +204,29 @@ test("a worker launched for a cut-short dispatch is adopted: its row written as 
   assert.is(posted.length, 2);
 }));
 
+test("a worker launched for a dispatch cut short whose issue closed while its launch waited to be settled is recorded, its item left done, so it is watched and retired", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  posted.length = 0;
+  const cut = await cutAfterLaunch(dirs);
+  // Within the launch's settle window the item waits, dispatching; meanwhile the poll sees its issue closed.
+  const waiting = await settleClaims(claimsDeps(dirs.store, dirs.root, cut.config, dirs.state));
+  assert.equal([waiting.waiting, waiting.recorded], [1, 0]);
+  transition(dirs.store, cut.id, "done", { reason: "issue closed", issueClosedObserved: true });
+  await aMinuteLater(() => sweep(dirs, cut.config));
+  const result = await settleClaims(claimsDeps(dirs.store, dirs.root, cut.config, dirs.state));
+  assert.equal([result.cutShort, result.adopted, result.recorded], [0, 0, 1]);
+  assert.is(getItem(dirs.store, cut.id)!.state, "done", "the item keeps the state it moved to");
+  const rows = sessionsOf(dirs.store, cut.id).map((row) => ({ ...row }));
+  assert.equal(rows.map((row) => [row.id, row.name, row.ended_at]), [[cut.record.id, cut.record.name, null]]);
+  assert.equal(result.events.map((e) => e.event), ["worker_recorded"]);
+  assert.match(result.events[0].line, `its item is done: session ${cut.record.name} (${cut.record.id}) it launched runs, now recorded so it is watched and retired`);
+  assert.equal(posted, [], "nothing is said on an issue that has moved on");
+  const capacity = observeCapacity({ sessionRoot: dirs.root, config: cut.config, store: dirs.store });
+  assert.is(capacity.machine.ours, 1);
+  // Once recorded, a second pass finds nothing left.
+  assert.is((await settleClaims(claimsDeps(dirs.store, dirs.root, cut.config, dirs.state))).recorded, 0);
+}));
+
 test("without every piece of evidence the worker is not adopted: the item is interrupted and the worker named, as before", inWorkerDir(async (dirs) => {
   makeGitRepo(join(dirs.work, "widgets"));
   posted.length = 0;
@@ -337,7 +360,7 @@ test("an adoption stands only on what it read: a claim or a session row written 
   transition(dirs.store, claimSince.id, "interrupted", { reason: "test" });
   transition(dirs.store, claimSince.id, "ready", { reason: "test" });
   transition(dirs.store, claimSince.id, "dispatching", { reason: "a slot is free", details: { claimed_by: identify(process.pid) } });
-  const result = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, events: [] };
+  const result = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, recorded: 0, events: [] };
   for (const { cut, claimer, adoption } of adoptions) {
     assert.is(await adopt(deps, getItem(dirs.store, cut.id)!, claimer, adoption, result), "changed");
     assert.is(getItem(dirs.store, cut.id)!.state, "dispatching");

@@ -47,12 +47,14 @@ export interface ClaimsResult {
   unknown: number;
   /** Items whose claimer is gone mid-launch, the launch not settled yet (its child may still be starting): left dispatching. */
   waiting: number;
+  /** Workers a cut dispatch launched, recorded after their item had moved on (`recordLeftWorkers`). */
+  recorded: number;
   events: DaemonEvent[];
 }
 
 /** Settles every `dispatching` item whose claimer is proven gone: its worker adopted when proven, else the item interrupted. */
 export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
-  const result: ClaimsResult = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, events: [] };
+  const result: ClaimsResult = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, recorded: 0, events: [] };
   for (const item of listItems(deps.store, { states: ["dispatching"], includeSimulated: true })) {
     const claimer = claimerOf(deps.store, item.id);
     const state = claimer ? liveness(claimer) : "unknown";
@@ -112,6 +114,7 @@ export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
       item: item.id, session: session?.id ?? null,
     });
   }
+  await recordLeftWorkers(deps, result);
   return result;
 }
 
@@ -145,6 +148,48 @@ export async function adopt(deps: ClaimsDeps, item: WorkItem, claimer: ProcessId
   // The comment its start makes once the row is written: never made before (the cut came before the row), made once here.
   if (adoption.comment) await tellIssue(deps, item, adoption.comment.purpose, adoption.comment.body);
   return "adopted";
+}
+
+/**
+ * Records the workers a cut-short dispatch launched whose item left `dispatching` before the
+ * launch was settled (its issue closed meanwhile: the poll made it `done`): the launch's
+ * outcome says it started, no row records it, and it runs. Left so, nothing would retire it
+ * and it would hold a slot for good. The same evidence as an adoption is asked for (the
+ * latest claim's claimer proven gone, its launch naming this session, the item's worktree on
+ * the launch's branch); the row alone is written and the item keeps its state, so the worker
+ * is watched, counted and retired like any other. Nothing is signalled and nothing said on
+ * the issue (it has moved on).
+ */
+export async function recordLeftWorkers(deps: ClaimsDeps, result: ClaimsResult): Promise<void> {
+  const launched = deps.store.statement(
+    `SELECT DISTINCT a.item AS item FROM audit a
+     WHERE a.kind = 'session.launch' AND a.phase = 'outcome' AND a.item IS NOT NULL AND json_extract(a.body, '$.ok') = 1
+       AND json_type(a.body, '$.session_id') = 'text'
+       AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = json_extract(a.body, '$.session_id'))`,
+  ).all() as Array<{ item: number }>;
+  for (const { item: id } of launched) {
+    const item = getItem(deps.store, id);
+    if (!item || item.state === "dispatching") continue;
+    const claim = latestClaim(deps.store, id);
+    const claimer = claimerOf(deps.store, id);
+    if (!claim || !claimer || liveness(claimer) !== "exited") continue;
+    const live = liveSessionOf(deps.store, deps.sessionRoot, id, null);
+    const adoption = await adoptionOf(deps, item, claimer, live);
+    if ("not" in adoption) continue;
+    const row = deps.store.transaction(() => {
+      if (latestClaim(deps.store, id)?.id !== adoption.claim || sessionById(deps.store, adoption.worker.sessionId)) return undefined;
+      if (nextAttempt(deps.store, id) !== adoption.attempt) return undefined;
+      return recordWorker(deps, item, adoption.worker, null);
+    });
+    if (!row) continue;
+    result.recorded++;
+    result.events.push({
+      event: "worker_recorded",
+      line: `dispatch of ${item.repo}#${item.issue} (item ${item.id}) was cut short (pid ${claimer.pid} ended) and its item is ${item.state}: ` +
+        `session ${adoption.worker.name} (${adoption.worker.sessionId}) it launched runs, now recorded so it is watched and retired`,
+      item: item.id, session: adoption.worker.sessionId,
+    });
+  }
 }
 
 /** What could not be read: one session record, named, or the session root itself. */

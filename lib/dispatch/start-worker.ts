@@ -148,14 +148,15 @@ export interface LaunchedWorker {
 /**
  * Records a launched worker's session row and moves its item to `active`, in one
  * transaction: what every start writes once its worker runs, and what settling a claim
- * cut short writes for a worker it adopts (lib/daemon/adopt-worker.ts). The worker's pid and
- * start time come from its managed session's record.
+ * cut short writes for a worker it adopts (lib/daemon/adopt-worker.ts); with `active` null,
+ * the row alone, for a worker whose item left `dispatching` before it was adopted. The
+ * worker's pid and start time come from its managed session's record.
  */
 export function recordWorker(
   deps: Pick<DispatchDeps, "store" | "host" | "sessionRoot">,
   item: WorkItem,
   worker: LaunchedWorker,
-  active: { reason: string; details?: Record<string, unknown> },
+  active: { reason: string; details?: Record<string, unknown> } | null,
 ): StoredSession {
   const { store } = deps;
   return store.transaction(() => {
@@ -164,7 +165,8 @@ export function recordWorker(
       worktree: worker.worktree.path, branch: worker.worktree.branch, started_at: worker.startedAt ?? isoSeconds(now()), simulated: item.simulated,
       episode_key: worker.episodeKey, profile: worker.profile, ...workerProcess(deps.sessionRoot, worker.sessionId), terminal: worker.place.terminal,
     });
-    transition(store, item.id, "active", { reason: active.reason, details: { session: worker.sessionId, name: worker.name, ...active.details } });
+    // Null: the item has moved on (its issue closed while its worker's launch waited to be settled); the row alone is written.
+    if (active) transition(store, item.id, "active", { reason: active.reason, details: { session: worker.sessionId, name: worker.name, ...active.details } });
     return recorded;
   });
 }
