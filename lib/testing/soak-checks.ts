@@ -167,14 +167,19 @@ async function checkComments(end: SoakEnd, verdict: SoakVerdict): Promise<void> 
   verdict.figures.push(`comments on the forge: ${count}, ${verdict.broken.filter((b) => b.includes(" comments saying ")).length} said twice`);
 }
 
-/** Each issue's dispatch and completion told, and no notification arrived twice: each transition is told once. */
+/**
+ * Each item's completion told, and its dispatch when it became active (an item whose issue
+ * closed while its cut-short dispatch waited went straight to done), and no notification
+ * arrived twice: each transition is told once.
+ */
 function checkNotifications(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
   const twice = counted(end.webhook.map((r) => JSON.stringify(r.body)));
   verdict.figures.push(`notifications received: ${end.webhook.length}, ${twice.length} received twice`);
   for (const [body, n] of twice) verdict.broken.push(`the webhook received ${n} times: ${body.slice(0, 300)}`);
   const told = end.webhook.map((r) => r.body as { kind?: string; item?: number });
   for (const item of listItems(store, { repo: end.repo })) {
-    for (const kind of ["dispatch", "completion"]) {
+    const wentActive = queryAudit(store, { kind: "state.work_item", item: item.id }).some((r) => r.body.to === "active");
+    for (const kind of wentActive ? ["dispatch", "completion"] : ["completion"]) {
       if (!told.some((body) => body.kind === kind && body.item === item.id)) verdict.broken.push(`no ${kind} notification of item ${item.id} (${end.repo}#${item.issue}) arrived`);
     }
   }
