@@ -40,6 +40,11 @@ export async function readIssueChanges(
   return { changed: true, issues: fresh.filter((item) => item.pull_request === undefined).map(toIssue), commit: list.commit };
 }
 
+/** Where the memory keeps a repository's pull request list: its page-1 address. */
+export function pullListKey(apiBase: string, repo: string): string {
+  return `${apiBase}/repos/${repo}/pulls?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
+}
+
 /** Where the memory keeps a repository's own issue list: its page-1 address (simulated passes apart). */
 export function issueListKey(apiBase: string, repo: string, simulated: boolean): string {
   const url = `${apiBase}/repos/${repo}/issues?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
@@ -107,7 +112,7 @@ export async function readPullChanges(
   repo: string,
   since: string | undefined,
 ): Promise<Omit<PullChanges, "requests" | "notModified">> {
-  const key = `${apiBase}/repos/${repo}/pulls?state=all&sort=updated&direction=desc&per_page=${PER_PAGE}`;
+  const key = pullListKey(apiBase, repo);
   const list = await readChangedList<RawPull>(octokit, memory, { route: "GET /repos/{owner}/{repo}/pulls", params: split(repo), key, since });
   if (!list.changed) return { changed: false, pulls: [], commit() {} };
   // A pull request from a fork has a head branch of the fork's: a branch of the same name is not the item's.

@@ -10,6 +10,7 @@ import { isoSeconds, now } from "../clock.ts";
 import type { Store } from "../store/open.ts";
 import { storeError } from "../store/store-file.ts";
 import type { RateLimitState } from "./github-types.ts";
+import { pullListKey } from "./_github-lists.ts";
 
 /** A list's conditional-request state: its page-1 ETag and the newest `updated_at` processed. */
 export interface ListMark {
@@ -31,6 +32,20 @@ export interface GitHubMemory {
   /** The login remembered under `key` (a token's fingerprint), if any. */
   login(key: string): string | undefined;
   saveLogin(key: string, login: string): void;
+}
+
+/**
+ * Forgets the mark of a repository's pull request list, so the next refresh reads it whole
+ * back to its tracked sessions' start, not just what changed since: for a branch that became
+ * tracked after the last read (a worker recorded late, after a crash), whose pull request
+ * that read passed over and a 304 would never show again.
+ */
+export function forgetPullList(store: Store, apiBase: string, repo: string): void {
+  try {
+    store.statement("DELETE FROM etags WHERE url = ?").run(pullListKey(apiBase, repo));
+  } catch (error) {
+    throw storeError(store.path, error);
+  }
 }
 
 /** The boundary's memory in the store, or in this process when there is no store. */

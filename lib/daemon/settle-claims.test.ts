@@ -213,6 +213,9 @@ test("a worker launched for a dispatch cut short whose issue closed while its la
   assert.equal([waiting.waiting, waiting.recorded], [1, 0]);
   transition(dirs.store, cut.id, "done", { reason: "issue closed", issueClosedObserved: true });
   await aMinuteLater(() => sweep(dirs, cut.config));
+  // The repository's pull request list was read, with its mark, before the worker's branch was tracked.
+  const pullList = `${cut.config.github.api_base}/repos/demo/widgets/pulls?state=all&sort=updated&direction=desc&per_page=100`;
+  dirs.store.statement("INSERT INTO etags (url, etag, body, fetched_at) VALUES (?, 'W/\"x\"', '{}', '2026-01-01T00:00:00Z')").run(pullList);
   const result = await settleClaims(claimsDeps(dirs.store, dirs.root, cut.config, dirs.state));
   assert.equal([result.cutShort, result.adopted, result.recorded], [0, 0, 1]);
   assert.is(getItem(dirs.store, cut.id)!.state, "done", "the item keeps the state it moved to");
@@ -221,6 +224,9 @@ test("a worker launched for a dispatch cut short whose issue closed while its la
   assert.equal(result.events.map((e) => e.event), ["worker_recorded"]);
   assert.match(result.events[0].line, `its item is done: session ${cut.record.name} (${cut.record.id}) it launched runs, now recorded so it is watched and retired`);
   assert.equal(posted, [], "nothing is said on an issue that has moved on");
+  // Its branch is tracked only now: the next refresh reads the pull request list whole, so the pull request the
+  // worker opened before (which a 304 would never show again) is found, and a merged one retires it.
+  assert.is(dirs.store.statement("SELECT url FROM etags WHERE url = ?").get(pullList), undefined);
   const capacity = observeCapacity({ sessionRoot: dirs.root, config: cut.config, store: dirs.store });
   assert.is(capacity.machine.ours, 1);
   // Once recorded, a second pass finds nothing left.

@@ -20,6 +20,7 @@
  * (counted waiting, with a line saying why) until the unfinished-effect sweep settles the
  * launch after its kind's settleAfterSeconds. Nothing is signalled here.
  */
+import { forgetPullList } from "../boundaries/github-state.ts";
 import { claimerOf } from "../dispatch/claim.ts";
 import { recordWorker, tellIssue } from "../dispatch/start-worker.ts";
 import type { DispatchDeps } from "../dispatch/dispatch.ts";
@@ -138,6 +139,8 @@ export async function adopt(deps: ClaimsDeps, item: WorkItem, claimer: ProcessId
     return recordWorker(deps, item, worker, { reason, details: { ...adoption.details, adopted: true, claimed_by: claimer, launch: adoption.launch } });
   });
   if (!row) return "changed";
+  // Its branch is tracked only now: a pull request it opened before is read again, not passed over by a 304.
+  forgetPullList(deps.store, deps.config.github.api_base, item.repo);
   result.cutShort++;
   result.adopted++;
   result.events.push({
@@ -182,6 +185,7 @@ export async function recordLeftWorkers(deps: ClaimsDeps, result: ClaimsResult):
       return recordWorker(deps, item, adoption.worker, null);
     });
     if (!row) continue;
+    forgetPullList(deps.store, deps.config.github.api_base, item.repo);
     result.recorded++;
     result.events.push({
       event: "worker_recorded",
