@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { atTimeAsync } from "../testing/items.ts";
 import { observeCapacity, workerTags } from "../dispatch/capacity.ts";
 import { configFrom, inWorkerDir, startWorker } from "../testing/workers.ts";
 import type { WorkerDirs } from "../testing/workers.ts";
@@ -148,16 +149,7 @@ async function cutAfterLaunch(dirs: WorkerDirs, options: {
 }
 
 /** Runs `fn` with the clock a little over a minute on: past session.launch's settleAfterSeconds. */
-async function aMinuteLater<T>(fn: () => Promise<T>): Promise<T> {
-  const before = process.env.RA_NOW;
-  process.env.RA_NOW = new Date(Date.now() + 61_000).toISOString();
-  try {
-    return await fn();
-  } finally {
-    if (before === undefined) delete process.env.RA_NOW;
-    else process.env.RA_NOW = before;
-  }
-}
+const aMinuteLater = <T>(fn: () => Promise<T>): Promise<T> => atTimeAsync(new Date(Date.now() + 61_000).toISOString(), fn);
 
 /** The unfinished-effect sweep, as the tick runs it before settling claims. */
 async function sweep(dirs: WorkerDirs, config: Config): Promise<void> {

@@ -1,5 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { atTimeAsync } from "../testing/items.ts";
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -72,16 +73,7 @@ async function forgeComments(d: DaemonTest): Promise<Array<{ id: number; body: s
  * Runs `fn` with the clock a little over a minute on: past github.comment's settleAfterSeconds,
  * before which a comment whose writer is gone is waited for (its POST may still land).
  */
-async function aMinuteLater<T>(fn: () => Promise<T>): Promise<T> {
-  const before = process.env.RA_NOW;
-  process.env.RA_NOW = new Date(Date.now() + 61_000).toISOString();
-  try {
-    return await fn();
-  } finally {
-    if (before === undefined) delete process.env.RA_NOW;
-    else process.env.RA_NOW = before;
-  }
-}
+const aMinuteLater = <T>(fn: () => Promise<T>): Promise<T> => atTimeAsync(new Date(Date.now() + 61_000).toISOString(), fn);
 
 function outcomeOf(store: Store, intent: AuditRecord): AuditRecord | undefined {
   return queryAudit(store, { kind: intent.kind }).find((r) => r.phase === "outcome" && r.actionId === intent.actionId);

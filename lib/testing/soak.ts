@@ -86,8 +86,11 @@ export interface CliAnswer {
   ms: number;
 }
 
-/** Runs `robot-army <argv>` once as a child process and gathers its answer. */
-export function runCli(argv: string[], env: Record<string, string | undefined>, cwd: string): Promise<CliAnswer> {
+/**
+ * Runs `robot-army <argv>` once as a child process (on the runtime running this code) and
+ * gathers its answer; one still running after `timeoutMs` is SIGKILLed by its pid, and says so.
+ */
+export function runCli(argv: string[], env: Record<string, string | undefined>, cwd: string, timeoutMs = 120_000): Promise<CliAnswer> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(ROBOT_ARMY[0], [...ROBOT_ARMY.slice(1), ...argv], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
@@ -95,8 +98,15 @@ export function runCli(argv: string[], env: Record<string, string | undefined>, 
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const late = setTimeout(() => {
+      stderr += `\n[killed after ${timeoutMs} ms]`;
+      child.kill("SIGKILL");
+    }, timeoutMs);
     child.on("error", reject);
-    child.on("close", (code) => resolve({ argv, code, stdout, stderr, ms: performance.now() - started }));
+    child.on("close", (code) => {
+      clearTimeout(late);
+      resolve({ argv, code, stdout, stderr, ms: performance.now() - started });
+    });
   });
 }
 

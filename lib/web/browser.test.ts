@@ -9,11 +9,10 @@
  */
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
-import { isDeno, PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
+import { isDeno } from "../runtime.ts";
 import { DASHBOARD_SHOTS, SHOTS_DIR } from "../scenario/dashboard-shots.ts";
 import { isolatedEnv } from "../scenario/run.ts";
 import { setup as dashboardWorkers, useWorker } from "../scenario/setups/forge-with-dashboard-workers.ts";
@@ -27,6 +26,7 @@ import { openStore } from "../store/open.ts";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { waitFor } from "../testing/wait.ts";
 import { send } from "../testing/web-requests.ts";
+import { runCli } from "../testing/soak.ts";
 
 /** The world's items: two demo workers, the failed one under the hostile title, and (from the terminal's test on) the paced worker. */
 const DEMO_ITEMS = [1, 2];
@@ -323,27 +323,10 @@ async function buildWorld(): Promise<World> {
   };
 }
 
-/** The router, on the runtime running this test. */
-const ROBOT_ARMY = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
-
-/** Runs `robot-army argv` as a child of this runtime; one still running after `timeoutMs` is killed (by its pid). */
-function runRobotArmy(argv: string[], cwd: string, env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(ROBOT_ARMY[0], [...ROBOT_ARMY.slice(1), ...argv], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    const late = setTimeout(() => {
-      stderr += `\n[killed after ${timeoutMs} ms]`;
-      child.kill("SIGKILL");
-    }, timeoutMs);
-    child.on("error", reject);
-    child.on("close", (code, signal) => {
-      clearTimeout(late);
-      resolve({ code: code ?? (signal ? 128 : 1), stdout, stderr });
-    });
-  });
+/** Runs `robot-army argv` as a child of this runtime (the soak's runner); one still running after `timeoutMs` is killed (by its pid). */
+async function runRobotArmy(argv: string[], cwd: string, env: Record<string, string>, timeoutMs = 120_000): Promise<{ code: number; stdout: string; stderr: string }> {
+  const answer = await runCli(argv, env, cwd, timeoutMs);
+  return { code: answer.code ?? 128, stdout: answer.stdout, stderr: answer.stderr };
 }
 
 test.run();
