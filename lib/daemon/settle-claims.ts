@@ -29,7 +29,7 @@ import { liveness, provenSameProcess } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
-import { nextAttempt, sessionById } from "../work-items/sessions.ts";
+import { itemsLaunchedWithoutRow, nextAttempt, sessionById } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "./events.ts";
 import { adoptionOf, latestClaim, launchPending } from "./adopt-worker.ts";
@@ -164,13 +164,7 @@ export async function adopt(deps: ClaimsDeps, item: WorkItem, claimer: ProcessId
  * the issue (it has moved on).
  */
 export async function recordLeftWorkers(deps: ClaimsDeps, result: ClaimsResult): Promise<void> {
-  const launched = deps.store.statement(
-    `SELECT DISTINCT a.item AS item FROM audit a
-     WHERE a.kind = 'session.launch' AND a.phase = 'outcome' AND a.item IS NOT NULL AND json_extract(a.body, '$.ok') = 1
-       AND json_type(a.body, '$.session_id') = 'text'
-       AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = json_extract(a.body, '$.session_id'))`,
-  ).all() as Array<{ item: number }>;
-  for (const { item: id } of launched) {
+  for (const id of itemsLaunchedWithoutRow(deps.store)) {
     const item = getItem(deps.store, id);
     if (!item || item.state === "dispatching") continue;
     const claim = latestClaim(deps.store, id);

@@ -138,6 +138,22 @@ export function trackedSessionBranches(store: Store, repos: readonly string[], d
   ).all(...repos, doneSince).map((row) => ({ ...(row as { id: number; repo: string; branch: string; started_at: string }) }));
 }
 
+/**
+ * The items with a worker launched (a `session.launch` outcome that says it started, naming
+ * its session) that no session row records: a start a crash cut between its launch and its
+ * row (lib/daemon/settle-claims.ts).
+ */
+export function itemsLaunchedWithoutRow(store: Store): number[] {
+  const rows = store.statement(
+    `SELECT DISTINCT a.item AS item FROM audit a
+     WHERE a.kind = 'session.launch' AND a.phase = 'outcome' AND a.item IS NOT NULL AND json_extract(a.body, '$.ok') = 1
+       AND json_type(a.body, '$.session_id') = 'text'
+       AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = json_extract(a.body, '$.session_id'))
+     ORDER BY a.item`,
+  ).all() as Array<{ item: number }>;
+  return rows.map((row) => row.item);
+}
+
 /** The rows still open of items in `state` (by default every open row), by item and attempt. */
 export function openSessions(store: Store, options: { state?: string } = {}): StoredSession[] {
   const rows = options.state === undefined
