@@ -37,11 +37,26 @@ export function redact(text: string, secrets: Iterable<string> = remembered): st
 /** `value` with `redact` applied to every string in it, however deep (for an audit record's body, a page's data). */
 export function redactAll<T>(value: T, secrets: Iterable<string> = remembered): T {
   const values = longestFirst(secrets);
+  // Copied only where something was replaced: a page of 200 rows with no secret in it is
+  // given back as it came, not rebuilt object by object on every request.
   const walk = (v: unknown): unknown => {
     if (typeof v === "string") return redactWith(v, values);
-    if (Array.isArray(v)) return v.map(walk);
+    if (Array.isArray(v)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < v.length; i++) {
+        const after = walk(v[i]);
+        if (after !== v[i]) (copy ??= v.slice())[i] = after;
+      }
+      return copy ?? v;
+    }
     if (typeof v === "object" && v !== null && !(v instanceof Date)) {
-      return Object.fromEntries(Object.entries(v).map(([key, entry]) => [key, walk(entry)]));
+      let copy: Record<string, unknown> | undefined;
+      for (const key of Object.keys(v)) {
+        const before = (v as Record<string, unknown>)[key];
+        const after = walk(before);
+        if (after !== before) (copy ??= { ...v })[key] = after;
+      }
+      return copy ?? v;
     }
     return v;
   };

@@ -78,9 +78,7 @@ export async function main(argv: string[]): Promise<number> {
     return { bind: stringOption(args, "bind"), port: integerOption(args, "port", 0, 65535), render };
   });
   const config = await configFromArgs(args);
-  // A dashboard runs for days beside the agents it watches: V8 keeps its heap small rather
-  // than growing it for throughput (a page of 200 sessions allocates a few MB and keeps none).
-  if (opts.render === undefined) setFlagsFromString("--optimize-for-size");
+  if (opts.render === undefined) smallAndSteady();
   const stop = new AbortController();
   const end = () => stop.abort();
   process.once("SIGINT", end);
@@ -118,6 +116,18 @@ export async function run(opts: ServeOptions, deps: ServeDeps): Promise<number> 
   } finally {
     ctx.close();
   }
+}
+
+/**
+ * A dashboard runs for days beside the agents it watches, and answers a page now and then:
+ * V8 keeps its heap small rather than growing it for throughput (a page of 200 sessions
+ * allocates a few MB and keeps none), and runs the pages' code in its interpreter and
+ * baseline compiler only. The optimizing compilers (Maglev, Turbofan) would make a page a
+ * few milliseconds faster and cost 5 to 15 MiB of peak memory for their code and their
+ * compilations (`npm run bench -- web`, run with them and without).
+ */
+function smallAndSteady(): void {
+  for (const flag of ["--optimize-for-size", "--no-maglev", "--no-turbofan"]) setFlagsFromString(flag);
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -5,7 +5,7 @@
  * or written to. Such a path is refused in one line naming it; its target is never opened.
  */
 import { closeSync, constants, lstatSync, openSync, readFileSync, readlinkSync } from "node:fs";
-import { join, relative, sep } from "node:path";
+import { relative, sep } from "node:path";
 import { PreconditionError } from "../errors.ts";
 import type { Journal } from "./journal.ts";
 
@@ -23,22 +23,28 @@ export class JournalLinkError extends PreconditionError {
 
 /**
  * Throws JournalLinkError when `path` or a folder between the repository root and it is a
- * symbolic link. Parts that do not exist yet are no link.
+ * symbolic link. Parts that do not exist yet are no link. Returns whether `path` exists: a
+ * reader asked about a missing file (a worker whose episode is not written yet) is told so
+ * without an open that fails. Asked of every worker on every pass and every dashboard page,
+ * so the walk throws nothing and builds each path by appending one part.
  */
-export function refuseLinks(journal: Journal, path: string): void {
+export function refuseLinks(journal: Journal, path: string): boolean {
   const below = relative(journal.root, path);
   if (below.startsWith("..")) throw new RangeError(`"${path}" is not inside the journal of "${journal.root}"`);
   let current = journal.root;
-  for (const part of below.split(sep).filter(Boolean)) {
-    current = join(current, part);
-    let isLink: boolean;
+  for (const part of below.split(sep)) {
+    if (!part) continue;
+    current = current.endsWith(sep) ? current + part : current + sep + part;
+    let stat;
     try {
-      isLink = lstatSync(current).isSymbolicLink();
+      stat = lstatSync(current, { throwIfNoEntry: false });
     } catch {
-      return;
+      return true; // not known to be missing (a part that is a file, a folder not searchable): the open that follows says what is wrong
     }
-    if (isLink) throw new JournalLinkError(journal, current);
+    if (!stat) return false;
+    if (stat.isSymbolicLink()) throw new JournalLinkError(journal, current);
   }
+  return true;
 }
 
 /**
@@ -52,6 +58,21 @@ export function refuseJournalLinks(journal: Journal): void {
 /** A journal file's text, read only when no part of its path is a symbolic link. */
 export function readJournalFile(journal: Journal, file: string): string {
   refuseLinks(journal, file);
+  return readWithoutFollowing(journal, file);
+}
+
+/** As `readJournalFile`, but undefined for a file that does not exist, at no exception's cost. */
+export function readJournalFileIfPresent(journal: Journal, file: string): string | undefined {
+  if (!refuseLinks(journal, file)) return undefined;
+  try {
+    return readWithoutFollowing(journal, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined; // removed since the walk
+    throw error;
+  }
+}
+
+function readWithoutFollowing(journal: Journal, file: string): string {
   let fd: number;
   try {
     // O_NOFOLLOW closes the gap between the check and the open: a link put there since is not opened either.

@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PreconditionError, UsageError } from "../errors.ts";
 import { commitFile, git, repoTemplate, withTempDir } from "../testing/fixtures.ts";
-import { openJournal, resolveKey, shown } from "./journal.ts";
+import { journalAt, openJournal, resolveKey, shown } from "./journal.ts";
 import { startEpisode } from "./lifecycle.ts";
 
 // Building a repository takes several git calls; each test works in a copy of this one.
@@ -105,6 +105,16 @@ test("in a linked worktree the exclude line goes to the common git dir and the w
     assert.is(git(worktree, "status", "--porcelain", "--untracked-files=all"), "");
     assert.is(git(repo, "status", "--porcelain", "--untracked-files=all"), "");
   }));
+
+test("journalAt places the journal below the root however the root is written", () => {
+  for (const [root, base] of [["/w/t1", "/w/t1"], ["/w/t1/", "/w/t1"], ["/w//t1/./x/..", "/w/t1"], ["/", ""]]) {
+    const journal = journalAt(root);
+    assert.is(journal.root, root);
+    assert.is(journal.openDir, `${base}/.ai/local/state/sessions-open`, root);
+    assert.is(journal.ledgerFile, `${base}/.ai/local/state/ledger.jsonl`, root);
+    assert.is(journal.recordsDir, `${base}/.ai/repo/sessions`, root);
+  }
+});
 
 test("resolveKey takes --key over $RA_EPISODE_KEY, and the variable when no --key is given", () => {
   assert.is(resolveKey("from-flag", { RA_EPISODE_KEY: "from-env" }), "from-flag");

@@ -10,7 +10,7 @@
  * files never make a worktree dirty.
  */
 import { existsSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { normalize, relative, sep } from "node:path";
 import { appendLine } from "../atomic.ts";
 import { repositoryAt } from "../boundaries/git.ts";
 import { UsageError } from "../errors.ts";
@@ -40,12 +40,16 @@ export async function openJournal(cwd: string, options: { forWrite?: boolean } =
  * `excludeFile` is unknown (empty); anything that writes opens the journal with `openJournal`.
  */
 export function journalAt(root: string): Journal {
+  // The root made clean once and the rest appended: the daemon and the dashboard ask this of every worker, every time.
+  const clean = normalize(root);
+  const base = clean.endsWith(sep) ? clean : clean + sep;
+  const below = (rest: string) => base + rest;
   return {
     root,
     excludeFile: "",
-    openDir: join(root, ".ai/local/state/sessions-open"),
-    ledgerFile: join(root, ".ai/local/state/ledger.jsonl"),
-    recordsDir: join(root, ".ai/repo/sessions"),
+    openDir: below(".ai/local/state/sessions-open"),
+    ledgerFile: below(".ai/local/state/ledger.jsonl"),
+    recordsDir: below(".ai/repo/sessions"),
   };
 }
 

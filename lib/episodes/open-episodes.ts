@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { createFileExclusive, writeFileAtomic } from "../atomic.ts";
 import { describeProblem, validatorFor } from "../schema.ts";
 import type { Journal } from "./journal.ts";
-import { JournalLinkError, readJournalFile, refuseLinks } from "./_journal-file.ts";
+import { JournalLinkError, readJournalFile, readJournalFileIfPresent, refuseLinks } from "./_journal-file.ts";
 import type { ProcessIdentity } from "../processes.ts";
 
 /** An open episode as its file holds it. */
@@ -68,15 +68,14 @@ export async function listOpen(journal: Journal): Promise<OpenEntry[]> {
  */
 export async function findOpen(journal: Journal, key: string): Promise<OpenEntry | undefined> {
   const file = openFile(journal, key);
-  let text: string;
+  let text: string | undefined;
   try {
-    text = readJournalFile(journal, file);
+    text = readJournalFileIfPresent(journal, file);
   } catch (error) {
     if (error instanceof JournalLinkError && error.link !== file) throw error;
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     return unreadable(key, file, error);
   }
-  return parseEntry(key, file, text);
+  return text === undefined ? undefined : parseEntry(key, file, text);
 }
 
 async function readEntry(journal: Journal, key: string): Promise<OpenEntry> {
@@ -94,10 +93,37 @@ function unreadable(key: string, file: string, error: unknown): OpenEntry {
   return { key, file, problem: `cannot be read: ${(error as Error).message.split("\n")[0]}` };
 }
 
+/**
+ * The last text read from each open file and what it parsed to. The daemon and the dashboard
+ * read every worker's file again and again and it rarely changes: the same text is not parsed
+ * again (parsing was most of a dashboard page's time). Keyed by the text itself, so a file
+ * changed in any way is parsed afresh; each caller gets its own copy to change. Bounded: the
+ * oldest read falls out past `PARSED_KEPT` files.
+ */
+const parsed = new Map<string, { text: string; entry: OpenEntry }>();
+const PARSED_KEPT = 1_000;
+
 async function parseEntry(key: string, file: string, text: string): Promise<OpenEntry> {
+  const known = parsed.get(file);
+  if (known && known.text === text && known.entry.key === key) return copyOf(known.entry);
+  const entry = await parseText(key, file, text);
+  parsed.delete(file);
+  parsed.set(file, { text, entry });
+  if (parsed.size > PARSED_KEPT) parsed.delete(parsed.keys().next().value!);
+  return copyOf(entry);
+}
+
+function copyOf(entry: OpenEntry): OpenEntry {
+  return entry.episode ? { ...entry, episode: structuredClone(entry.episode) } : { ...entry };
+}
+
+/** yaml, loaded on first need (most commands never read an episode) and once. */
+let yaml: Promise<typeof import("yaml")> | undefined;
+
+async function parseText(key: string, file: string, text: string): Promise<OpenEntry> {
   let value: unknown;
   try {
-    const { parse } = await import("yaml");
+    const { parse } = await (yaml ??= import("yaml"));
     // logLevel "error": yaml would print its warnings, each with lines of the file, on stderr.
     value = parse(text, { logLevel: "error" });
   } catch (error) {
@@ -114,7 +140,7 @@ async function parseEntry(key: string, file: string, text: string): Promise<Open
 async function serialise(episode: Episode): Promise<string> {
   const problems = (await validatorFor("episode"))(episode);
   if (problems.length) throw new TypeError(`Episode "${episode.key}" is not valid: ${problems.map(describeProblem).join("; ")}`);
-  const { stringify } = await import("yaml");
+  const { stringify } = await (yaml ??= import("yaml"));
   return "# An open robot-army episode. Closed by `robot-army episode end` or `robot-army recover episodes`.\n" + stringify(episode);
 }
 

@@ -45,7 +45,8 @@ export interface IssueSnapshot {
 const COLUMNS = "id, repo, issue, state, reason, title, body, author, labels, issue_state, issue_updated_at, simulated, created_at, updated_at";
 
 function fromRow(row: unknown): WorkItem {
-  const r = { ...(row as Record<string, unknown>) };
+  // node:sqlite rows have a null prototype: the spread gives a plain object.
+  const r = row as Record<string, unknown>;
   return { ...r, labels: JSON.parse(r.labels as string), simulated: r.simulated === 1 } as WorkItem;
 }
 

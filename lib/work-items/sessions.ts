@@ -190,8 +190,8 @@ export function markTabsSwept(store: Store, item: number, host: string, at: stri
 }
 
 function fromRow(row: unknown): StoredSession {
-  // node:sqlite rows have a null prototype, simulated is stored as 0 or 1, and terminal as JSON.
-  const r = { ...(row as Record<string, unknown>) };
+  // node:sqlite rows have a null prototype (the spread gives a plain object), simulated is stored as 0 or 1, and terminal as JSON.
+  const r = row as Record<string, unknown>;
   // A row recorded before episode keys were stored: its worker was given item-<id>.
   const key = typeof r.episode_key === "string" ? r.episode_key : `item-${r.item}`;
   return { ...r, simulated: r.simulated === 1, terminal: parseTerminal(r.terminal), episode_key: key } as StoredSession;
