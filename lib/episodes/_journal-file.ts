@@ -4,7 +4,7 @@
  * could point out of the journal, at `/etc/shadow` say, whose lines would then be echoed
  * or written to. Such a path is refused in one line naming it; its target is never opened.
  */
-import { closeSync, constants, lstatSync, openSync, readFileSync, readlinkSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
 import { relative, sep } from "node:path";
 import { PreconditionError } from "../errors.ts";
 import type { Journal } from "./journal.ts";
@@ -29,6 +29,10 @@ export class JournalLinkError extends PreconditionError {
  * so the walk throws nothing and builds each path by appending one part.
  */
 export function refuseLinks(journal: Journal, path: string): boolean {
+  // The usual answer in one call: a path below the root that resolves to itself passes
+  // through no link at all. Anything else (a link on the way, a root reached through one, a
+  // missing part) is walked part by part, which says which part is a link.
+  if (path.startsWith(journal.root.endsWith(sep) ? journal.root : journal.root + sep) && realOrUndefined(path) === path) return true;
   const below = relative(journal.root, path);
   if (below.startsWith("..")) throw new RangeError(`"${path}" is not inside the journal of "${journal.root}"`);
   let current = journal.root;
@@ -45,6 +49,14 @@ export function refuseLinks(journal: Journal, path: string): boolean {
     if (stat.isSymbolicLink()) throw new JournalLinkError(journal, current);
   }
   return true;
+}
+
+function realOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * that is a symbolic link is listed so too, and its target never read.
  */
 import { existsSync, readdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { createFileExclusive, writeFileAtomic } from "../atomic.ts";
 import { describeProblem, validatorFor } from "../schema.ts";
 import type { Journal } from "./journal.ts";
@@ -49,7 +49,8 @@ export interface OpenEntry {
 
 /** The file that holds the open episode with this key. */
 export function openFile(journal: Journal, key: string): string {
-  return join(journal.openDir, `${key}.yaml`);
+  // A key is one name (lib/episodes/journal.ts resolveKey): appended to the folder, not joined, as it is asked for every worker every time.
+  return key.includes(sep) ? join(journal.openDir, `${key}.yaml`) : `${journal.openDir}${sep}${key}.yaml`;
 }
 
 /** Every open episode, sorted by key. */

@@ -19,7 +19,7 @@ import type { Config } from "../config.ts";
 import type { Store } from "../store/open.ts";
 import { StoreError } from "../store/store-file.ts";
 import { getItem } from "../work-items/queries.ts";
-import type { WorkItem } from "../work-items/queries.ts";
+import type { ItemSummary } from "../work-items/queries.ts";
 import { sessionsOf, trackedSessionBranches } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 
@@ -125,7 +125,7 @@ export function pullRequestsOf(store: Store, itemId: number): PullRequestRow[] |
  * The pull requests of each of these items (given with their sessions), as `pullRequestsOf`
  * finds them, in two queries however many items (the dashboard's rows).
  */
-export function pullRequestsOfItems(store: Store, known: ReadonlyArray<{ item: WorkItem; sessions: readonly StoredSession[] }>): Map<number, PullRequestRow[] | "not checked"> {
+export function pullRequestsOfItems(store: Store, known: ReadonlyArray<{ item: ItemSummary; sessions: readonly StoredSession[] }>): Map<number, PullRequestRow[] | "not checked"> {
   const pairs = [...new Set(known.flatMap(({ item, sessions }) => sessions.map((s) => JSON.stringify([item.repo, s.branch]))))];
   const rows = pairs.length === 0 ? [] : store.statement(
     `SELECT repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at FROM pull_requests
@@ -155,7 +155,7 @@ export function pullRequestsOfItems(store: Store, known: ReadonlyArray<{ item: W
 }
 
 /** Whether a refresh at `at` (ms) looked for the item's pull requests: it was not finished then, or done within the week before. */
-function trackedAt(item: WorkItem, at: number): boolean {
+function trackedAt(item: ItemSummary, at: number): boolean {
   if (item.state !== "done" && item.state !== "abandoned") return true;
   const finished = Date.parse(item.updated_at);
   return at <= finished || (item.state === "done" && at - finished < RECENTLY_DONE_MS);

@@ -15,7 +15,7 @@ import type { PullRequestRow } from "../intake/pull-requests.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
-import type { WorkItem } from "../work-items/queries.ts";
+import type { ItemSummary, WorkItem } from "../work-items/queries.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 
@@ -104,7 +104,7 @@ export function issueUrl(store: Store, item: WorkItem, apiBase: string): string 
 }
 
 /** The web addresses of these items' issues, as `issueUrl` finds each, in one query (the dashboard's rows). */
-export function issueUrls(store: Store, items: readonly WorkItem[], apiBase: string): Map<number, string | null> {
+export function issueUrls(store: Store, items: readonly ItemSummary[], apiBase: string): Map<number, string | null> {
   const given = new Map<number, string>();
   // Oldest first, so each item's latest record naming an address is the one kept.
   const rows = store.statement(
@@ -113,7 +113,7 @@ export function issueUrls(store: Store, items: readonly WorkItem[], apiBase: str
   ).all(JSON.stringify(items.map((item) => item.id))) as Array<{ item: number; url: string }>;
   for (const row of rows) given.set(row.item, row.url);
   const base = apiBase.replace(/\/+$/, "");
-  const fromBase = (item: WorkItem) => {
+  const fromBase = (item: ItemSummary) => {
     if (base === "https://api.github.com") return `https://github.com/${item.repo}/issues/${item.issue}`;
     if (base.endsWith("/api/v3")) return `${base.slice(0, -"/api/v3".length)}/${item.repo}/issues/${item.issue}`;
     return null;

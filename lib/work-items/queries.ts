@@ -43,6 +43,7 @@ export interface IssueSnapshot {
 }
 
 const COLUMNS = "id, repo, issue, state, reason, title, body, author, labels, issue_state, issue_updated_at, simulated, created_at, updated_at";
+const SUMMARY_COLUMNS = COLUMNS.replace("body, ", "");
 
 function fromRow(row: unknown): WorkItem {
   // node:sqlite rows have a null prototype: the spread gives a plain object.
@@ -56,11 +57,17 @@ export function getItem(store: Store, id: number): WorkItem | undefined {
   return row ? fromRow(row) : undefined;
 }
 
-/** Items by id, in one query (the dashboard's rows read them together); an id with no item is left out. */
-export function itemsById(store: Store, ids: readonly number[]): Map<number, WorkItem> {
+/** An item without its issue's body: what a list of many items shows. */
+export type ItemSummary = Omit<WorkItem, "body">;
+
+/**
+ * Items by id, in one query, without their bodies (the dashboard's rows read them together,
+ * and an issue's body can be long); an id with no item is left out.
+ */
+export function itemsById(store: Store, ids: readonly number[]): Map<number, ItemSummary> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
-  const rows = store.statement(`SELECT ${COLUMNS} FROM work_items WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(unique));
+  const rows = store.statement(`SELECT ${SUMMARY_COLUMNS} FROM work_items WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(unique));
   return new Map(rows.map(fromRow).map((item) => [item.id, item]));
 }
 

@@ -6,8 +6,8 @@ import { PROJECT_ROOT } from "../runtime.ts";
 import { withTempDir } from "../testing/fixtures.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
-import { createItem } from "./queries.ts";
-import { endSession, episodeKey, latestSession, nextAttempt, openSessions, recordSession, sessionsOf } from "./sessions.ts";
+import { createItem, itemsById } from "./queries.ts";
+import { endSession, episodeKey, latestSession, nextAttempt, openSessions, recordSession, sessionsOf, sessionsOfItemsWithOneOpen } from "./sessions.ts";
 import type { SessionRow } from "./sessions.ts";
 import { closeCancelled, closeFromExit, closeLost } from "./worker-ended.ts";
 import { transition } from "./transition.ts";
@@ -29,6 +29,41 @@ async function withItem(fn: (store: Store, item: number) => void | Promise<void>
 const row = (item: number, id: string, name: string): SessionRow => ({
   id, item, name, host: "testhost", launcher: "process", marker: `m-${id}`, worktree: "/w", branch: "b", started_at: "2026-01-15T10:00:00Z", simulated: false,
 });
+
+test("sessionsOfItemsWithOneOpen: every attempt of each item with an open row, oldest first; an item with none open is left out", () =>
+  withItem((store, item) => {
+    const other = createItem(store, {
+      repo: "demo/widgets", issue: 8, title: "Other", body: "", author: "owner", labels: ["robot-army"], issue_state: "open", issue_updated_at: null,
+    }, { simulated: false }).id;
+    const ended = createItem(store, {
+      repo: "demo/widgets", issue: 9, title: "Ended", body: "", author: "owner", labels: ["robot-army"], issue_state: "open", issue_updated_at: null,
+    }, { simulated: false }).id;
+    recordSession(store, row(item, "a", "ra-widgets-7"));
+    endSession(store, "a", "lost");
+    recordSession(store, row(item, "b", "ra-widgets-7-2"));
+    recordSession(store, row(other, "c", "ra-widgets-8"));
+    recordSession(store, row(ended, "d", "ra-widgets-9"));
+    endSession(store, "d", "retired");
+    const byItem = sessionsOfItemsWithOneOpen(store);
+    assert.equal([...byItem].map(([id, rows]) => [id, rows.map((r) => [r.id, r.attempt, r.ended_at === null])]), [
+      [item, [["a", 1, false], ["b", 2, true]]],
+      [other, [["c", 1, true]]],
+    ]);
+    assert.equal([...byItem.values()].flat().filter((r) => r.ended_at === null).map((r) => r.id), openSessions(store).map((r) => r.id));
+  }));
+
+test("itemsById reads many items at once without their issues' bodies", () =>
+  withItem((store, item) => {
+    const long = createItem(store, {
+      repo: "demo/widgets", issue: 8, title: "Long", body: "x".repeat(100_000), author: "owner", labels: ["robot-army", "p1"], issue_state: "open", issue_updated_at: null,
+    }, { simulated: false }).id;
+    const found = itemsById(store, [long, item, long, 99_999]);
+    assert.equal([...found.keys()].sort(), [item, long].sort());
+    assert.is(found.get(long)!.title, "Long");
+    assert.equal(found.get(long)!.labels, ["robot-army", "p1"]);
+    assert.is(found.get(long)!.simulated, false);
+    assert.not.ok("body" in found.get(long)!);
+  }));
 
 test("each recorded session is the item's next attempt; the latest is the highest", () =>
   withItem((store, item) => {

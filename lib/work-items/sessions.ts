@@ -113,6 +113,24 @@ export function sessionsOfItems(store: Store, items: readonly number[]): Map<num
   return byItem;
 }
 
+/**
+ * Every session of each item that has one open, oldest first, in one query: what the
+ * dashboard's `/active` shows (the open rows, and every attempt's branch for the pull
+ * requests) without reading the open rows twice.
+ */
+export function sessionsOfItemsWithOneOpen(store: Store): Map<number, StoredSession[]> {
+  const rows = store.statement(
+    "SELECT * FROM sessions WHERE item IN (SELECT item FROM sessions WHERE ended_at IS NULL) ORDER BY item, attempt, started_at",
+  ).all().map(fromRow);
+  const byItem = new Map<number, StoredSession[]>();
+  for (const row of rows) {
+    const list = byItem.get(row.item);
+    if (list) list.push(row);
+    else byItem.set(row.item, [row]);
+  }
+  return byItem;
+}
+
 /** The item's newest session (its highest attempt), or undefined when none is on record. */
 export function latestSession(store: Store, item: number): StoredSession | undefined {
   const row = store.statement("SELECT * FROM sessions WHERE item = ? ORDER BY attempt DESC LIMIT 1").get(item);

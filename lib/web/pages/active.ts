@@ -12,7 +12,7 @@ import { listKeeps } from "../../ending/keeps.ts";
 import { pullRequestsOfItems } from "../../intake/pull-requests.ts";
 import { issueUrls } from "../../reports/item.ts";
 import { itemsById } from "../../work-items/queries.ts";
-import { openSessions, sessionsOfItems } from "../../work-items/sessions.ts";
+import { sessionsOfItemsWithOneOpen } from "../../work-items/sessions.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
 import { formatAge } from "../../duration.ts";
@@ -62,10 +62,10 @@ export const activePage: Page<Active> = {
     // A keep covers its item's current session only (keptSession): an earlier attempt's open row is not kept.
     const keptSessions = new Set(keeps.flatMap((k) => (k.session ? [k.session.id] : [])));
     const at = now();
-    const open = openSessions(store).filter((s) => !s.simulated);
-    // Each row's item and sessions, read for all the rows at once.
+    // Each row's item and sessions, read for all the rows at once; the open rows by item and attempt.
+    const sessionsByItem = sessionsOfItemsWithOneOpen(store);
+    const open = [...sessionsByItem.values()].flatMap((rows) => rows.filter((s) => s.ended_at === null && !s.simulated));
     const items = itemsById(store, [...open.map((s) => s.item), ...keeps.map((k) => k.item)]);
-    const sessionsByItem = sessionsOfItems(store, open.map((s) => s.item));
     const rowItems = [...new Set(open.map((s) => s.item))].flatMap((id) => items.get(id) ?? []);
     const pullsByItem = pullRequestsOfItems(store, rowItems.map((item) => ({ item, sessions: sessionsByItem.get(item.id) ?? [] })));
     const urls = issueUrls(store, rowItems, ctx.config.github.api_base);
