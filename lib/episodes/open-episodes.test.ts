@@ -9,8 +9,21 @@ import { JournalLinkError } from "./_journal-file.ts";
 import { createOpen, findOpen, listOpen, openFile } from "./open-episodes.ts";
 import type { Episode } from "./open-episodes.ts";
 
+/** A journal in `dir`, its folders named plainly (no repository needed to read and write open files). */
+function journalIn(dir: string): Journal {
+  return { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
+}
+
+/** An open episode started and changed at 10:00, with what the test sets. */
+function episodeOf(fields: Pick<Episode, "id" | "key" | "status"> & Partial<Episode>): Episode {
+  return {
+    schema: 1, host: "box", client: { pid: 2, started_at: null },
+    started_at: "2026-01-15T10:00:00Z", branch: null, start_head: null, status_changed_at: "2026-01-15T10:00:00Z", ...fields,
+  };
+}
+
 test("an open episode's file yaml warns about is listed with its problem, and no warning quoting its lines is printed", () => withTempDir(async (dir) => {
-  const journal: Journal = { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
+  const journal = journalIn(dir);
   mkdirSync(journal.openDir);
   writeFileSync(openFile(journal, "w1"), "%YAML 9.9\n---\nid: !!js/function secret-line\n");
   const warnings: string[] = [];
@@ -26,11 +39,8 @@ test("an open episode's file yaml warns about is listed with its problem, and no
 
 test("an open episode whose file names another key is a problem, never that other episode", () => withTempDir(async (dir) => {
   // Read as w2, episode end --key w1 removed w2.yaml, the other episode's file, and left w1.yaml open.
-  const journal: Journal = { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
-  const episode: Episode = {
-    schema: 1, id: "3f2b8c1e-0000-4000-8000-000000000001", key: "w2", host: "box", client: { pid: 2, started_at: null },
-    started_at: "2026-01-15T10:00:00Z", branch: null, start_head: null, status: "busy", status_changed_at: "2026-01-15T10:00:00Z",
-  };
+  const journal = journalIn(dir);
+  const episode = episodeOf({ id: "3f2b8c1e-0000-4000-8000-000000000001", key: "w2", status: "busy" });
   mkdirSync(journal.openDir);
   await createOpen(journal, episode);
   writeFileSync(openFile(journal, "w1"), readFileSync(openFile(journal, "w2"), "utf8"));
@@ -40,12 +50,8 @@ test("an open episode whose file names another key is a problem, never that othe
 }));
 
 test("needs_info carries its question and nothing else does: a file saying otherwise is a problem, never a status", () => withTempDir(async (dir) => {
-  const journal: Journal = { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
-  const episode: Episode = {
-    schema: 1, id: "3f2b8c1e-0000-4000-8000-000000000002", key: "w1", host: "box", client: { pid: 2, started_at: null },
-    started_at: "2026-01-15T10:00:00Z", branch: null, start_head: null, status: "needs_info", status_changed_at: "2026-01-15T10:00:00Z",
-    needs_info_reason: "which database?",
-  };
+  const journal = journalIn(dir);
+  const episode = episodeOf({ id: "3f2b8c1e-0000-4000-8000-000000000002", key: "w1", status: "needs_info", needs_info_reason: "which database?" });
   mkdirSync(journal.openDir);
   await createOpen(journal, episode);
   assert.equal((await findOpen(journal, "w1"))?.episode, episode);
@@ -67,11 +73,8 @@ test("needs_info carries its question and nothing else does: a file saying other
 
 test("a file read again as it was gives the same episode, each caller its own copy; a file changed in any way is read afresh", () => withTempDir(async (dir) => {
   // The parsed episode is kept by the file's text: the daemon and the dashboard read every worker's file again and again.
-  const journal: Journal = { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
-  const episode: Episode = {
-    schema: 1, id: "3f2b8c1e-0000-4000-8000-000000000003", key: "w1", host: "box", client: { pid: 2, started_at: null },
-    started_at: "2026-01-15T10:00:00Z", branch: null, start_head: null, status: "busy", status_changed_at: "2026-01-15T10:00:00Z",
-  };
+  const journal = journalIn(dir);
+  const episode = episodeOf({ id: "3f2b8c1e-0000-4000-8000-000000000003", key: "w1", status: "busy" });
   mkdirSync(journal.openDir);
   await createOpen(journal, episode);
   const first = (await findOpen(journal, "w1"))!.episode!;
@@ -95,7 +98,7 @@ test("a file read again as it was gives the same episode, each caller its own co
 }));
 
 test("findOpen: a missing file or folder is no episode, a folder that is a link is refused, a file that is a link is a problem", () => withTempDir(async (dir) => {
-  const journal: Journal = { root: dir, excludeFile: join(dir, "exclude"), openDir: join(dir, "open"), ledgerFile: join(dir, "ledger.jsonl"), recordsDir: join(dir, "records") };
+  const journal = journalIn(dir);
   assert.is(await findOpen(journal, "w1"), undefined, "no open folder");
   mkdirSync(journal.openDir);
   assert.is(await findOpen(journal, "w1"), undefined, "no file");

@@ -102,15 +102,8 @@ export function sessionsOf(store: Store, item: number): StoredSession[] {
 
 /** The sessions of each of these items, oldest first, in one query; an item with none is left out. */
 export function sessionsOfItems(store: Store, items: readonly number[]): Map<number, StoredSession[]> {
-  const rows = store.statement("SELECT * FROM sessions WHERE item IN (SELECT value FROM json_each(?)) ORDER BY item, attempt, started_at")
-    .all(JSON.stringify([...new Set(items)])).map(fromRow);
-  const byItem = new Map<number, StoredSession[]>();
-  for (const row of rows) {
-    const list = byItem.get(row.item);
-    if (list) list.push(row);
-    else byItem.set(row.item, [row]);
-  }
-  return byItem;
+  return byItem(store.statement("SELECT * FROM sessions WHERE item IN (SELECT value FROM json_each(?)) ORDER BY item, attempt, started_at")
+    .all(JSON.stringify([...new Set(items)])).map(fromRow));
 }
 
 /**
@@ -119,16 +112,20 @@ export function sessionsOfItems(store: Store, items: readonly number[]): Map<num
  * requests) without reading the open rows twice.
  */
 export function sessionsOfItemsWithOneOpen(store: Store): Map<number, StoredSession[]> {
-  const rows = store.statement(
+  return byItem(store.statement(
     "SELECT * FROM sessions WHERE item IN (SELECT item FROM sessions WHERE ended_at IS NULL) ORDER BY item, attempt, started_at",
-  ).all().map(fromRow);
-  const byItem = new Map<number, StoredSession[]>();
+  ).all().map(fromRow));
+}
+
+/** Rows in item order, grouped by item, each item's in the order given. */
+function byItem(rows: StoredSession[]): Map<number, StoredSession[]> {
+  const grouped = new Map<number, StoredSession[]>();
   for (const row of rows) {
-    const list = byItem.get(row.item);
+    const list = grouped.get(row.item);
     if (list) list.push(row);
-    else byItem.set(row.item, [row]);
+    else grouped.set(row.item, [row]);
   }
-  return byItem;
+  return grouped;
 }
 
 /** The item's newest session (its highest attempt), or undefined when none is on record. */
