@@ -74,10 +74,14 @@ test("the hooks go into the worktree's local settings, merged with the owner's, 
     const file = join(place.worktree, CLAUDE_LOCAL_SETTINGS);
     mkdirSync(join(place.worktree, ".claude"));
     const ownerStop = { hooks: [{ type: "command", command: "notify-send done" }] };
-    writeFileSync(file, JSON.stringify({ permissions: { allow: ["Bash(npm test)"] }, hooks: { Stop: [ownerStop] } }));
-    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
+    writeFileSync(file, JSON.stringify({ permissions: { allow: ["Bash(npm test)"], defaultMode: "plan" }, hooks: { Stop: [ownerStop] } }));
+    const promptDir = join(place.robotArmy, "..", "..", "prompts", "item-3");
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID, promptDir });
     const settings = settingsOf(place.worktree);
-    assert.equal(settings.permissions, { allow: ["Bash(npm test)"] }, "the owner's settings stay");
+    // The owner's rules stay, first; robot-army adds the commands its prompt names and the prompt's folder, nothing broader.
+    assert.equal(settings.permissions, {
+      allow: ["Bash(npm test)", "Bash(robot-army episode needs-info:*)", "Bash(robot-army ledger append:*)"], defaultMode: "plan", additionalDirectories: [promptDir],
+    }, "the owner's settings stay");
     assert.equal(settings.hooks.Stop[0], ownerStop, "the owner's own Stop hook stays, first");
     assert.equal(Object.keys(settings.hooks).sort(), CLAUDE_HOOK_EVENTS.map((e) => e.event).sort());
     assert.is(settings.hooks.Notification.at(-1)!.matcher, "idle_prompt|permission_prompt|elicitation_dialog");
@@ -93,6 +97,9 @@ test("the hooks go into the worktree's local settings, merged with the owner's, 
     assert.is(commandFor(place.worktree, "Stop"), `${place.robotArmy} episode hook claude --key item-3-2 --session ${SESSION_ID}`);
     const exclude = readFileSync(join(place.repo, ".git", "info", "exclude"), "utf8");
     assert.is(exclude.split("\n").filter((line) => line === "/.claude/settings.local.json").length, 1, "excluded once");
+    // Granted once, however often a worker starts.
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3-3", sessionId: SESSION_ID, promptDir });
+    assert.equal(settingsOf(place.worktree).permissions, settings.permissions);
   }));
 
 test("settings that are not a JSON object are the owner's to fix: refused, never overwritten", () =>
@@ -103,6 +110,14 @@ test("settings that are not a JSON object are the owner's to fix: refused, never
       writeFileSync(file, text);
       const error = await rejects(writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID }), PreconditionError);
       assert.match(error.message, `Cannot add robot-army's hooks to "${file}"`);
+      assert.is(readFileSync(file, "utf8"), text);
+    }
+    // Permissions in a shape Claude Code would not read are the owner's too.
+    for (const permissions of [["Bash(ls)"], { allow: "Bash(ls)" }]) {
+      const text = JSON.stringify({ permissions });
+      writeFileSync(file, text);
+      const error = await rejects(writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID }), PreconditionError);
+      assert.match(error.message, "Cannot add robot-army's permissions");
       assert.is(readFileSync(file, "utf8"), text);
     }
   }));

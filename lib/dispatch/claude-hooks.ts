@@ -11,10 +11,17 @@
  * | Notification `permission_prompt`, `elicitation_dialog` | needs_info (its message the reason), until busy or Stop |
  * | SessionEnd                        | ended                  |
  *
- * The file is merged, never clobbered: the owner's settings and hooks stay as they are, and
- * only robot-army's own hooks (any command running `episode hook claude`) are replaced. The
- * file is added to the repository's git exclude file (for a worktree, the common one), so it
- * never makes the worktree dirty.
+ * Beside the hooks, the same file grants what the worker's prompt asks of it and nothing
+ * broader, so a worker with the default configuration starts without a permission prompt:
+ * the folder its prompt file is in (`permissions.additionalDirectories`: the file is kept
+ * outside the worktree, 0600, in a folder of its own) and the robot-army commands the prompt
+ * names (`permissions.allow`: `robot-army episode needs-info` and `robot-army ledger append`,
+ * run through the launcher robot-army puts first on the worker's PATH).
+ *
+ * The file is merged, never clobbered: the owner's settings, hooks and rules stay as they are,
+ * and only robot-army's own hooks (any command running `episode hook claude`) are replaced.
+ * The file is added to the repository's git exclude file (for a worktree, the common one), so
+ * it never makes the worktree dirty.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -41,6 +48,9 @@ export const CLAUDE_HOOK_EVENTS: readonly { event: string; matcher?: string }[] 
 /** How long Claude Code lets one of these hooks run (its default is a minute): a stuck one must not hold the agent long. */
 const HOOK_TIMEOUT_SECONDS = 30;
 
+/** The commands a worker's prompt asks it to run, allowed without a prompt: robot-army's own, with the verbs the prompt names. */
+export const CLAUDE_ALLOWED_COMMANDS: readonly string[] = ["Bash(robot-army episode needs-info:*)", "Bash(robot-army ledger append:*)"];
+
 /** What marks a hook command as robot-army's own, so a later start replaces it. */
 const OURS = / episode hook claude( |$)/;
 
@@ -65,7 +75,7 @@ interface HookGroup {
  * merged with what the file holds, and git-excludes the file. A file that is not a JSON
  * object is refused (never overwritten): it is the owner's.
  */
-export async function writeClaudeHooks(worktree: string, options: { robotArmy: string; episodeKey: string; sessionId: string }): Promise<string> {
+export async function writeClaudeHooks(worktree: string, options: { robotArmy: string; episodeKey: string; sessionId: string; promptDir?: string }): Promise<string> {
   const file = join(worktree, CLAUDE_LOCAL_SETTINGS);
   const settings = readSettings(file);
   const command = claudeHookCommand(options.robotArmy, options.episodeKey, options.sessionId);
@@ -76,9 +86,28 @@ export async function writeClaudeHooks(worktree: string, options: { robotArmy: s
     hooks[event] = [...theirs, { ...(matcher === undefined ? {} : { matcher }), hooks: [{ type: "command", command, timeout: HOOK_TIMEOUT_SECONDS }] }];
   }
   settings.hooks = hooks;
+  settings.permissions = withGrants(settings.permissions, options.promptDir);
   writeFileAtomic(file, JSON.stringify(settings, null, 2) + "\n");
   await excludeFromGit(worktree);
   return file;
+}
+
+/**
+ * The settings' permissions with robot-army's grants added where missing: its commands to
+ * `allow`, the prompt's folder to `additionalDirectories`. The owner's entries, and anything
+ * else in `permissions`, stay; a list that is not a list is the owner's mistake and refused.
+ */
+function withGrants(permissions: unknown, promptDir: string | undefined): Record<string, unknown> {
+  if (permissions !== undefined && !isObject(permissions)) throw new PreconditionError(`Cannot add robot-army's permissions: "permissions" in ${CLAUDE_LOCAL_SETTINGS} is not a JSON object; fix it or remove it`);
+  const grants = { ...permissions };
+  const added = (field: string, entries: readonly string[]) => {
+    const current = grants[field] ?? [];
+    if (!Array.isArray(current)) throw new PreconditionError(`Cannot add robot-army's permissions: "permissions.${field}" in ${CLAUDE_LOCAL_SETTINGS} is not a list; fix it or remove it`);
+    grants[field] = [...current, ...entries.filter((entry) => !current.includes(entry))];
+  };
+  added("allow", CLAUDE_ALLOWED_COMMANDS);
+  if (promptDir !== undefined) added("additionalDirectories", [promptDir]);
+  return grants;
 }
 
 /** A group with robot-army's hooks taken out; undefined when nothing else was in it. */

@@ -14,6 +14,7 @@
  * - **demo**: robot-army's demo worker keeps its journal itself; nothing is added.
  * - **generic**: any other program; no registry, so its workers are never taken for idle.
  */
+import { dirname } from "node:path";
 import type { Config, WorkerProfile } from "../config.ts";
 import { commandText } from "../shell-words.ts";
 import { writeClaudeHooks } from "./claude-hooks.ts";
@@ -77,9 +78,10 @@ export function claudeFirstMessage(promptFile: string): string {
   return `Your task is in the file ${promptFile}: read it, then do what it says.`;
 }
 
-/** Readies the worktree for the profile before the worker starts: Claude Code's hooks; nothing for the others. */
+/** Readies the worktree for the profile before the worker starts: Claude Code's hooks and grants (its prompt's folder among them); nothing for the others. */
 export async function prepareWorktree(worker: WorkerConfig, worktree: string, start: ProfileStart): Promise<void> {
-  if (worker.profile === "claude") await writeClaudeHooks(worktree, { robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId });
+  if (worker.profile !== "claude") return;
+  await writeClaudeHooks(worktree, { robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId, ...(start.promptFile ? { promptDir: dirname(start.promptFile) } : {}) });
 }
 
 /**

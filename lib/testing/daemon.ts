@@ -31,17 +31,26 @@ export interface DaemonTest {
   lines(): string[];
 }
 
-/** A forge, a clone, an onboarded repository (not yet polled) and tick deps at live; `worker` is the worker's argv. */
-export async function withDaemon(template: ForgeTemplate, fn: (d: DaemonTest) => Promise<void>, worker: string[] = ["sh", "-c", "echo working; sleep 30"]): Promise<void> {
+/** What a daemon test may change beyond the worker's argv: more worker settings, and variables its launcher (so its workers) gets. */
+export interface DaemonTestOptions {
+  worker?: Partial<Config["worker"]>;
+  env?: Record<string, string>;
+}
+
+/**
+ * A forge, a clone, an onboarded repository (not yet polled) and tick deps at live; `worker` is
+ * the worker's argv, run by the process launcher unless `options.worker` says otherwise.
+ */
+export async function withDaemon(template: ForgeTemplate, fn: (d: DaemonTest) => Promise<void>, worker: string[] = ["sh", "-c", "echo working; sleep 30"], options: DaemonTestOptions = {}): Promise<void> {
   await template.use(async (t) => {
     const store = await testStore(t);
     const stateDir = join(t.tmp, "state");
     const sessionRoot = join(stateDir, "sessions");
-    const env = { ...process.env, RA_STATE_DIR: stateDir, RA_SESSION_ROOT: sessionRoot };
+    const env = { ...process.env, ...options.env, RA_STATE_DIR: stateDir, RA_SESSION_ROOT: sessionRoot };
     try {
       git(t.tmp, "clone", "--quiet", join(t.dir, "git", "demo", "widgets.git"), "widgets");
       const base = await forgeConfig(t);
-      const config: Config = { ...base, worker: { ...base.worker, binary: worker[0], args: worker.slice(1), launcher: "process" } };
+      const config: Config = { ...base, worker: { ...base.worker, binary: worker[0], args: worker.slice(1), launcher: "process", ...options.worker } };
       const github = await connectGitHub(config, store, quickOptions());
       const path = config.repos["demo/widgets"].path;
       recordApproval(store, "demo/widgets", path, fingerprintOf(await github.getRepository("demo/widgets"), path));

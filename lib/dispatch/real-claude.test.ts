@@ -1,0 +1,127 @@
+/**
+ * The real Claude Code CLI (the pinned devDependency) as robot-army's worker, in tmux, its
+ * model requests answered by the scripted stand-in for the Anthropic API on loopback
+ * (lib/testing/anthropic-api.ts): no key, nothing leaves the machine. Each test dispatches
+ * through the daemon's own tick and reads what a user would: the item, the worker's
+ * registry (its episode, kept by Claude Code's hooks), and the worker's pane.
+ */
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { join } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { answersTool, claudeCodeBinary, claudeCodeHome, lastPrompt, serveAnthropicApi, toolResults } from "../testing/anthropic-api.ts";
+import type { AnthropicApi, ModelScript, ModelTurn } from "../testing/anthropic-api.ts";
+import { withDaemon } from "../testing/daemon.ts";
+import type { DaemonTest } from "../testing/daemon.ts";
+import { forgeTemplate } from "../testing/forge.ts";
+import { waitFor } from "../testing/wait.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
+import { initialState, runTick } from "../daemon/tick.ts";
+import { getItem } from "../work-items/queries.ts";
+import { openSessions } from "../work-items/sessions.ts";
+import type { StoredSession } from "../work-items/sessions.ts";
+import { readRegistry } from "../ending/idleness.ts";
+import { runCommand } from "../boundaries/launchers/session-run.ts";
+
+const template = forgeTemplate();
+test.after(() => template.remove());
+
+/** What the worker is told first: where its task is. */
+const TASK_POINTER = /Your task is in the file (\S+?):/;
+
+/**
+ * The model of a worker that does as told: it reads the file its first message names, then
+ * says it has read it and waits at its prompt. What comes after is the test's `then`.
+ */
+function obedientWorker(then: ModelScript = () => ({ text: "Nothing more to do." })): ModelScript {
+  return (request) => {
+    if (!request.withTools) return { text: "ok" };
+    const pointer = TASK_POINTER.exec(lastPrompt(request));
+    const results = toolResults(request);
+    if (pointer && !answersTool(request) && results.length === 0) return { tool: "Read", input: { file_path: pointer[1] } };
+    if (answersTool(request) && results.length === 1) return { text: "I have read my task." };
+    return then(request);
+  };
+}
+
+interface ClaudeWorld extends DaemonTest {
+  api: AnthropicApi;
+  home: string;
+  socket: string;
+  /** What the worker's tmux pane shows now. */
+  pane(): Promise<string>;
+}
+
+/** A forge, the daemon's deps with Claude Code as the tmux worker, and the stand-in API; the tmux server is ended afterwards. */
+async function withClaude(script: ModelScript, fn: (w: ClaudeWorld) => Promise<void>, options: { trustWorktrees?: boolean } = {}): Promise<void> {
+  const api = await serveAnthropicApi(script);
+  const socket = `ra-claude-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const home = makeTempDir("robot-army-claude-home-");
+  try {
+    const env = claudeCodeHome(home, api);
+    await withDaemon(template, async (d) => {
+      if (options.trustWorktrees ?? true) trustFolder(home, d.config.repos["demo/widgets"].path);
+      const pane = async () => (await runCommand(["tmux", "-L", socket, "capture-pane", "-p", "-t", "workers"], process.env)).stdout;
+      await fn({ ...d, api, home, socket, pane });
+    }, [claudeCodeBinary()], { worker: { profile: "claude", launcher: "tmux", tmux_socket: socket, tmux_session: "workers" }, env });
+  } finally {
+    await runCommand(["tmux", "-L", socket, "kill-server"], process.env);
+    await api.close();
+    removeTempDir(home);
+  }
+}
+
+/** Records the owner's trust in a folder as Claude Code itself does, in the home's `.claude.json`. */
+function trustFolder(home: string, folder: string): void {
+  const file = join(home, ".claude.json");
+  const data = JSON.parse(readFileSync(file, "utf8"));
+  data.projects = { ...data.projects, [folder]: { ...data.projects?.[folder], hasTrustDialogAccepted: true } };
+  writeFileSync(file, JSON.stringify(data, null, 2));
+}
+
+/** The one open session of item `id`. */
+function sessionOf(w: DaemonTest, id: number): StoredSession | undefined {
+  return openSessions(w.store).find((session) => session.item === id);
+}
+
+/** waitFor, with the worker's pane and the API's requests in the failure, as a user attaching would see them. */
+async function waitWorker<T>(w: ClaudeWorld, what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  try {
+    return await waitFor(what, probe, timeoutMs);
+  } catch (error) {
+    const session = openSessions(w.store)[0];
+    const registry = session ? JSON.stringify(await readRegistry(session, "claude")) : "no open session";
+    (error as Error).message += `\nregistry: ${registry}\nrequests: ${w.api.requests.length}\npane:\n${(await w.pane()).replace(/\n{2,}/g, "\n")}`;
+    throw error;
+  }
+}
+
+async function episodeStatus(session: StoredSession): Promise<string> {
+  const registry = await readRegistry(session, "claude");
+  return registry.known ? registry.status : `unknown (${registry.why})`;
+}
+
+test("a dispatched Claude Code reads its task with no permission prompt, and its hooks show it busy, then idle", async () => {
+  let reading: (turn: ModelTurn) => void = () => {};
+  const held = new Promise<ModelTurn>((resolve) => (reading = resolve));
+  const script: ModelScript = (request) => {
+    // The answer to the task's read is held back, so the worker is seen busy first.
+    if (request.withTools && answersTool(request) && toolResults(request).length === 1) return held;
+    return obedientWorker()(request);
+  };
+  await withClaude(script, async (w) => {
+    await runTick(w.deps, initialState());
+    const session = await waitFor("item 1's worker", () => sessionOf(w, 1), 30_000);
+    const answering = await waitWorker(w, "the task's read to reach the model", () => w.api.requests.find((request) => toolResults(request).length === 1));
+    assert.is(await episodeStatus(session), "busy");
+    const read = toolResults(answering)[0];
+    assert.ok(read, "the worker called no tool");
+    assert.not.ok(read.isError, `the read of the task failed: ${read.text}`);
+    assert.match(read.text, /You are working on GitHub issue demo\/widgets#/);
+    reading({ text: "I have read my task." });
+    await waitWorker(w, "the worker idle", async () => (await episodeStatus(session)) === "idle");
+    assert.is(getItem(w.store, 1)!.state, "active");
+  });
+});
+
+test.run();
