@@ -12,6 +12,11 @@ import type { Store } from "../lib/store/open.ts";
 import { transition } from "../lib/work-items/transition.ts";
 import { recordSession } from "../lib/work-items/sessions.ts";
 import { approveWords, recordTrust, wordsHash } from "../lib/intake/issue-trust.ts";
+import { withCleanupWorld } from "../lib/testing/cleanup-world.ts";
+import { applyHook } from "../lib/episodes/hook.ts";
+import { openJournal } from "../lib/episodes/journal.ts";
+import { cleanupItem } from "../lib/cleanup/cleanup.ts";
+import { endSession, sessionsOf } from "../lib/work-items/sessions.ts";
 import { command, run, showOptions } from "./show.ts";
 
 async function show(store: Store | undefined, ...argv: string[]): Promise<string> {
@@ -244,6 +249,27 @@ test("rows and audit records written before the redactor existed are shown redac
       assert.not.ok(text.includes(OLD_TOKEN), text);
       assert.ok(text.includes("post-create printed [redacted]") && text.includes("token [redacted] in the output"), text);
     }
+  }));
+
+test("show lists the episode records cleanup archived, each copy under the state dir, after the worktree is gone", () =>
+  withCleanupWorld(async (w) => {
+    const path = w.addWorktree("issue-3", "robot-army/issue-3");
+    const id = w.claim(3, path, "robot-army/issue-3", "done");
+    const [session] = sessionsOf(w.store, id);
+    endSession(w.store, session.id, "retired");
+    // Claude Code's SessionStart and SessionEnd hooks: the episode's record is left uncommitted.
+    const journal = await openJournal(path, { forWrite: true });
+    for (const action of ["start", "end"] as const) {
+      await applyHook(journal, { key: session.episode_key, action, clientPid: process.pid, now: new Date("2026-01-15T10:00:00Z") });
+    }
+    assert.is((await cleanupItem({ store: w.store, config: w.config, stateDir: w.stateDir, effects: w.effects }, id, { by: "cleanup" })).record.state, "done");
+    const text = await showWith(w.config, w.store, String(id), "--include-simulated");
+    const archive = join(w.stateDir, "archive", `item-${id}`);
+    assert.match(text, "records : 1 archived\n");
+    assert.match(text, new RegExp(`\\n  ${archive}/2026-01-15T10-00-00Z--[0-9a-f-]{36}\\.md  from \\.ai/repo/sessions/`));
+    const json = JSON.parse(await showWith(w.config, w.store, String(id), "--json", "--include-simulated"));
+    assert.is(json.archived_records.length, 1);
+    assert.is(json.archived_records[0].kept, true);
   }));
 
 test.run();

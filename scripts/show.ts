@@ -2,7 +2,8 @@
  * `robot-army show <id | owner/name#N>`: one work item: its issue as last read, its state
  * and reason, every state change from the audit log, its sessions, its pull requests (`none`
  * when GitHub answered there is none, `not checked` when it was not asked or could not be),
- * and the latest cleanup decision (with the command restoring a deleted branch). A failed item's reason is its `failure :` line;
+ * the latest cleanup decision (with the command restoring a deleted branch), and the episode records cleanup archived
+ * (`records :`, each copy's path under the state dir). A failed item's reason is its `failure :` line;
  * an item whose worker waits for the owner (needs_info) has an `asks :` line with the question, when it was asked, and how to answer.
  *
  * A read never creates anything: with no database yet, no item exists.
@@ -17,7 +18,7 @@ import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { printable, quoted } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
 import { findItem, itemReport, ownerQuestion } from "../lib/reports/item.ts";
-import type { HistoryEntry, ItemRef } from "../lib/reports/item.ts";
+import type { HistoryEntry, ItemRef, ItemReport } from "../lib/reports/item.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -112,8 +113,8 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   if (opts.json) {
     write(JSON.stringify(report, null, 2) + "\n");
   } else {
-    const { url, history, sessions, trust, pull_requests: pulls, cleanup } = report;
-    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined);
+    const { url, history, sessions, trust, pull_requests: pulls, cleanup, archived_records: archived } = report;
+    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined, archived);
     const latest = sessions.at(-1);
     // As the profile it was started with brings it back (the config's for rows from before that was recorded).
     const resume = latest ? resumeCommand({ ...deps.config.worker, profile: latest.profile ?? deps.config.worker.profile }, latest.id) : null;
@@ -129,6 +130,7 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
 export function formatItem(
   item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ReturnType<typeof sessionsOf> = [], trust: TrustSummary | null = null,
   pulls: PullRequestRow[] | "not checked" = "not checked", cleanup: CleanupRecord | undefined = undefined,
+  archived: ItemReport["archived_records"] = [],
 ): string[] {
   const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
@@ -177,6 +179,9 @@ export function formatItem(
       lines.push(bundleKept(cleanup) ? `  restore the branch: ${cleanup.restore}` : `  its bundle ${cleanup.bundle} was removed after cleanup.keep_bundles`);
     }
   }
+  // The records robot-army wrote that were left uncommitted: archived before their worktree went.
+  if (archived.length) lines.push(field("records", `${archived.length} archived`));
+  for (const r of archived) lines.push(`  ${r.archive}${r.kept ? "" : " (no longer on disk)"}  from ${r.file}, ${r.at}`);
   return lines;
 }
 

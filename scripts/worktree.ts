@@ -232,6 +232,7 @@ export function describeRemoval(path: string, branch: string, removal: CheckoutR
   else if (b.status === "simulated") lines.push(`would delete branch ${branch}`);
   else if (b.status === "not_attempted") lines.push(`branch ${branch} not attempted: its worktree was kept`);
   else if ("reason" in b) lines.push(`kept branch ${branch}: ${b.reason}`);
+  for (const record of removal.archived ?? []) lines.push(`archived episode record ${record.file} in ${record.archive}`);
   if (removal.bundle) lines.push(`its commits are bundled in ${removal.bundle}`);
   if (removal.restore) lines.push(`restore it with: ${removal.restore}`);
   if (removal.simulated) lines.push(`effect level ${effects.level}: nothing was touched; version control is real from local`);

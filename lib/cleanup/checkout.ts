@@ -9,18 +9,26 @@
  *   branch is not attempted;
  * - the branch: every commit proven on origin, asked live (lib/boundaries/branches.ts),
  *   written to a bundle, then deleted only at the tip that was proven.
+ * Before git is asked, an item's worktree whose only uncommitted files are robot-army's own
+ * episode records (proven by own-records.ts) has them archived under the state dir, copied
+ * and verified first (record-archive.ts), so they neither keep the worktree nor are lost;
+ * with any other uncommitted work they stay where they are and git refuses as ever. A forced
+ * removal archives the proven records before the rest is deleted.
  * Every removal, bundle and deletion is an audited effect. Below effect level `local`
  * nothing is touched and the report says `simulated`, except that a real directory on disk
  * then is a survivor, never a removal.
  */
 import { existsSync } from "node:fs";
 import { branchTip, bundlePath, deleteBranchAt, proveOnRemote, writeBundle } from "../boundaries/branches.ts";
-import { removeWorktreeDirectory } from "../boundaries/worktrees.ts";
+import { existingWorktree, removeWorktreeDirectory } from "../boundaries/worktrees.ts";
 import type { KeptCode } from "../boundaries/worktrees.ts";
 import type { Effects } from "../effects.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { PreconditionError } from "../errors.ts";
+import { uncommittedWork } from "./own-records.ts";
+import { archiveDir, archiveRecords } from "./record-archive.ts";
+import type { ArchivedRecord } from "./record-archive.ts";
 
 /** What removing a checkout needs. */
 export interface CheckoutDeps {
@@ -39,6 +47,8 @@ export interface CheckoutTarget {
   base: string;
   /** The item's merged pull requests: their `refs/pull/<n>/head` can prove the branch (a squash merge). */
   pullNumbers?: readonly number[];
+  /** The item's episode keys (its session rows'): its uncommitted records proven robot-army's own are archived, not left to keep the worktree. */
+  episodeKeys?: readonly string[];
 }
 
 /** What the caller's session guard answered: none runs, or one runs or cannot be checked, and why. */
@@ -50,8 +60,8 @@ export interface CheckoutOptions {
   force?: { worktree?: boolean; branch?: boolean };
 }
 
-/** What became of the worktree directory. */
-export type CheckoutWorktree = { status: "removed" | "absent" | "simulated" } | { status: "kept"; code: KeptCode; reason: string };
+/** What became of the worktree directory; `records_not_archived` when its records could not be archived, so nothing was removed. */
+export type CheckoutWorktree = { status: "removed" | "absent" | "simulated" } | { status: "kept"; code: KeptCode | "records_not_archived"; reason: string };
 
 /** What became of the branch; `not_attempted` when its worktree was kept. */
 export type CheckoutBranch = { status: "deleted" | "absent" | "simulated" | "not_attempted" } | { status: "kept"; reason: string };
@@ -68,6 +78,8 @@ export interface CheckoutRemoval {
   /** The bundle the branch was written to, and the command that brings it back. */
   bundle?: string;
   restore?: string;
+  /** The item's episode records archived before the worktree was asked to go (they are out of it now, whatever git then said). */
+  archived?: ArchivedRecord[];
 }
 
 /** Removes the worktree, then (only once it is gone) the branch, each under its guard. */
@@ -93,6 +105,48 @@ export async function removeCheckout(deps: CheckoutDeps, target: CheckoutTarget,
     }, (r) => ({ worktree: r.worktree, branch: r.branch, simulated: true }));
   }
   const forceWorktree = options.force?.worktree === true;
+  const taken = await archiveOwnRecords(deps, target, forceWorktree);
+  if ("kept" in taken) return { simulated: false, worktree: taken.kept, branch: notAttempted };
+  const archived = taken.archived.length ? { archived: taken.archived } : {};
+  const removal = await removeWorktreeAndBranch(deps, target, about, { worktree: forceWorktree, branch: options.force?.branch === true });
+  return { ...removal, ...archived };
+}
+
+/**
+ * Archives the item's uncommitted records proven robot-army's own when nothing else is
+ * uncommitted (or the owner forced the removal): what git is then asked to remove holds no
+ * record. Archives nothing when the path is not the item's worktree on its branch, when git
+ * cannot list what is uncommitted, or when other work is there unforced: git's refusal decides.
+ */
+async function archiveOwnRecords(
+  deps: CheckoutDeps, target: CheckoutTarget, forced: boolean,
+): Promise<{ archived: ArchivedRecord[] } | { kept: Extract<CheckoutWorktree, { status: "kept" }> }> {
+  const none = { archived: [] };
+  if (target.item === null || !target.episodeKeys?.length) return none;
+  const item = target.item;
+  try {
+    if (!(await existingWorktree({ repoPath: target.repoPath, path: target.path, branch: target.branch }))) return none;
+  } catch {
+    return none;
+  }
+  const found = await uncommittedWork(target.path, target.episodeKeys).catch(() => undefined);
+  if (!found || found.records.length === 0) return none;
+  if (found.others.length > 0 && !forced) return none;
+  try {
+    return { archived: await archiveRecords(deps.store, { repo: target.repo, item }, { stateDir: deps.stateDir, worktree: target.path, records: found.records }) };
+  } catch (error) {
+    const reason = `its episode records could not be archived in "${archiveDir(deps.stateDir, item)}", so nothing was removed: ${(error as Error).message}`;
+    return { kept: { status: "kept", code: "records_not_archived", reason } };
+  }
+}
+
+/** The worktree's removal, then (only once it is gone) the branch's: proven, bundled, deleted at the proven tip. */
+async function removeWorktreeAndBranch(
+  deps: CheckoutDeps, target: CheckoutTarget, about: { repo: string; item?: number }, force: { worktree: boolean; branch: boolean },
+): Promise<CheckoutRemoval> {
+  const { store } = deps;
+  const forceWorktree = force.worktree;
+  const notAttempted = { status: "not_attempted" } as const;
   const worktree = await auditEffect(
     store,
     { kind: "worktree.remove", ...about, body: { path: target.path, branch: target.branch, force: forceWorktree, simulated: false } },
@@ -107,7 +161,7 @@ export async function removeCheckout(deps: CheckoutDeps, target: CheckoutTarget,
     return { simulated: false, worktree, branch: { status: "kept", reason: (error as Error).message } };
   }
   if (tip === undefined) return { simulated: false, worktree, branch: { status: "absent" } };
-  const forced = options.force?.branch === true;
+  const forced = force.branch;
   const proof = await proveOnRemote(target.repoPath, { branch: target.branch, tip, base: target.base, pullNumbers: target.pullNumbers });
   if (!proof.proven && !forced) return { simulated: false, worktree, branch: { status: "kept", reason: `unproven: ${proof.reason}` }, tip };
   const how = proof.proven ? proof.how : `forced by the owner (${proof.reason})`;

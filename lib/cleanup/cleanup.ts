@@ -8,10 +8,13 @@
  *   directory survived a reported removal; `skipped`: a session row of the item is open.
  * - The session guard asks the item's session rows and nothing else: an open row refuses,
  *   whether or not its process can be seen, whatever the item's state.
+ * - An uncommitted episode record robot-army wrote (proven: lib/cleanup/own-records.ts) is
+ *   archived under the state dir before the removal, so alone it keeps nothing.
  * - Only `skipped` is revisited by the pass. A kept item whose session is open is not
  *   offered to the pass or to bare `cleanup`; `cleanup <id>` still considers it.
  */
 import { existsSync } from "node:fs";
+import { dirname } from "node:path";
 import { PreconditionError } from "../errors.ts";
 import type { Config } from "../config.ts";
 import type { Effects } from "../effects.ts";
@@ -41,6 +44,11 @@ export interface CleanupDecision {
   removal: CheckoutRemoval | null;
   /** False when the decision repeats the item's latest `skipped` one word for word: nothing new was recorded. */
   recorded: boolean;
+}
+
+/** The episode keys an item's workers were given, one per session row: an uncommitted record of another key is not the item's. */
+export function episodeKeysOf(store: Store, itemId: number): string[] {
+  return [...new Set(sessionsOf(store, itemId).map((s) => s.episode_key))];
 }
 
 /** The checkout an item's sessions worked in: the latest session's worktree and branch, or undefined when it never had one. */
@@ -97,7 +105,7 @@ export async function cleanupItem(
   const pullNumbers = merged(store, itemId);
   const removal = await removeCheckout(
     deps,
-    { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: repo.base_branch, pullNumbers },
+    { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: repo.base_branch, pullNumbers, episodeKeys: episodeKeysOf(store, itemId) },
     { session, force: { worktree: options.force?.worktree === true, branch: options.force?.branch === true } },
   );
   const state = stateOf(removal);
@@ -147,6 +155,8 @@ function reasonOf(removal: CheckoutRemoval, level: string, by: CleanupBy): strin
   if (worktree.status === "kept") parts.push(worktree.code === "session" ? worktree.reason : `worktree kept: ${worktree.reason}`);
   else if (worktree.status === "simulated") parts.push("worktree removal simulated");
   else parts.push(worktree.status === "removed" ? "worktree removed" : "worktree already gone");
+  const archived = removal.archived?.length ?? 0;
+  if (archived) parts.push(`${archived} episode record${archived === 1 ? "" : "s"} robot-army wrote archived in ${dirname(removal.archived![0].archive)}`);
   if (branch.status === "kept") parts.push(`branch kept: ${branch.reason}`);
   else if (branch.status === "simulated") parts.push("branch deletion simulated");
   else if (branch.status === "deleted") parts.push(`branch deleted (${removal.proof})`);

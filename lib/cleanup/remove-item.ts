@@ -7,6 +7,9 @@
  * asking git; a `branch_retained` one is not: `--force` is how that branch goes, after its
  * bundle is written.
  *
+ * The item's uncommitted episode records robot-army wrote are archived first, as cleanup
+ * archives them (lib/cleanup/checkout.ts): alone they neither keep the worktree nor need --force.
+ *
  * `--force` is taken only at a terminal (the command checks) and each guard it overrides is
  * confirmed by typing: the item id over an open session row, the directory's name over
  * uncommitted work. No stdin, Ctrl-C or another answer removes nothing, and the attempt is
@@ -16,13 +19,13 @@ import { basename } from "node:path";
 import { existsSync } from "node:fs";
 import type { Answer } from "../cli.ts";
 import { PreconditionError } from "../errors.ts";
-import { worktreeDirty } from "../boundaries/worktrees.ts";
 import { appendAudit } from "../store/audit.ts";
 import { requireItem } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval } from "./checkout.ts";
-import { checkoutOf, cleanupItem, sessionRowsGuard } from "./cleanup.ts";
+import { checkoutOf, cleanupItem, episodeKeysOf, sessionRowsGuard } from "./cleanup.ts";
+import { uncommittedWork } from "./own-records.ts";
 import type { CleanupDeps } from "./cleanup.ts";
 import { latestRealCleanup } from "./records.ts";
 import type { CleanupRecord } from "./records.ts";
@@ -68,7 +71,8 @@ export async function removeItemWorktree(
     }
     // git's --force is passed only over work the owner was shown and confirmed by typing the directory's name:
     // a tree clean now is removed without it, so a file written meanwhile makes git refuse.
-    if (existsSync(checkout.path) && await worktreeDirty(checkout.path).catch(() => true)) {
+    // robot-army's own records are archived, not deleted: alone they are nothing to confirm.
+    if (existsSync(checkout.path) && await dirtyBesidesOwnRecords(checkout.path, episodeKeysOf(store, itemId))) {
       const name = basename(checkout.path);
       await confirm(deps, item, checkout.path, options.ask, "uncommitted work",
         `"${checkout.path}" has uncommitted or untracked work (or git cannot say): --force deletes it.\nType the directory's name (${name}) to go on: `, name);
@@ -88,10 +92,19 @@ export async function removeItemWorktree(
   if (!repo) throw new PreconditionError(`Repository "${item.repo}" of work item ${itemId} is not in the config, so its clone cannot be asked; nothing was removed`);
   const removal = await removeCheckout(
     deps,
-    { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: repo.base_branch },
+    { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: repo.base_branch, episodeKeys: episodeKeysOf(store, itemId) },
     { session: forceSession ? { live: false } : sessionRowsGuard(store, itemId), force: { worktree: forceWorktree, branch: options.force } },
   );
   return { item, ...checkout, removal, record: null };
+}
+
+/** Whether the worktree holds uncommitted work other than robot-army's own records; true when git cannot say. */
+async function dirtyBesidesOwnRecords(path: string, keys: readonly string[]): Promise<boolean> {
+  try {
+    return (await uncommittedWork(path, keys)).others.length > 0;
+  } catch {
+    return true;
+  }
 }
 
 /** Asks the owner to type `expected`; anything else is recorded against the path and refused. */

@@ -109,6 +109,12 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     setup: "cleanable", cross: ["cleanup", "1", "--effect-level", "live"],
     concludes: { intent: notDone("not deleted", "branch present"), outcome: done("branch absent") },
   },
+  // Cleanup of a done item whose worktree holds only the record its agent's SessionEnd hook left: cut after the intent
+  // nothing was copied and the record is still in the worktree; after the outcome it is whole in the archive.
+  "records.archive": {
+    setup: "record-left", cross: ["cleanup", "1", "--effect-level", "live"],
+    concludes: { intent: notDone("not archived", "not archived"), outcome: done("archived") },
+  },
   "bundle.remove": {
     setup: "bundle-old", cross: TICK, at: "2026-03-01T10:00:00Z",
     concludes: { intent: notDone("not removed", "bundle written"), outcome: done("no bundle") },

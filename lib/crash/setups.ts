@@ -26,7 +26,7 @@ export type CrashSetupName =
   | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
   | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left"
   | "worktree-vanished"
-  | "cleanable" | "bundle-old" | "notifying";
+  | "cleanable" | "record-left" | "bundle-old" | "notifying";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
@@ -41,6 +41,23 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     if (tick.code !== 0) throw new Error(`the retiring tick exited ${tick.code}: ${tick.stderr || tick.stdout}`);
     const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
     await waitUntil(lab, "the retired worker to leave its worktree clean", async () => git(worktree, "status", "--porcelain", "--untracked-files=all") === "");
+  },
+  /**
+   * `cleanable`, and then an agent's session in the worktree (Claude Code's hooks, as robot-army
+   * writes them for a worker: SessionStart, then SessionEnd) whose end left the episode's record
+   * uncommitted: the worktree's only uncommitted file is the record robot-army wrote.
+   */
+  "record-left": async (lab) => {
+    await CRASH_SETUPS.cleanable(lab);
+    const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
+    for (const event of ["SessionStart", "SessionEnd"]) {
+      const hook = await lab.robotArmy(["episode", "hook", "claude", "--key", "item-1"], {
+        env: { CLAUDE_PROJECT_DIR: worktree, RA_NOW: "2026-01-15T10:10:00Z" }, stdin: JSON.stringify({ hook_event_name: event, cwd: worktree }),
+      });
+      if (hook.code !== 0 || hook.stderr.trim()) throw new Error(`the ${event} hook exited ${hook.code}: ${hook.stderr || hook.stdout}`);
+    }
+    const left = git(worktree, "status", "--porcelain", "--untracked-files=all").split("\n").filter(Boolean);
+    if (left.length !== 1 || !/^\?\? \.ai\/repo\/sessions\/.+\.md$/.test(left[0])) throw new Error(`the worktree should hold only the hook's record, not: ${left.join("; ")}`);
   },
   /** Item 1 cleaned up at 10:10 by `robot-army cleanup 1`, which wrote its branch's bundle: six weeks on it is older than keep_bundles (30d). */
   "bundle-old": async (lab) => {

@@ -6,6 +6,7 @@
  * it, so a sweep that concludes what is not so fails its case.
  */
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { commentMarker } from "../effects.ts";
@@ -30,7 +31,8 @@ export type WorldFact =
   | "listed" | "pruned"
   | "bundle written" | "no bundle"
   | "branch present" | "branch absent"
-  | "received" | "not received";
+  | "received" | "not received"
+  | "archived" | "not archived";
 
 /** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
 export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
@@ -71,6 +73,8 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return git(lab.clone, "branch", "--list", String(body.branch)).trim() === "" ? "branch absent" : "branch present";
     case "notification.send":
       return receivedBy(lab, String(body.channel), String(body.title));
+    case "records.archive":
+      return recordsArchived(String(body.path), body.records as Array<{ file: string; sha256: string; archive: string }>);
   }
 }
 
@@ -135,6 +139,21 @@ function tabOnServer(lab: Lab, intent: AuditRecord): WorldFact {
     throw new Error(`tmux cannot list the lab's windows: ${listed.stderr.trim()}`);
   }
   return listed.stdout.split("\n").includes(`${intent.body.tab} ${intent.item}`) ? "open" : "closed";
+}
+
+/**
+ * Whether every record an archive names is whole in the archive (its copy's bytes hash as
+ * the intent says), or none is and each is still whole in the worktree; a record in neither,
+ * or an archive half done, is a world no crash may leave.
+ */
+function recordsArchived(worktree: string, records: Array<{ file: string; sha256: string; archive: string }>): WorldFact {
+  const whole = (file: string, sha256: string) => existsSync(file) && createHash("sha256").update(readFileSync(file)).digest("hex") === sha256;
+  const archived = records.filter((r) => whole(r.archive, r.sha256)).length;
+  const lost = records.filter((r) => !whole(r.archive, r.sha256) && !whole(join(worktree, r.file), r.sha256));
+  if (lost.length) throw new Error(`the records ${lost.map((r) => r.file).join(", ")} are neither whole in the archive nor in "${worktree}"`);
+  if (archived === records.length) return "archived";
+  if (archived === 0) return "not archived";
+  throw new Error(`${archived} of ${records.length} records are archived: the archive was cut half done`);
 }
 
 function spoolFile(path: string): WorldFact {

@@ -23,6 +23,7 @@ import type { Store } from "../store/open.ts";
 import { endSession } from "../work-items/sessions.ts";
 import type { DaemonEvent } from "./events.ts";
 import { tabCloseEvidence } from "../ending/tabs.ts";
+import { archiveEvidence } from "../cleanup/record-archive.ts";
 import { branchEvidence, bundleEvidence, commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
 import type { EvidenceDeps, Finding } from "./unfinished-evidence.ts";
 
@@ -120,6 +121,7 @@ const EVIDENCE_WORDS: Record<EffectEvidence | "simulated", string> = {
   terminal: "the terminal, by marker",
   branch: "the clone's branch",
   bundle: "the bundle's file",
+  archive: "the archive's copies and the worktree",
   none: "nothing",
   simulated: "its simulation",
 };
@@ -149,6 +151,8 @@ async function read(deps: SweepDeps, intent: AuditRecord, evidence: EffectEviden
       return await branchEvidence(deps, intent);
     case "bundle":
       return bundleEvidence(intent);
+    case "archive":
+      return archiveEvidence(intent);
     default:
       return { settled: false, check: `look at what it names in the audit log (robot-army log --kind ${intent.kind})` };
   }

@@ -174,7 +174,7 @@ test("a record written is read back as it was", async () => {
     const journal = journalIn(dir);
     await holdsAsync("writeRecord then latestRecords gives back the record", [episodeRecordArb, fc.string({ maxLength: 40 })], async (record, body) => {
       journal.reset();
-      const file = await writeRecord(journal, record, body);
+      const { file } = await writeRecord(journal, record, body);
       assert.is(file, recordFile(journal, record));
       const [entry] = await latestRecords(journal, 1);
       assert.equal(entry.record, JSON.parse(JSON.stringify(record)));

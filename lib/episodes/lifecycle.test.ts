@@ -1,5 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -202,7 +203,8 @@ test("end writes a record listing exactly the commits and files of the episode, 
     const last = (await readLedger(journal)).events.at(-1)!;
     assert.equal(last, {
       at: "2026-01-15T11:45:30Z", episode: episode.id, key: "issue-7", kind: "episode.end",
-      data: { outcome: "done", record: `.ai/repo/sessions/2026-01-15T10-00-00Z--${episode.id}.md`, commits: 2 },
+      // The hash of the record's bytes as written: cleanup's proof that an uncommitted record is robot-army's own.
+      data: { outcome: "done", record: `.ai/repo/sessions/2026-01-15T10-00-00Z--${episode.id}.md`, sha256: createHash("sha256").update(readFileSync(expectedFile)).digest("hex"), commits: 2 },
     });
     const again = await startEpisode(journal, { key: "issue-7", clientPid: process.pid, now: T2 });
     assert.is.not(again.id, episode.id, "the key can be opened again");

@@ -149,7 +149,7 @@ export async function endEpisode(journal: Journal, options: { key: string; outco
       unlisted = (error as Error).message;
     }
   }
-  const recordFile = await writeRecord(journal, {
+  const { file: recordFile, sha256 } = await writeRecord(journal, {
     schema: 1, id: episode.id, key: episode.key, host: episode.host, branch: episode.branch,
     started_at: episode.started_at, ended_at: at, outcome: options.outcome,
     start_head: episode.start_head, end_head: endHead,
@@ -157,7 +157,8 @@ export async function endEpisode(journal: Journal, options: { key: string; outco
   }, endBody(episode, { at, outcome: options.outcome, commits, files, unlisted }));
   await appendEvent(journal, {
     at, episode: episode.id, key: episode.key, kind: "episode.end",
-    data: { outcome: options.outcome, record: shown(journal, recordFile), commits: commits?.length ?? null },
+    // The record's hash beside its name: the proof cleanup reads that an uncommitted record is this one, as written.
+    data: { outcome: options.outcome, record: shown(journal, recordFile), sha256, commits: commits?.length ?? null },
   });
   removeOpen(journal, episode.key);
   return { episode, recordFile, commits, changedFiles: files };

@@ -2,6 +2,7 @@
  * Records: a closed episode becomes `.ai/repo/sessions/<started>--<id>.md`, a Markdown file
  * whose front matter says what the stretch of work was and who wrote the record.
  */
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../atomic.ts";
@@ -34,13 +35,24 @@ export function recordFile(journal: Journal, episode: { started_at: string; id: 
   return join(journal.recordsDir, `${started}--${episode.id}.md`);
 }
 
-/** Writes a record with its front matter and a body; returns the file's path. */
-export async function writeRecord(journal: Journal, record: EpisodeRecord, body: string): Promise<string> {
+/** A record as written: its path, and the SHA-256 of its bytes (hex), which the ledger keeps beside the record's name. */
+export interface WrittenRecord {
+  file: string;
+  sha256: string;
+}
+
+/**
+ * Writes a record with its front matter and a body; returns its path and the hash of what was
+ * written. The caller notes both in the ledger (`.ai/local/`, never committed): that note is
+ * how cleanup proves an uncommitted record is robot-army's own, as written (lib/cleanup/own-records.ts).
+ */
+export async function writeRecord(journal: Journal, record: EpisodeRecord, body: string): Promise<WrittenRecord> {
   const { stringify } = await import("yaml");
   const file = recordFile(journal, record);
+  const text = `---\n${stringify(record)}---\n\n${body.trimEnd()}\n`;
   refuseLinks(journal, journal.recordsDir);
-  writeFileAtomic(file, `---\n${stringify(record)}---\n\n${body.trimEnd()}\n`);
-  return file;
+  writeFileAtomic(file, text);
+  return { file, sha256: createHash("sha256").update(text, "utf8").digest("hex") };
 }
 
 /** A record found on disk. */

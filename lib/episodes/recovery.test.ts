@@ -1,5 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
@@ -214,6 +215,7 @@ test("recoverEpisode closes a stranded episode into a record that says recovery 
       data: {
         by: "recover episodes",
         record: `.ai/repo/sessions/2026-01-15T10-00-00Z--${started.id}.md`,
+        sha256: createHash("sha256").update(readFileSync(recovered!.recordFile)).digest("hex"),
         last_seen: "2026-01-15T10:00:00Z",
         evidence: (assessment.verdict as { evidence: string }).evidence,
       },

@@ -111,7 +111,7 @@ export async function recoverEpisode(journal: Journal, assessment: Assessment, o
   if (!("at" in seenNow) || seenNow.at.getTime() !== assessment.lastSeen.at.getTime()) return undefined;
   const at = isoSeconds(options.now);
   const lastSeen = isoSeconds(assessment.lastSeen.at);
-  const recordFile = await writeRecord(journal, {
+  const { file: recordFile, sha256 } = await writeRecord(journal, {
     schema: 1, id: episode.id, key: episode.key, host: episode.host, branch: episode.branch,
     started_at: episode.started_at, ended_at: at, outcome: "interrupted",
     start_head: episode.start_head, end_head: null, commits: [], changed_files: [], written_by: "recover episodes",
@@ -128,7 +128,7 @@ export async function recoverEpisode(journal: Journal, assessment: Assessment, o
   ].join("\n"));
   await appendEvent(journal, {
     at, episode: episode.id, key: episode.key, kind: "session.recovered",
-    data: { by: "recover episodes", record: shown(journal, recordFile), last_seen: lastSeen, evidence: assessment.verdict.evidence },
+    data: { by: "recover episodes", record: shown(journal, recordFile), sha256, last_seen: lastSeen, evidence: assessment.verdict.evidence },
   });
   removeOpen(journal, episode.key);
   return { episode, recordFile };

@@ -2,10 +2,12 @@
  * One work item as `robot-army show` prints it and the dashboard's item page shows it: its
  * issue as last read, its state and reason (a failed item's failure, a needs_info item's
  * question), whose words its issue holds, every state change from the audit log, its
- * sessions, its pull requests and the latest cleanup decision.
+ * sessions, its pull requests, the latest cleanup decision and the episode records archived
+ * when its worktree was removed.
  */
 import { bundleKept } from "../cleanup/cleanup.ts";
 import { latestCleanup } from "../cleanup/records.ts";
+import { archivedRecords } from "../cleanup/record-archive.ts";
 import type { CleanupRecord } from "../cleanup/records.ts";
 import type { Config } from "../config.ts";
 import { trustSummary, trustRulesOf } from "../intake/issue-trust.ts";
@@ -41,6 +43,8 @@ export type ItemReport = WorkItem & {
   sessions: StoredSession[];
   pull_requests: PullRequestRow[] | "not checked";
   cleanup: (CleanupRecord & { restorable: boolean }) | null;
+  /** The episode records robot-army wrote that cleanup archived (`kept`: the copy is still on disk). */
+  archived_records: ReturnType<typeof archivedRecords>;
 };
 
 /** The item's report, read from the store. */
@@ -56,6 +60,7 @@ export function itemReport(store: Store, config: Config, item: WorkItem): ItemRe
     sessions: sessionsOf(store, item.id),
     pull_requests: pullRequestsOf(store, item.id),
     cleanup: cleanup ? { ...cleanup, restorable: cleanup.branch_outcome === "deleted" && bundleKept(cleanup) } : null,
+    archived_records: archivedRecords(store, item.id),
   };
 }
 

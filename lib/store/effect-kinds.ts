@@ -24,6 +24,8 @@ export type EffectEvidence =
   | "bundle"
   /** The terminal server the intent names, asked for the item's tabs by marker. */
   | "terminal"
+  /** The archive's copies the intent names, read by their hashes, and the worktree's originals. */
+  | "archive"
   /** Nothing that can be read settles it: the owner is told. */
   | "none";
 
@@ -52,6 +54,8 @@ export const EFFECT_KINDS = {
   "worktree.prune": { what: "a clone's records of vanished worktrees pruned", timeoutSeconds: 120, evidence: "none" },
   "bundle.write": { what: "a branch's commits written to a bundle before its deletion", timeoutSeconds: 600, evidence: "bundle" },
   "branch.delete": { what: "a branch proven on origin deleted at its proven tip", timeoutSeconds: 120, evidence: "branch" },
+  // An item's episode records copied to its archive (verified) before they leave its worktree: a crash leaves each whole in one place or both.
+  "records.archive": { what: "a finished item's episode records archived before its worktree's removal", timeoutSeconds: 120, evidence: "archive" },
   "bundle.remove": { what: "a deleted branch's bundle removed after cleanup.keep_bundles", timeoutSeconds: 60, evidence: "bundle" },
   // A launch hands the start to a child (`session run -d`, a tmux pane, a kitty window) that outlives a writer killed
   // mid-launch and writes the session's record only as it starts: "not launched" is not concluded before the launch
