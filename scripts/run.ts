@@ -30,7 +30,9 @@ export const command: CommandDef = {
   usage: "run [--once] [--effect-level L] [--json] [--config FILE]",
   description: `\
 Runs the supervisor for this state dir. Each tick, in order: drains the exit spool (a
-worker that ended closes its session row and interrupts its item); settles the sessions
+worker that ended closes its session row and moves its item as its exit says: awaiting
+review after exit 0 with a pull request open, failed after exit 1, 126 or 127, else
+interrupted); settles the sessions
 of active items (a worker proven gone with no exit record is lost) and claims cut short
 (an item left dispatching by a process proven gone is interrupted); polls GitHub when
 daemon.poll_seconds have passed; dispatches ready items under the caps; then writes a

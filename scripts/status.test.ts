@@ -12,6 +12,7 @@ import { hold, pause, unpause } from "../lib/dispatch/controls.ts";
 import { recordChangedSettings } from "../lib/repos/records.ts";
 import { atTime, configWithRepos, makeItem, onboard, withStore } from "../lib/testing/items.ts";
 import { openExistingStore } from "../lib/store/open.ts";
+import { recordSession } from "../lib/work-items/sessions.ts";
 import { transition } from "../lib/work-items/transition.ts";
 import type { Store } from "../lib/store/open.ts";
 import { run } from "./status.ts";
@@ -53,7 +54,7 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
       "  active      1",
       "  failed      1",
       "needs you: 1",
-      "  demo/widgets#4  item 5  failed: worktree could not be made: disk full  (robot-army show 5)",
+      "  demo/widgets#4  item 5  failed: worktree could not be made: disk full  (robot-army retry 5)",
       "queue: 3 ready, in dispatch order",
       '  1. demo/urgent#9  item 3  "Urgent"  priority 3',
       '  2. demo/widgets#1  item 1  "Oldest"  priority 0',
@@ -67,7 +68,7 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
     assert.equal(json.queue.map((q) => [q.position, q.repo, q.issue, q.priority]), [[1, "demo/urgent", 9, 3], [2, "demo/widgets", 1, 0], [3, "demo/widgets", 2, 0]]);
   }));
 
-test("needs you: items whose worker asked something, with the question and attach, then failed ones with show; --json has them", () =>
+test("needs you: items whose worker asked something, with the question and attach, then failed ones with retry; --json has them", () =>
   withStore(async (store) => {
     const asking = makeItem(store, { issue: 3, state: "active", at: "2026-01-15T08:00:00Z" });
     atTime("2026-01-15T09:30:00Z", () => transition(store, asking.id, "needs_info", { reason: "worker asks: which database?\u001b[2J" }));
@@ -78,17 +79,42 @@ test("needs you: items whose worker asked something, with the question and attac
     assert.match(text, [
       "needs you: 2",
       "  demo/widgets#3  item 1  needs_info: worker asks: which database?\\u001b[2J  (robot-army attach 1)",
-      "  demo/widgets#4  item 2  failed: worktree could not be made: disk full  (robot-army show 2)",
+      "  demo/widgets#4  item 2  failed: worktree could not be made: disk full  (robot-army retry 2)",
       "queue: empty",
     ].join("\n"));
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal(json.needs_you.map((n) => [n.id, n.state, n.reason, n.since, n.command]), [
       [1, "needs_info", "worker asks: which database?\u001b[2J", "2026-01-15T09:30:00Z", "robot-army attach 1"],
-      [2, "failed", "worktree could not be made: disk full", "2026-01-15T09:00:00Z", "robot-army show 2"],
+      [2, "failed", "worktree could not be made: disk full", "2026-01-15T09:00:00Z", "robot-army retry 2"],
     ]);
     assert.is((JSON.parse(await status(store, { json: true, includeSimulated: true })) as StatusReport).needs_you.length, 3);
     transition(store, asking.id, "active", { reason: "the worker is at work again" });
     assert.not.match(await status(store), "needs_info:");
+  }));
+
+test("needs you: an interrupted item with how its worker ended and resume, an item awaiting review with its pull request to review", () =>
+  withStore(async (store) => {
+    const stopped = makeItem(store, { issue: 3, state: "active", at: "2026-01-15T08:00:00Z" });
+    atTime("2026-01-15T09:00:00Z", () => transition(store, stopped.id, "interrupted", { reason: "worker ended by SIGTERM (exit code 143)" }));
+    const reviewed = makeItem(store, { issue: 4, state: "active", at: "2026-01-15T08:00:00Z" });
+    recordSession(store, {
+      id: "s4", item: reviewed.id, name: "ra-widgets-4", host: "h", launcher: "process", marker: "m", worktree: "/w/4", branch: "robot-army/issue-4",
+      started_at: "2026-01-15T08:00:00Z", simulated: false,
+    });
+    // What a refresh writes (lib/intake/pull-requests.test.ts reads them from the forge).
+    store.statement("INSERT INTO pull_requests VALUES ('demo/widgets', 12, 'robot-army/issue-4', 'abc', 'open', NULL, '2026-01-15T09:00:00Z', 'https://github.example/demo/widgets/pull/12', '2026-01-15T09:00:00Z')").run();
+    store.statement("INSERT INTO pull_request_refreshes VALUES ('demo/widgets', '2026-01-15T09:00:00Z')").run();
+    atTime("2026-01-15T09:30:00Z", () => transition(store, reviewed.id, "awaiting_review", { reason: "worker exited 0; pull request #12 is open" }));
+    assert.match(await status(store), [
+      "needs you: 2",
+      "  demo/widgets#3  item 1  interrupted: worker ended by SIGTERM (exit code 143)  (robot-army resume 1)",
+      "  demo/widgets#4  item 2  awaiting_review: worker exited 0; pull request #12 is open  (review https://github.example/demo/widgets/pull/12; robot-army show 2)",
+    ].join("\n"));
+    const json = JSON.parse(await status(store, { json: true })) as StatusReport;
+    assert.equal(json.needs_you.map((n) => [n.id, n.state, n.command, n.pull_request ?? null]), [
+      [1, "interrupted", "robot-army resume 1", null],
+      [2, "awaiting_review", "robot-army show 2", { number: 12, url: "https://github.example/demo/widgets/pull/12", merged: false }],
+    ]);
   }));
 
 test("the daemon: never run, running (its lock's pid and start time), stopped; and why the last tick withheld dispatch", () =>

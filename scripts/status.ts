@@ -3,7 +3,7 @@
  * dispatch queue as dispatch takes it (lib/repos/queue.ts decides for both) with the pause,
  * the items the owner held and the items whose repository is not trusted here shown apart,
  * what held dispatch back at the last tick, what needs the owner (items whose workers wait for
- * an answer, failed items), and the GitHub rate limit as last seen.
+ * an answer, failed, interrupted and awaiting review), and the GitHub rate limit as last seen.
  * Simulated items (made below the `live` effect level) are left out, and counted, unless
  * `--include-simulated`.
  *
@@ -42,8 +42,10 @@ ones, whose repository may not receive work on this machine (not in the config, 
 onboarded, or needing reapproval); and those held for you, whose label someone else added
 or whose body someone else edited ("robot-army approve <id>" once you have read it).
 Under "needs you", the items that wait for you: those whose worker asked you something
-(needs_info, with its question and "robot-army attach <id>" to answer it), and the failed
-ones, with why ("robot-army show <id>"). Then why the last tick dispatched nothing when it
+(needs_info, with its question and "robot-army attach <id>" to answer it), the failed
+ones, with why ("robot-army retry <id>" once it is mended), the interrupted ones, with how
+their worker ended ("robot-army resume <id>"), and those awaiting your review, whose worker
+exited 0 with a pull request open (its address, and "robot-army show <id>"). Then why the last tick dispatched nothing when it
 withheld dispatch (paused, capacity not observable, worker program missing), the rate limit
 GitHub last reported, and how many anomalies are open ("robot-army anomalies").
 
@@ -98,7 +100,10 @@ export function formatStatus(report: StatusReport): string[] {
   const width = Math.max(0, ...present.map((state) => state.length)) + 2;
   for (const state of present) lines.push(`  ${state.padEnd(width)}${report.counts[state]}`);
   if (report.needs_you.length) lines.push(`needs you: ${report.needs_you.length}`);
-  for (const n of report.needs_you) lines.push(`  ${n.repo}#${n.issue}  item ${n.id}  ${n.state}: ${printable(n.reason ?? "no reason was recorded")}  (${n.command})`);
+  for (const n of report.needs_you) {
+    const help = n.pull_request ? `review ${printable(n.pull_request.url)}; ${n.command}` : n.command;
+    lines.push(`  ${n.repo}#${n.issue}  item ${n.id}  ${n.state}: ${printable(n.reason ?? "no reason was recorded")}  (${help})`);
+  }
   const pulls = report.pull_requests;
   if (pulls.open + pulls.merged + pulls.closed) {
     const counted = [[pulls.open, "open"], [pulls.merged, "merged"], [pulls.closed, "closed unmerged"]].filter(([n]) => n).map(([n, what]) => `${n} ${what}`);

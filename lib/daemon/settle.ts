@@ -3,7 +3,8 @@
  * died is settled too, so its slot and its orphan anomaly go): a worker whose managed session is proven gone
  * without an exit record (no record in the session root and none in the spool, or a
  * record the session state calls `vanished` whose command is proven ended too) is `lost`,
- * and its item, when it is still `active`, `interrupted`. A worker that outlived its holder still works: it is left
+ * and its item, when it is still `active`, `interrupted`; one whose own record holds its
+ * exit is closed from it, its item moved as the exit says. A worker that outlived its holder still works: it is left
  * for a later tick, like a session whose liveness cannot be known (DESIGN rule 1).
  */
 import { readRecord } from "../sessions/records.ts";
@@ -13,7 +14,7 @@ import type { Store } from "../store/open.ts";
 import { openSessions } from "../work-items/sessions.ts";
 import { closeFromExit, closeLost, LOST_REASON } from "../work-items/worker-ended.ts";
 import type { DaemonEvent } from "./events.ts";
-import { workerEndedEvent } from "./spool-drain.ts";
+import { itemOutcome, workerEndedEvent } from "./spool-drain.ts";
 
 /** What one settle pass did. */
 export interface SettleResult {
@@ -74,7 +75,7 @@ export function settleSessions(deps: SettleDeps): SettleResult {
     const lost = closeLost(store, row, LOST_REASON);
     if (!lost) continue;
     result.lost++;
-    const outcome = lost.interrupted ? "item interrupted" : `item stays ${lost.state}`;
+    const outcome = itemOutcome(lost);
     result.events.push({ event: "session_lost", line: `worker of item ${row.item} lost (${row.name}: ${record ? "its holder is gone" : "no session record"} and no exit record): ${outcome}`, item: row.item, session: row.id });
   }
   return result;

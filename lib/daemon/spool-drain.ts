@@ -1,7 +1,7 @@
 /**
  * Draining the exit spool: each exit record a worker's holder left closes the worker's
- * session row (`exited`, `crashed`, `killed`) and moves its item from `active` to
- * `interrupted`. The file is deleted only after the store has it, so a crash in between
+ * session row (`exited`, `crashed`, `killed`) and moves its `active` item as the exit says
+ * (lib/work-items/exit-verdict.ts: `awaiting_review`, `failed` or `interrupted`). The file is deleted only after the store has it, so a crash in between
  * re-processes it, and the second time changes nothing. A record for a session the store
  * does not know is kept and reported once, never guessed at. A damaged file (unreadable,
  * not JSON, or failing `schema/exit-record.schema.json`) is set aside in `damaged/`, audited
@@ -143,9 +143,16 @@ function consequence(store: Store, id: string | undefined, row: StoredSession | 
 
 /** The daemon's `worker_ended` event for a worker's end: what ended, how, and what became of its item. */
 export function workerEndedEvent(ended: WorkerEnd, exit: { code: number | null; signal: string | null }): DaemonEvent {
-  const outcome = ended.interrupted ? "item interrupted" : `item stays ${ended.state}`;
+  // Named by how it ended (`worker of item 3 exited (code 1)`), the worker's own name (`worker "claude" ...`) left to the item's reason.
+  const how = ended.why.replace(/^worker (".*?" )?/, "");
   return {
-    event: "worker_ended", line: `worker of item ${ended.item} ${ended.why.replace(/^worker /, "")}: ${outcome}`,
-    item: ended.item, session: ended.session, end_reason: ended.endReason, code: exit.code, signal: exit.signal, interrupted: ended.interrupted,
+    event: "worker_ended", line: `worker of item ${ended.item} ${how}: ${itemOutcome(ended)}`,
+    item: ended.item, session: ended.session, end_reason: ended.endReason, code: exit.code, signal: exit.signal,
+    interrupted: ended.moved && ended.state === "interrupted", state: ended.state,
   };
+}
+
+/** What a worker's end did to its item, in the words of a daemon line: `item failed`, `item stays done`. */
+export function itemOutcome(ended: Pick<WorkerEnd, "moved" | "state">): string {
+  return ended.moved ? `item ${ended.state}` : `item stays ${ended.state}`;
 }

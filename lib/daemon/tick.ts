@@ -16,6 +16,7 @@ import { closeFinishedTabs } from "../ending/tabs.ts";
 import type { TabsDeps } from "../ending/tabs.ts";
 import { pollRepositories } from "../intake/poll.ts";
 import { refreshPullRequests } from "../intake/pull-requests.ts";
+import { followPullRequests } from "../intake/review.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
 import { appendAudit, lastAuditId, queryAudit } from "../store/audit.ts";
@@ -240,7 +241,11 @@ async function poll(deps: TickDeps, state: DaemonState, result: TickResult): Pro
   if (polls.some((p) => p.error !== null)) throw new Error(polls.filter((p) => p.error).map((p) => `${p.repo}: ${p.error}`).join("; "));
 }
 
-/** Refreshes the items' pull requests; one line says what changed, if anything did, and a repository that failed fails the step. */
+/**
+ * Refreshes the items' pull requests; one line says what changed, if anything did, then the
+ * items whose worker exited 0 follow theirs (one line each that moved); a repository that
+ * failed fails the step.
+ */
 async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
   const refresh = await refreshPullRequests(deps);
   result.pulls = { repos: refresh.repos, requests: refresh.requests, not_modified: refresh.notModified, stored: refresh.stored, failed: refresh.failed.length };
@@ -249,6 +254,10 @@ async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
     const named = refresh.events.slice(0, 10).map((e) => `${e.repo}#${e.number} ${e.change} (item ${e.item})`);
     const more = refresh.events.length - named.length;
     deps.report({ event: "pull_requests", line: `pull requests: ${named.join(", ")}${more ? ` and ${more} more` : ""}`, changes: refresh.events });
+  }
+  // Followed even when a repository failed: what the store holds of the others is known.
+  for (const move of followPullRequests(deps.store)) {
+    deps.report({ event: "review", line: `item ${move.item} is ${move.to}: ${move.reason}`, ...move });
   }
   if (refresh.failed.length) throw new Error(refresh.failed.join("; "));
 }

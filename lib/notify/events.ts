@@ -6,8 +6,8 @@
  *
  * - `dispatch`: an item `dispatching -> active` (its worker's session confirmed);
  * - `completion`: an item `done`, saying whether its worker was retired;
- * - `failure`: an item `failed` (a start that failed), or `interrupted` because its worker
- *   was lost or crashed;
+ * - `failure`: an item `failed` (a start that failed, or a worker that exited 1, 126 or 127),
+ *   or `interrupted` because its worker was lost or ended by a signal;
  * - `needs_info`: an item `needs_info` (its worker asks for the owner);
  * - `anomaly`: an anomaly raised.
  */
@@ -16,6 +16,7 @@ import { latestBodyNumber, queryAudit } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { latestSession } from "../work-items/sessions.ts";
+import { ENDED_BY_SIGNAL } from "../work-items/exit-verdict.ts";
 import { LOST_REASON } from "../work-items/worker-ended.ts";
 import type { Message } from "./message.ts";
 
@@ -84,7 +85,7 @@ function notifiableOf(store: Store, record: AuditRecord, options: { host: string
   if (to === "failed") {
     return make("failure", `${at} failed (item ${item})`, [`item ${item} (${at}) failed ${on}: ${reason}`], [show]);
   }
-  if (to === "interrupted" && (reason === LOST_REASON || reason.startsWith("worker crashed"))) {
+  if (to === "interrupted" && (reason === LOST_REASON || reason.startsWith(ENDED_BY_SIGNAL))) {
     return make("failure", `${at} lost its worker (item ${item})`, [`item ${item} (${at}) is interrupted ${on}: ${reason}`], [show, `robot-army resume ${item}`]);
   }
   if (to === "interrupted" && from === "needs_info") {

@@ -214,4 +214,16 @@ test("a worker that ends while its item waits for the owner is told as a failure
   });
 });
 
+test("a worker ended by a signal, or whose exit failed its item, is told as a failure; one that exited with another code is not", async () => {
+  await withChannels('[notifications]\nevents = ["failure"]\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    transition(store, makeItem(store, { issue: 1, state: "active" }).id, "interrupted", { reason: "worker ended by SIGKILL" });
+    transition(store, makeItem(store, { issue: 2, state: "active" }).id, "failed", { reason: 'worker "claude" exited (code 127): command not found' });
+    transition(store, makeItem(store, { issue: 3, state: "active" }).id, "interrupted", { reason: "worker exited (code 3)" });
+    assert.is((await notifyPass(deps(store, config), { passStartedAfter: start })).sent, 2);
+    const titles = receivers.received().webhook.map((r) => (r.body as Record<string, unknown>).title);
+    assert.equal(titles, ["robot-army: demo/widgets#1 lost its worker (item 1)", "robot-army: demo/widgets#2 failed (item 2)"]);
+  });
+});
+
 test.run();

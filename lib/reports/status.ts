@@ -11,7 +11,7 @@ import type { Config } from "../config.ts";
 import { daemonStatus } from "../daemon/daemon-status.ts";
 import type { DaemonStatus } from "../daemon/daemon-status.ts";
 import type { Hold, Pause } from "../dispatch/controls.ts";
-import { countPullRequests } from "../intake/pull-requests.ts";
+import { countPullRequests, pullRequestsOf } from "../intake/pull-requests.ts";
 import { dispatchQueue, trustRemedy } from "../repos/queue.ts";
 import type { DispatchQueue, UntrustedReason } from "../repos/queue.ts";
 import { listAnomalies } from "../store/anomalies.ts";
@@ -34,7 +34,10 @@ export interface StatusReport {
   untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
   /** Ready items whose issue's words may not be yours (labelled or edited by someone else), why, and what lets each go. */
   held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
-  /** What waits for the owner: items whose worker asked something (needs_info), then failed items, each with why and what to run. */
+  /**
+   * What waits for the owner: items whose worker asked something (needs_info), failed items,
+   * interrupted items, then items awaiting review, each with why and what to run (and, awaiting review, the pull request).
+   */
   needs_you: NeedsYou[];
   /** The work items' pull requests as last refreshed: open, merged, and closed unmerged. */
   pull_requests: { open: number; merged: number; closed: number };
@@ -46,11 +49,27 @@ export interface StatusReport {
 
 export type ItemJson = { id: number; repo: string; issue: number; title: string; created_at: string; simulated: boolean };
 
-/** An item that waits for its owner: its state, why (the worker's question, the failure), since when, and the command that helps. */
-export type NeedsYou = ItemJson & { state: "needs_info" | "failed"; reason: string | null; since: string; command: string };
+/**
+ * An item that waits for its owner: its state, why (the worker's question, the failure, how
+ * its worker ended), since when, and the command that helps; an item awaiting review has the
+ * pull request to review, when one is known.
+ */
+export type NeedsYou = ItemJson & {
+  state: NeedsYouState;
+  reason: string | null;
+  since: string;
+  command: string;
+  pull_request?: { number: number; url: string; merged: boolean };
+};
 
 /** The states that wait for the owner, in the order status lists them. */
-const NEEDS_YOU_STATES = ["needs_info", "failed"] as const;
+const NEEDS_YOU_STATES = ["needs_info", "failed", "interrupted", "awaiting_review"] as const;
+
+/** A state that waits for the owner. */
+export type NeedsYouState = (typeof NEEDS_YOU_STATES)[number];
+
+/** What helps an item in each state: answer its worker, put it back in the queue, bring its worker back, look at its work. */
+const NEEDS_YOU_VERB: Record<NeedsYouState, string> = { needs_info: "attach", failed: "retry", interrupted: "resume", awaiting_review: "show" };
 
 /** What the store says now; an absent store is an empty one. */
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
@@ -80,16 +99,27 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
   };
 }
 
-/** The items that wait for the owner: needs_info first (a worker is waiting), then failed, each oldest change first. */
+/** The items that wait for the owner: needs_info first (a worker is waiting), then failed, interrupted, awaiting review, each oldest change first. */
 function needsYou(store: Store, includeSimulated: boolean): NeedsYou[] {
   return NEEDS_YOU_STATES.flatMap((state) =>
     listItems(store, { states: [state], includeSimulated })
       .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id - b.id)
-      .map((item) => ({
-        ...itemJson(item), state, reason: item.reason, since: item.updated_at,
-        command: state === "needs_info" ? `robot-army attach ${item.id}` : `robot-army show ${item.id}`,
-      }))
+      .map((item) => {
+        const pull = state === "awaiting_review" ? pullToReview(store, item.id) : undefined;
+        return {
+          ...itemJson(item), state, reason: item.reason, since: item.updated_at, command: `robot-army ${NEEDS_YOU_VERB[state]} ${item.id}`,
+          ...(pull ? { pull_request: pull } : {}),
+        };
+      })
   );
+}
+
+/** The pull request an item awaiting review waits on: its newest open one, else its newest merged one. */
+function pullToReview(store: Store, item: number): NeedsYou["pull_request"] {
+  const pulls = pullRequestsOf(store, item);
+  if (pulls === "not checked") return undefined;
+  const pull = pulls.findLast((p) => p.state === "open" && p.merged_at === null) ?? pulls.findLast((p) => p.merged_at !== null);
+  return pull ? { number: pull.number, url: pull.html_url, merged: pull.merged_at !== null } : undefined;
 }
 
 /** The command that lets a hold go. */

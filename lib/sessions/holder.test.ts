@@ -267,7 +267,7 @@ test("holdSession spools a worker's exit record before reaping it", inSessionDir
   const exit = JSON.parse(readFileSync(spooled, "utf8"));
   assert.equal(exit, {
     session_id: record.id, name: "ra-demo-42", item: "42", generation: 1, ended: "exited", code: 5, signal: null,
-    at: result.record!.exitedAt,
+    at: result.record!.exitedAt, command: "sh",
   });
   assert.equal(readdirSync(join(state, "spool")), [`${record.id}.1.json`], "no temp file is left in the spool");
 }));

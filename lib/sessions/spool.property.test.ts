@@ -88,6 +88,7 @@ test("an exit spooled from a session's record is read back as that session's exi
       assert.equal(read.exit && { ...read.exit }, {
         session_id: record.id, name: record.name, item: record.tags.ra_item, generation: record.generation,
         ended: record.ended, code: record.exitCode, signal: record.exitSignal, at: record.exitedAt,
+        ...(record.command ? { command: record.command } : {}),
       });
     }, 300);
     assert.ok(spoolFiles(spoolDir(env)).length > 0);

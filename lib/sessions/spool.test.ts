@@ -3,7 +3,8 @@ import * as assert from "uvu/assert";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withTempDir } from "../testing/fixtures.ts";
-import { readExitRecord } from "./spool.ts";
+import type { SessionRecord } from "./records.ts";
+import { exitOf, readExitRecord, spoolExit } from "./spool.ts";
 
 const A = "aaaaaaaa-0000-4000-8000-000000000001";
 const B = "bbbbbbbb-0000-4000-8000-000000000002";
@@ -17,6 +18,22 @@ test("an exit record under another session's or generation's file name is a prob
   }
   writeFileSync(join(dir, `${B}.1.json`), JSON.stringify(EXIT));
   assert.equal(await readExitRecord(join(dir, `${B}.1.json`)), { exit: EXIT });
+}));
+
+test("an exit record names the command its session ran, what an exit 126 or 127 is about; one written before it was kept still reads", () => withTempDir(async (dir) => {
+  const record: SessionRecord = {
+    schema: 1, id: A, name: "ra-widgets-1", command: "claude", args: ["--session-id", A], cwd: dir, env: {}, tags: { ra_item: "1" },
+    permanent: false, ephemeral: false, generation: 1, startedAt: "2026-01-15T09:00:00Z", holderPid: null, holderStartedAt: null,
+    childPid: null, childStartedAt: null, childPgid: null, killRequestedAt: null, exitedAt: "2026-01-15T10:00:00Z", exitCode: 127,
+    exitSignal: null, ended: "exited", startError: null, lastLines: [], log: join(dir, "log"),
+  };
+  assert.equal(exitOf(record), { ended: "exited", code: 127, signal: null, at: "2026-01-15T10:00:00Z", command: "claude" });
+  const path = spoolExit(record, { RA_STATE_DIR: dir });
+  assert.equal(await readExitRecord(path), {
+    exit: { session_id: A, name: "ra-widgets-1", item: "1", generation: 1, ended: "exited", code: 127, signal: null, at: "2026-01-15T10:00:00Z", command: "claude" },
+  });
+  writeFileSync(join(dir, `${B}.1.json`), JSON.stringify({ ...EXIT, command: "" }));
+  assert.match((await readExitRecord(join(dir, `${B}.1.json`))).problem ?? "", /command/, "an empty command is no command");
 }));
 
 test.run();

@@ -23,10 +23,12 @@ export interface ExitRecord {
   code: number | null;
   signal: string | null;
   at: string;
+  /** The command the session ran (its argv[0]): what an exit 126 or 127 names. Absent in records written before it was kept. */
+  command?: string;
 }
 
 /** How a worker ended: the facts an exit record holds, whether read from the spool or from the session's own record. */
-export type Exit = Pick<ExitRecord, "ended" | "code" | "signal" | "at">;
+export type Exit = Pick<ExitRecord, "ended" | "code" | "signal" | "at" | "command">;
 
 /** One file in the spool: its name, its path, and its exit record, or what is wrong with it (`exit` undefined). */
 export interface SpooledExit {
@@ -59,8 +61,9 @@ export function spoolExit(record: SessionRecord, env: Record<string, string | un
 }
 
 /** How a session ended, from its own record: the same facts its spooled exit record holds. */
-export function exitOf(record: Pick<SessionRecord, "ended" | "exitCode" | "exitSignal" | "exitedAt">): Exit {
-  return { ended: record.ended ?? "exited", code: record.exitCode, signal: record.exitSignal, at: record.exitedAt ?? "" };
+export function exitOf(record: Pick<SessionRecord, "ended" | "exitCode" | "exitSignal" | "exitedAt"> & { command?: string }): Exit {
+  const exit: Exit = { ended: record.ended ?? "exited", code: record.exitCode, signal: record.exitSignal, at: record.exitedAt ?? "" };
+  return record.command ? { ...exit, command: record.command } : exit;
 }
 
 /** The spool's file names, oldest name first; none when the folder is not there. A folder that cannot be read throws. */

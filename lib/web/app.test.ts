@@ -89,6 +89,32 @@ test("what needs you: the failed item with its reason, the interrupted one, the 
     });
   }));
 
+test("what needs you: an item awaiting review is a card with its pull request linked, and what to run", () =>
+  withStore(async (store, stateDir) => {
+    atTime("2026-01-15T10:00:00Z", () => {
+      const item = makeItem(store, { issue: 4, state: "active" });
+      recordSession(store, {
+        id: "5e551011-0000-4000-8000-000000000004", item: item.id, name: "ra-widgets-4", host: "testhost", launcher: "process",
+        marker: "", worktree: "/nonexistent/worktree", branch: "robot-army/issue-4", started_at: "2026-01-15T10:00:00Z", simulated: false,
+      });
+      // What a refresh writes (lib/intake/pull-requests.test.ts reads them from the forge).
+      store.statement("INSERT INTO pull_requests VALUES ('demo/widgets', 12, 'robot-army/issue-4', 'abc', 'open', NULL, '2026-01-15T10:00:00Z', 'https://github.example/demo/widgets/pull/12', '2026-01-15T10:00:00Z')").run();
+      store.statement("INSERT INTO pull_request_refreshes VALUES ('demo/widgets', '2026-01-15T10:00:00Z')").run();
+      transition(store, item.id, "awaiting_review", { reason: "worker exited 0; pull request #12 is open" });
+    });
+    await withDashboard(stateDir, async (base) => {
+      const data = await json(`${base}/api/needs`) as { cards: Array<{ kind: string; what: string; commands: string[]; review?: unknown }> };
+      assert.equal(data.cards.map((c) => [c.kind, c.what, c.commands, c.review]), [[
+        "awaiting_review", "worker exited 0; pull request #12 is open", ["robot-army show 1", "robot-army resume 1"],
+        { number: 12, url: "https://github.example/demo/widgets/pull/12", merged: false },
+      ]]);
+      const page = await (await fetch(`${base}/`)).text();
+      assert.match(page, /<article class="card awaiting_review" data-item="1"/);
+      assert.match(page, /<h2>awaiting your review · /);
+      assert.match(page, /review <a href="https:\/\/github.example\/demo\/widgets\/pull\/12" rel="noreferrer noopener">pull request #12<\/a>/);
+    });
+  }));
+
 test("the live parts of a page come alone with fragment=1, so a refresh replaces them and nothing else", () =>
   withStore(async (store, stateDir) => {
     world(store);

@@ -108,9 +108,9 @@ test("open rows, all of them or of items in one state; only the newest session's
     assert.equal(openSessions(store, { state: "active" }).map((s) => s.id), ["a", "b"]);
     assert.equal(openSessions(store, { state: "ready" }), []);
     const older = closeFromExit(store, { id: "a", item }, { ended: "killed", code: null, signal: "SIGTERM", at: "" })!;
-    assert.equal([older.endReason, older.interrupted, older.state], ["killed", false, "active"]);
-    const newer = closeFromExit(store, { id: "b", item }, { ended: "exited", code: 0, signal: null, at: "" })!;
-    assert.equal([newer.why, newer.interrupted, newer.state], ["worker exited (code 0)", true, "interrupted"]);
+    assert.equal([older.endReason, older.moved, older.state], ["killed", false, "active"]);
+    const newer = closeFromExit(store, { id: "b", item }, { ended: "exited", code: 3, signal: null, at: "" })!;
+    assert.equal([newer.why, newer.moved, newer.state], ["worker exited (code 3)", true, "interrupted"]);
     assert.is(closeFromExit(store, { id: "b", item }, { ended: "crashed", code: null, signal: "SIGKILL", at: "" }), null, "already closed: nothing happens");
   }));
 
@@ -119,7 +119,7 @@ test("a worker that ends while its item waits for the owner (needs_info) interru
     for (const to of ["ready", "dispatching", "active", "needs_info"] as const) transition(store, item, to, { reason: to });
     recordSession(store, row(item, "a", "ra-widgets-7"));
     const ended = closeFromExit(store, { id: "a", item }, { ended: "exited", code: 0, signal: null, at: "" })!;
-    assert.equal([ended.interrupted, ended.state], [true, "interrupted"]);
+    assert.equal([ended.moved, ended.state, ended.why], [true, "interrupted", "worker exited 0 with no pull request known yet"]);
     for (const to of ["ready", "dispatching", "active", "needs_info"] as const) transition(store, item, to, { reason: to });
     recordSession(store, row(item, "b", "ra-widgets-7-2"));
     assert.equal(closeLost(store, { id: "b", item }, "worker lost: no exit record")!.state, "interrupted");

@@ -19,9 +19,10 @@ export const ALLOWED: Readonly<Record<WorkItemState, readonly WorkItemState[]>> 
   dispatching: ["active", "failed", "interrupted", "abandoned", "done"],
   active: ["awaiting_review", "interrupted", "needs_info", "failed", "abandoned", "done"],
   awaiting_review: ["active", "interrupted", "needs_info", "failed", "abandoned", "done"],
-  interrupted: ["ready", "dispatching", "failed", "abandoned", "done"],
-  // Back to active once its worker is at work again; interrupted or failed when its worker ends, as an active item.
-  needs_info: ["active", "interrupted", "ready", "failed", "abandoned", "done"],
+  // Awaiting review again once a pull request of it opens after its worker exited 0 (lib/intake/review.ts).
+  interrupted: ["ready", "dispatching", "awaiting_review", "failed", "abandoned", "done"],
+  // Back to active once its worker is at work again; as an active item's when its worker ends.
+  needs_info: ["active", "awaiting_review", "interrupted", "ready", "failed", "abandoned", "done"],
   failed: ["ready", "abandoned", "done"],
   done: [],
   abandoned: [],

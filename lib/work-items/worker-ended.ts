@@ -1,12 +1,18 @@
 /**
  * A worker ended: its session row closes with how it ended, and its item, when this was
  * the item's current session and the item is still `active` (or `needs_info`: its worker
- * was waiting for the owner), is `interrupted`. Whoever
- * learns of the end (the spool drain, settle, a relaunch closing earlier rows) calls this
- * one function, so every path writes the same row and the same transition.
+ * was waiting for the owner), moves as the exit says (lib/work-items/exit-verdict.ts):
+ * `awaiting_review` after exit 0 with a pull request open, `failed` after exit 1, 126 or
+ * 127, `interrupted` otherwise. A worker lost (no exit record) or cancelled by the owner
+ * interrupts it. Whoever learns of the end (the spool drain, settle, a relaunch closing
+ * earlier rows, cancel) calls one of these functions, so every path writes the same row
+ * and the same transition.
  */
+import { pullRequestsOf } from "../intake/pull-requests.ts";
 import type { Exit } from "../sessions/spool.ts";
 import type { Store } from "../store/open.ts";
+import { exitVerdict } from "./exit-verdict.ts";
+import type { ExitVerdict } from "./exit-verdict.ts";
 import { getItem } from "./queries.ts";
 import type { WorkItemState } from "./queries.ts";
 import { endSession, latestSession } from "./sessions.ts";
@@ -16,14 +22,15 @@ import { transition } from "./transition.ts";
 /** The reason a lost worker's item is given. */
 export const LOST_REASON = "worker lost: no exit record";
 
-/** What a worker's end did: the row's reason, the item's reason, and whether the item was interrupted. */
+/** What a worker's end did: the row's reason, the item's reason, and whether the item moved. */
 export interface WorkerEnd {
   item: number;
   session: string;
   endReason: EndReason;
-  /** `worker exited (code N)`, `worker crashed (SIGNAL)`, ...: the item's reason. */
+  /** `worker exited (code 1)`, `worker ended by SIGTERM`, ...: the item's reason. */
   why: string;
-  interrupted: boolean;
+  /** Whether the item moved (to `state`); false when it stays as it was. */
+  moved: boolean;
   /** The item's state afterwards. */
   state: WorkItemState;
 }
@@ -32,16 +39,16 @@ export interface WorkerEnd {
 const END_REASON: Record<string, EndReason> = { exited: "exited", crashed: "crashed", killed: "killed", "failed-to-start": "crashed", abandoned: "exited" };
 
 /**
- * Closes a session row from how its worker ended, and interrupts the item when this was
- * its current session and it is still `active` or `needs_info`. Idempotent: a row already closed changes
- * nothing, and null says so.
+ * Closes a session row from how its worker ended, and moves the item as the exit says
+ * (exitVerdict: read with the pull requests of the item's branches) when this was its
+ * current session and it is still `active` or `needs_info`. Idempotent: a row already
+ * closed changes nothing, and null says so.
  */
 export function closeFromExit(store: Store, session: { id: string; item: number }, exit: Exit): WorkerEnd | null {
   const endReason = END_REASON[exit.ended] ?? "exited";
-  const why = exitReason(exit);
   return store.transaction(() => {
     if (!endSession(store, session.id, endReason, { code: exit.code, at: exit.at })) return null;
-    return interruptIfCurrent(store, session, endReason, why);
+    return moveIfCurrent(store, session, endReason, exitVerdict(exit, pullRequestsOf(store, session.item)));
   });
 }
 
@@ -49,7 +56,7 @@ export function closeFromExit(store: Store, session: { id: string; item: number 
 export function closeLost(store: Store, session: { id: string; item: number }, why: string): WorkerEnd | null {
   return store.transaction(() => {
     if (!endSession(store, session.id, "lost")) return null;
-    return interruptIfCurrent(store, session, "lost", why);
+    return moveIfCurrent(store, session, "lost", { to: "interrupted", why });
   });
 }
 
@@ -61,28 +68,20 @@ export function closeLost(store: Store, session: { id: string; item: number }, w
 export function closeCancelled(store: Store, session: { id: string; item: number }, why: string): WorkerEnd | null {
   return store.transaction(() => {
     if (!endSession(store, session.id, "cancelled")) return null;
-    return interruptIfCurrent(store, session, "cancelled", why, CANCEL_INTERRUPTS);
+    return moveIfCurrent(store, session, "cancelled", { to: "interrupted", why }, CANCEL_INTERRUPTS);
   });
 }
 
-/** `worker exited (code N)`, `worker crashed (SIGNAL)`, `worker was killed`: the item's reason. */
-export function exitReason(exit: Pick<Exit, "ended" | "code" | "signal">): string {
-  if (exit.ended === "killed") return "worker was killed";
-  if (exit.ended === "failed-to-start") return "worker failed to start";
-  if (exit.ended === "crashed" || (exit.code === null && exit.signal)) return `worker crashed (${exit.signal ?? "unknown signal"})`;
-  return `worker exited (code ${exit.code ?? "unknown"})`;
-}
-
-/** The states a worker that ended by itself interrupts: its work was under way, or waited for the owner's answer. */
-const WORKER_END_INTERRUPTS: readonly WorkItemState[] = ["active", "needs_info"];
+/** The states a worker that ended by itself moves: its work was under way, or waited for the owner's answer. */
+const WORKER_END_MOVES: readonly WorkItemState[] = ["active", "needs_info"];
 
 /** The states an owner's cancel interrupts: those, and an item awaiting review or still being dispatched. */
-const CANCEL_INTERRUPTS: readonly WorkItemState[] = [...WORKER_END_INTERRUPTS, "awaiting_review", "dispatching"];
+const CANCEL_INTERRUPTS: readonly WorkItemState[] = [...WORKER_END_MOVES, "awaiting_review", "dispatching"];
 
-function interruptIfCurrent(store: Store, session: { id: string; item: number }, endReason: EndReason, why: string, states: readonly WorkItemState[] = WORKER_END_INTERRUPTS): WorkerEnd {
+function moveIfCurrent(store: Store, session: { id: string; item: number }, endReason: EndReason, verdict: ExitVerdict, states: readonly WorkItemState[] = WORKER_END_MOVES): WorkerEnd {
   const item = getItem(store, session.item)!;
-  // Only the end of the item's newest session interrupts it: an older one ending says nothing of the work now.
-  const interrupt = latestSession(store, item.id)?.id === session.id && states.includes(item.state);
-  const state = interrupt ? transition(store, item.id, "interrupted", { reason: why, details: { session: session.id } }).state : item.state;
-  return { item: item.id, session: session.id, endReason, why, interrupted: interrupt, state };
+  // Only the end of the item's newest session moves it: an older one ending says nothing of the work now.
+  const move = latestSession(store, item.id)?.id === session.id && states.includes(item.state);
+  const state = move ? transition(store, item.id, verdict.to, { reason: verdict.why, details: { session: session.id } }).state : item.state;
+  return { item: item.id, session: session.id, endReason, why: verdict.why, moved: move, state };
 }

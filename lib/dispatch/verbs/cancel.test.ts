@@ -140,7 +140,8 @@ test("cancel of a session that had ended on its own signals nothing and closes i
     assert.equal([result.before, result.after], ["active", "interrupted"]);
     assert.is(describeCancel("ra-widgets-1", 1, result),
       "session ra-widgets-1 of work item 1 had already ended: worker exited (code 0). Nothing was signalled; its row is closed as exited and the item is interrupted");
-    assert.equal([sessionsOf(store, 1)[0].end_reason, getItem(store, 1)!.reason], ["exited", "worker exited (code 0)"]);
+    // How it ended is cancel's line; what that makes of the item is the exit's reading: no pull request was ever asked about.
+    assert.equal([sessionsOf(store, 1)[0].end_reason, getItem(store, 1)!.reason], ["exited", "worker exited 0 with no pull request known yet"]);
     const records = queryAudit(store, { kind: "session.cancel" });
     assert.equal(records.map((r) => [r.phase, r.body.already_ended, r.body.signalled]), [["fact", "worker exited (code 0)", false]]);
   }, { args: ["-c", "echo working; exit 0"] }));

@@ -91,7 +91,9 @@ function commandsFor(id: number, state: WorkItemState, open: boolean): Array<{ c
   const verb = (name: string, does: string) => ({ command: `robot-army ${name} ${id}`, does });
   const list: Array<{ command: string; does: string }> = [];
   if (open) list.push(verb("attach", "opens its worker where its launcher put it"));
-  if (state === "interrupted") list.push(verb("resume", "a new session in its worktree, the worker's context restored"), verb("restart", "a fresh session in its worktree"));
+  if (state === "interrupted" || state === "awaiting_review") {
+    list.push(verb("resume", "a new session in its worktree, the worker's context restored"), verb("restart", "a fresh session in its worktree"));
+  }
   if (state === "failed") list.push(verb("retry", "puts it back in the queue"));
   if (state === "interrupted" || state === "failed") list.push(verb("reset", "discards its unfinished worktree and branch, back to the queue"));
   if (open) list.push(verb("cancel", "stops its session, after you confirm"));

@@ -1,6 +1,7 @@
 /**
  * `/`, what needs the owner: failed items with why, items whose worker asked something
- * (needs_info, with the question), interrupted items, open anomalies, the pause, and ready
+ * (needs_info, with the question), interrupted items, items awaiting review (with the pull
+ * request to review), open anomalies, the pause, and ready
  * items held (by the owner, for the owner's approval, or for their repository's trust or
  * reapproval). Each card says what to do: the command to run, or a button where one is safe
  * (acknowledging an anomaly).
@@ -9,14 +10,13 @@ import { html } from "hono/html";
 import { ownerQuestion } from "../../reports/item.ts";
 import { statusReport } from "../../reports/status.ts";
 import type { NeedsYou } from "../../reports/status.ts";
-import { listItems } from "../../work-items/queries.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
-import { command, itemLink, none, postButton, remedyOf } from "./_parts.ts";
+import { command, itemLink, none, postButton, remedyOf, safeUrl } from "./_parts.ts";
 import type { ItemName } from "./_parts.ts";
 
 /** What a card is about. */
-export type CardKind = "failed" | "needs_info" | "interrupted" | "anomaly" | "paused" | "held" | "held_for_owner" | "untrusted";
+export type CardKind = "failed" | "needs_info" | "interrupted" | "awaiting_review" | "anomaly" | "paused" | "held" | "held_for_owner" | "untrusted";
 
 /** One thing that needs the owner. */
 export interface Card {
@@ -29,6 +29,8 @@ export interface Card {
   commands: string[];
   /** The anomaly a card's acknowledge button acknowledges. */
   anomaly: number | null;
+  /** The pull request an item awaiting review waits on (absent on other cards). */
+  review?: { number: number; url: string; merged: boolean };
 }
 
 /** The page's data. */
@@ -37,9 +39,37 @@ export interface NeedsMe {
 }
 
 const HEADINGS: Record<CardKind, string> = {
-  failed: "failed", needs_info: "the worker asks you", interrupted: "interrupted", anomaly: "anomaly",
+  failed: "failed", needs_info: "the worker asks you", interrupted: "interrupted", awaiting_review: "awaiting your review", anomaly: "anomaly",
   paused: "dispatch paused", held: "held by you", held_for_owner: "held for your approval", untrusted: "repository not trusted",
 };
+
+/** The card of an item that waits for the owner, with the commands that help in the order to try them. */
+function cardOf(n: NeedsYou, item: ItemName): Card {
+  const card = { item, since: n.since, anomaly: null };
+  switch (n.state) {
+    case "failed":
+      return { ...card, kind: "failed", what: n.reason ?? "no reason was recorded", commands: [`robot-army show ${n.id}`, `robot-army retry ${n.id}`] };
+    case "needs_info":
+      return { ...card, kind: "needs_info", what: questionOf(n), commands: [n.command] };
+    case "interrupted":
+      return {
+        ...card, kind: "interrupted", what: n.reason ?? "its session ended without an exit record",
+        commands: [`robot-army resume ${n.id}`, `robot-army restart ${n.id}`, `robot-army show ${n.id}`],
+      };
+    case "awaiting_review":
+      return {
+        ...card, kind: "awaiting_review", what: n.reason ?? "its worker exited 0 with a pull request open",
+        commands: [`robot-army show ${n.id}`, `robot-army resume ${n.id}`], ...(n.pull_request ? { review: n.pull_request } : {}),
+      };
+  }
+}
+
+/** The pull request to review, linked when its address is a web address. */
+function reviewLine(review: NonNullable<Card["review"]>) {
+  const url = safeUrl(review.url);
+  const label = `pull request #${review.number}${review.merged ? " (merged)" : ""}`;
+  return html`<p class="review">review ${url ? html`<a href="${url}" rel="noreferrer noopener">${label}</a>` : label}</p>`;
+}
 
 /** What a needs_info item's worker asks, without the prefix its reason carries. */
 function questionOf(n: NeedsYou): string {
@@ -56,17 +86,7 @@ export const needsPage: Page<NeedsMe> = {
     const report = statusReport(store, ctx.config, false, ctx.stateDir);
     const name = (i: ItemName): ItemName => ({ id: i.id, repo: i.repo, issue: i.issue, title: i.title });
     const cards: Card[] = [];
-    for (const n of report.needs_you) {
-      cards.push(n.state === "failed"
-        ? { kind: "failed", item: name(n), what: n.reason ?? "no reason was recorded", since: n.since, commands: [`robot-army show ${n.id}`, `robot-army retry ${n.id}`], anomaly: null }
-        : { kind: "needs_info", item: name(n), what: questionOf(n), since: n.since, commands: [n.command], anomaly: null });
-    }
-    for (const item of store ? listItems(store, { states: ["interrupted"] }) : []) {
-      cards.push({
-        kind: "interrupted", item: name(item), what: item.reason ?? "its session ended without an exit record", since: item.updated_at,
-        commands: [`robot-army resume ${item.id}`, `robot-army restart ${item.id}`, `robot-army show ${item.id}`], anomaly: null,
-      });
-    }
+    for (const n of report.needs_you) cards.push(cardOf(n, name(n)));
     for (const a of report.anomalies) {
       cards.push({ kind: "anomaly", item: null, what: `${a.kind}: ${a.detail}`, since: a.raised_at, commands: [`robot-army anomalies --acknowledge ${a.id}`], anomaly: a.id });
     }
@@ -84,11 +104,12 @@ export const needsPage: Page<NeedsMe> = {
   },
   render(data, view) {
     // The heading is live with the cards: a page opened empty says so no longer once a card comes.
-    if (!data.cards.length) return html`<div id="cards" data-live><h1>Nothing needs you</h1>${none("No failed, waiting, interrupted or held items, and no open anomalies.")}</div>`;
+    if (!data.cards.length) return html`<div id="cards" data-live><h1>Nothing needs you</h1>${none("No failed, waiting, interrupted, awaiting review or held items, and no open anomalies.")}</div>`;
     return html`<div id="cards" data-live><h1>Needs you</h1>
 ${data.cards.map((card) => html`<article class="card ${card.kind}" ${card.item ? html`data-item="${String(card.item.id)}"` : ""} ${card.anomaly !== null ? html`data-anomaly="${String(card.anomaly)}"` : ""}>
 <h2>${HEADINGS[card.kind]}${card.item ? html` · ${itemLink(card.item)} <span class="ref">${card.item.repo}#${card.item.issue}</span>` : ""}</h2>
 <p class="what">${card.what}</p>
+${card.review ? reviewLine(card.review) : ""}
 <p class="since">since <time>${card.since}</time></p>
 <p class="do">${card.commands.map((c) => command(c))}${card.anomaly !== null ? postButton(`/anomalies/${card.anomaly}/acknowledge`, "acknowledge", view) : ""}</p>
 </article>`)}</div>`;
