@@ -209,15 +209,23 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
     const text = agent === "claude" ? await deps.stdin() : payload ?? "";
     const event = hookEventOf(agent, text);
     const worker = stringOption(args, "session");
-    if (worker !== undefined && event.sessionId !== undefined && event.sessionId !== worker) {
-      // Another Claude Code in the same worktree (the owner's own, a resume by hand): not the worker's episode.
+    // The worker is known by its managed session (RA_SESSION_ID, which its holder set and every process it
+    // starts inherits, whatever ids the agent gives its own sessions across --resume and --fork-session), or,
+    // outside it, by the agent's session id being the worker's (the owner resuming its conversation by hand).
+    const ours = worker === undefined || deps.env.RA_SESSION_ID === worker || event.sessionId === undefined || event.sessionId === worker;
+    if (!ours) {
+      // Another Claude Code in the same worktree (the owner's own, a fork by hand): not the worker's episode.
       deps.write(asLines(`${agent} ${event.event}: ignored: session ${event.sessionId} is not the worker's (${worker})`));
       return 0;
     }
     const session = managedSession(deps.env);
     const cwd = session?.cwd ?? (agent === "claude" ? deps.env.CLAUDE_PROJECT_DIR : undefined) ?? event.cwd ?? deps.cwd;
     const journal = await openJournal(cwd, { forWrite: event.action !== "none" });
-    const line = await applyHook(journal, { key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, clientPid: session?.childPid ?? CALLER_PID, now: now() });
+    const agentSession = worker !== undefined && event.sessionId !== undefined && event.sessionId !== worker ? event.sessionId : undefined;
+    const line = await applyHook(journal, {
+      key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, atPrompt: event.atPrompt, agentSession,
+      clientPid: session?.childPid ?? CALLER_PID, now: now(),
+    });
     deps.write(asLines(`${agent} ${event.event}: ${line}`));
   } catch (error) {
     deps.warn(`robot-army: episode hook: ${error instanceof Error ? error.message : String(error)}\n`);

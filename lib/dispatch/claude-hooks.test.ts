@@ -53,14 +53,14 @@ const SESSION_ID = "0b5c7a52-3c1e-4f6a-9d2e-5a1b2c3d4e5f";
  * a shell, in the project (here a folder inside it), with the event's JSON on stdin and a PATH
  * that has no robot-army on it.
  */
-function fireHook(place: Place, event: string, fields: Record<string, unknown>, at: string) {
+function fireHook(place: Place, event: string, fields: Record<string, unknown>, at: string, extraEnv: Record<string, string> = {}) {
   const input = JSON.stringify({
     session_id: SESSION_ID, transcript_path: "/home/owner/.claude/projects/x/0b5c.jsonl",
     cwd: place.worktree, permission_mode: "default", hook_event_name: event, ...fields,
   });
   const cwd = join(place.worktree, "src");
   mkdirSync(cwd, { recursive: true });
-  const env: Record<string, string> = { HOME: process.env.HOME ?? "/tmp", PATH: "/usr/bin:/bin", RA_NOW: at, CLAUDE_PROJECT_DIR: place.worktree };
+  const env: Record<string, string> = { HOME: process.env.HOME ?? "/tmp", PATH: "/usr/bin:/bin", RA_NOW: at, CLAUDE_PROJECT_DIR: place.worktree, ...extraEnv };
   const result = spawnSync("sh", ["-c", commandFor(place.worktree, event)], { cwd, env, input, encoding: "utf8" });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
@@ -127,6 +127,9 @@ test("the hooks, run as Claude Code runs them, drive the episode: start, busy, i
     await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
     const started = fireHook(place, "SessionStart", { source: "startup", model: "claude-opus-4" }, "2026-01-15T10:00:00Z");
     assert.is(started.code, 0, started.stderr);
+    // A new session opens at its prompt: idle until its first prompt arrives.
+    assert.is((await episodeOf(place, "item-3"))?.status, "idle");
+    fireHook(place, "UserPromptSubmit", { prompt: "Your task is in the file ..." }, "2026-01-15T10:00:01Z");
     assert.is((await episodeOf(place, "item-3"))?.status, "busy");
 
     assert.is(fireHook(place, "Stop", { stop_hook_active: false }, "2026-01-15T10:05:00Z").code, 0);
@@ -142,12 +145,14 @@ test("the hooks, run as Claude Code runs them, drive the episode: start, busy, i
     fireHook(place, "PreToolUse", { tool_name: "Bash", tool_input: { command: "npm test" }, tool_use_id: "toolu_01" }, "2026-01-15T10:09:00Z");
     assert.equal([(await episodeOf(place, "item-3"))?.status, (await episodeOf(place, "item-3"))?.status_changed_at], ["busy", "2026-01-15T10:09:00Z"]);
 
-    // A resumed session starts again with its episode open: marked busy, not refused.
-    fireHook(place, "Stop", {}, "2026-01-15T10:10:00Z");
+    // A session restarted by compaction is in the middle of its turn: still busy.
+    fireHook(place, "SessionStart", { source: "compact" }, "2026-01-15T10:09:30Z");
+    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+    // A resumed session starts again with its episode open, at its prompt: idle, not refused.
     const resumed = fireHook(place, "SessionStart", { source: "resume" }, "2026-01-15T10:11:00Z");
     assert.is(resumed.code, 0);
     assert.is(resumed.stderr, "");
-    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+    assert.equal([(await episodeOf(place, "item-3"))?.status, (await episodeOf(place, "item-3"))?.status_changed_at], ["idle", "2026-01-15T10:11:00Z"]);
 
     const ended = fireHook(place, "SessionEnd", { reason: "prompt_input_exit" }, "2026-01-15T10:12:00Z");
     assert.is(ended.code, 0, ended.stderr);
@@ -161,6 +166,7 @@ test("another Claude Code in the worktree (the owner's own, a resume by hand) do
   inWorktree(async (place) => {
     await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
     fireHook(place, "SessionStart", { source: "startup" }, "2026-01-15T10:00:00Z");
+    fireHook(place, "UserPromptSubmit", { prompt: "the task" }, "2026-01-15T10:00:01Z");
     assert.is((await episodeOf(place, "item-3"))?.status, "busy");
     const other = fireHook(place, "Stop", { session_id: "9f9f9f9f-0000-4000-8000-000000000001" }, "2026-01-15T10:05:00Z");
     assert.is(other.code, 0);
@@ -168,6 +174,26 @@ test("another Claude Code in the worktree (the owner's own, a resume by hand) do
     assert.is((await episodeOf(place, "item-3"))?.status, "busy", "the worker is still busy: another session stopped, not it");
     fireHook(place, "Stop", {}, "2026-01-15T10:06:00Z");
     assert.is((await episodeOf(place, "item-3"))?.status, "idle");
+  }));
+
+test("the worker is known by its managed session, not by the agent's session id: a resumed or forked Claude Code keeps its registry, and its transcript id is noted", () =>
+  inWorktree(async (place) => {
+    await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3-2", sessionId: SESSION_ID });
+    // What Claude Code reports after --resume <earlier> (--fork-session): a session id that is not the one robot-army gave it.
+    const transcript = "7d7d7d7d-0000-4000-8000-000000000002";
+    const inWorker = { RA_SESSION_ID: SESSION_ID };
+    const started = fireHook(place, "SessionStart", { source: "resume", session_id: transcript }, "2026-01-15T11:00:00Z", inWorker);
+    assert.is(started.code, 0, started.stderr);
+    assert.not.match(started.stdout, "ignored");
+    const opened = await episodeOf(place, "item-3-2");
+    assert.equal([opened?.status, opened?.agent_session_id], ["idle", transcript]);
+    fireHook(place, "UserPromptSubmit", { prompt: "go on", session_id: transcript }, "2026-01-15T11:01:00Z", inWorker);
+    assert.is((await episodeOf(place, "item-3-2"))?.status, "busy");
+    fireHook(place, "Stop", { session_id: transcript }, "2026-01-15T11:02:00Z", inWorker);
+    assert.equal([(await episodeOf(place, "item-3-2"))?.status, (await episodeOf(place, "item-3-2"))?.agent_session_id], ["idle", transcript]);
+    // The same session id outside the worker's managed session (another managed session's agent) is not the worker's.
+    fireHook(place, "UserPromptSubmit", { prompt: "x", session_id: transcript }, "2026-01-15T11:03:00Z", { RA_SESSION_ID: "3c3c3c3c-0000-4000-8000-000000000003" });
+    assert.is((await episodeOf(place, "item-3-2"))?.status, "idle");
   }));
 
 test("a permission prompt is the worker waiting for its owner: needs_info with its message, answered by the next tool or the response's end; a hook given nonsense exits 0 and says why on stderr", () =>

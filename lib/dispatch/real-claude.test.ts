@@ -8,7 +8,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { join } from "node:path";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { answersTool, claudeCodeBinary, claudeCodeHome, lastPrompt, serveAnthropicApi, toolResults } from "../testing/anthropic-api.ts";
 import type { AnthropicApi, ModelScript, ModelTurn } from "../testing/anthropic-api.ts";
 import { withDaemon } from "../testing/daemon.ts";
@@ -22,6 +22,9 @@ import { openSessions } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import { readRegistry } from "../ending/idleness.ts";
 import { runCommand } from "../boundaries/launchers/session-run.ts";
+import { readRecord } from "../sessions/records.ts";
+import { relaunchItem } from "./verbs/relaunch.ts";
+import { pause } from "./controls.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -48,8 +51,10 @@ interface ClaudeWorld extends DaemonTest {
   api: AnthropicApi;
   home: string;
   socket: string;
-  /** What the worker's tmux pane shows now. */
+  /** What the newest worker's tmux pane shows now. */
   pane(): Promise<string>;
+  /** Types a line into the newest worker's pane, as its owner attached would. */
+  type(line: string): Promise<void>;
 }
 
 /** A forge, the daemon's deps with Claude Code as the tmux worker, and the stand-in API; the tmux server is ended afterwards. */
@@ -61,8 +66,17 @@ async function withClaude(script: ModelScript, fn: (w: ClaudeWorld) => Promise<v
     const env = claudeCodeHome(home, api);
     await withDaemon(template, async (d) => {
       if (options.trustWorktrees ?? true) trustFolder(home, d.config.repos["demo/widgets"].path);
-      const pane = async () => (await runCommand(["tmux", "-L", socket, "capture-pane", "-p", "-t", "workers"], process.env)).stdout;
-      await fn({ ...d, api, home, socket, pane });
+      // The newest window's pane: a resumed worker's window opens beside its dead predecessor's.
+      const pane = async () => {
+        const windows = (await runCommand(["tmux", "-L", socket, "list-windows", "-t", "workers", "-F", "#{window_id}"], process.env)).stdout.trim().split("\n");
+        return (await runCommand(["tmux", "-L", socket, "capture-pane", "-p", "-t", windows.at(-1) ?? "workers"], process.env)).stdout;
+      };
+      const type = async (line: string) => {
+        const windows = (await runCommand(["tmux", "-L", socket, "list-windows", "-t", "workers", "-F", "#{window_id}"], process.env)).stdout.trim().split("\n");
+        await runCommand(["tmux", "-L", socket, "send-keys", "-t", windows.at(-1)!, "-l", line], process.env);
+        await runCommand(["tmux", "-L", socket, "send-keys", "-t", windows.at(-1)!, "Enter"], process.env);
+      };
+      await fn({ ...d, api, home, socket, pane, type });
     }, [claudeCodeBinary()], { worker: { profile: "claude", launcher: "tmux", tmux_socket: socket, tmux_session: "workers" }, env });
   } finally {
     await runCommand(["tmux", "-L", socket, "kill-server"], process.env);
@@ -91,9 +105,15 @@ async function waitWorker<T>(w: ClaudeWorld, what: string, probe: () => T | unde
   } catch (error) {
     const session = openSessions(w.store)[0];
     const registry = session ? JSON.stringify(await readRegistry(session, "claude")) : "no open session";
-    (error as Error).message += `\nregistry: ${registry}\nrequests: ${w.api.requests.length}\npane:\n${(await w.pane()).replace(/\n{2,}/g, "\n")}`;
+    (error as Error).message += `\ntranscripts: ${transcriptsOf(w.home).join(", ")}\nregistry: ${registry}\nrequests: ${w.api.requests.length}\npane:\n${(await w.pane()).replace(/\n{2,}/g, "\n")}`;
     throw error;
   }
+}
+
+/** The transcripts Claude Code keeps in a home, as `<project folder>/<session id>.jsonl`. */
+function transcriptsOf(home: string): string[] {
+  const projects = join(home, ".claude", "projects");
+  return existsSync(projects) ? readdirSync(projects).flatMap((dir) => readdirSync(join(projects, dir)).map((file) => `${dir}/${file}`)) : [];
 }
 
 async function episodeStatus(session: StoredSession): Promise<string> {
@@ -121,6 +141,44 @@ test("a dispatched Claude Code reads its task with no permission prompt, and its
     reading({ text: "I have read my task." });
     await waitWorker(w, "the worker idle", async () => (await episodeStatus(session)) === "idle");
     assert.is(getItem(w.store, 1)!.state, "active");
+  });
+});
+
+test("a killed Claude Code worker, resumed, keeps its registry: its hooks open the new attempt's episode and drive it", async () => {
+  await withClaude(obedientWorker(), async (w) => {
+    await runTick(w.deps, initialState());
+    const first = await waitWorker(w, "item 1's worker", () => sessionOf(w, 1));
+    await waitWorker(w, "the worker idle after reading its task", async () => (await episodeStatus(first)) === "idle");
+    const record = readRecord(w.deps.sessionRoot, first.id)!;
+    assert.ok(record.childPid, "the worker's pid is on record");
+    // Claude Code writes its transcript a moment after a turn; a crash before that leaves nothing to resume.
+    await waitWorker(w, "the worker's turn in its transcript on disk", () => {
+      const file = transcriptsOf(w.home).find((name) => name.endsWith(`/${first.id}.jsonl`));
+      return file && readFileSync(join(w.home, ".claude", "projects", file), "utf8").includes("I have read my task.");
+    });
+    // Dispatch is paused, so the ticks that see the exit start no other item in the freed slot; the owner resumes with --force.
+    pause(w.store, { reason: "the test resumes item 1 itself" });
+    process.kill(record.childPid!, "SIGKILL");
+    await waitWorker(w, "the killed worker's exit to be seen", async () => {
+      await runTick(w.deps, initialState());
+      return getItem(w.store, 1)!.state === "interrupted";
+    });
+
+    const resumed = await relaunchItem(w.deps, 1, { how: "resume", force: true });
+    assert.is(resumed.result, "active", resumed.reason ?? "");
+    const second = sessionOf(w, 1)!;
+    assert.is(second.id, resumed.session!.id);
+    assert.is.not(second.episode_key, first.episode_key);
+    // Claude Code resumed with --resume <earlier> --fork-session: its hooks report the fork's own start, at its prompt.
+    await waitWorker(w, "the resumed worker's episode open and idle", async () => (await episodeStatus(second)) === "idle");
+    await w.type("go on");
+    await waitWorker(w, "the owner's prompt to reach the model", () => w.api.requests.some((request) => lastPrompt(request) === "go on"));
+    await waitWorker(w, "the resumed worker idle again after its turn", async () => {
+      const registry = await readRegistry(second, "claude");
+      return registry.known && registry.status === "idle" && w.api.requests.some((request) => lastPrompt(request) === "go on");
+    });
+    const earlier = w.api.requests.filter((request) => lastPrompt(request) === "go on").at(-1)!;
+    assert.ok(toolResults(earlier).length >= 1, "the resumed conversation holds the earlier one's read of the task");
   });
 });
 

@@ -12,7 +12,7 @@
 import { PreconditionError } from "../errors.ts";
 import type { Journal } from "./journal.ts";
 import { endEpisode, setStatus, startEpisode } from "./lifecycle.ts";
-import { findOpen } from "./open-episodes.ts";
+import { findOpen, rewriteOpen } from "./open-episodes.ts";
 import type { Episode } from "./open-episodes.ts";
 
 /** The agents whose hooks robot-army reads. */
@@ -34,7 +34,16 @@ export interface HookEvent {
   reason?: string;
   /** For `idle`: the agent's turn ended (Claude Code's Stop, Codex's agent-turn-complete), not just a prompt left waiting. */
   turnEnded?: boolean;
+  /**
+   * For `start`: the agent opened at its prompt, waiting for one (a new session, a resumed or
+   * forked one, one just cleared), so its episode is idle until a prompt arrives. A session
+   * restarted by compaction is not: that happens in the middle of a turn.
+   */
+  atPrompt?: boolean;
 }
+
+/** Claude Code's SessionStart sources that open a session waiting at its prompt (all but `compact`, which comes mid-turn). */
+const AT_PROMPT_SOURCES = new Set(["startup", "resume", "clear", "fork"]);
 
 /**
  * Claude Code's notifications that mean its worker waits for the owner, with what a
@@ -81,6 +90,7 @@ export function claudeHookEvent(input: unknown): HookEvent {
   return {
     action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}), ...(reason ? { reason } : {}),
     ...(event === "Stop" ? { turnEnded: true } : {}),
+    ...(event === "SessionStart" && AT_PROMPT_SOURCES.has(String(data.source)) ? { atPrompt: true } : {}),
   };
 }
 
@@ -101,7 +111,8 @@ export function codexHookEvent(input: unknown): HookEvent {
  * agent's turn (`turnEnded`) shows answered.
  */
 export async function applyHook(
-  journal: Journal, options: { key: string; action: HookAction; reason?: string; turnEnded?: boolean; clientPid: number; now: Date },
+  journal: Journal,
+  options: { key: string; action: HookAction; reason?: string; turnEnded?: boolean; atPrompt?: boolean; agentSession?: string; clientPid: number; now: Date },
 ): Promise<string> {
   const { key, action } = options;
   if (action === "none") return `nothing to do for episode ${key}`;
@@ -116,17 +127,33 @@ export async function applyHook(
   if (!episode) {
     try {
       episode = await startEpisode(journal, { key, clientPid: options.clientPid, now: options.now });
-      if (action === "start" || action === "busy") return `started episode ${episode.id} (key ${key}, busy)`;
+      await noteAgentSession(journal, episode, options.agentSession);
+      if ((action === "start" && !options.atPrompt) || action === "busy") return `started episode ${episode.id} (key ${key}, busy)`;
     } catch (error) {
       // Opened by another hook meanwhile: go on with that one.
       if (!(error instanceof PreconditionError) || !(await findOpen(journal, key))?.episode) throw error;
     }
+  } else {
+    await noteAgentSession(journal, episode, options.agentSession);
   }
-  const status = action === "start" ? "busy" : action;
+  // A session that opens at its prompt waits there; one restarted mid-turn (compaction) works on.
+  const status = action === "start" ? (options.atPrompt ? "idle" : "busy") : action;
   const current = (await findOpen(journal, key))?.episode;
   if (current?.status === status && status !== "needs_info") return `episode ${current.id} (key ${key}) is already ${status} since ${current.status_changed_at}`;
   const { episode: updated, changed } = await setStatus(journal, { key, status, reason: options.reason, by: "prompt", turnEnded: options.turnEnded, now: options.now });
   return statusLine(updated, changed);
+}
+
+/**
+ * Notes the agent's own session id (its transcript's) on the episode when it is not the
+ * worker's id robot-army gave it, so `show` can name the transcript a resume by hand needs.
+ * `agentSession` is passed only when the two differ.
+ */
+async function noteAgentSession(journal: Journal, episode: Episode, agentSession: string | undefined): Promise<void> {
+  if (agentSession === undefined || episode.agent_session_id === agentSession) return;
+  const current = (await findOpen(journal, episode.key))?.episode;
+  if (current?.id !== episode.id) return;
+  await rewriteOpen(journal, { ...current, agent_session_id: agentSession });
 }
 
 /**

@@ -31,6 +31,8 @@ export interface Episode {
    * of its turn answers it too). Absent: the worker.
    */
   needs_info_by?: NeedsInfoBy;
+  /** The agent's own session id (its transcript), when it is not the managed session's id robot-army started it with. */
+  agent_session_id?: string;
 }
 
 /** Who said an episode needs info: the worker itself, or its agent's blocking prompt. */
