@@ -223,7 +223,7 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
     const journal = await openJournal(cwd, { forWrite: event.action !== "none" });
     const agentSession = worker !== undefined && event.sessionId !== undefined && event.sessionId !== worker ? event.sessionId : undefined;
     const line = await applyHook(journal, {
-      key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, atPrompt: event.atPrompt, agentSession,
+      key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, atPrompt: event.atPrompt, vague: event.vague, agentSession,
       clientPid: session?.childPid ?? CALLER_PID, now: now(),
     });
     deps.write(asLines(`${agent} ${event.event}: ${line}`));

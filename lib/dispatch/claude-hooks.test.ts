@@ -203,6 +203,14 @@ test("a permission prompt is the worker waiting for its owner: needs_info with i
     for (const type of ["idle_prompt", "permission_prompt", "elicitation_dialog"]) assert.ok(matcher.test(type), `Claude Code runs the hook for ${type}`);
     assert.not.ok(matcher.test("auth_success"));
     fireHook(place, "SessionStart", { source: "startup" }, "2026-01-15T10:00:00Z");
+    // The PermissionRequest says what for; the notification after it, vaguer, leaves those words in place.
+    fireHook(place, "PermissionRequest", { tool_name: "Read", tool_input: { file_path: "/etc/hosts" }, permission_suggestions: [] }, "2026-01-15T10:00:30Z");
+    fireHook(place, "Notification", { message: "Claude needs your permission", notification_type: "permission_prompt" }, "2026-01-15T10:00:31Z");
+    const read = await episodeOf(place, "item-3");
+    assert.equal([read?.status, read?.needs_info_reason, read?.status_changed_at], ["needs_info", "Claude Code asks permission to use Read: /etc/hosts", "2026-01-15T10:00:30Z"]);
+    fireHook(place, "PreToolUse", { tool_name: "Read", tool_input: { file_path: "/etc/hosts" }, tool_use_id: "toolu_01" }, "2026-01-15T10:00:40Z");
+    assert.is((await episodeOf(place, "item-3"))?.status, "busy");
+    // A notification alone still says what it can.
     fireHook(place, "Notification", { message: "Claude needs your permission to use Bash", notification_type: "permission_prompt" }, "2026-01-15T10:01:00Z");
     const asked = await episodeOf(place, "item-3");
     assert.equal([asked?.status, asked?.needs_info_reason, asked?.status_changed_at], ["needs_info", "Claude needs your permission to use Bash", "2026-01-15T10:01:00Z"]);

@@ -25,6 +25,7 @@ import { runCommand } from "../boundaries/launchers/session-run.ts";
 import { readRecord } from "../sessions/records.ts";
 import { relaunchItem } from "./verbs/relaunch.ts";
 import { pause } from "./controls.ts";
+import { ANSWERED_WAITING_REASON } from "../work-items/needs-info.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -180,6 +181,40 @@ test("a killed Claude Code worker, resumed, keeps its registry: its hooks open t
     const earlier = w.api.requests.filter((request) => lastPrompt(request) === "go on").at(-1)!;
     assert.ok(toolResults(earlier).length >= 1, "the resumed conversation holds the earlier one's read of the task");
   });
+});
+
+test("a real permission prompt makes the item needs_info in the hook's own words, and the owner's answer brings it back", async () => {
+  const outside = join(makeTempDir("robot-army-outside-"), "notes.txt");
+  writeFileSync(outside, "notes kept outside the worktree\n");
+  const script: ModelScript = (request) => {
+    if (request.withTools && answersTool(request) && toolResults(request).length === 1) return { tool: "Read", input: { file_path: outside } };
+    if (request.withTools && answersTool(request) && toolResults(request).length === 2) return { text: "Read both." };
+    return obedientWorker()(request);
+  };
+  try {
+    await withClaude(script, async (w) => {
+      await runTick(w.deps, initialState());
+      const session = await waitWorker(w, "item 1's worker", () => sessionOf(w, 1));
+      const words = `Claude Code asks permission to use Read: ${outside}`;
+      await waitWorker(w, "the worker's permission prompt in its registry", async () => {
+        const registry = await readRegistry(session, "claude");
+        return registry.known && registry.status === "needs_info" && registry.reason === words;
+      });
+      await runTick(w.deps, initialState());
+      assert.equal([getItem(w.store, 1)!.state, getItem(w.store, 1)!.reason], ["needs_info", `worker asks: ${words}`]);
+      assert.match(await w.pane(), "Allow this read outside the working directories?");
+      // The owner attaches and allows the read once.
+      await w.type("4");
+      await waitWorker(w, "the read to reach the model", () => w.api.requests.some((request) => toolResults(request).length === 2));
+      await waitWorker(w, "the worker idle once its turn ended", async () => (await episodeStatus(session)) === "idle");
+      const [, read] = toolResults(w.api.requests.find((request) => toolResults(request).length === 2)!);
+      assert.match(read.text, "notes kept outside the worktree");
+      await runTick(w.deps, initialState());
+      assert.equal([getItem(w.store, 1)!.state, getItem(w.store, 1)!.reason], ["active", ANSWERED_WAITING_REASON]);
+    });
+  } finally {
+    removeTempDir(join(outside, ".."));
+  }
 });
 
 test.run();

@@ -7,7 +7,7 @@ import { PreconditionError } from "../errors.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import { repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import { rejects } from "../testing/rejects.ts";
-import { applyHook, claudeHookEvent, codexHookEvent } from "./hook.ts";
+import { applyHook, claudeHookEvent, codexHookEvent, permissionWords } from "./hook.ts";
 import { openJournal } from "./journal.ts";
 import type { Journal } from "./journal.ts";
 import { findOpen, openFile } from "./open-episodes.ts";
@@ -102,5 +102,18 @@ test("episode hook codex reads the notify JSON from its last argument and marks 
     assert.is(nothing.status, 0);
     assert.match(nothing.stderr, "robot-army: episode hook: the notify argument is not JSON");
   }));
+
+test("a PermissionRequest is needs_info in its own words: the tool and the command, file or address it would act on", () => {
+  assert.equal(claudeHookEvent({ hook_event_name: "PermissionRequest", tool_name: "Bash", tool_input: { command: "git push -u origin HEAD" } }), {
+    action: "needs_info", event: "PermissionRequest", reason: "Claude Code asks permission to run Bash: git push -u origin HEAD",
+  });
+  assert.is(permissionWords("WebFetch", { url: "https://example.com/x", prompt: "read it" }), "Claude Code asks permission to use WebFetch: https://example.com/x");
+  assert.is(permissionWords("mcp__db__query", {}), "Claude Code asks permission to use mcp__db__query");
+  assert.is(permissionWords(undefined, null), "Claude Code asks permission to use a tool");
+  const long = permissionWords("Bash", { command: "x".repeat(500) });
+  assert.ok(long.length < 260 && long.endsWith("…"), long);
+  // Claude Code's notification that follows says less, and is marked so it never replaces those words.
+  assert.is(claudeHookEvent({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "Claude needs your permission" }).vague, true);
+});
 
 test.run();

@@ -40,6 +40,30 @@ export interface HookEvent {
    * restarted by compaction is not: that happens in the middle of a turn.
    */
   atPrompt?: boolean;
+  /**
+   * For `needs_info`: the words are vaguer than a question the agent may already have put
+   * (Claude Code's permission notification, which follows its PermissionRequest), so they
+   * never replace a question already waiting.
+   */
+  vague?: boolean;
+}
+
+/** The longest command or path a permission's words quote; the rest is cut with an ellipsis. */
+const PERMISSION_DETAIL_MAX = 200;
+
+/**
+ * What Claude Code's PermissionRequest asks, in words: the tool and what it would act on (a
+ * command, a file, a URL, a pattern), from the hook's `tool_name` and `tool_input`.
+ * @example permissionWords("Bash", { command: "npm test" }) // "Claude Code asks permission to run Bash: npm test"
+ */
+export function permissionWords(tool: unknown, input: unknown): string {
+  const name = typeof tool === "string" && tool.trim() ? tool.trim() : "a tool";
+  const fields = isObject(input) ? input : {};
+  const detail = ["command", "file_path", "notebook_path", "path", "url", "pattern", "query"]
+    .map((field) => fields[field]).find((value): value is string => typeof value === "string" && value.trim() !== "");
+  if (detail === undefined) return `Claude Code asks permission to use ${name}`;
+  const shown = detail.length > PERMISSION_DETAIL_MAX ? `${detail.slice(0, PERMISSION_DETAIL_MAX)}…` : detail;
+  return `Claude Code asks permission to ${name === "Bash" ? "run" : "use"} ${name}: ${shown}`;
 }
 
 /** Claude Code's SessionStart sources that open a session waiting at its prompt (all but `compact`, which comes mid-turn). */
@@ -67,6 +91,7 @@ export function claudeHookEvent(input: unknown): HookEvent {
   const cwd = typeof data.cwd === "string" && data.cwd ? data.cwd : undefined;
   const type = typeof data.notification_type === "string" ? data.notification_type : "";
   const asksOwner = Object.hasOwn(CLAUDE_OWNER_NOTIFICATIONS, type);
+  const permission = event === "PermissionRequest" ? permissionWords(data.tool_name, data.tool_input) : undefined;
   const action: HookAction = (() => {
     switch (event) {
       case "SessionStart":
@@ -79,6 +104,8 @@ export function claudeHookEvent(input: unknown): HookEvent {
       case "Notification":
         if (data.notification_type === "idle_prompt") return "idle";
         return asksOwner ? "needs_info" : "none";
+      case "PermissionRequest":
+        return "needs_info";
       case "SessionEnd":
         return "end";
       default:
@@ -86,11 +113,13 @@ export function claudeHookEvent(input: unknown): HookEvent {
     }
   })();
   const sessionId = typeof data.session_id === "string" && data.session_id ? data.session_id : undefined;
-  const reason = action === "needs_info" ? (typeof data.message === "string" && data.message.trim() ? data.message : CLAUDE_OWNER_NOTIFICATIONS[type]) : undefined;
+  const reason = permission ?? (action === "needs_info" ? (typeof data.message === "string" && data.message.trim() ? data.message : CLAUDE_OWNER_NOTIFICATIONS[type]) : undefined);
   return {
     action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}), ...(reason ? { reason } : {}),
     ...(event === "Stop" ? { turnEnded: true } : {}),
     ...(event === "SessionStart" && AT_PROMPT_SOURCES.has(String(data.source)) ? { atPrompt: true } : {}),
+    // Claude Code's permission notification ("Claude needs your permission") follows its PermissionRequest, which said what for.
+    ...(event === "Notification" && type === "permission_prompt" ? { vague: true } : {}),
   };
 }
 
@@ -112,7 +141,9 @@ export function codexHookEvent(input: unknown): HookEvent {
  */
 export async function applyHook(
   journal: Journal,
-  options: { key: string; action: HookAction; reason?: string; turnEnded?: boolean; atPrompt?: boolean; agentSession?: string; clientPid: number; now: Date },
+  options: {
+    key: string; action: HookAction; reason?: string; turnEnded?: boolean; atPrompt?: boolean; vague?: boolean; agentSession?: string; clientPid: number; now: Date;
+  },
 ): Promise<string> {
   const { key, action } = options;
   if (action === "none") return `nothing to do for episode ${key}`;
@@ -139,7 +170,7 @@ export async function applyHook(
   // A session that opens at its prompt waits there; one restarted mid-turn (compaction) works on.
   const status = action === "start" ? (options.atPrompt ? "idle" : "busy") : action;
   const current = (await findOpen(journal, key))?.episode;
-  if (current?.status === status && status !== "needs_info") return `episode ${current.id} (key ${key}) is already ${status} since ${current.status_changed_at}`;
+  if (current?.status === status && (status !== "needs_info" || options.vague)) return statusLine(current, false);
   const { episode: updated, changed } = await setStatus(journal, { key, status, reason: options.reason, by: "prompt", turnEnded: options.turnEnded, now: options.now });
   return statusLine(updated, changed);
 }

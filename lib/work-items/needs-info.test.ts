@@ -11,7 +11,7 @@ import { git, withTempDir } from "../testing/fixtures.ts";
 import { atTimeAsync, makeItem, withStore } from "../testing/items.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import { ANSWERED_REASON, followNeedsInfo } from "./needs-info.ts";
+import { ANSWERED_REASON, ANSWERED_WAITING_REASON, followNeedsInfo } from "./needs-info.ts";
 import { getItem } from "./queries.ts";
 import { endSession, recordSession } from "./sessions.ts";
 import { transition } from "./transition.ts";
@@ -70,8 +70,11 @@ test("answered and back to idle before the pass saw it busy: the question is ans
     await pass(store, config, 2);
     await setStatus(journal, { key: row.episode_key, status: "busy", now: T(3) });
     await setStatus(journal, { key: row.episode_key, status: "idle", now: T(4) });
-    assert.is((await pass(store, config, 5)).answered, 1);
-    assert.is(getItem(store, item.id)!.state, "active");
+    const answered = await pass(store, config, 5);
+    assert.is(answered.answered, 1);
+    // Not "active again": the worker does not work, it waits at its prompt, and the line says so.
+    assert.is(answered.events[0].line, `item ${item.id} (demo/widgets#4) was answered: ${ANSWERED_WAITING_REASON}`);
+    assert.equal([getItem(store, item.id)!.state, getItem(store, item.id)!.reason], ["active", ANSWERED_WAITING_REASON]);
   }));
 
 test("answered and asked again between two passes: the item is answered and asked again with the new question; a question from the future is never asked again", () =>

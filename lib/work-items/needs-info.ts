@@ -43,8 +43,11 @@ export interface NeedsInfoResult {
   events: DaemonEvent[];
 }
 
-/** The reason an item answered is given. */
+/** The reason an item answered is given when its worker is at work again. */
 export const ANSWERED_REASON = "the worker is at work again";
+
+/** The reason an item answered is given when its worker's turn ended and it waits at its prompt (a permission refused, a question answered by ending the turn). */
+export const ANSWERED_WAITING_REASON = "the worker's question was answered; it waits at its prompt";
 
 /** Moves `active` items whose workers wait for their owner to `needs_info`, and back once they are at work again. */
 export async function followNeedsInfo(deps: NeedsInfoDeps): Promise<NeedsInfoResult> {
@@ -60,11 +63,14 @@ export async function followNeedsInfo(deps: NeedsInfoDeps): Promise<NeedsInfoRes
     if (!registry.known) continue;
     const item = getItem(deps.store, row.item)!;
     if (registry.status === "needs_info" && !askedSince(registry.changedAt, item.updated_at)) continue;
-    const answered = move(deps.store, row, "needs_info", "active", ANSWERED_REASON, { registry: registry.status });
+    // "Active again" only of a worker that works again: one whose turn ended on the answer waits at its prompt.
+    const working = registry.status === "busy";
+    const why = working ? ANSWERED_REASON : ANSWERED_WAITING_REASON;
+    const answered = move(deps.store, row, "needs_info", "active", why, { registry: registry.status });
     if (!answered) continue;
     result.answered++;
     result.events.push({
-      event: "needs_info_answered", line: `item ${answered.id} (${answered.repo}#${answered.issue}) is active again: ${ANSWERED_REASON}`,
+      event: "needs_info_answered", line: `item ${answered.id} (${answered.repo}#${answered.issue}) ${working ? "is active again" : "was answered"}: ${why}`,
       item: answered.id, repo: answered.repo, issue: answered.issue, session: row.id,
     });
     // Answered and asked again since the item was moved: the owner is told the question the worker asks now.
