@@ -20,6 +20,7 @@ import type { OutputMode } from "../lib/sessions/holder.ts";
 import { appendSessionEvent, ensureSessionRoot, isKept, listRecords, readRecord, unreadableRecords, removeSessionFiles, resolveRef, sessionFiles, sessionRoot } from "../lib/sessions/records.ts";
 import type { SessionRecord } from "../lib/sessions/records.ts";
 import { withLock } from "../lib/sessions/lock.ts";
+import { takeLaunchEnv, withTerminal } from "../lib/sessions/launch-env.ts";
 import { createSession, startDetached } from "../lib/sessions/start.ts";
 import { sessionState, workerRuns } from "../lib/sessions/state.ts";
 import { describeLeftRunning, describeStopLeft, stopSession } from "../lib/sessions/stop.ts";
@@ -47,6 +48,10 @@ const run: CommandDef = {
     permanent: { type: "boolean", description: "Keep it at exit; gc starts it again" },
     cwd: { type: "string", value: "DIR", description: "The directory CMD runs in (default: here)" },
     env: { type: "string", value: "K=V", multiple: true, description: "An environment variable for CMD (repeatable)" },
+    "env-file": {
+      type: "string", value: "FILE",
+      description: "The environment CMD starts from, instead of this terminal's: a 0600 JSON file a launcher wrote, read and removed at once (the terminal's own TERM, TMUX_PANE, ... stay)",
+    },
   },
   positionals: { min: 1, max: Infinity },
   examples: ["robot-army session run -d --name repro1 -- sh -c 'echo hello; sleep 1'", "robot-army session run --tag keep=true -- make test"],
@@ -128,6 +133,8 @@ export interface SessionRunOptions {
   id?: string;
   cwd: string | undefined;
   env: Record<string, string>;
+  /** A launch's environment file (`--env-file`): the base the command starts from, instead of this terminal's. */
+  envFile?: string;
   tags: Record<string, string>;
   permanent: boolean;
   ephemeral: boolean;
@@ -192,6 +199,7 @@ export function sessionRunOptions(args: ParsedArgs): SessionRunOptions {
     cwd: stringOption(args, "cwd"),
     tags: pairs(args.values.tag, "--tag"),
     env: pairs(args.values.env, "--env"),
+    envFile: stringOption(args, "env-file"),
     permanent: args.values.permanent === true,
     ephemeral: args.values.ephemeral === true,
     detach: args.values.detach === true,
@@ -203,6 +211,9 @@ export function sessionRunOptions(args: ParsedArgs): SessionRunOptions {
  * foreground, the command's output passes through as `output` says and its exit code is CMD's.
  */
 export async function runRun(opts: SessionRunOptions, deps: SessionDeps & { output: OutputMode }): Promise<number> {
+  // Taken first, so the file never outlives this command (a launch that fails below still removed it).
+  const base = opts.envFile === undefined ? undefined : withTerminal(takeLaunchEnv(opts.envFile), deps.env);
+  if (base && opts.detach) throw new UsageError("--env-file is for a session held in this terminal, not with --detach");
   const root = ensureSessionRoot(deps.env);
   const record = await createSession(root, {
     id: opts.id,
@@ -220,7 +231,7 @@ export async function runRun(opts: SessionRunOptions, deps: SessionDeps & { outp
     deps.write(asLines(`started ${started.name} ${started.id} (pid ${started.pid})`));
     return 0;
   }
-  const result = await holdSession(root, record.id, deps.output);
+  const result = await holdSession(root, record.id, deps.output, undefined, base);
   if (result.record?.ended === "failed-to-start") {
     throw new PreconditionError(`Session "${record.name}" could not start "${record.command}": ${result.record.startError}`);
   }

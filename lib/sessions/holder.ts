@@ -45,6 +45,8 @@ export async function holdSession(
   id: string,
   output: OutputMode,
   onStarted: (outcome: { pid: number } | { error: string }) => void = () => {},
+  /** The environment the command starts from, when not this process's own (a launch's: lib/sessions/launch-env.ts). */
+  base: Record<string, string | undefined> = process.env,
 ): Promise<HolderResult> {
   const files = sessionFiles(root, id);
   const holder = identify(process.pid);
@@ -58,7 +60,7 @@ export async function holdSession(
   const detached = output === "log";
   const child = spawn(record.command, record.args, {
     cwd: record.cwd,
-    env: childEnv(record),
+    env: childEnv(record, base),
     detached,
     stdio: output === "terminal" ? "inherit" : ["ignore", output === "log" ? log : "pipe", output === "log" ? log : "pipe"],
   });
@@ -131,11 +133,11 @@ export async function holdSession(
  */
 export const PATH_FIRST_VARIABLE = "RA_PATH_FIRST";
 
-/** The child's environment: the holder's, the session's variables, its id and name, and `RA_PATH_FIRST` first on PATH. */
-function childEnv(record: SessionRecord): Record<string, string | undefined> {
-  const env: Record<string, string | undefined> = { ...process.env, ...record.env, RA_SESSION_ID: record.id, RA_SESSION_NAME: record.name };
+/** The child's environment: the base (the holder's, or its launch's), the session's variables, its id and name, and `RA_PATH_FIRST` first on PATH. */
+function childEnv(record: SessionRecord, base: Record<string, string | undefined>): Record<string, string | undefined> {
+  const env: Record<string, string | undefined> = { ...base, ...record.env, RA_SESSION_ID: record.id, RA_SESSION_NAME: record.name };
   const first = record.env[PATH_FIRST_VARIABLE];
-  if (first) env.PATH = process.env.PATH ? `${first}${delimiter}${process.env.PATH}` : first;
+  if (first) env.PATH = base.PATH ? `${first}${delimiter}${base.PATH}` : first;
   return env;
 }
 

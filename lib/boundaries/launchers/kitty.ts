@@ -9,7 +9,9 @@
  * is ever closed; it closes the marked window only, never the other windows the owner split
  * into its tab.
  */
+import { rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { writeLaunchEnv } from "../../sessions/launch-env.ts";
 import { STORE_TAG } from "../../sessions/worker-tags.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
@@ -55,18 +57,24 @@ export class KittyLauncher implements Launcher {
     const vars = Object.entries(sessionEnv(this.#env)).flatMap(([key, value]) => ["--env", `${key}=${value}`]);
     const store = spec.tags[STORE_TAG];
     const markers = ["--var", `ra_item=${spec.item}`, ...(store === undefined ? [] : ["--var", `ra_store=${store}`])];
-    const result = await this.#kitty([
-      "launch", "--type=tab", "--hold", "--tab-title", spec.name, ...markers, "--cwd", resolve(spec.cwd), ...vars,
-      "--", ...sessionRunArgv(spec, { detach: false }),
-    ]);
-    if (result.code !== 0) throw new LaunchError(this.name, spec, `kitty @ launch failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
-    const window = /^\d+$/m.exec(result.stdout)?.[0] ?? null;
-    const { terminal } = this.placeOf(spec);
+    // A kitty gives its tabs its own environment: the worker's is this process's (lib/sessions/launch-env.ts).
+    const envFile = writeLaunchEnv(this.#env);
     try {
-      return launched(this.name, markerOf(spec.item), await watch.wait({ timeoutMs: this.timeoutMs }), window, terminal);
-    } catch (error) {
-      if (error instanceof LaunchError && window) error.message += ` (kitty window ${window})`;
-      throw error;
+      const result = await this.#kitty([
+        "launch", "--type=tab", "--hold", "--tab-title", spec.name, ...markers, "--cwd", resolve(spec.cwd), ...vars,
+        "--", ...sessionRunArgv(spec, { detach: false, envFile }),
+      ]);
+      if (result.code !== 0) throw new LaunchError(this.name, spec, `kitty @ launch failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
+      const window = /^\d+$/m.exec(result.stdout)?.[0] ?? null;
+      const { terminal } = this.placeOf(spec);
+      try {
+        return launched(this.name, markerOf(spec.item), await watch.wait({ timeoutMs: this.timeoutMs }), window, terminal);
+      } catch (error) {
+        if (error instanceof LaunchError && window) error.message += ` (kitty window ${window})`;
+        throw error;
+      }
+    } finally {
+      rmSync(envFile, { force: true });
     }
   }
 

@@ -34,7 +34,7 @@ export const DEFAULT_LAUNCH_TIMEOUT_MS = 30_000;
  * The argv that runs the worker in a managed session. Options take the `--opt=value` form,
  * so a value starting with `-` is never read as an option.
  */
-export function sessionRunArgv(spec: LaunchSpec, options: { detach: boolean }): string[] {
+export function sessionRunArgv(spec: LaunchSpec, options: { detach: boolean; envFile?: string }): string[] {
   checkSpec(spec);
   const env: Record<string, string> = { ...spec.env };
   if (spec.stdinFile !== undefined) env[PROMPT_FILE_VARIABLE] = resolve(spec.stdinFile);
@@ -47,6 +47,7 @@ export function sessionRunArgv(spec: LaunchSpec, options: { detach: boolean }): 
     ...Object.entries(spec.tags).map(([key, value]) => `--tag=${key}=${value}`),
     `--cwd=${resolve(spec.cwd)}`,
     ...Object.entries(env).map(([key, value]) => `--env=${key}=${value}`),
+    ...(options.envFile === undefined ? [] : [`--env-file=${options.envFile}`]),
     "--", ...workerArgv(spec.argv),
   ];
 }

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../sessions/records.ts";
 import { runCommand } from "./session-run.ts";
@@ -269,6 +269,25 @@ test("tmux that cannot run: tabs unknown, never none; closeTab throws", tmuxTest
   const broken = new TmuxLauncher({ env: dirs.env, session: SESSION, binary: join(dirs.dir, "no-tmux") });
   assert.is(await broken.tabs(7), "unknown");
   assert.match((await rejection(broken.closeTab({ launcher: "tmux", id: "@1", marker: "@ra_item=7", running: true, item: 7, store: STORE }))).message, "tmux cannot say what window @1 is");
+}));
+
+test("a worker in a tmux server already running gets the launcher's environment, not the server's, with the pane's own terminal variables", tmuxTest("environment", async (dirs, launcher) => {
+  // The owner's server, started long before with an environment of its own.
+  await runCommand(["tmux", "-L", SOCKET, "new-session", "-d", "-s", "owner"], { ...dirs.env, RA_TEST_AGENT_BASE: "from the old server", RA_TEST_SERVER_ONLY: "stale" });
+  const daemon = new TmuxLauncher({ env: { ...dirs.env, RA_TEST_AGENT_BASE: "http://127.0.0.1:9/", RA_TEST_DAEMON_ONLY: "set for the agent" }, session: SESSION, socket: SOCKET });
+  const out = join(dirs.work, "env.txt");
+  const launched = await daemon.launch(spec(9, dirs.work, ["sh", "-c", `env > ${out}; exec sleep 30`], { env: { RA_REPO: "o/demo" } }));
+  tests.note(dirs.root);
+  const seen = await waitFor("the worker's environment", () => existsSync(out) && readFileSync(out, "utf8").includes("RA_SESSION_ID=") && readFileSync(out, "utf8"));
+  const vars = Object.fromEntries(seen.trim().split("\n").map((line) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]));
+  assert.is(vars.RA_TEST_AGENT_BASE, "http://127.0.0.1:9/", "the daemon's value, not the server's");
+  assert.is(vars.RA_TEST_DAEMON_ONLY, "set for the agent");
+  assert.is(vars.RA_TEST_SERVER_ONLY, undefined, "nothing of the server's own environment");
+  assert.equal([vars.RA_REPO, vars.RA_SESSION_ID], ["o/demo", launched.sessionId], "robot-army's own variables on top");
+  assert.match(vars.TMUX_PANE ?? "", /^%\d+$/, "the pane's own terminal variables stay");
+  // The file that carried it is gone: read and removed by the holder, or by the launch after it.
+  assert.equal(readdirSync(join(dirs.state, "launch-env")), []);
+  void launcher;
 }));
 
 test("no test left a session process running", () => {

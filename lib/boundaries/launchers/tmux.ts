@@ -15,7 +15,9 @@
  * tmux splits its argv into commands at arguments ending in `;`, and expands `#{...}` in
  * `-c` and `-n`: every argument is escaped for that, so no value is ever read as tmux syntax.
  */
+import { rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { writeLaunchEnv } from "../../sessions/launch-env.ts";
 import { STORE_TAG } from "../../sessions/worker-tags.ts";
 import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
@@ -89,14 +91,21 @@ export class TmuxLauncher implements Launcher {
   /** Opens the worker's window and waits until its session is on record and started. */
   async launch(spec: LaunchSpec): Promise<Launched> {
     const watch = watchLaunch(this.name, this.#env, spec);
-    const { window, socketPath } = await this.#openWindow(spec, sessionRunArgv(spec, { detach: false }));
+    // A server already running would give the window its own environment: the worker's is this process's (lib/sessions/launch-env.ts).
+    const envFile = writeLaunchEnv(this.#env);
     try {
-      const session = await watch.wait({ timeoutMs: this.timeoutMs, ended: () => this.#paneEnded(window) });
-      const terminal = { ...this.placeOf(spec).terminal, socket_path: socketPath };
-      return launched(this.name, markerOf(spec.item), session, window, terminal);
-    } catch (error) {
-      if (error instanceof LaunchError) error.message += ` (tmux window ${window})`;
-      throw error;
+      const { window, socketPath } = await this.#openWindow(spec, sessionRunArgv(spec, { detach: false, envFile }));
+      try {
+        const session = await watch.wait({ timeoutMs: this.timeoutMs, ended: () => this.#paneEnded(window) });
+        const terminal = { ...this.placeOf(spec).terminal, socket_path: socketPath };
+        return launched(this.name, markerOf(spec.item), session, window, terminal);
+      } catch (error) {
+        if (error instanceof LaunchError) error.message += ` (tmux window ${window})`;
+        throw error;
+      }
+    } finally {
+      // The holder took it as it started; a launch that never got that far leaves nothing behind either.
+      rmSync(envFile, { force: true });
     }
   }
 
