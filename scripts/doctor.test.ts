@@ -143,7 +143,8 @@ test("a worker program that cannot be found fails its check, looked up on the PA
     const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "no-such-agent"']), deps: { env } });
     assert.is(headless.error!.message, "1 of 10 checks failed: worker");
     assert.is(line(headless.text, "worker"), 'FAIL  worker     the worker program "no-such-agent" is not on the PATH (worker.binary): install it there, or set [worker] binary to its absolute path');
-    assert.is(line((await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "agent"', 'profile = "codex"']), deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}; ${noRegistryLine("codex")}`);
+    const codex = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "agent"))}`, 'profile = "codex"']);
+    assert.is(line((await doctor(t, { config: codex, deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}; ${noRegistryLine("codex")}`);
     // A program of no known profile works, but is never taken for idle: the check says so and still passes.
     const generic = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "agent"']), deps: { env } });
     assert.is(line(generic.text, "worker"), `ok    worker     ${join(bin, "agent")}; worker profile generic: no registry, so its workers are never taken for idle (never retired); set [worker] profile to claude, codex or demo if it is one of those`);
@@ -160,6 +161,30 @@ test("a worker program that cannot be found fails its check, looked up on the PA
     } finally {
       await tmux("kill-server");
     }
+  }));
+
+test("an interactive agent under the process launcher fails the worker check with the launcher that fixes it; the demo worker and a generic program do not", () =>
+  template.use(async (t) => {
+    const bin = join(t.tmp, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "claude"), "#!/bin/sh\n", { mode: 0o755 });
+    const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}` };
+    for (const [binary, profile, agent] of [["claude", "claude", "Claude Code"], ["claude", "codex", "Codex"]]) {
+      const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', `binary = "${binary}"`, `profile = "${profile}"`]), deps: { env } });
+      assert.is(headless.error!.message, "1 of 10 checks failed: worker");
+      assert.is(line(headless.text, "worker"), `FAIL  worker     worker profile ${profile} (${agent}) is an interactive agent and needs a terminal, which the process launcher does not give it (it would answer one turn and exit): set [worker] launcher = "tmux" (or "kitty")`);
+    }
+    // The profile a binary implies counts as one set by hand.
+    const implied = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', `binary = ${JSON.stringify(join(bin, "claude"))}`]), deps: { env } });
+    assert.match(line(implied.text, "worker"), /^FAIL  worker     worker profile claude \(Claude Code\) is an interactive agent/);
+    for (const binary of ["demo-worker", "claude-wrapper"]) {
+      writeFileSync(join(bin, "claude-wrapper"), "#!/bin/sh\n", { mode: 0o755 });
+      const fine = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', `binary = "${binary}"`]), deps: { env } });
+      assert.match(line(fine.text, "worker"), /^ok    worker /);
+    }
+    // Without tmux, the headless launcher is no way out for an interactive agent.
+    const noTmux = await doctor(t, { config: writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "claude"))}`]), deps: { env, tmuxVersion: async () => undefined } });
+    assert.is(line(noTmux.text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] launcher = "kitty" (worker profile claude needs a terminal)');
   }));
 
 test("a token from token_env passes when the variable is set and fails when it is not", () =>

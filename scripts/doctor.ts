@@ -17,6 +17,7 @@ import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
+import { INTERACTIVE_PROFILES, launcherMisfit } from "../lib/dispatch/launcher-fit.ts";
 import { noRegistryLine } from "../lib/dispatch/profiles.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -35,7 +36,8 @@ check it depends on failed or the answer cannot be told from here.
   git        git runs (its version)
   tmux       tmux runs, when worker.launcher is tmux (its version)
   worker     worker.binary can be started: found on the PATH the launcher gives it (for
-             tmux, the PATH the tmux server gives its windows)
+             tmux, the PATH the tmux server gives its windows); an interactive agent
+             (profile claude or codex) needs a terminal: the tmux or kitty launcher
   state dir  the state dir is writable (or can be created) and nobody else can read it
   github     github.api_base answers to the token, and says whose it is
   author     github.author is set: without it no issue is ever taken
@@ -152,11 +154,16 @@ async function checkTmux(config: Config | undefined, deps: DoctorDeps): Promise<
   if (config && config.worker.launcher !== "tmux") return ["ok", `not needed: worker.launcher is ${config.worker.launcher}`];
   const version = await deps.tmuxVersion();
   if (version) return ["ok", version];
+  // An interactive agent needs a terminal, so the headless launcher is no way out for it.
+  if (config && INTERACTIVE_PROFILES.includes(config.worker.profile)) return ["FAIL", `tmux does not run: install tmux, or set [worker] launcher = "kitty" (worker profile ${config.worker.profile} needs a terminal)`];
   return ["FAIL", 'tmux does not run: install tmux, or set [worker] launcher = "process"'];
 }
 
 /** The worker program, looked up where its launcher would start it (a missing one would fail every issue). */
 async function checkWorker(config: Config, deps: DoctorDeps): Promise<[CheckResult["status"], string]> {
+  // Every start would be refused at the gate for it, so it is the first thing to mend.
+  const misfit = launcherMisfit(config.worker);
+  if (misfit) return ["FAIL", misfit];
   const program = await findWorkerProgram(config, { env: deps.env });
   // A generic worker is not a failure; it is only never taken for idle, so never retired: say so.
   const unobservable = noRegistryLine(config.worker.profile);

@@ -55,6 +55,23 @@ test("force never lifts a missing worker program or capacity that cannot be obse
     assert.match(unknown!.reason, /^capacity cannot be observed: /);
   }));
 
+test("an interactive agent under the process launcher is refused for every item, forced or not; dispatch starts nothing, fails nothing and says why", () =>
+  withWorld(template, async ({ store, deps }) => {
+    const item = getItem(store, 1)!;
+    for (const profile of ["claude", "codex"] as const) {
+      const headless = { ...deps, config: { ...deps.config, worker: { ...deps.config.worker, profile, launcher: "process" as const } } };
+      const closed = await gate(headless, item, { force: true });
+      assert.equal([closed?.brake, closed?.everyItem], [false, true]);
+      assert.match(closed!.reason, `worker profile ${profile} (`);
+      assert.match(closed!.reason, 'set [worker] launcher = "tmux" (or "kitty")');
+      const pass = await dispatchReady(headless);
+      assert.equal(pass, { withheld: closed!.reason, outcomes: [] });
+    }
+    assert.equal([1, 2, 3].map((id) => getItem(store, id)!.state), ["ready", "ready", "ready"]);
+    // The demo worker waits without a terminal: the same launcher takes it.
+    assert.is(await gate({ ...deps, config: { ...deps.config, worker: { ...deps.config.worker, profile: "demo", launcher: "process" } } }, item), undefined);
+  }));
+
 test("a repository whose settings changed since it was approved is refused with the way out, forced or not; one never onboarded too", () =>
   withWorld(template, async ({ t, store, deps }) => {
     const item = getItem(store, 1)!;

@@ -1,6 +1,7 @@
 /**
  * Whether a worker may start for an item now: the one gate dispatch, `resume` and
- * `restart` all pass through. It asks, in order: the pause, the worker program, whether
+ * `restart` all pass through. It asks, in order: the pause, whether the launcher can host
+ * the agent (an interactive one needs a terminal: lib/dispatch/launcher-fit.ts), the worker program, whether
  * capacity can be observed, a hold, the caps, the repository's trust (it is in the
  * config, onboarded, and its settings still match the fingerprint the owner approved), and
  * the issue's: asked of GitHub live, the owner added its label, and its title and body are
@@ -8,8 +9,8 @@
  * GitHub cannot be asked, the start waits: unknown is never safe.
  *
  * `force` lifts only the owner's own brakes (the pause, holds, caps), which the owner can
- * also lift by hand. It never lifts trust, an unobservable capacity or a missing worker
- * program: those are not the owner's choice to wave through but facts a start would run into.
+ * also lift by hand. It never lifts trust, an unobservable capacity, a launcher that cannot
+ * host the agent or a missing worker program: those are not the owner's choice to wave through but facts a start would run into.
  */
 import { describeDoubt, readTrustFacts, recordTrust } from "../intake/issue-trust.ts";
 import { checkFingerprint } from "../repos/onboard.ts";
@@ -18,6 +19,7 @@ import type { WorkItem } from "../work-items/queries.ts";
 import { observeCapacity } from "./capacity.ts";
 import { describePause, describeWait, findHold, pauseState } from "./controls.ts";
 import type { DispatchDeps } from "./dispatch.ts";
+import { launcherMisfit } from "./launcher-fit.ts";
 import { findWorkerProgram } from "./worker-program.ts";
 
 /** Why a worker may not start now. */
@@ -37,10 +39,13 @@ export async function gate(deps: GateDeps, item: WorkItem, options: { force?: bo
   return (await gateForAll(deps, options)) ?? await gateForItem(deps, item, options);
 }
 
-/** The questions whose answer is the same for every item: the pause and the worker program. */
+/** The questions whose answer is the same for every item: the pause, the launcher and the agent, and the worker program. */
 export async function gateForAll(deps: GateDeps, options: { force?: boolean } = {}): Promise<Closed | undefined> {
   const paused = options.force ? undefined : pauseState(deps.store);
   if (paused) return { reason: describePause(paused), brake: true, everyItem: true };
+  // Not the item's fault: nothing starts, nothing is failed, and status and the daemon say why, as for a pause.
+  const misfit = launcherMisfit(deps.config.worker);
+  if (misfit) return { reason: misfit, brake: false, everyItem: true };
   // Below no-remote nothing is launched, so the program is not needed yet.
   if (deps.effects.sessions) {
     const program = await findWorkerProgram(deps.config);

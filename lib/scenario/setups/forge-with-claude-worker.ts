@@ -1,6 +1,7 @@
 /**
- * Setup `forge-with-claude-worker`: `forge-with-worker` whose worker is a stand-in for Claude
- * Code, `<dir>/bin/claude` (so its profile is claude, from the binary's name). Like Claude
+ * Setup `forge-with-claude-worker`: `forge-with-tmux-worker` whose worker is a stand-in for Claude
+ * Code, `<dir>/bin/claude` (so its profile is claude, from the binary's name), in tmux as an
+ * interactive agent must be. Like Claude
  * Code it reads its worktree's `.claude/settings.local.json` and runs the hooks there through
  * a shell with each event's JSON on stdin: SessionStart, UserPromptSubmit and Stop as it
  * starts, SessionEnd when it is stopped; it prints the `--session-id` it was given, then waits
@@ -10,7 +11,7 @@ import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runtimeArgv } from "../../runtime.ts";
 import { commandText } from "../../shell-words.ts";
-import { withWorker } from "./forge-with-worker.ts";
+import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
 const STAND_IN = `// A stand-in for Claude Code: runs the hooks its worktree's local settings name, as Claude Code does.
@@ -45,6 +46,6 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const claude = join(bin, "claude");
   writeFileSync(claude, `#!/bin/sh\nexec ${commandText(runtimeArgv(script))} "$@"\n`);
   chmodSync(claude, 0o755);
-  const made = await withWorker(ctx, { binary: claude, args: [] });
+  const made = await withTmuxWorker(ctx, { binary: claude, args: [] });
   return { ...made, vars: { ...made.vars, CLAUDE: claude } };
 }

@@ -1,5 +1,5 @@
 /**
- * Setup `forge-with-finished-claude-worker`: `forge-with-worker` whose `[worker] binary` is
+ * Setup `forge-with-finished-claude-worker`: `forge-with-tmux-worker` whose `[worker] binary` is
  * `<dir>/bin/claude`, a stand-in for Claude Code that prints its arguments and exits a
  * second later (so the worker profile and resume command are Claude Code's, with no agent
  * installed, and a tick dispatches one issue, not every issue as each exits). demo/widgets is onboarded, issue 1 was dispatched as ra-widgets-1 (item 1),
@@ -10,7 +10,8 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileS
 import { join } from "node:path";
 import { forgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
-import { thenRun, withWorker } from "./forge-with-worker.ts";
+import { thenRun } from "./forge-with-worker.ts";
+import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
 /** Writes the stand-in, dispatches issue 1, waits for its worker to exit, and closes the issue. */
@@ -20,7 +21,7 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const claude = join(bin, "claude");
   writeFileSync(claude, '#!/bin/sh\necho "claude (stand-in) $*"\nsleep 1\n');
   chmodSync(claude, 0o755);
-  const made = await withWorker(ctx, { binary: claude, args: [] });
+  const made = await withTmuxWorker(ctx, { binary: claude, args: [] });
   return await thenRun(made, async () => {
     await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
     const ran = await mustRun(ctx, ["run", "--once", "--effect-level", "live"], { cwd: made.cwd, env: made.env });

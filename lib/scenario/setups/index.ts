@@ -47,6 +47,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-claude-worker": () => import("./forge-with-claude-worker.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-finished-claude-worker": () => import("./forge-with-finished-claude-worker.ts"),
+  "forge-with-headless-claude-worker": () => import("./forge-with-headless-claude-worker.ts"),
   "forge-with-merged-pull-request": () => import("./forge-with-merged-pull-request.ts"),
   "forge-with-merged-demo-worker": () => import("./forge-with-merged-demo-worker.ts"),
   "forge-with-hand-closed-demo-worker": () => import("./forge-with-hand-closed-demo-worker.ts"),
