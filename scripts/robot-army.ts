@@ -25,6 +25,7 @@ export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = 
   session: { load: () => import("./session.ts") },
   onboard: { load: () => import("./onboard.ts") },
   repos: { load: () => import("./repos.ts") },
+  trust: { load: () => import("./trust.ts") },
   poll: { load: () => import("./poll.ts") },
   start: { load: () => import("./start.ts") },
   run: { load: () => import("./run.ts") },

@@ -147,6 +147,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     concludes: { intent: { settle: "reported", world: "not received" }, outcome: done("received") },
   },
   "tab.close": { setup: "tab-left", cross: TICK, at: "2026-01-15T10:05:00Z", concludes: { intent: notDone(/^not closed/, "open"), outcome: done("closed") } },
+  // The owner's yes to Claude Code's folder trust: cut after its intent the file holds no answer; after it, the clone is trusted.
+  "agent.trust": {
+    setup: "claude-untrusted", cross: ["trust", "demo/widgets", "--effect-level", "live"],
+    concludes: { intent: notDone("not recorded", "untrusted"), outcome: done("trusted") },
+  },
   "episode.recovered": {
     setup: "episode-stranded", cross: ["recover", "episodes", "--older-than", "30m"], at: "2026-01-15T11:00:00Z",
     concludes: { intent: { settle: "reported" }, outcome: done() },

@@ -26,7 +26,7 @@ export type CrashSetupName =
   | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
   | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left"
   | "worktree-vanished"
-  | "cleanable" | "record-left" | "bundle-old" | "notifying";
+  | "cleanable" | "record-left" | "bundle-old" | "notifying" | "claude-untrusted";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
@@ -117,6 +117,10 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     git(worktree, "push", "--quiet", "origin", "HEAD");
   },
   /** The worker of issue 1 killed between ticks and its spooled exit record damaged (`"code": "abc"`). */
+  /** Claude Code is the worker (profile claude) and has never been told to trust the clone: the lab's HOME has no ~/.claude.json. */
+  "claude-untrusted": async (lab) => {
+    writeFileSync(lab.configFile, readFileSync(lab.configFile, "utf8").replace("[worker]\n", '[worker]\nprofile = "claude"\n'));
+  },
   "spool-damaged": async (lab) => {
     // Only the spooled exit matters here, not the work: the worker sleeps instead of the demo worker's steps.
     lab.useWorker(["sh", "-c", "echo working; sleep 30"]);

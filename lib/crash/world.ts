@@ -5,6 +5,7 @@
  * paths), never by the sweep's own readers: the suite checks the sweep's conclusion against
  * it, so a sweep that concludes what is not so fails its case.
  */
+import { claudeTrusts } from "../dispatch/agent-trust.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -32,7 +33,8 @@ export type WorldFact =
   | "bundle written" | "no bundle"
   | "branch present" | "branch absent"
   | "received" | "not received"
-  | "archived" | "not archived";
+  | "archived" | "not archived"
+  | "trusted" | "untrusted";
 
 /** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
 export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
@@ -75,6 +77,8 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return receivedBy(lab, String(body.channel), String(body.title));
     case "records.archive":
       return recordsArchived(String(body.path), body.records as Array<{ file: string; sha256: string; archive: string }>);
+    case "agent.trust":
+      return claudeTrusts(String(body.file), String(body.folder)).trusted === true ? "trusted" : "untrusted";
   }
 }
 

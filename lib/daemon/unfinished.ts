@@ -24,6 +24,7 @@ import { endSession } from "../work-items/sessions.ts";
 import type { DaemonEvent } from "./events.ts";
 import { tabCloseEvidence } from "../ending/tabs.ts";
 import { archiveEvidence } from "../cleanup/record-archive.ts";
+import { agentTrustEvidence } from "../dispatch/agent-trust.ts";
 import { branchEvidence, bundleEvidence, commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
 import type { EvidenceDeps, Finding } from "./unfinished-evidence.ts";
 
@@ -122,6 +123,7 @@ const EVIDENCE_WORDS: Record<EffectEvidence | "simulated", string> = {
   branch: "the clone's branch",
   bundle: "the bundle's file",
   archive: "the archive's copies and the worktree",
+  "agent-trust": "the agent's config file",
   none: "nothing",
   simulated: "its simulation",
 };
@@ -153,6 +155,8 @@ async function read(deps: SweepDeps, intent: AuditRecord, evidence: EffectEviden
       return bundleEvidence(intent);
     case "archive":
       return archiveEvidence(intent);
+    case "agent-trust":
+      return agentTrustEvidence(intent);
     default:
       return { settled: false, check: `look at what it names in the audit log (robot-army log --kind ${intent.kind})` };
   }

@@ -25,6 +25,7 @@ import { runCommand } from "../boundaries/launchers/session-run.ts";
 import { readRecord } from "../sessions/records.ts";
 import { relaunchItem } from "./verbs/relaunch.ts";
 import { pause } from "./controls.ts";
+import { recordClaudeTrust } from "./agent-trust.ts";
 import { ANSWERED_WAITING_REASON } from "../work-items/needs-info.ts";
 
 const template = forgeTemplate();
@@ -59,14 +60,15 @@ interface ClaudeWorld extends DaemonTest {
 }
 
 /** A forge, the daemon's deps with Claude Code as the tmux worker, and the stand-in API; the tmux server is ended afterwards. */
-async function withClaude(script: ModelScript, fn: (w: ClaudeWorld) => Promise<void>, options: { trustWorktrees?: boolean } = {}): Promise<void> {
+async function withClaude(script: ModelScript, fn: (w: ClaudeWorld) => Promise<void>, options: { trustClone?: boolean } = {}): Promise<void> {
   const api = await serveAnthropicApi(script);
   const socket = `ra-claude-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const home = makeTempDir("robot-army-claude-home-");
   try {
     const env = claudeCodeHome(home, api);
     await withDaemon(template, async (d) => {
-      if (options.trustWorktrees ?? true) trustFolder(home, d.config.repos["demo/widgets"].path);
+      // The owner's yes, as `robot-army trust demo/widgets` records it: for the clone, which holds for its worktrees.
+      if (options.trustClone ?? true) recordClaudeTrust(join(home, ".claude.json"), d.config.repos["demo/widgets"].path);
       // The newest window's pane: a resumed worker's window opens beside its dead predecessor's.
       const pane = async () => {
         const windows = (await runCommand(["tmux", "-L", socket, "list-windows", "-t", "workers", "-F", "#{window_id}"], process.env)).stdout.trim().split("\n");
@@ -84,14 +86,6 @@ async function withClaude(script: ModelScript, fn: (w: ClaudeWorld) => Promise<v
     await api.close();
     removeTempDir(home);
   }
-}
-
-/** Records the owner's trust in a folder as Claude Code itself does, in the home's `.claude.json`. */
-function trustFolder(home: string, folder: string): void {
-  const file = join(home, ".claude.json");
-  const data = JSON.parse(readFileSync(file, "utf8"));
-  data.projects = { ...data.projects, [folder]: { ...data.projects?.[folder], hasTrustDialogAccepted: true } };
-  writeFileSync(file, JSON.stringify(data, null, 2));
 }
 
 /** The one open session of item `id`. */

@@ -26,6 +26,8 @@ export type EffectEvidence =
   | "terminal"
   /** The archive's copies the intent names, read by their hashes, and the worktree's originals. */
   | "archive"
+  /** The agent's config file the intent names, read for the folder's trust answer. */
+  | "agent-trust"
   /** Nothing that can be read settles it: the owner is told. */
   | "none";
 
@@ -76,6 +78,8 @@ export const EFFECT_KINDS = {
   // A message handed to a channel (a webhook, Pushover) cannot be asked back from it: one cut short is reported, never sent again.
   "notification.send": { what: "a notification delivered to one channel", timeoutSeconds: 120, evidence: "none" },
   "tab.close": { what: "a finished item's tab closed", timeoutSeconds: 60, evidence: "terminal" },
+  // The owner's yes written where the agent keeps it (Claude Code's folder trust): the file is read back to settle it.
+  "agent.trust": { what: "the owner's trust in a clone recorded for the workers' agent", timeoutSeconds: 60, evidence: "agent-trust" },
 } as const satisfies Record<string, EffectKind>;
 
 /** The name of an audited effect. */
