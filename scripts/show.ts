@@ -24,7 +24,7 @@ import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
-import type { sessionsOf } from "../lib/work-items/sessions.ts";
+import { describeQuickExit } from "../lib/work-items/quick-exit.ts";
 import { noRegistryLine, resumeCommand } from "../lib/dispatch/profiles.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
 import { parseItemId } from "../lib/work-items/argument.ts";
@@ -128,7 +128,7 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
 
 /** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
 export function formatItem(
-  item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ReturnType<typeof sessionsOf> = [], trust: TrustSummary | null = null,
+  item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ItemReport["sessions"] = [], trust: TrustSummary | null = null,
   pulls: PullRequestRow[] | "not checked" = "not checked", cleanup: CleanupRecord | undefined = undefined,
   archived: ItemReport["archived_records"] = [],
 ): string[] {
@@ -162,6 +162,8 @@ export function formatItem(
     const marker = s.marker && s.launcher !== "process" ? ` (marked ${s.marker})` : "";
     lines.push(`  attempt ${s.attempt}  ${s.name}  ${s.id}  on ${s.host} via ${s.launcher}${marker}, started ${s.started_at}, ${end}`);
     lines.push(`    branch ${s.branch}  worktree ${s.worktree}`);
+    // A worker that ended by itself within seconds of its start is shown with what it printed last.
+    if (s.quick_exit) lines.push(`    quick exit: ${describeQuickExit(s.quick_exit)}`, ...s.quick_exit.last_lines.map((line) => `      | ${printable(line)}`));
   }
   // "none" only when GitHub answered so; "not checked" when it was never asked, or could not be.
   lines.push(field("pull requests", pulls === "not checked" ? "not checked" : pulls.length ? `${pulls.length}` : "none"));

@@ -19,7 +19,9 @@ import { daemonLines } from "../lib/daemon/daemon-status.ts";
 import { reasonText } from "../lib/dispatch/controls.ts";
 import { printable, quoted } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
-import { statusReport } from "../lib/reports/status.ts";
+import { QUICK_EXIT_LINES_SHOWN, statusReport } from "../lib/reports/status.ts";
+import { describeQuickExit } from "../lib/work-items/quick-exit.ts";
+import type { QuickExit } from "../lib/work-items/quick-exit.ts";
 import type { ItemJson, StatusReport } from "../lib/reports/status.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -45,7 +47,8 @@ Under "needs you", the items that wait for you: those whose worker asked you som
 (needs_info, with its question and "robot-army attach <id>" to answer it), the failed
 ones, with why ("robot-army retry <id>" once it is mended), the interrupted ones, with how
 their worker ended ("robot-army resume <id>"), and those awaiting your review, whose worker
-exited 0 with a pull request open (its address, and "robot-army show <id>"). Then why the last tick dispatched nothing when it
+exited 0 with a pull request open (its address, and "robot-army show <id>"). A worker that
+ended by itself within 10 seconds of its start is shown with its last output lines. Then why the last tick dispatched nothing when it
 withheld dispatch (paused, capacity not observable, worker program missing), the rate limit
 GitHub last reported, and how many anomalies are open ("robot-army anomalies").
 
@@ -103,6 +106,7 @@ export function formatStatus(report: StatusReport): string[] {
   for (const n of report.needs_you) {
     const help = n.pull_request ? `review ${printable(n.pull_request.url)}; ${n.command}` : n.command;
     lines.push(`  ${n.repo}#${n.issue}  item ${n.id}  ${n.state}: ${printable(n.reason ?? "no reason was recorded")}  (${help})`);
+    if (n.quick_exit) lines.push(...quickExitLines(n.id, n.quick_exit));
   }
   const pulls = report.pull_requests;
   if (pulls.open + pulls.merged + pulls.closed) {
@@ -127,6 +131,13 @@ export function formatStatus(report: StatusReport): string[] {
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;
+}
+
+/** A quick exit under its item: how it ended and its last few lines, with where to read them all. */
+function quickExitLines(item: number, quick: QuickExit): string[] {
+  const shown = quick.last_lines.slice(-QUICK_EXIT_LINES_SHOWN);
+  const more = quick.last_lines.length > shown.length ? ` (the last ${shown.length} here; "robot-army show ${item}" has all ${quick.last_lines.length})` : "";
+  return [`    ${describeQuickExit(quick)}${more}`, ...shown.map((line) => `      | ${printable(line)}`)];
 }
 
 function itemLine(entry: ItemJson): string {

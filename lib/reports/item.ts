@@ -2,7 +2,7 @@
  * One work item as `robot-army show` prints it and the dashboard's item page shows it: its
  * issue as last read, its state and reason (a failed item's failure, a needs_info item's
  * question), whose words its issue holds, every state change from the audit log, its
- * sessions, its pull requests, the latest cleanup decision and the episode records archived
+ * sessions (one that ended within seconds of its start with its last output lines), its pull requests, the latest cleanup decision and the episode records archived
  * when its worktree was removed.
  */
 import { bundleKept } from "../cleanup/cleanup.ts";
@@ -18,6 +18,8 @@ import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
 import type { ItemSummary, WorkItem } from "../work-items/queries.ts";
+import { quickExitsOf } from "../work-items/quick-exit.ts";
+import type { QuickExit } from "../work-items/quick-exit.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 
@@ -40,12 +42,23 @@ export type ItemReport = WorkItem & {
   needs_info: { question: string; asked_at: string; answer: string } | null;
   trust: TrustSummary | null;
   history: HistoryEntry[];
-  sessions: StoredSession[];
+  /** Its sessions, oldest first; one that ended by itself within seconds of its start with its last output lines. */
+  sessions: ItemSession[];
   pull_requests: PullRequestRow[] | "not checked";
   cleanup: (CleanupRecord & { restorable: boolean }) | null;
   /** The episode records robot-army wrote that cleanup archived (`kept`: the copy is still on disk). */
   archived_records: ReturnType<typeof archivedRecords>;
 };
+
+/** A session of the item, with its quick exit when it ended so (lib/work-items/quick-exit.ts). */
+export type ItemSession = StoredSession & { quick_exit?: QuickExit };
+
+/** The item's sessions, each with its quick exit when it had one. */
+export function itemSessions(store: Store, item: number): ItemSession[] {
+  const sessions = sessionsOf(store, item);
+  const quick = quickExitsOf(store, sessions);
+  return sessions.map((session) => (quick.has(session.id) ? { ...session, quick_exit: quick.get(session.id) } : session));
+}
 
 /** The item's report, read from the store. */
 export function itemReport(store: Store, config: Config, item: WorkItem): ItemReport {
@@ -57,7 +70,7 @@ export function itemReport(store: Store, config: Config, item: WorkItem): ItemRe
     needs_info: ownerQuestion(item),
     trust: trustSummary(store, item, trustRulesOf(config.github)),
     history: historyOf(store, item.id),
-    sessions: sessionsOf(store, item.id),
+    sessions: itemSessions(store, item.id),
     pull_requests: pullRequestsOf(store, item.id),
     cleanup: cleanup ? { ...cleanup, restorable: cleanup.branch_outcome === "deleted" && bundleKept(cleanup) } : null,
     archived_records: archivedRecords(store, item.id),

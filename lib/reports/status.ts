@@ -19,6 +19,9 @@ import type { Anomaly } from "../store/anomalies.ts";
 import type { Store } from "../store/open.ts";
 import { WORK_ITEM_STATES, countSimulated, listItems } from "../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../work-items/queries.ts";
+import { quickExitsOf } from "../work-items/quick-exit.ts";
+import type { QuickExit } from "../work-items/quick-exit.ts";
+import { latestSession } from "../work-items/sessions.ts";
 
 /** Everything `status` reports, as `--json` prints it. */
 export interface StatusReport {
@@ -36,7 +39,8 @@ export interface StatusReport {
   held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
   /**
    * What waits for the owner: items whose worker asked something (needs_info), failed items,
-   * interrupted items, then items awaiting review, each with why and what to run (and, awaiting review, the pull request).
+   * interrupted items, then items awaiting review, each with why and what to run (and, awaiting review, the pull request;
+   * one whose worker ended within seconds of its start, its last output lines).
    */
   needs_you: NeedsYou[];
   /** The work items' pull requests as last refreshed: open, merged, and closed unmerged. */
@@ -60,7 +64,12 @@ export type NeedsYou = ItemJson & {
   since: string;
   command: string;
   pull_request?: { number: number; url: string; merged: boolean };
+  /** How its latest worker ended when that was within seconds of its start, with its last output lines. */
+  quick_exit?: QuickExit;
 };
+
+/** How many of a quick exit's last lines `status` and the needs page show; `show` and the item page show all. */
+export const QUICK_EXIT_LINES_SHOWN = 5;
 
 /** The states that wait for the owner, in the order status lists them. */
 const NEEDS_YOU_STATES = ["needs_info", "failed", "interrupted", "awaiting_review"] as const;
@@ -101,7 +110,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
 
 /** The items that wait for the owner: needs_info first (a worker is waiting), then failed, interrupted, awaiting review, each oldest change first. */
 function needsYou(store: Store, includeSimulated: boolean): NeedsYou[] {
-  return NEEDS_YOU_STATES.flatMap((state) =>
+  const waiting = NEEDS_YOU_STATES.flatMap((state) =>
     listItems(store, { states: [state], includeSimulated })
       .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id - b.id)
       .map((item) => {
@@ -112,6 +121,13 @@ function needsYou(store: Store, includeSimulated: boolean): NeedsYou[] {
         };
       })
   );
+  // Its newest worker's quick exit: a worker that ended at once is never reported without what it printed.
+  const latest = waiting.flatMap((n) => latestSession(store, n.id) ?? []);
+  const quick = quickExitsOf(store, latest);
+  return waiting.map((n) => {
+    const exit = quick.get(latest.find((session) => session.item === n.id)?.id ?? "");
+    return exit ? { ...n, quick_exit: exit } : n;
+  });
 }
 
 /** The pull request an item awaiting review waits on: its newest open one, else its newest merged one. */

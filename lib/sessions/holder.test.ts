@@ -264,12 +264,34 @@ test("holdSession spools a worker's exit record before reaping it", inSessionDir
   assert.equal(filesOf(root, record.id), [], "the session's files are gone");
   const spooled = join(state, "spool", `${record.id}.1.json`);
   assert.ok(existsSync(spooled), "the exit record is in the spool");
-  const exit = JSON.parse(readFileSync(spooled, "utf8"));
+  const { ran_seconds: ran, ...exit } = JSON.parse(readFileSync(spooled, "utf8"));
   assert.equal(exit, {
     session_id: record.id, name: "ra-demo-42", item: "42", generation: 1, ended: "exited", code: 5, signal: null,
     at: result.record!.exitedAt, command: "sh",
-  });
+  }, "it printed nothing, so no last lines");
+  assert.ok(typeof ran === "number" && ran >= 0 && ran < 10, `how long it ran, on the holder's clock: ${ran}`);
   assert.equal(readdirSync(join(state, "spool")), [`${record.id}.1.json`], "no temp file is left in the spool");
+}));
+
+test("holdSession spools a worker's last 20 lines and how long it really ran, whatever robot-army's clock says", inSessionDir(async ({ root, state, work }) => {
+  const script = 'for n in $(seq 1 25); do echo "line $n"; done; echo "RA_PROMPT_FILE is not set" >&2; exit 1';
+  const record = await createSession(root, shell(script, { cwd: work, tags: { ra_item: "9" } }));
+  const before = process.env.RA_NOW;
+  process.env.RA_NOW = "2026-01-15T10:00:00Z";
+  try {
+    await holdSession(root, record.id, "log");
+  } finally {
+    if (before === undefined) delete process.env.RA_NOW;
+    else process.env.RA_NOW = before;
+  }
+  const exit = JSON.parse(readFileSync(join(state, "spool", `${record.id}.1.json`), "utf8"));
+  assert.equal(exit.last_lines, [...Array.from({ length: 19 }, (_, i) => `line ${i + 7}`), "RA_PROMPT_FILE is not set"]);
+  assert.ok(exit.ran_seconds >= 0 && exit.ran_seconds < 10, `ran ${exit.ran_seconds} s`);
+  const slow = await createSession(root, shell("sleep 1.2; echo done", { cwd: work, tags: { ra_item: "9" } }));
+  await holdSession(root, slow.id, "log");
+  const slowExit = JSON.parse(readFileSync(join(state, "spool", `${slow.id}.1.json`), "utf8"));
+  assert.ok(slowExit.ran_seconds >= 1.1, `a second and more is measured as such: ${slowExit.ran_seconds}`);
+  assert.equal(slowExit.last_lines, ["done"]);
 }));
 
 test("holdSession spools a worker's crash with its signal", inSessionDir(async ({ root, state, work }) => {

@@ -17,7 +17,7 @@ import { groupLiveness, identify, processGroupOf, processStartId } from "../proc
 import type { ProcessGroup } from "../processes.ts";
 import { withLock } from "./lock.ts";
 import { appendSessionEvent, isKept, readRecord, removeSessionFiles, sessionFiles, writeRecord } from "./records.ts";
-import { terminalOf } from "./terminal-output.ts";
+import { terminalLines, terminalOf } from "./terminal-output.ts";
 import type { SessionRecord } from "./records.ts";
 import { spoolExit } from "./spool.ts";
 
@@ -86,6 +86,8 @@ export async function holdSession(
     child.once("spawn", () => resolve({}));
     child.once("error", (error) => resolve({ error }));
   });
+  // Measured on this process's own clock, not robot-army's (RA_NOW fixes that one): how long the command really ran.
+  const spawnedAt = performance.now();
   if (started.error) {
     stopForwarding();
     closeSync(log);
@@ -108,6 +110,9 @@ export async function holdSession(
   onStarted({ pid: child.pid! });
 
   const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.once("close", (c, s) => resolve([c, s])));
+  const ranSeconds = Math.round((performance.now() - spawnedAt) / 100) / 10;
+  // A pane's output never reaches the log: its last lines are read from the pane while it still shows them.
+  const paneLines = terminal?.kind === "tmux" ? await terminalLines(terminal, LAST_LINES).catch(() => undefined) : undefined;
   const group: ProcessGroup | undefined = detached
     ? { pgid: child.pid!, leader_start_id: childIdentity.start_id ?? null }
     : sharedGroup === undefined ? undefined : {
@@ -122,7 +127,8 @@ export async function holdSession(
   const members = group ? await waitForGroup(root, id, group, childIdentity.start_id, { code, signal }, stopped, tell) : undefined;
   stopForwarding();
   closeSync(log);
-  return await finish(root, id, code, signal, stop, members);
+  const lines = paneLines && "lines" in paneLines ? paneLines.lines : lastLines(files.log);
+  return await finish(root, id, { code, signal, ranSeconds, lines }, stop, members);
 }
 
 /**
@@ -213,12 +219,12 @@ interface Stop {
 async function finish(
   root: string,
   id: string,
-  code: number | null,
-  signal: string | null,
+  ran: { code: number | null; signal: string | null; ranSeconds: number; lines: string[] },
   stop: Stop | null,
   membersAtExit: "remained" | "unknown" | undefined,
 ): Promise<HolderResult> {
   const files = sessionFiles(root, id);
+  const { code, signal } = ran;
   return await withLock(files.lock, () => {
     const current = readRecord(root, id);
     if (!current) return { record: undefined, code, signal, reaped: true };
@@ -230,7 +236,8 @@ async function finish(
       exitCode: code,
       exitSignal: signal,
       ended: killRequestedAt ? "killed" : signal ? "crashed" : "exited",
-      lastLines: lastLines(files.log),
+      lastLines: ran.lines,
+      ranSeconds: ran.ranSeconds,
       ...(membersAtExit ? { membersAtExit } : {}),
     };
     writeRecord(root, record);

@@ -70,7 +70,10 @@ export interface SessionRecord {
   exitSignal: string | null;
   ended: Ending | null;
   startError: string | null;
+  /** Its output's last lines (at most 20) when it ended: from its log, or from its tmux pane. */
   lastLines: string[];
+  /** How long its command ran, in seconds, as its holder measured it (not robot-army's clock); absent until it ended, and in older records. */
+  ranSeconds?: number;
   /**
    * Where a foreground session's output went instead of the log: a tmux pane (whose
    * contents `peek` reads) or another terminal. Absent for a session that logs its output.

@@ -25,10 +25,14 @@ export interface ExitRecord {
   at: string;
   /** The command the session ran (its argv[0]): what an exit 126 or 127 names. Absent in records written before it was kept. */
   command?: string;
+  /** How long the command ran, in seconds, on its holder's own clock: what tells an exit within seconds of the start. */
+  ran_seconds?: number;
+  /** The last lines (at most 20) it printed, from its log or its tmux pane, as it left them: not yet redacted. */
+  last_lines?: string[];
 }
 
 /** How a worker ended: the facts an exit record holds, whether read from the spool or from the session's own record. */
-export type Exit = Pick<ExitRecord, "ended" | "code" | "signal" | "at" | "command">;
+export type Exit = Pick<ExitRecord, "ended" | "code" | "signal" | "at" | "command" | "ran_seconds" | "last_lines">;
 
 /** One file in the spool: its name, its path, and its exit record, or what is wrong with it (`exit` undefined). */
 export interface SpooledExit {
@@ -61,9 +65,14 @@ export function spoolExit(record: SessionRecord, env: Record<string, string | un
 }
 
 /** How a session ended, from its own record: the same facts its spooled exit record holds. */
-export function exitOf(record: Pick<SessionRecord, "ended" | "exitCode" | "exitSignal" | "exitedAt"> & { command?: string }): Exit {
+export function exitOf(
+  record: Pick<SessionRecord, "ended" | "exitCode" | "exitSignal" | "exitedAt"> & Partial<Pick<SessionRecord, "ranSeconds" | "lastLines">> & { command?: string },
+): Exit {
   const exit: Exit = { ended: record.ended ?? "exited", code: record.exitCode, signal: record.exitSignal, at: record.exitedAt ?? "" };
-  return record.command ? { ...exit, command: record.command } : exit;
+  if (record.command) exit.command = record.command;
+  if (record.ranSeconds !== undefined) exit.ran_seconds = record.ranSeconds;
+  if (record.lastLines?.length) exit.last_lines = record.lastLines.slice(-20);
+  return exit;
 }
 
 /** The spool's file names, oldest name first; none when the folder is not there. A folder that cannot be read throws. */

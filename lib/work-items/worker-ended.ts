@@ -6,7 +6,8 @@
  * 127, `interrupted` otherwise. A worker lost (no exit record) or cancelled by the owner
  * interrupts it. Whoever learns of the end (the spool drain, settle, a relaunch closing
  * earlier rows, cancel) calls one of these functions, so every path writes the same row
- * and the same transition.
+ * and the same transition. An exit within seconds of the start also keeps the worker's last
+ * output lines (lib/work-items/quick-exit.ts).
  */
 import { pullRequestsOf } from "../intake/pull-requests.ts";
 import type { Exit } from "../sessions/spool.ts";
@@ -14,6 +15,7 @@ import type { Store } from "../store/open.ts";
 import { exitVerdict } from "./exit-verdict.ts";
 import type { ExitVerdict } from "./exit-verdict.ts";
 import { getItem } from "./queries.ts";
+import { recordQuickExit } from "./quick-exit.ts";
 import type { WorkItemState } from "./queries.ts";
 import { endSession, latestSession } from "./sessions.ts";
 import type { EndReason } from "./sessions.ts";
@@ -48,6 +50,8 @@ export function closeFromExit(store: Store, session: { id: string; item: number 
   const endReason = END_REASON[exit.ended] ?? "exited";
   return store.transaction(() => {
     if (!endSession(store, session.id, endReason, { code: exit.code, at: exit.at })) return null;
+    // An end within seconds of the start keeps the worker's last lines, so it is never reported silently.
+    recordQuickExit(store, { ...session, simulated: getItem(store, session.item)?.simulated }, exit);
     return moveIfCurrent(store, session, endReason, exitVerdict(exit, pullRequestsOf(store, session.item)));
   });
 }

@@ -1,8 +1,10 @@
 /**
  * `resume` and `restart`: a new session for an item in the worktree and on the branch it
  * already has. `resume` starts the worker so its context is restored (as its profile
- * says: Claude Code by the earlier session's id, other workers with `worker.resume_args`) (and gives it no new prompt: the context holds it); `restart` starts it fresh
- * with the prompt. Both pass the same gate as dispatch (lib/dispatch/gate.ts): `force`
+ * says: Claude Code by the earlier session's id, other workers with `worker.resume_args`); `restart` starts it fresh
+ * with the prompt. Both give the worker the item's prompt file, written afresh for this attempt (its
+ * episode key is the new session's): a resumed agent finds the task its context names where it was,
+ * and a worker with no context of its own to restore (the demo worker) carries on from it and its worktree. Both pass the same gate as dispatch (lib/dispatch/gate.ts): `force`
  * lifts the pause, holds and caps, never the repository's trust, an unobservable capacity
  * or a missing worker program. Both refuse while a live session (or one that cannot be
  * checked) works for the item or in its worktree. Every reason known before the launch
@@ -90,7 +92,8 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
     worktree: async () => worktree,
     // A resume brings the earlier session back as the profile says (Claude Code: its transcript by id; others: resume_args).
     resume: resume ? { earlier: earlierId } : null,
-    prompt: !resume,
+    // A resume too: without it a worker that reads its task from the file (the demo worker) cannot go on.
+    prompt: true,
     becameActive: { reason: `its worker was ${resume ? "resumed" : "restarted"}`, details: { earlier: earlierId } },
     comment: { purpose: options.how, body: (place, attempt) => relaunchComment({ ...place, attempt, how: options.how, earlier: earlierId }) },
   });

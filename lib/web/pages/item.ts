@@ -1,6 +1,6 @@
 /**
  * `/items/<id>`: one work item: its state and history (from the audit log), its sessions and
- * how each ended, its pull requests, its cleanup state, its failure or its worker's question,
+ * how each ended (one that ended within seconds of its start with its last output lines), its pull requests, its cleanup state, its failure or its worker's question,
  * keep or release, the commands that apply to it for the owner to run, and the worker's
  * terminal, live and read-only: its latest session's output drawn by xterm.js as it writes
  * (static/terminal.js reads `/api/items/<id>/terminal`). No input is ever sent to a worker.
@@ -10,6 +10,7 @@ import { keepOfItem } from "../../ending/keeps.ts";
 import { itemReport } from "../../reports/item.ts";
 import type { ItemReport } from "../../reports/item.ts";
 import { getItem } from "../../work-items/queries.ts";
+import { describeQuickExit } from "../../work-items/quick-exit.ts";
 import type { WorkItemState } from "../../work-items/queries.ts";
 import type { WebContext } from "../context.ts";
 import { NotFound, wholeNumber } from "../page.ts";
@@ -73,7 +74,7 @@ ${data.terminal ? html`<p class="note" data-terminal-note role="status" aria-liv
 </section>
 <section id="item-history" data-live>
 <h2>Sessions</h2>
-${i.sessions.length ? html`<table><thead><tr><th>attempt</th><th>session</th><th>host</th><th>started</th><th>ended</th></tr></thead><tbody>${i.sessions.map((s) => html`<tr><td>${String(s.attempt)}</td><td><code>${s.name}</code></td><td>${s.host} via ${s.launcher}</td><td><time>${s.started_at}</time></td><td>${s.ended_at ? html`<time>${s.ended_at}</time> ${s.end_reason}${s.exit_code !== null ? ` (exit ${s.exit_code})` : ""}` : "open"}</td></tr>`)}</tbody></table>` : none("none")}
+${i.sessions.length ? html`<table><thead><tr><th>attempt</th><th>session</th><th>host</th><th>started</th><th>ended</th></tr></thead><tbody>${i.sessions.map((s) => html`<tr><td>${String(s.attempt)}</td><td><code>${s.name}</code></td><td>${s.host} via ${s.launcher}</td><td><time>${s.started_at}</time></td><td>${s.ended_at ? html`<time>${s.ended_at}</time> ${s.end_reason}${s.exit_code !== null ? ` (exit ${s.exit_code})` : ""}` : "open"}</td></tr>${s.quick_exit ? html`<tr class="quick-exit"><td></td><td colspan="4"><p>quick exit: ${describeQuickExit(s.quick_exit)}</p>${s.quick_exit.last_lines.length ? html`<pre class="last-lines">${s.quick_exit.last_lines.join("\n")}</pre>` : ""}</td></tr>` : ""}`)}</tbody></table>` : none("none")}
 <h2>Pull requests</h2>
 ${i.pull_requests === "not checked" ? none("not checked") : i.pull_requests.length === 0 ? none("none") : html`<ul>${i.pull_requests.map((p) => {
       const url = safeUrl(p.html_url);

@@ -8,7 +8,8 @@
  */
 import { html } from "hono/html";
 import { ownerQuestion } from "../../reports/item.ts";
-import { statusReport } from "../../reports/status.ts";
+import { QUICK_EXIT_LINES_SHOWN, statusReport } from "../../reports/status.ts";
+import { describeQuickExit } from "../../work-items/quick-exit.ts";
 import type { NeedsYou } from "../../reports/status.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
@@ -31,6 +32,8 @@ export interface Card {
   anomaly: number | null;
   /** The pull request an item awaiting review waits on (absent on other cards). */
   review?: { number: number; url: string; merged: boolean };
+  /** How its worker ended within seconds of its start, and the last lines it printed (absent otherwise). */
+  quick_exit?: { line: string; last_lines: string[] };
 }
 
 /** The page's data. */
@@ -45,7 +48,10 @@ const HEADINGS: Record<CardKind, string> = {
 
 /** The card of an item that waits for the owner, with the commands that help in the order to try them. */
 function cardOf(n: NeedsYou, item: ItemName): Card {
-  const card = { item, since: n.since, anomaly: null };
+  const card = {
+    item, since: n.since, anomaly: null,
+    ...(n.quick_exit ? { quick_exit: { line: describeQuickExit(n.quick_exit), last_lines: n.quick_exit.last_lines.slice(-QUICK_EXIT_LINES_SHOWN) } } : {}),
+  };
   switch (n.state) {
     case "failed":
       return { ...card, kind: "failed", what: n.reason ?? "no reason was recorded", commands: [`robot-army show ${n.id}`, `robot-army retry ${n.id}`] };
@@ -110,6 +116,7 @@ ${data.cards.map((card) => html`<article class="card ${card.kind}" ${card.item ?
 <h2>${HEADINGS[card.kind]}${card.item ? html` · ${itemLink(card.item)} <span class="ref">${card.item.repo}#${card.item.issue}</span>` : ""}</h2>
 <p class="what">${card.what}</p>
 ${card.review ? reviewLine(card.review) : ""}
+${card.quick_exit ? html`<p class="quick-exit">${card.quick_exit.line}</p>${card.quick_exit.last_lines.length ? html`<pre class="last-lines">${card.quick_exit.last_lines.join("\n")}</pre>` : ""}` : ""}
 <p class="since">since <time>${card.since}</time></p>
 <p class="do">${card.commands.map((c) => command(c))}${card.anomaly !== null ? postButton(`/anomalies/${card.anomaly}/acknowledge`, "acknowledge", view) : ""}</p>
 </article>`)}</div>`;

@@ -1,0 +1,71 @@
+/**
+ * A worker that ended by itself within seconds of its start (a crash at start-up, a missing
+ * prompt, a wrong flag, an agent that answered one turn and left) is never reported silently:
+ * when its end is recorded (lib/work-items/worker-ended.ts), its last output lines, from its
+ * exit record (its holder read them from its log or its tmux pane), are kept in a
+ * `session.quick_exit` audit record (redacted as every audit body is). Its session's files may be gone
+ * by then (a session that ends by itself is reaped), so this is where `show`, `status`'s
+ * "needs you" and the dashboard read them.
+ */
+import { appendAudit } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import type { Exit } from "../sessions/spool.ts";
+
+/** Within this many seconds of its start, a worker's own end is a quick exit. */
+export const QUICK_EXIT_SECONDS = 10;
+
+/** The audit kind that keeps a quick exit. */
+export const QUICK_EXIT_KIND = "session.quick_exit";
+
+/** A quick exit as the reports show it. */
+export interface QuickExit {
+  session: string;
+  /** How long the worker ran, in seconds, as its holder measured it. */
+  ran_seconds: number;
+  ended: string;
+  code: number | null;
+  signal: string | null;
+  /** Its last output lines (at most 20), redacted; empty when it printed nothing, or its terminal keeps no copy (kitty). */
+  last_lines: string[];
+}
+
+/** Whether an exit is a quick one: the worker's own end (not a stop from outside) within QUICK_EXIT_SECONDS of its start. */
+export function isQuickExit(exit: Exit): boolean {
+  return exit.ran_seconds !== undefined && exit.ran_seconds <= QUICK_EXIT_SECONDS && exit.ended !== "killed";
+}
+
+/** Records a quick exit of the session (inside the caller's transaction); nothing for any other exit. */
+export function recordQuickExit(store: Store, session: { id: string; item: number; simulated?: boolean }, exit: Exit): void {
+  if (!isQuickExit(exit)) return;
+  appendAudit(store, {
+    kind: QUICK_EXIT_KIND, item: session.item, sessionId: session.id, simulated: session.simulated ?? false,
+    body: { ran_seconds: exit.ran_seconds, ended: exit.ended, code: exit.code, signal: exit.signal, last_lines: exit.last_lines ?? [] },
+  });
+}
+
+/** The quick exit of each of these sessions that ended so, by session id (read along the item index). */
+export function quickExitsOf(store: Store, sessions: ReadonlyArray<{ id: string; item: number }>): Map<string, QuickExit> {
+  const found = new Map<string, QuickExit>();
+  if (sessions.length === 0) return found;
+  const rows = store.statement(
+    `SELECT session_id, body FROM audit WHERE item IN (SELECT value FROM json_each(?)) AND kind = ? AND session_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+  ).all(JSON.stringify([...new Set(sessions.map((s) => s.item))]), QUICK_EXIT_KIND, JSON.stringify(sessions.map((s) => s.id))) as Array<{ session_id: string; body: string }>;
+  for (const row of rows) {
+    const body = JSON.parse(row.body) as Omit<QuickExit, "session">;
+    found.set(row.session_id, {
+      session: row.session_id, ran_seconds: body.ran_seconds, ended: body.ended, code: body.code, signal: body.signal,
+      last_lines: Array.isArray(body.last_lines) ? body.last_lines : [],
+    });
+  }
+  return found;
+}
+
+/**
+ * How a quick exit reads in one line, before its last lines.
+ * @example describeQuickExit({ session, ran_seconds: 0.4, ended: "exited", code: 1, signal: null, last_lines: ["boom"] }) // "its worker exited 1 0.4 s after it started; its last line:"
+ */
+export function describeQuickExit(quick: QuickExit): string {
+  const how = quick.signal ? `ended by ${quick.signal}` : quick.ended === "failed-to-start" ? "failed to start" : `exited ${quick.code ?? "?"}`;
+  const lines = quick.last_lines.length ? `; its last ${quick.last_lines.length === 1 ? "line" : `${quick.last_lines.length} lines`}:` : "; it printed nothing robot-army could keep";
+  return `its worker ${how} ${quick.ran_seconds} s after it started${lines}`;
+}
