@@ -1,7 +1,9 @@
 /**
- * `robot-army onboard owner/name [--reapprove]`: the owner's approval of a repository.
+ * `robot-army onboard owner/name [--reapprove | --diff]`: the owner's approval of a repository.
  * Checks that the configured clone's origin is that repository and records a fingerprint
- * of its settings; `--reapprove` accepts settings that changed since.
+ * of its settings and of the agent files on its base branch, listing them;
+ * `--reapprove` accepts settings or agent files that changed since, `--diff` shows how the
+ * agent files changed.
  */
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, asLines, helpText, parse, runMain, writeStdout } from "../lib/cli.ts";
@@ -9,10 +11,14 @@ import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { UsageError } from "../lib/errors.ts";
-import { describeChanges } from "../lib/repos/fingerprint.ts";
+import { agentFilesDiff } from "../lib/repos/agent-diff.ts";
+import type { AgentFilesDiff } from "../lib/repos/agent-diff.ts";
+import { summariseAgentFiles } from "../lib/repos/agent-summary.ts";
+import { AGENT_FILE_KEY, describeChanges } from "../lib/repos/fingerprint.ts";
 import type { Fingerprint } from "../lib/repos/fingerprint.ts";
 import { onboardRepository } from "../lib/repos/onboard.ts";
 import type { OnboardResult } from "../lib/repos/onboard.ts";
+import { printable } from "../lib/printable.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -20,32 +26,47 @@ import type { Store } from "../lib/store/open.ts";
 export const command: CommandDef = {
   name: "onboard",
   summary: "Approve a repository for robot-army to work on",
-  usage: "onboard owner/name [--reapprove] [--config FILE] [--json]",
+  usage: "onboard owner/name [--reapprove | --diff] [--config FILE] [--json]",
   description: `\
 The repository must have a [repos."owner/name"] table in the config whose path is a clone
 of it: the clone's origin must be the repository GitHub describes (https with or without
 .git, git@host:owner/name, or the sandbox forge's path). Onboarding records a fingerprint
 of the repository's settings (GitHub's settings, default branch, private, the clone's
-path) and writes a repo.onboarded audit record. Running it again changes nothing while
-the settings are the same.
+path) and of its agent files, and writes a repo.onboarded audit record. Running it again
+changes nothing while they are the same.
 
-When the settings change (seen here, by "robot-army repos", or by a poll), the repository
-needs reapproval and nothing is dispatched to it until "onboard owner/name --reapprove".
-A clone whose origin is another repository is refused (exit 3).
+The agent files are those that make an agent run commands or load tools, and those
+robot-army adds to a worker's prompt: .claude/settings.json (and settings.local.json if
+committed), .mcp.json, every file under .claude/ and .codex/ (.codex/config.toml,
+.codex/hooks.json), and .robot-army/instructions.md. They are read with git from the
+commit a new worktree would start from: the base branch as origin has it, fetched first,
+never the clone's working tree. Each is listed with its SHA-256; what .claude/settings.json
+holds is said in words (its hooks' events and commands, its permission rules, the names
+of the variables it sets). CLAUDE.md and AGENTS.md are not among them: they run nothing.
+
+When the settings change (seen here, by "robot-army repos", or by a poll), or the agent
+files change on the base branch (seen before every start), the repository needs
+reapproval and nothing is dispatched to it, forced or not, until
+"onboard owner/name --reapprove"; "onboard owner/name --diff" shows how each agent file
+changed since the commit you approved. A repository onboarded before agent files were
+fingerprinted needs that once too. A clone whose origin is another repository is refused
+(exit 3).
 `,
   options: {
-    reapprove: { type: "boolean", description: "Approve settings that changed since the repository was onboarded" },
+    reapprove: { type: "boolean", description: "Approve settings or agent files that changed since the repository was onboarded" },
+    diff: { type: "boolean", description: "Show how the agent files on the base branch differ from those you approved; records nothing" },
     config: CONFIG_OPTION,
     json: JSON_OPTION,
   },
   positionals: { min: 1, max: 1 },
-  examples: ["robot-army onboard octo-org/widgets", "robot-army onboard octo-org/widgets --reapprove"],
+  examples: ["robot-army onboard octo-org/widgets", "robot-army onboard octo-org/widgets --diff", "robot-army onboard octo-org/widgets --reapprove"],
 };
 
 /** What `onboard` was asked for. */
 export interface OnboardOptions {
   repo: string;
   reapprove: boolean;
+  diff: boolean;
   json: boolean;
 }
 
@@ -75,18 +96,68 @@ export function onboardOptions(args: ParsedArgs): OnboardOptions {
   if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) {
     throw new UsageError(`The repository must be written owner/name, got "${repo}"`, helpText(command));
   }
-  return { repo, reapprove: args.values.reapprove === true, json: args.values.json === true };
+  if (args.values.reapprove === true && args.values.diff === true) {
+    throw new UsageError("--diff shows what --reapprove would approve: give one of them", helpText(command));
+  }
+  return { repo, reapprove: args.values.reapprove === true, diff: args.values.diff === true, json: args.values.json === true };
 }
 
 /** Onboards (or reapproves) the repository and says what was recorded. */
 export async function run(opts: OnboardOptions, deps: OnboardDeps): Promise<number> {
+  if (opts.diff) return await showDiff(opts, deps);
   const result = await onboardRepository(deps.store, deps.github, deps.config, opts.repo, { reapprove: opts.reapprove });
   if (opts.json) {
     deps.write(asJson(toJson(result)));
     return 0;
   }
-  deps.write(asLines(...describe(result), ...nextStep(result, deps.config)));
+  const summaries = await summariseAgentFiles(result.path, result.agent);
+  deps.write(asLines(...describe(result), ...agentFileLines(result, summaries), ...nextStep(result, deps.config)));
   return 0;
+}
+
+/** `--diff`: the agent files that differ from the approval, git's diff of them, and what approves them. */
+async function showDiff(opts: OnboardOptions, deps: OnboardDeps): Promise<number> {
+  const found = await agentFilesDiff(deps.store, deps.config, opts.repo);
+  if (opts.json) {
+    deps.write(asJson({
+      repo: found.repo, base: found.base, approved_commit: found.approved, approved_commit_in_clone: found.approvedInClone,
+      commit: found.commit, changed: found.changed, diff: found.diff,
+    }));
+    return 0;
+  }
+  deps.write(asLines(...diffLines(found)));
+  return 0;
+}
+
+function diffLines(found: AgentFilesDiff): string[] {
+  const approved = found.approved === null
+    ? "never (onboarded before robot-army fingerprinted agent files): each file is shown whole"
+    : `origin/${found.base} at ${found.approved}${found.approvedInClone ? "" : " (no longer in the clone: each file is shown whole)"}`;
+  const lines = [`agent files ${found.repo}`, `approved    ${approved}`, `now         origin/${found.base} at ${found.commit}`];
+  if (found.changed.length === 0) return [...lines, "changed     none: the agent files are as you approved them"];
+  return [
+    ...lines,
+    `changed     ${found.changed.map((path) => printable(path)).join(", ")}`,
+    "",
+    ...found.diff.split("\n"),
+    "",
+    `approve     "robot-army onboard ${found.repo} --reapprove" approves them as they are now; until then nothing is dispatched to it`,
+  ];
+}
+
+/** Each agent file read at onboarding: its SHA-256 and, for the settings files, what they hold; then those absent. */
+function agentFileLines(result: OnboardResult, summaries: Map<string, string[]>): string[] {
+  const present = result.agent.files.filter((f) => f.kind !== "absent");
+  const absent = result.agent.files.filter((f) => f.kind === "absent").map((f) => f.path);
+  const width = Math.max(0, ...present.map((f) => printable(f.path).length));
+  const lines = [`agent files origin/${result.base} at ${result.agent.commit}${present.length ? "" : ": none present"}`];
+  for (const file of present) {
+    const kind = file.kind === "symlink" ? ` (symbolic link to ${printable(file.target ?? "")})` : file.kind === "submodule" ? " (submodule)" : "";
+    lines.push(`            ${printable(file.path).padEnd(width)}  sha256 ${file.sha256}${kind}`);
+    for (const said of summaries.get(file.path) ?? []) lines.push(`              ${said}`);
+  }
+  if (absent.length) lines.push(`absent      ${absent.join(", ")}`);
+  return lines;
 }
 
 /**
@@ -114,10 +185,10 @@ function describe(result: OnboardResult): string[] {
   return lines;
 }
 
-/** `default_branch "main", private false, ...`: every setting but the path, which has its own line. */
+/** `default_branch "main", private false, ...`: every setting but the path and the agent files, which have their own lines. */
 function settingsLine(fingerprint: Fingerprint): string {
   return Object.entries(fingerprint)
-    .filter(([key]) => key !== "path")
+    .filter(([key]) => key !== "path" && !key.startsWith(AGENT_FILE_KEY))
     .map(([key, value]) => `${key} ${JSON.stringify(value)}`)
     .join(", ");
 }
@@ -131,6 +202,11 @@ function toJson(result: OnboardResult) {
     state: result.record.state,
     onboarded_at: result.record.onboarded_at,
     fingerprint: result.fingerprint,
+    agent_files: {
+      base: result.base,
+      commit: result.agent.commit,
+      files: result.agent.files.map((f) => ({ path: f.path, kind: f.kind, sha256: f.sha256, ...(f.target !== undefined ? { target: f.target } : {}) })),
+    },
     changes: result.changes,
   };
 }

@@ -11,7 +11,7 @@ import { endSessions } from "../lib/testing/workers.ts";
 import { git, signalChild } from "../lib/testing/fixtures.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import type { TestForge } from "../lib/testing/forge.ts";
-import { fingerprintOf } from "../lib/repos/fingerprint.ts";
+import { currentFingerprint } from "../lib/repos/onboard.ts";
 import { recordApproval } from "../lib/repos/records.ts";
 import { runtimeArgv } from "../lib/runtime.ts";
 import { waitFor } from "../lib/testing/sessions.ts";
@@ -42,7 +42,8 @@ function withForgeConfig(fn: (t: TestForge, env: Record<string, string>, state: 
     const store = await testStore(t);
     try {
       const github = await connectGitHub(await loadConfig({ env }), store, quickOptions());
-      recordApproval(store, "demo/widgets", clone, fingerprintOf(await github.getRepository("demo/widgets"), clone));
+      const approved = await currentFingerprint(github, { name: "demo/widgets", path: clone, base: "main" });
+      recordApproval(store, "demo/widgets", clone, approved.fingerprint, approved.commit);
     } finally {
       store.close();
     }

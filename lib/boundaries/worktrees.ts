@@ -31,6 +31,12 @@ export interface NewWorktree {
   repo: string;
   issue: number;
   branch: string;
+  /**
+   * Asked about the exact commit the worktree will start at, after the fetch and before the
+   * worktree is made; it throws to refuse (dispatch checks the repository's agent files there,
+   * so a push between the gate and this fetch cannot slip past it).
+   */
+  vet?: (commit: string) => Promise<void>;
 }
 
 /** Fetching the base branch failed: dispatch stops here rather than start from a stale copy. */
@@ -98,15 +104,29 @@ export async function createWorktree(spec: NewWorktree): Promise<Worktree> {
   if (holder) throw new PreconditionError(`Branch "${branch}" is already checked out in "${holder.path}"`);
   if (await branchExists(repoPath, branch)) throw new PreconditionError(`Branch "${branch}" already exists in "${repoPath}" without a worktree`);
 
-  // An explicit refspec updates origin/<base> whatever fetch refspec the clone was made with.
-  const fetched = await runGit(repoPath, ["fetch", "--quiet", "--no-tags", "origin", "--", `+refs/heads/${base}:refs/remotes/origin/${base}`]);
-  if (fetched.code !== 0) throw new FetchError(spec.repo, repoPath, base, tail(fetched.stderr));
+  const start = await fetchBase(repoPath, spec.repo, base);
+  await spec.vet?.(start);
 
   mkdirSync(dirname(path), { recursive: true });
-  // --track: the branch's upstream is origin/<base>, so a worker's plain `git pull` or `git status` weighs it against the remote's base.
-  await git(repoPath, ["worktree", "add", "--quiet", "--track", "-b", branch, path, `refs/remotes/origin/${base}`]);
+  // At the commit fetched (and vetted), whatever moves origin/<base> meanwhile; then its upstream is
+  // origin/<base>, as --track would make it, so a worker's plain `git pull` or `git status` weighs it against the remote's base.
+  await git(repoPath, ["worktree", "add", "--quiet", "--no-track", "-b", branch, path, start]);
+  await git(repoPath, ["branch", "--quiet", `--set-upstream-to=refs/remotes/origin/${base}`, branch]);
   const head = await git(path, ["rev-parse", "--verify", "HEAD^{commit}"]);
   return { path, branch, base, head };
+}
+
+/**
+ * Fetches `base` from origin into `refs/remotes/origin/<base>` and returns the commit it
+ * names: what a new worktree starts from. Onboarding and the gate read the agent files there.
+ * Fetching writes only that remote-tracking ref (and the objects it needs) in the clone.
+ */
+export async function fetchBase(repoPath: string, repo: string, base: string): Promise<string> {
+  await requireBranchName(repoPath, base);
+  // An explicit refspec updates origin/<base> whatever fetch refspec the clone was made with.
+  const fetched = await runGit(repoPath, ["fetch", "--quiet", "--no-tags", "origin", "--", `+refs/heads/${base}:refs/remotes/origin/${base}`]);
+  if (fetched.code !== 0) throw new FetchError(repo, repoPath, base, tail(fetched.stderr));
+  return await git(repoPath, ["rev-parse", "--verify", "--end-of-options", `refs/remotes/origin/${base}^{commit}`]);
 }
 
 /** The worktree at `path` when it is a linked worktree of `repoPath`, present on disk, on `branch`; undefined otherwise. */

@@ -1,13 +1,15 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { git } from "../testing/fixtures.ts";
 import { listRecords } from "../sessions/records.ts";
 import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
+import { worktreePath } from "../boundaries/worktrees.ts";
 import { dispatchReady } from "./dispatch.ts";
+import { worktreeRoot } from "./worktree-root.ts";
 import { pause } from "./controls.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import { comments, verbTemplate, withWorld } from "../testing/verbs.ts";
@@ -59,16 +61,18 @@ test("a ready item becomes a worktree, a worker session and a comment listing wh
 
 test("a failure to start fails the item with its reason kept private; the issue hears only the host and the item", () =>
   withDispatch(async ({ t, store, deps }) => {
+    // A folder where the worktree would go: git is never asked to write over it.
+    mkdirSync(worktreePath(worktreeRoot(deps.config, deps.stateDir), "demo/widgets", 1), { recursive: true });
     const { outcomes } = await dispatchReady(deps);
     assert.equal(outcomes[0].result, "failed");
     const item = getItem(store, 1)!;
     assert.is(item.state, "failed");
-    assert.match(item.reason!, /no-such-base/);
+    assert.match(item.reason!, /already exists and is not a worktree/);
     const failed = (await comments(t, 1)).find((c) => c.startsWith("robot-army could not start"))!;
     assert.equal(failed.split("\n"), ["robot-army could not start a session for this issue.", "", "- Host: testhost", "- Work item: 1"]);
     const moves = queryAudit(store, { kind: "state.work_item", item: 1 }).map((r) => `${r.body.from}->${r.body.to}`);
     assert.equal(moves, ["null->discovered", "discovered->ready", "ready->dispatching", "dispatching->failed"]);
-  }, {}, "no-such-base"));
+  }));
 
 test("a worker program that does not exist withholds the pass: nothing is claimed, failed or told", () =>
   withDispatch(async ({ t, store, deps }) => {

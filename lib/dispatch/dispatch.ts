@@ -3,7 +3,7 @@
  * lets through (lib/dispatch/gate.ts: the pause, the worker program, capacity, holds, caps,
  * the repository's trust) is claimed (`ready` -> `dispatching`) and started by startWorker
  * (lib/dispatch/start-worker.ts) in a new worktree on its own branch from the fetched base,
- * (audited `worktree.create`) after its post-create steps, with its prompt. Once the session is confirmed the item is
+ * (audited `worktree.create`; its agent files checked again at that very commit) after its post-create steps, with its prompt. Once the session is confirmed the item is
  * `active` and its issue is told where it runs. A failure after the claim makes the item
  * `failed`: the reason goes to the item and the audit record, and the issue is told only
  * that a session could not be started (DESIGN rule 4).
@@ -13,6 +13,7 @@ import type { Launcher } from "../boundaries/launchers/types.ts";
 import { createWorktree, runPostCreate, worktreePath } from "../boundaries/worktrees.ts";
 import type { Config } from "../config.ts";
 import type { Effects } from "../effects.ts";
+import { vetAgentFiles } from "../repos/onboard.ts";
 import { dispatchQueue } from "../repos/queue.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -92,7 +93,11 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
       const made = await auditEffect(
         deps.store,
         { kind: "worktree.create", repo: item.repo, item: item.id, body: { path: worktreePath(root, item.repo, item.issue), branch } },
-        () => createWorktree({ repoPath: repo.path, baseBranch: repo.base_branch, root, repo: item.repo, issue: item.issue, branch }),
+        () => createWorktree({
+          repoPath: repo.path, baseBranch: repo.base_branch, root, repo: item.repo, issue: item.issue, branch,
+          // Its own fetch may bring a commit newer than the one the gate read: its agent files are checked again, there.
+          vet: (commit) => vetAgentFiles(deps.store, { name: item.repo, path: repo.path, base: repo.base_branch }, commit),
+        }),
         (worktree) => ({ path: worktree.path, branch: worktree.branch, head: worktree.head }),
       );
       await runPostCreate(made.path, config.worktrees.post_create);

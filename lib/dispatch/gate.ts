@@ -3,7 +3,8 @@
  * `restart` all pass through. It asks, in order: the pause, whether the launcher can host
  * the agent (an interactive one needs a terminal: lib/dispatch/launcher-fit.ts), the worker program, whether
  * capacity can be observed, a hold, the caps, the repository's trust (it is in the
- * config, onboarded, and its settings still match the fingerprint the owner approved), and
+ * config, onboarded, and its settings and the agent files on its freshly fetched base branch
+ * still match the fingerprint the owner approved), and
  * the issue's: asked of GitHub live, the owner added its label, and its title and body are
  * the owner's words (changed by no one else, or approved by the owner as they read now). When
  * GitHub cannot be asked, the start waits: unknown is never safe.
@@ -13,7 +14,8 @@
  * host the agent or a missing worker program: those are not the owner's choice to wave through but facts a start would run into.
  */
 import { describeDoubt, readTrustFacts, recordTrust } from "../intake/issue-trust.ts";
-import { checkFingerprint } from "../repos/onboard.ts";
+import { AgentFilesUnreadable } from "../repos/agent-files.ts";
+import { checkFingerprint, describeReapproval } from "../repos/onboard.ts";
 import { describeUntrusted } from "../repos/queue.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { observeCapacity } from "./capacity.ts";
@@ -89,9 +91,16 @@ async function doubtIssue(deps: GateDeps, item: WorkItem): Promise<string | unde
 async function distrust(deps: GateDeps, name: string): Promise<string | undefined> {
   const repo = Object.hasOwn(deps.config.repos, name) ? deps.config.repos[name] : undefined;
   if (!repo) return describeUntrusted(name, "not in the config");
-  // Asked live: settings changed on GitHub since the last poll make a repository untrusted now.
-  const check = await checkFingerprint(deps.store, deps.github, { name, path: repo.path });
+  // Asked live: settings changed on GitHub since the last poll, or agent files changed on the
+  // base branch since the last fetch (lib/repos/agent-files.ts), make a repository untrusted now.
+  let check;
+  try {
+    check = await checkFingerprint(deps.store, deps.github, { name, path: repo.path, base: repo.base_branch }, { agentFiles: true });
+  } catch (error) {
+    if (!(error instanceof AgentFilesUnreadable)) throw error;
+    return `${error.message}; the start waits until they can be`;
+  }
   if (check.state === "not_onboarded") return describeUntrusted(name, "not onboarded");
-  if (check.state !== "onboarded") return describeUntrusted(name, "needs reapproval");
+  if (check.state !== "onboarded") return describeReapproval(name, check.changes, repo.base_branch, check.commit);
   return undefined;
 }

@@ -12,6 +12,7 @@
  * - `anomaly`: an anomaly raised.
  */
 import type { NotificationEvent } from "../config.ts";
+import { printable } from "../printable.ts";
 import { latestBodyNumber, queryAudit } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -97,16 +98,30 @@ function notifiableOf(store: Store, record: AuditRecord, options: { host: string
   return undefined;
 }
 
-/** An anomaly raised: its kind and number, never its detail (outside text: a path, git's words). */
+/**
+ * An anomaly raised: its kind and number, never its detail (outside text: a path, git's words).
+ * One about a repository's agent files names the files (paths in the repository, escaped) and
+ * the two commands that review and approve them.
+ */
 function anomalyOf(record: AuditRecord, host: string): Notifiable {
   const kind = String(record.body.kind ?? "anomaly");
   const where = record.repo ? ` (${record.repo}${record.item !== null ? `, item ${record.item}` : ""})` : "";
-  const commands = ["robot-army anomalies", ...(record.item !== null ? [`robot-army show ${record.item}`] : [])];
+  const agentFiles = kind === "agent_files_changed" && record.repo !== null;
+  const commands = [
+    ...(agentFiles ? [`robot-army onboard ${record.repo} --diff`, `robot-army onboard ${record.repo} --reapprove`] : []),
+    "robot-army anomalies", ...(record.item !== null ? [`robot-army show ${record.item}`] : []),
+  ];
+  const files = agentFiles && Array.isArray(record.body.files) ? record.body.files.map((f) => printable(String(f))) : [];
+  const named = files.length > 5 ? [...files.slice(0, 5), `and ${files.length - 5} more`] : files;
+  const lines = [
+    `anomaly ${Number(record.body.anomaly)} (${kind}) raised on ${host}${where}`,
+    ...(agentFiles ? [`agent files changed on its base branch: ${named.join(", ") || "never approved"}; nothing is dispatched to it until you approve them`] : []),
+  ];
   return {
     id: record.id, event: "anomaly",
     message: {
       kind: "anomaly", title: `robot-army: anomaly ${kind}${where}`, urgency: "normal",
-      text: [`anomaly ${Number(record.body.anomaly)} (${kind}) raised on ${host}${where}`, ...commands.map((c) => `run: ${c}`)].join("\n"),
+      text: [...lines, ...commands.map((c) => `run: ${c}`)].join("\n"),
       about: { host, anomaly: kind, ...(record.repo ? { repo: record.repo } : {}), ...(record.item !== null ? { item: record.item } : {}) },
       commands,
     },

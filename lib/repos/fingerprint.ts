@@ -1,13 +1,24 @@
 /**
  * A repository's fingerprint: the settings the owner approved when onboarding it
  * (GitHub's `settings`, its default branch, whether it is private, and where its clone
- * is on this machine). Two fingerprints are compared key by key, so a change can say
- * exactly which setting moved.
+ * is on this machine), and the SHA-256 of each of its agent files on the base branch
+ * (`agent_file:<path>`, lib/repos/agent-files.ts). Two fingerprints are compared key by
+ * key, so a change can say exactly which setting or file moved.
  */
 import type { GitHubRepository } from "../boundaries/github-types.ts";
+import { printable } from "../printable.ts";
 
 /** The approved settings, keys sorted; values are JSON. */
 export type Fingerprint = Record<string, unknown>;
+
+/** The prefix of an agent file's key: `agent_file:.claude/settings.json`. */
+export const AGENT_FILE_KEY = "agent_file:";
+
+/**
+ * An agent file every fingerprint that read them holds (null when absent): a change from
+ * "no such key" there means the approval was made before agent files were fingerprinted.
+ */
+const ALWAYS_NAMED = `${AGENT_FILE_KEY}.claude/settings.json`;
 
 /** One setting whose value differs between the approved fingerprint and the one seen. */
 export interface SettingChange {
@@ -23,8 +34,23 @@ export interface SettingChange {
  * keys win over a `settings` entry of the same name.
  */
 export function fingerprintOf(repository: GitHubRepository, path: string): Fingerprint {
-  const all: Fingerprint = { ...repository.settings, default_branch: repository.default_branch, private: repository.private, path };
+  return sortedFingerprint({ ...repository.settings, default_branch: repository.default_branch, private: repository.private, path });
+}
+
+/** Several parts (the settings, the agent files) as one fingerprint, keys sorted. */
+export function sortedFingerprint(...parts: Fingerprint[]): Fingerprint {
+  const all: Fingerprint = Object.assign({}, ...parts);
   return Object.fromEntries(Object.keys(all).sort().map((key) => [key, canonical(all[key])]));
+}
+
+/** The agent files among the changes, by path, in key order. */
+export function agentFileChanges(changes: readonly SettingChange[]): SettingChange[] {
+  return changes.filter((c) => c.setting.startsWith(AGENT_FILE_KEY));
+}
+
+/** Whether the changes come from an approval made before agent files were fingerprinted. */
+export function approvedWithoutAgentFiles(changes: readonly SettingChange[]): boolean {
+  return changes.some((c) => c.setting === ALWAYS_NAMED && c.from === undefined);
 }
 
 /** The settings that differ, in key order; empty when the fingerprints are the same. */
@@ -41,7 +67,23 @@ export function fingerprintChanges(approved: Fingerprint, seen: Fingerprint): Se
  */
 export function describeChanges(changes: readonly SettingChange[]): string {
   const value = (v: unknown) => (v === undefined ? "(none)" : JSON.stringify(v));
-  return changes.map((c) => `${c.setting} ${value(c.from)} -> ${value(c.to)}`).join(", ");
+  const settings = changes.filter((c) => !c.setting.startsWith(AGENT_FILE_KEY)).map((c) => `${c.setting} ${value(c.from)} -> ${value(c.to)}`);
+  return [...settings, ...describeAgentFileChanges(changes)].join(", ");
+}
+
+/**
+ * The agent files that changed, in words: `.claude/settings.json changed`, `.mcp.json added`;
+ * an approval made before agent files were read is one phrase, not a list of additions.
+ */
+export function describeAgentFileChanges(changes: readonly SettingChange[]): string[] {
+  if (approvedWithoutAgentFiles(changes)) return ["agent files never approved (onboarded before robot-army fingerprinted them)"];
+  return agentFileChanges(changes).map((c) => {
+    // A file's name is the pusher's text: its control characters are escaped.
+    const path = printable(c.setting.slice(AGENT_FILE_KEY.length));
+    const had = c.from !== undefined && c.from !== null;
+    const has = c.to !== undefined && c.to !== null;
+    return `${path} ${had && has ? "changed" : has ? "added" : "removed"}`;
+  });
 }
 
 /** Objects with their keys sorted, so that equal settings serialise equally. */

@@ -14,6 +14,7 @@ import { findRepo, loadForgeData, saveForgeData } from "../forge/state.ts";
 import type { ForgeRepo } from "../forge/state.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
+import { AgentFilesUnreadable } from "./agent-files.ts";
 import { ReapprovalNeededError, checkFingerprint, mayDispatch, onboardRepository } from "./onboard.ts";
 import { getRepoRecord } from "./records.ts";
 
@@ -109,7 +110,7 @@ test("a repository missing from the config, a missing clone, a plain folder, a s
     assert.equal(repoAudit(store), []);
   }));
 
-test("each spelling of a GitHub origin onboards, read from a real clone", () =>
+test("each spelling of a GitHub origin is taken for the repository, read from a real clone", () =>
   withOnboarding(async ({ config, store, clone }) => {
     const repository: GitHubRepository = {
       full_name: "demo/widgets", default_branch: "main", private: false, settings: {},
@@ -118,8 +119,12 @@ test("each spelling of a GitHub origin onboards, read from a real clone", () =>
     const github = { getRepository: async () => repository };
     for (const origin of ["https://github.com/demo/widgets.git", "https://github.com/demo/widgets", "git@github.com:demo/widgets.git", "ssh://git@github.com/demo/widgets"]) {
       git(clone, "remote", "set-url", "origin", origin);
-      const result = await onboardRepository(store, github, config, "demo/widgets");
-      assert.is(result.origin, origin);
+      // Past the origin check, onboarding fetches the base branch to read its agent files:
+      // github.com is not reached from a test, so that is where it stops, and nothing is recorded.
+      const error = await onboardRepository(store, github, config, "demo/widgets").then(() => undefined, (e: Error) => e);
+      assert.instance(error, AgentFilesUnreadable);
+      assert.match(error!.message, /^The agent files of "demo\/widgets" on origin\/main could not be read: Cannot fetch branch "main"/);
+      assert.is(getRepoRecord(store, "demo/widgets"), undefined);
     }
     git(clone, "remote", "set-url", "origin", "git@github.com:demo/widgets-fork.git");
     assert.match((await refusal(onboardRepository(store, github, config, "demo/widgets"))).message, /its origin is "git@github.com:demo\/widgets-fork.git"/);

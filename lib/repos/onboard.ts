@@ -1,25 +1,31 @@
 /**
  * Onboarding: the owner's approval of a repository robot-army may work on. The clone in
  * the config must really be that repository (its `origin` names it), and the settings
- * GitHub reports are recorded as a fingerprint. When a later read finds different
- * settings, the repository waits for `onboard --reapprove` and nothing is dispatched to it.
+ * GitHub reports, with the agent files on its base branch (lib/repos/agent-files.ts), are
+ * recorded as a fingerprint. When a later read finds different settings or agent files,
+ * the repository waits for `onboard --reapprove` and nothing is dispatched to it.
  */
 import { existsSync, realpathSync } from "node:fs";
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import { remoteUrl, repositoryAt } from "../boundaries/git.ts";
+import { FetchError, fetchBase } from "../boundaries/worktrees.ts";
 import type { Config } from "../config.ts";
 import { PreconditionError } from "../errors.ts";
+import { raiseAnomaly } from "../store/anomalies.ts";
 import type { Store } from "../store/open.ts";
-import { describeChanges, fingerprintChanges, fingerprintOf } from "./fingerprint.ts";
+import { AgentFilesUnreadable, agentFingerprint, agentKeysOf, readAgentFiles, settingsKeysOf } from "./agent-files.ts";
+import type { AgentFiles } from "./agent-files.ts";
+import { AGENT_FILE_KEY, agentFileChanges, describeChanges, fingerprintChanges, fingerprintOf, sortedFingerprint } from "./fingerprint.ts";
 import type { Fingerprint, SettingChange } from "./fingerprint.ts";
 import { originMatches, redactedRemote } from "./origin.ts";
 import { getRepoRecord, pendingChanges, recordApproval, recordChangedSettings } from "./records.ts";
 import type { OnboardingState, RepoRecord } from "./records.ts";
 
-/** A repository as onboarding needs it: its `owner/name` and where its clone is. */
+/** A repository as onboarding needs it: its `owner/name`, where its clone is, and its base branch (whose agent files are read). */
 export interface RepoRef {
   name: string;
   path: string;
+  base?: string;
 }
 
 /** What `onboardRepository` did. */
@@ -31,6 +37,10 @@ export interface OnboardResult {
   /** `unchanged`: it was onboarded already with these very settings; nothing was written. */
   outcome: "onboarded" | "reapproved" | "unchanged";
   fingerprint: Fingerprint;
+  /** The agent files as read now from origin's base branch. */
+  agent: AgentFiles;
+  /** The base branch they were read from. */
+  base: string;
   /** For `reapproved`: what differs from the fingerprint approved before. */
   changes: SettingChange[];
   record: RepoRecord;
@@ -42,7 +52,8 @@ export class ReapprovalNeededError extends PreconditionError {
   changes: SettingChange[];
   constructor(repo: string, changes: SettingChange[], since: string) {
     const what = changes.length ? describeChanges(changes) : "they changed and are back as approved";
-    super(`Settings of "${repo}" changed since it was onboarded at ${since}: ${what}; nothing is dispatched to it until "robot-army onboard ${repo} --reapprove"`);
+    const review = agentFileChanges(changes).length ? ` ("robot-army onboard ${repo} --diff" shows how its agent files changed)` : "";
+    super(`Settings of "${repo}" changed since it was onboarded at ${since}: ${what}; nothing is dispatched to it until "robot-army onboard ${repo} --reapprove"${review}`);
     this.name = "ReapprovalNeededError";
     this.repo = repo;
     this.changes = changes;
@@ -62,54 +73,147 @@ export async function onboardRepository(
   options: { reapprove?: boolean } = {},
 ): Promise<OnboardResult> {
   const path = configuredPath(config, name);
+  const base = config.repos[name].base_branch;
   const clone = await checkClone(name, path);
   const repository = await github.getRepository(name);
   if (!originMatches(clone.origin, repository, clone.root)) {
     // The clone URL alone: the web URL (also accepted) is another spelling of it on GitHub.
     throw new PreconditionError(`Clone "${path}" is not ${name}: its origin is "${redactedRemote(clone.origin)}", expected "${repository.clone_url}"`);
   }
-  const fingerprint = fingerprintOf(repository, path);
+  const agent = await readBaseAgentFiles({ name, path, base });
+  const settings = fingerprintOf(repository, path);
+  const fingerprint = sortedFingerprint(settings, agentFingerprint(agent));
   const result = (outcome: OnboardResult["outcome"], record: RepoRecord, changes: SettingChange[] = []): OnboardResult => ({
-    name, path, origin: redactedRemote(clone.origin), outcome, fingerprint, changes, record,
+    name, path, origin: redactedRemote(clone.origin), outcome, fingerprint, agent, base, changes, record,
   });
   const before = getRepoRecord(store, name);
-  if (!before) return result("onboarded", recordApproval(store, name, path, fingerprint));
+  if (!before) return result("onboarded", recordApproval(store, name, path, fingerprint, agent.commit));
   const changes = fingerprintChanges(before.fingerprint, fingerprint);
   if (before.state === "onboarded" && changes.length === 0) return result("unchanged", before);
-  if (options.reapprove) return result("reapproved", recordApproval(store, name, path, fingerprint), changes);
-  const waiting = recordChangedSettings(store, name, fingerprint);
-  throw new ReapprovalNeededError(name, pendingChanges(waiting), before.onboarded_at);
+  if (options.reapprove) return result("reapproved", recordApproval(store, name, path, fingerprint, agent.commit), changes);
+  const waiting = recordSeen(store, before, { name, path, base }, settings, agent);
+  throw new ReapprovalNeededError(name, waiting.changes, before.onboarded_at);
 }
 
 /** What a fingerprint check found: the state now, and what differs from the approval. */
 export interface FingerprintCheck {
   name: string;
   state: OnboardingState | "not_onboarded";
-  /** Settings that differ from the approved fingerprint (none while onboarded). */
+  /** Settings and agent files that differ from the approved fingerprint (none while onboarded). */
   changes: SettingChange[];
   /** True when this check is the one that saw a new difference (and audited it). */
   changedNow: boolean;
+  /** The base branch's commit whose agent files this check read; null when it did not read them. */
+  commit?: string | null;
 }
 
 /**
  * Reads the repository's settings again and compares them with what the owner approved;
- * a difference makes it `needs_reapproval` (audited, naming the settings). Poll and
- * dispatch call it before handing out work; a repository never onboarded is not read.
+ * a difference makes it `needs_reapproval` (audited, naming the settings). With
+ * `agentFiles` (the gate, before every start) it fetches the base branch and reads the agent
+ * files there too; a difference in them also raises an `agent_files_changed` anomaly. Poll
+ * and `repos` read the settings only: the agent files as last seen stand. A repository never
+ * onboarded is not read.
  * @example
- * const check = await checkFingerprint(store, github, { name, path: config.repos[name].path });
+ * const check = await checkFingerprint(store, github, { name, path: repo.path, base: repo.base_branch }, { agentFiles: true });
  * if (check.state !== "onboarded") continue; // nothing is dispatched to it
  */
-export async function checkFingerprint(store: Store, github: Pick<GitHubReader, "getRepository">, repo: RepoRef): Promise<FingerprintCheck> {
+export async function checkFingerprint(
+  store: Store,
+  github: Pick<GitHubReader, "getRepository">,
+  repo: RepoRef,
+  options: { agentFiles?: boolean } = {},
+): Promise<FingerprintCheck> {
   const before = getRepoRecord(store, repo.name);
   if (!before) return { name: repo.name, state: "not_onboarded", changes: [], changedNow: false };
-  const fingerprint = fingerprintOf(await github.getRepository(repo.name), repo.path);
-  const after = recordChangedSettings(store, repo.name, fingerprint);
-  return { name: repo.name, state: after.state, changes: pendingChanges(after), changedNow: JSON.stringify(after) !== JSON.stringify(before) };
+  const settings = fingerprintOf(await github.getRepository(repo.name), repo.path);
+  const agent = options.agentFiles ? await readBaseAgentFiles(repo) : undefined;
+  return recordSeen(store, before, repo, settings, agent);
+}
+
+/**
+ * Checks the agent files at the commit a new worktree is about to start from (after
+ * dispatch's own fetch, which may have brought a newer commit than the gate read): the same
+ * as approved, or the repository needs reapproval (audited, with the anomaly) and the start
+ * is refused with what to run.
+ */
+export async function vetAgentFiles(store: Store, repo: RepoRef, commit: string): Promise<void> {
+  const before = getRepoRecord(store, repo.name);
+  if (!before) throw new PreconditionError(`Repository "${repo.name}" is not onboarded; "robot-army onboard ${repo.name}"`);
+  const agent = await readAgentFiles(repo.path, commit);
+  const check = recordSeen(store, before, repo, settingsKeysOf(before.seen ?? before.fingerprint), agent);
+  if (check.state !== "onboarded") throw new PreconditionError(`Not started: ${describeReapproval(repo.name, check.changes, repo.base ?? "", commit)}`);
+}
+
+/**
+ * Why a repository that needs reapproval takes no work, and what to run: its agent files
+ * named with how to review them, or (settings only) the one wording status gives.
+ */
+export function describeReapproval(name: string, changes: readonly SettingChange[], base: string, commit?: string | null): string {
+  const approve = `"robot-army onboard ${name} --reapprove"`;
+  if (!agentFileChanges(changes).length) return `repository ${name} needs reapproval; ${approve}`;
+  const where = `origin/${base}${commit ? ` at ${commit}` : ""}`;
+  return `repository ${name} needs reapproval (${describeChanges(changes)}, on ${where}); review with "robot-army onboard ${name} --diff", then approve with ${approve}`;
+}
+
+/**
+ * The fingerprint onboarding would record now (the settings GitHub reports and the agent
+ * files on the freshly fetched base branch) and the commit they were read at.
+ * @example
+ * const { fingerprint, commit } = await currentFingerprint(github, { name, path, base: "main" });
+ * recordApproval(store, name, path, fingerprint, commit);
+ */
+export async function currentFingerprint(github: Pick<GitHubReader, "getRepository">, repo: RepoRef): Promise<{ fingerprint: Fingerprint; commit: string }> {
+  const settings = fingerprintOf(await github.getRepository(repo.name), repo.path);
+  const agent = await readBaseAgentFiles(repo);
+  return { fingerprint: sortedFingerprint(settings, agentFingerprint(agent)), commit: agent.commit };
 }
 
 /** Whether work may be dispatched to a repository: it is onboarded and its settings are as approved. */
 export function mayDispatch(store: Store, name: string): boolean {
   return getRepoRecord(store, name)?.state === "onboarded";
+}
+
+/**
+ * Fetches the base branch from origin (as dispatch does before it makes a worktree) and
+ * reads the agent files at the commit it names. A clone that cannot fetch or be read is
+ * `AgentFilesUnreadable`: unknown, so nothing starts.
+ */
+export async function readBaseAgentFiles(repo: RepoRef): Promise<AgentFiles> {
+  const base = repo.base;
+  if (!base) throw new TypeError(`The base branch of "${repo.name}" is needed to read its agent files`);
+  try {
+    return await readAgentFiles(repo.path, await fetchBase(repo.path, repo.name, base));
+  } catch (error) {
+    if (error instanceof FetchError || error instanceof AgentFilesUnreadable) {
+      throw new AgentFilesUnreadable(`The agent files of "${repo.name}" on origin/${base} could not be read: ${error.message}`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Records what was seen (the settings, and the agent files when they were read) and raises
+ * the anomaly when agent files differ. Agent files not read this time stand as last seen: a
+ * read of the settings alone neither raises nor clears them.
+ */
+function recordSeen(store: Store, before: RepoRecord, repo: RepoRef, settings: Fingerprint, agent: AgentFiles | undefined): FingerprintCheck {
+  const files = agent ? agentFingerprint(agent) : agentKeysOf(before.seen ?? before.fingerprint);
+  const after = recordChangedSettings(store, repo.name, sortedFingerprint(settings, files), agent?.commit ?? null);
+  const changes = pendingChanges(after);
+  const changedFiles = agentFileChanges(changes);
+  if (agent && changedFiles.length) {
+    raiseAnomaly(store, {
+      kind: "agent_files_changed", actionId: repo.name, repo: repo.name,
+      // The files there or there before (an approval made before agent files were read names the named ones absent as changed too).
+      files: changedFiles.filter((c) => c.to !== null || (c.from !== null && c.from !== undefined)).map((c) => c.setting.slice(AGENT_FILE_KEY.length)),
+      detail: `${describeReapproval(repo.name, changes, repo.base ?? "", agent.commit)}; nothing is dispatched to it until then`,
+    });
+  }
+  return {
+    name: repo.name, state: after.state, changes, changedNow: JSON.stringify(after) !== JSON.stringify(before),
+    ...(agent ? { commit: agent.commit } : {}),
+  };
 }
 
 function configuredPath(config: Config, name: string): string {

@@ -4,6 +4,7 @@
  * Every change of a row writes its audit record in the same transaction.
  */
 import { isoSeconds, now } from "../clock.ts";
+import { openAnomalyFor, retractAnomaly } from "../store/anomalies.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { fingerprintChanges } from "./fingerprint.ts";
@@ -21,11 +22,13 @@ export interface RepoRecord {
   fingerprint: Fingerprint;
   /** The differing fingerprint last seen, while the state is `needs_reapproval`. */
   seen: Fingerprint | null;
+  /** The base branch's commit whose agent files the owner approved; null when approved before they were read. */
+  agent_commit: string | null;
   onboarded_at: string;
   updated_at: string;
 }
 
-const COLUMNS = "name, path, state, fingerprint, seen, onboarded_at, updated_at";
+const COLUMNS = "name, path, state, fingerprint, seen, agent_commit, onboarded_at, updated_at";
 
 /** The row of one repository, or undefined when it was never onboarded. */
 export function getRepoRecord(store: Store, name: string): RepoRecord | undefined {
@@ -44,35 +47,40 @@ export function pendingChanges(record: RepoRecord): SettingChange[] {
 }
 
 /**
- * Records the owner's approval of `fingerprint`: a new row, or an approval again that
- * replaces the old fingerprint. Writes `repo.onboarded` or `repo.reapproved`.
+ * Records the owner's approval of `fingerprint` (with `agentCommit`, the base branch's commit
+ * its agent files were read from): a new row, or an approval again that replaces the old
+ * fingerprint. Writes `repo.onboarded` or `repo.reapproved`, and retracts the
+ * `agent_files_changed` anomaly the approval answers.
  */
-export function recordApproval(store: Store, name: string, path: string, fingerprint: Fingerprint): RepoRecord {
+export function recordApproval(store: Store, name: string, path: string, fingerprint: Fingerprint, agentCommit: string | null = null): RepoRecord {
   return store.transaction(() => {
     const at = isoSeconds(now());
     const before = getRepoRecord(store, name);
     if (!before) {
-      store.statement(`INSERT INTO repos (${COLUMNS}) VALUES (?, ?, 'onboarded', ?, NULL, ?, ?)`)
-        .run(name, path, JSON.stringify(fingerprint), at, at);
-      appendAudit(store, { kind: "repo.onboarded", repo: name, at, body: { path, fingerprint } });
+      store.statement(`INSERT INTO repos (${COLUMNS}) VALUES (?, ?, 'onboarded', ?, NULL, ?, ?, ?)`)
+        .run(name, path, JSON.stringify(fingerprint), agentCommit, at, at);
+      appendAudit(store, { kind: "repo.onboarded", repo: name, at, body: { path, agent_commit: agentCommit, fingerprint } });
     } else {
-      store.statement("UPDATE repos SET path = ?, state = 'onboarded', fingerprint = ?, seen = NULL, onboarded_at = ?, updated_at = ? WHERE name = ?")
-        .run(path, JSON.stringify(fingerprint), at, at, name);
+      store.statement("UPDATE repos SET path = ?, state = 'onboarded', fingerprint = ?, seen = NULL, agent_commit = ?, onboarded_at = ?, updated_at = ? WHERE name = ?")
+        .run(path, JSON.stringify(fingerprint), agentCommit, at, at, name);
       const changes = fingerprintChanges(before.fingerprint, fingerprint);
-      appendAudit(store, { kind: "repo.reapproved", repo: name, at, body: { path, was: before.state, changes, fingerprint } });
+      appendAudit(store, { kind: "repo.reapproved", repo: name, at, body: { path, was: before.state, changes, agent_commit: agentCommit, fingerprint } });
     }
+    const raised = openAnomalyFor(store, "agent_files_changed", name);
+    if (raised) retractAnomaly(store, raised.id);
     return getRepoRecord(store, name)!;
   });
 }
 
 /**
- * Records that GitHub now describes the repository differently from what was approved:
+ * Records that GitHub now describes the repository differently from what was approved
+ * (or that its agent files on the base branch differ, read at `commit`):
  * the state becomes `needs_reapproval` (written with `repo.needs_reapproval` naming the
  * changed settings). Seeing yet another fingerprint while waiting records it as well,
  * even the approved one come back: only the owner's `onboard --reapprove` ends the wait.
  * Seeing the same one again writes nothing. Returns the row as it now is.
  */
-export function recordChangedSettings(store: Store, name: string, seen: Fingerprint): RepoRecord {
+export function recordChangedSettings(store: Store, name: string, seen: Fingerprint, commit: string | null = null): RepoRecord {
   return store.transaction(() => {
     const before = getRepoRecord(store, name);
     if (!before) throw new TypeError(`Repository "${name}" is not onboarded: there is no approved fingerprint to differ from`);
@@ -81,7 +89,8 @@ export function recordChangedSettings(store: Store, name: string, seen: Fingerpr
     const at = isoSeconds(now());
     store.statement("UPDATE repos SET state = 'needs_reapproval', seen = ?, updated_at = ? WHERE name = ?").run(JSON.stringify(seen), at, name);
     const changes = fingerprintChanges(before.fingerprint, seen);
-    appendAudit(store, { kind: "repo.needs_reapproval", repo: name, at, body: { was: before.state, changes } });
+    // `commit`: the base branch's commit the agent files were read from, when they were.
+    appendAudit(store, { kind: "repo.needs_reapproval", repo: name, at, body: { was: before.state, changes, ...(commit ? { commit } : {}) } });
     return getRepoRecord(store, name)!;
   });
 }

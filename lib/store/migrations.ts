@@ -280,6 +280,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX cleanups_by_item ON cleanups (item, id);
     `,
   },
+  {
+    name: "the base-branch commit whose agent files the owner approved",
+    sql: `
+      -- lib/repos/agent-files.ts: "onboard --diff" shows what changed since this commit. Null on rows
+      -- approved before agent files were fingerprinted (their fingerprint has no agent_file: keys).
+      ALTER TABLE repos ADD COLUMN agent_commit TEXT;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

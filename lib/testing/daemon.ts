@@ -13,7 +13,7 @@ import { endSessions } from "./workers.ts";
 import { wireEffects } from "../effects.ts";
 import { git } from "./fixtures.ts";
 import type { ForgeTemplate, TestForge } from "./forge.ts";
-import { fingerprintOf } from "../repos/fingerprint.ts";
+import { currentFingerprint } from "../repos/onboard.ts";
 import { recordApproval } from "../repos/records.ts";
 import type { Store } from "../store/open.ts";
 import type { DaemonEvent } from "../daemon/events.ts";
@@ -53,7 +53,8 @@ export async function withDaemon(template: ForgeTemplate, fn: (d: DaemonTest) =>
       const config: Config = { ...base, worker: { ...base.worker, binary: worker[0], args: worker.slice(1), launcher: "process", ...options.worker } };
       const github = await connectGitHub(config, store, quickOptions());
       const path = config.repos["demo/widgets"].path;
-      recordApproval(store, "demo/widgets", path, fingerprintOf(await github.getRepository("demo/widgets"), path));
+      const approved = await currentFingerprint(github, { name: "demo/widgets", path, base: config.repos["demo/widgets"].base_branch });
+      recordApproval(store, "demo/widgets", path, approved.fingerprint, approved.commit);
       const events: DaemonEvent[] = [];
       const deps: TickDeps = {
         store, config, stateDir, sessionRoot, github, effects: wireEffects("live", { github: github.writer }), host: "testhost",

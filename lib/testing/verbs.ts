@@ -14,7 +14,7 @@ import { git } from "./fixtures.ts";
 import { forgeTemplate } from "./forge.ts";
 import type { TestForge } from "./forge.ts";
 import { pollRepository } from "../intake/poll.ts";
-import { fingerprintOf } from "../repos/fingerprint.ts";
+import { currentFingerprint } from "../repos/onboard.ts";
 import { recordApproval } from "../repos/records.ts";
 import { listRecords } from "../sessions/records.ts";
 import { stopSession } from "../sessions/stop.ts";
@@ -55,7 +55,8 @@ export async function withWorld(
       };
       const github = await connectGitHub(config, store, quickOptions());
       const path = config.repos["demo/widgets"].path;
-      recordApproval(store, "demo/widgets", path, fingerprintOf(await github.getRepository("demo/widgets"), path));
+      const approved = await currentFingerprint(github, { name: "demo/widgets", path, base: config.repos["demo/widgets"].base_branch });
+      recordApproval(store, "demo/widgets", path, approved.fingerprint, approved.commit);
       const effects = wireEffects("live", { github: github.writer });
       await pollRepository({ store, reader: github, effects, rules: { author: "owner", label: "robot-army" }, host: "testhost", paths: { "demo/widgets": path } }, "demo/widgets");
       const deps: DispatchDeps = {

@@ -85,6 +85,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-posted-comment-cut-short": () => import("./forge-with-posted-comment-cut-short.ts"),
   "forge-with-wrong-origin": () => import("./forge-with-wrong-origin.ts"),
   "forge-with-changed-settings": () => import("./forge-with-changed-settings.ts"),
+  "forge-with-changed-agent-files": () => import("./forge-with-changed-agent-files.ts"),
   "forge-with-stopped-worker-changed-settings": () => import("./forge-with-stopped-worker-changed-settings.ts"),
   "forge-issue-closed": () => import("./forge-issue-closed.ts"),
   "forge-label-removed": () => import("./forge-label-removed.ts"),
