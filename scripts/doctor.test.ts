@@ -12,6 +12,7 @@ import { DEMO_WORKER_SCRIPT } from "../lib/boundaries/launchers/demo-worker.ts";
 import { runCommand } from "../lib/boundaries/launchers/session-run.ts";
 import { acknowledgeAnomaly, raiseAnomaly } from "../lib/store/anomalies.ts";
 import { withStore } from "../lib/store/open.ts";
+import { recordClaudeTrust } from "../lib/dispatch/agent-trust.ts";
 import { run } from "./doctor.ts";
 import type { DoctorDeps } from "./doctor.ts";
 
@@ -61,7 +62,7 @@ test("against the forge with a private token file, every check passes", () =>
     assert.is(line(text, "author"), "ok    author     issues opened by owner are taken");
     assert.is(line(text, "anomalies"), "ok    anomalies  none open");
     assert.is(line(text, "channels"), "ok    channels   none configured: nothing is sent ([health] webhook_url, [pushover] token_file and user_key_file)");
-    assert.match(text, /\nall 10 checks passed\n$/);
+    assert.match(text, /\nall 12 checks passed\n$/);
     assert.not.ok(existsSync(join(t.tmp, "state")), "doctor creates no state dir");
   }));
 
@@ -72,7 +73,7 @@ test("a token file others can read fails its check (exit 4), says how to fix it,
     const { text, error } = await doctor(t);
     assert.instance(error, CheckFailedError);
     assert.is(error!.exitCode, 4);
-    assert.is(error!.message, "1 of 10 checks failed: token");
+    assert.is(error!.message, "1 of 12 checks failed: token");
     assert.is(line(text, "token"), `FAIL  token      Token file "${token}" has mode 0644; it must be 0600 (chmod 600 "${token}")`);
     assert.is(line(text, "github"), "skip  github     needs a usable token");
     assert.not.match(text, "checks passed");
@@ -85,7 +86,7 @@ test("--json gives every check and whether all passed", () =>
     const json = JSON.parse(text);
     assert.is(json.ok, false);
     assert.equal(json.checks.map((c: { check: string; status: string }) => `${c.check}=${c.status}`),
-      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "github=skip", "author=ok", "anomalies=ok", "channels=ok"]);
+      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "github=skip", "author=ok", "trust=ok", "workers=ok", "anomalies=ok", "channels=ok"]);
   }));
 
 test("a config that does not load fails and the checks that need it are skipped", () =>
@@ -93,7 +94,7 @@ test("a config that does not load fails and the checks that need it are skipped"
     const file = join(t.tmp, "broken.toml");
     writeFileSync(file, "[daemon]\ntick_seconds = \"soon\"\n");
     const { text, error } = await doctor(t, { config: file });
-    assert.is(error!.message, "1 of 10 checks failed: config");
+    assert.is(error!.message, "1 of 12 checks failed: config");
     assert.match(line(text, "config"), /^FAIL  config     Cannot read config ".*broken.toml": key "daemon.tick_seconds" must be a number \(line 2\); fix the file/);
     for (const check of ["token", "worker", "github", "author"]) assert.match(line(text, check), /^skip  .*needs the config$/);
   }));
@@ -104,7 +105,7 @@ test("a missing author, a token nobody accepts and a missing tmux each fail with
     writeFileSync(bad, "ghp_not_a_token_the_forge_knows_1234\n", { mode: 0o600 });
     const config = writeConfig(t, [], [`token_file = ${JSON.stringify(bad)}`]);
     const { text, error } = await doctor(t, { config, deps: { tmuxVersion: async () => undefined } });
-    assert.is(error!.message, "3 of 10 checks failed: tmux, github, author");
+    assert.is(error!.message, "3 of 12 checks failed: tmux, github, author");
     assert.is(line(text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] launcher = "process"');
     assert.match(line(text, "github"), new RegExp(`^FAIL  github     ${t.forge.url.replaceAll(".", "\\.")}: GitHub answered 401 .*Bad credentials; check github.api_base, the network and the token$`));
     assert.is(line(text, "author"), 'FAIL  author     github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
@@ -118,7 +119,7 @@ test("tmux is not needed by the process launcher; no token at all fails; an exis
     assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.launcher is process");
     assert.match(line(text, "token"), /^FAIL  token      no token: set github.token_file/);
     assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (writable)`);
-    assert.is(error!.message, "1 of 10 checks failed: token");
+    assert.is(error!.message, "1 of 12 checks failed: token");
   }));
 
 test("a state dir others can read fails its check, with the chmod that fixes it", () =>
@@ -141,7 +142,7 @@ test("a worker program that cannot be found fails its check, looked up on the PA
     writeFileSync(join(bin, "agent"), "#!/bin/sh\n", { mode: 0o755 });
     const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}`, TMUX_TMPDIR: t.tmp };
     const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "no-such-agent"']), deps: { env } });
-    assert.is(headless.error!.message, "1 of 10 checks failed: worker");
+    assert.is(headless.error!.message, "1 of 12 checks failed: worker");
     assert.is(line(headless.text, "worker"), 'FAIL  worker     the worker program "no-such-agent" is not on the PATH (worker.binary): install it there, or set [worker] binary to its absolute path');
     const codex = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "agent"))}`, 'profile = "codex"']);
     assert.is(line((await doctor(t, { config: codex, deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}; ${noRegistryLine("codex")}`);
@@ -171,7 +172,7 @@ test("an interactive agent under the process launcher fails the worker check wit
     const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}` };
     for (const [binary, profile, agent] of [["claude", "claude", "Claude Code"], ["claude", "codex", "Codex"]]) {
       const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', `binary = "${binary}"`, `profile = "${profile}"`]), deps: { env } });
-      assert.is(headless.error!.message, "1 of 10 checks failed: worker");
+      assert.is(headless.error!.message, "1 of 12 checks failed: worker");
       assert.is(line(headless.text, "worker"), `FAIL  worker     worker profile ${profile} (${agent}) is an interactive agent and needs a terminal, which the process launcher does not give it (it would answer one turn and exit): set [worker] launcher = "tmux" (or "kitty")`);
     }
     // The profile a binary implies counts as one set by hand.
@@ -206,7 +207,7 @@ test("an open anomaly is a finding, with the command that lists it; once acknowl
       raiseAnomaly(store, { kind: "spool_damaged", actionId: "a-2", detail: "a file set aside" });
     });
     const { text, error } = await doctor(t);
-    assert.is(error!.message, "1 of 10 checks failed: anomalies");
+    assert.is(error!.message, "1 of 12 checks failed: anomalies");
     assert.is(line(text, "anomalies"), 'FAIL  anomalies  2 open (effect_unfinished, spool_damaged): "robot-army anomalies" says what to check, "robot-army anomalies ack <id>" once you have looked');
     await withStore(state, (store) => [1, 2].forEach((id) => acknowledgeAnomaly(store, id)));
     assert.is((await doctor(t)).error, undefined);
@@ -236,6 +237,27 @@ test("the channels check names each configured channel (the webhook by its host)
     const fromFile = await doctor(t, { config: writeConfig(t, ["[health]", `webhook_url_file = ${JSON.stringify(url)}`]) });
     assert.match(line(fromFile.text, "channels"), `ok    channels   webhook (its URL in ${url}); told of `);
     assert.not.match(fromFile.text, "abcSecretPath");
+  }));
+
+test("with Claude Code as the worker, doctor says whether Claude Code trusts each clone, and how to record the owner's yes", () =>
+  template.use(async (t) => {
+    const bin = join(t.tmp, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "claude"), "#!/bin/sh\n", { mode: 0o755 });
+    const clone = join(t.tmp, "widgets");
+    mkdirSync(clone);
+    const home = join(t.tmp, "home");
+    mkdirSync(home);
+    const env = { HOME: home, RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}`, TMUX_TMPDIR: t.tmp };
+    const config = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "claude"))}`, "", '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`]);
+    const before = await doctor(t, { config, deps: { env } });
+    assert.is(before.error!.message, "1 of 12 checks failed: trust");
+    assert.is(line(before.text, "trust"), `FAIL  trust      Claude Code has not been told to trust ${clone} (demo/widgets): every worker there stops at "Is this a project you trust?" before any hook runs, until you attach and answer; "robot-army trust demo/widgets" records your yes in ${join(home, ".claude.json")}`);
+    recordClaudeTrust(join(home, ".claude.json"), clone);
+    const after = await doctor(t, { config, deps: { env } });
+    assert.is(after.error, undefined);
+    assert.is(line(after.text, "trust"), `ok    trust      Claude Code trusts the clone of demo/widgets (${join(home, ".claude.json")}): their worktrees open without the folder-trust question`);
+    assert.is(line(after.text, "workers"), "ok    workers    none waiting before its first hook");
   }));
 
 test.run();

@@ -7,6 +7,7 @@
  * It changes nothing: no state dir or database is created, and GitHub is only read.
  */
 import { accessSync, constants, existsSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
@@ -19,6 +20,9 @@ import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
 import { INTERACTIVE_PROFILES, launcherMisfit } from "../lib/dispatch/launcher-fit.ts";
 import { noRegistryLine } from "../lib/dispatch/profiles.ts";
+import { claudeConfigFile, claudeTrusts, describeTrust } from "../lib/dispatch/agent-trust.ts";
+import { describeSilent, silentWorkers } from "../lib/work-items/silent-workers.ts";
+import { sessionRoot } from "../lib/sessions/records.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import { CheckFailedError } from "../lib/errors.ts";
@@ -41,6 +45,13 @@ check it depends on failed or the answer cannot be told from here.
   state dir  the state dir is writable (or can be created) and nobody else can read it
   github     github.api_base answers to the token, and says whose it is
   author     github.author is set: without it no issue is ever taken
+  trust      with Claude Code as the worker: whether Claude Code has been told to trust
+             each repository's clone (its answer holds for every worktree of it); not
+             trusted, every worker stops at "Is this a project you trust?" before any hook
+             runs, until you attach and answer: "robot-army trust owner/name" records your yes
+  workers    no worker is waiting before its first hook: its agent has not reported
+             starting 90 s after its start (the trust question, a login), with what its
+             pane shows and the attach command
   anomalies  no anomaly is open (an effect a crash cut short, a damaged spool file):
              "robot-army anomalies" lists them, "anomalies ack <id>" acknowledges one
   channels   which notification channels are configured ([health] webhook_url,
@@ -130,6 +141,10 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   if (!config) add("author", "skip", "needs the config");
   else if (config.github.author) add("author", "ok", `issues opened by ${config.github.author} are taken`);
   else add("author", "FAIL", 'github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
+  if (config) add("trust", ...checkTrust(config, deps.env));
+  else add("trust", "skip", "needs the config");
+  if (config) add("workers", ...(await checkSilentWorkers(config, deps.env)));
+  else add("workers", "skip", "needs the config");
   add("anomalies", ...(await checkAnomalies(stateDirPath(deps.env))));
   if (config) add("channels", "ok", describeChannels(config));
   else add("channels", "skip", "needs the config");
@@ -215,6 +230,39 @@ function describeChannels(config: Config): string {
   if (channels.length === 0) return "none configured: nothing is sent ([health] webhook_url, [pushover] token_file and user_key_file)";
   const events = config.notifications.events.length ? config.notifications.events.join(", ") : "no events (only health --notify alerts)";
   return `${channels.join(", ")}; told of ${events}`;
+}
+
+/**
+ * Claude Code's folder trust for each repository's clone: every worker starts in a new
+ * worktree, which Claude Code trusts only when its clone is trusted, and one that is not
+ * stops at the question before any hook, where robot-army cannot see it.
+ */
+function checkTrust(config: Config, env: DoctorDeps["env"]): [CheckResult["status"], string] {
+  if (config.worker.profile !== "claude") return ["ok", `not needed: worker profile ${config.worker.profile}`];
+  const repos = Object.entries(config.repos);
+  if (repos.length === 0) return ["ok", "no repository configured"];
+  let file: string;
+  try {
+    file = claudeConfigFile(env);
+  } catch (error) {
+    return ["skip", message(error)];
+  }
+  const answers = repos.map(([repo, { path }]) => ({ repo, path, answer: claudeTrusts(file, path) }));
+  const open = answers.filter((a) => a.answer.trusted !== true);
+  if (open.length === 0) return ["ok", `Claude Code trusts the clone of ${answers.map((a) => a.repo).join(", ")} (${file}): their worktrees open without the folder-trust question`];
+  return ["FAIL", open.map((a) => describeTrust(a.repo, a.path, a.answer, file)).join("; ")];
+}
+
+/** Workers whose agent has not reported starting: the owner must look (lib/work-items/silent-workers.ts). */
+async function checkSilentWorkers(config: Config, env: DoctorDeps["env"]): Promise<[CheckResult["status"], string]> {
+  try {
+    const silent = await withExistingStore(stateDirPath(env), async (store) =>
+      store ? await silentWorkers({ store, config, host: hostname(), sessionRoot: sessionRoot(env) }) : []);
+    if (silent.length === 0) return ["ok", "none waiting before its first hook"];
+    return ["FAIL", silent.map(describeSilent).join("; ")];
+  } catch (error) {
+    return ["FAIL", `the store cannot be read: ${message(error)}`];
+  }
 }
 
 /** Open anomalies are a finding: something the owner has not yet looked at. */

@@ -28,6 +28,7 @@ import { settleClaims } from "./settle-claims.ts";
 import { settleSessions } from "./settle.ts";
 import { sweepUnfinished } from "./unfinished.ts";
 import { retireIdleWorkers } from "../ending/retire.ts";
+import { reportSilentWorkers } from "../work-items/silent-workers.ts";
 import { followNeedsInfo } from "../work-items/needs-info.ts";
 import { cleanupPass } from "../cleanup/pass.ts";
 import { reportDiskAnomalies } from "../cleanup/disk-anomalies.ts";
@@ -61,6 +62,8 @@ export interface TickResult {
   settled: { lost: number; ended: number; unknown: number; cut_short: number };
   /** Active items whose workers now wait for their owner (`needs_info`), and needs_info items whose workers are at work again. */
   needs_info: { asked: number; answered: number };
+  /** The `worker_silent` anomalies raised (a worker's agent not reporting its start in time) and closed (it reported, or its session ended). */
+  silent: { raised: number; retracted: number };
   /** Effects a crash cut short: given an outcome from evidence, newly reported as anomalies, waited for. */
   unfinished: { settled: number; reported: number; waiting: number };
   /** The pull requests of active and recently done items: requests sent (304s among them), rows written, repositories that failed. */
@@ -92,7 +95,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   // Before any step: what this tick does is told, by its own notification step or, if it is stopped first, the next tick's.
   openNotificationCursor(deps, passStartedAfter);
   const result: TickResult = {
-    tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 },
+    tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 }, silent: { raised: 0, retracted: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
     tabs: { closed: 0, unknown: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
@@ -142,6 +145,12 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const followed = await followNeedsInfo({ store: deps.store, config: deps.config, host: deps.host });
     result.needs_info = { asked: followed.asked, answered: followed.answered };
     followed.events.forEach(deps.report);
+  });
+  // A worker whose agent never reported starting (Claude Code at its folder-trust question, a login) is the owner's to look at.
+  await step("silent workers", async () => {
+    const silent = await reportSilentWorkers({ store: deps.store, config: deps.config, host: deps.host, sessionRoot: deps.sessionRoot });
+    result.silent = { raised: silent.raised, retracted: silent.retracted };
+    silent.events.forEach(deps.report);
   });
   await step("pull requests", () => pullRequests(deps, result));
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));

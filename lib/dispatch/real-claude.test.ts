@@ -26,6 +26,10 @@ import { readRecord } from "../sessions/records.ts";
 import { relaunchItem } from "./verbs/relaunch.ts";
 import { pause } from "./controls.ts";
 import { recordClaudeTrust } from "./agent-trust.ts";
+import { listAnomalies } from "../store/anomalies.ts";
+import { FIRST_HOOK_SECONDS } from "../work-items/silent-workers.ts";
+import { statusReport } from "../reports/status.ts";
+import { atTimeAsync } from "../testing/items.ts";
 import { ANSWERED_WAITING_REASON } from "../work-items/needs-info.ts";
 
 const template = forgeTemplate();
@@ -57,6 +61,8 @@ interface ClaudeWorld extends DaemonTest {
   pane(): Promise<string>;
   /** Types a line into the newest worker's pane, as its owner attached would. */
   type(line: string): Promise<void>;
+  /** Presses keys in the newest worker's pane (tmux key names: Down, Enter). */
+  press(...keys: string[]): Promise<void>;
 }
 
 /** A forge, the daemon's deps with Claude Code as the tmux worker, and the stand-in API; the tmux server is ended afterwards. */
@@ -79,7 +85,11 @@ async function withClaude(script: ModelScript, fn: (w: ClaudeWorld) => Promise<v
         await runCommand(["tmux", "-L", socket, "send-keys", "-t", windows.at(-1)!, "-l", line], process.env);
         await runCommand(["tmux", "-L", socket, "send-keys", "-t", windows.at(-1)!, "Enter"], process.env);
       };
-      await fn({ ...d, api, home, socket, pane, type });
+      const press = async (...keys: string[]) => {
+        const windows = (await runCommand(["tmux", "-L", socket, "list-windows", "-t", "workers", "-F", "#{window_id}"], process.env)).stdout.trim().split("\n");
+        for (const key of keys) await runCommand(["tmux", "-L", socket, "send-keys", "-t", windows.at(-1)!, key], process.env);
+      };
+      await fn({ ...d, api, home, socket, pane, type, press });
     }, [claudeCodeBinary()], { worker: { profile: "claude", launcher: "tmux", tmux_socket: socket, tmux_session: "workers" }, env });
   } finally {
     await runCommand(["tmux", "-L", socket, "kill-server"], process.env);
@@ -209,6 +219,33 @@ test("a real permission prompt makes the item needs_info in the hook's own words
   } finally {
     removeTempDir(join(outside, ".."));
   }
+});
+
+test("a worker at Claude Code's folder-trust question is never invisible: past the bound it needs its owner, with the pane's hint, and once answered its hooks run", async () => {
+  await withClaude(obedientWorker(), async (w) => {
+    await runTick(w.deps, initialState());
+    const session = await waitWorker(w, "item 1's worker", () => sessionOf(w, 1));
+    await waitWorker(w, "the trust question in the worker's pane", async () => /Yes, I trust this folder/.test(await w.pane()));
+    assert.equal(listAnomalies(w.store, { open: true, kind: "worker_silent" }), [], "not before the bound: a worker may take a moment to start");
+    const later = new Date(Date.parse(session.started_at) + (FIRST_HOOK_SECONDS + 30) * 1000).toISOString();
+    await atTimeAsync(later, () => runTick(w.deps, initialState()));
+    const [silent] = listAnomalies(w.store, { open: true, kind: "worker_silent" });
+    assert.ok(silent, "a worker_silent anomaly is open");
+    assert.equal([silent.item, silent.action_id], [1, session.id]);
+    assert.match(silent.detail, "is waiting before its first hook");
+    assert.match(silent.detail, `its pane shows Claude Code's folder-trust question: attach and answer it, or record your yes for every worker of the repository with "robot-army trust demo/widgets"`);
+    assert.match(silent.detail, '"robot-army attach 1" to look');
+    assert.ok(statusReport(w.store, w.config, false, w.deps.stateDir).anomalies.some((a) => a.id === silent.id), "status lists it among what needs the owner");
+    assert.is(await episodeStatus(session), `unknown (no open episode "${session.episode_key}" in ${session.worktree})`, "unknown, never idle");
+
+    // The owner attaches and trusts the folder: Claude Code starts, its hooks report, and the anomaly is withdrawn.
+    await w.press("Down");
+    await waitWorker(w, "the answer chosen", async () => /❯ Yes, I trust this folder/.test(await w.pane()));
+    await w.press("Enter");
+    await waitWorker(w, "the worker's first hooks", async () => (await readRegistry(session, "claude")).known);
+    await atTimeAsync(later, () => runTick(w.deps, initialState()));
+    assert.equal(listAnomalies(w.store, { open: true, kind: "worker_silent" }), []);
+  }, { trustClone: false });
 });
 
 test.run();
