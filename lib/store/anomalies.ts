@@ -27,11 +27,13 @@ import type { Store } from "./open.ts";
 /**
  * The kinds of anomaly raised today; `orphan_worktree` (a directory in the worktree root no
  * item claims) and `prunable_worktree` (a finished item's worktree deleted by hand) are
- * about disk, each with its path as action id (lib/cleanup/disk-anomalies.ts); `worker_silent`
- * (a worker whose agent has not reported starting in time) has the session's id as action id
- * (lib/work-items/silent-workers.ts).
+ * about disk, each with its path as action id (lib/cleanup/disk-anomalies.ts);
+ * `agent_files_changed` (a repository's agent files on its base branch differ from what the
+ * owner approved, so nothing is dispatched to it) has the repository as action id, and names
+ * the files (lib/repos/onboard.ts); `worker_silent` (a worker whose agent has not reported
+ * starting in time) has the session's id as action id (lib/work-items/silent-workers.ts).
  */
-export type AnomalyKind = "effect_unfinished" | "spool_damaged" | "orphan_session" | "orphan_worktree" | "prunable_worktree" | "worker_silent";
+export type AnomalyKind = "effect_unfinished" | "spool_damaged" | "orphan_session" | "orphan_worktree" | "prunable_worktree" | "agent_files_changed" | "worker_silent";
 
 /** How the pass resolved an anomaly: its condition no longer holds, or its worker died. */
 export type Resolution = "retracted" | "gone";
@@ -60,6 +62,8 @@ export interface NewAnomaly {
   item?: number;
   /** One line for the owner: what was found and what to check. */
   detail: string;
+  /** The files it is about (repository paths), which its notification names. */
+  files?: string[];
 }
 
 const COLUMNS = "id, kind, action_id, repo, item, detail, raised_at, acknowledged_at, resolved_at, resolution";
@@ -81,7 +85,7 @@ export function raiseAnomaly(store: Store, anomaly: NewAnomaly): { anomaly: Anom
     const raised = fromRow(row);
     appendAudit(store, {
       kind: "anomaly.raised", repo: anomaly.repo, item: anomaly.item,
-      body: { anomaly: raised.id, kind: anomaly.kind, action_id: anomaly.actionId ?? null, detail: anomaly.detail },
+      body: { anomaly: raised.id, kind: anomaly.kind, action_id: anomaly.actionId ?? null, detail: anomaly.detail, ...(anomaly.files ? { files: anomaly.files } : {}) },
     });
     return { anomaly: raised, raised: true };
   });
