@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
+import type { EffectLevel } from "../lib/config.ts";
 import { composePrompt, writePromptFile } from "../lib/dispatch/prompt.ts";
 import { git, signalChild } from "../lib/testing/fixtures.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
@@ -19,8 +20,8 @@ test.after(() => template.remove());
 const BRANCH = "robot-army/issue-1-add-a-verbose-flag-to-the-widget-builder";
 const KEY = "item-12";
 
-/** A clone of the forge's repository on the item's branch, and its prompt file. */
-function prepare(t: TestForge): { clone: string; env: Record<string, string> } {
+/** A clone of the forge's repository on the item's branch, and its prompt file as dispatch writes it at `level`. */
+function prepare(t: TestForge, level: EffectLevel = "live"): { clone: string; env: Record<string, string> } {
   const clone = join(t.tmp, "clone");
   git(t.tmp, "clone", "--quiet", t.seeded.repository.clone_url, clone);
   git(clone, "config", "user.name", "Robot Army Test");
@@ -29,6 +30,7 @@ function prepare(t: TestForge): { clone: string; env: Record<string, string> } {
   const promptFile = writePromptFile(join(t.tmp, "session"), composePrompt({
     item: 12, repo: "demo/widgets", issue: 1, title: "Add a --verbose flag to the widget builder",
     body: "Seeded work.", branch: BRANCH, worktree: clone, episodeKey: KEY, words: { editedBy: [], held: null },
+    level, instructions: { base: "main", commit: git(clone, "rev-parse", "HEAD"), files: [] },
   }));
   return {
     clone,
@@ -179,6 +181,32 @@ test("the wrong branch checked out is refused before anything is committed", () 
     assert.is(worker.output().stderr, `demo worker: HEAD is on branch "main", not "${BRANCH}" as the prompt says; nothing was committed\n`);
     assert.is(git(clone, "rev-list", "--count", "origin/main..HEAD"), "0");
     assert.is(record(clone).outcome, "failed");
+  }));
+
+test("a prompt below live asks for commits only, and the demo worker follows it: no push, no pull request, its episode done", () =>
+  template.use(async (t) => {
+    const { clone, env } = prepare(t, "no-remote");
+    // Nothing remote is needed when the prompt asks for no remote writes.
+    const worker = startWorker(clone, { ...env, RA_GITHUB_API: "", RA_GITHUB_TOKEN_FILE: "" }, "--once");
+    assert.is(await worker.exited, 0, worker.output().stderr);
+    const { stdout, stderr } = worker.output();
+    assert.is(stderr, "");
+    assert.equal(stdout.trimEnd().split("\n").map((line) => line.replace(/[0-9a-f]{7,}/, "SHA")), [
+      `demo worker for work item 12: demo/widgets#1 on ${BRANCH}`,
+      `episode started (key ${KEY})`,
+      "busy",
+      "wrote notes/issue-1.md",
+      `committed SHA on ${BRANCH}`,
+      `a rehearsal with no remote writes: ${BRANCH} is not pushed and no pull request is opened`,
+      "idle",
+      "episode ended (outcome done)",
+      `committed the episode's record on ${BRANCH}`,
+    ]);
+    assert.is(git(clone, "status", "--porcelain", "--untracked-files=all"), "", "the worktree is left clean");
+    assert.match(git(clone, "show", "HEAD~1:notes/issue-1.md"), "in a rehearsal with no remote\nwrites (nothing pushed, no pull request).");
+    assert.is(git(t.seeded.repository.clone_url, "branch", "--list", BRANCH), "", "the branch never reached the forge");
+    assert.is((await t.owner.rest.pulls.list({ owner: "demo", repo: "widgets", state: "all" })).data.length, 0);
+    assert.is(record(clone).outcome, "done");
   }));
 
 test("missing settings are one line on stderr and exit 1, before any episode is opened", () =>

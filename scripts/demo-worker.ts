@@ -1,9 +1,11 @@
 /**
  * The demo worker: a scripted stand-in for a coding agent, for rehearsals and tests.
  * Started in a worktree with its prompt file in `$RA_PROMPT_FILE`, it does what an agent
- * is asked to: opens an episode, goes busy, writes and commits a note, pushes its branch,
- * opens a pull request that closes the issue, notes each step in the ledger, goes idle
- * and waits at its prompt until SIGTERM or SIGINT, then ends its episode.
+ * is asked to: opens an episode, goes busy, writes and commits a note, then delivers as
+ * its prompt's `Delivery:` line says (at `live`: pushes its branch and opens a pull request
+ * that closes the issue; below it, a rehearsal with no remote writes: nothing more), notes
+ * each step in the ledger, goes idle and waits at its prompt until SIGTERM or SIGINT, then
+ * ends its episode.
  *
  * Every git and robot-army call goes through dax, each argument escaped by dax.
  */
@@ -19,21 +21,26 @@ import { isoSeconds, now } from "../lib/clock.ts";
 
 export const command: CommandDef = {
   name: "demo-worker",
-  summary: "A scripted stand-in for a coding agent: note, commit, push, pull request, then wait",
+  summary: "A scripted stand-in for a coding agent: note, commit, push and pull request when asked, then wait",
   usage: "demo-worker [--once]",
   description: `\
 Run in a worktree with RA_PROMPT_FILE naming its prompt file (the work item, issue,
-branch and episode key are read from the prompt). It opens an episode, goes busy, writes
-notes/issue-<n>.md, commits it on the current branch, pushes it (git push -u origin
-HEAD), opens a pull request whose body says "Closes #<n>", notes each step in the ledger,
-goes idle and waits at its prompt until SIGTERM or SIGINT. Then it ends its episode:
-outcome done if the pull request was opened, else interrupted; a done episode's record
-(.ai/repo/sessions/) is committed and pushed, so the worktree is left clean. A failure is
-one line on stderr, the episode ended as failed, and exit 1.
+branch, episode key and delivery are read from the prompt). It opens an episode, goes
+busy, writes notes/issue-<n>.md and commits it on the current branch. When the prompt asks
+for a pull request (effect level live) it pushes the branch (git push -u origin HEAD) and
+opens a pull request whose body says "Closes #<n>"; when it asks for commits only (a
+rehearsal with no remote writes, below live) it pushes nothing and opens nothing. It notes
+each step in the ledger, goes idle and waits at its prompt until SIGTERM or SIGINT. Then
+it ends its episode: outcome done once it delivered (the pull request opened, or the note
+committed when only commits were asked for), else interrupted; a done episode's record
+(.ai/repo/sessions/) is committed (and pushed when the prompt asks for pushes), so the
+worktree is left clean. A failure is one line on stderr, the episode ended as failed, and
+exit 1.
 
 Environment: RA_PROMPT_FILE (required), RA_GITHUB_API (the API base, e.g. the sandbox
-forge's URL), RA_GITHUB_TOKEN_FILE (a 0600 file holding the token), RA_REPO (owner/name;
-default: the prompt's), RA_BASE_BRANCH (default: origin's HEAD).
+forge's URL) and RA_GITHUB_TOKEN_FILE (a 0600 file holding the token), both required only
+when the prompt asks for a pull request, RA_REPO (owner/name; default: the prompt's),
+RA_BASE_BRANCH (default: origin's HEAD).
 `,
   options: { once: { type: "boolean", description: "End the episode and exit after going idle, instead of waiting" } },
 };
@@ -42,8 +49,8 @@ default: the prompt's), RA_BASE_BRANCH (default: origin's HEAD).
 export interface DemoSetup {
   header: PromptHeader;
   repo: string;
-  apiBase: string;
-  token: string;
+  /** Where and as whom the pull request is opened; null when the prompt asks for commits only. */
+  github: { apiBase: string; token: string } | null;
   baseBranch: string | undefined;
 }
 
@@ -101,7 +108,7 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
   out(`episode started (key ${key})`);
   const note = (text: string, data: Record<string, unknown> = {}) =>
     robotArmy(cwd, ["ledger", "append", "note", "--key", key, "--data", JSON.stringify({ text, ...data })]);
-  let pullRequest: number | undefined;
+  let delivered = false;
   try {
     const steps: Array<() => Promise<[string, Record<string, unknown>?]>> = [
       async () => {
@@ -110,15 +117,22 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
       },
       async () => [`wrote ${writeNote(cwd, setup)}`],
       () => commit(cwd, setup),
-      async () => {
-        await sh(cwd, ["git", "push", "--quiet", "-u", "origin", "HEAD"]);
-        return [`pushed ${header.branch} to origin`];
-      },
-      async () => {
-        const pr = await openPullRequest(cwd, setup);
-        pullRequest = pr.number;
-        return [`${pr.existed ? "found open" : "opened"} pull request #${pr.number}: ${pr.url}`, { pull_request: pr.number, url: pr.url }];
-      },
+      ...(setup.github === null ? [
+        async (): Promise<[string]> => {
+          delivered = true;
+          return [`a rehearsal with no remote writes: ${header.branch} is not pushed and no pull request is opened`];
+        },
+      ] : [
+        async (): Promise<[string]> => {
+          await sh(cwd, ["git", "push", "--quiet", "-u", "origin", "HEAD"]);
+          return [`pushed ${header.branch} to origin`];
+        },
+        async (): Promise<[string, Record<string, unknown>]> => {
+          const pr = await openPullRequest(cwd, setup, setup.github!);
+          delivered = true;
+          return [`${pr.existed ? "found open" : "opened"} pull request #${pr.number}: ${pr.url}`, { pull_request: pr.number, url: pr.url }];
+        },
+      ]),
     ];
     for (const step of steps) {
       if (stop.aborted) break;
@@ -141,7 +155,7 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
     return 1;
   }
   if (stop.aborted) out(`stopping (${stop.reason})`);
-  const outcome = pullRequest === undefined ? "interrupted" : "done";
+  const outcome = delivered ? "done" : "interrupted";
   if (!(await endEpisode(cwd, key, outcome, deps))) return 1;
   // The episode's record is meant to be committed, as a tidy agent commits its journal: the worktree is left clean.
   if (outcome === "done") {
@@ -156,8 +170,8 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
   return 0;
 }
 
-/** Commits the journal's records (`.ai/repo/sessions/`) and pushes them; undefined when there were none to commit. */
-async function commitRecords(cwd: string, { header }: DemoSetup): Promise<string | undefined> {
+/** Commits the journal's records (`.ai/repo/sessions/`), and pushes them when the prompt asks for pushes; undefined when there were none to commit. */
+async function commitRecords(cwd: string, { header, github }: DemoSetup): Promise<string | undefined> {
   const dir = ".ai/repo/sessions";
   await sh(cwd, ["git", "add", "--", dir], { answer: true });
   const staged = await sh(cwd, ["git", "diff", "--cached", "--quiet", "--", dir], { answer: true });
@@ -166,11 +180,12 @@ async function commitRecords(cwd: string, { header }: DemoSetup): Promise<string
   await sh(cwd, ["git", ...(await identity(cwd)), "commit", "--quiet", "-m", `Record the episode of issue #${header.issue}`, "--", dir], {
     env: { GIT_AUTHOR_DATE: at, GIT_COMMITTER_DATE: at },
   });
+  if (github === null) return `committed the episode's record on ${header.branch}`;
   await sh(cwd, ["git", "push", "--quiet", "origin", `HEAD:refs/heads/${header.branch}`]);
   return `committed and pushed the episode's record on ${header.branch}`;
 }
 
-/** Reads the prompt file and the settings; anything missing is an Error naming it. */
+/** Reads the prompt file and the settings it needs; anything missing is an Error naming it. */
 export function readSetup(env: Record<string, string | undefined>): DemoSetup {
   const file = env.RA_PROMPT_FILE;
   if (!file) throw new Error("RA_PROMPT_FILE is not set; it names the file holding the worker's prompt");
@@ -181,25 +196,35 @@ export function readSetup(env: Record<string, string | undefined>): DemoSetup {
     throw new Error(`Cannot read the prompt file "${file}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
   const header = promptHeader(text);
+  const repo = env.RA_REPO || header.repo;
+  if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new Error(`RA_REPO "${repo}" is not of the form owner/name`);
+  return { header, repo, github: header.delivery === "pull-request" ? githubOf(env) : null, baseBranch: env.RA_BASE_BRANCH || undefined };
+}
+
+/** The API base and token a pull request is opened with; either missing is an Error naming it. */
+function githubOf(env: Record<string, string | undefined>): { apiBase: string; token: string } {
   const apiBase = env.RA_GITHUB_API;
   if (!apiBase) throw new Error("RA_GITHUB_API is not set; it is the API base the pull request is opened on");
   const tokenFile = env.RA_GITHUB_TOKEN_FILE;
   if (!tokenFile) throw new Error("RA_GITHUB_TOKEN_FILE is not set; it names a 0600 file holding the token");
-  const repo = env.RA_REPO || header.repo;
-  if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new Error(`RA_REPO "${repo}" is not of the form owner/name`);
-  return { header, repo, apiBase, token: readTokenFile(tokenFile), baseBranch: env.RA_BASE_BRANCH || undefined };
+  return { apiBase, token: readTokenFile(tokenFile) };
 }
 
 /** Writes `notes/issue-<n>.md`; returns its path in the worktree. */
-function writeNote(cwd: string, { header, repo }: DemoSetup): string {
+function writeNote(cwd: string, { header, repo, github }: DemoSetup): string {
   const path = `notes/issue-${header.issue}.md`;
   mkdirSync(join(cwd, "notes"), { recursive: true });
   writeFileSync(join(cwd, path), [
     `# ${repo}#${header.issue}: ${header.title}`,
     "",
     `The robot-army demo worker took this issue as work item ${header.item}, on branch`,
-    `${header.branch}: it wrote this note, committed and pushed it, and opened a pull`,
-    "request that closes the issue.",
+    ...(github === null ? [
+      `${header.branch}: it wrote this note and committed it, in a rehearsal with no remote`,
+      "writes (nothing pushed, no pull request).",
+    ] : [
+      `${header.branch}: it wrote this note, committed and pushed it, and opened a pull`,
+      "request that closes the issue.",
+    ]),
     "",
   ].join("\n"));
   return path;
@@ -234,13 +259,13 @@ async function identity(cwd: string): Promise<string[]> {
 }
 
 /** Opens the pull request for the current branch, or finds the one already open for it. */
-async function openPullRequest(cwd: string, setup: DemoSetup): Promise<{ number: number; url: string; existed: boolean }> {
+async function openPullRequest(cwd: string, setup: DemoSetup, at: { apiBase: string; token: string }): Promise<{ number: number; url: string; existed: boolean }> {
   const { header } = setup;
   const [owner, repo] = setup.repo.split("/");
   const base = setup.baseBranch ?? await originHead(cwd);
   const { Octokit } = await import("@octokit/rest");
   const silent = { debug() {}, info() {}, warn() {}, error() {} };
-  const github = new Octokit({ baseUrl: setup.apiBase, auth: setup.token, log: silent });
+  const github = new Octokit({ baseUrl: at.apiBase, auth: at.token, log: silent });
   try {
     const open = await github.rest.pulls.list({ owner, repo, state: "open", head: `${owner}:${header.branch}` });
     if (open.data[0]) return { number: open.data[0].number, url: open.data[0].html_url, existed: true };
@@ -252,7 +277,7 @@ async function openPullRequest(cwd: string, setup: DemoSetup): Promise<{ number:
     return { number: made.data.number, url: made.data.html_url, existed: false };
   } catch (error) {
     const e = error as { status?: number; message?: string };
-    throw new StepFailed(`Could not open a pull request on ${setup.repo} at "${setup.apiBase}": ${e.status ? `${e.status} ` : ""}${oneLine(e.message ?? String(error))}`);
+    throw new StepFailed(`Could not open a pull request on ${setup.repo} at "${at.apiBase}": ${e.status ? `${e.status} ` : ""}${oneLine(e.message ?? String(error))}`);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * `robot-army prompt <id>`: prints the prompt a worker for a work item starts with, as
- * dispatch composes it: the issue, the item, its branch and worktree, and how to keep
- * the journal.
+ * dispatch composes it: the issue, the item, its branch and worktree, how to keep the
+ * journal, how to deliver the work at the effect level, and the repository's own
+ * instructions (read from the clone; lib/dispatch/repo-instructions.ts).
  *
  * A read never creates anything: with no database yet, no item exists.
  */
@@ -12,7 +13,10 @@ import { worktreeRoot } from "../lib/dispatch/worktree-root.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { branchName } from "../lib/dispatch/branch-name.ts";
-import { composePrompt } from "../lib/dispatch/prompt.ts";
+import { composePrompt, deliveryAt } from "../lib/dispatch/prompt.ts";
+import { cloneInstructions } from "../lib/dispatch/repo-instructions.ts";
+import { EFFECT_LEVEL_OPTIONS, resolveLevel } from "../lib/effects.ts";
+import type { EffectLevel } from "../lib/effects.ts";
 import type { PromptInput } from "../lib/dispatch/prompt.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -26,12 +30,23 @@ import { promptWords, trustRulesOf, wordsHash } from "../lib/intake/issue-trust.
 export const command: CommandDef = {
   name: "prompt",
   summary: "Print the prompt a worker for a work item starts with",
-  usage: "prompt <id> [--config FILE] [--json]",
+  usage: "prompt <id> [--effect-level L] [--config FILE] [--json]",
   description: `\
 Prints the prompt dispatch gives the worker of a work item: the issue (repository and
 number, title, and its body quoted as the author's words), the item id, the branch and
-worktree, and how the worker keeps the journal (episode start, busy, idle and end, ledger
-notes) and finishes (commit, push, a pull request whose body says Closes #N).
+worktree, how the worker keeps the journal (episode start, busy, idle and end, ledger
+notes), how it finishes, and the repository's own instructions.
+
+How it finishes follows the effect level (--effect-level, default daemon.effect_level):
+at live it commits, pushes and opens a pull request whose body says Closes #N; below
+live, a rehearsal with no remote writes, it only commits on its branch and says it is
+done (you push).
+
+The repository's own instructions are .claude/robot-army.md and
+.robot-army/instructions.md as committed on its base branch, each under its own heading
+and cut at 16 KiB; a file only in a working tree is never read. They are read from the
+clone: where the item's branch left origin/<base>, or, before it has a branch,
+origin/<base> as last fetched (a dispatch fetches first).
 
 When someone other than github.author changed the title or body and you have not
 approved them, the prompt says so, with the command that approves exactly the title and
@@ -40,9 +55,9 @@ body it shows ("robot-army approve <id> --sha256 <hash>"); --json gives their sh
 The worker receives it in a file only its owner can read, never in its command line or
 environment. An unknown item is exit 3.
 `,
-  options: { config: CONFIG_OPTION, json: JSON_OPTION },
+  options: { ...EFFECT_LEVEL_OPTIONS, config: CONFIG_OPTION, json: JSON_OPTION },
   positionals: { min: 1, max: 1 },
-  examples: ["robot-army prompt 12", "robot-army prompt 12 --json"],
+  examples: ["robot-army prompt 12", "robot-army prompt 12 --effect-level live", "robot-army prompt 12 --json"],
 };
 
 /** What `prompt` reads: the config (where worktrees go), the state dir and the store, if there is one. */
@@ -60,25 +75,39 @@ export async function main(argv: string[]): Promise<number> {
   const config = await configFromArgs(args);
   const stateDir = stateDirPath();
   return await withExistingStore(stateDir, async (store) => {
-    return run({ id, json: args.values.json === true }, { config, stateDir, store, write: writeStdout });
+    return await run({ id, json: args.values.json === true, level: resolveLevel(args, config) }, { config, stateDir, store, write: writeStdout });
   });
 }
 
-/** Prints the item's prompt, or its parts as JSON; an unknown item is a PreconditionError. */
-export function run(opts: { id: number; json: boolean }, deps: PromptDeps): number {
+/** Prints the item's prompt at an effect level, or its parts as JSON; an unknown item is a PreconditionError. */
+export async function run(opts: { id: number; json: boolean; level: EffectLevel }, deps: PromptDeps): Promise<number> {
   const item = requireItem(deps.store, opts.id);
+  const branch = branchName(item.issue, item.title);
+  const clone = deps.config.repos[item.repo];
   const input: PromptInput = {
     item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
-    branch: branchName(item.issue, item.title),
+    branch,
     worktree: worktreePath(worktreeRoot(deps.config, deps.stateDir), item.repo, item.issue),
     episodeKey: `item-${item.id}`,
     words: promptWords(deps.store!, item, trustRulesOf(deps.config.github)),
+    level: opts.level,
+    instructions: clone
+      ? await cloneInstructions(clone.path, branch, clone.base_branch)
+      : { base: "(unknown)", unreadable: `repository "${item.repo}" is not in the config` },
   };
   const prompt = composePrompt(input);
   if (opts.json) {
     const { item: id, repo, issue, branch, worktree, episodeKey } = input;
     const { held, approve } = input.words;
-    deps.write(JSON.stringify({ item: id, repo, issue, branch, worktree, episode_key: episodeKey, sha256: wordsHash(item), held, approve: approve ?? null, prompt }, null, 2) + "\n");
+    const { instructions } = input;
+    deps.write(JSON.stringify({
+      item: id, repo, issue, branch, worktree, episode_key: episodeKey, sha256: wordsHash(item), held, approve: approve ?? null,
+      effect_level: opts.level, delivery: deliveryAt(opts.level),
+      instructions: instructions.unreadable === undefined
+        ? { base: instructions.base, commit: instructions.commit, files: instructions.files.map(({ path, bytes, truncated }) => ({ path, bytes, truncated })), unreadable: null }
+        : { base: instructions.base, commit: null, files: [], unreadable: instructions.unreadable },
+      prompt,
+    }, null, 2) + "\n");
   } else {
     // The prompt quotes the issue's body as GitHub gave it: escaped, it cannot drive the owner's terminal.
     deps.write(printable(prompt, { lines: true }));

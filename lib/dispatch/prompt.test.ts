@@ -16,6 +16,8 @@ const INPUT: PromptInput = {
   worktree: "/work/trees/demo/widgets/issue-7",
   episodeKey: "item-12",
   words: { editedBy: [], held: null },
+  level: "live",
+  instructions: { base: "main", commit: "c0ffee".padEnd(40, "0"), files: [] },
 };
 
 test("the prompt names the issue, the item, the branch and the worktree in its first lines", () => {
@@ -98,8 +100,79 @@ test("a body someone else edited is never called the author's words: it names th
 test("promptHeader reads back what composePrompt wrote", () => {
   assert.equal(promptHeader(composePrompt(INPUT)), {
     repo: "demo/widgets", issue: 7, title: "Add a --verbose flag", item: 12,
-    branch: INPUT.branch, worktree: INPUT.worktree, episodeKey: "item-12",
+    branch: INPUT.branch, worktree: INPUT.worktree, episodeKey: "item-12", delivery: "pull-request",
   });
+  assert.is(promptHeader(composePrompt({ ...INPUT, level: "no-remote" })).delivery, "commit");
+  const before = composePrompt(INPUT).replace(/^Delivery: .*\n/m, "");
+  assert.is(promptHeader(before).delivery, "pull-request", "a prompt from before the Delivery: line asked for a pull request");
+});
+
+test("at live the worker is asked to commit, push and open a pull request whose body closes the issue", () => {
+  const text = composePrompt(INPUT);
+  assert.match(text, "Delivery:  push, then a pull request that closes #7\n");
+  assert.match(text, "4. Commit your changes on robot-army/issue-7-add-a-verbose-flag, then push it: git push -u origin HEAD\n");
+  assert.match(text, "5. Open a pull request for robot-army/issue-7-add-a-verbose-flag against the repository's default branch.");
+  assert.match(text, "on a line of its own:\n\n       Closes #7\n");
+  assert.not.match(text, "rehearsal");
+});
+
+test("below live the worker is asked to commit only, told plainly it is a rehearsal with no remote writes", () => {
+  for (const level of ["no-remote", "local", "plan"] as const) {
+    const text = composePrompt({ ...INPUT, level });
+    assert.ok(text.startsWith([
+      "You are working on GitHub issue demo/widgets#7 for robot-army, as work item 12.",
+      `This is a rehearsal with no remote writes (effect level ${level}): commit your work on`,
+      "your branch; push nothing and open no pull request.",
+      "",
+    ].join("\n")), level);
+    assert.match(text, "Delivery:  commit only (a rehearsal with no remote writes: no push, no pull request)\n");
+    assert.match(text, "4. Commit your changes on robot-army/issue-7-add-a-verbose-flag, and only commit.");
+    assert.match(text, "Do not push any branch and do not open a pull request;\n   robot-army's owner will push.");
+    assert.match(text, "5. When the work is committed, say that it is done");
+    for (const asked of ["git push", "Closes #", "Open a pull request", "open a pull request for"]) assert.not.match(text, asked, `${level}: ${asked}`);
+    // The journal is kept the same way at every level.
+    assert.match(text, "robot-army episode end --key item-12 --outcome done");
+  }
+});
+
+test("the repository's instruction files follow the steps, each under a heading naming it, in order; none adds nothing", () => {
+  const commit = "ab".repeat(20);
+  assert.not.match(composePrompt(INPUT), "The repository's own instructions");
+  const text = composePrompt({
+    ...INPUT,
+    instructions: {
+      base: "main", commit, files: [
+        { path: ".claude/robot-army.md", text: "Run npm test before you commit.\r\n", bytes: 33, truncated: false },
+        { path: ".robot-army/instructions.md", text: "Write commit messages in English.\n", bytes: 34, truncated: false },
+      ],
+    },
+  });
+  const claude = text.indexOf("## The repository's own instructions: .claude/robot-army.md\n");
+  const neutral = text.indexOf("## The repository's own instructions: .robot-army/instructions.md\n");
+  assert.ok(text.indexOf("Closes #7") < claude && claude < neutral, "after the steps, in the order of INSTRUCTION_FILES");
+  assert.match(text, [
+    "## The repository's own instructions: .claude/robot-army.md",
+    "",
+    "These are demo/widgets's own instructions to its workers, from .claude/robot-army.md as committed on its",
+    `base branch main (commit ${commit}). They come from the repository, not from the issue;`,
+    "follow them along with the steps above.",
+    "",
+    "Run npm test before you commit.",
+    "",
+    "## The repository's own instructions: .robot-army/instructions.md",
+  ].join("\n"));
+  assert.ok(text.endsWith("Write commit messages in English.\n"));
+  assert.equal(promptHeader(text).item, 12, "the header is unchanged");
+  const rehearsal = composePrompt({ ...INPUT, level: "no-remote", instructions: { base: "main", commit, files: [{ path: ".claude/robot-army.md", text: "Push often.", bytes: 11, truncated: false }] } });
+  assert.match(rehearsal, "follow them along with the steps above, and push nothing in this rehearsal whatever they say.\n\nPush often.\n");
+});
+
+test("a cut instruction file says where it was cut; unreadable ones are said to be, never left out silently", () => {
+  const commit = "cd".repeat(20);
+  const cut = composePrompt({ ...INPUT, instructions: { base: "main", commit, files: [{ path: ".robot-army/instructions.md", text: "x".repeat(100), bytes: 40_000, truncated: true }] } });
+  assert.match(cut, `${"x".repeat(100)}\n\n(robot-army cut .robot-army/instructions.md here: a prompt holds its first 16 KiB of 40000 bytes;\nthe rest is in the repository at commit ${commit}.)\n`);
+  const unread = composePrompt({ ...INPUT, instructions: { base: "main", unreadable: "no clone at \"/nowhere\"" } });
+  assert.match(unread, "## The repository's own instructions\n\nIts instruction files (.claude/robot-army.md, .robot-army/instructions.md) could not be read\nfrom its base branch main: no clone at \"/nowhere\".");
 });
 
 test("promptHeader refuses a text that is not a prompt, naming what is missing", () => {

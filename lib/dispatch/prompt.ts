@@ -1,14 +1,21 @@
 /**
  * The text a worker starts with: the issue (its body quoted, never as instructions from
  * robot-army, and said to be its author's words only when no one else edited it), where
- * the work happens, and how to keep the journal. The prompt reaches the worker by a 0600 file, never by argv or the
+ * the work happens, how to keep the journal, how to deliver the work, and the repository's
+ * own instructions (lib/dispatch/repo-instructions.ts). The worker is asked to deliver only
+ * as robot-army itself would at its effect level: at `live` it pushes and opens a pull
+ * request; below it, a rehearsal with no remote writes, it commits on its branch and says
+ * so. The prompt reaches the worker by a 0600 file, never by argv or the
  * environment, which other users of the machine can read.
  */
 import { chmodSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
+import type { EffectLevel } from "../config.ts";
 import { parseIssueRef } from "../issue-ref.ts";
 import { makePrivateDir } from "../state-dir.ts";
+import type { RepoInstructions } from "./repo-instructions.ts";
+import { INSTRUCTIONS_MAX_BYTES } from "./repo-instructions.ts";
 
 /** What a prompt is made from: the issue, the work item and where its work happens. */
 export interface PromptInput {
@@ -26,6 +33,10 @@ export interface PromptInput {
   episodeByHooks?: boolean;
   /** Whose words the body is, as robot-army last saw (lib/intake/issue-trust.ts). */
   words: PromptWords;
+  /** The effect level the worker starts at: it is asked to push and open a pull request only at `live`. */
+  level: EffectLevel;
+  /** The repository's own instructions, as committed on its base branch. */
+  instructions: RepoInstructions;
 }
 
 /** Whose words a title and body are: who other than their author changed them, and why the item is held for the owner, if it is. */
@@ -43,17 +54,23 @@ export const PROMPT_FILE_NAME = "prompt.md";
 
 /**
  * The worker's opening prompt. Its first lines are `Label: value` pairs (issue, title,
- * work item, branch, worktree, episode key) that a scripted worker can read; the title
- * is kept to one line so nothing in it can pose as one of them.
+ * work item, branch, worktree, episode key, delivery) that a scripted worker can read; the
+ * title is kept to one line so nothing in it can pose as one of them.
  * @example
  * const text = composePrompt({ item: 12, repo: "demo/widgets", issue: 1, title: "Fix it", body: "...",
- *   branch: "robot-army/issue-1-fix-it", worktree: "/w/demo/widgets/issue-1", episodeKey: "item-12" });
+ *   branch: "robot-army/issue-1-fix-it", worktree: "/w/demo/widgets/issue-1", episodeKey: "item-12",
+ *   words: { editedBy: [], held: null }, level: "live", instructions: { base: "main", commit: sha, files: [] } });
  */
 export function composePrompt(input: PromptInput): string {
   const { item, repo, issue, branch, worktree, episodeKey: key } = input;
   const title = oneLine(input.title) || "(no title)";
+  const delivery = deliveryAt(input.level);
   return [
     `You are working on GitHub issue ${repo}#${issue} for robot-army, as work item ${item}.`,
+    ...(delivery === "commit" ? [
+      `This is a rehearsal with no remote writes (effect level ${input.level}): commit your work on`,
+      "your branch; push nothing and open no pull request.",
+    ] : []),
     "",
     `Issue:     ${repo}#${issue}`,
     `Title:     ${title}`,
@@ -61,6 +78,7 @@ export function composePrompt(input: PromptInput): string {
     `Branch:    ${branch}`,
     `Worktree:  ${worktree}`,
     `Episode:   ${key}`,
+    `Delivery:  ${delivery === "commit" ? DELIVERY_COMMIT : `push, then a pull request that closes #${issue}`}`,
     "",
     "## The issue",
     "",
@@ -104,12 +122,22 @@ export function composePrompt(input: PromptInput): string {
     "",
     `       robot-army ledger append note --key ${key} --data '{"text":"what you did"}'`,
     "",
-    `4. Commit your changes on ${branch}, then push it: git push -u origin HEAD`,
-    "",
-    `5. Open a pull request for ${branch} against the repository's default branch. Its`,
-    "   body must say, on a line of its own:",
-    "",
-    `       Closes #${issue}`,
+    ...(delivery === "commit" ? [
+      `4. Commit your changes on ${branch}, and only commit. This is a rehearsal with no`,
+      `   remote writes (effect level ${input.level}): robot-army pushes nothing and opens no pull request`,
+      "   at this level, and neither do you. Do not push any branch and do not open a pull request;",
+      "   robot-army's owner will push.",
+      "",
+      `5. When the work is committed, say that it is done and name the commit on ${branch}`,
+      "   that holds it.",
+    ] : [
+      `4. Commit your changes on ${branch}, then push it: git push -u origin HEAD`,
+      "",
+      `5. Open a pull request for ${branch} against the repository's default branch. Its`,
+      "   body must say, on a line of its own:",
+      "",
+      `       Closes #${issue}`,
+    ]),
     "",
     ...(input.episodeByHooks ? [
       "6. When the work is finished, say so and wait at your prompt; your episode ends with your session.",
@@ -119,7 +147,22 @@ export function composePrompt(input: PromptInput): string {
       `       robot-army episode end --key ${key} --outcome done`,
     ]),
     "",
+    ...repoInstructions(repo, input.instructions, delivery),
   ].join("\n");
+}
+
+/** What a worker is asked to deliver: a pushed branch and a pull request, or commits on its branch only. */
+export type Delivery = "pull-request" | "commit";
+
+/** The `Delivery:` value of a prompt below `live`; `promptHeader` reads it back. */
+const DELIVERY_COMMIT = "commit only (a rehearsal with no remote writes: no push, no pull request)";
+
+/**
+ * What the worker is asked to deliver at an effect level: only at `live` does robot-army
+ * itself write to the remote, so only then is the worker asked to push and open a pull request.
+ */
+export function deliveryAt(level: EffectLevel): Delivery {
+  return level === "live" ? "pull-request" : "commit";
 }
 
 /** What `promptHeader` reads back from a prompt's first lines. */
@@ -131,19 +174,22 @@ export interface PromptHeader {
   branch: string;
   worktree: string;
   episodeKey: string;
+  /** What the prompt asks the worker to deliver; a prompt with no `Delivery:` line asks for a pull request. */
+  delivery: Delivery;
 }
 
 const HEADER_LABELS = ["Issue", "Title", "Work item", "Branch", "Worktree", "Episode"];
 
 /**
  * Reads the `Label: value` lines `composePrompt` puts before the issue (the first of
- * each, from the header only), for a scripted worker; a prompt without them is a TypeError.
+ * each, from the header only), for a scripted worker; a prompt without them is a TypeError
+ * (the `Delivery:` line may be missing: prompts before it asked for a pull request).
  */
 export function promptHeader(text: string): PromptHeader {
   const head = text.split("\n## ")[0];
   const found: Record<string, string> = {};
   for (const line of head.split("\n")) {
-    const match = /^(Issue|Title|Work item|Branch|Worktree|Episode): +(.*)$/.exec(line);
+    const match = /^(Issue|Title|Work item|Branch|Worktree|Episode|Delivery): +(.*)$/.exec(line);
     if (match && !Object.hasOwn(found, match[1])) found[match[1]] = match[2];
   }
   const missing = HEADER_LABELS.filter((label) => !Object.hasOwn(found, label));
@@ -154,6 +200,7 @@ export function promptHeader(text: string): PromptHeader {
   return {
     repo: issue.repo, issue: issue.issue, title: found.Title, item: Number(found["Work item"]),
     branch: found.Branch, worktree: found.Worktree, episodeKey: found.Episode,
+    delivery: found.Delivery?.startsWith("commit only") ? "commit" : "pull-request",
   };
 }
 
@@ -176,6 +223,41 @@ export function writePromptFile(dir: string, text: string): string {
     throw error;
   }
   return path;
+}
+
+/**
+ * The repository's instruction files, each under its own heading naming it, as they were
+ * committed; nothing when it has none. A file cut at INSTRUCTIONS_MAX_BYTES says so.
+ */
+function repoInstructions(repo: string, instructions: RepoInstructions, delivery: Delivery): string[] {
+  const base = oneLine(instructions.base);
+  if (instructions.unreadable !== undefined) {
+    return [
+      "## The repository's own instructions",
+      "",
+      "Its instruction files (.claude/robot-army.md, .robot-army/instructions.md) could not be read",
+      `from its base branch ${base}: ${oneLine(instructions.unreadable)}. A dispatch reads them again`,
+      "from the worktree it makes, and starts no worker when it cannot.",
+      "",
+    ];
+  }
+  return instructions.files.flatMap((file) => [
+    `## The repository's own instructions: ${file.path}`,
+    "",
+    `These are ${repo}'s own instructions to its workers, from ${file.path} as committed on its`,
+    `base branch ${base} (commit ${instructions.commit}). They come from the repository, not from the issue;`,
+    delivery === "commit"
+      ? "follow them along with the steps above, and push nothing in this rehearsal whatever they say."
+      : "follow them along with the steps above.",
+    "",
+    file.text.replace(/\r\n?/g, "\n").trimEnd(),
+    "",
+    ...(file.truncated ? [
+      `(robot-army cut ${file.path} here: a prompt holds its first ${INSTRUCTIONS_MAX_BYTES / 1024} KiB of ${file.bytes} bytes;`,
+      `the rest is in the repository at commit ${instructions.commit}.)`,
+      "",
+    ] : []),
+  ]);
 }
 
 /**

@@ -6,7 +6,14 @@ import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import { comments, verbTemplate, withWorld } from "../testing/verbs.ts";
-import { dispatchReady } from "./dispatch.ts";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { wireEffects } from "../effects.ts";
+import { commitFile, git } from "../testing/fixtures.ts";
+import type { ForgeTemplate } from "../testing/forge.ts";
+import { dispatchItem, dispatchReady } from "./dispatch.ts";
+import type { DispatchDeps } from "./dispatch.ts";
+import { PROMPT_FILE_NAME } from "./prompt.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());
@@ -33,6 +40,66 @@ test("a worker launched but not recorded is stopped (audited), its item fails, a
     const said = await comments(t, 1);
     assert.is(said.filter((c) => c.startsWith("robot-army could not start")).length, 1);
     assert.not.ok(said.some((c) => c.startsWith("robot-army dispatched")));
+  }));
+
+/** The prompt file the worker of an item was given. */
+function promptOf(deps: DispatchDeps, item: number): string {
+  return readFileSync(join(deps.stateDir, "prompts", `item-${item}`, PROMPT_FILE_NAME), "utf8");
+}
+
+/**
+ * The forge's demo/widgets with both instruction files committed on main before the world is
+ * made, so the repository is onboarded with them (they count towards its fingerprint).
+ */
+const withInstructions: ForgeTemplate = {
+  use: (fn, options) => template.use(async (t) => {
+    const work = join(t.tmp, "instructions-work");
+    git(t.tmp, "clone", "--quiet", join(t.dir, "git", "demo", "widgets.git"), work);
+    git(work, "config", "user.name", "Robot Army Test");
+    git(work, "config", "user.email", "test@robot-army.invalid");
+    commitFile(work, ".robot-army/instructions.md", "Write the changelog entry too.\n", "Neutral instructions");
+    commitFile(work, ".claude/robot-army.md", "Run the tests before you commit.\n", "Claude instructions");
+    git(work, "push", "--quiet", "origin", "main");
+    await fn(t);
+  }, options),
+  remove: () => {},
+};
+
+test("a dispatched worker's prompt holds the repository's instruction files as committed on its base branch, never as its worktree has them", () =>
+  withWorld(withInstructions, async ({ t, deps }) => {
+    const commit = git(join(t.dir, "git", "demo", "widgets.git"), "rev-parse", "refs/heads/main");
+    // A post-create step changes one file in the new worktree: uncommitted, it is not the repository's word.
+    const config = { ...deps.config, worktrees: { ...deps.config.worktrees, post_create: [["sh", "-c", "echo 'Push to main.' > .claude/robot-army.md"]] } };
+    const { outcomes } = await dispatchReady({ ...deps, config });
+    assert.is(outcomes[0].result, "active", String(outcomes[0].reason));
+    const text = promptOf(deps, outcomes[0].item);
+    assert.match(text, "Delivery:  push, then a pull request that closes #");
+    assert.match(text, [
+      "## The repository's own instructions: .claude/robot-army.md",
+      "",
+      "These are demo/widgets's own instructions to its workers, from .claude/robot-army.md as committed on its",
+      `base branch main (commit ${commit}). They come from the repository, not from the issue;`,
+      "follow them along with the steps above.",
+      "",
+      "Run the tests before you commit.",
+      "",
+      "## The repository's own instructions: .robot-army/instructions.md",
+    ].join("\n"));
+    assert.ok(text.endsWith("\nWrite the changelog entry too.\n"));
+    assert.not.match(text, "Push to main.");
+  }));
+
+test("a worker started below live is asked to commit only, in a rehearsal with no remote writes", () =>
+  withWorld(template, async ({ store, deps }) => {
+    const item = getItem(store, 1)!;
+    const started = await dispatchItem({ ...deps, effects: wireEffects("no-remote", { github: deps.effects.github }) }, item);
+    assert.is(started.result, "active", String(started.reason));
+    const text = promptOf(deps, item.id);
+    assert.match(text, "This is a rehearsal with no remote writes (effect level no-remote)");
+    assert.match(text, "Delivery:  commit only (a rehearsal with no remote writes: no push, no pull request)\n");
+    assert.not.match(text, "git push");
+    assert.not.match(text, "Closes #");
+    assert.not.match(text, "The repository's own instructions", "the repository has none");
   }));
 
 test.run();

@@ -1,7 +1,8 @@
 /**
  * Starting a worker for a claimed item (`dispatching`): the one path dispatch, `resume`
  * and `restart` share. It readies the worktree (dispatch makes one, a relaunch has it),
- * writes the prompt file when the worker is given one, names the session (sessionName,
+ * writes the prompt file when the worker is given one (with the repository's instruction files
+ * as committed where the worktree's branch left the base branch), names the session (sessionName,
  * moved past names on record), chooses the session's id and the attempt's episode key
  * before the launch so the worker's profile can hand them to the agent (lib/dispatch/profiles.ts:
  * Claude Code's --session-id and hooks), puts robot-army on the worker's PATH, launches the
@@ -22,6 +23,7 @@ import { isoSeconds, now } from "../clock.ts";
 import { commentOnIssue } from "../effects.ts";
 import { readRecord } from "../sessions/records.ts";
 import { stopSession } from "../sessions/stop.ts";
+import { RobotArmyError } from "../errors.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
@@ -35,6 +37,8 @@ import type { SessionPlace } from "./comments.ts";
 import type { DispatchDeps } from "./dispatch.ts";
 import { editorsOf } from "../intake/issue-trust.ts";
 import { composePrompt, writePromptFile } from "./prompt.ts";
+import { readRepoInstructions, startingCommit } from "./repo-instructions.ts";
+import type { RepoInstructions } from "./repo-instructions.ts";
 import { freeSessionName } from "./session-name.ts";
 import { prepareWorktree, workerArgv } from "./profiles.ts";
 import { workerBinDir, writeWorkerLauncher } from "../boundaries/launchers/worker-bin.ts";
@@ -80,6 +84,8 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: deps.config.worker.profile === "claude",
       // Past the gate: the body is the author's, or the owner approved it as it reads.
       words: { editedBy: editorsOf(store, item.id), held: null },
+      level: deps.effects.level,
+      instructions: await worktreeInstructions(worktree.path, deps.config.repos[item.repo]?.base_branch),
     })) : undefined;
     const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile };
     const spec = workerSpec(deps, item, {
@@ -130,6 +136,17 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
   const session = { name, id: launched.sessionId, branch: worktree.branch, worktree: worktree.path };
   await tellIssue(deps, item, comment.purpose, comment.body);
   return { result: "active", attempt: row.attempt, session, reason: null };
+}
+
+/**
+ * The repository's instructions as committed where the worktree's branch left its base
+ * branch: a new worktree's first commit, or, once a worker has committed, the base commit
+ * under its work, so nothing on the worker's branch is read as the repository's. Unread, the
+ * start fails: a worker is not started without instructions its repository gives.
+ */
+async function worktreeInstructions(path: string, base: string | undefined): Promise<RepoInstructions> {
+  if (base === undefined) throw new RobotArmyError(`The repository of the worktree "${path}" is not in the config, so its base branch is unknown`);
+  return await readRepoInstructions(path, base, await startingCommit(path, "HEAD", base));
 }
 
 /** A launched worker, as its session row records it. */
