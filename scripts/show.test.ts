@@ -25,7 +25,7 @@ async function show(store: Store | undefined, ...argv: string[]): Promise<string
 
 async function showWith(config: Config, store: Store | undefined, ...argv: string[]): Promise<string> {
   let text = "";
-  run(showOptions(parse(command, argv)), { config, store, write: (chunk) => (text += chunk) });
+  await run(showOptions(parse(command, argv)), { config, store, write: (chunk) => (text += chunk) });
   return text;
 }
 

@@ -25,6 +25,10 @@ import type { Store } from "../lib/store/open.ts";
 import { noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { describeQuickExit } from "../lib/work-items/quick-exit.ts";
+import { describeActivity, readRegistry, workerActivity } from "../lib/ending/idleness.ts";
+import type { Activity } from "../lib/ending/idleness.ts";
+import { readRecord, sessionRoot } from "../lib/sessions/records.ts";
+import { now } from "../lib/clock.ts";
 import { noRegistryLine, resumeCommand } from "../lib/dispatch/profiles.ts";
 import { parseIssueRef } from "../lib/issue-ref.ts";
 import { parseItemId } from "../lib/work-items/argument.ts";
@@ -75,6 +79,8 @@ export interface ShowOptions {
 export interface ShowDeps {
   config: Config;
   store: Store | undefined;
+  /** Where the workers' session records are (default: the session root of this environment). */
+  sessionRoot?: string;
   write: Write;
 }
 
@@ -84,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
   const opts = showOptions(args);
   const config = await configFromArgs(args);
   return await withExistingStore(stateDirPath(), async (store) => {
-    return run(opts, { config, store, write: writeStdout });
+    return await run(opts, { config, store, write: writeStdout });
   });
 }
 
@@ -100,7 +106,7 @@ export function showOptions(args: ParsedArgs): ShowOptions {
 }
 
 /** Prints the item; an unknown one (or a simulated one not asked for) is a PreconditionError. */
-export function run(opts: ShowOptions, deps: ShowDeps): number {
+export async function run(opts: ShowOptions, deps: ShowDeps): Promise<number> {
   const item = deps.store ? findItem(deps.store, opts.ref, opts.includeSimulated) : undefined;
   const named = "id" in opts.ref ? `${opts.ref.id}` : `for ${opts.ref.repo}#${opts.ref.issue}`;
   if (!item) throw noSuchItem(named);
@@ -108,13 +114,14 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
     throw new PreconditionError(`Work item ${item.id} is simulated (made below the live effect level); --include-simulated shows it`);
   }
   const report = itemReport(deps.store!, deps.config, item);
+  const workers = await liveWorkers(report.sessions, deps.config, deps.sessionRoot ?? sessionRoot());
   // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
   const write = (text: string) => deps.write(redact(text));
   if (opts.json) {
-    write(JSON.stringify(report, null, 2) + "\n");
+    write(JSON.stringify({ ...report, workers: Object.fromEntries(workers) }, null, 2) + "\n");
   } else {
     const { url, history, sessions, trust, pull_requests: pulls, cleanup, archived_records: archived } = report;
-    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined, archived);
+    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined, archived, workers);
     const latest = sessions.at(-1);
     // As the profile it was started with brings it back (the config's for rows from before that was recorded).
     const resume = latest ? resumeCommand({ ...deps.config.worker, profile: latest.profile ?? deps.config.worker.profile }, latest.id) : null;
@@ -126,11 +133,44 @@ export function run(opts: ShowOptions, deps: ShowDeps): number {
   return 0;
 }
 
+/** What an open session's worker is doing, and what robot-army gave it, as `show` tells it. */
+export interface LiveWorker {
+  activity: Activity;
+  /** The agent's own session id, when it is not robot-army's (a resume or fork by the agent). */
+  agent_session: string | null;
+  /** The names of the variables robot-army set in its environment (never their values), from its session's record. */
+  variables: string[];
+}
+
+/** The open sessions' workers: their activity from the registry, the agent's own session id, the variables set. */
+async function liveWorkers(sessions: ItemReport["sessions"], config: Config, root: string): Promise<Map<string, LiveWorker>> {
+  const at = now();
+  const workers = new Map<string, LiveWorker>();
+  for (const session of sessions.filter((s) => s.ended_at === null)) {
+    const profile = session.profile ?? config.worker.profile;
+    const registry = await readRegistry(session, profile);
+    let variables: string[] = [];
+    try {
+      const record = readRecord(root, session.id);
+      if (record) variables = [...Object.keys(record.env), "RA_SESSION_ID", "RA_SESSION_NAME"].sort();
+    } catch {
+      // A record being rewritten: the names are left out this time.
+    }
+    workers.set(session.id, {
+      activity: await workerActivity(session, profile, at),
+      agent_session: registry.known ? registry.agentSession : null,
+      variables,
+    });
+  }
+  return workers;
+}
+
 /** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
 export function formatItem(
   item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ItemReport["sessions"] = [], trust: TrustSummary | null = null,
   pulls: PullRequestRow[] | "not checked" = "not checked", cleanup: CleanupRecord | undefined = undefined,
   archived: ItemReport["archived_records"] = [],
+  workers: ReadonlyMap<string, LiveWorker> = new Map(),
 ): string[] {
   const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
@@ -162,6 +202,13 @@ export function formatItem(
     const marker = s.marker && s.launcher !== "process" ? ` (marked ${s.marker})` : "";
     lines.push(`  attempt ${s.attempt}  ${s.name}  ${s.id}  on ${s.host} via ${s.launcher}${marker}, started ${s.started_at}, ${end}`);
     lines.push(`    branch ${s.branch}  worktree ${s.worktree}`);
+    const worker = workers.get(s.id);
+    if (worker) {
+      lines.push(`    activity: ${describeActivity(worker.activity)}`);
+      // Claude Code names its transcript itself after a resume by hand or a fork: that is the id "claude --resume" needs.
+      if (worker.agent_session) lines.push(`    agent session: ${worker.agent_session} (the agent's own transcript id; robot-army's is ${s.id})`);
+      if (worker.variables.length) lines.push(`    variables robot-army set: ${worker.variables.join(", ")}`);
+    }
     // A worker that ended by itself within seconds of its start is shown with what it printed last.
     if (s.quick_exit) lines.push(`    quick exit: ${describeQuickExit(s.quick_exit)}`, ...s.quick_exit.last_lines.map((line) => `      | ${printable(line)}`));
   }

@@ -10,7 +10,7 @@ import { acknowledgeAnomaly, raiseAnomaly } from "../lib/store/anomalies.ts";
 import { appendAudit } from "../lib/store/audit.ts";
 import { hold, pause, unpause } from "../lib/dispatch/controls.ts";
 import { recordChangedSettings } from "../lib/repos/records.ts";
-import { atTime, configWithRepos, makeItem, onboard, withStore } from "../lib/testing/items.ts";
+import { atTime, atTimeAsync, configWithRepos, makeItem, onboard, withStore } from "../lib/testing/items.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import { recordSession } from "../lib/work-items/sessions.ts";
 import { transition } from "../lib/work-items/transition.ts";
@@ -21,7 +21,7 @@ import type { StatusReport } from "../lib/reports/status.ts";
 async function status(store: Store | undefined, argv: { includeSimulated?: boolean; json?: boolean; stateDir?: string } = {}, priorities = { "demo/widgets": 0, "demo/urgent": 3 }): Promise<string> {
   let text = "";
   const config = await configWithRepos(priorities);
-  atTime("2026-01-15T10:00:00Z", () =>
+  await atTimeAsync("2026-01-15T10:00:00Z", () =>
     run({ includeSimulated: argv.includeSimulated ?? false, json: argv.json ?? false }, { config, store, stateDir: argv.stateDir ?? "/nonexistent-robot-army-state", write: (chunk) => (text += chunk) }));
   return text;
 }

@@ -26,7 +26,10 @@ import type { ItemJson, StatusReport } from "../lib/reports/status.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { WORK_ITEM_STATES } from "../lib/work-items/queries.ts";
+import { getItem, WORK_ITEM_STATES } from "../lib/work-items/queries.ts";
+import { openSessions } from "../lib/work-items/sessions.ts";
+import { describeActivity, workerActivity } from "../lib/ending/idleness.ts";
+import type { Activity } from "../lib/ending/idleness.ts";
 
 export const command: CommandDef = {
   name: "status",
@@ -83,25 +86,54 @@ export async function main(argv: string[]): Promise<number> {
   const config = await configFromArgs(args);
   return await withExistingStore(stateDirPath(), async (store) => {
     const opts = { includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
-    return run(opts, { config, store, stateDir: stateDirPath(), write: writeStdout });
+    return await run(opts, { config, store, stateDir: stateDirPath(), write: writeStdout });
   });
 }
 
 /** Prints the status. */
-export function run(opts: StatusOptions, deps: StatusDeps): number {
+export async function run(opts: StatusOptions, deps: StatusDeps): Promise<number> {
   const report = statusReport(deps.store, deps.config, opts.includeSimulated, deps.stateDir);
+  const shown = { ...report, workers: deps.store ? await workerLines(deps.store, deps.config, opts.includeSimulated) : [] };
   // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
-  deps.write(redact(opts.json ? asJson(report) : asLines(...formatStatus(report))));
+  deps.write(redact(opts.json ? asJson(shown) : asLines(...formatStatus(shown))));
   return 0;
 }
 
-/** The report as lines of text. */
-export function formatStatus(report: StatusReport): string[] {
+/** One open worker session, as `status` shows it: its item and what its registry says it is doing. */
+export interface WorkerLine {
+  item: number;
+  repo: string;
+  issue: number;
+  session: string;
+  name: string;
+  host: string;
+  activity: Activity;
+}
+
+/** Every open worker session with its activity (busy, idle or asking since when; unknown with why), oldest first. */
+async function workerLines(store: Store, config: Config, includeSimulated: boolean): Promise<WorkerLine[]> {
+  const at = now();
+  const lines: WorkerLine[] = [];
+  for (const session of openSessions(store)) {
+    const item = getItem(store, session.item);
+    if (!item || (item.simulated && !includeSimulated)) continue;
+    lines.push({
+      item: item.id, repo: item.repo, issue: item.issue, session: session.id, name: session.name, host: session.host,
+      activity: await workerActivity(session, session.profile ?? config.worker.profile, at),
+    });
+  }
+  return lines;
+}
+
+/** The report as lines of text (with the open workers' activity, when given). */
+export function formatStatus(report: StatusReport & { workers?: WorkerLine[] }): string[] {
   const lines: string[] = daemonLines(report.daemon);
   const present = WORK_ITEM_STATES.filter((state) => report.counts[state] > 0);
   lines.push(report.total === 0 ? "work items: none" : `work items: ${report.total}`);
   const width = Math.max(0, ...present.map((state) => state.length)) + 2;
   for (const state of present) lines.push(`  ${state.padEnd(width)}${report.counts[state]}`);
+  if (report.workers?.length) lines.push(`workers: ${report.workers.length}`);
+  for (const w of report.workers ?? []) lines.push(`  ${w.repo}#${w.issue}  item ${w.item}  ${w.name} on ${w.host}: ${describeActivity(w.activity)}`);
   if (report.needs_you.length) lines.push(`needs you: ${report.needs_you.length}`);
   for (const n of report.needs_you) {
     const help = n.pull_request ? `review ${printable(n.pull_request.url)}; ${n.command}` : n.command;

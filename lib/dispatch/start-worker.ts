@@ -221,8 +221,9 @@ function errorText(error: unknown): string {
 /**
  * What the launcher starts for an item: its session's name and id, tags (the launcher adds
  * `ra_item`), worktree, argv, prompt file, and the non-secret variables a worker needs
- * (the repository, its base branch, its episode key, where GitHub is and the token's file,
- * and the folder of robot-army's launcher, which its holder puts first on its PATH).
+ * (the repository, its base branch, its episode key, where GitHub is, the token's file for
+ * robot-army's own demo worker only, and the folder of robot-army's launcher, which its holder
+ * puts first on its PATH).
  */
 export function workerSpec(
   deps: Pick<DispatchDeps, "store" | "config" | "stateDir">,
@@ -238,7 +239,10 @@ export function workerSpec(
     env: {
       RA_REPO: item.repo, RA_BASE_BRANCH: deps.config.repos[item.repo].base_branch, RA_EPISODE_KEY: launch.episodeKey,
       [PATH_FIRST_VARIABLE]: workerBinDir(deps.stateDir),
-      RA_GITHUB_API: github.api_base, ...(github.token_file ? { RA_GITHUB_TOKEN_FILE: github.token_file } : {}),
+      // robot-army's own token reaches only its own demo worker, which opens its pull request with it. An agent pushes
+      // and opens pull requests with the owner's git and gh credentials, as the owner would: a worker that reads an
+      // issue someone else can write is never handed the token robot-army polls and comments with.
+      RA_GITHUB_API: github.api_base, ...(github.token_file && deps.config.worker.profile === "demo" ? { RA_GITHUB_TOKEN_FILE: github.token_file } : {}),
     },
   };
 }

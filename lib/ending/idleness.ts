@@ -9,6 +9,7 @@
  * (`readRegistry`) tells the needs_info step whether a worker waits for its owner.
  */
 import { isoSeconds, parseTimestamp } from "../clock.ts";
+import { formatAge } from "../duration.ts";
 import type { WorkerProfile } from "../config.ts";
 import { noRegistryLine } from "../dispatch/profiles.ts";
 import { journalAt } from "../episodes/journal.ts";
@@ -25,7 +26,7 @@ export type Idleness = { idle: true; since: string; seconds: number } | { idle: 
  * read, which is unknown and never any status.
  */
 export type Registry =
-  | { known: true; status: EpisodeStatus; changedAt: string; reason: string | null }
+  | { known: true; status: EpisodeStatus; changedAt: string; reason: string | null; agentSession: string | null }
   | { known: false; why: string };
 
 /** Reads the registry of a session's worker: the open file of the episode its key names, in its worktree. */
@@ -41,8 +42,8 @@ export async function readRegistry(session: StoredSession, profile: WorkerProfil
   }
   if (!entry) return { known: false, why: `no open episode "${key}" in ${session.worktree}` };
   if (!entry.episode) return { known: false, why: `the open episode "${key}" ${entry.problem}` };
-  const { status, status_changed_at: changedAt, needs_info_reason: reason } = entry.episode;
-  return { known: true, status, changedAt, reason: reason ?? null };
+  const { status, status_changed_at: changedAt, needs_info_reason: reason, agent_session_id: agentSession } = entry.episode;
+  return { known: true, status, changedAt, reason: reason ?? null, agentSession: agentSession ?? null };
 }
 
 /** Reads the idleness of a session's worker at `at` from its episode's open file. */
@@ -58,6 +59,32 @@ export async function workerIdleness(session: StoredSession, profile: WorkerProf
   const seconds = Math.floor((at.getTime() - since.getTime()) / 1000);
   if (seconds < 0) return notIdle(`episode "${key}" is idle since ${isoSeconds(since)}, which is in the future`);
   return { idle: true, since: isoSeconds(since), seconds };
+}
+
+/** What a worker is doing, as its registry says at a moment: busy, idle or asking its owner since when, or unknown with why. */
+export type Activity =
+  | { status: EpisodeStatus; since: string | null; seconds: number | null }
+  | { status: "unknown"; why: string };
+
+/** The registry's word on a worker at `at`, for the owner to read (status, show, the dashboard); unknown stays unknown, with why. */
+export async function workerActivity(session: StoredSession, profile: WorkerProfile, at: Date): Promise<Activity> {
+  const registry = await readRegistry(session, profile);
+  if (!registry.known) return { status: "unknown", why: registry.why };
+  if (registry.status !== "idle" && registry.status !== "busy" && registry.status !== "needs_info") return { status: "unknown", why: `its episode says ${JSON.stringify(registry.status)}` };
+  const since = parseTimestamp(registry.changedAt);
+  const seconds = since ? Math.floor((at.getTime() - since.getTime()) / 1000) : null;
+  return { status: registry.status, since: since ? registry.changedAt : null, seconds: seconds !== null && seconds >= 0 ? seconds : null };
+}
+
+/**
+ * An activity in words.
+ * @example describeActivity({ status: "busy", since: "2026-01-15T10:00:00Z", seconds: 180 }) // "busy for 3m (since 2026-01-15T10:00:00Z)"
+ */
+export function describeActivity(activity: Activity): string {
+  if (activity.status === "unknown") return `unknown: ${activity.why}`;
+  const word = activity.status === "needs_info" ? "asks you" : activity.status;
+  if (activity.since === null) return `${word} (since a time that cannot be read)`;
+  return `${word}${activity.seconds !== null ? ` for ${formatAge(activity.seconds * 1000)}` : ""} (since ${activity.since})`;
 }
 
 function notIdle(why: string): Idleness {

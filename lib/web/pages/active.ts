@@ -6,8 +6,9 @@
  * button, a keep with no live session among them.
  */
 import { html } from "hono/html";
-import { now, parseTimestamp } from "../../clock.ts";
-import { readRegistry } from "../../ending/idleness.ts";
+import { now } from "../../clock.ts";
+import { workerActivity } from "../../ending/idleness.ts";
+import type { Activity } from "../../ending/idleness.ts";
 import { listKeeps } from "../../ending/keeps.ts";
 import { pullRequestsOfItems } from "../../intake/pull-requests.ts";
 import { issueUrls } from "../../reports/item.ts";
@@ -18,11 +19,6 @@ import type { Page } from "../page.ts";
 import { formatAge } from "../../duration.ts";
 import { issueLink, itemLink, none, postButton } from "./_parts.ts";
 import type { ItemName } from "./_parts.ts";
-
-/** What the worker's registry says, as the page shows it. */
-export type Activity =
-  | { status: "idle" | "busy" | "needs_info"; since: string | null; seconds: number | null }
-  | { status: "unknown"; why: string };
 
 /** One open session. */
 export interface ActiveRow {
@@ -79,7 +75,7 @@ export const activePage: Page<Active> = {
       rows.push({
         item: { id: item.id, repo: item.repo, issue: item.issue, title: item.title, state: item.state, url: urls.get(item.id) ?? null },
         session: { id: s.id, name: s.name, host: s.host, launcher: s.launcher, attempt: s.attempt, started_at: s.started_at },
-        activity: await activity(s, s.profile ?? ctx.config.worker.profile, at),
+        activity: await workerActivity(s, s.profile ?? ctx.config.worker.profile, at),
         pull_request: pull ? { number: pull.number, state: pull.merged_at ? "merged" : pull.state === "open" ? "open" : "closed", html_url: pull.html_url } : null,
         kept: keptSessions.has(s.id),
       });
@@ -124,16 +120,6 @@ ${data.kept.length === 0 ? none("No keeps.") : html`<table><thead><tr><th>item</
 </section>`;
   },
 };
-
-/** The registry's word on a worker at `at`; unknown stays unknown, with why. */
-async function activity(session: Parameters<typeof readRegistry>[0], profile: Parameters<typeof readRegistry>[1], at: Date): Promise<Activity> {
-  const registry = await readRegistry(session, profile);
-  if (!registry.known) return { status: "unknown", why: registry.why };
-  if (registry.status !== "idle" && registry.status !== "busy" && registry.status !== "needs_info") return { status: "unknown", why: `its episode says ${JSON.stringify(registry.status)}` };
-  const since = parseTimestamp(registry.changedAt);
-  const seconds = since ? Math.floor((at.getTime() - since.getTime()) / 1000) : null;
-  return { status: registry.status, since: since ? registry.changedAt : null, seconds: seconds !== null && seconds >= 0 ? seconds : null };
-}
 
 function activityCell(a: Activity) {
   if (a.status === "unknown") return html`<span class="activity unknown" title="${a.why}">unknown</span>`;

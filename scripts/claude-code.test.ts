@@ -9,28 +9,30 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { join } from "node:path";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { answersTool, claudeCodeBinary, claudeCodeHome, lastPrompt, serveAnthropicApi, toolResults } from "../testing/anthropic-api.ts";
-import type { AnthropicApi, ModelScript, ModelTurn } from "../testing/anthropic-api.ts";
-import { withDaemon } from "../testing/daemon.ts";
-import type { DaemonTest } from "../testing/daemon.ts";
-import { forgeTemplate } from "../testing/forge.ts";
-import { waitFor } from "../testing/wait.ts";
-import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
-import { initialState, runTick } from "../daemon/tick.ts";
-import { getItem } from "../work-items/queries.ts";
-import { openSessions } from "../work-items/sessions.ts";
-import type { StoredSession } from "../work-items/sessions.ts";
-import { readRegistry } from "../ending/idleness.ts";
-import { runCommand } from "../boundaries/launchers/session-run.ts";
-import { readRecord } from "../sessions/records.ts";
-import { relaunchItem } from "./verbs/relaunch.ts";
-import { pause } from "./controls.ts";
-import { recordClaudeTrust } from "./agent-trust.ts";
-import { listAnomalies } from "../store/anomalies.ts";
-import { FIRST_HOOK_SECONDS } from "../work-items/silent-workers.ts";
-import { statusReport } from "../reports/status.ts";
-import { atTimeAsync } from "../testing/items.ts";
-import { ANSWERED_WAITING_REASON } from "../work-items/needs-info.ts";
+import { answersTool, claudeCodeBinary, claudeCodeHome, lastPrompt, serveAnthropicApi, toolResults } from "../lib/testing/anthropic-api.ts";
+import type { AnthropicApi, ModelScript, ModelTurn } from "../lib/testing/anthropic-api.ts";
+import { withDaemon } from "../lib/testing/daemon.ts";
+import type { DaemonTest } from "../lib/testing/daemon.ts";
+import { forgeTemplate } from "../lib/testing/forge.ts";
+import { sleep, waitFor } from "../lib/testing/wait.ts";
+import { makeTempDir, removeTempDir } from "../lib/testing/fixtures.ts";
+import { initialState, runTick } from "../lib/daemon/tick.ts";
+import { getItem } from "../lib/work-items/queries.ts";
+import { openSessions } from "../lib/work-items/sessions.ts";
+import type { StoredSession } from "../lib/work-items/sessions.ts";
+import { readRegistry } from "../lib/ending/idleness.ts";
+import { runCommand } from "../lib/boundaries/launchers/session-run.ts";
+import { readRecord } from "../lib/sessions/records.ts";
+import { relaunchItem } from "../lib/dispatch/verbs/relaunch.ts";
+import { pause } from "../lib/dispatch/controls.ts";
+import { recordClaudeTrust } from "../lib/dispatch/agent-trust.ts";
+import { listAnomalies } from "../lib/store/anomalies.ts";
+import { FIRST_HOOK_SECONDS } from "../lib/work-items/silent-workers.ts";
+import { statusReport } from "../lib/reports/status.ts";
+import { atTimeAsync } from "../lib/testing/items.ts";
+import { run as runStatus } from "./status.ts";
+import { run as runShow } from "./show.ts";
+import { ANSWERED_WAITING_REASON } from "../lib/work-items/needs-info.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -121,6 +123,13 @@ function transcriptsOf(home: string): string[] {
   return existsSync(projects) ? readdirSync(projects).flatMap((dir) => readdirSync(join(projects, dir)).map((file) => `${dir}/${file}`)) : [];
 }
 
+/** What a command printed through its `write`. */
+async function textOf(fn: (write: (chunk: string) => void) => unknown): Promise<string> {
+  let text = "";
+  await fn((chunk) => void (text += chunk));
+  return text;
+}
+
 async function episodeStatus(session: StoredSession): Promise<string> {
   const registry = await readRegistry(session, "claude");
   return registry.known ? registry.status : `unknown (${registry.why})`;
@@ -146,6 +155,14 @@ test("a dispatched Claude Code reads its task with no permission prompt, and its
     reading({ text: "I have read my task." });
     await waitWorker(w, "the worker idle", async () => (await episodeStatus(session)) === "idle");
     assert.is(getItem(w.store, 1)!.state, "active");
+    // What the owner reads: the worker idle since when, in status and show, and the names of the variables robot-army set.
+    const status = await textOf((write) => runStatus({ includeSimulated: false, json: false }, { config: w.config, store: w.store, stateDir: w.deps.stateDir, write }));
+    assert.match(status, new RegExp(`demo/widgets#\\d+  item 1  ${session.name} on testhost: idle for \\d+s \\(since `));
+    const shown = await textOf((write) => runShow({ ref: { id: 1 }, includeSimulated: false, json: false }, { config: w.config, store: w.store, sessionRoot: w.deps.sessionRoot, write }));
+    assert.match(shown, /    activity: idle for \d+s \(since /);
+    const variables = /variables robot-army set: (.*)/.exec(shown)?.[1].split(", ") ?? [];
+    assert.ok(variables.includes("RA_EPISODE_KEY") && variables.includes("RA_SESSION_ID"), variables.join(", "));
+    assert.not.ok(variables.includes("RA_GITHUB_TOKEN_FILE"), "robot-army's own token is never handed to an agent");
   });
 });
 
@@ -239,8 +256,14 @@ test("a worker at Claude Code's folder-trust question is never invisible: past t
     assert.is(await episodeStatus(session), `unknown (no open episode "${session.episode_key}" in ${session.worktree})`, "unknown, never idle");
 
     // The owner attaches and trusts the folder: Claude Code starts, its hooks report, and the anomaly is withdrawn.
-    await w.press("Down");
-    await waitWorker(w, "the answer chosen", async () => /❯ Yes, I trust this folder/.test(await w.pane()));
+    // The dialog may draw itself anew as its checks finish, which puts the choice back on "No": the choice is made
+    // again until the pane shows it, and confirmed at once.
+    await waitWorker(w, "the answer chosen", async () => {
+      if (/❯ Yes, I trust this folder/.test(await w.pane())) return true;
+      await w.press("Down");
+      await sleep(100);
+      return false;
+    });
     await w.press("Enter");
     await waitWorker(w, "the worker's first hooks", async () => (await readRegistry(session, "claude")).known);
     await atTimeAsync(later, () => runTick(w.deps, initialState()));
