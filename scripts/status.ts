@@ -38,7 +38,9 @@ export const command: CommandDef = {
   description: `\
 Says whether a daemon runs for this state dir (its lock's pid, checked with its start
 time) and when it last ticked, counts work items by state and (once there are any) their
-pull requests, open, merged and closed unmerged, and lists the queue: the
+pull requests, open, merged and closed unmerged, then every open worker with what its
+registry says it is doing: busy, idle or asking you, since when, or unknown with why
+(never taken for idle), and lists the queue: the
 ready items dispatch may take, in the order it takes them (the repository's priority from
 the config, higher first, then the oldest item first), with positions. Apart from it, each
 with why and the command that lets it go: the pause, while set (nothing is dispatched);
@@ -53,7 +55,9 @@ their worker ended ("robot-army resume <id>"), and those awaiting your review, w
 exited 0 with a pull request open (its address, and "robot-army show <id>"). A worker that
 ended by itself within 10 seconds of its start is shown with its last output lines. Then why the last tick dispatched nothing when it
 withheld dispatch (paused, capacity not observable, worker program missing), the rate limit
-GitHub last reported, and how many anomalies are open ("robot-army anomalies").
+GitHub last reported, and how many anomalies are open ("robot-army anomalies"), with
+the words of each worker waiting before its first hook (worker_silent: its agent, Claude
+Code at its folder-trust question or a login, has not reported starting).
 
 Items made below the live effect level are simulated and left out unless
 --include-simulated; the output says how many were left out.
@@ -160,6 +164,8 @@ export function formatStatus(report: StatusReport & { workers?: WorkerLine[] }):
   lines.push(rateLimitLine(report.rate_limit));
   const open = report.anomalies.length;
   lines.push(open === 0 ? "anomalies: none" : `${open} anomal${open === 1 ? "y needs" : "ies need"} you: robot-army anomalies`);
+  // A worker waiting before its first hook is a worker the owner must go to: its words, with the command, here too.
+  for (const a of report.anomalies.filter((anomaly) => anomaly.kind === "worker_silent")) lines.push(`  anomaly ${a.id} worker_silent: ${printable(a.detail)}`);
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;

@@ -48,6 +48,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-finished-claude-worker": () => import("./forge-with-finished-claude-worker.ts"),
   "forge-with-headless-claude-worker": () => import("./forge-with-headless-claude-worker.ts"),
+  "forge-with-untrusted-claude-worker": () => import("./forge-with-untrusted-claude-worker.ts"),
   "forge-with-merged-pull-request": () => import("./forge-with-merged-pull-request.ts"),
   "forge-with-merged-demo-worker": () => import("./forge-with-merged-demo-worker.ts"),
   "forge-with-hand-closed-demo-worker": () => import("./forge-with-hand-closed-demo-worker.ts"),
