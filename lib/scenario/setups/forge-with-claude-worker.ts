@@ -7,10 +7,7 @@
  * starts, SessionEnd when it is stopped; it prints the `--session-id` it was given, then waits
  * at its "prompt". `${CLAUDE}` is its path.
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { runtimeArgv } from "../../runtime.ts";
-import { commandText } from "../../shell-words.ts";
+import { writeClaudeStandIn } from "./_claude-stand-in.ts";
 import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
@@ -39,13 +36,7 @@ process.on("SIGTERM", () => { fire("SessionEnd", { reason: "other" }); clearInte
 
 /** Writes the stand-in and a config whose worker it is. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
-  const bin = join(ctx.dir, "bin");
-  mkdirSync(bin, { recursive: true });
-  const script = join(bin, "claude-stand-in.mjs");
-  writeFileSync(script, STAND_IN);
-  const claude = join(bin, "claude");
-  writeFileSync(claude, `#!/bin/sh\nexec ${commandText(runtimeArgv(script))} "$@"\n`);
-  chmodSync(claude, 0o755);
+  const claude = writeClaudeStandIn(ctx.dir, "claude-stand-in", STAND_IN);
   const made = await withTmuxWorker(ctx, { binary: claude, args: [] });
   return { ...made, vars: { ...made.vars, CLAUDE: claude } };
 }

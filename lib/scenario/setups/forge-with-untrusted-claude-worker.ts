@@ -4,10 +4,7 @@
  * is claude), launched in tmux: like Claude Code it prints its folder-trust question and
  * waits for an answer, running none of the hooks in its worktree's settings.
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { runtimeArgv } from "../../runtime.ts";
-import { commandText } from "../../shell-words.ts";
+import { writeClaudeStandIn } from "./_claude-stand-in.ts";
 import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
 import type { SetupContext, SetupResult } from "./index.ts";
 
@@ -23,12 +20,5 @@ setInterval(() => {}, 60_000);
 
 /** Writes the stand-in and a config whose worker it is. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
-  const bin = join(ctx.dir, "bin");
-  mkdirSync(bin, { recursive: true });
-  const script = join(bin, "claude-at-trust.mjs");
-  writeFileSync(script, STAND_IN);
-  const claude = join(bin, "claude");
-  writeFileSync(claude, `#!/bin/sh\nexec ${commandText(runtimeArgv(script))} "$@"\n`);
-  chmodSync(claude, 0o755);
-  return await withTmuxWorker(ctx, { binary: claude, args: [] });
+  return await withTmuxWorker(ctx, { binary: writeClaudeStandIn(ctx.dir, "claude-at-trust", STAND_IN), args: [] });
 }
