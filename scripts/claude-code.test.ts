@@ -8,24 +8,19 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { join } from "node:path";
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { answersTool, claudeCodeBinary, claudeCodeHome, lastPrompt, serveAnthropicApi, toolResults } from "../lib/testing/anthropic-api.ts";
-import type { AnthropicApi, ModelScript, ModelTurn } from "../lib/testing/anthropic-api.ts";
-import { withDaemon } from "../lib/testing/daemon.ts";
-import type { DaemonTest } from "../lib/testing/daemon.ts";
+import { readFileSync, writeFileSync } from "node:fs";
+import { answersTool, lastPrompt, toolResults } from "../lib/testing/anthropic-api.ts";
+import type { ModelScript, ModelTurn } from "../lib/testing/anthropic-api.ts";
+import { claudeWorld, episodeStatus, obedientWorker, sessionOf, textOf, transcriptsOf, waitWorker } from "../lib/testing/claude-world.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import { sleep, waitFor } from "../lib/testing/wait.ts";
 import { makeTempDir, removeTempDir } from "../lib/testing/fixtures.ts";
 import { initialState, runTick } from "../lib/daemon/tick.ts";
 import { getItem } from "../lib/work-items/queries.ts";
-import { openSessions } from "../lib/work-items/sessions.ts";
-import type { StoredSession } from "../lib/work-items/sessions.ts";
 import { readRegistry } from "../lib/ending/idleness.ts";
-import { runCommand } from "../lib/boundaries/launchers/session-run.ts";
 import { readRecord } from "../lib/sessions/records.ts";
 import { relaunchItem } from "../lib/dispatch/verbs/relaunch.ts";
 import { pause } from "../lib/dispatch/controls.ts";
-import { recordClaudeTrust } from "../lib/dispatch/agent-trust.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { FIRST_HOOK_SECONDS } from "../lib/work-items/silent-workers.ts";
 import { statusReport } from "../lib/reports/status.ts";
@@ -36,104 +31,7 @@ import { ANSWERED_WAITING_REASON } from "../lib/work-items/needs-info.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
-
-/** What the worker is told first: where its task is. */
-const TASK_POINTER = /Your task is in the file (\S+?):/;
-
-/**
- * The model of a worker that does as told: it reads the file its first message names, then
- * says it has read it and waits at its prompt. What comes after is the test's `then`.
- */
-function obedientWorker(then: ModelScript = () => ({ text: "Nothing more to do." })): ModelScript {
-  return (request) => {
-    if (!request.withTools) return { text: "ok" };
-    const pointer = TASK_POINTER.exec(lastPrompt(request));
-    const results = toolResults(request);
-    if (pointer && !answersTool(request) && results.length === 0) return { tool: "Read", input: { file_path: pointer[1] } };
-    if (answersTool(request) && results.length === 1) return { text: "I have read my task." };
-    return then(request);
-  };
-}
-
-interface ClaudeWorld extends DaemonTest {
-  api: AnthropicApi;
-  home: string;
-  socket: string;
-  /** What the newest worker's tmux pane shows now. */
-  pane(): Promise<string>;
-  /** Types a line into the newest worker's pane, as its owner attached would. */
-  type(line: string): Promise<void>;
-  /** Presses keys in the newest worker's pane (tmux key names: Down, Enter). */
-  press(...keys: string[]): Promise<void>;
-}
-
-/** A forge, the daemon's deps with Claude Code as the tmux worker, and the stand-in API; the tmux server is ended afterwards. */
-async function withClaude(script: ModelScript, fn: (w: ClaudeWorld) => Promise<void>, options: { trustClone?: boolean } = {}): Promise<void> {
-  const api = await serveAnthropicApi(script);
-  const socket = `ra-claude-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const home = makeTempDir("robot-army-claude-home-");
-  try {
-    const env = claudeCodeHome(home, api);
-    await withDaemon(template, async (d) => {
-      // The owner's yes, as `robot-army trust demo/widgets` records it: for the clone, which holds for its worktrees.
-      if (options.trustClone ?? true) recordClaudeTrust(join(home, ".claude.json"), d.config.repos["demo/widgets"].path);
-      // The newest window's pane: a resumed worker's window opens beside its dead predecessor's.
-      const pane = async () => {
-        const windows = (await runCommand(["tmux", "-L", socket, "list-windows", "-t", "workers", "-F", "#{window_id}"], process.env)).stdout.trim().split("\n");
-        return (await runCommand(["tmux", "-L", socket, "capture-pane", "-p", "-t", windows.at(-1) ?? "workers"], process.env)).stdout;
-      };
-      const type = async (line: string) => {
-        const windows = (await runCommand(["tmux", "-L", socket, "list-windows", "-t", "workers", "-F", "#{window_id}"], process.env)).stdout.trim().split("\n");
-        await runCommand(["tmux", "-L", socket, "send-keys", "-t", windows.at(-1)!, "-l", line], process.env);
-        await runCommand(["tmux", "-L", socket, "send-keys", "-t", windows.at(-1)!, "Enter"], process.env);
-      };
-      const press = async (...keys: string[]) => {
-        const windows = (await runCommand(["tmux", "-L", socket, "list-windows", "-t", "workers", "-F", "#{window_id}"], process.env)).stdout.trim().split("\n");
-        for (const key of keys) await runCommand(["tmux", "-L", socket, "send-keys", "-t", windows.at(-1)!, key], process.env);
-      };
-      await fn({ ...d, api, home, socket, pane, type, press });
-    }, [claudeCodeBinary()], { worker: { profile: "claude", launcher: "tmux", tmux_socket: socket, tmux_session: "workers" }, env });
-  } finally {
-    await runCommand(["tmux", "-L", socket, "kill-server"], process.env);
-    await api.close();
-    removeTempDir(home);
-  }
-}
-
-/** The one open session of item `id`. */
-function sessionOf(w: DaemonTest, id: number): StoredSession | undefined {
-  return openSessions(w.store).find((session) => session.item === id);
-}
-
-/** waitFor, with the worker's pane and the API's requests in the failure, as a user attaching would see them. */
-async function waitWorker<T>(w: ClaudeWorld, what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
-  try {
-    return await waitFor(what, probe, timeoutMs);
-  } catch (error) {
-    const session = openSessions(w.store)[0];
-    const registry = session ? JSON.stringify(await readRegistry(session, "claude")) : "no open session";
-    (error as Error).message += `\ntranscripts: ${transcriptsOf(w.home).join(", ")}\nregistry: ${registry}\nrequests: ${w.api.requests.length}\npane:\n${(await w.pane()).replace(/\n{2,}/g, "\n")}`;
-    throw error;
-  }
-}
-
-/** The transcripts Claude Code keeps in a home, as `<project folder>/<session id>.jsonl`. */
-function transcriptsOf(home: string): string[] {
-  const projects = join(home, ".claude", "projects");
-  return existsSync(projects) ? readdirSync(projects).flatMap((dir) => readdirSync(join(projects, dir)).map((file) => `${dir}/${file}`)) : [];
-}
-
-/** What a command printed through its `write`. */
-async function textOf(fn: (write: (chunk: string) => void) => unknown): Promise<string> {
-  let text = "";
-  await fn((chunk) => void (text += chunk));
-  return text;
-}
-
-async function episodeStatus(session: StoredSession): Promise<string> {
-  const registry = await readRegistry(session, "claude");
-  return registry.known ? registry.status : `unknown (${registry.why})`;
-}
+const withClaude = claudeWorld(template);
 
 test("a dispatched Claude Code reads its task with no permission prompt, and its hooks show it busy, then idle", async () => {
   let reading: (turn: ModelTurn) => void = () => {};
