@@ -123,6 +123,21 @@ function archivedOf(w: ClaudeWorld, item: number): string[] {
 
 const item = (w: ClaudeWorld, id: number) => getItem(w.store, id)!;
 
+test("without the owner's rules, the worker's first git command stops at auto mode's dialog: the item needs its owner, in Claude Code's words", async () => {
+  await withClaude(workingWorker(COMMIT_AND_PUSH), async (w) => {
+    await runTick(w.deps, initialState());
+    const session = await waitWorker(w, "item 1's worker", () => sessionOf(w, 1), 30_000);
+    const words = "Auto mode can't check actions in this session and needs your choice";
+    await waitWorker(w, "the worker at auto mode's dialog, in its registry", async () => {
+      const registry = await readRegistry(session, "claude");
+      return registry.known && registry.status === "needs_info" && registry.reason === words;
+    });
+    assert.match(await w.pane(), "Auto mode can't check actions in this session");
+    await runTick(w.deps, initialState());
+    assert.equal([item(w, 1).state, item(w, 1).reason], ["needs_info", `worker asks: ${words}`]);
+  });
+});
+
 test("a merged pull request retires the worker at once and closes its tab; cleanup reclaims the worktree with its SessionEnd record archived", async () => {
   await withClaude(workingWorker(COMMIT_AND_PUSH), async (w) => {
     ownerHome(w.home);

@@ -94,10 +94,15 @@ const hook: CommandDef = {
   usage: "episode hook <claude|codex> --key K [--session ID] [PAYLOAD]",
   description:
     "Run by the hooks robot-army writes for a worker, not by hand. claude: reads the hook's JSON on stdin\n" +
-    "(hook_event_name): SessionStart opens the episode (a resumed one already open is marked busy),\n" +
-    "UserPromptSubmit and PreToolUse mark it busy, Stop and the idle_prompt Notification idle, the\n" +
-    "permission_prompt and elicitation_dialog Notifications needs_info (its message the reason; the next\n" +
-    "tool, a prompt, or Stop, which comes only once the prompt is answered, ends it), SessionEnd ends it.\n" +
+    "(hook_event_name): SessionStart opens the episode, idle while the session waits at its prompt (a\n" +
+    "new, resumed, forked or cleared one; one restarted by compaction mid-turn stays busy),\n" +
+    "UserPromptSubmit and PreToolUse mark it busy, Stop and the idle_prompt Notification idle,\n" +
+    "PermissionRequest needs_info (the tool and its command or file the reason), the permission_prompt,\n" +
+    "elicitation_dialog and agent_needs_input Notifications needs_info (their message the reason, never\n" +
+    "replacing a PermissionRequest's words; the next tool, a prompt, or Stop, which comes only once the\n" +
+    "prompt is answered, ends it), SessionEnd ends it. With --session, an event counts when it comes\n" +
+    "from the worker's managed session (RA_SESSION_ID, which survives --resume and --fork-session) or\n" +
+    "names that session; another Claude Code in the worktree is ignored.\n" +
     "codex: reads the notify JSON from its last argument; agent-turn-complete marks it idle (Codex reports\n" +
     "nothing that marks it busy). The journal is the worktree of the worker's managed session, else\n" +
     "$CLAUDE_PROJECT_DIR, else the cwd the agent reports, else here. It always exits 0, noting a problem on\n" +

@@ -84,7 +84,7 @@ test("the hooks go into the worktree's local settings, merged with the owner's, 
     }, "the owner's settings stay");
     assert.equal(settings.hooks.Stop[0], ownerStop, "the owner's own Stop hook stays, first");
     assert.equal(Object.keys(settings.hooks).sort(), CLAUDE_HOOK_EVENTS.map((e) => e.event).sort());
-    assert.is(settings.hooks.Notification.at(-1)!.matcher, "idle_prompt|permission_prompt|elicitation_dialog");
+    assert.is(settings.hooks.Notification.at(-1)!.matcher, "idle_prompt|permission_prompt|elicitation_dialog|agent_needs_input");
     assert.equal(settings.hooks.SessionEnd, [{ hooks: [{ type: "command", command: `${place.robotArmy} episode hook claude --key item-3 --session ${SESSION_ID}`, timeout: 30 }] }]);
     assert.is(commandFor(place.worktree, "SessionStart"), `${place.robotArmy} episode hook claude --key item-3 --session ${SESSION_ID}`);
     // The worktree's exclude file is the repository's (git's common dir), and the worktree stays clean.
@@ -200,7 +200,7 @@ test("a permission prompt is the worker waiting for its owner: needs_info with i
   inWorktree(async (place) => {
     await writeClaudeHooks(place.worktree, { robotArmy: place.robotArmy, episodeKey: "item-3", sessionId: SESSION_ID });
     const matcher = new RegExp(`^(?:${settingsOf(place.worktree).hooks.Notification.at(-1)!.matcher})$`);
-    for (const type of ["idle_prompt", "permission_prompt", "elicitation_dialog"]) assert.ok(matcher.test(type), `Claude Code runs the hook for ${type}`);
+    for (const type of ["idle_prompt", "permission_prompt", "elicitation_dialog", "agent_needs_input"]) assert.ok(matcher.test(type), `Claude Code runs the hook for ${type}`);
     assert.not.ok(matcher.test("auth_success"));
     fireHook(place, "SessionStart", { source: "startup" }, "2026-01-15T10:00:00Z");
     // The PermissionRequest says what for; the notification after it, vaguer, leaves those words in place.

@@ -9,7 +9,7 @@
  * | UserPromptSubmit, PreToolUse      | busy                   |
  * | Stop, Notification `idle_prompt`  | idle                   |
  * | PermissionRequest                 | needs_info (the tool and its command or file the reason), until busy or Stop |
- * | Notification `permission_prompt`, `elicitation_dialog` | needs_info (its message the reason, unless a PermissionRequest said more), until busy or Stop |
+ * | Notification `permission_prompt`, `elicitation_dialog`, `agent_needs_input` | needs_info (its message the reason, unless a PermissionRequest said more), until busy or Stop |
  * | SessionEnd                        | ended                  |
  *
  * Beside the hooks, the same file grants what the worker's prompt asks of it and nothing
@@ -42,9 +42,10 @@ export const CLAUDE_HOOK_EVENTS: readonly { event: string; matcher?: string }[] 
   { event: "Stop" },
   // Fires as a permission dialog opens, with the tool and its input: what the owner is asked, in the hook's own words.
   { event: "PermissionRequest", matcher: "*" },
-  // The matcher is a pattern on notification_type. A permission prompt or a question is not idleness (the
-  // agent is in the middle of its work) but the worker waiting for its owner: needs_info (lib/episodes/hook.ts).
-  { event: "Notification", matcher: "idle_prompt|permission_prompt|elicitation_dialog" },
+  // The matcher is a pattern on notification_type. A permission prompt, a question or a choice put to the owner
+  // (auto mode's "needs your choice") is not idleness (the agent is in the middle of its work) but the worker
+  // waiting for its owner: needs_info (CLAUDE_OWNER_NOTIFICATIONS in lib/episodes/hook.ts).
+  { event: "Notification", matcher: "idle_prompt|permission_prompt|elicitation_dialog|agent_needs_input" },
   { event: "SessionEnd" },
 ];
 

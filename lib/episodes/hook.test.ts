@@ -33,6 +33,10 @@ test("Claude Code's events map to start, busy, idle, needs_info and end; anythin
   assert.is(action({ hook_event_name: "Notification", notification_type: "idle_prompt" }), "idle");
   assert.is(action({ hook_event_name: "Notification", notification_type: "permission_prompt" }), "needs_info");
   assert.is(action({ hook_event_name: "Notification", notification_type: "elicitation_dialog" }), "needs_info");
+  // Auto mode's safety check out of reach: Claude Code stops at a dialog only the owner can answer.
+  assert.is(action({ hook_event_name: "Notification", notification_type: "agent_needs_input" }), "needs_info");
+  assert.equal(claudeHookEvent({ hook_event_name: "Notification", notification_type: "agent_needs_input", message: "Auto mode can't check actions in this session and needs your choice" }).reason, "Auto mode can't check actions in this session and needs your choice");
+  assert.equal(claudeHookEvent({ hook_event_name: "Notification", notification_type: "agent_needs_input" }).reason, "Claude Code needs your choice", "with no message, what the type means");
   assert.is(action({ hook_event_name: "Notification", notification_type: "auth_success" }), "none");
   assert.is(action({ hook_event_name: "Notification", notification_type: "toString" }), "none", "no inherited name passes for a type");
   assert.equal(claudeHookEvent({ hook_event_name: "Notification", notification_type: "permission_prompt", message: "Claude needs your permission to use Bash" }).reason, "Claude needs your permission to use Bash");

@@ -71,18 +71,21 @@ const AT_PROMPT_SOURCES = new Set(["startup", "resume", "clear", "fork"]);
 
 /**
  * Claude Code's notifications that mean its worker waits for the owner, with what a
- * notification with no message of its own asks: a tool waiting for permission, or a
- * question put to the owner (an MCP server's elicitation form).
+ * notification with no message of its own asks: a tool waiting for permission, a question
+ * put to the owner (an MCP server's elicitation form), or a choice only the owner can make
+ * (`agent_needs_input`: "Auto mode can't check actions in this session and needs your
+ * choice", when auto mode's safety check cannot be reached).
  */
 export const CLAUDE_OWNER_NOTIFICATIONS: Readonly<Record<string, string>> = {
   permission_prompt: "Claude Code needs your permission",
   elicitation_dialog: "Claude Code asks you a question",
+  agent_needs_input: "Claude Code needs your choice",
 };
 
 /**
  * Claude Code's hook input (JSON on stdin: `session_id`, `cwd`, `hook_event_name`, and the
  * event's own fields) as an episode action. Of its Notifications, `idle_prompt` is idle, and a
- * permission prompt or a question to the owner (`permission_prompt`, `elicitation_dialog`) is
+ * permission prompt, a question or a choice put to the owner (`CLAUDE_OWNER_NOTIFICATIONS`) is
  * `needs_info`, its `message` the reason; any other says nothing of the episode.
  */
 export function claudeHookEvent(input: unknown): HookEvent {
