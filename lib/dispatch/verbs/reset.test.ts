@@ -1,6 +1,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { applyHook } from "../../episodes/hook.ts";
+import { openJournal } from "../../episodes/journal.ts";
+import { archiveDir } from "../../cleanup/record-archive.ts";
 import { join } from "node:path";
 import { wireEffects } from "../../effects.ts";
 import { git } from "../../testing/fixtures.ts";
@@ -60,6 +63,22 @@ test("reset refuses under a live session, then over uncommitted work; with force
     assert.equal([forced.reset, forced.removal.worktree.status, forced.removal.branch.status], [true, "removed", "deleted"]);
     assert.not.ok(existsSync(session.worktree));
     assert.is(git(config.repos["demo/widgets"].path, "branch", "--list", session.branch), "");
+    assert.is(getItem(store, 1)!.state, "ready");
+  }));
+
+test("reset over a worktree whose only uncommitted file is the record robot-army's hook wrote archives it and goes on, no --force asked", () =>
+  withWorld(template, async ({ store, deps }) => {
+    const session = (await dispatchReady(deps)).outcomes[0].session!;
+    await stopAll(deps);
+    const key = sessionsOf(store, 1)[0].episode_key;
+    // What Claude Code's SessionStart and SessionEnd hooks leave: the episode's record, uncommitted.
+    const journal = await openJournal(session.worktree, { forWrite: true });
+    await applyHook(journal, { key, action: "start", clientPid: process.pid, now: new Date() });
+    await applyHook(journal, { key, action: "end", clientPid: process.pid, now: new Date() });
+    const [record] = readdirSync(journal.recordsDir);
+    const reset = await resetItem(deps, 1);
+    assert.equal([reset.reset, reset.removal.worktree.status], [true, "removed"]);
+    assert.ok(existsSync(join(archiveDir(deps.stateDir, 1), record)), "the record is kept in the item's archive");
     assert.is(getItem(store, 1)!.state, "ready");
   }));
 

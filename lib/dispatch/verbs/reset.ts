@@ -12,6 +12,7 @@
  */
 import { worktreePath } from "../../boundaries/worktrees.ts";
 import { removeCheckout } from "../../cleanup/checkout.ts";
+import { episodeKeysOf } from "../../cleanup/cleanup.ts";
 import type { CheckoutRemoval } from "../../cleanup/checkout.ts";
 import { PreconditionError } from "../../errors.ts";
 import { getItem, refreshSnapshot, requireItem } from "../../work-items/queries.ts";
@@ -66,7 +67,8 @@ export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "s
   const force = options.force === true;
   const removal = await removeCheckout(
     deps,
-    { repo: item.repo, item: item.id, repoPath: repo.path, path, branch, base: repo.base_branch },
+    // The records robot-army's own hooks left uncommitted are its to archive, never the owner's work that keeps the worktree.
+    { repo: item.repo, item: item.id, repoPath: repo.path, path, branch, base: repo.base_branch, episodeKeys: episodeKeysOf(store, item.id) },
     { session: live.live === false ? { live: false } : { live: live.live, why: describeLive(live, item.id) }, force: { worktree: force, branch: force } },
   );
   if (removal.worktree.status === "kept" && live.live !== false) throw new PreconditionError(describeLive(live, item.id));
