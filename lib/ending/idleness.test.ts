@@ -76,7 +76,7 @@ test("a worker waiting for its owner (needs_info) is not idle, even once its tur
     await setStatus(journal, { key: "item-3-2", status: "needs_info", reason: "which database?", now: IDLE_AT });
     await setStatus(journal, { key: "item-3-2", status: "idle", now: PASS });
     assert.is(await why(sessionIn(worktree), new Date("2026-01-15T12:00:00Z")), 'episode "item-3-2" is "needs_info", not idle');
-    assert.equal(await readRegistry(sessionIn(worktree), "claude"), { known: true, status: "needs_info", changedAt: "2026-01-15T10:30:00Z", reason: "which database?" });
+    assert.equal(await readRegistry(sessionIn(worktree), "claude"), { known: true, status: "needs_info", changedAt: "2026-01-15T10:30:00Z", reason: "which database?", agentSession: null });
     assert.equal(await readRegistry(sessionIn(worktree), "generic"), { known: false, why: noRegistryLine("generic") });
     assert.match(JSON.stringify(await readRegistry(sessionIn(worktree, "item-3"), "claude")), 'no open episode \\"item-3\\"');
   }));
