@@ -58,6 +58,18 @@ export interface Effects {
   readonly sessions: boolean;
   /** Real notifications (at `live`). */
   readonly notifications: boolean;
+  /** The owner's own agent configuration written when the owner asks (`robot-army trust`: Claude Code's trust answer), from `local`. */
+  readonly ownerFiles: boolean;
+  /** What a worker is asked to deliver: a pull request only where robot-army itself writes to GitHub (`live`), else commits only. */
+  readonly delivery: Delivery;
+}
+
+/** What a worker's prompt asks it to deliver. */
+export type Delivery = "pull-request" | "commit";
+
+/** What a worker is asked to deliver at a level: it asks for nothing robot-army would not itself do there. */
+export function deliveryAt(level: EffectLevel): Delivery {
+  return level === "live" ? "pull-request" : "commit";
 }
 
 /** Wires the boundaries for a level: the real GitHub writer only at `live`. */
@@ -72,6 +84,8 @@ export function wireEffects(level: EffectLevel, boundaries: { github: GitHubWrit
     worktrees: rank >= EFFECT_LEVELS.indexOf("local"),
     sessions: rank >= EFFECT_LEVELS.indexOf("no-remote"),
     notifications: live,
+    ownerFiles: rank >= EFFECT_LEVELS.indexOf("local"),
+    delivery: deliveryAt(level),
   });
 }
 

@@ -44,7 +44,7 @@ test("prompt --json gives the parts and the prompt; worktrees.root from the conf
     assert.equal({ ...json, prompt: undefined }, {
       item: item.id, repo: "demo/widgets", issue: 3, branch: "robot-army/issue-3-document-it",
       worktree: "/srv/trees/demo/widgets/issue-3", episode_key: `item-${item.id}`, sha256: wordsHash(item), held: null, approve: null,
-      effect_level: "live", delivery: "pull-request",
+      level: "live", delivery: "pull-request",
       instructions: { base: "(unknown)", commit: null, files: [], unreadable: 'repository "demo/widgets" is not in the config' },
       prompt: undefined,
     });
@@ -86,7 +86,7 @@ test("prompt follows the effect level: at live a push and a pull request, below 
     assert.not.match(rehearsal, "git push");
     assert.not.match(rehearsal, "Closes #4");
     const json = JSON.parse(await prompt(config, stateDir, store, item.id, true, "local"));
-    assert.equal([json.effect_level, json.delivery], ["local", "commit"]);
+    assert.equal([json.level, json.delivery], ["local", "commit"]);
   }));
 
 test("prompt gives the repository's instruction files as committed on origin's base branch, never a working tree's", () =>
@@ -124,7 +124,7 @@ test("robot-army prompt on the real binary: an item's prompt (exit 0), an unknow
     const shown = ra("prompt", String(item.id));
     assert.is(shown.status, 0, shown.stderr);
     assert.match(shown.stdout, "Branch:    robot-army/issue-5-make-names-case-insensitive\n");
-    assert.match(shown.stdout, "This is a rehearsal with no remote writes (effect level plan)", "daemon.effect_level by default");
+    assert.match(shown.stdout, "This is a rehearsal with no remote writes (effect level plan)", "the daemon's level by default");
     const live = ra("prompt", String(item.id), "--effect-level", "live");
     assert.is(live.status, 0, live.stderr);
     assert.match(live.stdout, "Delivery:  push, then a pull request that closes #5\n");

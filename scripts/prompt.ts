@@ -13,9 +13,9 @@ import { worktreeRoot } from "../lib/dispatch/worktree-root.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { branchName } from "../lib/dispatch/branch-name.ts";
-import { composePrompt, deliveryAt } from "../lib/dispatch/prompt.ts";
+import { composePrompt } from "../lib/dispatch/prompt.ts";
 import { cloneInstructions } from "../lib/dispatch/repo-instructions.ts";
-import { EFFECT_LEVEL_OPTIONS, resolveLevel } from "../lib/effects.ts";
+import { deliveryAt, EFFECT_LEVEL_OPTIONS, resolveLevel } from "../lib/effects.ts";
 import type { EffectLevel } from "../lib/effects.ts";
 import type { PromptInput } from "../lib/dispatch/prompt.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -37,7 +37,7 @@ number, title, and its body quoted as the author's words), the item id, the bran
 worktree, how the worker keeps the journal (episode start, busy, idle and end, ledger
 notes), how it finishes, and the repository's own instructions.
 
-How it finishes follows the effect level (--effect-level, default daemon.effect_level):
+How it finishes follows the effect level (--effect-level, default: the daemon's, from the config):
 at live it commits, pushes and opens a pull request whose body says Closes #N; below
 live, a rehearsal with no remote writes, it only commits on its branch and says it is
 done (you push).
@@ -102,7 +102,7 @@ export async function run(opts: { id: number; json: boolean; level: EffectLevel 
     const { instructions } = input;
     deps.write(JSON.stringify({
       item: id, repo, issue, branch, worktree, episode_key: episodeKey, sha256: wordsHash(item), held, approve: approve ?? null,
-      effect_level: opts.level, delivery: deliveryAt(opts.level),
+      level: opts.level, delivery: deliveryAt(opts.level),
       instructions: instructions.unreadable === undefined
         ? { base: instructions.base, commit: instructions.commit, files: instructions.files.map(({ path, bytes, truncated }) => ({ path, bytes, truncated })), unreadable: null }
         : { base: instructions.base, commit: null, files: [], unreadable: instructions.unreadable },

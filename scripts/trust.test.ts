@@ -9,6 +9,7 @@ import { PreconditionError } from "../lib/errors.ts";
 import { claudeTrusts } from "../lib/dispatch/agent-trust.ts";
 import { queryAudit } from "../lib/store/audit.ts";
 import { withStore } from "../lib/store/open.ts";
+import { SIMULATED_GITHUB, wireEffects } from "../lib/effects.ts";
 import type { EffectLevel } from "../lib/effects.ts";
 import { run } from "./trust.ts";
 
@@ -24,7 +25,7 @@ function inHome(fn: (place: { home: string; clone: string; state: string; trust:
       const config = await configFrom(`[worker]\nprofile = "${args.profile ?? "claude"}"\n[repos."demo/widgets"]\npath = ${JSON.stringify(clone)}\n`);
       let out = "";
       const code = await run({ repo: "demo/widgets", check: args.check === true, json: args.json === true }, {
-        config, level: args.level ?? "live", env: { HOME: home }, stateDir: () => state, write: (chunk) => void (out += chunk),
+        config, effects: wireEffects(args.level ?? "live", { github: SIMULATED_GITHUB }), env: { HOME: home }, stateDir: () => state, write: (chunk) => void (out += chunk),
       });
       return { code, out };
     };

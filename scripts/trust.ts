@@ -9,8 +9,8 @@ import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { claudeConfigFile, claudeTrusts, describeTrust, recordClaudeTrust } from "../lib/dispatch/agent-trust.ts";
 import type { TrustAnswer } from "../lib/dispatch/agent-trust.ts";
-import { EFFECT_LEVEL_OPTIONS, resolveLevel } from "../lib/effects.ts";
-import type { EffectLevel } from "../lib/effects.ts";
+import { EFFECT_LEVEL_OPTIONS, effectsFor, SIMULATED_GITHUB } from "../lib/effects.ts";
+import type { Effects } from "../lib/effects.ts";
 import { EXIT, PreconditionError, UsageError } from "../lib/errors.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { auditEffect } from "../lib/store/audit.ts";
@@ -50,7 +50,8 @@ worker, which is why onboard fingerprints them.
 /** What `trust` reads and writes. */
 export interface TrustDeps {
   config: Config;
-  level: EffectLevel;
+  /** What is real at the level the command runs at: the owner's files are written from local. */
+  effects: Pick<Effects, "ownerFiles" | "level">;
   env: Record<string, string | undefined>;
   /** Where the store is that the record is audited in. */
   stateDir: () => string;
@@ -65,12 +66,14 @@ export interface TrustReport {
   /** Before this command: trusted, not, or why it cannot be told. */
   was: TrustAnswer;
   result: "trusted" | "recorded" | "would record" | "not trusted" | "unknown";
+  /** The effect level it ran at. */
+  level: string;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
-  const deps: TrustDeps = { config, level: resolveLevel(args, config), env: process.env, stateDir: () => ensureStateDir(), write: writeStdout };
+  const deps: TrustDeps = { config, effects: effectsFor(args, config, { github: SIMULATED_GITHUB }), env: process.env, stateDir: () => ensureStateDir(), write: writeStdout };
   return await run({ repo: args.positionals[0], check: args.values.check === true, json: args.values.json === true }, deps);
 }
 
@@ -83,10 +86,10 @@ export async function run(opts: { repo: string; check: boolean; json: boolean },
   }
   const file = claudeConfigFile(deps.env);
   const was = claudeTrusts(file, repo.path);
-  const report: TrustReport = { repo: opts.repo, folder: repo.path, file, was, result: was.trusted === true ? "trusted" : was.trusted === false ? "not trusted" : "unknown" };
+  const report: TrustReport = { repo: opts.repo, folder: repo.path, file, was, level: deps.effects.level, result: was.trusted === true ? "trusted" : was.trusted === false ? "not trusted" : "unknown" };
   if (!opts.check && was.trusted !== true) {
     if (was.trusted === "unknown") throw new PreconditionError(describeTrust(opts.repo, repo.path, was, file));
-    report.result = deps.level === "plan" ? "would record" : await record(deps.stateDir(), opts.repo, repo.path, file);
+    report.result = deps.effects.ownerFiles ? await record(deps.stateDir(), opts.repo, repo.path, file) : "would record";
   }
   deps.write(opts.json ? asJson(report) : asLines(lineOf(report)));
   // A check that finds the clone not trusted (or cannot tell) exits 4: a difference, said above.
@@ -111,7 +114,7 @@ function lineOf(report: TrustReport): string {
     case "recorded":
       return `recorded: Claude Code trusts ${report.folder} (${report.repo}) in ${report.file}; its workers open without the folder-trust question`;
     case "would record":
-      return `would record Claude Code's trust in ${report.folder} (${report.repo}) in ${report.file} (effect level plan: nothing written)`;
+      return `would record Claude Code's trust in ${report.folder} (${report.repo}) in ${report.file} (effect level ${report.level}: nothing written)`;
     default:
       return describeTrust(report.repo, report.folder, report.was, report.file);
   }

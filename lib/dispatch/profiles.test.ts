@@ -1,4 +1,5 @@
 import { test } from "uvu";
+import { runCommand } from "../boundaries/launchers/session-run.ts";
 import * as assert from "uvu/assert";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -63,6 +64,7 @@ function fakeClaude(dir: string): string {
 
 test("a Claude Code worker is launched with --session-id its session's id, its attempt's key, hooks in its worktree and robot-army on its PATH", async () => {
   const dir = makeTempDir();
+  const socket = `ra-profiles-${process.pid}`;
   try {
     const binary = fakeClaude(dir);
     await withWorld(template, async ({ store, deps }) => {
@@ -90,8 +92,10 @@ test("a Claude Code worker is launched with --session-id its session's id, its a
       const rewritten = JSON.parse(readFileSync(join(first.worktree, CLAUDE_LOCAL_SETTINGS), "utf8"));
       assert.is(rewritten.hooks.Stop.length, 1, "the earlier attempt's hook was replaced, not added to");
       assert.is(rewritten.hooks.Stop[0].hooks[0].command, `${robotArmy} episode hook claude --key item-1-2 --session ${resumed.session!.id}`);
-    }, { binary, profile: "claude", args: ["--model", "opus"] });
+    // An interactive agent needs a terminal: tmux, on a server of the test's own, ended afterwards.
+    }, { binary, profile: "claude", args: ["--model", "opus"], launcher: "tmux", tmux_socket: socket, tmux_session: "workers" });
   } finally {
+    await runCommand(["tmux", "-L", socket, "kill-server"], process.env);
     removeTempDir(dir);
   }
 });

@@ -12,6 +12,8 @@ import { chmodSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
 import type { EffectLevel } from "../config.ts";
+import { deliveryAt } from "../effects.ts";
+import type { Delivery } from "../effects.ts";
 import { parseIssueRef } from "../issue-ref.ts";
 import { makePrivateDir } from "../state-dir.ts";
 import type { RepoInstructions } from "./repo-instructions.ts";
@@ -152,18 +154,10 @@ export function composePrompt(input: PromptInput): string {
 }
 
 /** What a worker is asked to deliver: a pushed branch and a pull request, or commits on its branch only. */
-export type Delivery = "pull-request" | "commit";
 
 /** The `Delivery:` value of a prompt below `live`; `promptHeader` reads it back. */
 const DELIVERY_COMMIT = "commit only (a rehearsal with no remote writes: no push, no pull request)";
 
-/**
- * What the worker is asked to deliver at an effect level: only at `live` does robot-army
- * itself write to the remote, so only then is the worker asked to push and open a pull request.
- */
-export function deliveryAt(level: EffectLevel): Delivery {
-  return level === "live" ? "pull-request" : "commit";
-}
 
 /** What `promptHeader` reads back from a prompt's first lines. */
 export interface PromptHeader {

@@ -89,6 +89,9 @@ test("an exit spooled from a session's record is read back as that session's exi
         session_id: record.id, name: record.name, item: record.tags.ra_item, generation: record.generation,
         ended: record.ended, code: record.exitCode, signal: record.exitSignal, at: record.exitedAt,
         ...(record.command ? { command: record.command } : {}),
+        // What the holder measured and kept, when it did: how long the command ran, its last lines (20 at most).
+        ...(record.ranSeconds !== undefined ? { ran_seconds: record.ranSeconds } : {}),
+        ...(record.lastLines?.length ? { last_lines: record.lastLines.slice(-20) } : {}),
       });
     }, 300);
     assert.ok(spoolFiles(spoolDir(env)).length > 0);

@@ -7,7 +7,7 @@
  * by then (a session that ends by itself is reaped), so this is where `show`, `status`'s
  * "needs you" and the dashboard read them.
  */
-import { appendAudit } from "../store/audit.ts";
+import { appendAudit, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { Exit } from "../sessions/spool.ts";
 
@@ -43,19 +43,19 @@ export function recordQuickExit(store: Store, session: { id: string; item: numbe
   });
 }
 
-/** The quick exit of each of these sessions that ended so, by session id (read along the item index). */
+/** The quick exit of each of these sessions that ended so, by session id (read along the item index, through the audit log's one reader). */
 export function quickExitsOf(store: Store, sessions: ReadonlyArray<{ id: string; item: number }>): Map<string, QuickExit> {
   const found = new Map<string, QuickExit>();
-  if (sessions.length === 0) return found;
-  const rows = store.statement(
-    `SELECT session_id, body FROM audit WHERE item IN (SELECT value FROM json_each(?)) AND kind = ? AND session_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
-  ).all(JSON.stringify([...new Set(sessions.map((s) => s.item))]), QUICK_EXIT_KIND, JSON.stringify(sessions.map((s) => s.id))) as Array<{ session_id: string; body: string }>;
-  for (const row of rows) {
-    const body = JSON.parse(row.body) as Omit<QuickExit, "session">;
-    found.set(row.session_id, {
-      session: row.session_id, ran_seconds: body.ran_seconds, ended: body.ended, code: body.code, signal: body.signal,
-      last_lines: Array.isArray(body.last_lines) ? body.last_lines : [],
-    });
+  const wanted = new Set(sessions.map((s) => s.id));
+  for (const item of new Set(sessions.map((s) => s.item))) {
+    for (const record of queryAudit(store, { kind: QUICK_EXIT_KIND, item })) {
+      if (!record.sessionId || !wanted.has(record.sessionId)) continue;
+      const body = record.body as Partial<Omit<QuickExit, "session">>;
+      found.set(record.sessionId, {
+        session: record.sessionId, ran_seconds: body.ran_seconds ?? 0, ended: body.ended!, code: body.code ?? null, signal: body.signal ?? null,
+        last_lines: Array.isArray(body.last_lines) ? body.last_lines : [],
+      });
+    }
   }
   return found;
 }
