@@ -5,6 +5,7 @@
  * `--reapprove` accepts settings or agent files that changed since, `--diff` shows how the
  * agent files changed.
  */
+import { claudeConfigFile, claudeTrusts, describeTrust } from "../lib/dispatch/agent-trust.ts";
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, asLines, helpText, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
@@ -51,6 +52,12 @@ reapproval and nothing is dispatched to it, forced or not, until
 changed since the commit you approved. A repository onboarded before agent files were
 fingerprinted needs that once too. A clone whose origin is another repository is refused
 (exit 3).
+
+With Claude Code as the worker, it also says whether Claude Code trusts the clone: every
+worker starts in a new worktree, which Claude Code trusts only when its clone is trusted,
+and a worker it does not trust stops at "Is this a project you trust?" before any hook
+runs. Onboarding never records that answer: "robot-army trust owner/name" does, when you
+say so.
 `,
   options: {
     reapprove: { type: "boolean", description: "Approve settings or agent files that changed since the repository was onboarded" },
@@ -75,6 +82,8 @@ export interface OnboardDeps {
   config: Config;
   store: Store;
   github: Pick<GitHubReader, "getRepository">;
+  /** Where Claude Code's config is found (HOME, CLAUDE_CONFIG_DIR); default: this process's environment. */
+  env?: Record<string, string | undefined>;
   write: Write;
 }
 
@@ -111,7 +120,7 @@ export async function run(opts: OnboardOptions, deps: OnboardDeps): Promise<numb
     return 0;
   }
   const summaries = await summariseAgentFiles(result.path, result.agent);
-  deps.write(asLines(...describe(result), ...agentFileLines(result, summaries), ...nextStep(result, deps.config)));
+  deps.write(asLines(...describe(result), ...agentFileLines(result, summaries), ...folderTrust(result, deps.config, deps.env ?? process.env), ...nextStep(result, deps.config)));
   return 0;
 }
 
@@ -158,6 +167,22 @@ function agentFileLines(result: OnboardResult, summaries: Map<string, string[]>)
   }
   if (absent.length) lines.push(`absent      ${absent.join(", ")}`);
   return lines;
+}
+
+/**
+ * With Claude Code as the worker: whether Claude Code trusts the clone, whose answer holds for
+ * every worktree of it. Each worker starts in a new worktree, and one Claude Code has not been
+ * told to trust stops at its folder-trust question before any hook runs; onboarding says so
+ * and names the command that records the owner's yes, which it never records itself.
+ */
+function folderTrust(result: OnboardResult, config: Config, env: Record<string, string | undefined>): string[] {
+  if (config.worker.profile !== "claude") return [];
+  try {
+    const file = claudeConfigFile(env);
+    return [`trust       ${describeTrust(result.name, result.path, claudeTrusts(file, result.path), file)}`];
+  } catch (error) {
+    return [`trust       whether Claude Code trusts ${result.path} cannot be told: ${error instanceof Error ? error.message : String(error)}`];
+  }
 }
 
 /**
