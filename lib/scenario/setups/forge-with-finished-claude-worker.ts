@@ -6,8 +6,9 @@
  * its worker has exited, and issue 1 was then closed on the forge. The next pass closes the
  * session row from the spooled exit and makes item 1 done, with no session open.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeClaudeShell } from "./_claude-stand-in.ts";
 import { forgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun } from "./forge-with-worker.ts";
@@ -16,11 +17,7 @@ import type { SetupContext, SetupResult } from "./index.ts";
 
 /** Writes the stand-in, dispatches issue 1, waits for its worker to exit, and closes the issue. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
-  const bin = join(ctx.dir, "bin");
-  mkdirSync(bin, { recursive: true });
-  const claude = join(bin, "claude");
-  writeFileSync(claude, '#!/bin/sh\necho "claude (stand-in) $*"\nsleep 1\n');
-  chmodSync(claude, 0o755);
+  const claude = writeClaudeShell(ctx.dir, 'echo "claude (stand-in) $*"\nsleep 1');
   const made = await withTmuxWorker(ctx, { binary: claude, args: [] });
   return await thenRun(made, async () => {
     await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
