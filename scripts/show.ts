@@ -25,7 +25,7 @@ import type { Store } from "../lib/store/open.ts";
 import { noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { describeQuickExit } from "../lib/work-items/quick-exit.ts";
-import { describeActivity, readRegistry, workerActivity } from "../lib/ending/idleness.ts";
+import { activityOf, describeActivity, readRegistry } from "../lib/ending/idleness.ts";
 import type { Activity } from "../lib/ending/idleness.ts";
 import { readRecord, sessionRoot } from "../lib/sessions/records.ts";
 import { now } from "../lib/clock.ts";
@@ -157,7 +157,7 @@ async function liveWorkers(sessions: ItemReport["sessions"], config: Config, roo
       // A record being rewritten: the names are left out this time.
     }
     workers.set(session.id, {
-      activity: await workerActivity(session, profile, at),
+      activity: activityOf(registry, at),
       agent_session: registry.known ? registry.agentSession : null,
       variables,
     });

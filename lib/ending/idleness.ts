@@ -68,7 +68,11 @@ export type Activity =
 
 /** The registry's word on a worker at `at`, for the owner to read (status, show, the dashboard); unknown stays unknown, with why. */
 export async function workerActivity(session: StoredSession, profile: WorkerProfile, at: Date): Promise<Activity> {
-  const registry = await readRegistry(session, profile);
+  return activityOf(await readRegistry(session, profile), at);
+}
+
+/** A registry already read, as the owner's activity at `at`. */
+export function activityOf(registry: Registry, at: Date): Activity {
   if (!registry.known) return { status: "unknown", why: registry.why };
   if (registry.status !== "idle" && registry.status !== "busy" && registry.status !== "needs_info") return { status: "unknown", why: `its episode says ${JSON.stringify(registry.status)}` };
   const since = parseTimestamp(registry.changedAt);
