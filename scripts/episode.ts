@@ -103,8 +103,10 @@ const hook: CommandDef = {
     "prompt is answered, ends it), SessionEnd ends it. With --session, an event counts when it comes\n" +
     "from the worker's managed session (RA_SESSION_ID, which survives --resume and --fork-session) or\n" +
     "names that session; another Claude Code in the worktree is ignored.\n" +
-    "codex: reads the notify JSON from its last argument; agent-turn-complete marks it idle (Codex reports\n" +
-    "nothing that marks it busy). The journal is the worktree of the worker's managed session, else\n" +
+    "codex: reads the hook's JSON on stdin, with the same names: SessionStart (sent with the first prompt)\n" +
+    "opens the episode, UserPromptSubmit, PreToolUse and PostToolUse mark it busy, PermissionRequest\n" +
+    "needs_info (the command the reason), Stop and Interrupt (Esc) idle, SessionEnd ends it. A payload\n" +
+    "given as the last argument is read instead of stdin. The journal is the worktree of the worker's managed session, else\n" +
     "$CLAUDE_PROJECT_DIR, else the cwd the agent reports, else here. It always exits 0, noting a problem on\n" +
     "stderr: a failing hook must never stop the agent.",
   options: {
@@ -112,7 +114,7 @@ const hook: CommandDef = {
     session: { type: "string", value: "ID", description: "The worker's session id: an event of any other session (Claude Code's session_id) is ignored" },
   },
   positionals: { min: 1, max: 2 },
-  examples: ["echo '{\"hook_event_name\":\"Stop\"}' | robot-army episode hook claude --key item-3"],
+  examples: ["echo '{\"hook_event_name\":\"Stop\"}' | robot-army episode hook claude --key item-3", "echo '{\"hook_event_name\":\"Interrupt\"}' | robot-army episode hook codex --key item-3"],
 };
 
 /** What every `episode` subcommand works with: the repository it runs in, and where its output and warnings go. */
@@ -211,7 +213,8 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
     if (agent !== "claude" && agent !== "codex") throw new UsageError(`episode hook takes claude or codex, got "${agent}"`);
     const key = resolveKey(stringOption(args, "key"), deps.env);
     if (!key) throw new UsageError("No episode key: pass --key K or set RA_EPISODE_KEY");
-    const text = agent === "claude" ? await deps.stdin() : payload ?? "";
+    // Both agents' hooks give their event on stdin; a payload argument is read instead where one is passed.
+    const text = payload ?? await deps.stdin();
     const event = hookEventOf(agent, text);
     const worker = stringOption(args, "session");
     // The worker is known by its managed session (RA_SESSION_ID, which its holder set and every process it
@@ -243,7 +246,7 @@ function hookEventOf(agent: HookAgent, text: string) {
   try {
     input = JSON.parse(text);
   } catch {
-    throw new UsageError(`the ${agent === "claude" ? "hook input on stdin" : "notify argument"} is not JSON`);
+    throw new UsageError(`the ${agent === "claude" ? "Claude Code" : "Codex"} hook input is not JSON`);
   }
   return agent === "claude" ? claudeHookEvent(input) : codexHookEvent(input);
 }

@@ -1,18 +1,20 @@
 import { test } from "uvu";
 import { runCommand } from "../boundaries/launchers/session-run.ts";
 import * as assert from "uvu/assert";
-import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { defaultConfig } from "../config.ts";
 import { listRecords } from "../sessions/records.ts";
-import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
+import { git, makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { stopAll, verbTemplate, withWorld } from "../testing/verbs.ts";
 import { waitFor } from "../testing/wait.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import { CLAUDE_LOCAL_SETTINGS } from "./claude-hooks.ts";
+import { CODEX_HOOK_EVENTS, codexHookCommand, codexHookHash } from "./codex-hooks.ts";
 import { dispatchReady } from "./dispatch.ts";
-import { claudeFirstMessage, noRegistryLine, resumeCommand, workerArgv } from "./profiles.ts";
+import { taskPointerMessage, noRegistryLine, resumeCommand, workerArgv } from "./profiles.ts";
 import type { ProfileStart } from "./profiles.ts";
 import { relaunchItem } from "./verbs/relaunch.ts";
 
@@ -21,7 +23,7 @@ test.after(() => template.remove());
 
 const ID = "3f2a9c4e-1b7d-4e2a-9c1f-0a2b3c4d5e6f";
 const EARLIER = "0b5c7a52-3c1e-4f6a-9d2e-5a1b2c3d4e5f";
-const START: ProfileStart = { sessionId: ID, episodeKey: "item-4", resume: null, robotArmy: "/state/bin/robot-army" };
+const START: ProfileStart = { sessionId: ID, episodeKey: "item-4", resume: null, robotArmy: "/state/bin/robot-army", worktree: "/w/demo/widgets/issue-4" };
 
 async function worker(overrides: Partial<Config["worker"]>): Promise<Config["worker"]> {
   return { ...(await defaultConfig()).worker, args: ["--model", "opus"], resume_args: ["--continue"], ...overrides };
@@ -35,11 +37,42 @@ test("claude starts with the session's own id; a resume forks the earlier transc
   assert.is(resumeCommand(claude, ID), `claude --resume ${ID}`);
 });
 
-test("codex gets its notify program, robot-army's episode hook, as a TOML array; its resume line is its picker", async () => {
-  const codex = await worker({ binary: "codex", profile: "codex", resume_args: ["resume", "--last"] });
-  assert.equal(workerArgv(codex, START), ["codex", "--model", "opus", "-c", 'notify=["/state/bin/robot-army","episode","hook","codex","--key","item-4"]']);
-  assert.equal(workerArgv(codex, { ...START, resume: { earlier: EARLIER } }).slice(3, 5), ["resume", "--last"]);
-  assert.is(resumeCommand(codex, ID), "codex resume");
+test("codex runs with no shared server and robot-army's hooks, each trusted by its own hash, and the git folders a commit writes; a resume names Codex's own session", async () => {
+  const dir = makeTempDir("robot-army-codex-argv-");
+  try {
+    const clone = join(dir, "clone");
+    const wt = join(dir, "issue-4");
+    git(dir, "init", "-q", clone);
+    git(clone, "commit", "-q", "--allow-empty", "-m", "init");
+    git(clone, "worktree", "add", "-q", wt, "-b", "robot-army/issue-4");
+    const codex = await worker({ binary: "codex", profile: "codex", resume_args: ["resume", "--last"] });
+    const start = { ...START, worktree: wt, promptFile: "/state/prompts/item-4/prompt.md" };
+    const argv = workerArgv(codex, start);
+    assert.equal(argv.slice(0, 4), ["codex", "--model", "opus", "--no-daemon"]);
+    assert.is(argv.at(-1), taskPointerMessage("/state/prompts/item-4/prompt.md"), "the first message points at the prompt file");
+    const command = codexHookCommand("/state/bin/robot-army", "item-4", ID);
+    assert.is(command, `/state/bin/robot-army episode hook codex --key item-4 --session ${ID}`);
+    const configs = argv.flatMap((arg, i) => (argv[i - 1] === "-c" ? [arg] : []));
+    assert.equal(configs.filter((c) => c.startsWith("hooks.") && !c.startsWith("hooks.state")).map((c) => c.split("=")[0]), CODEX_HOOK_EVENTS.map(({ event }) => `hooks.${event}`));
+    assert.ok(configs.includes(`hooks.Stop=[{hooks=[{type="command",command=${JSON.stringify(command)},timeout=30}]}]`));
+    assert.ok(configs.includes(`hooks.SessionEnd=[{hooks=[{type="command",command=${JSON.stringify(command)},timeout=3}]}]`), "Codex clamps SessionEnd to 3 s, and a clamped hook's hash is another");
+    const state = configs.find((c) => c.startsWith("hooks.state="));
+    // The hash Codex 0.171 showed for a Stop hook running "x" with a 30 s timeout, computed by hand from its canonical JSON.
+    const expected = `sha256:${createHash("sha256").update(`{"event_name":"stop","hooks":[{"async":false,"command":${JSON.stringify(command)},"timeout":30,"type":"command"}]}`).digest("hex")}`;
+    assert.is(codexHookHash("stop", command, 30), expected);
+    assert.match(state ?? "", `"/<session-flags>/config.toml:stop:0:0"={trusted_hash="${expected}"}`);
+    const common = realpathSync(join(clone, ".git"));
+    const added = argv.flatMap((arg, i) => (argv[i - 1] === "--add-dir" ? [arg] : []));
+    assert.equal(added, [join(common, "worktrees", "issue-4"), join(common, "objects"), join(common, "refs"), join(common, "logs")]);
+    assert.not.ok(added.some((folder) => folder === common), "never the whole git folder (its hooks and config)");
+    const resumed = workerArgv(codex, { ...start, resume: { earlier: EARLIER, agentSession: "01a23b22-1dc4" } });
+    assert.equal(resumed.slice(0, 5), ["codex", "resume", "--model", "opus", "--no-daemon"]);
+    assert.is(resumed.at(-1), "01a23b22-1dc4");
+    assert.is(workerArgv(codex, { ...start, resume: { earlier: EARLIER } }).at(-1), "--last", "with no id on record, the newest session of the worktree");
+    assert.is(resumeCommand(codex, ID), "codex resume");
+  } finally {
+    removeTempDir(dir);
+  }
 });
 
 test("demo and generic add nothing but resume_args on a resume; only generic has no registry", async () => {
@@ -51,7 +84,7 @@ test("demo and generic add nothing but resume_args on a resume; only generic has
   assert.is(resumeCommand(await worker({ binary: "aider", profile: "generic" }), ID), "aider --model opus --continue");
   assert.is(resumeCommand(await worker({ binary: "aider", profile: "generic", resume_args: [] }), ID), null);
   assert.is(resumeCommand(await worker({ profile: "demo" }), ID), null);
-  assert.equal(["claude", "codex", "demo", "generic"].map((p) => noRegistryLine(p as "claude") === null), [true, false, true, false], "codex hears no start of a turn");
+  assert.equal(["claude", "codex", "demo", "generic"].map((p) => noRegistryLine(p as "claude") === null), [true, true, true, false], "codex's hooks are a registry");
 });
 
 /** A stand-in for Claude Code: it notes where robot-army is on its PATH and its episode key, then waits. */
@@ -72,7 +105,7 @@ test("a Claude Code worker is launched with --session-id its session's id, its a
       const record = listRecords(deps.sessionRoot).find((r) => r.id === first.id)!;
       assert.equal(record.args.slice(0, 4), ["--model", "opus", "--session-id", first.id], "the id robot-army records is the one Claude Code names its transcript by");
       // Its first message points at its prompt file; the issue's words stay out of argv.
-      assert.equal(record.args.slice(4), [claudeFirstMessage(record.env.RA_PROMPT_FILE)]);
+      assert.equal(record.args.slice(4), [taskPointerMessage(record.env.RA_PROMPT_FILE)]);
       assert.match(readFileSync(record.env.RA_PROMPT_FILE, "utf8"), "demo/widgets#");
       assert.is(record.env.RA_EPISODE_KEY, "item-1");
       assert.is(sessionsOf(store, 1)[0].episode_key, "item-1");

@@ -7,17 +7,20 @@
  *   transcript into that id (`--resume <earlier> --fork-session --session-id <id>`: Claude Code
  *   takes `--session-id` with `--resume` only so). Its hooks, written into the worktree's local
  *   settings (lib/dispatch/claude-hooks.ts), keep the episode.
- * - **codex**: its `notify` program (`-c notify=[...]`) is called with a JSON argument at the end
- *   of each turn (`agent-turn-complete`), which opens the episode if needed and marks it idle.
- *   Codex calls it for nothing else: it cannot say that a new prompt made the agent busy again,
- *   so an episode it marked idle stays idle while the owner gives the agent more work by hand.
+ * - **codex** (Codex CLI): its lifecycle hooks, given on its command line with their trust and
+ *   the git folders a commit writes (lib/dispatch/codex-hooks.ts), keep the episode; it runs
+ *   with no shared background server (`--no-daemon`). Codex picks its own session ids, which its
+ *   hooks report (the episode's `agent_session_id`); a resume brings that session back by id
+ *   (`codex resume <id>`), or the newest one of the worktree when none is on record (`--last`).
  * - **demo**: robot-army's demo worker keeps its journal itself; nothing is added.
  * - **generic**: any other program; no registry, so its workers are never taken for idle.
  */
 import { dirname } from "node:path";
 import type { Config, WorkerProfile } from "../config.ts";
+import { openJournal } from "../episodes/journal.ts";
 import { commandText } from "../shell-words.ts";
 import { writeClaudeHooks } from "./claude-hooks.ts";
+import { codexWorkerArgs } from "./codex-hooks.ts";
 
 /** The worker settings a profile reads. */
 export type WorkerConfig = Config["worker"];
@@ -28,8 +31,13 @@ export interface ProfileStart {
   sessionId: string;
   /** The episode key the worker is given. */
   episodeKey: string;
-  /** A resume, with the earlier session it brings back (null when none is on record); null for a fresh start. */
-  resume: { earlier: string | null } | null;
+  /**
+   * A resume, with the earlier session it brings back (null when none is on record) and, when
+   * known, the agent's own id for it (Codex's); null for a fresh start.
+   */
+  resume: { earlier: string | null; agentSession?: string } | null;
+  /** The worktree the worker starts in. */
+  worktree: string;
   /** The absolute path of the `robot-army` launcher the worker's hooks run (lib/boundaries/launchers/worker-bin.ts). */
   robotArmy: string;
   /** The file holding the worker's prompt, when it is given one (a fresh start). */
@@ -38,16 +46,18 @@ export interface ProfileStart {
 
 /**
  * What `show` and `doctor` say of a profile whose workers are never taken for idle; null when
- * its registry can show them idle (claude, demo: the agent's own hooks report both when it takes
- * up work and when it stops). Codex's notify program hears only the end of a turn, never the
- * start of one, so an idle status from it cannot show that the worker is still idle (the owner
- * may have typed since): like generic, its workers are never taken for idle, and so never
- * retired (DESIGN rule 1: unknown is never idle).
+ * its registry can show them idle (claude, codex, demo: the agent's own hooks report both when
+ * it takes up work and when it stops). A generic worker has no registry, so it is never taken
+ * for idle, and so never retired (DESIGN rule 1: unknown is never idle).
  */
 export function noRegistryLine(profile: WorkerProfile): string | null {
   if (profile === "generic") return "worker profile generic: no registry, so its workers are never taken for idle (never retired); set [worker] profile to claude, codex or demo if it is one of those";
-  if (profile === "codex") return "worker profile codex: its notify hook reports the end of a turn but never the start of one, so its workers are never taken for idle (never retired)";
   return null;
+}
+
+/** The agent whose own hooks keep its worker's episode, so its prompt need not ask it to; undefined for the others. */
+export function hooksOf(profile: WorkerProfile): "claude" | "codex" | undefined {
+  return profile === "claude" || profile === "codex" ? profile : undefined;
 }
 
 /**
@@ -60,34 +70,43 @@ export function workerArgv(worker: WorkerConfig, start: ProfileStart): string[] 
     case "claude":
       // Claude Code reads no prompt file by itself: its first message points at the file, which keeps
       // the issue's words out of argv (the process list) as every worker's prompt is kept.
-      if (!start.resume) return [...base, "--session-id", start.sessionId, ...(start.promptFile ? [claudeFirstMessage(start.promptFile)] : [])];
+      if (!start.resume) return [...base, "--session-id", start.sessionId, ...(start.promptFile ? [taskPointerMessage(start.promptFile)] : [])];
       // Without an earlier id on record, the newest conversation of the worktree is the one to continue.
       return [...base, ...(start.resume.earlier ? ["--resume", start.resume.earlier] : ["--continue"]), "--fork-session", "--session-id", start.sessionId];
     case "codex": {
-      const notify = [start.robotArmy, "episode", "hook", "codex", "--key", start.episodeKey];
-      // A TOML array of basic strings: JSON's string escapes are TOML's.
-      return [...base, ...(start.resume ? worker.resume_args : []), "-c", `notify=${JSON.stringify(notify)}`];
+      const added = codexWorkerArgs({ robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId, worktree: start.worktree });
+      // Codex reads its first message from argv, as Claude Code does: a pointer to the prompt file, never the issue's words.
+      if (!start.resume) return [...base, ...added, ...(start.promptFile ? [taskPointerMessage(start.promptFile)] : [])];
+      return [worker.binary, "resume", ...worker.args, ...added, start.resume.agentSession ?? "--last"];
     }
     default:
       return [...base, ...(start.resume ? worker.resume_args : [])];
   }
 }
 
-/** The first message a Claude Code worker is started with: where its prompt is. */
-export function claudeFirstMessage(promptFile: string): string {
+/** The first message a Claude Code or Codex worker is started with: where its prompt is. */
+export function taskPointerMessage(promptFile: string): string {
   return `Your task is in the file ${promptFile}: read it, then do what it says.`;
 }
 
-/** Readies the worktree for the profile before the worker starts: Claude Code's hooks and grants (its prompt's folder among them); nothing for the others. */
+/**
+ * Readies the worktree for the profile before the worker starts: Claude Code's hooks and grants
+ * (its prompt's folder among them); for Codex, the journal's exclusion from git, which a
+ * command in Codex's sandbox cannot write (the exclude file is the clone's); nothing for the others.
+ */
 export async function prepareWorktree(worker: WorkerConfig, worktree: string, start: ProfileStart): Promise<void> {
+  if (worker.profile === "codex") {
+    await openJournal(worktree, { forWrite: true });
+    return;
+  }
   if (worker.profile !== "claude") return;
   await writeClaudeHooks(worktree, { robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId, ...(start.promptFile ? { promptDir: dirname(start.promptFile) } : {}) });
 }
 
 /**
  * The command line that brings a session back by hand, run in its worktree; null when the
- * profile has none. Codex picks its own session ids (robot-army never learns them), so its
- * line is its picker, which lists the sessions of the folder it runs in.
+ * profile has none. Codex picks its own session ids (its hooks report them, and `show` lists
+ * the agent's id), so its line is its picker, which lists the sessions of the folder it runs in.
  * @example resumeCommand({ ...worker, binary: "claude", profile: "claude" }, id) // "claude --resume <id>"
  */
 export function resumeCommand(worker: WorkerConfig, sessionId: string): string | null {

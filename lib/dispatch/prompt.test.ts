@@ -58,7 +58,7 @@ test("the prompt says how to keep the journal and how to finish", () => {
 });
 
 test("a Claude Code worker, whose hooks keep its episode, is told so and not asked to keep it by hand", () => {
-  const text = composePrompt({ ...INPUT, episodeKey: "item-12-2", episodeByHooks: true });
+  const text = composePrompt({ ...INPUT, episodeKey: "item-12-2", episodeByHooks: "claude" });
   assert.match(text, "Episode:   item-12-2");
   assert.match(text, "Your episode item-12-2 (the supervisor measures your work from it) is kept by the hooks");
   assert.match(text, ".claude/settings.local.json");

@@ -31,8 +31,8 @@ export interface PromptInput {
   branch: string;
   worktree: string;
   episodeKey: string;
-  /** Whether the agent's own hooks keep the episode (the claude profile): the worker is then not asked to. */
-  episodeByHooks?: boolean;
+  /** The agent whose own hooks keep the episode (the claude and codex profiles): the worker is then not asked to. */
+  episodeByHooks?: "claude" | "codex";
   /** Whose words the body is, as robot-army last saw (lib/intake/issue-trust.ts). */
   words: PromptWords;
   /** The effect level the worker starts at: it is asked to push and open a pull request only at `live`. */
@@ -95,8 +95,13 @@ export function composePrompt(input: PromptInput): string {
     "",
     ...(input.episodeByHooks ? [
       `1. Your episode ${key} (the supervisor measures your work from it) is kept by the hooks`,
-      "   robot-army wrote into .claude/settings.local.json: it opens when your session starts, is",
-      "   busy while you work and idle when you wait at your prompt. Leave those hooks in place.",
+      ...(input.episodeByHooks === "claude" ? [
+        "   robot-army wrote into .claude/settings.local.json: it opens when your session starts, is",
+        "   busy while you work and idle when you wait at your prompt. Leave those hooks in place.",
+      ] : [
+        "   robot-army started you with: it opens when your session starts, is busy while you work",
+        "   and idle when you wait at your prompt.",
+      ]),
       "",
       "2. You need not run robot-army episode start, busy or idle yourself. If you cannot go on",
       "   without the owner (a decision, access, a question only they can answer), say so, then",

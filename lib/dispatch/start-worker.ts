@@ -40,7 +40,7 @@ import { composePrompt, writePromptFile } from "./prompt.ts";
 import { readRepoInstructions, startingCommit } from "./repo-instructions.ts";
 import type { RepoInstructions } from "./repo-instructions.ts";
 import { freeSessionName } from "./session-name.ts";
-import { prepareWorktree, workerArgv } from "./profiles.ts";
+import { hooksOf, prepareWorktree, workerArgv } from "./profiles.ts";
 import { workerBinDir, writeWorkerLauncher } from "../boundaries/launchers/worker-bin.ts";
 
 /** What differs between the starts of a dispatch, a resume and a restart. */
@@ -51,7 +51,7 @@ export interface WorkerStart {
    * A resume (its context restored), with the earlier session it brings back; null for a fresh
    * start. The worker's argv is the configured command plus what its profile adds (lib/dispatch/profiles.ts).
    */
-  resume: { earlier: string | null } | null;
+  resume: { earlier: string | null; agentSession?: string } | null;
   /** Whether the worker is given the item's prompt on stdin (a resumed worker has it in its context). */
   prompt: boolean;
   /** The item's reason for `active`, and details for its audit record. */
@@ -81,13 +81,13 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     name = freeSessionName(deps.sessionRoot, item, attempt);
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
-      branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: deps.config.worker.profile === "claude",
+      branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: hooksOf(deps.config.worker.profile),
       // Past the gate: the body is the author's, or the owner approved it as it reads.
       words: { editedBy: editorsOf(store, item.id), held: null },
       level: deps.effects.level,
       instructions: await worktreeInstructions(worktree.path, deps.config.repos[item.repo]?.base_branch),
     })) : undefined;
-    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile };
+    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile, worktree: worktree.path };
     const spec = workerSpec(deps, item, {
       name, sessionId, episodeKey: key, cwd: worktree.path, argv: workerArgv(deps.config.worker, profile), promptFile,
     });

@@ -50,10 +50,23 @@ test("Claude Code's events map to start, busy, idle, needs_info and end; anythin
   assert.is(claudeHookEvent({ hook_event_name: "Notification", notification_type: "idle_prompt" }).turnEnded, undefined, "the idle prompt is no end of a turn");
 });
 
-test("Codex's agent-turn-complete is idle; any other notification does nothing", () => {
-  assert.equal(codexHookEvent({ type: "agent-turn-complete", "thread-id": "t1", cwd: "/w", "last-assistant-message": "done" }), { action: "idle", event: "agent-turn-complete", cwd: "/w", turnEnded: true });
-  assert.is(codexHookEvent({ type: "approval-requested" }).action, "none");
-  assert.is(codexHookEvent("agent-turn-complete").action, "none");
+test("Codex's hooks, as Codex 0.171 sends them: start, busy on a prompt or a tool, needs_info in the permission's words, idle at Stop and Interrupt, end", () => {
+  // Inputs as seen from the real CLI (session ids shortened).
+  const base = { session_id: "01a23b22", transcript_path: "/h/sessions/rollout.jsonl", cwd: "/w", model: "gpt-5", permission_mode: "default" };
+  assert.equal(codexHookEvent({ ...base, hook_event_name: "SessionStart", source: "startup" }), { action: "start", event: "SessionStart", cwd: "/w", sessionId: "01a23b22", atPrompt: true });
+  assert.is(codexHookEvent({ ...base, hook_event_name: "SessionStart", source: "resume" }).atPrompt, true);
+  assert.is(codexHookEvent({ ...base, hook_event_name: "UserPromptSubmit", prompt: "go on" }).action, "busy");
+  assert.is(codexHookEvent({ ...base, hook_event_name: "PreToolUse", tool_name: "Bash", tool_input: { command: "ls" } }).action, "busy");
+  assert.is(codexHookEvent({ ...base, hook_event_name: "PostToolUse", tool_name: "Bash", tool_response: "x" }).action, "busy", "a tool that ran answers the permission it waited for");
+  assert.equal(codexHookEvent({ ...base, hook_event_name: "PermissionRequest", tool_name: "Bash", tool_input: { command: "touch /etc/x", description: "Need to write outside" } }), {
+    action: "needs_info", event: "PermissionRequest", cwd: "/w", sessionId: "01a23b22", reason: "Codex asks permission to run Bash: touch /etc/x",
+  });
+  assert.equal(codexHookEvent({ ...base, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "done" }).turnEnded, true);
+  assert.equal(codexHookEvent({ ...base, hook_event_name: "Interrupt" }), { action: "idle", event: "Interrupt", cwd: "/w", sessionId: "01a23b22", turnEnded: true });
+  assert.is(codexHookEvent({ ...base, hook_event_name: "SessionEnd", reason: "other" }).action, "end");
+  assert.is(codexHookEvent({ ...base, hook_event_name: "PreCompact" }).action, "none");
+  assert.is(codexHookEvent({ type: "agent-turn-complete" }).action, "none", "the notify argument of older versions is no hook event");
+  assert.is(codexHookEvent("Stop").action, "none");
 });
 
 test("an idle or busy report with no episode open opens one; an end with none open does nothing", () =>
@@ -92,19 +105,19 @@ test("a damaged open file is reported, never overwritten", () =>
     await rejects(applyHook(journal, { key: "item-5", action: "idle", clientPid: process.pid, now: T(1) }), PreconditionError, 'Open episode file of "item-5"');
   }));
 
-test("episode hook codex reads the notify JSON from its last argument and marks the episode idle, exiting 0 whatever it is given", () =>
+test("episode hook codex reads the hook's JSON on stdin and keeps the episode, exiting 0 whatever it is given", () =>
   inRepo(async (repo, journal) => {
     const [runtime, ...script] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, RA_NOW: "2026-01-15T10:05:00Z" };
-    const run = (...args: string[]) => spawnSync(runtime, [...script, "episode", "hook", "codex", "--key", "item-5", ...args], { cwd: repo, env, encoding: "utf8", input: "" });
-    const turn = JSON.stringify({ type: "agent-turn-complete", "thread-id": "b5c7", "turn-id": "1", cwd: repo, "input-messages": ["fix it"], "last-assistant-message": "Done." });
-    const done = run(turn);
+    const run = (input: string) => spawnSync(runtime, [...script, "episode", "hook", "codex", "--key", "item-5"], { cwd: repo, env, encoding: "utf8", input });
+    const stop = JSON.stringify({ session_id: "b5c7", turn_id: "1", cwd: repo, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "Done." });
+    const done = run(stop);
     assert.is(done.status, 0, done.stderr);
-    assert.match(done.stdout, "codex agent-turn-complete: episode ");
+    assert.match(done.stdout, "codex Stop: episode ");
     assert.equal([(await findOpen(journal, "item-5"))?.episode?.status, (await findOpen(journal, "item-5"))?.episode?.status_changed_at], ["idle", "2026-01-15T10:05:00Z"]);
-    const nothing = run();
+    const nothing = run("");
     assert.is(nothing.status, 0);
-    assert.match(nothing.stderr, "robot-army: episode hook: the notify argument is not JSON");
+    assert.match(nothing.stderr, "robot-army: episode hook: the Codex hook input is not JSON");
   }));
 
 test("a PermissionRequest is needs_info in its own words: the tool and the command, file or address it would act on", () => {

@@ -1,6 +1,6 @@
 /**
- * An agent's own lifecycle keeping its episode: what Claude Code's hooks and Codex's notify
- * program report, mapped to start, busy, idle, needs_info and end (lib/episodes/lifecycle.ts).
+ * An agent's own lifecycle keeping its episode: what Claude Code's and Codex's hooks report,
+ * mapped to start, busy, idle, needs_info and end (lib/episodes/lifecycle.ts).
  *
  * A hook never fails its agent (a Claude Code hook that exits 2 blocks what it hooks), so
  * every step here is forgiving: a resumed session's start finds its episode open and marks it
@@ -32,7 +32,7 @@ export interface HookEvent {
   sessionId?: string;
   /** What the worker asks its owner, for `needs_info` (Claude Code's notification `message`). */
   reason?: string;
-  /** For `idle`: the agent's turn ended (Claude Code's Stop, Codex's agent-turn-complete), not just a prompt left waiting. */
+  /** For `idle`: the agent's turn ended (Stop, or Codex's Interrupt), not just a prompt left waiting. */
   turnEnded?: boolean;
   /**
    * For `start`: the agent opened at its prompt, waiting for one (a new session, a resumed or
@@ -51,19 +51,23 @@ export interface HookEvent {
 /** The longest command or path a permission's words quote; the rest is cut with an ellipsis. */
 const PERMISSION_DETAIL_MAX = 200;
 
+/** How an agent is named in the words robot-army quotes from its hooks. */
+const AGENT_NAMES: Readonly<Record<HookAgent, string>> = { claude: "Claude Code", codex: "Codex" };
+
 /**
- * What Claude Code's PermissionRequest asks, in words: the tool and what it would act on (a
+ * What an agent's PermissionRequest asks, in words: the tool and what it would act on (a
  * command, a file, a URL, a pattern), from the hook's `tool_name` and `tool_input`.
  * @example permissionWords("Bash", { command: "npm test" }) // "Claude Code asks permission to run Bash: npm test"
  */
-export function permissionWords(tool: unknown, input: unknown): string {
+export function permissionWords(tool: unknown, input: unknown, agent: HookAgent = "claude"): string {
+  const who = AGENT_NAMES[agent];
   const name = typeof tool === "string" && tool.trim() ? tool.trim() : "a tool";
   const fields = isObject(input) ? input : {};
   const detail = ["command", "file_path", "notebook_path", "path", "url", "pattern", "query"]
     .map((field) => fields[field]).find((value): value is string => typeof value === "string" && value.trim() !== "");
-  if (detail === undefined) return `Claude Code asks permission to use ${name}`;
+  if (detail === undefined) return `${who} asks permission to use ${name}`;
   const shown = detail.length > PERMISSION_DETAIL_MAX ? `${detail.slice(0, PERMISSION_DETAIL_MAX)}…` : detail;
-  return `Claude Code asks permission to ${name === "Bash" ? "run" : "use"} ${name}: ${shown}`;
+  return `${who} asks permission to ${name === "Bash" ? "run" : "use"} ${name}: ${shown}`;
 }
 
 /** Claude Code's SessionStart sources that open a session waiting at its prompt (all but `compact`, which comes mid-turn). */
@@ -127,14 +131,43 @@ export function claudeHookEvent(input: unknown): HookEvent {
 }
 
 /**
- * Codex's notify argument (`{"type": "agent-turn-complete", "cwd": ..., ...}`) as an episode
- * action: a finished turn is idle. Codex notifies nothing else, so busy is never reported.
+ * Codex's hook input (JSON on stdin, with Claude Code's field names: `session_id`, `cwd`,
+ * `hook_event_name`, `source`, `tool_name`, `tool_input`) as an episode action. SessionStart
+ * opens the episode (Codex sends it with the first prompt, not when it opens); a prompt, a tool
+ * about to run or one that has run is busy (PostToolUse answers a permission the owner gave);
+ * PermissionRequest is needs_info in its own words; Stop and Interrupt (the owner pressed Esc,
+ * after which no Stop comes) end the turn; SessionEnd ends the episode.
  */
 export function codexHookEvent(input: unknown): HookEvent {
   const data = isObject(input) ? input : {};
-  const event = typeof data.type === "string" ? data.type : "(no type)";
+  const event = typeof data.hook_event_name === "string" ? data.hook_event_name : "";
   const cwd = typeof data.cwd === "string" && data.cwd ? data.cwd : undefined;
-  return event === "agent-turn-complete" ? { action: "idle", event, ...(cwd ? { cwd } : {}), turnEnded: true } : { action: "none", event, ...(cwd ? { cwd } : {}) };
+  const sessionId = typeof data.session_id === "string" && data.session_id ? data.session_id : undefined;
+  const action: HookAction = (() => {
+    switch (event) {
+      case "SessionStart":
+        return "start";
+      case "UserPromptSubmit":
+      case "PreToolUse":
+      case "PostToolUse":
+        return "busy";
+      case "Stop":
+      case "Interrupt":
+        return "idle";
+      case "PermissionRequest":
+        return "needs_info";
+      case "SessionEnd":
+        return "end";
+      default:
+        return "none";
+    }
+  })();
+  return {
+    action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}),
+    ...(event === "PermissionRequest" ? { reason: permissionWords(data.tool_name, data.tool_input, "codex") } : {}),
+    ...(action === "idle" ? { turnEnded: true } : {}),
+    ...(event === "SessionStart" && AT_PROMPT_SOURCES.has(String(data.source)) ? { atPrompt: true } : {}),
+  };
 }
 
 /**

@@ -15,6 +15,8 @@
  * moved on past any name already on record (lib/dispatch/session-name.ts).
  */
 import { existingWorktree, worktreePath } from "../../boundaries/worktrees.ts";
+import { openJournal } from "../../episodes/journal.ts";
+import { findOpen } from "../../episodes/open-episodes.ts";
 import { PreconditionError, RobotArmyError } from "../../errors.ts";
 import { readRecord } from "../../sessions/records.ts";
 import { exitOf } from "../../sessions/spool.ts";
@@ -88,10 +90,11 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   toDispatching(deps, item.id, earlier?.id ?? null, options.how);
   const resume = options.how === "resume";
   const earlierId = earlier?.id ?? null;
+  const agentSession = resume && earlier ? await agentSessionOf(worktree.path, earlier.episode_key) : undefined;
   const started = await startWorker(deps, item, {
     worktree: async () => worktree,
     // A resume brings the earlier session back as the profile says (Claude Code: its transcript by id; others: resume_args).
-    resume: resume ? { earlier: earlierId } : null,
+    resume: resume ? { earlier: earlierId, ...(agentSession ? { agentSession } : {}) } : null,
     // A resume too: without it a worker that reads its task from the file (the demo worker) cannot go on.
     prompt: true,
     becameActive: { reason: `its worker was ${resume ? "resumed" : "restarted"}`, details: { earlier: earlierId } },
@@ -137,4 +140,16 @@ function toDispatching(deps: DispatchDeps, itemId: number, earlier: string | nul
     if (item.state === "failed" || item.state === "needs_info") transition(deps.store, item.id, "ready", { reason: `${how} by the owner` });
     transition(deps.store, item.id, "dispatching", { reason: `${how} by the owner`, details: claimDetails() });
   });
+}
+
+/**
+ * The agent's own id for the earlier session (Codex's, which its hooks reported), from its
+ * episode while the file is still open in the worktree; undefined when none is on record.
+ */
+async function agentSessionOf(worktree: string, key: string): Promise<string | undefined> {
+  try {
+    return (await findOpen(await openJournal(worktree), key))?.episode?.agent_session_id;
+  } catch {
+    return undefined;
+  }
 }
