@@ -12,7 +12,7 @@ import { DEMO_WORKER_SCRIPT } from "../lib/boundaries/launchers/demo-worker.ts";
 import { runCommand } from "../lib/boundaries/launchers/session-run.ts";
 import { acknowledgeAnomaly, raiseAnomaly } from "../lib/store/anomalies.ts";
 import { withStore } from "../lib/store/open.ts";
-import { recordClaudeTrust } from "../lib/dispatch/agent-trust.ts";
+import { recordClaudeTrust, recordCodexTrust } from "../lib/dispatch/agent-trust.ts";
 import { run } from "./doctor.ts";
 import type { DoctorDeps } from "./doctor.ts";
 
@@ -145,7 +145,8 @@ test("a worker program that cannot be found fails its check, looked up on the PA
     assert.is(headless.error!.message, "1 of 12 checks failed: worker");
     assert.is(line(headless.text, "worker"), 'FAIL  worker     the worker program "no-such-agent" is not on the PATH (worker.binary): install it there, or set [worker] binary to its absolute path');
     const codex = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "agent"))}`, 'profile = "codex"']);
-    assert.is(line((await doctor(t, { config: codex, deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}; ${noRegistryLine("codex")}`);
+    assert.is(line((await doctor(t, { config: codex, deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}`, "Codex's hooks are a registry: nothing to warn of");
+    assert.is(noRegistryLine("codex"), null);
     // A program of no known profile works, but is never taken for idle: the check says so and still passes.
     const generic = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "agent"']), deps: { env } });
     assert.is(line(generic.text, "worker"), `ok    worker     ${join(bin, "agent")}; worker profile generic: no registry, so its workers are never taken for idle (never retired); set [worker] profile to claude, codex or demo if it is one of those`);
@@ -258,6 +259,15 @@ test("with Claude Code as the worker, doctor says whether Claude Code trusts eac
     assert.is(after.error, undefined);
     assert.is(line(after.text, "trust"), `ok    trust      Claude Code trusts the clone of demo/widgets (${join(home, ".claude.json")}): their worktrees open without the folder-trust question`);
     assert.is(line(after.text, "workers"), "ok    workers    none waiting before its first hook");
+
+    // With Codex, its own config and question; Claude Code's answer counts for nothing there.
+    writeFileSync(join(bin, "codex"), "#!/bin/sh\n", { mode: 0o755 });
+    const codex = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "codex"))}`, "", '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`]);
+    const codexFile = join(home, ".codex", "config.toml");
+    assert.is(line((await doctor(t, { config: codex, deps: { env } })).text, "trust"), `FAIL  trust      Codex has not been told to trust ${clone} (demo/widgets): every worker there stops at "Trust this folder?" before any hook runs, until you attach and answer; "robot-army trust demo/widgets" records your yes in ${codexFile}`);
+    mkdirSync(join(home, ".codex"));
+    recordCodexTrust(codexFile, clone);
+    assert.is(line((await doctor(t, { config: codex, deps: { env } })).text, "trust"), `ok    trust      Codex trusts the clone of demo/widgets (${codexFile}): their worktrees open without the folder-trust question`);
   }));
 
 test.run();

@@ -20,7 +20,7 @@ import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
 import { INTERACTIVE_PROFILES, launcherMisfit } from "../lib/dispatch/launcher-fit.ts";
 import { noRegistryLine } from "../lib/dispatch/profiles.ts";
-import { claudeConfigFile, claudeTrusts, describeTrust } from "../lib/dispatch/agent-trust.ts";
+import { describeTrust, trustStoreFor, trusts } from "../lib/dispatch/agent-trust.ts";
 import { describeSilent, silentWorkers } from "../lib/work-items/silent-workers.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
@@ -233,24 +233,24 @@ function describeChannels(config: Config): string {
 }
 
 /**
- * Claude Code's folder trust for each repository's clone: every worker starts in a new
- * worktree, which Claude Code trusts only when its clone is trusted, and one that is not
- * stops at the question before any hook, where robot-army cannot see it.
+ * The worker agent's folder trust for each repository's clone (Claude Code's or Codex's):
+ * every worker starts in a new worktree, which the agent trusts only when its clone is trusted,
+ * and one that is not stops at the question before any hook, where robot-army cannot see it.
  */
 function checkTrust(config: Config, env: DoctorDeps["env"]): [CheckResult["status"], string] {
-  if (config.worker.profile !== "claude") return ["ok", `not needed: worker profile ${config.worker.profile}`];
-  const repos = Object.entries(config.repos);
-  if (repos.length === 0) return ["ok", "no repository configured"];
-  let file: string;
+  let store: ReturnType<typeof trustStoreFor>;
   try {
-    file = claudeConfigFile(env);
+    store = trustStoreFor(config.worker.profile, env);
   } catch (error) {
     return ["skip", message(error)];
   }
-  const answers = repos.map(([repo, { path }]) => ({ repo, path, answer: claudeTrusts(file, path) }));
+  if (!store) return ["ok", `not needed: worker profile ${config.worker.profile}`];
+  const repos = Object.entries(config.repos);
+  if (repos.length === 0) return ["ok", "no repository configured"];
+  const answers = repos.map(([repo, { path }]) => ({ repo, path, answer: trusts(store, path) }));
   const open = answers.filter((a) => a.answer.trusted !== true);
-  if (open.length === 0) return ["ok", `Claude Code trusts the clone of ${answers.map((a) => a.repo).join(", ")} (${file}): their worktrees open without the folder-trust question`];
-  return ["FAIL", open.map((a) => describeTrust(a.repo, a.path, a.answer, file)).join("; ")];
+  if (open.length === 0) return ["ok", `${store.name} trusts the clone of ${answers.map((a) => a.repo).join(", ")} (${store.file}): their worktrees open without the folder-trust question`];
+  return ["FAIL", open.map((a) => describeTrust(a.repo, a.path, a.answer, store)).join("; ")];
 }
 
 /** Workers whose agent has not reported starting: the owner must look (lib/work-items/silent-workers.ts). */

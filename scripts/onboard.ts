@@ -5,7 +5,7 @@
  * `--reapprove` accepts settings or agent files that changed since, `--diff` shows how the
  * agent files changed.
  */
-import { claudeConfigFile, claudeTrusts, describeTrust } from "../lib/dispatch/agent-trust.ts";
+import { describeTrust, trustStoreFor, trusts } from "../lib/dispatch/agent-trust.ts";
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, asLines, helpText, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
@@ -170,18 +170,19 @@ function agentFileLines(result: OnboardResult, summaries: Map<string, string[]>)
 }
 
 /**
- * With Claude Code as the worker: whether Claude Code trusts the clone, whose answer holds for
- * every worktree of it. Each worker starts in a new worktree, and one Claude Code has not been
- * told to trust stops at its folder-trust question before any hook runs; onboarding says so
- * and names the command that records the owner's yes, which it never records itself.
+ * With Claude Code or Codex as the worker: whether the agent trusts the clone, whose answer
+ * holds for every worktree of it. Each worker starts in a new worktree, and one the agent has
+ * not been told to trust stops at its folder-trust question before any hook runs; onboarding
+ * says so and names the command that records the owner's yes, which it never records itself.
  */
 function folderTrust(result: OnboardResult, config: Config, env: Record<string, string | undefined>): string[] {
-  if (config.worker.profile !== "claude") return [];
+  const { profile } = config.worker;
+  if (profile !== "claude" && profile !== "codex") return [];
   try {
-    const file = claudeConfigFile(env);
-    return [`trust       ${describeTrust(result.name, result.path, claudeTrusts(file, result.path), file)}`];
+    const store = trustStoreFor(profile, env);
+    return store ? [`trust       ${describeTrust(result.name, result.path, trusts(store, result.path), store)}`] : [];
   } catch (error) {
-    return [`trust       whether Claude Code trusts ${result.path} cannot be told: ${error instanceof Error ? error.message : String(error)}`];
+    return [`trust       whether ${profile === "claude" ? "Claude Code" : "Codex"} trusts ${result.path} cannot be told: ${error instanceof Error ? error.message : String(error)}`];
   }
 }
 

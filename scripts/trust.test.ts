@@ -6,7 +6,7 @@ import { configFrom } from "../lib/testing/workers.ts";
 import { withTempDir } from "../lib/testing/fixtures.ts";
 import { rejects } from "../lib/testing/rejects.ts";
 import { PreconditionError } from "../lib/errors.ts";
-import { claudeTrusts } from "../lib/dispatch/agent-trust.ts";
+import { agentTrustEvidence, claudeTrusts, codexTrusts } from "../lib/dispatch/agent-trust.ts";
 import { queryAudit } from "../lib/store/audit.ts";
 import { withStore } from "../lib/store/open.ts";
 import { SIMULATED_GITHUB, wireEffects } from "../lib/effects.ts";
@@ -69,10 +69,46 @@ test("below effect level local it says what it would record and writes nothing; 
   assert.is(readFileSync(join(home, ".claude.json"), "utf8"), "{ half written");
 }));
 
-test("a repository not in the config, or a worker that is not Claude Code, is refused before anything is read or written", inHome(async ({ home, trust }) => {
-  const error = await rejects(trust({ profile: "codex" }), PreconditionError);
-  assert.match(error.message, "[worker] profile is codex");
+test("a worker whose agent asks no trust question (generic, demo) is refused before anything is read or written", inHome(async ({ home, trust }) => {
+  const error = await rejects(trust({ profile: "generic" }), PreconditionError);
+  assert.match(error.message, "[worker] profile is generic: its agent asks no folder-trust question");
   assert.not.ok(existsSync(join(home, ".claude.json")));
+  assert.not.ok(existsSync(join(home, ".codex")));
+}));
+
+test("with Codex as the worker, trust adds the clone's table to Codex's config.toml (the rest byte for byte), audited; --check reads it", inHome(async ({ home, clone, state, trust }) => {
+  const file = join(home, ".codex", "config.toml");
+  mkdirSync(join(home, ".codex"));
+  const owners = '# my Codex\nmodel = "gpt-5.5"\n\n[projects."/elsewhere"]\ntrust_level = "trusted"\n';
+  writeFileSync(file, owners, { mode: 0o600 });
+  const before = await trust({ profile: "codex", check: true });
+  assert.is(before.code, 4);
+  assert.match(before.out, `Codex has not been told to trust ${clone} (demo/widgets): every worker there stops at "Trust this folder?"`);
+  const recorded = await trust({ profile: "codex" });
+  assert.match(recorded.out, `recorded: Codex trusts ${clone} (demo/widgets) in ${file}`);
+  assert.is(readFileSync(file, "utf8"), `${owners}\n[projects.${JSON.stringify(clone)}]\ntrust_level = "trusted"\n`);
+  assert.is(statSync(file).mode & 0o777, 0o600);
+  assert.equal(codexTrusts(file, clone), { trusted: true });
+  await withStore(state, (store) => {
+    assert.equal(queryAudit(store, { kind: "agent.trust" }).map((r) => [r.phase, r.body.agent]), [["intent", "codex"], ["outcome", undefined]]);
+  });
+  assert.equal(JSON.parse((await trust({ profile: "codex", check: true, json: true })).out).result, "trusted");
+  assert.is(readFileSync(file, "utf8").split("[projects.").length, 3, "recorded once");
+  // A crash cut short after the intent is settled from Codex's file, as Claude Code's is from its own.
+  assert.equal(agentTrustEvidence({ body: { agent: "codex", file, folder: clone } }), { settled: true, ok: true, found: "recorded", facts: { file, folder: clone } });
+  assert.equal(agentTrustEvidence({ body: { agent: "codex", file, folder: join(home, "other") } }).settled && "not recorded", "not recorded");
+}));
+
+test("Codex told not to trust the clone, or a config.toml that is not TOML, is the owner's to change: never rewritten", inHome(async ({ home, clone, trust }) => {
+  const file = join(home, ".codex", "config.toml");
+  mkdirSync(join(home, ".codex"));
+  const untrusted = `[projects.${JSON.stringify(clone)}]\ntrust_level = "untrusted"\n`;
+  writeFileSync(file, untrusted);
+  assert.match((await rejects(trust({ profile: "codex" }), PreconditionError)).message, 'says trust_level "untrusted"; change it to "trusted" there yourself');
+  assert.is(readFileSync(file, "utf8"), untrusted);
+  writeFileSync(file, "model = [");
+  assert.match((await rejects(trust({ profile: "codex" }), PreconditionError)).message, "cannot be read as TOML");
+  assert.is(readFileSync(file, "utf8"), "model = [");
 }));
 
 test.run();

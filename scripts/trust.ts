@@ -1,14 +1,14 @@
 /**
  * `robot-army trust owner/name`: record the owner's trust in a repository's clone where the
- * worker's agent keeps it (Claude Code's folder-trust answer), so its workers open without
- * stopping at "Is this a project you trust?". `--check` only reads it.
+ * worker's agent keeps it (Claude Code's or Codex's folder-trust answer), so its workers open
+ * without stopping at the agent's folder-trust question. `--check` only reads it.
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
-import { claudeConfigFile, claudeTrusts, describeTrust, recordClaudeTrust } from "../lib/dispatch/agent-trust.ts";
-import type { TrustAnswer } from "../lib/dispatch/agent-trust.ts";
+import { describeTrust, recordTrust, trustStoreFor, trusts } from "../lib/dispatch/agent-trust.ts";
+import type { TrustAnswer, TrustStore } from "../lib/dispatch/agent-trust.ts";
 import { EFFECT_LEVEL_OPTIONS, effectsFor, SIMULATED_GITHUB } from "../lib/effects.ts";
 import type { Effects } from "../lib/effects.ts";
 import { EXIT, PreconditionError, UsageError } from "../lib/errors.ts";
@@ -19,23 +19,26 @@ import { withStore } from "../lib/store/open.ts";
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
   name: "trust",
-  summary: "Record your trust in a repository's clone for its workers' agent (Claude Code's folder trust)",
+  summary: "Record your trust in a repository's clone for its workers' agent (Claude Code's or Codex's folder trust)",
   usage: "trust owner/name [--check] [--effect-level L] [--config FILE] [--json]",
   description: `\
-Claude Code asks "Is this a project you trust?" in a folder it has not been told to trust,
-and runs none of its hooks until the question is answered: a worker waiting there works on
-nothing, and robot-army sees no start from it. Claude Code keeps your answer for a git
-repository's clone (projects["<clone>"].hasTrustDialogAccepted in ~/.claude.json, or in
-$CLAUDE_CONFIG_DIR/.claude.json), and that answer holds for every worktree of the clone,
-so one yes covers every worker robot-army starts for the repository.
+Claude Code asks "Is this a project you trust?", and Codex "Trust this folder?", in a folder
+they have not been told to trust, and run none of their hooks until the question is
+answered: a worker waiting there works on nothing, and robot-army sees no start from it.
+Each keeps your answer for a git repository's clone, and that answer holds for every
+worktree of the clone, so one yes covers every worker robot-army starts for the repository:
+Claude Code in ~/.claude.json (or $CLAUDE_CONFIG_DIR/.claude.json) as
+projects["<clone>"].hasTrustDialogAccepted, Codex in ~/.codex/config.toml (or
+$CODEX_HOME/config.toml) as [projects."<clone>"] trust_level = "trusted".
 
-This command records that yes for the clone named by [repos."owner/name"] path, as Claude
-Code itself would, keeping everything else in the file. It is never written without you:
+This command records that yes for the clone named by [repos."owner/name"] path, for the agent
+of [worker] profile, as the agent itself would, keeping everything else in the file (Codex's
+file gains one table at its end). It is never written without you:
 robot-army asks for it nowhere else. Recording it is audited (agent.trust); below effect
 level local it says what it would record. --check only reads the answer (exit 4 when the
 clone is not trusted). Trust a repository only when you would answer yes in its folder
-yourself: its committed settings (.claude/settings.json hooks, .mcp.json) run in every
-worker, which is why onboard fingerprints them.
+yourself: its committed settings (.claude/settings.json hooks, .mcp.json, .codex/) run in
+every worker, which is why onboard fingerprints them.
 `,
   options: {
     check: { type: "boolean", description: "Only read whether the clone is trusted (exit 4 when not)" },
@@ -61,6 +64,8 @@ export interface TrustDeps {
 /** What `trust` did, as `--json` prints it. */
 export interface TrustReport {
   repo: string;
+  /** The worker profile's agent whose answer this is. */
+  agent: TrustStore["agent"];
   folder: string;
   file: string;
   /** Before this command: trusted, not, or why it cannot be told. */
@@ -81,42 +86,43 @@ export async function main(argv: string[]): Promise<number> {
 export async function run(opts: { repo: string; check: boolean; json: boolean }, deps: TrustDeps): Promise<number> {
   const repo = deps.config.repos[opts.repo];
   if (!repo) throw new UsageError(`Repository "${opts.repo}" is not in the config: add a [repos."${opts.repo}"] table with the path of its clone`);
-  if (deps.config.worker.profile !== "claude") {
-    throw new PreconditionError(`[worker] profile is ${deps.config.worker.profile}: robot-army records folder trust for Claude Code (profile claude) only`);
+  const store = trustStoreFor(deps.config.worker.profile, deps.env);
+  if (!store) {
+    throw new PreconditionError(`[worker] profile is ${deps.config.worker.profile}: its agent asks no folder-trust question; robot-army records folder trust for Claude Code (profile claude) and Codex (profile codex)`);
   }
-  const file = claudeConfigFile(deps.env);
-  const was = claudeTrusts(file, repo.path);
-  const report: TrustReport = { repo: opts.repo, folder: repo.path, file, was, level: deps.effects.level, result: was.trusted === true ? "trusted" : was.trusted === false ? "not trusted" : "unknown" };
+  const { file } = store;
+  const was = trusts(store, repo.path);
+  const report: TrustReport = { repo: opts.repo, agent: store.agent, folder: repo.path, file, was, level: deps.effects.level, result: was.trusted === true ? "trusted" : was.trusted === false ? "not trusted" : "unknown" };
   if (!opts.check && was.trusted !== true) {
-    if (was.trusted === "unknown") throw new PreconditionError(describeTrust(opts.repo, repo.path, was, file));
-    report.result = deps.effects.ownerFiles ? await record(deps.stateDir(), opts.repo, repo.path, file) : "would record";
+    if (was.trusted === "unknown") throw new PreconditionError(describeTrust(opts.repo, repo.path, was, store));
+    report.result = deps.effects.ownerFiles ? await record(deps.stateDir(), opts.repo, repo.path, store) : "would record";
   }
-  deps.write(opts.json ? asJson(report) : asLines(lineOf(report)));
+  deps.write(opts.json ? asJson(report) : asLines(lineOf(report, store)));
   // A check that finds the clone not trusted (or cannot tell) exits 4: a difference, said above.
   return opts.check && was.trusted !== true ? EXIT.checkFailed : EXIT.ok;
 }
 
 /** Records the trust, audited in the store (DESIGN rule 3). */
-async function record(stateDir: string, repo: string, folder: string, file: string): Promise<"recorded"> {
+async function record(stateDir: string, repo: string, folder: string, trustStore: TrustStore): Promise<"recorded"> {
   return await withStore(stateDir, async (store) => await auditEffect(
     store,
-    { kind: "agent.trust", repo, body: { agent: "claude", file, folder } },
+    { kind: "agent.trust", repo, body: { agent: trustStore.agent, file: trustStore.file, folder } },
     async () => {
-      recordClaudeTrust(file, folder);
+      recordTrust(trustStore, folder);
       return "recorded" as const;
     },
     () => ({ recorded: true }),
   ));
 }
 
-function lineOf(report: TrustReport): string {
+function lineOf(report: TrustReport, store: TrustStore): string {
   switch (report.result) {
     case "recorded":
-      return `recorded: Claude Code trusts ${report.folder} (${report.repo}) in ${report.file}; its workers open without the folder-trust question`;
+      return `recorded: ${store.name} trusts ${report.folder} (${report.repo}) in ${report.file}; its workers open without the folder-trust question`;
     case "would record":
-      return `would record Claude Code's trust in ${report.folder} (${report.repo}) in ${report.file} (effect level ${report.level}: nothing written)`;
+      return `would record ${store.name}'s trust in ${report.folder} (${report.repo}) in ${report.file} (effect level ${report.level}: nothing written)`;
     default:
-      return describeTrust(report.repo, report.folder, report.was, report.file);
+      return describeTrust(report.repo, report.folder, report.was, store);
   }
 }
 

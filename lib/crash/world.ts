@@ -5,7 +5,7 @@
  * paths), never by the sweep's own readers: the suite checks the sweep's conclusion against
  * it, so a sweep that concludes what is not so fails its case.
  */
-import { claudeTrusts } from "../dispatch/agent-trust.ts";
+import { trusts } from "../dispatch/agent-trust.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -78,7 +78,7 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
     case "records.archive":
       return recordsArchived(String(body.path), body.records as Array<{ file: string; sha256: string; archive: string }>);
     case "agent.trust":
-      return claudeTrusts(String(body.file), String(body.folder)).trusted === true ? "trusted" : "untrusted";
+      return trusts({ agent: body.agent === "codex" ? "codex" : "claude", file: String(body.file) }, String(body.folder)).trusted === true ? "trusted" : "untrusted";
   }
 }
 
