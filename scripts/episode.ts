@@ -107,8 +107,8 @@ const hook: CommandDef = {
     "opens the episode, UserPromptSubmit, PreToolUse and PostToolUse mark it busy, PermissionRequest\n" +
     "needs_info (the command the reason), Stop and Interrupt (Esc) idle, SessionEnd ends it. A payload\n" +
     "given as the last argument is read instead of stdin. The journal is the worktree of the worker's managed session, else\n" +
-    "$CLAUDE_PROJECT_DIR, else the cwd the agent reports, else here. It always exits 0, noting a problem on\n" +
-    "stderr: a failing hook must never stop the agent.",
+    "$CLAUDE_PROJECT_DIR, else the cwd the agent reports, else here. It always exits 0, saying what it did\n" +
+    "(or a problem) on stderr and nothing on stdout, which the agent reads: a failing hook must never stop the agent.",
   options: {
     key: KEY_OPTION,
     session: { type: "string", value: "ID", description: "The worker's session id: an event of any other session (Claude Code's session_id) is ignored" },
@@ -223,7 +223,7 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
     const ours = worker === undefined || deps.env.RA_SESSION_ID === worker || event.sessionId === undefined || event.sessionId === worker;
     if (!ours) {
       // Another Claude Code in the same worktree (the owner's own, a fork by hand): not the worker's episode.
-      deps.write(asLines(`${agent} ${event.event}: ignored: session ${event.sessionId} is not the worker's (${worker})`));
+      deps.warn(asLines(`${agent} ${event.event}: ignored: session ${event.sessionId} is not the worker's (${worker})`));
       return 0;
     }
     const session = managedSession(deps.env);
@@ -234,7 +234,8 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
       key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, atPrompt: event.atPrompt, vague: event.vague, agentSession,
       clientPid: session?.childPid ?? CALLER_PID, now: now(),
     });
-    deps.write(asLines(`${agent} ${event.event}: ${line}`));
+    // On stderr: an agent reads a hook's stdout (both add a SessionStart's to the model's context, and Codex wants JSON of its Stop).
+    deps.warn(asLines(`${agent} ${event.event}: ${line}`));
   } catch (error) {
     deps.warn(`robot-army: episode hook: ${error instanceof Error ? error.message : String(error)}\n`);
   }

@@ -24,11 +24,14 @@
  *   The hash is Codex's: sha256 of the hook's canonical JSON (`{"event_name", "hooks": [{"async",
  *   "command", "timeout", "type"}]}`, keys sorted), seen to match Codex 0.171's own.
  *
- * - **The git folders a commit writes.** Codex's default sandbox lets a command write in its
- *   workspace only; a worktree's git data lies outside it (`<clone>/.git/worktrees/<name>`,
- *   and the clone's shared objects, refs and reflogs), so every commit would stop to ask. Those
- *   folders are added as writable (`--add-dir`), and nothing else: a push still asks, as its
- *   network is the sandbox's to refuse.
+ * - **The git folders a commit writes.** Codex's default sandbox (workspace-write, in a trusted
+ *   folder) lets a command write in its workspace only; a worktree's git data lies outside it
+ *   (`<clone>/.git/worktrees/<name>`, and the clone's shared objects, refs and reflogs), so every
+ *   commit would stop to ask. Those folders are added to the sandbox's writable roots, after the
+ *   owner's own (`sandbox_workspace_write.writable_roots` of their config.toml, which a `-c`
+ *   would otherwise replace), and nothing else: a push still asks, as its network is the
+ *   sandbox's to refuse. A setting, not `--add-dir`: Codex refuses to start with `--add-dir` in
+ *   a folder it does not trust yet (read-only), where the worker must reach the trust question.
  *
  * - `--no-daemon`: by default Codex runs its sessions (and their hooks) in a background server
  *   shared by every Codex of the user, where the worker's environment (RA_SESSION_ID, which
@@ -37,7 +40,9 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { parse as parseToml } from "smol-toml";
 import { quoteWord } from "../shell-words.ts";
+import { codexConfigFile } from "./agent-trust.ts";
 
 /** The events robot-army hooks, with the name Codex gives each in its hook-trust keys. */
 export const CODEX_HOOK_EVENTS: readonly { event: string; label: string }[] = [
@@ -113,11 +118,30 @@ export function commitFolders(worktree: string): string[] {
   return [gitDir, ...shared];
 }
 
+/**
+ * The writable roots the owner's Codex config gives its sandbox (`[sandbox_workspace_write]
+ * writable_roots`), read from the config the worker's Codex reads; none when it sets none or
+ * cannot be read (Codex will say why itself).
+ */
+export function ownerWritableRoots(env: Record<string, string | undefined>): string[] {
+  try {
+    const file = codexConfigFile(env);
+    if (!existsSync(file)) return [];
+    const config = parseToml(readFileSync(file, "utf8")) as { sandbox_workspace_write?: { writable_roots?: unknown } };
+    const roots = config.sandbox_workspace_write?.writable_roots;
+    return Array.isArray(roots) ? roots.filter((root): root is string => typeof root === "string") : [];
+  } catch {
+    return [];
+  }
+}
+
 /** What a Codex worker's argv gets besides the owner's own arguments: no shared server, robot-army's hooks, the commit folders. */
-export function codexWorkerArgs(options: { robotArmy: string; episodeKey: string; sessionId: string; worktree: string }): string[] {
+export function codexWorkerArgs(options: { robotArmy: string; episodeKey: string; sessionId: string; worktree: string; env: Record<string, string | undefined> }): string[] {
+  const ours = commitFolders(options.worktree);
+  const roots = [...new Set([...ownerWritableRoots(options.env), ...ours])];
   return [
     "--no-daemon",
     ...codexHookArgs(options.robotArmy, options.episodeKey, options.sessionId),
-    ...commitFolders(options.worktree).flatMap((folder) => ["--add-dir", folder]),
+    ...(ours.length ? ["-c", `sandbox_workspace_write.writable_roots=${JSON.stringify(roots)}`] : []),
   ];
 }

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import { runCommand } from "../boundaries/launchers/session-run.ts";
 import * as assert from "uvu/assert";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
 import { defaultConfig } from "../config.ts";
@@ -46,7 +46,10 @@ test("codex runs with no shared server and robot-army's hooks, each trusted by i
     git(clone, "commit", "-q", "--allow-empty", "-m", "init");
     git(clone, "worktree", "add", "-q", wt, "-b", "robot-army/issue-4");
     const codex = await worker({ binary: "codex", profile: "codex", resume_args: ["resume", "--last"] });
-    const start = { ...START, worktree: wt, promptFile: "/state/prompts/item-4/prompt.md" };
+    // The owner's Codex config gives its sandbox a root of its own, which robot-army's setting keeps.
+    mkdirSync(join(dir, "home", ".codex"), { recursive: true });
+    writeFileSync(join(dir, "home", ".codex", "config.toml"), '[sandbox_workspace_write]\nwritable_roots = ["/srv/cache"]\n');
+    const start = { ...START, worktree: wt, promptFile: "/state/prompts/item-4/prompt.md", env: { HOME: join(dir, "home") } };
     const argv = workerArgv(codex, start);
     assert.equal(argv.slice(0, 4), ["codex", "--model", "opus", "--no-daemon"]);
     assert.is(argv.at(-1), taskPointerMessage("/state/prompts/item-4/prompt.md"), "the first message points at the prompt file");
@@ -62,9 +65,11 @@ test("codex runs with no shared server and robot-army's hooks, each trusted by i
     assert.is(codexHookHash("stop", command, 30), expected);
     assert.match(state ?? "", `"/<session-flags>/config.toml:stop:0:0"={trusted_hash="${expected}"}`);
     const common = realpathSync(join(clone, ".git"));
-    const added = argv.flatMap((arg, i) => (argv[i - 1] === "--add-dir" ? [arg] : []));
-    assert.equal(added, [join(common, "worktrees", "issue-4"), join(common, "objects"), join(common, "refs"), join(common, "logs")]);
-    assert.not.ok(added.some((folder) => folder === common), "never the whole git folder (its hooks and config)");
+    const roots = configs.find((c) => c.startsWith("sandbox_workspace_write.writable_roots="));
+    const added = JSON.parse(roots!.slice("sandbox_workspace_write.writable_roots=".length));
+    assert.equal(added, ["/srv/cache", join(common, "worktrees", "issue-4"), join(common, "objects"), join(common, "refs"), join(common, "logs")]);
+    assert.not.ok(added.includes(common), "never the whole git folder (its hooks and config)");
+    assert.not.ok(argv.includes("--add-dir"), "no --add-dir, which Codex refuses in a folder it does not trust yet");
     const resumed = workerArgv(codex, { ...start, resume: { earlier: EARLIER, agentSession: "01a23b22-1dc4" } });
     assert.equal(resumed.slice(0, 5), ["codex", "resume", "--model", "opus", "--no-daemon"]);
     assert.is(resumed.at(-1), "01a23b22-1dc4");

@@ -38,6 +38,8 @@ export interface ProfileStart {
   resume: { earlier: string | null; agentSession?: string } | null;
   /** The worktree the worker starts in. */
   worktree: string;
+  /** The environment the worker starts with (the launcher's `workerEnv`), where an agent's own settings are read from. */
+  env?: Record<string, string | undefined>;
   /** The absolute path of the `robot-army` launcher the worker's hooks run (lib/boundaries/launchers/worker-bin.ts). */
   robotArmy: string;
   /** The file holding the worker's prompt, when it is given one (a fresh start). */
@@ -74,7 +76,7 @@ export function workerArgv(worker: WorkerConfig, start: ProfileStart): string[] 
       // Without an earlier id on record, the newest conversation of the worktree is the one to continue.
       return [...base, ...(start.resume.earlier ? ["--resume", start.resume.earlier] : ["--continue"]), "--fork-session", "--session-id", start.sessionId];
     case "codex": {
-      const added = codexWorkerArgs({ robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId, worktree: start.worktree });
+      const added = codexWorkerArgs({ robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId, worktree: start.worktree, env: start.env ?? process.env });
       // Codex reads its first message from argv, as Claude Code does: a pointer to the prompt file, never the issue's words.
       if (!start.resume) return [...base, ...added, ...(start.promptFile ? [taskPointerMessage(start.promptFile)] : [])];
       return [worker.binary, "resume", ...worker.args, ...added, start.resume.agentSession ?? "--last"];

@@ -87,7 +87,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       level: deps.effects.level,
       instructions: await worktreeInstructions(worktree.path, deps.config.repos[item.repo]?.base_branch),
     })) : undefined;
-    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile, worktree: worktree.path };
+    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile, worktree: worktree.path, env: deps.launcher.workerEnv() };
     const spec = workerSpec(deps, item, {
       name, sessionId, episodeKey: key, cwd: worktree.path, argv: workerArgv(deps.config.worker, profile), promptFile,
     });

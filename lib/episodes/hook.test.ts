@@ -113,7 +113,8 @@ test("episode hook codex reads the hook's JSON on stdin and keeps the episode, e
     const stop = JSON.stringify({ session_id: "b5c7", turn_id: "1", cwd: repo, hook_event_name: "Stop", stop_hook_active: false, last_assistant_message: "Done." });
     const done = run(stop);
     assert.is(done.status, 0, done.stderr);
-    assert.match(done.stdout, "codex Stop: episode ");
+    assert.match(done.stderr, "codex Stop: episode ");
+    assert.is(done.stdout, "", "nothing on stdout, which Codex reads");
     assert.equal([(await findOpen(journal, "item-5"))?.episode?.status, (await findOpen(journal, "item-5"))?.episode?.status_changed_at], ["idle", "2026-01-15T10:05:00Z"]);
     const nothing = run("");
     assert.is(nothing.status, 0);

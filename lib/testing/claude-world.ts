@@ -81,18 +81,7 @@ async function withClaude(template: ForgeTemplate, script: ModelScript, fn: (w: 
     await withDaemon(template, async (d) => {
       // The owner's yes, as `robot-army trust demo/widgets` records it: for the clone, which holds for its worktrees.
       if (options.trustClone ?? true) recordClaudeTrust(join(home, ".claude.json"), d.config.repos["demo/widgets"].path);
-      // The newest window's pane: a resumed worker's window opens beside its dead predecessor's.
-      const newest = async () => (await runCommand(["tmux", "-L", socket, "list-windows", "-t", "workers", "-F", "#{window_id}"], process.env)).stdout.trim().split("\n").at(-1);
-      const pane = async () => (await runCommand(["tmux", "-L", socket, "capture-pane", "-p", "-t", (await newest()) || "workers"], process.env)).stdout;
-      const type = async (line: string) => {
-        const window = (await newest())!;
-        await runCommand(["tmux", "-L", socket, "send-keys", "-t", window, "-l", line], process.env);
-        await runCommand(["tmux", "-L", socket, "send-keys", "-t", window, "Enter"], process.env);
-      };
-      const press = async (...keys: string[]) => {
-        const window = (await newest())!;
-        for (const key of keys) await runCommand(["tmux", "-L", socket, "send-keys", "-t", window, key], process.env);
-      };
+      const { pane, type, press } = workerPane(socket);
       await fn({ ...d, api, home, socket, pane, type, press });
     }, [claudeCodeBinary()], { worker: { profile: "claude", launcher: "tmux", tmux_socket: socket, tmux_session: "workers" }, env });
   } finally {
@@ -102,18 +91,38 @@ async function withClaude(template: ForgeTemplate, script: ModelScript, fn: (w: 
   }
 }
 
+/** The newest worker's pane on the tmux server `socket` (a resumed worker's window opens beside its dead predecessor's): read, typed into, keys pressed. */
+export function workerPane(socket: string): Pick<ClaudeWorld, "pane" | "type" | "press"> {
+  const tmux = async (...args: string[]) => (await runCommand(["tmux", "-L", socket, ...args], process.env)).stdout;
+  const newest = async () => (await tmux("list-windows", "-t", "workers", "-F", "#{window_id}")).trim().split("\n").at(-1) || "workers";
+  return {
+    pane: async () => await tmux("capture-pane", "-p", "-t", await newest()),
+    type: async (line: string) => {
+      const window = await newest();
+      await tmux("send-keys", "-t", window, "-l", line);
+      // A key sent with the text would be taken as part of a paste by an agent that detects one (Codex): Enter comes on its own.
+      await new Promise((done) => setTimeout(done, 300));
+      await tmux("send-keys", "-t", window, "Enter");
+    },
+    press: async (...keys: string[]) => {
+      const window = await newest();
+      for (const key of keys) await tmux("send-keys", "-t", window, key);
+    },
+  };
+}
+
 /** The one open session of item `id`. */
 export function sessionOf(w: DaemonTest, id: number): StoredSession | undefined {
   return openSessions(w.store).find((session) => session.item === id);
 }
 
 /** waitFor, with the worker's pane and the API's requests in the failure, as a user attaching would see them. */
-export async function waitWorker<T>(w: ClaudeWorld, what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+export async function waitWorker<T>(w: DaemonTest & Pick<ClaudeWorld, "pane" | "home"> & { api: { requests: unknown[] } }, what: string, probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
   try {
     return await waitFor(what, probe, timeoutMs);
   } catch (error) {
     const session = openSessions(w.store)[0];
-    const registry = session ? JSON.stringify(await readRegistry(session, "claude")) : "no open session";
+    const registry = session ? JSON.stringify(await readRegistry(session, session.profile ?? "claude")) : "no open session";
     (error as Error).message += `\ntranscripts: ${transcriptsOf(w.home).join(", ")}\nregistry: ${registry}\nrequests: ${w.api.requests.length}\npane:\n${(await w.pane()).replace(/\n{2,}/g, "\n")}`;
     throw error;
   }
@@ -134,6 +143,6 @@ export async function textOf(fn: (write: (chunk: string) => void) => unknown): P
 
 /** The worker's episode status as its registry says it, or `unknown (why)`. */
 export async function episodeStatus(session: StoredSession): Promise<string> {
-  const registry = await readRegistry(session, "claude");
+  const registry = await readRegistry(session, session.profile ?? "claude");
   return registry.known ? registry.status : `unknown (${registry.why})`;
 }

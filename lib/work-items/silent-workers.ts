@@ -1,7 +1,8 @@
 /**
- * Workers whose agent has not reported starting. A Claude Code worker's first hook
+ * Workers whose agent has not reported starting. A Claude Code or Codex worker's first hook
  * (SessionStart) opens its episode; one that stops before any hook, at its folder-trust
- * question ("Is this a project you trust?") or at a login, runs, holds its slot and works on
+ * question (Claude Code's "Is this a project you trust?", Codex's "Trust this folder?"), at
+ * Codex's review of hooks it does not trust, or at a login, runs, holds its slot and works on
  * nothing, and its registry is simply empty, which is unknown, never idle (DESIGN rule 1).
  * Past `FIRST_HOOK_SECONDS` after its start such a worker is one the owner must look at: the
  * tick raises a `worker_silent` anomaly for it (listed under "needs you" by `status` and the
@@ -9,8 +10,8 @@
  * session ends; `doctor` says the same. Its pane is read for a hint of why (the trust question,
  * a login), and only ever as a hint in the message: what the pane shows is never a status.
  *
- * Only profiles whose agent reports through hooks are looked at (claude); a worker whose
- * registry robot-army cannot read at all (generic, codex) says nothing here.
+ * Only profiles whose agent reports through hooks are looked at (claude, codex); a worker whose
+ * registry robot-army cannot read at all (generic) says nothing here.
  */
 import { now, parseTimestamp } from "../clock.ts";
 import type { Config, WorkerProfile } from "../config.ts";
@@ -30,12 +31,16 @@ import type { StoredSession } from "./sessions.ts";
 export const FIRST_HOOK_SECONDS = 90;
 
 /** The profiles whose agent reports its start through hooks. */
-const HOOK_PROFILES: ReadonlySet<WorkerProfile> = new Set(["claude"]);
+const HOOK_PROFILES: ReadonlySet<WorkerProfile> = new Set(["claude", "codex"]);
 
 /** What a pane may show of why an agent has not started, each with the words the owner reads. */
 const PANE_HINTS: readonly { pattern: RegExp; hint: (repo: string) => string }[] = [
   { pattern: /Is this a project you (created or one you )?trust|Yes, I trust this folder/i, hint: (repo) => `its pane shows Claude Code's folder-trust question: attach and answer it, or record your yes for every worker of the repository with "robot-army trust ${repo}"` },
   { pattern: /\/login\b|Select login method|Invalid API key|Please run \/login|not logged in/i, hint: () => "its pane shows Claude Code asking for a login or an API key: attach and log in, or set the key in the daemon's environment" },
+  { pattern: /Trust this folder\?|Trust and continue/, hint: (repo) => `its pane shows Codex's folder-trust question: attach and answer it, or record your yes for every worker of the repository with "robot-army trust ${repo}"` },
+  // robot-army states the hash of each hook it gives Codex; a Codex that computes another asks the owner to review them.
+  { pattern: /Hooks need review|hooks need review before they can run/, hint: () => "its pane shows Codex asking to review robot-army's hooks (a Codex that does not recognise their trust): attach and trust them, or report the Codex version to robot-army" },
+  { pattern: /Sign in with ChatGPT|Provide your own API key/, hint: () => "its pane shows Codex asking for a login or an API key: attach and log in, or set the key in the daemon's environment" },
 ];
 
 /** One worker that has not reported starting. */
@@ -53,7 +58,7 @@ export interface SilentWorker {
 }
 
 /** The likely reasons, for the owner, when the pane gives no hint. */
-export const LIKELY_REASONS = "Claude Code's folder-trust question (robot-army trust <repo> records your yes), a login, or an agent that cannot start";
+export const LIKELY_REASONS = "the agent's folder-trust question (robot-army trust <repo> records your yes), a login, or an agent that cannot start";
 
 /** The workers of this host whose agent, a hook-reporting one, has not reported starting within FIRST_HOOK_SECONDS. */
 export async function silentWorkers(deps: { store: Store; config: Pick<Config, "worker">; host: string; sessionRoot: string }, at: Date = now()): Promise<SilentWorker[]> {

@@ -135,6 +135,10 @@ export class KittyLauncher implements Launcher {
   }
 
   /** A kitty tab gets the environment of the kitty it opens in, which kitty's remote control does not tell. */
+  workerEnv(): Env {
+    return this.#env;
+  }
+
   async workerPath(): Promise<WorkerPath> {
     return { unknown: "a kitty tab has the PATH of the kitty it opens in, which cannot be read from here" };
   }

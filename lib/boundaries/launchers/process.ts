@@ -76,6 +76,10 @@ export class ProcessLauncher implements Launcher {
   }
 
   /** A headless worker inherits robot-army's own environment, PATH and all. */
+  workerEnv(): Env {
+    return this.#env;
+  }
+
   async workerPath(): Promise<WorkerPath> {
     return { path: this.#env.PATH ?? "" };
   }

@@ -212,6 +212,10 @@ export class TmuxLauncher implements Launcher {
    * one, else the server's global one (`show-environment`). With no server running yet, the
    * server a launch starts takes its environment from robot-army's, so that PATH it is.
    */
+  workerEnv(): Env {
+    return this.#env;
+  }
+
   async workerPath(): Promise<WorkerPath> {
     const session = await this.#tmux([["show-environment", "-t", `=${this.#session}`, "PATH"]]);
     if (session.code === 0) return pathOf(session.stdout);

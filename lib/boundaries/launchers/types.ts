@@ -132,6 +132,12 @@ export interface Launcher {
   attachCommand(item: number): Promise<string[] | null>;
   /** The PATH a worker launched now would look its program up on, or why that cannot be told from here. */
   workerPath(): Promise<WorkerPath>;
+  /**
+   * The environment a worker launched now starts with, robot-army's own variables aside: the
+   * daemon's, whichever terminal hosts it (lib/sessions/launch-env.ts). What a profile reads of
+   * the agent's own settings (Codex's home) is read where the worker will read it.
+   */
+  workerEnv(): Record<string, string | undefined>;
 }
 
 /** A launched worker's PATH (`path`, possibly empty), or why it is not known. */
