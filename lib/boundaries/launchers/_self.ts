@@ -4,13 +4,13 @@ import { PROJECT_ROOT, isDeno, runtimeArgv } from "../../runtime.ts";
 
 /**
  * The argv that runs robot-army on this runtime: `bin/robot-army.mjs` on Node, the router
- * `scripts/robot-army.ts` with `run -A --quiet --config deno.json` on Deno, through `env` with
+ * `scripts/robot-army.ts` with `run -A --quiet --config deno.json` on Deno, through `/usr/bin/env` with
  * Deno's update check off: a session's holder in a terminal, and a worker's hooks, reach
  * nothing off the machine (Deno would ask dl.deno.land for its newest version from a terminal).
  * @example [...robotArmyArgv(), "session", "ls"]
  */
 export function robotArmyArgv(): string[] {
   return isDeno()
-    ? ["env", "DENO_NO_UPDATE_CHECK=1", ...runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"))]
+    ? ["/usr/bin/env", "DENO_NO_UPDATE_CHECK=1", ...runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"))]
     : runtimeArgv(join(PROJECT_ROOT, "bin", "robot-army.mjs"));
 }
