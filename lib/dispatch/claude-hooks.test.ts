@@ -151,7 +151,8 @@ test("the hooks, run as Claude Code runs them, drive the episode: start, busy, i
     // A resumed session starts again with its episode open, at its prompt: idle, not refused.
     const resumed = fireHook(place, "SessionStart", { source: "resume" }, "2026-01-15T10:11:00Z");
     assert.is(resumed.code, 0);
-    assert.is(resumed.stderr, "");
+    assert.not.match(resumed.stderr, "robot-army: episode hook:", "no problem said");
+    assert.is(resumed.stdout, "", "nothing on stdout, which Claude Code adds to the model's context at a SessionStart");
     assert.equal([(await episodeOf(place, "item-3"))?.status, (await episodeOf(place, "item-3"))?.status_changed_at], ["idle", "2026-01-15T10:11:00Z"]);
 
     const ended = fireHook(place, "SessionEnd", { reason: "prompt_input_exit" }, "2026-01-15T10:12:00Z");
@@ -170,7 +171,7 @@ test("another Claude Code in the worktree (the owner's own, a resume by hand) do
     assert.is((await episodeOf(place, "item-3"))?.status, "busy");
     const other = fireHook(place, "Stop", { session_id: "9f9f9f9f-0000-4000-8000-000000000001" }, "2026-01-15T10:05:00Z");
     assert.is(other.code, 0);
-    assert.match(other.stdout, "ignored: session 9f9f9f9f-0000-4000-8000-000000000001 is not the worker's");
+    assert.match(other.stderr, "ignored: session 9f9f9f9f-0000-4000-8000-000000000001 is not the worker's");
     assert.is((await episodeOf(place, "item-3"))?.status, "busy", "the worker is still busy: another session stopped, not it");
     fireHook(place, "Stop", {}, "2026-01-15T10:06:00Z");
     assert.is((await episodeOf(place, "item-3"))?.status, "idle");
@@ -184,7 +185,7 @@ test("the worker is known by its managed session, not by the agent's session id:
     const inWorker = { RA_SESSION_ID: SESSION_ID };
     const started = fireHook(place, "SessionStart", { source: "resume", session_id: transcript }, "2026-01-15T11:00:00Z", inWorker);
     assert.is(started.code, 0, started.stderr);
-    assert.not.match(started.stdout, "ignored");
+    assert.not.match(started.stderr, "ignored");
     const opened = await episodeOf(place, "item-3-2");
     assert.equal([opened?.status, opened?.agent_session_id], ["idle", transcript]);
     fireHook(place, "UserPromptSubmit", { prompt: "go on", session_id: transcript }, "2026-01-15T11:01:00Z", inWorker);
@@ -225,7 +226,7 @@ test("a permission prompt is the worker waiting for its owner: needs_info with i
     const command = commandFor(place.worktree, "Stop");
     const broken = spawnSync("sh", ["-c", command], { cwd: place.worktree, input: "not json", encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: "/tmp" } });
     assert.is(broken.status, 0);
-    assert.match(broken.stderr, "robot-army: episode hook: the hook input on stdin is not JSON");
+    assert.match(broken.stderr, "robot-army: episode hook: the Claude Code hook input is not JSON");
     const unknown = spawnSync("sh", ["-c", `${command} --no-such-option`], { cwd: place.worktree, input: "{}", encoding: "utf8", env: { PATH: "/usr/bin:/bin", HOME: "/tmp" } });
     assert.is(unknown.status, 0, "even a usage mistake never blocks the agent");
     assert.match(unknown.stderr, "robot-army: episode hook:");

@@ -28,6 +28,7 @@ const LONGEST_FIRST = [
   "lib/crash/crash.test.ts",
   "scripts/claude-code.test.ts",
   "scripts/claude-code-lifecycle.test.ts",
+  "scripts/codex.test.ts",
   "scripts/dev/bench-soak.test.ts",
   "scripts/dev/concurrency.test.ts",
   "lib/dispatch/verbs/relaunch.test.ts",
