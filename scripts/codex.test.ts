@@ -14,7 +14,7 @@ import type { ModelScript, ModelTurn } from "../lib/testing/openai-api.ts";
 import { TASK_POINTER, episodeStatus, sessionOf, textOf, waitWorker } from "../lib/testing/claude-world.ts";
 import { codexWorld, obedientCodex } from "../lib/testing/codex-world.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
-import { sleep, waitFor } from "../lib/testing/wait.ts";
+import { waitFor } from "../lib/testing/wait.ts";
 import { git } from "../lib/testing/fixtures.ts";
 import { initialState, runTick } from "../lib/daemon/tick.ts";
 import { getItem } from "../lib/work-items/queries.ts";
@@ -128,8 +128,10 @@ test("a killed Codex worker, resumed, keeps its registry: Codex's own session co
     assert.is.not(second.episode_key, first.episode_key);
     const { args } = readRecord(w.deps.sessionRoot, second.id)!;
     assert.is(args[0], "resume");
-    assert.is(args.at(-1), agentSession, "the earlier Codex session, by its own id");
-    await sleep(1_500);
+    assert.is(args.at(-2), agentSession, "the earlier Codex session, by its own id");
+    // Told that it was resumed, Codex goes on at once: its hooks open the new attempt's episode with no one typing.
+    await waitWorker(w, "the resumed worker's episode open", async () => (await readRegistry(second, "codex")).known);
+    await waitWorker(w, "the resumed worker idle after its first turn", async () => (await episodeStatus(second)) === "idle");
     await w.type("go on");
     await waitWorker(w, "the resumed worker idle after the owner's prompt", async () => {
       const now = await readRegistry(second, "codex");

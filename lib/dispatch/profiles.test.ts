@@ -14,7 +14,7 @@ import { sessionsOf } from "../work-items/sessions.ts";
 import { CLAUDE_LOCAL_SETTINGS } from "./claude-hooks.ts";
 import { CODEX_HOOK_EVENTS, codexHookCommand, codexHookHash } from "./codex-hooks.ts";
 import { dispatchReady } from "./dispatch.ts";
-import { taskPointerMessage, noRegistryLine, resumeCommand, workerArgv } from "./profiles.ts";
+import { codexResumeMessage, taskPointerMessage, noRegistryLine, resumeCommand, workerArgv } from "./profiles.ts";
 import type { ProfileStart } from "./profiles.ts";
 import { relaunchItem } from "./verbs/relaunch.ts";
 
@@ -72,8 +72,8 @@ test("codex runs with no shared server and robot-army's hooks, each trusted by i
     assert.not.ok(argv.includes("--add-dir"), "no --add-dir, which Codex refuses in a folder it does not trust yet");
     const resumed = workerArgv(codex, { ...start, resume: { earlier: EARLIER, agentSession: "01a23b22-1dc4" } });
     assert.equal(resumed.slice(0, 5), ["codex", "resume", "--model", "opus", "--no-daemon"]);
-    assert.is(resumed.at(-1), "01a23b22-1dc4");
-    assert.is(workerArgv(codex, { ...start, resume: { earlier: EARLIER } }).at(-1), "--last", "with no id on record, the newest session of the worktree");
+    assert.equal(resumed.slice(-2), ["01a23b22-1dc4", codexResumeMessage("/state/prompts/item-4/prompt.md")], "Codex's own id, and a prompt: Codex reports no start without one");
+    assert.is(workerArgv(codex, { ...start, resume: { earlier: EARLIER } }).at(-2), "--last", "with no id on record, the newest session of the worktree");
     assert.is(resumeCommand(codex, ID), "codex resume");
   } finally {
     removeTempDir(dir);

@@ -11,7 +11,8 @@
  *   the git folders a commit writes (lib/dispatch/codex-hooks.ts), keep the episode; it runs
  *   with no shared background server (`--no-daemon`). Codex picks its own session ids, which its
  *   hooks report (the episode's `agent_session_id`); a resume brings that session back by id
- *   (`codex resume <id>`), or the newest one of the worktree when none is on record (`--last`).
+ *   (`codex resume <id>`), or the newest one of the worktree when none is on record (`--last`),
+ *   with a message that it was resumed (Codex sends its SessionStart with its first prompt).
  * - **demo**: robot-army's demo worker keeps its journal itself; nothing is added.
  * - **generic**: any other program; no registry, so its workers are never taken for idle.
  */
@@ -79,11 +80,17 @@ export function workerArgv(worker: WorkerConfig, start: ProfileStart): string[] 
       const added = codexWorkerArgs({ robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId, worktree: start.worktree, env: start.env ?? process.env });
       // Codex reads its first message from argv, as Claude Code does: a pointer to the prompt file, never the issue's words.
       if (!start.resume) return [...base, ...added, ...(start.promptFile ? [taskPointerMessage(start.promptFile)] : [])];
-      return [worker.binary, "resume", ...worker.args, ...added, start.resume.agentSession ?? "--last"];
+      // Codex reports no start until it is given a prompt: a resumed worker is told to go on, so its hooks see it at once.
+      return [worker.binary, "resume", ...worker.args, ...added, start.resume.agentSession ?? "--last", codexResumeMessage(start.promptFile)];
     }
     default:
       return [...base, ...(start.resume ? worker.resume_args : [])];
   }
+}
+
+/** What a resumed Codex worker is told first: that it was resumed, and where its task is. */
+export function codexResumeMessage(promptFile: string | undefined): string {
+  return `robot-army resumed this session after its worker stopped: go on with your task where you left off${promptFile ? ` (it is in the file ${promptFile})` : ""}.`;
 }
 
 /** The first message a Claude Code or Codex worker is started with: where its prompt is. */
