@@ -45,6 +45,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-two-repos": () => import("./forge-with-two-repos.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-claude-worker": () => import("./forge-with-claude-worker.ts"),
+  "forge-with-codex-worker": () => import("./forge-with-codex-worker.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-finished-claude-worker": () => import("./forge-with-finished-claude-worker.ts"),
   "forge-with-headless-claude-worker": () => import("./forge-with-headless-claude-worker.ts"),
