@@ -26,6 +26,9 @@ import { listAnomalies } from "../lib/store/anomalies.ts";
 import { FIRST_HOOK_SECONDS } from "../lib/work-items/silent-workers.ts";
 import { atTimeAsync } from "../lib/testing/items.ts";
 import { run as runShow } from "./show.ts";
+import { run as runCleanup } from "./cleanup.ts";
+import { archiveDir } from "../lib/cleanup/record-archive.ts";
+import { sessionById } from "../lib/work-items/sessions.ts";
 import { ANSWERED_WAITING_REASON } from "../lib/work-items/needs-info.ts";
 
 /** The rollouts (Codex's transcripts) a worker's home holds: `.codex/sessions/<y>/<m>/<d>/rollout-*.jsonl`. */
@@ -164,6 +167,38 @@ test("a worker at Codex's folder-trust question is never invisible: past the bou
     await atTimeAsync(later, () => runTick(w.deps, initialState()));
     assert.equal(listAnomalies(w.store, { open: true, kind: "worker_silent" }), []);
   }, { trustClone: false });
+});
+
+test("a merged pull request retires the Codex worker at once; cleanup reclaims its worktree, the record its SessionEnd hook had written archived", async () => {
+  const script: ModelScript = (request) => {
+    if (!request.tools.includes("exec_command")) return { text: "ok" };
+    const results = toolResults(request);
+    if (answersTool(request) && results.length === 1) return { shell: "echo 'widget fixed' > FIXED.md && git add FIXED.md && git commit -q -m 'Fix the widget (#1)'" };
+    if (answersTool(request) && results.length === 2) return { text: "Committed; the owner pushes." };
+    return obedientCodex()(request);
+  };
+  await withCodex(script, async (w) => {
+    await runTick(w.deps, initialState());
+    const session = await waitWorker(w, "item 1's worker", () => sessionOf(w, 1));
+    await waitWorker(w, "the worker idle after its commit", async () => (await episodeStatus(session)) === "idle" && w.api.requests.some((r) => toolResults(r).length === 2));
+    pause(w.store, { reason: "the test follows item 1 alone" });
+    // The owner pushes the worker's branch (a push from Codex's sandbox asks them first), opens the pull request and merges it.
+    git(session.worktree, "push", "-q", "-u", "origin", "HEAD");
+    const pull = await w.t.owner.rest.pulls.create({ owner: "demo", repo: "widgets", head: session.branch, base: "main", title: "Fix the widget", body: "Closes #1" });
+    await w.t.owner.rest.pulls.merge({ owner: "demo", repo: "widgets", pull_number: pull.data.number, merge_method: "merge" });
+
+    await runTick(w.deps, initialState());
+    assert.is(getItem(w.store, 1)!.state, "done");
+    assert.ok(w.lines().some((line) => line.startsWith(`retired ${session.name} of item 1 (demo/widgets#1): pull request #${pull.data.number} merged, worker idle `)), w.lines().join("\n"));
+    assert.equal(sessionById(w.store, session.id)?.end_reason, "retired");
+    // Stopped by a signal, Codex runs no SessionEnd hook: the retirement ended its episode, its record written.
+    assert.not.ok((await readRegistry(session, "codex")).known, "the episode is closed");
+
+    const report = await textOf((write) => runCleanup({ json: false }, { ...w.deps, write }));
+    assert.match(report, "work item 1 (demo/widgets#1): done");
+    assert.match(report, `worktree removed; 1 episode record robot-army wrote archived in ${archiveDir(w.deps.stateDir, 1)}; branch deleted`);
+    assert.not.ok(existsSync(session.worktree), "the worktree is gone");
+  });
 });
 
 test.run();

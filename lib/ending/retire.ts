@@ -14,6 +14,10 @@
  * then SIGKILL) between a `session.retire` intent and outcome carrying `signal` and
  * `idle_s`. A process that survives settles nothing: the row stays open, the slot held,
  * and `orphan_session` is raised. The transcript, worktree, branch and item are not touched.
+ * The worker's episode ends with it: an agent that runs its SessionEnd hook as it stops
+ * (Claude Code) ends it itself; one that does not (Codex, stopped by a signal) has it ended
+ * by the retirement once its process is proven stopped, its record written as the hook's
+ * would be (outcome `retired`), so cleanup finds the worktree as it finds any other.
  *
  * `orphan_session` (a live worker under a done item that is not kept; a retirement that
  * could not stop its process) is raised once per session, retracted when the item is kept
@@ -23,6 +27,9 @@ import { isoSeconds, now } from "../clock.ts";
 import type { Config, WorkerProfile } from "../config.ts";
 import type { DaemonEvent } from "../daemon/events.ts";
 import type { Effects } from "../effects.ts";
+import { openJournal } from "../episodes/journal.ts";
+import { endEpisode } from "../episodes/lifecycle.ts";
+import { findOpen } from "../episodes/open-episodes.ts";
 import { mergedPullRequest } from "../intake/pull-requests.ts";
 import { isKept, readRecord } from "../sessions/records.ts";
 import { sessionState } from "../sessions/state.ts";
@@ -171,7 +178,23 @@ async function retire(deps: RetireDeps, row: StoredSession, record: NonNullable<
   // Proven stopped (or found ended): the row closes as retired, with the exit its holder recorded.
   const exited = readRecord(deps.sessionRoot, record.id);
   endSession(deps.store, row.id, "retired", { code: exited?.exitCode ?? null, at: exited?.exitedAt ?? isoSeconds(now()) });
+  await endLeftEpisode(row);
   return { result: "retired" };
+}
+
+/**
+ * Ends the retired worker's episode when its agent left it open (no SessionEnd hook ran): its
+ * process is proven stopped, so the episode is over. A journal that cannot be read, or an
+ * episode ended meanwhile, is left as it is: `recover episodes` closes what is stranded.
+ */
+async function endLeftEpisode(row: StoredSession): Promise<void> {
+  try {
+    const journal = await openJournal(row.worktree);
+    if (!(await findOpen(journal, row.episode_key))?.episode) return;
+    await endEpisode(journal, { key: row.episode_key, outcome: "retired", now: now() });
+  } catch {
+    // The row is closed either way; what the journal holds is the journal's.
+  }
 }
 
 /** The profile the worker was started with, as its row records it; the config's for rows from before it was recorded. */
