@@ -54,7 +54,8 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
       const hook = await lab.robotArmy(["episode", "hook", "claude", "--key", "item-1"], {
         env: { CLAUDE_PROJECT_DIR: worktree, RA_NOW: "2026-01-15T10:10:00Z" }, stdin: JSON.stringify({ hook_event_name: event, cwd: worktree }),
       });
-      if (hook.code !== 0 || hook.stderr.trim()) throw new Error(`the ${event} hook exited ${hook.code}: ${hook.stderr || hook.stdout}`);
+      // The hook says what it did on stderr; a problem is a line beginning "robot-army: episode hook:".
+      if (hook.code !== 0 || hook.stderr.includes("robot-army: episode hook:")) throw new Error(`the ${event} hook exited ${hook.code}: ${hook.stderr || hook.stdout}`);
     }
     const left = git(worktree, "status", "--porcelain", "--untracked-files=all").split("\n").filter(Boolean);
     if (left.length !== 1 || !/^\?\? \.ai\/repo\/sessions\/.+\.md$/.test(left[0])) throw new Error(`the worktree should hold only the hook's record, not: ${left.join("; ")}`);
