@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { readFileSync, writeFileSync } from "node:fs";
 import { answersTool, lastPrompt, toolResults } from "../lib/testing/anthropic-api.ts";
 import type { ModelScript, ModelTurn } from "../lib/testing/anthropic-api.ts";
-import { claudeWorld, episodeStatus, obedientWorker, sessionOf, textOf, transcriptsOf, waitWorker } from "../lib/testing/claude-world.ts";
+import { claudeWorld, episodeStatus, killAndResume, obedientWorker, sessionOf, textOf, transcriptsOf, waitWorker } from "../lib/testing/claude-world.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import { sleep, waitFor } from "../lib/testing/wait.ts";
 import { makeTempDir, removeTempDir } from "../lib/testing/fixtures.ts";
@@ -19,8 +19,6 @@ import { initialState, runTick } from "../lib/daemon/tick.ts";
 import { getItem } from "../lib/work-items/queries.ts";
 import { readRegistry } from "../lib/ending/idleness.ts";
 import { readRecord } from "../lib/sessions/records.ts";
-import { relaunchItem } from "../lib/dispatch/verbs/relaunch.ts";
-import { pause } from "../lib/dispatch/controls.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { FIRST_HOOK_SECONDS } from "../lib/work-items/silent-workers.ts";
 import { statusReport } from "../lib/reports/status.ts";
@@ -76,19 +74,7 @@ test("a killed Claude Code worker, resumed, keeps its registry: its hooks open t
       const file = transcriptsOf(w.home).find((name) => name.endsWith(`/${first.id}.jsonl`));
       return file && readFileSync(join(w.home, ".claude", "projects", file), "utf8").includes("I have read my task.");
     });
-    // Dispatch is paused, so the ticks that see the exit start no other item in the freed slot; the owner resumes with --force.
-    pause(w.store, { reason: "the test resumes item 1 itself" });
-    process.kill(record.childPid!, "SIGKILL");
-    await waitWorker(w, "the killed worker's exit to be seen", async () => {
-      await runTick(w.deps, initialState());
-      return getItem(w.store, 1)!.state === "interrupted";
-    });
-
-    const resumed = await relaunchItem(w.deps, 1, { how: "resume", force: true });
-    assert.is(resumed.result, "active", resumed.reason ?? "");
-    const second = sessionOf(w, 1)!;
-    assert.is(second.id, resumed.session!.id);
-    assert.is.not(second.episode_key, first.episode_key);
+    const second = await killAndResume(w, first);
     // Claude Code resumed with --resume <earlier> --fork-session: its hooks report the fork's own start, at its prompt.
     await waitWorker(w, "the resumed worker's episode open and idle", async () => (await episodeStatus(second)) === "idle");
     await w.type("go on");

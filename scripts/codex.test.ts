@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { answersTool, lastPrompt, toolResults, userTexts } from "../lib/testing/openai-api.ts";
 import type { ModelScript, ModelTurn } from "../lib/testing/openai-api.ts";
-import { TASK_POINTER, episodeStatus, sessionOf, textOf, waitWorker } from "../lib/testing/claude-world.ts";
+import { TASK_POINTER, episodeStatus, killAndResume, sessionOf, textOf, waitWorker } from "../lib/testing/claude-world.ts";
 import { codexWorld, obedientCodex } from "../lib/testing/codex-world.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import { waitFor } from "../lib/testing/wait.ts";
@@ -20,7 +20,6 @@ import { initialState, runTick } from "../lib/daemon/tick.ts";
 import { getItem } from "../lib/work-items/queries.ts";
 import { readRegistry } from "../lib/ending/idleness.ts";
 import { readRecord } from "../lib/sessions/records.ts";
-import { relaunchItem } from "../lib/dispatch/verbs/relaunch.ts";
 import { pause } from "../lib/dispatch/controls.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { FIRST_HOOK_SECONDS } from "../lib/work-items/silent-workers.ts";
@@ -115,20 +114,9 @@ test("a killed Codex worker, resumed, keeps its registry: Codex's own session co
     const registry = await readRegistry(first, "codex");
     const agentSession = registry.known ? registry.agentSession : undefined;
     assert.ok(agentSession, "Codex's session id is on the episode");
-    const record = readRecord(w.deps.sessionRoot, first.id)!;
     // Codex writes its rollout a moment after a turn; a crash before that leaves nothing to resume.
     await waitWorker(w, "the worker's turn in its rollout on disk", () => rolloutsOf(w.home).some((file) => readFileSync(file, "utf8").includes("I have read my task.")));
-    pause(w.store, { reason: "the test resumes item 1 itself" });
-    process.kill(record.childPid!, "SIGKILL");
-    await waitWorker(w, "the killed worker's exit to be seen", async () => {
-      await runTick(w.deps, initialState());
-      return getItem(w.store, 1)!.state === "interrupted";
-    });
-
-    const resumed = await relaunchItem(w.deps, 1, { how: "resume", force: true });
-    assert.is(resumed.result, "active", resumed.reason ?? "");
-    const second = sessionOf(w, 1)!;
-    assert.is.not(second.episode_key, first.episode_key);
+    const second = await killAndResume(w, first);
     const { args } = readRecord(w.deps.sessionRoot, second.id)!;
     assert.is(args[0], "resume");
     assert.is(args.at(-2), agentSession, "the earlier Codex session, by its own id");

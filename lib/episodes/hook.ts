@@ -93,36 +93,15 @@ export const CLAUDE_OWNER_NOTIFICATIONS: Readonly<Record<string, string>> = {
  * `needs_info`, its `message` the reason; any other says nothing of the episode.
  */
 export function claudeHookEvent(input: unknown): HookEvent {
-  const data = isObject(input) ? input : {};
-  const event = typeof data.hook_event_name === "string" ? data.hook_event_name : "";
-  const cwd = typeof data.cwd === "string" && data.cwd ? data.cwd : undefined;
+  const { data, event, where } = hookFields(input);
   const type = typeof data.notification_type === "string" ? data.notification_type : "";
   const asksOwner = Object.hasOwn(CLAUDE_OWNER_NOTIFICATIONS, type);
+  const notified: HookAction = type === "idle_prompt" ? "idle" : asksOwner ? "needs_info" : "none";
+  const action: HookAction = Object.hasOwn(SHARED_ACTIONS, event) ? SHARED_ACTIONS[event] : event === "Notification" ? notified : "none";
   const permission = event === "PermissionRequest" ? permissionWords(data.tool_name, data.tool_input) : undefined;
-  const action: HookAction = (() => {
-    switch (event) {
-      case "SessionStart":
-        return "start";
-      case "UserPromptSubmit":
-      case "PreToolUse":
-        return "busy";
-      case "Stop":
-        return "idle";
-      case "Notification":
-        if (data.notification_type === "idle_prompt") return "idle";
-        return asksOwner ? "needs_info" : "none";
-      case "PermissionRequest":
-        return "needs_info";
-      case "SessionEnd":
-        return "end";
-      default:
-        return "none";
-    }
-  })();
-  const sessionId = typeof data.session_id === "string" && data.session_id ? data.session_id : undefined;
   const reason = permission ?? (action === "needs_info" ? (typeof data.message === "string" && data.message.trim() ? data.message : CLAUDE_OWNER_NOTIFICATIONS[type]) : undefined);
   return {
-    action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}), ...(reason ? { reason } : {}),
+    action, event: event || "(no hook_event_name)", ...where, ...(reason ? { reason } : {}),
     ...(event === "Stop" ? { turnEnded: true } : {}),
     ...(event === "SessionStart" && AT_PROMPT_SOURCES.has(String(data.source)) ? { atPrompt: true } : {}),
     // Claude Code's permission notification ("Claude needs your permission") follows its PermissionRequest, which said what for.
@@ -139,35 +118,31 @@ export function claudeHookEvent(input: unknown): HookEvent {
  * after which no Stop comes) end the turn; SessionEnd ends the episode.
  */
 export function codexHookEvent(input: unknown): HookEvent {
-  const data = isObject(input) ? input : {};
-  const event = typeof data.hook_event_name === "string" ? data.hook_event_name : "";
-  const cwd = typeof data.cwd === "string" && data.cwd ? data.cwd : undefined;
-  const sessionId = typeof data.session_id === "string" && data.session_id ? data.session_id : undefined;
-  const action: HookAction = (() => {
-    switch (event) {
-      case "SessionStart":
-        return "start";
-      case "UserPromptSubmit":
-      case "PreToolUse":
-      case "PostToolUse":
-        return "busy";
-      case "Stop":
-      case "Interrupt":
-        return "idle";
-      case "PermissionRequest":
-        return "needs_info";
-      case "SessionEnd":
-        return "end";
-      default:
-        return "none";
-    }
-  })();
+  const { data, event, where } = hookFields(input);
+  const action: HookAction = Object.hasOwn(CODEX_ACTIONS, event) ? CODEX_ACTIONS[event] : "none";
   return {
-    action, event: event || "(no hook_event_name)", ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}),
+    action, event: event || "(no hook_event_name)", ...where,
     ...(event === "PermissionRequest" ? { reason: permissionWords(data.tool_name, data.tool_input, "codex") } : {}),
     ...(action === "idle" ? { turnEnded: true } : {}),
     ...(event === "SessionStart" && AT_PROMPT_SOURCES.has(String(data.source)) ? { atPrompt: true } : {}),
   };
+}
+
+/** The events both agents send under the same names, with what each does to the episode. */
+const SHARED_ACTIONS: Readonly<Record<string, HookAction>> = {
+  SessionStart: "start", UserPromptSubmit: "busy", PreToolUse: "busy", Stop: "idle", PermissionRequest: "needs_info", SessionEnd: "end",
+};
+
+/** Codex's: the shared ones, a tool that ran (which answers a permission given), and the owner's Esc, after which no Stop comes. */
+const CODEX_ACTIONS: Readonly<Record<string, HookAction>> = { ...SHARED_ACTIONS, PostToolUse: "busy", Interrupt: "idle" };
+
+/** What every hook input says the same way: its event's name, and the folder and session it is of, when said. */
+function hookFields(input: unknown): { data: Record<string, unknown>; event: string; where: Pick<HookEvent, "cwd" | "sessionId"> } {
+  const data = isObject(input) ? input : {};
+  const event = typeof data.hook_event_name === "string" ? data.hook_event_name : "";
+  const cwd = typeof data.cwd === "string" && data.cwd ? data.cwd : undefined;
+  const sessionId = typeof data.session_id === "string" && data.session_id ? data.session_id : undefined;
+  return { data, event, where: { ...(cwd ? { cwd } : {}), ...(sessionId ? { sessionId } : {}) } };
 }
 
 /**

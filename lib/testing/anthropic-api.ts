@@ -14,9 +14,8 @@
  * `NO_PROXY` naming loopback): a request Claude Code would send off the machine arrives here
  * instead, is refused, and is listed in `egress`, so a test can show that nothing left.
  */
-import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import { serveLoopback } from "./loopback-api.ts";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROJECT_ROOT } from "../runtime.ts";
@@ -57,25 +56,7 @@ const DEFAULT_MODEL = "claude-sonnet-4-5";
 /** Serves the stand-in on 127.0.0.1 at any free port, answering each message request with `script`. */
 export async function serveAnthropicApi(script: ModelScript): Promise<AnthropicApi> {
   const requests: MessagesRequest[] = [];
-  const egress: string[] = [];
   let count = 0;
-  const server = createServer((req, res) => {
-    // An absolute URL is a proxied request, meant for another host.
-    if (/^[a-z]+:\/\//i.test(req.url ?? "")) {
-      egress.push(`${req.method} ${req.url}`);
-      req.resume();
-      res.writeHead(403).end();
-      return;
-    }
-    void answer(req, res).catch((error) => {
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end(JSON.stringify({ type: "error", error: { type: "api_error", message: String(error) } }));
-    });
-  });
-  server.on("connect", (req, socket) => {
-    egress.push(`CONNECT ${req.url}`);
-    socket.end("HTTP/1.1 403 Forbidden\r\n\r\n");
-  });
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const text = await bodyOf(req);
@@ -120,18 +101,8 @@ export async function serveAnthropicApi(script: ModelScript): Promise<AnthropicA
     res.end();
   }
 
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    proxy: `http://127.0.0.1:${port}`,
-    requests,
-    egress,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
-  };
+  const loopback = await serveLoopback(answer, (error) => ({ type: "error", error: { type: "api_error", message: String(error) } }));
+  return { url: `${loopback.origin}`, proxy: loopback.origin, requests, egress: loopback.egress, close: loopback.close };
 }
 
 /** The text of every text block the user's side sent, in order (prompts, and Claude Code's own reminders among them). */

@@ -19,6 +19,11 @@ import type { StoredSession } from "../work-items/sessions.ts";
 import { readRegistry } from "../ending/idleness.ts";
 import { runCommand } from "../boundaries/launchers/session-run.ts";
 import { recordClaudeTrust } from "../dispatch/agent-trust.ts";
+import { pause } from "../dispatch/controls.ts";
+import { relaunchItem } from "../dispatch/verbs/relaunch.ts";
+import { initialState, runTick } from "../daemon/tick.ts";
+import { readRecord } from "../sessions/records.ts";
+import { getItem } from "../work-items/queries.ts";
 
 /** What the worker is told first: where its task is. */
 export const TASK_POINTER = /Your task is in the file (\S+?):/;
@@ -109,6 +114,27 @@ export function workerPane(socket: string): Pick<ClaudeWorld, "pane" | "type" | 
       for (const key of keys) await tmux("send-keys", "-t", window, key);
     },
   };
+}
+
+/**
+ * Kills item 1's worker (`first`) with SIGKILL, as a crash would, ticks until its exit makes
+ * the item `interrupted` (dispatch paused, so no other item takes the slot), and resumes it as
+ * the owner would (`robot-army resume 1 --force`); returns the new session, a new attempt.
+ */
+export async function killAndResume(w: DaemonTest & Pick<ClaudeWorld, "pane" | "home"> & { api: { requests: unknown[] } }, first: StoredSession): Promise<StoredSession> {
+  const record = readRecord(w.deps.sessionRoot, first.id);
+  if (!record?.childPid) throw new Error(`the worker of ${first.name} has no pid on record`);
+  pause(w.store, { reason: "the test resumes item 1 itself" });
+  process.kill(record.childPid, "SIGKILL");
+  await waitWorker(w, "the killed worker's exit to be seen", async () => {
+    await runTick(w.deps, initialState());
+    return getItem(w.store, 1)!.state === "interrupted";
+  });
+  const resumed = await relaunchItem(w.deps, 1, { how: "resume", force: true });
+  if (resumed.result !== "active") throw new Error(`resume 1: ${resumed.result}: ${resumed.reason}`);
+  const second = sessionOf(w, 1);
+  if (!second || second.id !== resumed.session?.id || second.episode_key === first.episode_key) throw new Error(`resume 1 started no new attempt: ${JSON.stringify(second)}`);
+  return second;
 }
 
 /** The one open session of item `id`. */
