@@ -46,6 +46,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-worker": () => import("./forge-with-worker.ts"),
   "forge-with-claude-worker": () => import("./forge-with-claude-worker.ts"),
   "forge-with-codex-worker": () => import("./forge-with-codex-worker.ts"),
+  "forge-with-repo-instructions": () => import("./forge-with-repo-instructions.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
   "forge-with-finished-claude-worker": () => import("./forge-with-finished-claude-worker.ts"),
   "forge-with-headless-claude-worker": () => import("./forge-with-headless-claude-worker.ts"),
