@@ -15,7 +15,7 @@ const DEFAULTS: Config = {
   dispatch: { order: "priority" },
   worktrees: { post_create: [] },
   episodes: { stranded_after: "12h" },
-  cleanup: { on_issue_close: false, keep_bundles: "30d" },
+  cleanup: { on_issue_close: false, keep_bundles: "30d", disposable: ["node_modules/", "target/", "dist/", "build/", "out/", ".next/", ".nuxt/", ".turbo/", ".cache/", "__pycache__/", ".pytest_cache/", ".mypy_cache/", ".ruff_cache/", ".venv/", ".tox/", ".gradle/", "coverage/", "*.pyc", "*.o"] },
   health: { max_age: "5m" },
   pushover: { api_url: "https://api.pushover.net/1/messages.json" },
   notifications: { events: ["failure", "needs_info"], max_per_cycle: 5, timeout: "10s" },

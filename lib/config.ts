@@ -83,6 +83,8 @@ export interface Config {
     readonly on_issue_close: boolean;
     /** A duration such as `30d`: how long a deleted branch's bundle is kept. */
     readonly keep_bundles: string;
+    /** Build output deleted with a worktree: folder names ending in `/` and name patterns (lib/boundaries/worktree-contents.ts). */
+    readonly disposable: readonly string[];
   };
   readonly health: {
     /** The generic webhook every notification and health alert is POSTed to as JSON. */

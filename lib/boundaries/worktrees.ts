@@ -14,6 +14,8 @@ import { branchExists } from "./branches.ts";
 import { git, loadDax, runGit, tail } from "./run-git.ts";
 import { samePath } from "../same-path.ts";
 import { redact } from "../redact.ts";
+import { worktreeContents } from "./worktree-contents.ts";
+import type { InUse } from "./worktree-contents.ts";
 
 /** A worktree robot-army made: where it is, its branch, the base it came from and the commit it started at. */
 export interface Worktree {
@@ -165,11 +167,15 @@ export async function runPostCreate(path: string, steps: readonly (readonly stri
 /** Whether a session works in the worktree, as the caller knows it; "unknown" refuses removal like `true` does. */
 export type LiveSession = boolean | "unknown";
 
-/** Why a worktree directory was kept: a session, git's refusal, a directory still there after a reported removal, or not the item's worktree. */
-export type KeptCode = "session" | "git_refused" | "directory_survived" | "not_a_worktree";
+/**
+ * Why a worktree directory was kept: a session, git's refusal, what git does not see
+ * (lib/boundaries/worktree-contents.ts), a directory still there after a reported removal, or
+ * not the item's worktree.
+ */
+export type KeptCode = "session" | "git_refused" | "hidden_work" | "directory_survived" | "not_a_worktree";
 
-/** What became of the worktree directory: `removed` only when it is gone because of this call. */
-export type WorktreeOutcome = { status: "removed" } | { status: "absent" } | { status: "kept"; code: KeptCode; reason: string };
+/** What became of the worktree directory: `removed` only when it is gone because of this call, with the ignored paths that went with it. */
+export type WorktreeOutcome = { status: "removed"; deleted?: string[] } | { status: "absent" } | { status: "kept"; code: KeptCode; reason: string };
 
 /** What to remove: the worktree at `path` of `repoPath`, on `branch`, with what the caller's session guard answered. */
 export interface WorktreeRemovalSpec {
@@ -179,6 +185,10 @@ export interface WorktreeRemovalSpec {
   /** Passes `--force` to git (uncommitted work is lost): only from the owner's typed confirmation. */
   force?: boolean;
   liveSession: LiveSession;
+  /** The owner's build output, deleted with the worktree (`[cleanup] disposable`); none when not given, so every ignored file keeps it. */
+  disposable?: readonly string[];
+  /** Lists the processes working in a folder (default: /proc); a test's stand-in. */
+  inUse?: (path: string) => InUse;
 }
 
 /**
@@ -199,11 +209,24 @@ export async function removeWorktreeDirectory(spec: WorktreeRemovalSpec): Promis
   if (found.main) return { status: "kept", code: "not_a_worktree", reason: `"${path}" is the repository's main checkout` };
   if (found.branch !== `refs/heads/${branch}`) return { status: "kept", code: "not_a_worktree", reason: `it is on ${describeHead(found)}, not branch "${branch}"` };
   const wasThere = existsSync(path);
+  let deleted: string[] = [];
+  if (wasThere) {
+    // What git does not weigh is looked at first: a worktree is removed only when all of it is proven safe to lose.
+    let contents;
+    try {
+      contents = await worktreeContents(path, { disposable: spec.disposable ?? [], ...(spec.inUse ? { inUse: spec.inUse } : {}) });
+    } catch (error) {
+      return { status: "kept", code: "hidden_work", reason: `what it holds beyond git's view cannot be looked at: ${(error as Error).message}` };
+    }
+    const keeping = contents.keepers.filter((keeper) => keeper.always || !force);
+    if (keeping.length) return { status: "kept", code: "hidden_work", reason: keeping.map((keeper) => keeper.what).join("; ") };
+    deleted = [...contents.deleted, ...(force ? contents.ignored : [])];
+  }
   const removed = await runGit(repoPath, ["worktree", "remove", ...(force ? ["--force"] : []), path]);
   if (removed.code !== 0) return { status: "kept", code: "git_refused", reason: tail(removed.stderr) || `git worktree remove exited ${removed.code}` };
   if (existsSync(path)) return { status: "kept", code: "directory_survived", reason: `"${path}" is still there after git worktree remove` };
   // A directory that was already gone had only its registration cleared: nothing was removed from disk here.
-  return wasThere ? { status: "removed" } : { status: "absent" };
+  return wasThere ? { status: "removed", ...(deleted.length ? { deleted } : {}) } : { status: "absent" };
 }
 
 /** One entry of `git worktree list --porcelain -z`. */

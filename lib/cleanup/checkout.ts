@@ -22,6 +22,7 @@ import { existsSync } from "node:fs";
 import { branchTip, bundlePath, deleteBranchAt, proveOnRemote, writeBundle } from "../boundaries/branches.ts";
 import { existingWorktree, removeWorktreeDirectory } from "../boundaries/worktrees.ts";
 import type { KeptCode } from "../boundaries/worktrees.ts";
+import type { Config } from "../config.ts";
 import type { Effects } from "../effects.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -35,6 +36,8 @@ export interface CheckoutDeps {
   store: Store;
   effects: Pick<Effects, "worktrees" | "level">;
   stateDir: string;
+  /** The owner's build output, deleted with a worktree (`[cleanup] disposable`); without it every ignored file keeps the worktree. */
+  config?: { cleanup: Pick<Config["cleanup"], "disposable"> };
 }
 
 /** The checkout: whose it is (no item for a path no item claims), its clone, path, branch and base. */
@@ -61,7 +64,7 @@ export interface CheckoutOptions {
 }
 
 /** What became of the worktree directory; `records_not_archived` when its records could not be archived, so nothing was removed. */
-export type CheckoutWorktree = { status: "removed" | "absent" | "simulated" } | { status: "kept"; code: KeptCode | "records_not_archived"; reason: string };
+export type CheckoutWorktree = { status: "removed" | "absent" | "simulated"; deleted?: string[] } | { status: "kept"; code: KeptCode | "records_not_archived"; reason: string };
 
 /** What became of the branch; `not_attempted` when its worktree was kept. */
 export type CheckoutBranch = { status: "deleted" | "absent" | "simulated" | "not_attempted" } | { status: "kept"; reason: string };
@@ -150,7 +153,9 @@ async function removeWorktreeAndBranch(
   const worktree = await auditEffect(
     store,
     { kind: "worktree.remove", ...about, body: { path: target.path, branch: target.branch, force: forceWorktree, simulated: false } },
-    () => removeWorktreeDirectory({ repoPath: target.repoPath, path: target.path, branch: target.branch, force: forceWorktree, liveSession: false }),
+    () => removeWorktreeDirectory({
+      repoPath: target.repoPath, path: target.path, branch: target.branch, force: forceWorktree, liveSession: false, disposable: deps.config?.cleanup.disposable ?? [],
+    }),
     (r) => ({ worktree: r, simulated: false }),
   );
   if (worktree.status === "kept") return { simulated: false, worktree, branch: notAttempted };

@@ -185,7 +185,7 @@ test("the pass decides only with on_issue_close; without it, cleanup is the owne
     const off = await cleanupPass(w.deps);
     assert.equal(off.decided, { done: 0, branch_retained: 0, retained: 0, skipped: 0 });
     assert.ok(existsSync(path));
-    const on = await cleanupPass({ ...w.deps, config: { ...w.deps.config, cleanup: { on_issue_close: true, keep_bundles: "30d" } } });
+    const on = await cleanupPass({ ...w.deps, config: { ...w.deps.config, cleanup: { ...w.deps.config.cleanup, on_issue_close: true, keep_bundles: "30d" } } });
     assert.is(on.decided.done, 1);
     assert.is(latestCleanup(w.store, item.id)?.by, "pass");
     assert.match(on.events[0].line, "cleanup of work item 1 (demo/widgets#9): done");

@@ -154,7 +154,8 @@ function reasonOf(removal: CheckoutRemoval, level: string, by: CleanupBy): strin
   const parts: string[] = [];
   if (worktree.status === "kept") parts.push(worktree.code === "session" ? worktree.reason : `worktree kept: ${worktree.reason}`);
   else if (worktree.status === "simulated") parts.push("worktree removal simulated");
-  else parts.push(worktree.status === "removed" ? "worktree removed" : "worktree already gone");
+  else if (worktree.status === "removed") parts.push(worktree.deleted?.length ? `worktree removed with the ignored ${worktree.deleted.join(", ")}` : "worktree removed");
+  else parts.push("worktree already gone");
   const archived = removal.archived?.length ?? 0;
   if (archived) parts.push(`${archived} episode record${archived === 1 ? "" : "s"} robot-army wrote archived in ${dirname(removal.archived![0].archive)}`);
   if (branch.status === "kept") parts.push(`branch kept: ${branch.reason}`);
