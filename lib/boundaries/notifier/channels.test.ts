@@ -223,4 +223,67 @@ test("a refused connection says so in the same words on both runtimes", async ()
   assert.equal([delivery.ok, delivery.status, delivery.timed_out, delivery.error], [false, null, false, `could not reach 127.0.0.1:${port}: ECONNREFUSED`]);
 });
 
+/** Serves `handle` on loopback for the length of `fn`. */
+async function serving(handle: Parameters<typeof createServer>[1], fn: (url: string, server: Server) => Promise<void>): Promise<void> {
+  const server = createServer(handle);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  try {
+    await fn(`http://127.0.0.1:${(server.address() as { port: number }).port}`, server);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
+
+test("a webhook that answers 200 and keeps streaming is read a few KiB at most, then let go: the delivery ends, taken", () =>
+  serving((_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain" });
+    const chunk = "x".repeat(64 * 1024);
+    // Endless, as fast as the client reads: a client reading all of it would never finish and grow without bound.
+    const pump = () => {
+      while (res.write(chunk)) { /* keep writing */ }
+    };
+    res.on("drain", pump);
+    pump();
+  }, async (url) => {
+    const started = performance.now();
+    const delivery = await deliver(webhookChannelOf(`${url}/hook`), message, 10_000);
+    assert.equal([delivery.ok, delivery.status, delivery.timed_out], [true, 200, false]);
+    assert.ok(performance.now() - started < 5_000, "not held until the timeout");
+  }));
+
+test("a redirect is never followed: a Pushover send redirected elsewhere is a failed delivery, and the other host gets nothing (no token, no user key)", () =>
+  serving((req, res) => {
+    req.resume();
+    res.writeHead(200).end('{"status":1}');
+  }, async (elsewhere, other) => {
+    let reached = 0;
+    other.on("request", () => reached++);
+    await serving((req, res) => {
+      req.resume();
+      res.writeHead(307, { location: `${elsewhere}/1/messages.json` }).end();
+    }, (api) => withTempDir(async (dir) => {
+      const token_file = secretFile(join(dir, "token"), "azGDORePK8gMaC0QOYAMyEEuzJnyUi\n");
+      const user_key_file = secretFile(join(dir, "user"), "uQiRzpo4DXghDmr9QzzfQu27cmVRsG\n");
+      const [pushover] = configuredChannels({ health: { max_age: "5m" }, pushover: { api_url: `${api}/1/messages.json`, token_file, user_key_file } });
+      const delivery = await deliver(pushover, message, 5_000);
+      assert.equal([delivery.ok, delivery.status], [false, 307]);
+      assert.match(delivery.error ?? "", `Pushover answered HTTP 307, a redirect to ${new URL(elsewhere).host}, which is never followed: the message was not delivered`);
+      assert.is(reached, 0, "the token and user key went nowhere else");
+    }));
+  }));
+
+test("a webhook answer that echoes the secret in its URL is quoted only redacted", () =>
+  serving((req, res) => {
+    req.resume();
+    res.writeHead(404, { "content-type": "text/plain" }).end(`no such topic: ${req.url}`);
+  }, async (url) => {
+    const secret = "tp_9f2c41d07a8b4e6c";
+    const delivery = await deliver(webhookChannelOf(`${url}/hook/${secret}?key=k3y-0f-the-webhook-owner`), message, 5_000);
+    assert.equal([delivery.ok, delivery.status], [false, 404]);
+    assert.match(delivery.error ?? "", "the webhook answered HTTP 404: no such topic:");
+    assert.not.match(delivery.error ?? "", secret);
+    assert.not.match(delivery.error ?? "", "k3y-0f-the-webhook-owner");
+  }));
+
 test.run();

@@ -6,7 +6,7 @@
  */
 import type { Message, Urgency } from "../../notify/message.ts";
 import type { Channel } from "./channels.ts";
-import { ChannelRefused, answerSnippet } from "./_refused.ts";
+import { ChannelRefused, answerSnippet, postOnce } from "./_refused.ts";
 
 /** Pushover's priority for each urgency: health alerts high, summaries low. */
 export const PUSHOVER_PRIORITY: Record<Urgency, number> = { low: -1, normal: 0, high: 1 };
@@ -38,13 +38,12 @@ export function pushoverChannel(credentials: PushoverCredentials): Channel {
     name: "pushover",
     target: new URL(credentials.apiUrl).host,
     async send(message, signal) {
-      const res = await fetch(credentials.apiUrl, {
-        method: "POST",
+      const res = await postOnce(credentials.apiUrl, {
         headers: { "content-type": "application/x-www-form-urlencoded" },
         body: pushoverForm(message, credentials).toString(),
         signal,
-      });
-      const text = await res.text();
+      }, "Pushover");
+      const { text } = res;
       const answer = parseAnswer(text);
       if (res.status >= 200 && res.status <= 299 && answer?.status === 1) return { status: res.status };
       throw new ChannelRefused(res.status, `Pushover answered HTTP ${res.status}: ${refusal(answer, text)}`);

@@ -6,7 +6,7 @@ import { Buffer } from "node:buffer";
 import type { Message } from "../../notify/message.ts";
 import { rememberSecret } from "../../redact.ts";
 import type { Channel } from "./channels.ts";
-import { ChannelRefused, answerSnippet } from "./_refused.ts";
+import { ChannelRefused, answerSnippet, postOnce } from "./_refused.ts";
 
 /** A URL's user-info part as written: percent-decoded when it decodes, else as it stands (`50%off`). */
 function decoded(part: string): string {
@@ -15,6 +15,17 @@ function decoded(part: string): string {
   } catch {
     return part;
   }
+}
+
+/** The shortest path segment or query value taken for a secret of its own: shorter ones are words of the address ("hook", "api"). */
+const SECRET_PART_MIN = 16;
+
+/** A URL's path and query, whole, and each of their parts long enough to be a secret. */
+export function secretParts(url: URL): string[] {
+  const parts = [url.pathname.length > 1 ? url.pathname + url.search : url.search, url.search.slice(1)];
+  for (const segment of url.pathname.split("/")) parts.push(decoded(segment));
+  for (const [key, value] of url.searchParams) parts.push(key, value);
+  return parts.filter((part, index) => index < 2 ? part.length > 1 : part.length >= SECRET_PART_MIN);
 }
 
 /** The JSON a webhook receives: the message's fields, flat, with `source` saying who sent it. */
@@ -44,6 +55,8 @@ export function webhookChannel(url: string): Channel {
   // `token@host` carries its secret as the user: both are remembered, so an answer echoing one is redacted.
   rememberSecret(user);
   rememberSecret(password);
+  // So may its path and query (an ntfy topic, a hook's key): remembered whole, with each long part, for an answer that echoes them.
+  for (const part of secretParts(parsed)) rememberSecret(part);
   parsed.username = "";
   parsed.password = "";
   const target = parsed.host;
@@ -52,13 +65,12 @@ export function webhookChannel(url: string): Channel {
     name: "webhook",
     target,
     async send(message, signal) {
-      const res = await fetch(plain, {
-        method: "POST",
+      const res = await postOnce(plain, {
         headers: { "content-type": "application/json", ...(basic ? { authorization: basic } : {}) },
         body: JSON.stringify(webhookBody(message)),
         signal,
-      });
-      const text = await res.text();
+      }, "the webhook");
+      const { text } = res;
       if (res.status < 200 || res.status > 299) {
         const said = answerSnippet(text);
         throw new ChannelRefused(res.status, `the webhook answered HTTP ${res.status}${said ? `: ${said}` : ""}`);
