@@ -75,6 +75,23 @@ test("a live daemon whose own heartbeat is within max_age is ok, with its pid an
   });
 }));
 
+test("a heartbeat stamped from the future is UNREADABLE, never ok: from a dead daemon or a live one", () => withTempDir(async (dir) => {
+  // Thirty days ahead, from a pid that is gone: read at face value it was "just now".
+  const thirtyDays = new Date(NOW.getTime() + 30 * 86_400_000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  beat(dir, (await exitedProcess()).pid, thirtyDays);
+  const health = check(dir);
+  assert.is(health.verdict, "UNREADABLE");
+  assert.match(health.detail, `is stamped ${thirtyDays}, 30d ahead of this clock, so when the daemon last ticked cannot be told`);
+  await withLiveProcess((who) => {
+    writeLock(dir, who, before(3_600_000));
+    beat(dir, who.pid, thirtyDays);
+    assert.is(check(dir).verdict, "UNREADABLE");
+    // A few seconds ahead is a write racing the read: still read.
+    beat(dir, who.pid, new Date(NOW.getTime() + 5_000).toISOString().replace(/\.\d{3}Z$/, "Z"));
+    assert.is(check(dir).verdict, "ok");
+  });
+}));
+
 test("no lock and a fresh heartbeat (a run --once from a timer) is ok, and says so", () => withTempDir((dir) => {
   beat(dir, 4242, before(30_000));
   const health = check(dir);

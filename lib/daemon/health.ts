@@ -38,6 +38,9 @@ export interface HealthProbes {
   liveness?: (holder: LockContent) => Liveness;
 }
 
+/** How far ahead of this clock a heartbeat may be stamped and still be read (clocks of one machine agree; a little slack for a write racing the read). */
+export const FUTURE_SKEW_MS = 60_000;
+
 const RUN = '"robot-army run"';
 const LOG = '"robot-army log"';
 const STATUS = '"robot-army status"';
@@ -68,6 +71,10 @@ export function checkHealth(stateDir: string, maxAgeMs: number, probes: HealthPr
   }
   if (beat === "unreadable" || (typeof beat === "object" && !beatAt)) {
     return verdict("UNREADABLE", `the heartbeat ${beatFile} cannot be read, so when the daemon last ticked cannot be told: look at the file; ${STATUS} and ${LOG} say what the daemon did last`);
+  }
+  // A heartbeat from the future says nothing of when the daemon last ticked (a clock set wrong, a file written by hand).
+  if (ageMs !== null && ageMs < -FUTURE_SKEW_MS) {
+    return verdict("UNREADABLE", `the heartbeat ${beatFile} is stamped ${(beat as Heartbeat).at}, ${formatAge(-ageMs)} ahead of this clock, so when the daemon last ticked cannot be told: check the clock and the file; ${STATUS} and ${LOG} say what the daemon did last`);
   }
   if (lock === "gone") {
     if (beat === "missing") return verdict("NEVER STARTED", `no daemon has run with this state dir (no ${lockFile}, no ${beatFile}): start one with ${RUN}`);
