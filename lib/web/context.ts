@@ -11,8 +11,12 @@ import { parseDuration } from "../duration.ts";
 import { openExistingStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
 
-/** The Hono environment of the dashboard's app: the CSRF token the guard set for this request's forms. */
-export type WebEnv = { Variables: { csrf: string } };
+/**
+ * The Hono environment of the dashboard's app: the CSRF token the guard set for this request's
+ * forms, and, on a login form's POST, the wrong-token try the guard counted before its body was
+ * read (taken back when the token is right).
+ */
+export type WebEnv = { Variables: { csrf: string; loginTry?: number } };
 
 /** What the dashboard's pages read. */
 export interface WebContext {

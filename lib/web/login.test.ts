@@ -1,5 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { Buffer } from "node:buffer";
+import { request as httpRequest } from "node:http";
 import { launchBrowser } from "../testing/browser.ts";
 import { TEST_TOKEN, loginCsrf, pageCsrf, send, testAccess, withGuardedApp } from "../testing/web-requests.ts";
 import type { GuardedApp } from "../testing/web-requests.ts";
@@ -181,6 +183,70 @@ test("in a real browser: the login form, a wrong token, the right one, back to t
     } finally {
       await browser.close();
     }
+  }));
+
+test("wrong tokens sent at once are counted as they arrive: of 30 parallel guesses five are judged, the rest refused with 429", () =>
+  withTokenApp(async (app) => {
+    const csrf = await loginCsrf(app);
+    // Every guess's head first, its body only once all 30 are in: a limit counted after the body is read would judge them all.
+    let release: () => void = () => {};
+    const bodies = new Promise<void>((resolve) => (release = resolve));
+    const guesses = Array.from({ length: 30 }, (_, n) => new Promise<number>((resolve, reject) => {
+      const body = new URLSearchParams({ csrf, token: `guess-${n}` }).toString();
+      const req = httpRequest({
+        host: "127.0.0.1", port: app.port, path: "/login", method: "POST", setHost: false,
+        headers: { Host: app.host, Origin: `http://${app.host}`, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": String(Buffer.byteLength(body)) },
+      }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.flushHeaders();
+      void bodies.then(() => req.end(body));
+    }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    release();
+    const statuses = await Promise.all(guesses);
+    assert.equal([statuses.filter((s) => s === 401).length, statuses.filter((s) => s === 429).length], [5, 25], statuses.join(" "));
+  }));
+
+test("a right token takes back the try counted for it: four wrong, the right one, and a fifth wrong are all judged", () =>
+  withTokenApp(async (app) => {
+    for (let n = 0; n < 4; n++) assert.is((await logIn(app, `wrong-${n}`)).status, 401);
+    assert.is((await logIn(app, TEST_TOKEN)).status, 303);
+    assert.is((await logIn(app, "wrong-again")).status, 401, "the right login was not counted as a wrong try");
+    assert.is((await logIn(app, "and-again")).status, 429);
+  }));
+
+/** Sends only the head of a POST /login whose body would be `length` bytes (or chunked), and reads the answer. */
+function headOnly(app: GuardedApp, headers: Record<string, string>): Promise<{ status: number; ms: number }> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port: app.port, path: "/login", method: "POST", headers: { Host: app.host, Origin: `http://${app.host}`, ...headers }, setHost: false }, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, ms: performance.now() - started });
+      req.destroy();
+    });
+    req.on("error", (error) => (error.message.includes("socket hang up") ? undefined : reject(error)));
+    // A server that waits for the rest of the body never answers: that is the failure this looks for.
+    setTimeout(() => {
+      req.destroy();
+      reject(new Error("no answer in 5 s: the server is reading the body it should have refused"));
+    }, 5_000).unref();
+    // The head and a few bytes; the rest of the announced body never comes.
+    req.write("token=x&");
+  });
+}
+
+test("a body larger than a form is refused with 413 before it is read, whichever way the CSRF token comes; one of unknown length with 411", () =>
+  withTokenApp(async (app) => {
+    const csrf = await loginCsrf(app);
+    const huge = String(200 * 1024 * 1024);
+    const inHeader = await headOnly(app, { "X-CSRF-Token": csrf, "Content-Type": "application/x-www-form-urlencoded", "Content-Length": huge });
+    assert.is(inHeader.status, 413, "the token in a header no longer skips the limit");
+    assert.is((await headOnly(app, { "Content-Type": "application/x-www-form-urlencoded", "Content-Length": huge })).status, 413);
+    assert.is((await headOnly(app, { "X-CSRF-Token": csrf, "Content-Type": "text/plain", "Transfer-Encoding": "chunked" })).status, 411);
+    assert.ok(inHeader.ms < 2_000, "answered at once, without waiting for the body");
   }));
 
 test.run();

@@ -155,11 +155,17 @@ export function sessionCookieOptions(c: Context): CookieOptions {
 
 /**
  * Whether `presented` is the dashboard's token, compared in constant time; a wrong one counts
- * against the request's client (five within a minute and it is refused with 429).
+ * against the request's client (five within a minute and it is refused with 429). The login
+ * form's POST was counted as a wrong try by the guard before its body was read, so guesses sent
+ * at once are counted as they arrive, not after: a right token takes that try back.
  */
-export function acceptsToken(c: Context, access: WebAccess, presented: string): boolean {
-  if (access.token !== null && sameSecret(presented, access.token)) return true;
-  countWrongToken(access, clientOf(c));
+export function acceptsToken(c: Context<WebEnv>, access: WebAccess, presented: string): boolean {
+  const counted = c.get("loginTry");
+  if (access.token !== null && sameSecret(presented, access.token)) {
+    if (counted !== undefined) uncountTry(access, clientOf(c), counted);
+    return true;
+  }
+  if (counted === undefined) countWrongToken(access, clientOf(c));
   return false;
 }
 
@@ -186,8 +192,12 @@ async function admit(c: Context<WebEnv>, access: WebAccess, hosts: HostRule, log
     if (answer instanceof Response) return answer;
     by = answer;
   }
+  if (c.req.method === "GET" || c.req.method === "HEAD") return undefined;
+  // No request that changes something carries more than a form: its size is known, and judged, before a byte of it is read.
+  const tooLarge = bodyRefusal(c);
+  if (tooLarge) return tooLarge;
   // A Bearer token is never sent by a browser on its own, so a request carrying the right one is no forgery.
-  if (c.req.method === "GET" || c.req.method === "HEAD" || by === "bearer") return undefined;
+  if (by === "bearer") return undefined;
   return await checkForgery(c, `${scheme}://${host.name}${host.port === undefined ? "" : `:${host.port}`}`);
 }
 
@@ -223,13 +233,16 @@ function authenticate(c: Context<WebEnv>, access: WebAccess, login: Login): Cred
   const cookieValid = cookie !== undefined && sameSecret(cookie, login.session);
   // A stale cookie (the token changed, the server restarted) is cleared, so a browser counts once, not once a request.
   if (cookie !== undefined && !cookieValid) deleteCookie(c, SESSION_COOKIE, sessionCookieOptions(c));
-  const guessing = bearer !== undefined || (c.req.method === "POST" && path === "/login");
+  const loggingIn = c.req.method === "POST" && path === "/login";
+  const guessing = bearer !== undefined || loggingIn;
   const wait = guessing ? secondsLimited(access, client) : undefined;
   if (wait !== undefined) {
     c.header("Retry-After", String(wait));
     const message = `Refused: too many wrong tokens from this address; try again in ${wait} s`;
     return api ? c.json({ error: message }, 429) : c.text(`${message}\n`, 429);
   }
+  // Counted now, before the body that holds the guess is read: the sixth of many sent at once is refused above.
+  if (loggingIn) c.set("loginTry", countWrongToken(access, client));
   // A Bearer decides alone: a wrong one is a wrong try and lets nothing in, whatever cookie comes with it.
   const by: Credential | undefined = bearer !== undefined ? (sameSecret(bearer, login.token) ? "bearer" : undefined) : cookieValid ? "cookie" : undefined;
   if (bearer !== undefined && by === undefined) countWrongToken(access, client);
@@ -258,9 +271,6 @@ async function checkForgery(c: Context<WebEnv>, own: string): Promise<Response |
   }
   let presented = c.req.header("x-csrf-token");
   if (presented === undefined && isForm(c.req.header("content-type"))) {
-    const length = c.req.header("content-length");
-    if (length === undefined) return c.text("Refused: a form needs a Content-Length\n", 411);
-    if (!(Number(length) <= FORM_LIMIT)) return c.text(`Refused: a form of more than ${FORM_LIMIT} bytes\n`, 413);
     // Hono keeps the parsed body, so the route reads the same form again.
     const field = await c.req.parseBody().then((form) => form.csrf, () => undefined);
     if (typeof field === "string") presented = field;
@@ -268,6 +278,19 @@ async function checkForgery(c: Context<WebEnv>, own: string): Promise<Response |
   if (presented === undefined || !sameSecret(presented, c.get("csrf"))) {
     return c.text("Refused: the CSRF token is missing or stale; reload the page and try again\n", 403);
   }
+  return undefined;
+}
+
+/**
+ * The refusal of a body that could be larger than a form: one of unknown length (chunked, or no
+ * Content-Length) is 411, one of more than FORM_LIMIT bytes 413, whichever way its CSRF token
+ * comes; undefined for a body of known, small length, or none.
+ */
+function bodyRefusal(c: Context<WebEnv>): Response | undefined {
+  const length = c.req.header("content-length");
+  const chunked = /chunked/i.test(c.req.header("transfer-encoding") ?? "");
+  if (length === undefined) return chunked ? c.text("Refused: a request body needs a Content-Length\n", 411) : undefined;
+  if (!/^\d+$/.test(length.trim()) || !(Number(length) <= FORM_LIMIT)) return c.text(`Refused: a request body of more than ${FORM_LIMIT} bytes\n`, 413);
   return undefined;
 }
 
@@ -423,7 +446,8 @@ function secondsLimited(access: WebAccess, client: string): number | undefined {
   return Math.max(1, Math.ceil((recent[recent.length - WRONG_TOKENS_ALLOWED] + WRONG_TOKEN_WINDOW_MS - at) / 1000));
 }
 
-function countWrongToken(access: WebAccess, client: string): void {
+/** Counts a wrong try of `client`; returns its time, by which `uncountTry` takes it back. */
+function countWrongToken(access: WebAccess, client: string): number {
   const at = now().getTime();
   const tries = wrongTokensOf(access);
   const recent = (tries.get(client) ?? []).filter((t) => t > at - WRONG_TOKEN_WINDOW_MS);
@@ -432,6 +456,15 @@ function countWrongToken(access: WebAccess, client: string): void {
   if (tries.size > 10_000) {
     for (const [key, times] of tries) if (times.every((t) => t <= at - WRONG_TOKEN_WINDOW_MS)) tries.delete(key);
   }
+  return at;
+}
+
+/** Takes back one try of `client` counted at `at` (a login whose token was right). */
+function uncountTry(access: WebAccess, client: string, at: number): void {
+  const tries = wrongTokensOf(access);
+  const times = tries.get(client);
+  const index = times?.lastIndexOf(at) ?? -1;
+  if (times && index >= 0) tries.set(client, [...times.slice(0, index), ...times.slice(index + 1)]);
 }
 
 /**
