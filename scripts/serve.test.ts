@@ -14,6 +14,9 @@ import { webApp } from "../lib/web/app.ts";
 import { webContext } from "../lib/web/context.ts";
 import { webAccess } from "../lib/web/security.ts";
 import { COMMANDS } from "./robot-army.ts";
+import { run } from "./serve.ts";
+import { UsageError } from "../lib/errors.ts";
+import { rejects } from "../lib/testing/rejects.ts";
 
 const base = await configWithRepos({ "demo/widgets": 0, "demo/gadgets": 0 });
 const config = { ...base, github: { ...base.github, author: "owner" } };
@@ -111,6 +114,22 @@ test("every command the dashboard prints for you runs: each is a robot-army comm
         assert.unreachable(`"${line}" does not parse: ${(error as Error).message}`);
       }
     }
+  }));
+
+test("--render of a live terminal refuses at once, naming why, instead of streaming for ever", () =>
+  withStore(async (store, stateDir) => {
+    everyCard(store);
+    const started = performance.now();
+    // A render that streams never returns: given up on after 10 s, which fails the test.
+    const rendering = run({ render: "/api/items/9/terminal" }, { config, stateDir, sessionRoot: join(stateDir, "sessions"), write: () => {}, stop: new AbortController().signal });
+    const gaveUp = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("--render of a live terminal did not return in 10 s")), 10_000).unref());
+    const error = await rejects(Promise.race([rendering, gaveUp]), UsageError);
+    assert.match(error.message, "--render prints a page, and /api/items/9/terminal is a live stream that never ends");
+    assert.ok(performance.now() - started < 5_000);
+    // A page still renders.
+    let page = "";
+    assert.is(await run({ render: "/api/needs" }, { config, stateDir, sessionRoot: join(stateDir, "sessions"), write: (chunk) => void (page += chunk), stop: new AbortController().signal }), 0);
+    assert.match(page, '"cards"');
   }));
 
 test.run();

@@ -102,7 +102,16 @@ export async function run(opts: ServeOptions, deps: ServeDeps): Promise<number> 
       // Nothing listens, so no form it prints can be posted: its CSRF key is fixed, and a page printed twice reads the same.
       const access = webAccess({ ...deps.config, web: { ...deps.config.web, token_file: undefined, allowed_hosts: [] } }, "127.0.0.1", port);
       const app = webApp(ctx, { ...access, secret: new Uint8Array(32) });
-      const response = await app.request(`http://127.0.0.1${opts.render}`, { headers: { Host: "127.0.0.1", Accept: opts.render.startsWith("/api/") ? "application/json" : "text/html" } });
+      const stopped = new AbortController();
+      const response = await app.request(`http://127.0.0.1${opts.render}`, {
+        headers: { Host: "127.0.0.1", Accept: opts.render.startsWith("/api/") ? "application/json" : "text/html" }, signal: stopped.signal,
+      });
+      // A live stream (an item's terminal) never ends: it is no page to print.
+      if (response.headers.get("content-type")?.startsWith("text/event-stream")) {
+        stopped.abort();
+        await response.body?.cancel().catch(() => {});
+        throw new UsageError(`--render prints a page, and ${opts.render} is a live stream that never ends: open it in the dashboard, or read its last lines with "robot-army session peek <session>"`);
+      }
       const text = await response.text();
       deps.write(text.endsWith("\n") ? text : `${text}\n`);
       return response.status < 400 ? 0 : 1;

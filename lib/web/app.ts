@@ -22,11 +22,11 @@ import type { Freshness } from "./layout.ts";
 import { NotFound, localPath, wholeNumber } from "./page.ts";
 import type { AnyPage, PageRequest } from "./page.ts";
 import { PAGES } from "./pages/index.ts";
-import { guard } from "./security.ts";
+import { clientOf, guard } from "./security.ts";
 import type { WebAccess } from "./security.ts";
 import { loginRoutes } from "./login.ts";
 import { staticRoutes } from "./static.ts";
-import { terminalEvents } from "./terminal-events.ts";
+import { streamSlots, takeStreamSlot, terminalEvents } from "./terminal-events.ts";
 import { terminalFeed } from "./terminal-feed.ts";
 
 /** The dashboard for `ctx`, guarded as `access` says. */
@@ -36,12 +36,18 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
   loginRoutes(app, access);
   staticRoutes(app);
   for (const page of PAGES) mountPage(app, ctx, page);
+  const slots = streamSlots();
   app.get("/api/items/:id/terminal", async (c) => {
     const id = itemId(c.req.param("id"));
     const store = await ctx.store();
     const session = store ? latestSession(store, id) : undefined;
     if (!session) throw new NotFound(`Work item ${id} has had no session`);
-    return terminalEvents(c, terminalFeed(session, { sessionRoot: ctx.sessionRoot, signal: c.req.raw.signal }));
+    const release = takeStreamSlot(slots, clientOf(c));
+    if (typeof release !== "function") {
+      c.header("Retry-After", "5");
+      return c.json({ error: `Refused: ${release.refused}` }, 503);
+    }
+    return terminalEvents(c, terminalFeed(session, { sessionRoot: ctx.sessionRoot, signal: c.req.raw.signal }), release);
   });
   app.post("/items/:id/keep", (c) => write(c, ctx, async (store) => {
     const { placed, keep } = placeKeep(store, itemId(c.req.param("id")), { worker: ctx.config.worker });

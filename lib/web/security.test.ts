@@ -7,7 +7,7 @@ import { parseConfig } from "../config.ts";
 import { PreconditionError } from "../errors.ts";
 import { withTempDir } from "../testing/fixtures.ts";
 import { TEST_TOKEN, pageCsrf, send, startGuardedApp, testAccess, withGuardedApp } from "../testing/web-requests.ts";
-import { SECURITY_HEADERS, isLoopback, sessionCookieValue, webAccess } from "./security.ts";
+import { MAX_IN_FLIGHT, SECURITY_HEADERS, isLoopback, sessionCookieValue, webAccess } from "./security.ts";
 
 const assertSecured = (headers: Record<string, unknown>, what: string) => {
   const csp = String(headers["content-security-policy"]);
@@ -306,5 +306,28 @@ test("webAccess reads the token file whenever it is set, loopback or not, and re
     chmodSync(file, 0o600);
     assert.throws(() => webAccess(config, "0.0.0.0", 0), (error: Error) => error instanceof PreconditionError && /at least 16/.test(error.message));
   }));
+
+test("requests answered at once are bounded: past MAX_IN_FLIGHT the next is refused with 503 and Retry-After, and served again once they end", async () => {
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const app = await startGuardedApp(testAccess(), (routes) => routes.get("/slow", async (c) => {
+    await held;
+    return c.text("late");
+  }));
+  try {
+    const slow = Array.from({ length: MAX_IN_FLIGHT }, () => send(app, "/slow"));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = await send(app, "/");
+    assert.is(refused.status, 503);
+    assert.is(refused.headers["retry-after"], "1");
+    assertSecured(refused.headers, "the 503");
+    release();
+    assert.ok((await Promise.all(slow)).every((r) => r.status === 200 && r.body === "late"));
+    assert.is((await send(app, "/")).status, 200);
+  } finally {
+    release();
+    await app.close();
+  }
+});
 
 test.run();

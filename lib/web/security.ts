@@ -69,6 +69,9 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
 const MIN_TOKEN_LENGTH = 16;
 /** The largest form body the guard reads for its `csrf` field. */
 const FORM_LIMIT = 64 * 1024;
+
+/** Requests the dashboard answers at once (a live terminal counts until its stream is made; its streams have their own bound). */
+export const MAX_IN_FLIGHT = 64;
 const WEB_TOKEN_ROLE = { file: "web token file", key: "[web] token_file", holds: "the dashboard's token" };
 
 /**
@@ -120,10 +123,21 @@ export function webAccess(config: Config, bind: string, port: number): WebAccess
 export function guard(access: WebAccess): MiddlewareHandler<WebEnv> {
   const hosts = hostRule(access);
   const login = access.token === null ? null : { token: access.token, session: sessionCookieValue(access.token, access.secret) };
+  let inFlight = 0;
   return async (c, next) => {
-    const refusal = await admit(c, access, hosts, login);
-    if (refusal) return secured(refusal);
-    await next();
+    // Requests being answered at once are bounded: a flood waits its turn elsewhere, never in this process's memory.
+    if (inFlight >= MAX_IN_FLIGHT) {
+      c.header("Retry-After", "1");
+      return secured(c.text(`Refused: the dashboard is answering ${MAX_IN_FLIGHT} requests already; try again in a second\n`, 503));
+    }
+    inFlight++;
+    try {
+      const refusal = await admit(c, access, hosts, login);
+      if (refusal) return secured(refusal);
+      await next();
+    } finally {
+      inFlight--;
+    }
     try {
       secured(c.res);
     } catch {
@@ -471,7 +485,7 @@ function uncountTry(access: WebAccess, client: string, at: number): void {
  * The client a wrong token counts against: its address, an IPv4-mapped one as IPv4, and an
  * IPv6 one by its /64 (one host commonly holds a whole /64).
  */
-function clientOf(c: Context): string {
+export function clientOf(c: Context): string {
   let address: string | undefined;
   try {
     address = getConnInfo(c).remote.address;

@@ -11,7 +11,7 @@ import { launchBrowser } from "../testing/browser.ts";
 import { inSessionDir, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import type { WebEnv } from "./context.ts";
-import { terminalEvents } from "./terminal-events.ts";
+import { MAX_STREAMS, MAX_STREAMS_PER_CLIENT, streamSlots, takeStreamSlot, terminalEvents } from "./terminal-events.ts";
 import { terminalFeed } from "./terminal-feed.ts";
 import type { TerminalChunk } from "./terminal-feed.ts";
 
@@ -97,10 +97,25 @@ test("each chunk is an event named for its kind with its text as a JSON string, 
   });
 }));
 
+test("live terminals are bounded, per client and overall; a stream's end gives its slot back, once", () => {
+  const slots = streamSlots();
+  const mine = Array.from({ length: MAX_STREAMS_PER_CLIENT }, () => takeStreamSlot(slots, "10.0.0.1"));
+  assert.ok(mine.every((release) => typeof release === "function"));
+  assert.equal(takeStreamSlot(slots, "10.0.0.1"), { refused: `this address has ${MAX_STREAMS_PER_CLIENT} live terminals open already; close one` });
+  const release = mine[0] as () => void;
+  release();
+  release();
+  assert.is(slots.open.get("10.0.0.1"), MAX_STREAMS_PER_CLIENT - 1, "released once, however often it is called");
+  assert.is(typeof takeStreamSlot(slots, "10.0.0.1"), "function");
+  for (let n = 0; n < MAX_STREAMS - MAX_STREAMS_PER_CLIENT; n++) takeStreamSlot(slots, `10.0.1.${n}`);
+  assert.equal(takeStreamSlot(slots, "10.0.2.1"), { refused: `the dashboard streams ${MAX_STREAMS} live terminals already` });
+});
+
 test("a client that disconnects stops the feed", inSessionDir(async ({ root, work }) => {
   const { record } = await processes.start(root, { command: "sh", args: ["-c", "echo waiting; exec sleep 30"], cwd: work });
   let requestSignal: AbortSignal | undefined;
   let stopped: Promise<IteratorResult<TerminalChunk>> | undefined;
+  let ended = 0;
   await serving((c) => {
     requestSignal = c.req.raw.signal;
     // The feed's own polling, watched: how terminalEvents stops it.
@@ -108,7 +123,7 @@ test("a client that disconnects stops the feed", inSessionDir(async ({ root, wor
     const watched: AsyncIterable<TerminalChunk> = {
       [Symbol.asyncIterator]: () => ({ next: () => chunks.next(), return: () => (stopped = chunks.return!()) }),
     };
-    return terminalEvents(c, watched);
+    return terminalEvents(c, watched, () => ended++);
   }, async (url) => {
     const client = new AbortController();
     const response = await fetch(url, { signal: client.signal });
@@ -118,6 +133,7 @@ test("a client that disconnects stops the feed", inSessionDir(async ({ root, wor
     await waitFor("the feed to be stopped", () => stopped, 5_000);
     assert.equal(await stopped, { done: true, value: undefined }, "the feed ended");
     await waitFor("the request's signal to be aborted", () => requestSignal?.aborted, 5_000);
+    await waitFor("the stream's end told, so its slot is given back", () => ended === 1, 5_000);
   });
   process.kill(-record.childPgid!, "SIGTERM");
 }));
