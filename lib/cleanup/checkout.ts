@@ -154,7 +154,7 @@ async function removeWorktreeAndBranch(
     store,
     { kind: "worktree.remove", ...about, body: { path: target.path, branch: target.branch, force: forceWorktree, simulated: false } },
     () => removeWorktreeDirectory({
-      repoPath: target.repoPath, path: target.path, branch: target.branch, force: forceWorktree, liveSession: false, disposable: deps.config?.cleanup.disposable ?? [],
+      repoPath: target.repoPath, path: target.path, branch: target.branch, force: forceWorktree, liveSession: false, disposable: deps.config?.cleanup?.disposable ?? [],
     }),
     (r) => ({ worktree: r, simulated: false }),
   );

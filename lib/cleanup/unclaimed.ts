@@ -174,7 +174,7 @@ export async function unclaimedTarget(deps: UnclaimedDeps & { sessionRoot: strin
  * session root's answer and git's refusal (overridden only by `force`, which the command
  * takes only once the owner typed the directory's name at a terminal).
  */
-export async function removeUnclaimed(deps: { store: Store; effects: Effects; stateDir: string }, target: UnclaimedTarget, options: { force: boolean }): Promise<CheckoutRemoval> {
+export async function removeUnclaimed(deps: { store: Store; effects: Effects; stateDir: string; config?: { cleanup: Pick<Config["cleanup"], "disposable"> } }, target: UnclaimedTarget, options: { force: boolean }): Promise<CheckoutRemoval> {
   return await removeCheckout(
     deps,
     { repo: target.repo, item: null, repoPath: target.repoPath, path: target.path, branch: target.branch, base: target.base },
