@@ -28,6 +28,7 @@ import { loginRoutes } from "./login.ts";
 import { staticRoutes } from "./static.ts";
 import { streamSlots, takeStreamSlot, terminalEvents } from "./terminal-events.ts";
 import { terminalFeed } from "./terminal-feed.ts";
+import { feedHub, sharedFeed } from "./shared-feed.ts";
 
 /** The dashboard for `ctx`, guarded as `access` says. */
 export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
@@ -37,6 +38,8 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
   staticRoutes(app);
   for (const page of PAGES) mountPage(app, ctx, page);
   const slots = streamSlots();
+  // Pages streaming the same session share one feed: one poll of its log or pane, however many watch.
+  const feeds = feedHub();
   app.get("/api/items/:id/terminal", async (c) => {
     const id = itemId(c.req.param("id"));
     const store = await ctx.store();
@@ -47,7 +50,8 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
       c.header("Retry-After", "5");
       return c.json({ error: `Refused: ${release.refused}` }, 503);
     }
-    return terminalEvents(c, terminalFeed(session, { sessionRoot: ctx.sessionRoot, signal: c.req.raw.signal }), release);
+    const feed = sharedFeed(feeds, session.id, (signal) => terminalFeed(session, { sessionRoot: ctx.sessionRoot, signal }), c.req.raw.signal);
+    return terminalEvents(c, feed, release);
   });
   app.post("/items/:id/keep", (c) => write(c, ctx, async (store) => {
     const { placed, keep } = placeKeep(store, itemId(c.req.param("id")), { worker: ctx.config.worker });
