@@ -47,6 +47,8 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-claude-worker": () => import("./forge-with-claude-worker.ts"),
   "forge-with-codex-worker": () => import("./forge-with-codex-worker.ts"),
   "forge-with-repo-instructions": () => import("./forge-with-repo-instructions.ts"),
+  "heartbeat-from-the-future": () => import("./heartbeat-from-the-future.ts"),
+  "forge-with-process-in-merged-worktree": () => import("./forge-with-process-in-merged-worktree.ts"),
   "forge-with-ignored-work-merged-demo-worker": () => import("./forge-with-ignored-work-merged-demo-worker.ts"),
   "forge-with-build-output-merged-demo-worker": () => import("./forge-with-build-output-merged-demo-worker.ts"),
   "forge-with-closed-issue-worker": () => import("./forge-with-closed-issue-worker.ts"),
