@@ -61,7 +61,7 @@ export async function worktreeContents(path: string, options: { disposable: read
   const deleted: string[] = [];
   const ignored: string[] = [];
   for (const key of openEpisodes(path)) {
-    keepers.push({ what: `episode ${key} is still open in its journal (.ai/local/): end it, or "robot-army recover episodes" records it, first`, always: true });
+    keepers.push({ what: `episode ${key} is still open in its journal (.ai/local/): end it, or have "robot-army recover episodes" record it (--older-than for one newer than [episodes] stranded_after), first`, always: true });
   }
   for (const entry of await ignoredPaths(path)) {
     const nested = nestedRepository(path, entry);

@@ -69,7 +69,7 @@ test("an open episode keeps the worktree, forced or not: its journal is the evid
     assert.is(git(w.made.path, "status", "--porcelain"), "");
     for (const force of [false, true]) {
       const removal = await w.remove({ force: { worktree: force } });
-      assert.match(keptFor(removal), 'hidden_work: episode item-7 is still open in its journal (.ai/local/): end it, or "robot-army recover episodes" records it, first', `force ${force}`);
+      assert.match(keptFor(removal), 'hidden_work: episode item-7 is still open in its journal (.ai/local/): end it, or have "robot-army recover episodes" record it (--older-than for one newer than [episodes] stranded_after), first', `force ${force}`);
       assert.ok(existsSync(join(open, "item-7.yaml")), "the journal is where it was");
     }
   }));
