@@ -13,7 +13,7 @@
  */
 import { worktreeRoot } from "../dispatch/worktree-root.ts";
 import { lstatSync } from "node:fs";
-import type { DaemonEvent } from "../daemon/events.ts";
+import type { DaemonEvent } from "../events.ts";
 import type { Effects } from "../effects.ts";
 import { listAnomalies, raiseAnomaly, retractAnomaly } from "../store/anomalies.ts";
 import type { AnomalyKind } from "../store/anomalies.ts";

@@ -8,7 +8,7 @@ import { rmSync, existsSync } from "node:fs";
 import { isoSeconds, now } from "../clock.ts";
 import { parseDuration } from "../duration.ts";
 import { auditEffect, queryAudit } from "../store/audit.ts";
-import type { DaemonEvent } from "../daemon/events.ts";
+import type { DaemonEvent } from "../events.ts";
 import { cleanupCandidatesNow } from "./cleanup.ts";
 import type { CleanupDeps } from "./cleanup.ts";
 import type { CleanupState } from "./records.ts";

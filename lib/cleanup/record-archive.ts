@@ -12,7 +12,7 @@
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { createHash, randomUUID } from "node:crypto";
-import type { Finding } from "../daemon/unfinished-evidence.ts";
+import type { Finding } from "../store/findings.ts";
 import { makePrivateDir } from "../state-dir.ts";
 import { auditEffect, queryAudit } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";

@@ -9,7 +9,7 @@
  * saw a dispatch fail or a step fail, or its counts differ from the last one printed, so an
  * idle daemon stays quiet.
  */
-import type { Report } from "./events.ts";
+import type { Report } from "../events.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
 import type { DaemonState, TickDeps } from "./tick.ts";
 

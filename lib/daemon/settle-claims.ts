@@ -31,7 +31,7 @@ import { getItem, listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { itemsLaunchedWithoutRow, nextAttempt, sessionById } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
-import type { DaemonEvent } from "./events.ts";
+import type { DaemonEvent } from "../events.ts";
 import { adoptionOf, latestClaim, launchPending } from "./adopt-worker.ts";
 import type { Adoption } from "./adopt-worker.ts";
 

@@ -13,7 +13,7 @@ import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { openSessions } from "../work-items/sessions.ts";
 import { closeFromExit, closeLost, LOST_REASON } from "../work-items/worker-ended.ts";
-import type { DaemonEvent } from "./events.ts";
+import type { DaemonEvent } from "../events.ts";
 import { itemOutcome, workerEndedEvent } from "./spool-drain.ts";
 
 /** What one settle pass did. */

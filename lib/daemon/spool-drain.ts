@@ -20,7 +20,7 @@ import { sessionById } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import { closeFromExit } from "../work-items/worker-ended.ts";
 import type { WorkerEnd } from "../work-items/worker-ended.ts";
-import type { DaemonEvent } from "./events.ts";
+import type { DaemonEvent } from "../events.ts";
 
 /** What one drain did. */
 export interface DrainResult {

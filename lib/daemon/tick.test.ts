@@ -15,7 +15,7 @@ import { startNotifyReceivers } from "../testing/notify-receivers.ts";
 import { readHeartbeat } from "./heartbeat.ts";
 import { LOST_REASON } from "../work-items/worker-ended.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
-import { reporter } from "./events.ts";
+import { reporter } from "../events.ts";
 import { runLoop, stopSwitch } from "./loop.ts";
 import type { StopSwitch } from "./loop.ts";
 

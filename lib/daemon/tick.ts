@@ -21,7 +21,7 @@ import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
 import { appendAudit, lastAuditId, queryAudit } from "../store/audit.ts";
 import { listItems } from "../work-items/queries.ts";
-import type { DaemonEvent, Report } from "./events.ts";
+import type { DaemonEvent, Report } from "../events.ts";
 import { writeHeartbeat } from "./heartbeat.ts";
 import { drainSpool } from "./spool-drain.ts";
 import { settleClaims } from "./settle-claims.ts";

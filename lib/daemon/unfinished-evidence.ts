@@ -19,15 +19,7 @@ import type { SessionRecord } from "../sessions/records.ts";
 import { DAMAGED_DIR, setAsideCopies } from "../sessions/spool.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { AuditRecord } from "../store/audit.ts";
-
-/** What the evidence says of one unfinished effect. */
-export type Finding =
-  /** Settled: `found` says what was found, `ok` whether the effect took place; `facts` go into the outcome. */
-  | { settled: true; ok: boolean; found: string; facts?: Record<string, unknown>; tellOwner?: string }
-  /** Nothing readable settles it: the owner is told what to check. */
-  | { settled: false; check: string }
-  /** The evidence cannot be read now (GitHub unreachable): left for the next pass. */
-  | { settled: "later"; why: string };
+import type { Finding } from "../store/findings.ts";
 
 /** What the readers work with. */
 export interface EvidenceDeps {

@@ -21,12 +21,13 @@ import { EFFECT_KINDS, isEffectKind } from "../store/effect-kinds.ts";
 import type { EffectEvidence, EffectKind } from "../store/effect-kinds.ts";
 import type { Store } from "../store/open.ts";
 import { endSession } from "../work-items/sessions.ts";
-import type { DaemonEvent } from "./events.ts";
+import type { DaemonEvent } from "../events.ts";
 import { tabCloseEvidence } from "../ending/tabs.ts";
 import { archiveEvidence } from "../cleanup/record-archive.ts";
 import { agentTrustEvidence } from "../dispatch/agent-trust.ts";
 import { branchEvidence, bundleEvidence, commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
-import type { EvidenceDeps, Finding } from "./unfinished-evidence.ts";
+import type { EvidenceDeps } from "./unfinished-evidence.ts";
+import type { Finding } from "../store/findings.ts";
 
 /** What the sweep works with: the store, and where each kind's evidence is read. */
 export interface SweepDeps extends EvidenceDeps {

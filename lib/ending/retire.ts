@@ -25,7 +25,7 @@
  */
 import { isoSeconds, now } from "../clock.ts";
 import type { Config, WorkerProfile } from "../config.ts";
-import type { DaemonEvent } from "../daemon/events.ts";
+import type { DaemonEvent } from "../events.ts";
 import type { Effects } from "../effects.ts";
 import { openJournal } from "../episodes/journal.ts";
 import { endEpisode } from "../episodes/lifecycle.ts";

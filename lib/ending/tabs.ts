@@ -24,8 +24,8 @@ import { configuredTerminal, launcherForTerminal, terminalKey } from "../boundar
 import { parseTerminal } from "../boundaries/launchers/types.ts";
 import type { Launcher, TabRef, Terminal } from "../boundaries/launchers/types.ts";
 import type { Config } from "../config.ts";
-import type { DaemonEvent } from "../daemon/events.ts";
-import type { Finding } from "../daemon/unfinished-evidence.ts";
+import type { DaemonEvent } from "../events.ts";
+import type { Finding } from "../store/findings.ts";
 import type { Effects } from "../effects.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";

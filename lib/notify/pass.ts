@@ -10,7 +10,7 @@
  * transition twice; a send cut short is reported by the unfinished-effect sweep.
  */
 import type { Config, NotificationEvent } from "../config.ts";
-import type { DaemonEvent } from "../daemon/events.ts";
+import type { DaemonEvent } from "../events.ts";
 import { parseDuration } from "../duration.ts";
 import type { Effects } from "../effects.ts";
 import { channelsOf, configuredChannelNames } from "../boundaries/notifier/channels.ts";

@@ -16,7 +16,7 @@ import type { ForgeTemplate, TestForge } from "./forge.ts";
 import { currentFingerprint } from "../repos/onboard.ts";
 import { recordApproval } from "../repos/records.ts";
 import type { Store } from "../store/open.ts";
-import type { DaemonEvent } from "../daemon/events.ts";
+import type { DaemonEvent } from "../events.ts";
 import type { TickDeps } from "../daemon/tick.ts";
 
 /** What a daemon test gets. */

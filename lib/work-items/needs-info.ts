@@ -18,7 +18,7 @@
  */
 import { now, parseTimestamp } from "../clock.ts";
 import type { Config } from "../config.ts";
-import type { DaemonEvent } from "../daemon/events.ts";
+import type { DaemonEvent } from "../events.ts";
 import { readRegistry } from "../ending/idleness.ts";
 import { needsInfoReason } from "../episodes/lifecycle.ts";
 import type { Store } from "../store/open.ts";

@@ -2,7 +2,7 @@
  * What the daemon reports as it happens: one event per thing, printed as one line for a
  * newcomer watching, or as one JSON object per line with `--json`.
  */
-import { redactAll } from "../redact.ts";
+import { redactAll } from "./redact.ts";
 
 /** One thing that happened in a tick; `line` is how it reads to a person. */
 export interface DaemonEvent {
