@@ -16,7 +16,7 @@ import type { Health } from "../lib/daemon/health.ts";
 import { clearSentAlert, decideAlert, healthMessage, recordSentAlert } from "../lib/daemon/health-alert.ts";
 import { parseDuration } from "../lib/duration.ts";
 import { EXIT } from "../lib/errors.ts";
-import type { Message } from "../lib/notify/message.ts";
+import type { Message } from "../lib/boundaries/notifier/message.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";

@@ -8,7 +8,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../atomic.ts";
 import { isoSeconds, parseTimestamp } from "../clock.ts";
-import type { Message } from "../notify/message.ts";
+import type { Message } from "../boundaries/notifier/message.ts";
 import type { Health, HealthVerdict } from "./health.ts";
 
 /** How long an unchanged bad verdict waits before it is sent again. */

@@ -19,7 +19,7 @@ import { appendAudit, lastAuditId } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { notifiableSince, notifiedThrough } from "./events.ts";
 import type { Notifiable } from "./events.ts";
-import type { Message } from "./message.ts";
+import type { Message } from "../boundaries/notifier/message.ts";
 import { sendMessage } from "./send.ts";
 import type { NotSent } from "./send.ts";
 

@@ -9,7 +9,7 @@ import { deliver } from "../boundaries/notifier/channels.ts";
 import type { Channel, ChannelName, Delivery } from "../boundaries/notifier/channels.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import type { Message } from "./message.ts";
+import type { Message } from "../boundaries/notifier/message.ts";
 
 /** How a message is sent. */
 export interface SendOptions {

@@ -22,7 +22,7 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { appendFileSync, chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readBody } from "../forge/server.ts";
-import type { Message } from "../notify/message.ts";
+import type { Message } from "../boundaries/notifier/message.ts";
 import { withTempDir } from "./fixtures.ts";
 
 /** How an imitation answers: as the service does (`ok`), with a 500 (`fail`), or never (`hang`: it reads the request and holds the connection open). */

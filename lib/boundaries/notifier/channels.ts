@@ -8,7 +8,7 @@
 import { isHttpUrl } from "../../config.ts";
 import type { Config } from "../../config.ts";
 import { PreconditionError } from "../../errors.ts";
-import type { Message } from "../../notify/message.ts";
+import type { Message } from "./message.ts";
 import { printable } from "../../printable.ts";
 import { redact } from "../../redact.ts";
 import { readSecretFile } from "../secret-file.ts";

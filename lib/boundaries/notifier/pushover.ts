@@ -4,7 +4,7 @@
  * it. Pushover answers `{"status":1}` when it took a message and a 4xx with
  * `{"status":0,"errors":[...]}` when not; the errors are what the delivery reports.
  */
-import type { Message, Urgency } from "../../notify/message.ts";
+import type { Message, Urgency } from "./message.ts";
 import type { Channel } from "./channels.ts";
 import { ChannelRefused, answerSnippet, postOnce } from "./_refused.ts";
 

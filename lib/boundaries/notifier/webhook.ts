@@ -3,7 +3,7 @@
  * chat bridge, their own receiver). Any 2xx answer means it was taken.
  */
 import { Buffer } from "node:buffer";
-import type { Message } from "../../notify/message.ts";
+import type { Message } from "./message.ts";
 import { rememberSecret } from "../../redact.ts";
 import type { Channel } from "./channels.ts";
 import { ChannelRefused, answerSnippet, postOnce } from "./_refused.ts";
