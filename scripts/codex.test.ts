@@ -115,7 +115,9 @@ test("a killed Codex worker, resumed, keeps its registry: Codex's own session co
     const agentSession = registry.known ? registry.agentSession : undefined;
     assert.ok(agentSession, "Codex's session id is on the episode");
     // Codex writes its rollout a moment after a turn; a crash before that leaves nothing to resume.
-    await waitWorker(w, "the worker's turn in its rollout on disk", () => rolloutsOf(w.home).some((file) => readFileSync(file, "utf8").includes("I have read my task.")));
+    // The answer is in it twice: first as an event for the screen, then as the conversation's own item, which a resume reads back.
+    await waitWorker(w, "the worker's turn in its rollout on disk", () => rolloutsOf(w.home).some((file) => readFileSync(file, "utf8").split("\n")
+      .some((line) => line.includes('"response_item"') && line.includes('"role":"assistant"') && line.includes("I have read my task."))));
     const second = await killAndResume(w, first);
     const { args } = readRecord(w.deps.sessionRoot, second.id)!;
     assert.is(args[0], "resume");
