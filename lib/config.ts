@@ -18,7 +18,7 @@ import { displayKey, keyLines, lineOf } from "./_toml-lines.ts";
 import { rememberConfiguredSecrets } from "./redact.ts";
 /** Whether a text is an http:// or https:// URL, as the schema's `url` format checks it. */
 export { isHttpUrl } from "./config-formats.ts";
-import { secretFileFault } from "./boundaries/secret-file.ts";
+import { secretFileFault } from "./secret-file.ts";
 
 /** Where each key of a TOML text is defined, by dotted path (re-exported for tests and tools). */
 export { keyLines };

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { worktreePath } from "../lib/boundaries/worktrees.ts";
 import { dispatchItem, dispatchReady } from "../lib/dispatch/dispatch.ts";
 import { gate } from "../lib/dispatch/gate.ts";
-import { worktreeRoot } from "../lib/dispatch/worktree-root.ts";
+import { worktreeRoot } from "../lib/work-items/worktree-root.ts";
 import { PreconditionError } from "../lib/errors.ts";
 import { notifiableSince } from "../lib/notify/events.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";

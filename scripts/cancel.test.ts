@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { join } from "node:path";
 import { dispatchReady } from "../lib/dispatch/dispatch.ts";
-import type { DispatchDeps } from "../lib/dispatch/dispatch.ts";
+import type { DispatchDeps } from "../lib/dispatch/dispatch-deps.ts";
 import { sessionsOf } from "../lib/work-items/sessions.ts";
 import { listRecords } from "../lib/sessions/records.ts";
 import { sessionState } from "../lib/sessions/state.ts";

@@ -17,7 +17,7 @@ import { sleep, waitFor } from "../lib/testing/wait.ts";
 import { makeTempDir, removeTempDir } from "../lib/testing/fixtures.ts";
 import { initialState, runTick } from "../lib/daemon/tick.ts";
 import { getItem } from "../lib/work-items/queries.ts";
-import { readRegistry } from "../lib/ending/idleness.ts";
+import { readRegistry } from "../lib/work-items/idleness.ts";
 import { readRecord } from "../lib/sessions/records.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { FIRST_HOOK_SECONDS } from "../lib/work-items/silent-workers.ts";

@@ -18,7 +18,7 @@ import { waitFor } from "../lib/testing/wait.ts";
 import { git } from "../lib/testing/fixtures.ts";
 import { initialState, runTick } from "../lib/daemon/tick.ts";
 import { getItem } from "../lib/work-items/queries.ts";
-import { readRegistry } from "../lib/ending/idleness.ts";
+import { readRegistry } from "../lib/work-items/idleness.ts";
 import { readRecord } from "../lib/sessions/records.ts";
 import { pause } from "../lib/dispatch/controls.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";

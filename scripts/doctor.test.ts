@@ -1,5 +1,5 @@
 import { test } from "uvu";
-import { noRegistryLine } from "../lib/dispatch/profiles.ts";
+import { noRegistryLine } from "../lib/worker-profiles.ts";
 import * as assert from "uvu/assert";
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,7 +9,7 @@ import { CheckFailedError } from "../lib/errors.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import type { TestForge } from "../lib/testing/forge.ts";
 import { DEMO_WORKER_SCRIPT } from "../lib/boundaries/launchers/demo-worker.ts";
-import { runCommand } from "../lib/boundaries/launchers/session-run.ts";
+import { runCommand } from "../lib/run-command.ts";
 import { acknowledgeAnomaly, raiseAnomaly } from "../lib/store/anomalies.ts";
 import { withStore } from "../lib/store/open.ts";
 import { recordClaudeTrust, recordCodexTrust } from "../lib/dispatch/agent-trust.ts";

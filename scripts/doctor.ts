@@ -19,7 +19,7 @@ import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
 import { INTERACTIVE_PROFILES, launcherMisfit } from "../lib/dispatch/launcher-fit.ts";
-import { noRegistryLine } from "../lib/dispatch/profiles.ts";
+import { noRegistryLine } from "../lib/worker-profiles.ts";
 import { describeTrust, trustStoreFor, trusts } from "../lib/dispatch/agent-trust.ts";
 import { describeSilent, silentWorkers } from "../lib/work-items/silent-workers.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";

@@ -16,12 +16,12 @@ import type { Health } from "../lib/daemon/health.ts";
 import { clearSentAlert, decideAlert, healthMessage, recordSentAlert } from "../lib/daemon/health-alert.ts";
 import { parseDuration } from "../lib/duration.ts";
 import { EXIT } from "../lib/errors.ts";
-import type { Message } from "../lib/boundaries/notifier/message.ts";
+import type { Channel, Message } from "../lib/boundaries/notifier/message.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { channelsOf } from "../lib/boundaries/notifier/channels.ts";
-import type { Channel, Delivery } from "../lib/boundaries/notifier/channels.ts";
+import type { Delivery } from "../lib/boundaries/notifier/channels.ts";
 import { SendNotRecorded, sendMessage } from "../lib/notify/send.ts";
 import type { NotSent } from "../lib/notify/send.ts";
 

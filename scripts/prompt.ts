@@ -9,10 +9,10 @@
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { worktreePath } from "../lib/boundaries/worktrees.ts";
-import { worktreeRoot } from "../lib/dispatch/worktree-root.ts";
+import { worktreeRoot } from "../lib/work-items/worktree-root.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
-import { branchName } from "../lib/dispatch/branch-name.ts";
+import { branchName } from "../lib/work-items/branch-name.ts";
 import { composePrompt } from "../lib/dispatch/prompt.ts";
 import { cloneInstructions } from "../lib/dispatch/repo-instructions.ts";
 import { deliveryAt, EFFECT_LEVEL_OPTIONS, resolveLevel } from "../lib/effects.ts";

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dispatchReady } from "../lib/dispatch/dispatch.ts";
-import type { DispatchDeps } from "../lib/dispatch/dispatch.ts";
+import type { DispatchDeps } from "../lib/dispatch/dispatch-deps.ts";
 import { wireEffects } from "../lib/effects.ts";
 import type { EffectLevel } from "../lib/effects.ts";
 import { PreconditionError } from "../lib/errors.ts";

@@ -12,7 +12,7 @@ import { formatItem } from "./show.ts";
 import { getItem } from "../lib/work-items/queries.ts";
 import { QUICK_EXIT_KIND } from "../lib/work-items/quick-exit.ts";
 import { recordSession } from "../lib/work-items/sessions.ts";
-import { closeFromExit } from "../lib/work-items/worker-ended.ts";
+import { closeFromExit } from "../lib/ending/worker-ended.ts";
 
 /** An active item of demo/widgets#7 with one open session; its id. */
 function activeItem(store: Store, session = "s1", issue = 7): number {

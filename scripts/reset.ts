@@ -8,7 +8,7 @@ import { asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS } from "../lib/effects.ts";
 import { EXIT, PreconditionError } from "../lib/errors.ts";
-import type { DispatchDeps } from "../lib/dispatch/dispatch.ts";
+import type { DispatchDeps } from "../lib/dispatch/dispatch-deps.ts";
 import { withDispatchDeps } from "../lib/dispatch/verbs/command-deps.ts";
 import { resetItem } from "../lib/dispatch/verbs/reset.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";

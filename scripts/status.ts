@@ -1,6 +1,6 @@
 /**
  * `robot-army status`: whether the daemon runs, how many work items are in each state, the
- * dispatch queue as dispatch takes it (lib/repos/queue.ts decides for both) with the pause,
+ * dispatch queue as dispatch takes it (lib/dispatch/queue.ts decides for both) with the pause,
  * the items the owner held and the items whose repository is not trusted here shown apart,
  * what held dispatch back at the last tick, what needs the owner (items whose workers wait for
  * an answer, failed, interrupted and awaiting review), and the GitHub rate limit as last seen.
@@ -28,8 +28,8 @@ import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { getItem, WORK_ITEM_STATES } from "../lib/work-items/queries.ts";
 import { openSessions } from "../lib/work-items/sessions.ts";
-import { describeActivity, workerActivity } from "../lib/ending/idleness.ts";
-import type { Activity } from "../lib/ending/idleness.ts";
+import { describeActivity, workerActivity } from "../lib/work-items/idleness.ts";
+import type { Activity } from "../lib/work-items/idleness.ts";
 
 export const command: CommandDef = {
   name: "status",

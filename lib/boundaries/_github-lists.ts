@@ -5,13 +5,10 @@
  * issues and pull requests of GitHub's JSON as robot-army sees them.
  */
 import type { Octokit } from "@octokit/rest";
-import type { gitHubMemory, ListMark } from "./github-state.ts";
-import type { GitHubIssue, GitHubPullRequest, IssueChanges, OwnIssueChanges, PullChanges } from "./github-types.ts";
+import type { GitHubIssue, GitHubMemory, GitHubPullRequest, IssueChanges, ListMark, OwnIssueChanges, PullChanges } from "./github-types.ts";
 
 /** The page size of lists: GitHub's largest. */
 export const PER_PAGE = 100;
-
-type Memory = ReturnType<typeof gitHubMemory>;
 
 /** An issue (or pull request) as GitHub's JSON has it. */
 export type RawIssue = {
@@ -26,7 +23,7 @@ export type RawIssue = {
  */
 export async function readIssueChanges(
   octokit: Octokit,
-  memory: Memory,
+  memory: GitHubMemory,
   apiBase: string,
   repo: string,
   simulated: boolean,
@@ -76,7 +73,7 @@ export function oldestMark(marks: ReadonlyArray<ListMark | undefined>): string |
  */
 export async function readOwnIssueChanges(
   octokit: Octokit,
-  memory: Memory,
+  memory: GitHubMemory,
   key: string,
   repos: readonly string[],
   since: string | undefined,
@@ -107,7 +104,7 @@ export type RawPull = {
  */
 export async function readPullChanges(
   octokit: Octokit,
-  memory: Memory,
+  memory: GitHubMemory,
   apiBase: string,
   repo: string,
   since: string | undefined,
@@ -142,7 +139,7 @@ export function toPullRequest(raw: RawPull): GitHubPullRequest {
  */
 async function readChangedList<T extends { updated_at: string }>(
   octokit: Octokit,
-  memory: Memory,
+  memory: GitHubMemory,
   list: { route: string; params: Record<string, unknown>; key: string; since?: string },
 ): Promise<{ changed: false } | { changed: true; items: T[]; since: number | undefined; commit(): void }> {
   const mark = memory.mark(list.key);

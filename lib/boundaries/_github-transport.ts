@@ -6,8 +6,7 @@
  */
 import { isoSeconds } from "../clock.ts";
 import { EXIT, RobotArmyError } from "../errors.ts";
-import type { GitHubMemory } from "./github-state.ts";
-import type { RateLimitState } from "./github-types.ts";
+import type { GitHubMemory, RateLimitState } from "./github-types.ts";
 
 /** A call GitHub refused or never answered; `status` is null for a timeout or a network error. */
 export class GitHubError extends RobotArmyError {

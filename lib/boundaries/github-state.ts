@@ -9,30 +9,8 @@
 import { isoSeconds, now } from "../clock.ts";
 import type { Store } from "../store/open.ts";
 import { storeError } from "../store/store-file.ts";
-import type { RateLimitState } from "./github-types.ts";
+import type { GitHubMemory, ListMark, RateLimitState } from "./github-types.ts";
 import { pullListKey } from "./_github-lists.ts";
-
-/** A list's conditional-request state: its page-1 ETag and the newest `updated_at` processed. */
-export interface ListMark {
-  etag: string;
-  /** The newest `updated_at` among the items of the poll that stored this mark. */
-  highWater: string | null;
-  /** When the list was last read with this mark: its commit, or since then a 304 (`touchMark`). */
-  readAt?: string;
-}
-
-/** Where the boundary keeps list marks and rate-limit state. */
-export interface GitHubMemory {
-  mark(url: string): ListMark | undefined;
-  saveMark(url: string, mark: ListMark): void;
-  /** Notes that the list was read and found unchanged (a 304) now: its mark stands, read again. */
-  touchMark(url: string): void;
-  rateLimit(): RateLimitState | null;
-  saveRateLimit(state: RateLimitState): void;
-  /** The login remembered under `key` (a token's fingerprint), if any. */
-  login(key: string): string | undefined;
-  saveLogin(key: string, login: string): void;
-}
 
 /**
  * Forgets the mark of a repository's pull request list, so the next refresh reads it whole

@@ -6,7 +6,7 @@
 import type { Config } from "../config.ts";
 import { PreconditionError } from "../errors.ts";
 import { rememberSecret } from "../redact.ts";
-import { readSecretFile } from "./secret-file.ts";
+import { readSecretFile } from "../secret-file.ts";
 
 type Env = Record<string, string | undefined>;
 

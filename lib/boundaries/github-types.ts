@@ -206,3 +206,26 @@ export interface GitHubWriter {
   addLabels(repo: string, issue: number, labels: string[]): Promise<void>;
   removeLabel(repo: string, issue: number, label: string): Promise<void>;
 }
+
+// What the GitHub boundary remembers between runs; lib/boundaries/github-state.ts keeps it.
+/** A list's conditional-request state: its page-1 ETag and the newest `updated_at` processed. */
+export interface ListMark {
+  etag: string;
+  /** The newest `updated_at` among the items of the poll that stored this mark. */
+  highWater: string | null;
+  /** When the list was last read with this mark: its commit, or since then a 304 (`touchMark`). */
+  readAt?: string;
+}
+
+/** Where the boundary keeps list marks and rate-limit state. */
+export interface GitHubMemory {
+  mark(url: string): ListMark | undefined;
+  saveMark(url: string, mark: ListMark): void;
+  /** Notes that the list was read and found unchanged (a 304) now: its mark stands, read again. */
+  touchMark(url: string): void;
+  rateLimit(): RateLimitState | null;
+  saveRateLimit(state: RateLimitState): void;
+  /** The login remembered under `key` (a token's fingerprint), if any. */
+  login(key: string): string | undefined;
+  saveLogin(key: string, login: string): void;
+}

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { rejects } from "../testing/rejects.ts";
 import { PreconditionError } from "../errors.ts";
 import { commitFile, git, originCloneTemplate, withTempDir } from "../testing/fixtures.ts";
-import { branchName } from "../dispatch/branch-name.ts";
+import { branchName } from "../work-items/branch-name.ts";
 import { rememberSecret } from "../redact.ts";
 import type { Worktree } from "./worktrees.ts";
 import {

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitFile, git, originCloneTemplate, withTempDir } from "../testing/fixtures.ts";
-import { branchName } from "../dispatch/branch-name.ts";
+import { branchName } from "../work-items/branch-name.ts";
 import { createWorktree } from "../boundaries/worktrees.ts";
 import type { Worktree } from "../boundaries/worktrees.ts";
 import { queryAudit } from "../store/audit.ts";

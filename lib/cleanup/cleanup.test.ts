@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { defaultConfig } from "../config.ts";
 import type { Config } from "../config.ts";
 import { createWorktree } from "../boundaries/worktrees.ts";
-import { branchName } from "../dispatch/branch-name.ts";
+import { branchName } from "../work-items/branch-name.ts";
 import { placeKeep } from "../ending/keeps.ts";
 import { PreconditionError } from "../errors.ts";
 import { queryAudit } from "../store/audit.ts";

@@ -11,7 +11,7 @@
  * @example
  * const { raised, retracted } = await reportDiskAnomalies({ store, config, stateDir, effects });
  */
-import { worktreeRoot } from "../dispatch/worktree-root.ts";
+import { worktreeRoot } from "../work-items/worktree-root.ts";
 import { lstatSync } from "node:fs";
 import type { DaemonEvent } from "../events.ts";
 import type { Effects } from "../effects.ts";

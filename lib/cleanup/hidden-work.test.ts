@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitFile, git, originCloneTemplate, withTempDir } from "../testing/fixtures.ts";
 import { waitFor } from "../testing/wait.ts";
-import { branchName } from "../dispatch/branch-name.ts";
+import { branchName } from "../work-items/branch-name.ts";
 import { createWorktree } from "../boundaries/worktrees.ts";
 import type { Worktree } from "../boundaries/worktrees.ts";
 import { isDisposable, processesIn } from "../boundaries/worktree-contents.ts";

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { dispatchReady } from "../dispatch/dispatch.ts";
-import type { DispatchDeps } from "../dispatch/dispatch.ts";
+import type { DispatchDeps } from "../dispatch/dispatch-deps.ts";
 import { wireEffects } from "../effects.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";

@@ -14,7 +14,7 @@
 import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
 import { isAbsolute, join, relative, resolve } from "node:path";
 import type { Config } from "../config.ts";
-import { worktreeRoot } from "../dispatch/worktree-root.ts";
+import { worktreeRoot } from "../work-items/worktree-root.ts";
 import type { Effects } from "../effects.ts";
 import { PreconditionError } from "../errors.ts";
 import { samePath } from "../same-path.ts";
@@ -25,7 +25,7 @@ import type { Store } from "../store/open.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
 import { newestCheckouts, unfinishedItemsWithoutSessions } from "../work-items/sessions.ts";
 import { listWorktrees, worktreePath } from "../boundaries/worktrees.ts";
-import { branchName } from "../dispatch/branch-name.ts";
+import { branchName } from "../work-items/branch-name.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
 

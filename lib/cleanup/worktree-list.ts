@@ -8,7 +8,7 @@
  * @example
  * const { worktrees, totalBytes } = await listWorktreesOnDisk({ store, config, stateDir });
  */
-import { worktreeRoot } from "../dispatch/worktree-root.ts";
+import { worktreeRoot } from "../work-items/worktree-root.ts";
 import { existsSync } from "node:fs";
 import { worktreeDirty } from "../boundaries/worktrees.ts";
 import { diskUsage } from "./disk-usage.ts";

@@ -8,6 +8,7 @@
  * `found`, `ok`, the anomaly). Each check returns the problems it found, in words.
  */
 import { git } from "../testing/fixtures.ts";
+import { integrityProblems } from "../testing/store-integrity.ts";
 import { listRecords } from "../sessions/records.ts";
 import { workerRuns } from "../sessions/state.ts";
 import { queryAudit, writerOf } from "../store/audit.ts";
@@ -191,12 +192,6 @@ export async function recoveryProblems(lab: Lab, evidence: CrashEvidence, anomal
   if (open.length) problems.push(...unreported(open, typeof anomalies === "function" ? await anomalies() : anomalies));
   problems.push(...await duplicateDispatchComments(lab), ...lostCommits(lab, evidence));
   return problems;
-}
-
-/** What `PRAGMA integrity_check` says is wrong with the store's file (nothing when it answers `ok`); the soak checks it too. */
-export function integrityProblems(store: Store): string[] {
-  const rows = store.db.prepare("PRAGMA integrity_check").all().map((row) => Object.values({ ...row })[0]);
-  return rows.length === 1 && rows[0] === "ok" ? [] : [`PRAGMA integrity_check: ${rows.join("; ")}`];
 }
 
 /** Items left `dispatching`, or `active` with no session row whose worker still runs. */

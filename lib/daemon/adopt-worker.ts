@@ -29,7 +29,7 @@ import { WORKER_PROFILES } from "../config.ts";
 import type { Config, WorkerProfile } from "../config.ts";
 import type { LiveAnswer } from "../dispatch/verbs/live-session.ts";
 import type { LaunchedWorker } from "../dispatch/start-worker.ts";
-import { worktreeRoot } from "../dispatch/worktree-root.ts";
+import { worktreeRoot } from "../work-items/worktree-root.ts";
 import { provenSameProcess } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { samePath } from "../same-path.ts";

@@ -23,7 +23,7 @@
 import { forgetPullList } from "../boundaries/github-state.ts";
 import { claimerOf } from "../dispatch/claim.ts";
 import { recordWorker, tellIssue } from "../dispatch/start-worker.ts";
-import type { DispatchDeps } from "../dispatch/dispatch.ts";
+import type { DispatchDeps } from "../dispatch/dispatch-deps.ts";
 import { liveSessionOf } from "../dispatch/verbs/live-session.ts";
 import { liveness, provenSameProcess } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";

@@ -12,7 +12,7 @@ import { exitOf, spooledSessions } from "../sessions/spool.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import { openSessions } from "../work-items/sessions.ts";
-import { closeFromExit, closeLost, LOST_REASON } from "../work-items/worker-ended.ts";
+import { closeFromExit, closeLost, LOST_REASON } from "../ending/worker-ended.ts";
 import type { DaemonEvent } from "../events.ts";
 import { itemOutcome, workerEndedEvent } from "./spool-drain.ts";
 

@@ -18,8 +18,8 @@ import type { Store } from "../store/open.ts";
 import { getItem } from "../work-items/queries.ts";
 import { sessionById } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
-import { closeFromExit } from "../work-items/worker-ended.ts";
-import type { WorkerEnd } from "../work-items/worker-ended.ts";
+import { closeFromExit } from "../ending/worker-ended.ts";
+import type { WorkerEnd } from "../ending/worker-ended.ts";
 import type { DaemonEvent } from "../events.ts";
 
 /** What one drain did. */

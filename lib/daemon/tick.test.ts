@@ -13,7 +13,7 @@ import { getItem } from "../work-items/queries.ts";
 import { withDaemon } from "../testing/daemon.ts";
 import { startNotifyReceivers } from "../testing/notify-receivers.ts";
 import { readHeartbeat } from "./heartbeat.ts";
-import { LOST_REASON } from "../work-items/worker-ended.ts";
+import { LOST_REASON } from "../ending/worker-ended.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
 import { reporter } from "../events.ts";
 import { runLoop, stopSwitch } from "./loop.ts";

@@ -11,7 +11,8 @@
  */
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { dispatchReady } from "../dispatch/dispatch.ts";
-import type { DispatchDeps, DispatchOutcome } from "../dispatch/dispatch.ts";
+import type { DispatchOutcome } from "../dispatch/dispatch.ts";
+import type { DispatchDeps } from "../dispatch/dispatch-deps.ts";
 import { closeFinishedTabs } from "../ending/tabs.ts";
 import type { TabsDeps } from "../ending/tabs.ts";
 import { pollRepositories } from "../intake/poll.ts";

@@ -9,7 +9,7 @@ import { queryAudit } from "../store/audit.ts";
 import { getItem } from "../work-items/queries.ts";
 import { worktreePath } from "../boundaries/worktrees.ts";
 import { dispatchReady } from "./dispatch.ts";
-import { worktreeRoot } from "./worktree-root.ts";
+import { worktreeRoot } from "../work-items/worktree-root.ts";
 import { pause } from "./controls.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import { comments, verbTemplate, withWorld } from "../testing/verbs.ts";

@@ -8,36 +8,20 @@
  * `failed`: the reason goes to the item and the audit record, and the issue is told only
  * that a session could not be started (DESIGN rule 4).
  */
-import type { GitHubReader } from "../boundaries/github-types.ts";
-import type { Launcher } from "../boundaries/launchers/types.ts";
 import { createWorktree, runPostCreate, worktreePath } from "../boundaries/worktrees.ts";
-import type { Config } from "../config.ts";
-import type { Effects } from "../effects.ts";
 import { vetAgentFiles } from "../repos/onboard.ts";
-import { dispatchQueue } from "../repos/queue.ts";
+import { dispatchQueue } from "./queue.ts";
 import { auditEffect } from "../store/audit.ts";
-import type { Store } from "../store/open.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
-import { branchName } from "./branch-name.ts";
+import { branchName } from "../work-items/branch-name.ts";
 import { claimDetails } from "./claim.ts";
 import { dispatchComment } from "./comments.ts";
 import { describeWait } from "./controls.ts";
 import { gateForAll, gateForItem } from "./gate.ts";
+import type { DispatchDeps } from "./dispatch-deps.ts";
 import { startWorker } from "./start-worker.ts";
-import { worktreeRoot } from "./worktree-root.ts";
-
-/** What dispatch works with. */
-export interface DispatchDeps {
-  store: Store;
-  config: Config;
-  stateDir: string;
-  sessionRoot: string;
-  github: GitHubReader;
-  effects: Effects;
-  launcher: Launcher;
-  host: string;
-}
+import { worktreeRoot } from "../work-items/worktree-root.ts";
 
 /** What happened to one ready item in a dispatch pass. */
 export interface DispatchOutcome {

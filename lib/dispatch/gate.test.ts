@@ -3,16 +3,15 @@ import * as assert from "uvu/assert";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { findRepo, loadForgeData, saveForgeData } from "../forge/state.ts";
-import { getItem } from "../work-items/queries.ts";
+import { getItem, refreshSnapshot } from "../work-items/queries.ts";
 import { hold, pause } from "./controls.ts";
 import { dispatchReady } from "./dispatch.ts";
 import { gate } from "./gate.ts";
 import { verbTemplate, withWorld } from "../testing/verbs.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { approveWords } from "../intake/issue-trust.ts";
-import { dispatchQueue } from "../repos/queue.ts";
+import { dispatchQueue } from "./queue.ts";
 import { queryAudit } from "../store/audit.ts";
-import { refreshSnapshot } from "../work-items/queries.ts";
 
 const REPO = { owner: "demo", repo: "widgets" };
 

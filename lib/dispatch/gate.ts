@@ -16,11 +16,11 @@
 import { describeDoubt, readTrustFacts, recordTrust } from "../intake/issue-trust.ts";
 import { AgentFilesUnreadable } from "../repos/agent-files.ts";
 import { checkFingerprint, describeReapproval } from "../repos/onboard.ts";
-import { describeUntrusted } from "../repos/queue.ts";
+import { describeUntrusted } from "./queue.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { observeCapacity } from "./capacity.ts";
 import { describePause, describeWait, findHold, pauseState } from "./controls.ts";
-import type { DispatchDeps } from "./dispatch.ts";
+import type { DispatchDeps } from "./dispatch-deps.ts";
 import { launcherMisfit } from "./launcher-fit.ts";
 import { findWorkerProgram } from "./worker-program.ts";
 

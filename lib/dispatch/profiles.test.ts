@@ -1,5 +1,5 @@
 import { test } from "uvu";
-import { runCommand } from "../boundaries/launchers/session-run.ts";
+import { runCommand } from "../run-command.ts";
 import * as assert from "uvu/assert";
 import { createHash } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
@@ -14,7 +14,8 @@ import { sessionsOf } from "../work-items/sessions.ts";
 import { CLAUDE_LOCAL_SETTINGS } from "./claude-hooks.ts";
 import { CODEX_HOOK_EVENTS, codexHookCommand, codexHookHash } from "./codex-hooks.ts";
 import { dispatchReady } from "./dispatch.ts";
-import { codexResumeMessage, taskPointerMessage, noRegistryLine, resumeCommand, workerArgv } from "./profiles.ts";
+import { codexResumeMessage, taskPointerMessage, workerArgv } from "./profiles.ts";
+import { noRegistryLine, resumeCommand } from "../worker-profiles.ts";
 import type { ProfileStart } from "./profiles.ts";
 import { relaunchItem } from "./verbs/relaunch.ts";
 

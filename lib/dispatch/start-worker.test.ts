@@ -12,7 +12,7 @@ import { wireEffects } from "../effects.ts";
 import { commitFile, git } from "../testing/fixtures.ts";
 import type { ForgeTemplate } from "../testing/forge.ts";
 import { dispatchItem, dispatchReady } from "./dispatch.ts";
-import type { DispatchDeps } from "./dispatch.ts";
+import type { DispatchDeps } from "./dispatch-deps.ts";
 import { PROMPT_FILE_NAME } from "./prompt.ts";
 
 const template = verbTemplate();

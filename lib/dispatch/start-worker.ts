@@ -34,7 +34,7 @@ import { transition } from "../work-items/transition.ts";
 import { ITEM_TAG, workerTags } from "./capacity.ts";
 import { failureComment } from "./comments.ts";
 import type { SessionPlace } from "./comments.ts";
-import type { DispatchDeps } from "./dispatch.ts";
+import type { DispatchDeps } from "./dispatch-deps.ts";
 import { editorsOf } from "../intake/issue-trust.ts";
 import { composePrompt, writePromptFile } from "./prompt.ts";
 import { readRepoInstructions, startingCommit } from "./repo-instructions.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parseConfig } from "../config.ts";
 import type { Config } from "../config.ts";
 import { DEMO_WORKER_SCRIPT } from "../boundaries/launchers/demo-worker.ts";
-import { runCommand } from "../boundaries/launchers/session-run.ts";
+import { runCommand } from "../run-command.ts";
 import { withTempDir } from "../testing/fixtures.ts";
 import { findWorkerProgram } from "./worker-program.ts";
 

@@ -21,7 +21,7 @@ import { isoSeconds, now } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { PreconditionError } from "../errors.ts";
 import { appendAudit } from "../store/audit.ts";
-import { resumeCommand } from "../dispatch/profiles.ts";
+import { resumeCommand } from "../worker-profiles.ts";
 import type { Store } from "../store/open.ts";
 import { getItem, requireItem } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";

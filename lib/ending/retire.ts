@@ -6,7 +6,7 @@
  * closed `retired` and its slot returned. Two signals authorise it: a merged pull request
  * (on the first pass that observes the worker idle, with no floor), or, with none, the
  * worker idle for `QUIET_PERIOD_SECONDS`. Idleness is the registry's word and nothing else
- * (lib/ending/idleness.ts); busy or unknown is never retired, however long ago anything
+ * (lib/work-items/idleness.ts); busy or unknown is never retired, however long ago anything
  * merged (DESIGN rule 1). `failed` and `abandoned` items keep their workers; pauses and
  * holds govern what starts, not what ends. A keep covers the item's current session.
  *
@@ -41,8 +41,8 @@ import { getItem } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { endSession, openSessions, sessionById } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
-import { workerIdleness } from "./idleness.ts";
-import type { Idleness } from "./idleness.ts";
+import { workerIdleness } from "../work-items/idleness.ts";
+import type { Idleness } from "../work-items/idleness.ts";
 import { keptSession } from "./keeps.ts";
 
 /** How long a worker of a done item with no merged pull request must have been idle before it is retired. */

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { join } from "node:path";
 import { launcherForTerminal } from "../boundaries/launchers/select.ts";
-import { runCommand } from "../boundaries/launchers/session-run.ts";
+import { runCommand } from "../run-command.ts";
 import type { Launcher, Terminal } from "../boundaries/launchers/types.ts";
 import { defaultConfig } from "../config.ts";
 import type { Config } from "../config.ts";

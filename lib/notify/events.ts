@@ -18,7 +18,7 @@ import type { AuditRecord } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { latestSession } from "../work-items/sessions.ts";
 import { ENDED_BY_SIGNAL } from "../work-items/exit-verdict.ts";
-import { LOST_REASON } from "../work-items/worker-ended.ts";
+import { LOST_REASON } from "../ending/worker-ended.ts";
 import type { Message } from "../boundaries/notifier/message.ts";
 
 /** A record the owner may be told of: its event and the message it makes. */

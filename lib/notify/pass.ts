@@ -14,12 +14,12 @@ import type { DaemonEvent } from "../events.ts";
 import { parseDuration } from "../duration.ts";
 import type { Effects } from "../effects.ts";
 import { channelsOf, configuredChannelNames } from "../boundaries/notifier/channels.ts";
-import type { Channel, ChannelName, Delivery } from "../boundaries/notifier/channels.ts";
+import type { Delivery } from "../boundaries/notifier/channels.ts";
+import type { Channel, ChannelName, Message } from "../boundaries/notifier/message.ts";
 import { appendAudit, lastAuditId } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { notifiableSince, notifiedThrough } from "./events.ts";
 import type { Notifiable } from "./events.ts";
-import type { Message } from "../boundaries/notifier/message.ts";
 import { sendMessage } from "./send.ts";
 import type { NotSent } from "./send.ts";
 

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { configuredChannels } from "../boundaries/notifier/channels.ts";
-import type { Channel } from "../boundaries/notifier/channels.ts";
+import type { Channel } from "../boundaries/notifier/message.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";

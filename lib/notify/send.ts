@@ -6,10 +6,10 @@
  * Pushover did not", and a crash between intent and outcome is found, never sent again.
  */
 import { deliver } from "../boundaries/notifier/channels.ts";
-import type { Channel, ChannelName, Delivery } from "../boundaries/notifier/channels.ts";
+import type { Delivery } from "../boundaries/notifier/channels.ts";
+import type { Channel, ChannelName, Message } from "../boundaries/notifier/message.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import type { Message } from "../boundaries/notifier/message.ts";
 
 /** How a message is sent. */
 export interface SendOptions {

@@ -2,7 +2,8 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { realpathSync } from "node:fs";
 import { PROJECT_ROOT } from "./load.ts";
-import { isolatedEnv, robotArmyCommand, SCENARIO_NOW, substitute } from "./run.ts";
+import { isolatedEnv, SCENARIO_NOW, substitute } from "./run.ts";
+import { robotArmyCommand } from "./setup.ts";
 
 test("a scenario's environment keeps PATH and nothing else from outside", () => {
   const env = isolatedEnv("/tmp/ra-x", { PATH: "/bin", RA_EPISODE_KEY: "w9", RA_STATE_DIR: "/home/me/.ra", GITHUB_TOKEN: "secret", HOME: "/home/me" });

@@ -4,7 +4,7 @@
  * with argv, never a shell) on Node or Deno; outputs are normalised and checked.
  */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, realpathSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
@@ -15,10 +15,9 @@ import { PROJECT_ROOT } from "./load.ts";
 import type { Expectation, Scenario, Step } from "./load.ts";
 import { Normaliser } from "./normalise.ts";
 import { loadSetup } from "./setups/index.ts";
-import type { SetupContext, SetupResult } from "./setups/index.ts";
+import { robotArmyCommand } from "./setup.ts";
+import type { Runtime, SetupContext, SetupResult } from "./setup.ts";
 
-/** Which runtime runs the steps' `robot-army`. */
-export type Runtime = "node" | "deno";
 
 /** How a run goes: the runtime, how many scenarios at once, whether temp dirs are kept. */
 export interface RunOptions {
@@ -193,16 +192,6 @@ export function isolatedEnv(dir: string, outer: Record<string, string | undefine
     LANG: "C.UTF-8",
     GIT_CONFIG_NOSYSTEM: "1",
   };
-}
-
-/**
- * The command that runs the real `robot-army` on a runtime: the binaries themselves, no
- * wrappers. On Node that is the entry `npx robot-army` runs; on Deno, the router itself.
- */
-export function robotArmyCommand(runtime: Runtime, root: string = PROJECT_ROOT): string[] {
-  if (runtime === "node") return [realpathSync(join(root, "node_modules", ".bin", "node")), join(root, "bin", "robot-army.mjs")];
-  const script = join(root, "scripts", "robot-army.ts");
-  return [join(root, "node_modules", "deno", "deno"), "run", "-A", "--quiet", "--config", join(root, "deno.json"), script];
 }
 
 /** Replaces `${NAME}` with a variable; an unknown name is an error naming what is known. */

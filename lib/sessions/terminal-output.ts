@@ -5,7 +5,7 @@
  * server the holder recorded, and only while that same server runs (pane ids start again
  * on a new one). tmux is run through dax, argv only.
  */
-import { runCommand } from "../boundaries/launchers/session-run.ts";
+import { runCommand } from "../run-command.ts";
 import type { TerminalRef } from "./records.ts";
 
 type Env = Record<string, string | undefined>;

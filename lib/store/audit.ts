@@ -10,15 +10,12 @@
  * The table's triggers refuse UPDATE and DELETE, so nothing here can rewrite history.
  */
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
-import { faultAfter } from "../fault.ts";
+import { faultAfter } from "./fault.ts";
 import { identify, sameProcess } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { redactAll } from "../redact.ts";
-import type { EffectKindName } from "./effect-kinds.ts";
+import type { AuditPhase, EffectKindName } from "./effect-kinds.ts";
 import type { Store } from "./open.ts";
-
-/** What a record is: a plain fact, or the before/after of an outward effect. */
-export type AuditPhase = "intent" | "outcome" | "fact";
 
 /** Who a record is about; every subject is optional. */
 export interface AuditSubjects {

@@ -8,6 +8,9 @@
  * kind has none, and the unfinished-effect sweep settles or reports each by this table.
  */
 
+/** What an audit record is: a plain fact, or the before/after of an outward effect. */
+export type AuditPhase = "intent" | "outcome" | "fact";
+
 /** How an effect cut short is settled: from evidence that can be read, or reported for the owner. */
 export type EffectEvidence =
   /** The comments, looked for by the marker the comment carries. */

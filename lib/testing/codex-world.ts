@@ -13,7 +13,7 @@ import { withDaemon } from "./daemon.ts";
 import type { DaemonTest } from "./daemon.ts";
 import type { ForgeTemplate } from "./forge.ts";
 import { makeTempDir, removeTempDir } from "./fixtures.ts";
-import { runCommand } from "../boundaries/launchers/session-run.ts";
+import { runCommand } from "../run-command.ts";
 import { recordCodexTrust } from "../dispatch/agent-trust.ts";
 
 /**

@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { integrityProblems } from "../crash/checks.ts";
+import { integrityProblems } from "./store-integrity.ts";
 import { latestCleanup, worktreeGone } from "../cleanup/records.ts";
 import { rehearsalProgress } from "../daemon/rehearsal-end.ts";
 import { keptSession } from "../ending/keeps.ts";

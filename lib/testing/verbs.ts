@@ -19,7 +19,7 @@ import { recordApproval } from "../repos/records.ts";
 import { listRecords } from "../sessions/records.ts";
 import { stopSession } from "../sessions/stop.ts";
 import type { Store } from "../store/open.ts";
-import type { DispatchDeps } from "../dispatch/dispatch.ts";
+import type { DispatchDeps } from "../dispatch/dispatch-deps.ts";
 
 /** What a verb test gets. */
 export interface VerbWorld {

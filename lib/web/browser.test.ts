@@ -17,7 +17,7 @@ import { DASHBOARD_SHOTS, SHOTS_DIR } from "../scenario/dashboard-shots.ts";
 import { isolatedEnv } from "../scenario/run.ts";
 import { setup as dashboardWorkers, useWorker } from "../scenario/setups/forge-with-dashboard-workers.ts";
 import { HTML_TITLE } from "../scenario/setups/forge-with-html-title.ts";
-import type { SetupContext, SetupResult } from "../scenario/setups/index.ts";
+import type { SetupContext, SetupResult } from "../scenario/setup.ts";
 import { launchBrowser, withPage } from "../testing/browser.ts";
 import { startDashboard } from "../testing/dashboard.ts";
 import type { Dashboard } from "../testing/dashboard.ts";

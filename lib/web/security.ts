@@ -13,7 +13,7 @@ import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Context, MiddlewareHandler } from "hono";
 import type { CookieOptions } from "hono/utils/cookie";
 import { deleteCookie, getCookie } from "hono/cookie";
-import { readSecretFile } from "../boundaries/secret-file.ts";
+import { readSecretFile } from "../secret-file.ts";
 import { now } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { PreconditionError } from "../errors.ts";

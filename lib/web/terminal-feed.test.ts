@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync, renameSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runCommand } from "../boundaries/launchers/session-run.ts";
+import { runCommand } from "../run-command.ts";
 import { TmuxLauncher } from "../boundaries/launchers/tmux.ts";
 import { LauncherTests } from "../testing/launchers.ts";
 import type { LauncherDirs } from "../testing/launchers.ts";

@@ -19,7 +19,7 @@
  * (lib/intake/review.ts).
  */
 import { constants } from "node:os";
-import type { PullRequestRow } from "../intake/pull-requests.ts";
+import type { GitHubPullRequest } from "../boundaries/github-types.ts";
 import type { Exit } from "../sessions/spool.ts";
 
 /** How the reason of an item whose worker a signal ended begins: `worker ended by SIGTERM`. */
@@ -32,7 +32,7 @@ export interface ExitVerdict {
 }
 
 /** The pull requests of an item as `pullRequestsOf` reads them: a list once GitHub answered, else "not checked". */
-export type ItemPullRequests = readonly Pick<PullRequestRow, "number" | "state" | "merged_at">[] | "not checked";
+export type ItemPullRequests = readonly Pick<GitHubPullRequest, "number" | "state" | "merged_at">[] | "not checked";
 
 /**
  * Reads a worker's exit: the state its item moves to and why.

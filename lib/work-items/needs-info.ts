@@ -9,7 +9,7 @@
  * question it asks now.
  *
  * Only the item's current session speaks for it, and only while its row is open on this
- * host. The registry is read as retirement reads it (lib/ending/idleness.ts `readRegistry`):
+ * host. The registry is read as retirement reads it (lib/work-items/idleness.ts `readRegistry`):
  * unknown (no episode, an unreadable file, a profile with no registry) changes nothing, and
  * is asked again next pass. Idle never replaces `needs_info` in the registry (a worker that
  * asked and ended its turn still waits), so a registry that says idle or busy means the
@@ -19,7 +19,7 @@
 import { now, parseTimestamp } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { DaemonEvent } from "../events.ts";
-import { readRegistry } from "../ending/idleness.ts";
+import { readRegistry } from "./idleness.ts";
 import { needsInfoReason } from "../episodes/lifecycle.ts";
 import type { Store } from "../store/open.ts";
 import { getItem } from "./queries.ts";

@@ -1,7 +1,7 @@
 /**
  * A worker that ended by itself within seconds of its start (a crash at start-up, a missing
  * prompt, a wrong flag, an agent that answered one turn and left) is never reported silently:
- * when its end is recorded (lib/work-items/worker-ended.ts), its last output lines, from its
+ * when its end is recorded (lib/ending/worker-ended.ts), its last output lines, from its
  * exit record (its holder read them from its log or its tmux pane), are kept in a
  * `session.quick_exit` audit record (redacted as every audit body is). Its session's files may be gone
  * by then (a session that ends by itself is reaped), so this is where `show`, `status`'s

@@ -9,7 +9,7 @@ import type { Store } from "../store/open.ts";
 import { createItem, itemsById } from "./queries.ts";
 import { endSession, episodeKey, latestSession, nextAttempt, openSessions, recordSession, sessionsOf, sessionsOfItemsWithOneOpen } from "./sessions.ts";
 import type { SessionRow } from "./sessions.ts";
-import { closeCancelled, closeFromExit, closeLost } from "./worker-ended.ts";
+import { closeCancelled, closeFromExit, closeLost } from "../ending/worker-ended.ts";
 import { transition } from "./transition.ts";
 
 async function withItem(fn: (store: Store, item: number) => void | Promise<void>): Promise<void> {

@@ -16,7 +16,7 @@
 import { now, parseTimestamp } from "../clock.ts";
 import type { Config, WorkerProfile } from "../config.ts";
 import type { DaemonEvent } from "../events.ts";
-import { readRegistry } from "../ending/idleness.ts";
+import { readRegistry } from "./idleness.ts";
 import { journalAt } from "../episodes/journal.ts";
 import { readLedger } from "../episodes/ledger.ts";
 import { readRecord } from "../sessions/records.ts";

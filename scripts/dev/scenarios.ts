@@ -12,7 +12,7 @@ import { UsageError } from "../../lib/errors.ts";
 import { loadScenarios } from "../../lib/scenario/load.ts";
 import { resultLines } from "../../lib/scenario/report.ts";
 import { runScenarios } from "../../lib/scenario/run.ts";
-import type { Runtime } from "../../lib/scenario/run.ts";
+import type { Runtime } from "../../lib/scenario/setup.ts";
 import { catalogueStaleness } from "./catalogue.ts";
 
 const USAGE = `Usage: npm run scenarios -- [filter] [options]

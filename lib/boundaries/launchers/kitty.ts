@@ -13,8 +13,10 @@ import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeLaunchEnv } from "../../sessions/launch-env.ts";
 import { STORE_TAG } from "../../sessions/worker-tags.ts";
-import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, runCommand, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
-import type { CommandResult, Env, LauncherBaseOptions } from "./session-run.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
+import { runCommand } from "../../run-command.ts";
+import type { Env, LauncherBaseOptions } from "./session-run.ts";
+import type { CommandResult } from "../../run-command.ts";
 import { LaunchError } from "./types.ts";
 import type { Launched, Launcher, LaunchPlace, LaunchSpec, TabRef, WindowRef, WorkerPath } from "./types.ts";
 

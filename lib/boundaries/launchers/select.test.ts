@@ -7,7 +7,7 @@ import { ProcessLauncher } from "./process.ts";
 import { configuredTerminal, launcherFor, launcherForTerminal, terminalKey } from "./select.ts";
 import { parseTerminal } from "./types.ts";
 import { robotArmyArgv } from "./_self.ts";
-import { runCommand } from "./session-run.ts";
+import { runCommand } from "../../run-command.ts";
 import { TmuxLauncher } from "./tmux.ts";
 import { withTempDir } from "../../testing/fixtures.ts";
 

@@ -1,7 +1,7 @@
 /**
  * What every launcher shares: the `robot-army session run` argv a worker is started with,
  * the variables that tell that command where the session root is, the wait until the
- * session is on record, and running outside commands through dax.
+ * session is on record.
  */
 import { isAbsolute, join, resolve } from "node:path";
 import { sessionRoot, listRecords } from "../../sessions/records.ts";
@@ -162,31 +162,6 @@ function spoolFiles(dir: string): string[] {
 /** What a launch returns, from the session it found. */
 export function launched(launcher: LauncherName, marker: string, session: { name: string; id: string }, window: string | null, terminal: Terminal): Launched {
   return { launcher, marker, sessionName: session.name, sessionId: session.id, window, terminal };
-}
-
-/** What an outside command answered; code 127 when it could not be run at all. */
-export interface CommandResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-let dax: typeof import("dax-sh").$ | undefined;
-
-/**
- * Runs argv through dax (each argument escaped by dax, never joined into a string) with
- * exactly `env`, no stdin, its output captured; a non-zero exit is the caller's to read.
- */
-export async function runCommand(argv: string[], env: Env, options: { timeoutMs?: number } = {}): Promise<CommandResult> {
-  dax ??= (await import("dax-sh")).$;
-  const defined = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  try {
-    const result = await dax`${argv}`.clearEnv().env(defined).stdin("null").quiet().noThrow().timeout(options.timeoutMs);
-    return { code: result.code, stdout: result.stdout, stderr: result.stderr };
-  } catch (error) {
-    // dax throws when the program cannot be found or started at all.
-    return { code: 127, stdout: "", stderr: error instanceof Error ? error.message : String(error) };
-  }
 }
 
 /** The line of a failed command's output that says why: robot-army's own message (its prefix removed), else the last line. */

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readRecord } from "../../sessions/records.ts";
-import { runCommand } from "./session-run.ts";
+import { runCommand } from "../../run-command.ts";
 import type { Env } from "./session-run.ts";
 import { LauncherTests, recordNamed, rejection, waitFor } from "../../testing/launchers.ts";
 import type { LauncherDirs } from "../../testing/launchers.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { PATH_FIRST_VARIABLE } from "../../sessions/holder.ts";
 import { LauncherTests, waitFor } from "../../testing/launchers.ts";
 import type { LauncherDirs } from "../../testing/launchers.ts";
-import { runCommand } from "./session-run.ts";
+import { runCommand } from "../../run-command.ts";
 import { TmuxLauncher } from "./tmux.ts";
 import { launcherText, workerBinDir, writeWorkerLauncher } from "./worker-bin.ts";
 

@@ -12,7 +12,7 @@ import { SAMPLE_MESSAGE, withNotifyReceivers } from "../../testing/notify-receiv
 import { Buffer } from "node:buffer";
 import { channelsOf, configuredChannelNames, configuredChannels, deliver } from "./channels.ts";
 import { webhookChannel as webhookChannelOf } from "./webhook.ts";
-import type { Channel } from "./channels.ts";
+import type { Channel } from "./message.ts";
 
 const message = SAMPLE_MESSAGE;
 

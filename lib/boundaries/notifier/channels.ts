@@ -8,25 +8,13 @@
 import { isHttpUrl } from "../../config.ts";
 import type { Config } from "../../config.ts";
 import { PreconditionError } from "../../errors.ts";
-import type { Message } from "./message.ts";
+import type { Channel, ChannelName, Message } from "./message.ts";
 import { printable } from "../../printable.ts";
 import { redact } from "../../redact.ts";
-import { readSecretFile } from "../secret-file.ts";
+import { readSecretFile } from "../../secret-file.ts";
 import { ChannelRefused } from "./_refused.ts";
 import { pushoverChannel } from "./pushover.ts";
 import { webhookChannel } from "./webhook.ts";
-
-/** The channels robot-army can send to. */
-export type ChannelName = "webhook" | "pushover";
-
-/** One configured channel, ready to send. */
-export interface Channel {
-  readonly name: ChannelName;
-  /** Where it sends, with no secret in it: the host (`ntfy.sh`, `api.pushover.net`). */
-  readonly target: string;
-  /** Sends one message; resolves when the service took it, rejects (a ChannelRefused with its status) when it did not. */
-  send(message: Message, signal: AbortSignal): Promise<{ status: number }>;
-}
 
 /** What became of one message on one channel. */
 export interface Delivery {

@@ -34,3 +34,15 @@ export interface Message {
   /** The commands that say more or fix it, each whole (`robot-army show 3`). */
   commands: string[];
 }
+
+/** The channels robot-army can send to. */
+export type ChannelName = "webhook" | "pushover";
+
+/** One configured channel, ready to send. */
+export interface Channel {
+  readonly name: ChannelName;
+  /** Where it sends, with no secret in it: the host (`ntfy.sh`, `api.pushover.net`). */
+  readonly target: string;
+  /** Sends one message; resolves when the service took it, rejects (a ChannelRefused with its status) when it did not. */
+  send(message: Message, signal: AbortSignal): Promise<{ status: number }>;
+}

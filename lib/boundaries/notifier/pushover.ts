@@ -4,8 +4,7 @@
  * it. Pushover answers `{"status":1}` when it took a message and a 4xx with
  * `{"status":0,"errors":[...]}` when not; the errors are what the delivery reports.
  */
-import type { Message, Urgency } from "./message.ts";
-import type { Channel } from "./channels.ts";
+import type { Channel, Message, Urgency } from "./message.ts";
 import { ChannelRefused, answerSnippet, postOnce } from "./_refused.ts";
 
 /** Pushover's priority for each urgency: health alerts high, summaries low. */

@@ -3,9 +3,8 @@
  * chat bridge, their own receiver). Any 2xx answer means it was taken.
  */
 import { Buffer } from "node:buffer";
-import type { Message } from "./message.ts";
+import type { Channel, Message } from "./message.ts";
 import { rememberSecret } from "../../redact.ts";
-import type { Channel } from "./channels.ts";
 import { ChannelRefused, answerSnippet, postOnce } from "./_refused.ts";
 
 /** A URL's user-info part as written: percent-decoded when it decodes, else as it stands (`50%off`). */

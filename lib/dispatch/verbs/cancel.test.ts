@@ -12,7 +12,7 @@ import { queryAudit } from "../../store/audit.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
 import { dispatchReady } from "../dispatch.ts";
-import type { DispatchDeps } from "../dispatch.ts";
+import type { DispatchDeps } from "../dispatch-deps.ts";
 import type { Store } from "../../store/open.ts";
 import { sessionsOf } from "../../work-items/sessions.ts";
 import { cancelSession, cancelTarget, describeCancel } from "./cancel.ts";

@@ -28,7 +28,7 @@ import { getItem, requireItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { sessionById, sessionsOf } from "../../work-items/sessions.ts";
 import { exitReason } from "../../work-items/exit-verdict.ts";
-import { closeCancelled, closeFromExit, closeLost, LOST_REASON } from "../../work-items/worker-ended.ts";
+import { closeCancelled, closeFromExit, closeLost, LOST_REASON } from "../../ending/worker-ended.ts";
 
 /** How the confirmation went: typed right, or how it gave up. */
 export type Confirmation = "confirmed" | "no stdin" | "interrupted" | "answer did not match";

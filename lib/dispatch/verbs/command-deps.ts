@@ -9,7 +9,7 @@ import { effectsFor } from "../../effects.ts";
 import { ensureSessionRoot } from "../../sessions/records.ts";
 import { ensureStateDir } from "../../state-dir.ts";
 import { withStore } from "../../store/open.ts";
-import type { DispatchDeps } from "../dispatch.ts";
+import type { DispatchDeps } from "../dispatch-deps.ts";
 
 /** Runs `fn` with dispatch's dependencies; the store is closed afterwards. */
 export async function withDispatchDeps<T>(args: ParsedArgs, fn: (deps: DispatchDeps) => Promise<T>): Promise<T> {

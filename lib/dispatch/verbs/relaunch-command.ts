@@ -6,7 +6,7 @@ import { EFFECT_LEVEL_OPTIONS } from "../../effects.ts";
 import { EXIT } from "../../errors.ts";
 import { itemIdArgument } from "../../work-items/argument.ts";
 import type { Relaunch } from "../comments.ts";
-import type { DispatchDeps } from "../dispatch.ts";
+import type { DispatchDeps } from "../dispatch-deps.ts";
 import { withDispatchDeps } from "./command-deps.ts";
 import { RelaunchFailedError, relaunchItem } from "./relaunch.ts";
 

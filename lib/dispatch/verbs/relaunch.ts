@@ -25,15 +25,15 @@ import { requireItem, getItem } from "../../work-items/queries.ts";
 import type { WorkItemState } from "../../work-items/queries.ts";
 import { latestSession, sessionsOf } from "../../work-items/sessions.ts";
 import { transition } from "../../work-items/transition.ts";
-import { closeFromExit } from "../../work-items/worker-ended.ts";
-import { branchName } from "../branch-name.ts";
+import { closeFromExit } from "../../ending/worker-ended.ts";
+import { branchName } from "../../work-items/branch-name.ts";
 import { claimDetails } from "../claim.ts";
 import { relaunchComment } from "../comments.ts";
 import type { Relaunch } from "../comments.ts";
-import type { DispatchDeps } from "../dispatch.ts";
+import type { DispatchDeps } from "../dispatch-deps.ts";
 import { gate } from "../gate.ts";
 import { startWorker } from "../start-worker.ts";
-import { worktreeRoot } from "../worktree-root.ts";
+import { worktreeRoot } from "../../work-items/worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
 
 /** States a new session may be given from; `active` and `awaiting_review` only once no session runs. */

@@ -17,7 +17,7 @@ import { listRecords } from "../../sessions/records.ts";
 import { sessionsOf } from "../../work-items/sessions.ts";
 import { comments, stopAll, verbTemplate, withWorld } from "../../testing/verbs.ts";
 import { findRepo, loadForgeData, saveForgeData } from "../../forge/state.ts";
-import { dispatchQueue } from "../../repos/queue.ts";
+import { dispatchQueue } from "../queue.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());

@@ -18,10 +18,10 @@ import { PreconditionError } from "../../errors.ts";
 import { getItem, refreshSnapshot, requireItem } from "../../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../../work-items/queries.ts";
 import { transition } from "../../work-items/transition.ts";
-import { branchName } from "../branch-name.ts";
-import type { DispatchDeps } from "../dispatch.ts";
+import { branchName } from "../../work-items/branch-name.ts";
+import type { DispatchDeps } from "../dispatch-deps.ts";
 import { latestSession } from "../../work-items/sessions.ts";
-import { worktreeRoot } from "../worktree-root.ts";
+import { worktreeRoot } from "../../work-items/worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
 import { describeDoubt, readTrustFacts, recordTrust, trustRulesOf } from "../../intake/issue-trust.ts";
 

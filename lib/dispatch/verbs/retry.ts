@@ -16,8 +16,8 @@ import { requireItem } from "../../work-items/queries.ts";
 import type { WorkItem } from "../../work-items/queries.ts";
 import { latestSession } from "../../work-items/sessions.ts";
 import { transition } from "../../work-items/transition.ts";
-import { branchName } from "../branch-name.ts";
-import { worktreeRoot } from "../worktree-root.ts";
+import { branchName } from "../../work-items/branch-name.ts";
+import { worktreeRoot } from "../../work-items/worktree-root.ts";
 
 /** What retry reads: the store, and the config and state dir that say where the item's worktree and branch would be. */
 export interface RetryDeps {

@@ -8,7 +8,7 @@ import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { git } from "../../testing/fixtures.ts";
 import { mustRun } from "./episode-repo.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The config lines `[cleanup] on_issue_close = true`: the daemon's pass reclaims done items. */
 export function cleanupOn(): string[] {

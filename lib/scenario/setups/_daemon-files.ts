@@ -11,7 +11,7 @@ import { writeHeartbeat } from "../../daemon/heartbeat.ts";
 import { lockPath } from "../../daemon/lock.ts";
 import { identify, liveness } from "../../processes.ts";
 import type { ProcessIdentity } from "../../processes.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** A process standing in for a daemon: it only waits. `stop` ends it, proven by pid and start time. */
 export interface StandIn {

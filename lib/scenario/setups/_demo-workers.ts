@@ -10,7 +10,7 @@ import { forgeApi } from "./_forge-intake.ts";
 import type { ForgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, withWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The scripted stand-in for an agent (scripts/demo-worker.ts). */
 export const DEMO_WORKER = { binary: "demo-worker", args: [] as string[] };

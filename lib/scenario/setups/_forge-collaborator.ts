@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { findRepo, loadForgeData, saveForgeData } from "../../forge/state.ts";
-import type { SetupResult } from "./index.ts";
+import type { SetupResult } from "../setup.ts";
 
 /** Makes `stranger` a collaborator of demo/widgets; returns a REST call as them (a failure throws with the forge's answer). */
 export function strangerAsCollaborator(made: SetupResult): (method: string, path: string, body?: unknown) => Promise<unknown> {

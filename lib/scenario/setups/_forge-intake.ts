@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** `forge-with-clone`, the repository onboarded and polled once, then `change` made on the forge as owner. */
 export async function afterFirstPoll(ctx: SetupContext, change: (api: ForgeApi) => Promise<void>): Promise<SetupResult> {

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveness } from "../../processes.ts";
-import type { SetupContext } from "./index.ts";
+import type { SetupContext } from "../setup.ts";
 import { mustRun } from "./episode-repo.ts";
 
 /** A session to start: its name, its command, and any `--tag k=v` words. */

@@ -13,7 +13,7 @@ import { openStore, storePath } from "../../store/open.ts";
 import type { Store } from "../../store/open.ts";
 import { makeReadOnly } from "../../testing/read-only.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Makes the forge, the clone and the five broken state dirs. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

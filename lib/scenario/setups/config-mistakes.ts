@@ -9,7 +9,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const FILES: Record<string, string> = {
   "token.toml": `[github]\napi_base = "https://api.github.com"\ntoken = "not-a-real-token"\n`,

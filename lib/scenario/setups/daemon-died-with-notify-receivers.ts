@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { openStore } from "../../store/open.ts";
 import { startNotifyReceivers } from "../../testing/notify-receivers.ts";
 import { setup as daemonDied } from "./daemon-died.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The dead daemon's files and store, both receivers, and a config pointing at them. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -4,7 +4,7 @@
  * by the out-of-memory killer leaves it; its last heartbeat, tick 12, is 40 minutes old.
  */
 import { beforeNow, exitedStandIn, inWorkDir, writeBeatOf, writeLockOf } from "./_daemon-files.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Records a process that has exited in the lock, with its last heartbeat. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

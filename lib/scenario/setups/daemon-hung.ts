@@ -4,7 +4,7 @@
  * a daemon that runs but has stopped ticking. The process is stopped when the scenario ends.
  */
 import { beforeNow, inWorkDir, startStandIn, writeBeatOf, writeLockOf } from "./_daemon-files.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Starts the stand-in daemon and writes its lock and an old heartbeat of it. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

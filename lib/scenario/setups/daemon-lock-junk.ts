@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { lockPath } from "../../daemon/lock.ts";
 import { beforeNow, inWorkDir, writeBeatOf } from "./_daemon-files.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Writes a fresh heartbeat and a lock that is not JSON. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

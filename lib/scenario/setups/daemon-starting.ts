@@ -4,7 +4,7 @@
  * its first tick. The process is stopped when the scenario ends.
  */
 import { beforeNow, inWorkDir, startStandIn, writeLockOf } from "./_daemon-files.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Starts the stand-in daemon and writes its lock. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

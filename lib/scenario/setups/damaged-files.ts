@@ -9,7 +9,7 @@
 import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { sessionRoot } from "../../sessions/records.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 import { mustRun, setup as episodeRepo } from "./episode-repo.ts";
 
 /** The repository with its damaged journal, and the damaged session record beside it. */

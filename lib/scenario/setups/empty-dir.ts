@@ -1,7 +1,7 @@
 /** Setup `empty-dir`: the steps run in an empty folder, `<dir>/work`, outside any repository. */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Makes `<dir>/work`; `${WORK}` names it. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

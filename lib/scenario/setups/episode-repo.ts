@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { exitedPid, makeGitRepo } from "../../testing/fixtures.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Makes the repository and finds a pid that is no longer running. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -10,8 +10,8 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { groupMembers } from "../../processes.ts";
-import { robotArmyCommand } from "../run.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import { robotArmyCommand } from "../setup.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 import { setup as emptyDir } from "./empty-dir.ts";
 
 /** The session's name; `${SESSION}` names it in the steps. */

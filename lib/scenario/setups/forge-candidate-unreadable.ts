@@ -6,7 +6,7 @@
  */
 import { forgeApi } from "./_forge-intake.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Unlabels issue 1, onboards and polls, then labels it again, closes issue 3 and asks for one GraphQL 502. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

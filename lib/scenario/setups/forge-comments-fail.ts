@@ -5,7 +5,7 @@
  */
 import { forgeApi } from "./_forge-intake.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The forge, the clone, the worker config, and two failures waiting for issue 1's comments. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -5,7 +5,7 @@
  */
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import { forgeApi } from "./_forge-intake.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Starts the forge and asks it for one 502. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -8,7 +8,7 @@
 import { strangerAsCollaborator } from "./_forge-collaborator.ts";
 import { forgeApi } from "./_forge-intake.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const LABELS = "/repos/demo/widgets/issues/2/labels";
 

@@ -4,7 +4,7 @@
  * closed on the forge by its owner. The next poll should find it closed.
  */
 import { afterFirstPoll } from "./_forge-intake.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Onboards, polls, and closes issue 2. */
 export function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -4,7 +4,7 @@
  * `robot-army` label removed from issue 3 on the forge. No item has been dispatched.
  */
 import { afterFirstPoll } from "./_forge-intake.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Onboards, polls, and takes the label off issue 3. */
 export function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -7,7 +7,7 @@
  */
 import { strangerAsCollaborator } from "./_forge-collaborator.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Builds `forge-with-clone`, then labels the owner's issue 5 as the collaborator. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

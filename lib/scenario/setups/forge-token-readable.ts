@@ -5,7 +5,7 @@
  */
 import { chmodSync } from "node:fs";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Starts the forge and opens up the token file's mode. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

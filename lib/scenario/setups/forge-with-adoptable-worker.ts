@@ -7,10 +7,10 @@
  * audit log.
  */
 import { spawn } from "node:child_process";
-import { robotArmyCommand } from "../run.ts";
+import { robotArmyCommand } from "../setup.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Dispatches issue 1 and kills the daemon between its worker's launch and its session row. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -9,7 +9,7 @@ import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { startNotifyReceivers } from "../../testing/notify-receivers.ts";
 import { setup as demoWorkerWorktree } from "./forge-with-demo-worker-worktree.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const base = await demoWorkerWorktree(ctx);

@@ -4,7 +4,7 @@
  * `node_modules/` the worker's tests installed (hidden by the owner's global ignore file).
  */
 import { withIgnoredWork } from "./forge-with-ignored-work-merged-demo-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export function setup(ctx: SetupContext): Promise<SetupResult> {
   return withIgnoredWork(ctx, { ownersFile: false });

@@ -6,7 +6,7 @@
  */
 import { forgeApi } from "./_forge-intake.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Issue 1's title: a CSI that clears the screen, and a next-line. */
 export const C1_TITLE = "Fix \u009b2Jthe widget\u0085now";

@@ -9,7 +9,7 @@
 import { join } from "node:path";
 import { commitFile, git } from "../../testing/fixtures.ts";
 import { withWorker, SLEEPING_WORKER } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The settings file the commit adds: a hook that runs before every shell command. */
 export const HOOKED_SETTINGS = `${JSON.stringify({

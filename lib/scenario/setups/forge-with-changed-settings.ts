@@ -7,7 +7,7 @@
  */
 import { findRepo, loadForgeData, saveForgeData } from "../../forge/state.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Builds `forge-with-clone`, onboards the repository, then changes its visibility. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -9,7 +9,7 @@
  */
 import { writeClaudeStandIn } from "./_claude-stand-in.ts";
 import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const STAND_IN = `// A stand-in for Claude Code: runs the hooks its worktree's local settings name, as Claude Code does.
 import { readFileSync } from "node:fs";

@@ -11,7 +11,7 @@ import { forgeApi } from "./_forge-intake.ts";
 import { TIMED_WORKER } from "./forge-with-closed-issue-worker.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, withWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await withWorker(ctx, TIMED_WORKER);

@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { git } from "../../testing/fixtures.ts";
 import { seedForge } from "../../forge/seed.ts";
 import { startForge } from "../../forge/server.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Starts and seeds the forge, clones the repository and writes the config. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -8,7 +8,7 @@
 import { forgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, withWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** A worker that says it works and sleeps `$WORKER_SECONDS`, so a step's env decides how long a worker it dispatches lives. */
 export const TIMED_WORKER = { binary: "sh", args: ["-c", 'echo working; sleep "${WORKER_SECONDS:-30}"'] };

@@ -7,7 +7,7 @@
  */
 import { codexBinary } from "../../testing/openai-api.ts";
 import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** A config whose worker is Codex. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -6,7 +6,7 @@
  */
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Onboards demo/widgets and crashes its first live poll after the first comment's intent. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

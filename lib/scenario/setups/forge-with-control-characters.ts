@@ -7,7 +7,7 @@
  */
 import { forgeApi } from "./_forge-intake.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Issue 1's title: retitles the terminal window, then turns the text red. */
 export const ESCAPING_TITLE = "\x1b]0;pwned\x07Fix \x1b[31mthe widget";

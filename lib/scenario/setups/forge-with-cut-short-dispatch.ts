@@ -9,10 +9,10 @@ import { spawn } from "node:child_process";
 import { appendFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
 import { identify, liveness } from "../../processes.ts";
-import { robotArmyCommand } from "../run.ts";
+import { robotArmyCommand } from "../setup.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Dispatches issue 1 and kills the daemon before its worker starts. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -8,10 +8,10 @@
 import { spawn } from "node:child_process";
 import { existsSync, openSync, closeSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { robotArmyCommand } from "../run.ts";
+import { robotArmyCommand } from "../setup.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Starts the daemon and waits for its first heartbeat. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

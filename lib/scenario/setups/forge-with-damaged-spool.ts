@@ -12,7 +12,7 @@ import { listRecords } from "../../sessions/records.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { mustRun } from "./episode-repo.ts";
 import { sessionRootOf, thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Dispatches issue 1, ends its worker, and damages the exit record it spooled. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

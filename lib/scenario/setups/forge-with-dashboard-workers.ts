@@ -15,7 +15,7 @@ import { withIdleDemoWorkers } from "./_demo-workers.ts";
 import { mustRun } from "./episode-repo.ts";
 import { HTML_TITLE } from "./forge-with-html-title.ts";
 import { thenRun } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Items 1 and 2 idle demo workers, item 3 failed under `HTML_TITLE`. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -8,7 +8,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { withIdleDemoWorkers } from "./_demo-workers.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await withIdleDemoWorkers(ctx, { issues: 1, owner: async () => {} });

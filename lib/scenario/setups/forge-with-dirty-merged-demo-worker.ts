@@ -6,7 +6,7 @@
  */
 import { leaveUntracked, worktreeOf } from "./_cleanup.ts";
 import { mergeAll, withIdleDemoWorkers } from "./_demo-workers.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export function setup(ctx: SetupContext): Promise<SetupResult> {
   return withIdleDemoWorkers(ctx, {

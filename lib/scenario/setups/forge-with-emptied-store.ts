@@ -8,7 +8,7 @@ import { rmSync, truncateSync } from "node:fs";
 import { join } from "node:path";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Dispatches issue 1 and leaves its worker running, then empties the store. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

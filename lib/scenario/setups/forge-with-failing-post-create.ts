@@ -5,7 +5,7 @@
  */
 import { appendFileSync } from "node:fs";
 import { setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The step's script: fails, loudly, only where the worktree is issue 1's. */
 const STEP = 'case "$PWD" in */issue-1) echo "npm ERR! cannot reach registry.internal.example (10.0.0.5)" >&2; exit 7;; esac';

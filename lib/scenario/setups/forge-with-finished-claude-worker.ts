@@ -13,7 +13,7 @@ import { forgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Writes the stand-in, dispatches issue 1, waits for its worker to exit, and closes the issue. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

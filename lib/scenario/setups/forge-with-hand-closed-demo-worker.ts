@@ -5,7 +5,7 @@
  * The worker went idle at the scenario's clock.
  */
 import { withIdleDemoWorkers } from "./_demo-workers.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export function setup(ctx: SetupContext): Promise<SetupResult> {
   return withIdleDemoWorkers(ctx, {

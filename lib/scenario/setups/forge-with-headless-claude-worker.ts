@@ -6,7 +6,7 @@
  */
 import { writeClaudeShell } from "./_claude-stand-in.ts";
 import { withWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Writes the stand-in and a config that runs it headless. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -11,7 +11,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { forgeApi } from "./_forge-intake.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The title issue 1 is given: every command in it would leave a file in `~/pwned/`. */
 export const HOSTILE_TITLE = `Fix "it" 'now'; $(touch ~/pwned/dollar) \`touch ~/pwned/backtick\` && touch ~/pwned/and\nrm -rf ~ | Ünïcødé ✓ 修复`;

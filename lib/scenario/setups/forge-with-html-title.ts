@@ -6,7 +6,7 @@
  */
 import { forgeApi } from "./_forge-intake.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The title issue 1 is given. */
 export const HTML_TITLE = `<script>alert("owned")</script> "quoted" 'single' <img src=x onerror=alert(1)> <a href="javascript:alert(1)">click</a>`;

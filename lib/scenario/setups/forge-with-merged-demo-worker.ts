@@ -6,7 +6,7 @@
  * scenario's clock, so a step at a later `RA_NOW` sees it idle for that long.
  */
 import { mergeAll, withIdleDemoWorkers } from "./_demo-workers.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export function setup(ctx: SetupContext): Promise<SetupResult> {
   return withIdleDemoWorkers(ctx, { issues: 1, owner: mergeAll });

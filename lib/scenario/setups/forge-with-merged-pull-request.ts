@@ -12,7 +12,7 @@ import { forgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
 import { TIMED_WORKER } from "./forge-with-closed-issue-worker.ts";
 import { thenRun, withWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Onboards, dispatches issue 1, and opens and merges a pull request from its branch. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

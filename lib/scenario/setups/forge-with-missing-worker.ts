@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { withWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The forge, the clone, and a config naming a worker program that is not there. */
 export function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -8,7 +8,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { withNotifyReceivers } from "./forge-with-notify-receivers.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The receivers, the limit, and the four stray directories. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -20,7 +20,7 @@ import { NOTIFICATION_EVENTS } from "../../config.ts";
 import { startNotifyReceivers } from "../../testing/notify-receivers.ts";
 import type { ReceiverMode } from "../../testing/notify-receivers.ts";
 import { setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** How the receivers answer, and lines added to the `[notifications]` table (e.g. `max_per_cycle = 2`). */
 export interface NotifyReceiverOptions {

@@ -4,7 +4,7 @@
  * them. With `[notifications] timeout = "2s"`, so a scenario waits two seconds, not ten.
  */
 import { withNotifyReceivers } from "./forge-with-notify-receivers.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The receivers, the webhook hanging; deliveries time out after two seconds. */
 export function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -8,7 +8,7 @@ import { openStore } from "../../store/open.ts";
 import { mustRun } from "./episode-repo.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import { thenRun } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** A token in GitHub's format (not a real one). */
 export const OLD_TOKEN = "ghp_" + "OldRowsKeptThisToken0123456789abcdef";

@@ -9,10 +9,10 @@ import { identify, liveness } from "../../processes.ts";
 import { intentsWithoutOutcome } from "../../store/audit.ts";
 import { withExistingStore } from "../../store/open.ts";
 import { forgeApi } from "./_forge-intake.ts";
-import { robotArmyCommand } from "../run.ts";
+import { robotArmyCommand } from "../setup.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Onboards demo/widgets and kills its first live poll while its first comment is being posted. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { worktreeOf } from "./_cleanup.ts";
 import { mergeAll, withIdleDemoWorkers } from "./_demo-workers.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   let pid: number | undefined;

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { commitFile, git } from "../../testing/fixtures.ts";
 import { withWorker, SLEEPING_WORKER } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Builds `forge-with-worker`, then pushes both instruction files to main. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -9,7 +9,7 @@ import { rmSync } from "node:fs";
 import { SETUP_PASS_AT, leaveUntracked, retireNow, worktreeOf } from "./_cleanup.ts";
 import { mergeAll, withIdleDemoWorkers } from "./_demo-workers.ts";
 import { thenRun } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   let scratch = "";

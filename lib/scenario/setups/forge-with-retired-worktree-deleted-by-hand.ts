@@ -10,7 +10,7 @@ import { SETUP_PASS_AT, worktreeOf } from "./_cleanup.ts";
 import { mergeAll, withIdleDemoWorkers } from "./_demo-workers.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await withIdleDemoWorkers(ctx, { issues: 2, configLines: ["[daemon]", "max_concurrent_sessions = 2", ""], owner: mergeAll });

@@ -12,7 +12,7 @@ import { retireNow } from "./_cleanup.ts";
 import { withIdleDemoWorkers } from "./_demo-workers.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { forgeApi } from "./_forge-intake.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** When the setup's pass retires the worker: 31 minutes after it went idle, past the quiet period. */
 const RETIRED_AT = "2026-01-15T10:31:00Z";

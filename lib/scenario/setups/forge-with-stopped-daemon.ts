@@ -4,7 +4,7 @@
  * its terminal would stop it. Its output is in `${DAEMON_LOG}`.
  */
 import { withDaemon } from "./forge-with-daemon.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Starts the daemon, lets it tick once, then stops it with SIGTERM. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -8,7 +8,7 @@
 import { findRepo, loadForgeData, saveForgeData } from "../../forge/state.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Dispatches issue 1, stops its worker, then changes the repository's visibility. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -7,7 +7,7 @@
  * issues 1-3. Nothing has ended the workers: the machine is full.
  */
 import { mergeAll, withIdleDemoWorkers } from "./_demo-workers.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export function setup(ctx: SetupContext): Promise<SetupResult> {
   return withIdleDemoWorkers(ctx, {

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { setup as tmuxWorker } from "./forge-with-tmux-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Item 1 failed at its restart, with two windows marked `@ra_item=1`. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

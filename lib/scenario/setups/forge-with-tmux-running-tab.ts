@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { processStartTime } from "../../processes.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { setup as tabs } from "./forge-with-tmux-tabs.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Item 1's tabs left as `forge-with-tmux-tabs` leaves them, a shell running again in window @0. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -17,7 +17,7 @@ import { forgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { setup as tmuxWorker } from "./forge-with-tmux-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Two attempts at issue 1 in two tmux windows, both ended; the owner's window beside them; the config's tmux session changed; issue 1 closed. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -14,7 +14,7 @@ import { groupMembers } from "../../processes.ts";
 import { listRecords } from "../../sessions/records.ts";
 import { mustRun } from "./episode-repo.ts";
 import { sessionRootOf, thenRun, withWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 import { spawnSync } from "node:child_process";
 
 /** The worker: it says it works, leaves a job running in its group, and goes on. */

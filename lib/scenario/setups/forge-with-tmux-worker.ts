@@ -9,7 +9,7 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { SLEEPING_WORKER, withWorker } from "./forge-with-worker.ts";
 import type { WorkerCommand } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The forge, the clone, a tmux launcher config, and a private tmux server directory. */
 export function setup(ctx: SetupContext): Promise<SetupResult> {

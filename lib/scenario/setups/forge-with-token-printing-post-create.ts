@@ -6,7 +6,7 @@
  */
 import { appendFileSync } from "node:fs";
 import { setup as forgeWithWorker } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The step's script: in issue 1's worktree, prints the token file's content to stderr and fails. */
 function step(tokenFile: string): string {

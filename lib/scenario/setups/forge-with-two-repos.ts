@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { git } from "../../testing/fixtures.ts";
 import { seedForge } from "../../forge/seed.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The forge with both repositories, both clones, and a config naming both. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -8,7 +8,7 @@
 import { commitUnpushed, retireNow, worktreeOf } from "./_cleanup.ts";
 import { mergeAll, withIdleDemoWorkers } from "./_demo-workers.ts";
 import { thenRun } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await withIdleDemoWorkers(ctx, { issues: 1, owner: mergeAll });

@@ -6,7 +6,7 @@
  */
 import { writeClaudeStandIn } from "./_claude-stand-in.ts";
 import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const STAND_IN = `// A stand-in for Claude Code at its folder-trust question: no hook runs until it is answered.
 console.log(" Accessing workspace:");

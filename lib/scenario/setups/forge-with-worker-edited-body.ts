@@ -7,7 +7,7 @@
  */
 import { strangerAsCollaborator } from "./_forge-collaborator.ts";
 import { setup as forgeWithWorker, thenRun } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** Builds `forge-with-worker`, then rewrites issue 1's body and issue 3's title as the collaborator. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {

@@ -10,7 +10,7 @@ import { listRecords } from "../../sessions/records.ts";
 import { sessionState } from "../../sessions/state.ts";
 import { stopSession } from "../../sessions/stop.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The worker a scenario dispatches: its program and arguments, and how it is launched (default `process`). */
 export interface WorkerCommand {

@@ -22,7 +22,7 @@ import { forgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import { thenRun } from "./forge-with-worker.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 /** The items and the worktrees their session rows record. */
 const CLAIMED: Array<{ issue: number; state: WorkItemState; branch: string }> = [

@@ -7,7 +7,7 @@
  */
 import { git } from "../../testing/fixtures.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const WRONG_ORIGIN = "https://github.com/someone/widgets-fork.git";
 

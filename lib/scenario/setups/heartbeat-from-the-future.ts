@@ -4,7 +4,7 @@
  * was written, or a file written by hand). Read at face value it would be "just now".
  */
 import { beforeNow, exitedStandIn, inWorkDir, writeBeatOf } from "./_daemon-files.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const gone = await exitedStandIn();

@@ -3,33 +3,7 @@
  * `setup(ctx)`, imported only when a scenario names it. To add one, write
  * `lib/scenario/setups/<name>.ts` and add one line to `SETUPS`.
  */
-
-/** What a setup is given: the scenario's fresh folder and the environment its steps will get. */
-export interface SetupContext {
-  /** The scenario's own fresh temp dir (real path). */
-  dir: string;
-  /** The environment the steps will get (HOME, RA_STATE_DIR, RA_NOW, XDG_*, PATH, ...). */
-  env: Record<string, string>;
-  runtime: "node" | "deno";
-  /** Runs the real robot-army binary on the scenario's runtime, as a step would. */
-  robotArmy(argv: string[], options?: { cwd?: string; env?: Record<string, string> }): Promise<{ code: number; stdout: string; stderr: string }>;
-}
-
-/** What a setup made: where the steps run, `${NAME}` variables for them, and extra environment. */
-export interface SetupResult {
-  cwd: string;
-  vars?: Record<string, string>;
-  env?: Record<string, string>;
-  /** Texts that differ from run to run and the placeholders shown instead, e.g. a forge's URL -> `<forge>`. */
-  placeholders?: Record<string, string>;
-  /** Stops what the setup started (a sandbox forge), after the last step and before the temp dir goes. */
-  cleanup?: () => Promise<void>;
-}
-
-/** What every setup module exports. */
-export interface SetupModule {
-  setup(ctx: SetupContext): Promise<SetupResult>;
-}
+import type { SetupModule } from "../setup.ts";
 
 /** Every setup by name; the scenario schema's `setup` must be one of these. */
 export const SETUPS: Record<string, () => Promise<SetupModule>> = {

@@ -9,7 +9,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const FILES: Record<string, string> = {
   "half-pushover.toml": `[pushover]\ntoken_file = "token"\n`,

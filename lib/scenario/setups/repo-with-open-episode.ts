@@ -4,7 +4,7 @@
  * during it ("Add the greeting").
  */
 import { commitFile } from "../../testing/fixtures.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 import { mustRun, setup as episodeRepo } from "./episode-repo.ts";
 
 /** Opens the episode through the real command, then commits inside it. */

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 import { mustRun, setup as episodeRepo } from "./episode-repo.ts";
 
 /** Starts the episode through the real command, then spoils its timestamp. */

@@ -7,7 +7,7 @@
  * `${VICTIM_EVENTS}` is victim's event log; `${WORKER_EXIT}` is where worker42's exit record is spooled.
  */
 import { join } from "node:path";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 import { setup as emptyDir } from "./empty-dir.ts";
 import { startThenSignalHolder } from "./_signal-holder.ts";
 

@@ -13,7 +13,7 @@ import { raiseAnomaly, resolveAnomaly, retractAnomaly } from "../../store/anomal
 import { openStore } from "../../store/open.ts";
 import { atTime, makeItem } from "../../testing/items.ts";
 import { transition } from "../../work-items/transition.ts";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const SESSION_1 = "5e551011-0000-4000-8000-00000000a001";
 const SESSION_2 = "5e551011-0000-4000-8000-00000000a002";

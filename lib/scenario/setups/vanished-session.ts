@@ -4,7 +4,7 @@
  * command (`sleep 4`) lives on a few seconds after its holder and then ends by itself, so a
  * later gc can prove it gone.
  */
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 import { setup as emptyDir } from "./empty-dir.ts";
 import { startThenSignalHolder } from "./_signal-holder.ts";
 

@@ -7,7 +7,7 @@
  */
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const FILES: Record<string, string> = {
   "open-no-token.toml": `[web]\nbind = "0.0.0.0"\n`,

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { SetupContext, SetupResult } from "./index.ts";
+import type { SetupContext, SetupResult } from "../setup.ts";
 
 const FILES: Record<string, string> = {
   "bad-profile.toml": `[worker]\nbinary = "cursor-agent"\nprofile = "cursor"\n`,

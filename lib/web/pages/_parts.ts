@@ -42,7 +42,7 @@ export function postButton(action: string, label: string, view: View, cls = ""):
 }
 
 /**
- * What trusts a repository again (lib/repos/queue.ts trustRemedy) as the dashboard shows it:
+ * What trusts a repository again (lib/dispatch/queue.ts trustRemedy) as the dashboard shows it:
  * the command to run, unquoted, or the step to take when it is not a command.
  */
 export function remedyOf(remedy: string): { command: string } | { step: string } {

@@ -7,8 +7,8 @@
  */
 import { html } from "hono/html";
 import { now } from "../../clock.ts";
-import { workerActivity } from "../../ending/idleness.ts";
-import type { Activity } from "../../ending/idleness.ts";
+import { workerActivity } from "../../work-items/idleness.ts";
+import type { Activity } from "../../work-items/idleness.ts";
 import { listKeeps } from "../../ending/keeps.ts";
 import { pullRequestsOfItems } from "../../intake/pull-requests.ts";
 import { issueUrls } from "../../reports/item.ts";

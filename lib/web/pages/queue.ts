@@ -1,5 +1,5 @@
 /**
- * `/queue`: the ready items in the order dispatch takes them (lib/repos/queue.ts decides for
+ * `/queue`: the ready items in the order dispatch takes them (lib/dispatch/queue.ts decides for
  * this page and for `status`), the pause while it is set, and apart from the queue the items
  * held by the owner, held for the owner's approval, and those whose repository is not trusted
  * here, each with why and the command that lets it go.

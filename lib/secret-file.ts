@@ -5,8 +5,8 @@
  * never reach the audit log, an item's reason or a terminal.
  */
 import { readFileSync, statSync } from "node:fs";
-import { PreconditionError } from "../errors.ts";
-import { rememberSecret } from "../redact.ts";
+import { PreconditionError } from "./errors.ts";
+import { rememberSecret } from "./redact.ts";
 
 /** Which credential a file holds, in the words its errors use. */
 export interface SecretFileRole {

@@ -16,14 +16,14 @@
  *   dispatch takes nothing from it until `robot-army unpause`.
  */
 import type { Config } from "../config.ts";
-import { findHold, pauseState } from "../dispatch/controls.ts";
-import type { Hold, Pause } from "../dispatch/controls.ts";
+import { findHold, pauseState } from "./controls.ts";
+import type { Hold, Pause } from "./controls.ts";
 import type { Store } from "../store/open.ts";
 import { listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { describeDoubt, storedDoubt, trustRulesOf } from "../intake/issue-trust.ts";
 import type { IssueDoubt } from "../intake/issue-trust.ts";
-import { getRepoRecord } from "./records.ts";
+import { getRepoRecord } from "../repos/records.ts";
 
 /** A ready item in the queue, with its place. */
 export interface QueuedItem {

@@ -2,9 +2,9 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { chmodSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { PreconditionError } from "../errors.ts";
-import { redact } from "../redact.ts";
-import { withTempDir } from "../testing/fixtures.ts";
+import { PreconditionError } from "./errors.ts";
+import { redact } from "./redact.ts";
+import { withTempDir } from "./testing/fixtures.ts";
 import { readSecretFile } from "./secret-file.ts";
 
 const role = { file: "Pushover token file", key: "pushover.token_file", holds: "the application's API token" };

@@ -8,7 +8,7 @@
  *
  * @example RA_FAULT=github.comment:intent robot-army run --once   # killed after the comment's intent
  */
-import type { AuditPhase } from "./store/audit.ts";
+import type { AuditPhase } from "./effect-kinds.ts";
 
 /** Where the process is to crash. */
 export interface FaultPoint {

@@ -6,8 +6,8 @@ import { openJournal } from "../episodes/journal.ts";
 import { setStatus, startEpisode } from "../episodes/lifecycle.ts";
 import { openFile } from "../episodes/open-episodes.ts";
 import { repoTemplate, withTempDir } from "../testing/fixtures.ts";
-import type { StoredSession } from "../work-items/sessions.ts";
-import { noRegistryLine } from "../dispatch/profiles.ts";
+import type { StoredSession } from "./sessions.ts";
+import { noRegistryLine } from "../worker-profiles.ts";
 import { readRegistry, workerIdleness } from "./idleness.ts";
 
 const template = repoTemplate();

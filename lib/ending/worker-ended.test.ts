@@ -4,10 +4,10 @@ import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { Exit } from "../sessions/spool.ts";
 import { makeItem, withStore } from "../testing/items.ts";
-import { getItem } from "./queries.ts";
-import type { WorkItemState } from "./queries.ts";
-import { recordSession, sessionById } from "./sessions.ts";
-import { transition } from "./transition.ts";
+import { getItem } from "../work-items/queries.ts";
+import type { WorkItemState } from "../work-items/queries.ts";
+import { recordSession, sessionById } from "../work-items/sessions.ts";
+import { transition } from "../work-items/transition.ts";
 import { closeFromExit } from "./worker-ended.ts";
 
 const BRANCH = "robot-army/issue-7";

@@ -12,14 +12,14 @@
 import { pullRequestsOf } from "../intake/pull-requests.ts";
 import type { Exit } from "../sessions/spool.ts";
 import type { Store } from "../store/open.ts";
-import { exitVerdict } from "./exit-verdict.ts";
-import type { ExitVerdict } from "./exit-verdict.ts";
-import { getItem } from "./queries.ts";
-import { recordQuickExit } from "./quick-exit.ts";
-import type { WorkItemState } from "./queries.ts";
-import { endSession, latestSession } from "./sessions.ts";
-import type { EndReason } from "./sessions.ts";
-import { transition } from "./transition.ts";
+import { exitVerdict } from "../work-items/exit-verdict.ts";
+import type { ExitVerdict } from "../work-items/exit-verdict.ts";
+import { getItem } from "../work-items/queries.ts";
+import { recordQuickExit } from "../work-items/quick-exit.ts";
+import type { WorkItemState } from "../work-items/queries.ts";
+import { endSession, latestSession } from "../work-items/sessions.ts";
+import type { EndReason } from "../work-items/sessions.ts";
+import { transition } from "../work-items/transition.ts";
 
 /** The reason a lost worker's item is given. */
 export const LOST_REASON = "worker lost: no exit record";

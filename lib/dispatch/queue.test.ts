@@ -1,8 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { recordChangedSettings } from "./records.ts";
+import { recordChangedSettings } from "../repos/records.ts";
 import { dispatchQueue, whyNotQueued } from "./queue.ts";
-import { hold, pause, unpause } from "../dispatch/controls.ts";
+import { hold, pause, unpause } from "./controls.ts";
 import { configWithRepos, makeItem, onboard, withStore } from "../testing/items.ts";
 import { approveWords, recordTrust } from "../intake/issue-trust.ts";
 import { getItem, refreshSnapshot } from "../work-items/queries.ts";

@@ -3,8 +3,8 @@ import { writeFileSync } from "node:fs";
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { parseFault } from "./fault.ts";
-import { runtimeArgv } from "./runtime.ts";
-import { makeTempDir, removeTempDir } from "./testing/fixtures.ts";
+import { runtimeArgv } from "../runtime.ts";
+import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 
 test("RA_FAULT names a kind, a phase and which occurrence; unset is inert", () => {
   assert.equal(parseFault(undefined), null);
@@ -18,10 +18,10 @@ test("RA_FAULT names a kind, a phase and which occurrence; unset is inert", () =
 
 // A child process that opens a real store and writes three records, printing a line after each.
 const CHILD = `
-import { openStore } from ${JSON.stringify(new URL("./store/open.ts", import.meta.url).href)};
-import { appendAudit } from ${JSON.stringify(new URL("./store/audit.ts", import.meta.url).href)};
-const store = await openStore(process.argv.at(-1));
+import { openStore } from ${JSON.stringify(new URL("./open.ts", import.meta.url).href)};
+import { appendAudit } from ${JSON.stringify(new URL("./audit.ts", import.meta.url).href)};
 import { spawnSync } from "node:child_process";
+const store = await openStore(process.argv.at(-1));
 const inherited = spawnSync("sh", ["-c", 'printf %s "$RA_FAULT"'], { encoding: "utf8" }).stdout;
 if (inherited) console.log("a child inherited RA_FAULT=" + inherited);
 for (const n of [1, 2, 3]) {

@@ -11,11 +11,11 @@
 import { isoSeconds, parseTimestamp } from "../clock.ts";
 import { formatAge } from "../duration.ts";
 import type { WorkerProfile } from "../config.ts";
-import { noRegistryLine } from "../dispatch/profiles.ts";
+import { noRegistryLine } from "../worker-profiles.ts";
 import { journalAt } from "../episodes/journal.ts";
 import { findOpen } from "../episodes/open-episodes.ts";
 import type { EpisodeStatus } from "../episodes/open-episodes.ts";
-import type { StoredSession } from "../work-items/sessions.ts";
+import type { StoredSession } from "./sessions.ts";
 
 /** A worker's idleness: idle since when and for how long, or why it is not taken for idle. */
 export type Idleness = { idle: true; since: string; seconds: number } | { idle: false; why: string };
