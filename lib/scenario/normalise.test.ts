@@ -64,6 +64,8 @@ test("elapsed times become <duration>, ages from the fixed clock stay", () => {
   const n = normaliser();
   assert.is(n.normalise("took 12ms, 0.4ms and 1.52s"), "took <duration>, <duration> and <duration>");
   assert.is(n.normalise("idle 12h, last seen 30m ago, 5s, 1h 30m, 2d, v1.52s"), "idle 12h, last seen 30m ago, 5s, 1h 30m, 2d, v1.52s");
+  // How long a session's command ran, as its holder measured it on the real clock.
+  assert.is(n.normalise(`"ranSeconds": 0.1, "ranSeconds":12, "max_seconds": 3`), `"ranSeconds": <duration>, "ranSeconds":<duration>, "max_seconds": 3`);
 });
 
 test("a process's start counted from boot becomes <start-id>, and takes no id number", () => {

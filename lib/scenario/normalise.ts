@@ -29,6 +29,8 @@ const TOOL_VERSION = /\b(git version|tmux|node|deno) v?\d+(?:\.\d+)+[a-z]?\b/g;
 // Sizes on disk, which depend on the file system's blocks: `12.4 KiB`, and JSON's "size_bytes": 12698.
 const SIZE = /\b\d+(?:\.\d)? (?:KiB|MiB|GiB|TiB)\b/g;
 const BYTES = /("\w*_bytes"\s*:\s*)\d+\b/g;
+// How long a session's command ran, measured by its holder on the real clock: "ranSeconds": 0.1.
+const RAN_SECONDS = /("ranSeconds"\s*:\s*)\d+(?:\.\d+)?\b/g;
 // JSON fields such as "holderPid": 123 and "childPgid": 123.
 const CAMEL_PID = /\b([a-z]\w*(?:Pid|Pgid))("\s*:\s*)\d+\b/g;
 // The first 8 hex digits of an id, as `session ls` shows it: numbered with the full id it
@@ -93,7 +95,7 @@ export class Normaliser {
     if (!record) this.#forget();
     if (this.#host) out = out.replace(this.#host, "<host>");
     out = out.replace(ISO_TIME, (time) => (Math.abs(Date.parse(time) - this.#realNow) < REAL_TIME_WINDOW_MS ? "<real-time>" : time));
-    out = out.replace(ELAPSED, "<duration>");
+    out = out.replace(ELAPSED, "<duration>").replace(RAN_SECONDS, "$1<duration>");
     out = out.replace(TOOL_VERSION, "$1 <version>");
     out = out.replace(SIZE, "<size>").replace(BYTES, "$1<bytes>");
     return out.replace(PID, "$1$2<pid>").replace(CAMEL_PID, "$1$2<pid>");
