@@ -1,7 +1,7 @@
 /**
  * The dashboard's screenshots in the catalogue (`catalogue/screenshots/`): which pages, in
  * which files, with what caption. The browser tests (lib/web/browser.test.ts) take them
- * from a real run in Debian's chromium, into the catalogue when `npm run catalogue` runs
+ * from a real run in the Chromium npm installs (lib/testing/browser.ts), into the catalogue when `npm run catalogue` runs
  * them; the catalogue's dashboard page shows them. They differ from run to run (times, temp
  * paths), so the catalogue's check asks only that each is there, never that its bytes are
  * the same.

@@ -3,7 +3,7 @@
  * running this test, on a real state dir that real commands made (a sandbox forge, two demo
  * workers dispatched at live and idle with their pull requests open, and an item whose worker
  * could not start, under a hostile title; later a worker that prints a line when told),
- * driven by Debian's chromium. On Node the catalogue's screenshots of the main pages are
+ * driven by the Chromium npm installs (lib/testing/browser.ts). On Node the catalogue's screenshots of the main pages are
  * taken too (lib/scenario/dashboard-shots.ts): into catalogue/screenshots/ when
  * `npm run catalogue` runs this file, else into the run's temp dir.
  */
@@ -18,7 +18,7 @@ import { isolatedEnv } from "../scenario/run.ts";
 import { setup as dashboardWorkers, useWorker } from "../scenario/setups/forge-with-dashboard-workers.ts";
 import { HTML_TITLE } from "../scenario/setups/forge-with-html-title.ts";
 import type { SetupContext, SetupResult } from "../scenario/setup.ts";
-import { launchBrowser, withPage } from "../testing/browser.ts";
+import { browserTest, browserUnavailable, launchBrowser, withPage } from "../testing/browser.ts";
 import { startDashboard } from "../testing/dashboard.ts";
 import type { Dashboard } from "../testing/dashboard.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
@@ -52,10 +52,13 @@ let world: World;
 let dashboard: Dashboard;
 let browser: Browser;
 
+/** Every test here drives the dashboard in the browser but one, which needs no browser. */
+const inBrowser = browserTest(test);
+
 test.before(async () => {
   world = await buildWorld();
   dashboard = await startDashboard({ env: world.env, cwd: world.cwd });
-  browser = await launchBrowser();
+  if (!browserUnavailable()) browser = await launchBrowser();
 });
 
 test.after(async () => {
@@ -72,7 +75,7 @@ const page = <T>(fn: (page: Page) => Promise<T>) =>
     return fn(p);
   }, { browser });
 
-test("needs me lists the item whose worker could not start, with its reason", () =>
+inBrowser("needs me lists the item whose worker could not start, with its reason", () =>
   page(async (p) => {
     await p.goto(dashboard.url + "/");
     const card = p.locator(`article.card[data-item="${FAILED_ITEM}"]`);
@@ -86,7 +89,7 @@ test("needs me lists the item whose worker could not start, with its reason", ()
     await screenshot(p, "/");
   }));
 
-test("a hostile title is shown as text on every page it reaches: no dialog, no script or link of its own", () =>
+inBrowser("a hostile title is shown as text on every page it reaches: no dialog, no script or link of its own", () =>
   page(async (p) => {
     const dialogs: string[] = [];
     p.on("dialog", (dialog) => {
@@ -106,7 +109,7 @@ test("a hostile title is shown as text on every page it reaches: no dialog, no s
     assert.equal(dialogs, [], "no dialog opened");
   }));
 
-test("/active has a row for each of the two running demo workers: its session, idle, its pull request, a keep button", () =>
+inBrowser("/active has a row for each of the two running demo workers: its session, idle, its pull request, a keep button", () =>
   page(async (p) => {
     await p.goto(dashboard.url + "/active");
     for (const item of DEMO_ITEMS) {
@@ -123,7 +126,7 @@ test("/active has a row for each of the two running demo workers: its session, i
     await screenshot(p, "/active");
   }));
 
-test("keep moves the row to the kept section and the CLI's keeps agree; release takes it out again", () =>
+inBrowser("keep moves the row to the kept section and the CLI's keeps agree; release takes it out again", () =>
   page(async (p) => {
     const [item] = DEMO_ITEMS;
     await p.goto(dashboard.url + "/active");
@@ -139,7 +142,7 @@ test("keep moves the row to the kept section and the CLI's keeps agree; release 
     assert.equal(await keptItems(), []);
   }));
 
-test("a keep placed at the terminal reaches an open /active without a reload", () =>
+inBrowser("a keep placed at the terminal reaches an open /active without a reload", () =>
   page(async (p) => {
     const item = DEMO_ITEMS[1];
     await p.goto(dashboard.url + "/active");
@@ -156,7 +159,7 @@ test("a keep placed at the terminal reaches an open /active without a reload", (
     }
   }));
 
-test("the item page's terminal shows the worker's output as it writes", async () => {
+inBrowser("the item page's terminal shows the worker's output as it writes", async () => {
   // A worker that prints one line, then another once told: a new issue opened, labelled and dispatched now.
   const go = join(world.dir, "go");
   world.useWorker("paced-worker.sh", `#!/bin/sh\necho "first line"\nwhile [ ! -e ${JSON.stringify(go)} ]; do sleep 0.1; done\necho "second line"\nexec sleep 120\n`);
@@ -176,7 +179,7 @@ test("the item page's terminal shows the worker's output as it writes", async ()
   });
 });
 
-test("an open anomaly's acknowledge button acknowledges it as the CLI would", async () => {
+inBrowser("an open anomaly's acknowledge button acknowledges it as the CLI would", async () => {
   // Raised as the daemon's sweep raises one; no pass runs after this, so nothing retracts it.
   const store = await openStore(world.env.RA_STATE_DIR);
   let anomaly: { id: number };
@@ -196,7 +199,7 @@ test("an open anomaly's acknowledge button acknowledges it as the CLI would", as
   assert.ok(listed.anomalies.find((a) => a.id === anomaly.id)?.acknowledged_at, "anomalies --all --json shows it acknowledged");
 });
 
-test("the audit log pages", () =>
+inBrowser("the audit log pages", () =>
   page(async (p) => {
     await p.goto(dashboard.url + "/log");
     await p.locator("#page").waitFor();
@@ -212,7 +215,7 @@ test("bound beyond loopback without [web] token_file, serve refuses to start (ex
   assert.not.match(refused.stderr, /^\s+at /m, "one line, no stack trace");
 });
 
-test("with a token: the login, a wrong token refused, a POST without its CSRF token refused, a foreign Host refused", async () => {
+inBrowser("with a token: the login, a wrong token refused, a POST without its CSRF token refused, a foreign Host refused", async () => {
   const token = "correct-horse-battery-staple-0123456789";
   const tokenFile = join(world.dir, "web-token");
   writeFileSync(tokenFile, token + "\n", { mode: 0o600 });

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { Buffer } from "node:buffer";
 import { request as httpRequest } from "node:http";
-import { launchBrowser } from "../testing/browser.ts";
+import { browserTest, launchBrowser } from "../testing/browser.ts";
 import { TEST_TOKEN, loginCsrf, pageCsrf, send, testAccess, withGuardedApp } from "../testing/web-requests.ts";
 import type { GuardedApp } from "../testing/web-requests.ts";
 import { sessionCookieValue } from "./security.ts";
@@ -160,7 +160,7 @@ test("with no token (loopback) there is nothing to log in to: /login sends the b
     assert.equal([posted.status, posted.headers.location, posted.cookies], [303, "/", []]);
   }));
 
-test("in a real browser: the login form, a wrong token, the right one, back to the page asked for, and its form's POST accepted", () =>
+browserTest(test)("in a real browser: the login form, a wrong token, the right one, back to the page asked for, and its form's POST accepted", () =>
   withTokenApp(async (app) => {
     const browser = await launchBrowser();
     try {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { Hono } from "hono";
 import { html } from "hono/html";
 import { PROJECT_ROOT } from "../runtime.ts";
-import { launchBrowser } from "../testing/browser.ts";
+import { browserTest, launchBrowser } from "../testing/browser.ts";
 import { inSessionDir, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import type { WebEnv } from "./context.ts";
@@ -141,7 +141,7 @@ test("a client that disconnects stops the feed", inSessionDir(async ({ root, wor
 /** The dashboard's policy: no inline script or style. */
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; frame-ancestors 'none'; object-src 'none'; base-uri 'none'; form-action 'self'";
 
-test("terminal.js shows the events in xterm.js under the strict policy, colours and all, the notes beside it as text", async () => {
+browserTest(test)("terminal.js shows the events in xterm.js under the strict policy, colours and all, the notes beside it as text", async () => {
   const app = new Hono<WebEnv>();
   app.use(async (c, next) => {
     await next();

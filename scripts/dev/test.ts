@@ -13,6 +13,8 @@
  */
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { closingLines, readCounts } from "./_counts.ts";
+import type { Counts } from "./_counts.ts";
 import { running } from "./_groups.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -39,7 +41,6 @@ const STAGES: Stage[] = [
   { name: "scenarios on deno", argv: [node, join(root, "scripts/dev/scenarios.ts"), "--runtime", "deno"], counted: true, after: "scenarios on node, and the catalogue is fresh" },
 ];
 
-const COUNTS = /(\d+) passed, (\d+) failed/;
 
 
 /** A stage's output: written through while it is the first unfinished stage in order, held until then. */
@@ -61,7 +62,7 @@ class Channel {
 }
 
 /** Runs one stage, its output into `out`, and reads its counts. */
-async function runStage(stage: Stage, out: Channel): Promise<{ passed: number; failed: number }> {
+async function runStage(stage: Stage, out: Channel): Promise<Counts> {
   out.write(`\n== ${stage.name}\n`);
   const started = Date.now();
   // Each stage in a process group of its own: a foreground session one stage runs waits for what starts in
@@ -88,12 +89,11 @@ async function runStage(stage: Stage, out: Channel): Promise<{ passed: number; f
   return result;
 }
 
-function stageCounts(stage: Stage, last: string, code: number, out: Channel): { passed: number; failed: number } {
-  const lines = last.replace(/\x1b\[[0-9;]*m/g, "").trimEnd().split("\n");
-  const summary = stage.counted ? lines.map((l) => COUNTS.exec(l)).filter(Boolean).at(-1) : undefined;
-  if (summary) {
+function stageCounts(stage: Stage, last: string, code: number, out: Channel): Counts {
+  const counts = stage.counted ? readCounts(last) : undefined;
+  if (counts) {
     // A stage that exits non-zero has failed at least once, whatever it counted.
-    return { passed: Number(summary[1]), failed: Math.max(Number(summary[2]), code === 0 ? 0 : 1) };
+    return { ...counts, failed: Math.max(counts.failed, code === 0 ? 0 : 1) };
   }
   if (stage.counted) out.write(`${stage.name}: printed no counts (exit ${code})\n`);
   return code === 0 ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 };
@@ -102,7 +102,7 @@ function stageCounts(stage: Stage, last: string, code: number, out: Channel): { 
 const only = process.argv.slice(2);
 const chosen = STAGES.filter((stage) => !only.length || only.some((word) => stage.name.includes(word)));
 const channels = new Map(chosen.map((stage) => [stage.name, new Channel()]));
-const runs = new Map<string, Promise<{ passed: number; failed: number }>>();
+const runs = new Map<string, Promise<Counts>>();
 /** The first stage in order whose output is not all printed goes live, and so on past those that ended. */
 const advance = () => {
   for (const stage of chosen) {
@@ -121,11 +121,6 @@ for (const stage of chosen) {
   }));
 }
 advance();
-let passed = 0;
-let failed = 0;
-for (const result of await Promise.all(runs.values())) {
-  passed += result.passed;
-  failed += result.failed;
-}
-process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
-process.exitCode = failed ? 1 : 0;
+const results = await Promise.all(runs.values());
+process.stdout.write(`\n${closingLines(results)}\n`);
+process.exitCode = results.some((result) => result.failed) ? 1 : 0;

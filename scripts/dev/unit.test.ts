@@ -4,6 +4,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withTempDir } from "../../lib/testing/fixtures.ts";
 import { fileCounts, runTestFiles, startOrder } from "./unit.ts";
+import { closingLines, readCounts } from "./_counts.ts";
 
 /** uvu's closing summary, as a test file's process prints it. */
 const summary = (total: number, passed: number, skipped = 0) =>
@@ -71,6 +72,30 @@ test("a file's counts come from uvu's summary; a process that ends without one, 
   const early = fileCounts(`• •${summary(2, 2)}Exiting early\n`, "was ended by SIGKILL");
   assert.equal([early.passed, early.failed], [2, 1]);
   assert.match(early.output, "this file's process was ended by SIGKILL though every test passed");
+});
+
+test("a test the machine cannot run is skipped with its reason printed, and counted apart: never passed, never failed", () => withTempDir(async (dir) => {
+  const file = join(dir, "skips.test.ts");
+  writeFileSync(file, [
+    `import { test } from ${JSON.stringify(new URL("../../node_modules/uvu/dist/index.mjs", import.meta.url).href)};`,
+    `import { skipWhen } from ${JSON.stringify(new URL("../../lib/testing/skip.ts", import.meta.url).href)};`,
+    'skipWhen(test, "no browser: none for this platform")("drives the browser", () => { throw new Error("ran"); });',
+    'skipWhen(test, null)("runs here", () => {});',
+    "test.run();",
+  ].join("\n"));
+  const [result] = await runTestFiles([file], 1, () => {});
+  assert.equal([result.passed, result.failed, result.skipped], [1, 0, 1], result.output);
+  assert.match(result.output, /^skipped, no browser: none for this platform$/m);
+}));
+
+test("npm test's closing lines: the skipped with their reasons above `N passed, N failed`, which stays last", () => {
+  const unit = readCounts("lib/web/browser.test.ts (1.0 s)\nunit tests on node: 5 passed, 0 failed, 2 skipped\nskipped, no browser: RA_CHROMIUM names \"/x\", which does not exist\n");
+  assert.equal(unit, { passed: 5, failed: 0, skipped: { count: 2, reasons: ['skipped, no browser: RA_CHROMIUM names "/x", which does not exist'] } });
+  assert.equal(readCounts("unit tests on deno: 7 passed, 1 failed\n"), { passed: 7, failed: 1 });
+  assert.is(readCounts("no counts here"), undefined);
+  const lines = closingLines([unit!, { passed: 3, failed: 0 }, { passed: 1, failed: 0, skipped: { count: 2, reasons: unit!.skipped!.reasons } }]);
+  assert.is(lines, '4 skipped: skipped, no browser: RA_CHROMIUM names "/x", which does not exist\n9 passed, 0 failed');
+  assert.is(closingLines([{ passed: 2, failed: 1 }]), "2 passed, 1 failed");
 });
 
 test("the files known to take longest start first, then larger files before smaller", () => withTempDir(async (dir) => {

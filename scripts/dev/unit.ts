@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { isDeno, runtimeArgv } from "../../lib/runtime.ts";
+import { SKIPPED } from "../../lib/testing/skip.ts";
 import { running } from "./_groups.ts";
 
 const root = new URL("../..", import.meta.url).pathname;
@@ -93,6 +94,8 @@ async function main(argv: string[]): Promise<number> {
   if (failing.length) console.log(`failed in: ${failing.join(", ")}`);
   const skipped = sum("skipped");
   console.log(`unit tests on ${runtime}: ${sum("passed")} passed, ${sum("failed")} failed${skipped ? `, ${skipped} skipped` : ""}`);
+  // Why tests were skipped, as their files said it (a line starting "skipped, "): beside the counts, never folded into them.
+  for (const reason of new Set(results.flatMap((result) => result.output.split("\n").filter((line) => line.startsWith(SKIPPED))))) console.log(reason);
   return failing.length > 0 || files.length === 0 ? 1 : 0;
 }
 
