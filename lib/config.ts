@@ -160,16 +160,28 @@ export async function configFromArgs(args: ParsedArgs, env: Env = process.env): 
  */
 export async function loadConfig(options: { path?: string; env?: Env } = {}): Promise<Config> {
   const env = options.env ?? process.env;
-  const { path, explicit } = configPath(options.path, env);
-  let text: string;
+  const { path, text } = readConfigText(options.path, env);
+  return await configFromText(text, path, env);
+}
+
+/**
+ * Which file is the config and what it holds now: "" for a missing file at the default path
+ * (all defaults); a missing file named by `--config` or `RA_CONFIG` is a ConfigError.
+ */
+export function readConfigText(flag: string | undefined, env: Env = process.env): { path: string; text: string } {
+  const { path, explicit } = configPath(flag, env);
   try {
-    text = readFileSync(path, "utf8");
+    return { path, text: readFileSync(path, "utf8") };
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" && !explicit) text = "";
-    else if (code === "ENOENT") throw new ConfigError(path, "no such file");
-    else throw new ConfigError(path, (error as Error).message);
+    if (code === "ENOENT" && !explicit) return { path, text: "" };
+    if (code === "ENOENT") throw new ConfigError(path, "no such file");
+    throw new ConfigError(path, (error as Error).message);
   }
+}
+
+/** The config this text holds, validated whole, its credential files checked and its secrets given to the redactor. */
+export async function configFromText(text: string, path: string, env: Env = process.env): Promise<Config> {
   const config = await parseConfig(text, path, env);
   checkCredentialFiles(config, path, keyLines(text));
   // The redactor learns the configured credentials before any outside text is stored or printed.

@@ -16,7 +16,11 @@ import { gitVersion } from "../lib/boundaries/git.ts";
 import { configuredChannelNames } from "../lib/boundaries/notifier/channels.ts";
 import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
-import { CONFIG_OPTION, configPath, loadConfig } from "../lib/config.ts";
+import { CONFIG_OPTION, configPath, defaultConfig, loadConfig, readConfigText } from "../lib/config.ts";
+import { textHash } from "../lib/daemon/config-reload.ts";
+import { checkHealth } from "../lib/daemon/health.ts";
+import { readHeartbeat } from "../lib/daemon/heartbeat.ts";
+import { parseDuration } from "../lib/duration.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
 import { INTERACTIVE_PROFILES, launcherMisfit } from "../lib/dispatch/launcher-fit.ts";
 import { noRegistryLine } from "../lib/worker-profiles.ts";
@@ -35,7 +39,9 @@ export const command: CommandDef = {
   description: `\
 Runs each check and prints one line for it: ok, FAIL with what to do, or skip when a
 check it depends on failed or the answer cannot be told from here.
-  config     the config file loads (a missing default file means all defaults)
+  config     the config file loads (a missing default file means all defaults); with a
+             daemon running, whether it runs the file as it is, will take it at its next
+             pass, or refused it (FAIL, with its reason: it runs the last good config)
   token      the token file is readable by you only (mode 0600), or token_env is set
   git        git runs (its version)
   tmux       tmux runs, when worker.launcher is tmux (its version)
@@ -122,9 +128,13 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   let config: Config | undefined;
   try {
     config = await loadConfig({ path: deps.configFlag, env: deps.env });
-    add("config", "ok", existsSync(path) ? path : `no file at ${path}: every setting has its default`);
+    const running = await daemonConfig(config, deps);
+    const detail = existsSync(path) ? path : `no file at ${path}: every setting has its default`;
+    add("config", running?.refused ? "FAIL" : "ok", running ? `${detail}; ${running.line}` : detail);
   } catch (error) {
-    add("config", "FAIL", `${message(error)}; fix the file ("robot-army example-config" prints every key)`);
+    // A file the daemon refused says so here too: the daemon runs on, with the config it applied before.
+    const running = await daemonConfig(await defaultConfig(), deps).catch(() => undefined);
+    add("config", "FAIL", `${message(error)}; fix the file ("robot-army example-config" prints every key)${running ? `; ${running.line}` : ""}`);
   }
   const token = config ? checkToken(config, deps.env) : { status: "skip" as const, detail: "needs the config" };
   add("token", token.status, token.detail);
@@ -149,6 +159,27 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   if (config) add("channels", "ok", describeChannels(config));
   else add("channels", "skip", "needs the config");
   return results;
+}
+
+/**
+ * What the running daemon runs against what the file holds, from its heartbeat (the file it
+ * watches, the SHA-256 of the text it applied, a refused text's reason); undefined when no
+ * daemon is running or it does not say. `refused` when it refused the file's text as it is now.
+ */
+async function daemonConfig(config: Config, deps: DoctorDeps): Promise<{ line: string; refused: boolean } | undefined> {
+  const stateDir = stateDirPath(deps.env);
+  const health = checkHealth(stateDir, parseDuration(config.health.max_age, "health.max_age"));
+  const running = health.verdict === "ok" ? readHeartbeat(stateDir)?.config : undefined;
+  if (!running) return undefined;
+  const daemon = `the running daemon (pid ${health.pid})`;
+  const { path, text } = readConfigText(deps.configFlag, deps.env);
+  if (running.path !== path) return { line: `${daemon} runs ${running.path}, not this file`, refused: false };
+  const hash = await textHash(text);
+  if (hash === running.sha256) return { line: `${daemon} runs it as it is (applied ${running.applied_at})`, refused: false };
+  if (running.refused?.sha256 === hash) {
+    return { line: `${daemon} refused it as it is now and runs what it applied ${running.applied_at}: ${running.refused.reason}`, refused: true };
+  }
+  return { line: `it changed since ${daemon} applied it (${running.applied_at}): the daemon takes it at its next pass, or at once after "kill -HUP ${health.pid}"`, refused: false };
 }
 
 /** The token's source: a file nobody else can read (DESIGN rule 5), or a variable that is set; read as the GitHub boundary reads it. */

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { quickOptions, testStore } from "../lib/testing/github-kit.ts";
 import { connectGitHub } from "../lib/boundaries/github.ts";
@@ -139,6 +139,63 @@ test("a daemon whose stdout reader went away (`run | head -2`) keeps ticking, it
     assert.ok(queryAudit(store, { kind: "state.work_item" }).length >= 1, "it dispatched with nobody reading");
   } finally {
     store.close();
+  }
+}));
+
+test("a changed config.toml is taken at the next pass (SIGHUP brings it at once); a broken one is refused with its line while the daemon runs on the last good one, in its log, status, anomalies, audit and doctor", withForgeConfig(async (_t, env, state) => {
+  // A pass every 10 minutes: within this test only SIGHUP starts one.
+  const first = readFileSync(env.RA_CONFIG, "utf8").replace("tick_seconds = 1", "tick_seconds = 600");
+  writeFileSync(env.RA_CONFIG, first);
+  const daemon = startDaemon(env);
+  const hup = async (what: string, seen: (out: string) => boolean) => {
+    signalChild(daemon.child, "SIGHUP");
+    await waitFor(what, () => seen(daemon.out()), 20_000);
+  };
+  try {
+    await waitFor("the first pass", () => /\ntick 1: /.test(daemon.out()), 30_000);
+    const second = first.replace("tick_seconds = 600", "tick_seconds = 600\npoll_seconds = 45");
+    writeFileSync(env.RA_CONFIG, second);
+    await hup("the new config applied", (out) => out.includes("config applied from"));
+    assert.match(daemon.out(), `config applied from ${env.RA_CONFIG}: daemon.poll_seconds: 60 -> 45\n`);
+    assert.is(readHeartbeat(state)?.config?.path, env.RA_CONFIG);
+    const doctor = await robotArmy(["doctor", "--json"], env);
+    const configCheck = (JSON.parse(doctor.stdout).checks as Array<{ check: string; status: string; detail: string }>).find((c) => c.check === "config")!;
+    assert.equal([configCheck.status, configCheck.detail.includes(`the running daemon (pid ${daemon.child.pid}) runs it as it is`)], ["ok", true], configCheck.detail);
+
+    writeFileSync(env.RA_CONFIG, second.replace("poll_seconds = 45", "pol_seconds = 45"));
+    await hup("the broken config refused", (out) => out.includes("config not applied"));
+    const line = `config not applied, the daemon runs the last good one: Cannot read config "${env.RA_CONFIG}": unknown key "daemon.pol_seconds" (line 3)`;
+    assert.ok(daemon.out().includes(line), daemon.out());
+    assert.is(daemon.child.exitCode, null, "the daemon runs on");
+    // status reads the same file: it says the same, in one line, and exits 3; the anomaly is the store's.
+    const status = await robotArmy(["status"], env);
+    assert.is(status.status, 3);
+    assert.ok(status.stderr.startsWith(`robot-army: ${line.slice(line.indexOf("Cannot read config"))}; known keys of [daemon]`), status.stderr);
+    const anomalies = await robotArmy(["anomalies", "--json"], env);
+    const open = (JSON.parse(anomalies.stdout) as { anomalies: Array<{ kind: string; detail: string }> }).anomalies;
+    assert.equal(open.map((a) => [a.kind, a.detail.startsWith(line)]), [["config_refused", true]], anomalies.stdout + anomalies.stderr);
+    const refusedDoctor = await robotArmy(["doctor", "--json"], env);
+    const refusedCheck = (JSON.parse(refusedDoctor.stdout).checks as Array<{ check: string; status: string; detail: string }>).find((c) => c.check === "config")!;
+    assert.is(refusedCheck.status, "FAIL");
+    assert.match(refusedCheck.detail, 'refused it as it is now and runs what it applied');
+    assert.match(refusedCheck.detail, 'unknown key "daemon.pol_seconds" (line 3)');
+
+    writeFileSync(env.RA_CONFIG, second);
+    await hup("the applied config back", (out) => out.includes("holds the applied config again"));
+    const store = await openStore(state);
+    try {
+      const kinds = queryAudit(store, {}).map((r) => r.kind).filter((k) => k.startsWith("config.") || k.startsWith("anomaly."));
+      assert.equal(kinds, ["config.applied", "anomaly.raised", "config.refused", "anomaly.retracted"]);
+    } finally {
+      store.close();
+    }
+    signalChild(daemon.child, "SIGTERM");
+    assert.is(await daemon.exited, 0, daemon.out());
+  } finally {
+    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
+      daemon.child.kill("SIGKILL");
+      await daemon.exited;
+    }
   }
 }));
 

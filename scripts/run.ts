@@ -6,8 +6,9 @@
  */
 import { hostname } from "node:os";
 import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
-import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
+import { JSON_OPTION, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
+import { CONFIG_OPTION, configFromText, readConfigText } from "../lib/config.ts";
+import { ConfigWatch } from "../lib/daemon/config-reload.ts";
 import type { Config } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS, resolveLevel, wireEffects } from "../lib/effects.ts";
 import type { EffectLevel } from "../lib/effects.ts";
@@ -55,6 +56,15 @@ proven gone is taken over; one whose daemon cannot be checked is not.
 Without --once it ticks every daemon.tick_seconds until SIGTERM or SIGINT, which stop it
 between steps: the running step finishes, the lock is released, exit 0. Worker sessions
 are not children of the daemon: they keep running after it stops.
+
+Before each tick it reads config.toml again; SIGHUP starts that tick at once. A changed
+file is validated whole and applied from that tick on, its log line naming each key that
+changed; the effect level and the GitHub connection are wired at start and change at the
+next restart. A file that does not validate is not applied: the daemon runs on with the
+last good config and says why, with the line, in its log, as the config_refused anomaly
+(status and notifications show it) and in the audit log. A new repository still needs
+\`robot-army onboard\` before anything is dispatched for it. \`doctor\` says when the file
+differs from what the running daemon applied.
 `,
   options: {
     once: { type: "boolean", description: "Run one tick, print its summary and exit (1 when a step failed)" },
@@ -74,12 +84,15 @@ export interface RunOptions {
 /** Parses argv, checks the config can take work, stops on SIGTERM or SIGINT, and runs the daemon. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
-  const config = await configFromArgs(args);
+  const { path, text } = readConfigText(stringOption(args, "config"));
+  const config = await configFromText(text, path);
   const opts = { once: args.values.once === true, level: resolveLevel(args, config) };
   checkConfig(config);
-  const stop = stopSwitch(["SIGTERM", "SIGINT"]);
+  // SIGHUP starts the next pass at once, which reads config.toml again first.
+  const stop = stopSwitch(["SIGTERM", "SIGINT"], ["SIGHUP"]);
+  const watch = await ConfigWatch.start(path, text);
   try {
-    return await run(opts, { config, report: reporter(writeStdout, args.values.json === true), stop, env: process.env });
+    return await run(opts, { config, report: reporter(writeStdout, args.values.json === true), stop, env: process.env, watch });
   } finally {
     stop.dispose();
   }
@@ -93,6 +106,8 @@ export interface RunDeps {
   env: Record<string, string | undefined>;
   /** This machine's name, for session rows and comments (default: the hostname). */
   host?: string;
+  /** The config file, taken again when it changes (lib/daemon/config-reload.ts); without it the config stays as started. */
+  watch?: ConfigWatch;
 }
 
 /** Takes the lock, wires the boundaries, runs the loop, and releases the lock however it ends. */
@@ -116,7 +131,10 @@ export async function run(opts: RunOptions, deps: RunDeps): Promise<number> {
         launcher: launcherFor(config, { env: deps.env }), spoolDir: spoolDir(deps.env), report,
       };
       const state = initialState(readHeartbeat(stateDir)?.last_poll_at ?? null);
-      return await runLoop(tickDeps, { once: opts.once, tickSeconds: config.daemon.tick_seconds, stop: deps.stop, state });
+      return await runLoop(tickDeps, {
+        once: opts.once, tickSeconds: config.daemon.tick_seconds, stop: deps.stop, state, watch: deps.watch,
+        rewire: (changed) => ({ launcher: launcherFor(changed, { env: deps.env }) }),
+      });
     } finally {
       lock.release();
     }

@@ -164,8 +164,11 @@ export function formatStatus(report: StatusReport & { workers?: WorkerLine[] }):
   lines.push(rateLimitLine(report.rate_limit));
   const open = report.anomalies.length;
   lines.push(open === 0 ? "anomalies: none" : `${open} anomal${open === 1 ? "y needs" : "ies need"} you: robot-army anomalies`);
-  // A worker waiting before its first hook is a worker the owner must go to: its words, with the command, here too.
-  for (const a of report.anomalies.filter((anomaly) => anomaly.kind === "worker_silent")) lines.push(`  anomaly ${a.id} worker_silent: ${printable(a.detail)}`);
+  // A worker waiting before its first hook is a worker the owner must go to, and a config the daemon refused is a
+  // file the owner must fix: their words (the command, the file's line) here too.
+  for (const a of report.anomalies.filter((anomaly) => anomaly.kind === "worker_silent" || anomaly.kind === "config_refused")) {
+    lines.push(`  anomaly ${a.id} ${a.kind}: ${printable(a.detail)}`);
+  }
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;

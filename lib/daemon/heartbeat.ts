@@ -6,6 +6,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../atomic.ts";
+import type { ConfigInUse } from "./config-reload.ts";
 
 /** What the heartbeat holds. */
 export interface Heartbeat {
@@ -14,6 +15,8 @@ export interface Heartbeat {
   tick: number;
   next_at: string | null;
   last_poll_at: string | null;
+  /** The config file the daemon runs: the SHA-256 of the text applied, and a newer text it refused (lib/daemon/config-reload.ts). */
+  config?: ConfigInUse;
 }
 
 /** The heartbeat file of a state dir. */

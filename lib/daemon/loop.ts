@@ -9,12 +9,17 @@
  * saw a dispatch fail or a step fail, or its counts differ from the last one printed, so an
  * idle daemon stays quiet.
  */
+import type { Config } from "../config.ts";
 import type { Report } from "../events.ts";
+import { applyReload } from "./config-reload.ts";
+import type { ConfigWatch } from "./config-reload.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
 import type { DaemonState, TickDeps } from "./tick.ts";
 
 /** A stop asked for by a signal (or a test), and a sleep it cuts short. */
 export interface StopSwitch {
+  /** Ends the sleep now without asking for a stop: the next pass starts at once (SIGHUP). */
+  wake(): void;
   /** The signal that asked for the stop, or null. */
   readonly reason: string | null;
   /** Asks for the stop. */
@@ -25,21 +30,25 @@ export interface StopSwitch {
   dispose(): void;
 }
 
-/** A stop switch; with `signals`, SIGTERM and SIGINT throw it. */
-export function stopSwitch(signals: readonly NodeJS.Signals[] = []): StopSwitch {
+/** A stop switch; with `signals`, SIGTERM and SIGINT throw it; a `wakeSignals` signal (SIGHUP) starts the next pass at once. */
+export function stopSwitch(signals: readonly NodeJS.Signals[] = [], wakeSignals: readonly NodeJS.Signals[] = []): StopSwitch {
   let reason: string | null = null;
   let wake: (() => void) | null = null;
   const stop = (why: string) => {
     reason ??= why;
     wake?.();
   };
-  const handlers = signals.map((signal) => [signal, () => stop(signal)] as const);
+  const handlers = [
+    ...signals.map((signal) => [signal, () => stop(signal)] as const),
+    ...wakeSignals.map((signal) => [signal, () => wake?.()] as const),
+  ];
   for (const [signal, handler] of handlers) process.on(signal, handler);
   return {
     get reason() {
       return reason;
     },
     stop,
+    wake: () => wake?.(),
     sleep: (ms) => new Promise<void>((resolve) => {
       if (reason !== null) return resolve();
       const timer = setTimeout(done, ms);
@@ -63,6 +72,10 @@ export interface LoopOptions {
   stop: StopSwitch;
   /** Carried over from a previous run (the heartbeat's last poll), else fresh. */
   state?: DaemonState;
+  /** The config file, read again before each pass and applied when it changed and is valid (lib/daemon/config-reload.ts). */
+  watch?: ConfigWatch;
+  /** What the daemon wired from the config at its start and can wire again from a new one: the launcher. */
+  rewire?: (config: Config) => Partial<Omit<TickDeps, "stopRequested">>;
 }
 
 /**
@@ -71,11 +84,20 @@ export interface LoopOptions {
  */
 export async function runLoop(deps: Omit<TickDeps, "stopRequested">, options: LoopOptions): Promise<number> {
   const state = options.state ?? initialState();
-  const tickMs = options.tickSeconds * 1000;
+  let tickMs = options.tickSeconds * 1000;
   const report: Report = deps.report;
+  let current = deps;
   let lastSaid: string | null = null;
   for (;;) {
-    const result = await runTick({ ...deps, stopRequested: () => options.stop.reason !== null }, state, (at) => options.once ? null : new Date(at.getTime() + tickMs));
+    if (options.watch) {
+      const config = await applyReload(current, options.watch);
+      if (config !== current.config) {
+        if (config.daemon.tick_seconds !== current.config.daemon.tick_seconds) tickMs = config.daemon.tick_seconds * 1000;
+        current = { ...current, config, ...options.rewire?.(config) };
+      }
+      current = { ...current, configInUse: options.watch.inUse() };
+    }
+    const result = await runTick({ ...current, stopRequested: () => options.stop.reason !== null }, state, (at) => options.once ? null : new Date(at.getTime() + tickMs));
     const summary = tickSummary(result);
     // What the line says, but for the tick's number: a repeat of the last one printed is left out.
     const said = summary.line.replace(/^tick \d+/, "");

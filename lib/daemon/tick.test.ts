@@ -200,6 +200,7 @@ test("a running daemon prints a tick's summary only when the tick did something 
         return real.reason;
       },
       stop: real.stop,
+      wake: real.wake,
       sleep: (ms) => {
         if (++sleeps === 3) real.stop("test");
         return real.sleep(ms);

@@ -24,6 +24,7 @@ import { appendAudit, lastAuditId, queryAudit } from "../store/audit.ts";
 import { listItems } from "../work-items/queries.ts";
 import type { DaemonEvent, Report } from "../events.ts";
 import { writeHeartbeat } from "./heartbeat.ts";
+import type { ConfigInUse } from "./config-reload.ts";
 import { drainSpool } from "./spool-drain.ts";
 import { settleClaims } from "./settle-claims.ts";
 import { settleSessions } from "./settle.ts";
@@ -39,6 +40,8 @@ import { notifyPass, openNotificationCursor } from "../notify/pass.ts";
 export interface TickDeps extends DispatchDeps, Pick<TabsDeps, "terminalLauncher"> {
   spoolDir: string;
   report: Report;
+  /** The config file the daemon runs and what of it is applied, written into the heartbeat for `doctor`. */
+  configInUse?: ConfigInUse;
   /** Asked between steps; true ends the tick early. */
   stopRequested?: () => boolean;
 }
@@ -200,7 +203,10 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const at = now();
     appendAudit(deps.store, { kind: "reconcile.pass", simulated: deps.effects.simulated, body: { ...result, stopped: undefined } });
     const next = nextAt(at);
-    writeHeartbeat(deps.stateDir, { pid: process.pid, at: isoSeconds(at), tick: state.tick, next_at: next ? isoSeconds(next) : null, last_poll_at: state.lastPollAt });
+    writeHeartbeat(deps.stateDir, {
+      pid: process.pid, at: isoSeconds(at), tick: state.tick, next_at: next ? isoSeconds(next) : null, last_poll_at: state.lastPollAt,
+      ...(deps.configInUse ? { config: deps.configInUse } : {}),
+    });
   });
   return result;
 }

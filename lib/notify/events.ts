@@ -101,7 +101,8 @@ function notifiableOf(store: Store, record: AuditRecord, options: { host: string
 /**
  * An anomaly raised: its kind and number, never its detail (outside text: a path, git's words).
  * One about a repository's agent files names the files (paths in the repository, escaped) and
- * the two commands that review and approve them.
+ * the two commands that review and approve them. One about a config the daemon refused says
+ * why, as the daemon's own line does (the owner's file, its key and line; escaped).
  */
 function anomalyOf(record: AuditRecord, host: string): Notifiable {
   const kind = String(record.body.kind ?? "anomaly");
@@ -116,6 +117,7 @@ function anomalyOf(record: AuditRecord, host: string): Notifiable {
   const lines = [
     `anomaly ${Number(record.body.anomaly)} (${kind}) raised on ${host}${where}`,
     ...(agentFiles ? [`agent files changed on its base branch: ${named.join(", ") || "never approved"}; nothing is dispatched to it until you approve them`] : []),
+    ...(kind === "config_refused" && typeof record.body.detail === "string" ? [printable(record.body.detail)] : []),
   ];
   return {
     id: record.id, event: "anomaly",

@@ -97,6 +97,18 @@ test("max_per_cycle = 2 with five events: two messages and one summary naming th
   });
 });
 
+test("a config the daemon refused is told with why, its file's key and line, as the daemon's log says it", async () => {
+  await withChannels('[notifications]\nevents = ["anomaly"]\n', async (store, config, receivers) => {
+    const start = lastAuditId(store);
+    const detail = 'config not applied, the daemon runs the last good one: Cannot read config "/c/config.toml": unknown key "daemon.pol_seconds" (line 3)';
+    raiseAnomaly(store, { kind: "config_refused", actionId: "/c/config.toml", detail });
+    assert.is((await notifyPass(deps(store, config), { passStartedAfter: start })).sent, 1);
+    const [sent] = receivers.received().webhook.map((r) => r.body as Record<string, unknown>);
+    assert.is(sent.title, "robot-army: anomaly config_refused");
+    assert.match(String(sent.message), detail);
+  });
+});
+
 test("only the events asked for are told", async () => {
   await withChannels('[notifications]\nevents = ["dispatch", "completion"]\n', async (store, config, receivers) => {
     const start = lastAuditId(store);

@@ -31,9 +31,13 @@ import type { Store } from "./open.ts";
  * `agent_files_changed` (a repository's agent files on its base branch differ from what the
  * owner approved, so nothing is dispatched to it) has the repository as action id, and names
  * the files (lib/repos/onboard.ts); `worker_silent` (a worker whose agent has not reported
- * starting in time) has the session's id as action id (lib/work-items/silent-workers.ts).
+ * starting in time) has the session's id as action id (lib/work-items/silent-workers.ts);
+ * `config_refused` (a changed config.toml the running daemon did not apply) has the file's
+ * path as action id (lib/daemon/config-reload.ts).
  */
-export type AnomalyKind = "effect_unfinished" | "spool_damaged" | "orphan_session" | "orphan_worktree" | "prunable_worktree" | "agent_files_changed" | "worker_silent";
+export type AnomalyKind =
+  | "effect_unfinished" | "spool_damaged" | "orphan_session" | "orphan_worktree" | "prunable_worktree" | "agent_files_changed" | "worker_silent"
+  | "config_refused";
 
 /** How the pass resolved an anomaly: its condition no longer holds, or its worker died. */
 export type Resolution = "retracted" | "gone";

@@ -50,6 +50,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-rebuilt-store": () => import("./forge-with-rebuilt-store.ts"),
   "forge-with-emptied-store": () => import("./forge-with-emptied-store.ts"),
   "forge-with-daemon": () => import("./forge-with-daemon.ts"),
+  "forge-with-daemon-refusing-config": () => import("./forge-with-daemon-refusing-config.ts"),
   "forge-with-notify-receivers": () => import("./forge-with-notify-receivers.ts"),
   "forge-with-notify-webhook-down": () => import("./forge-with-notify-webhook-down.ts"),
   "forge-with-notify-webhook-hanging": () => import("./forge-with-notify-webhook-hanging.ts"),
