@@ -229,9 +229,9 @@ test("repository tables: paths resolved like token_file, defaults filled, max_se
   ].join("\n");
   const config = await parseConfig(text, PATH, { HOME: "/home/owner" });
   assert.equal(config.repos, {
-    "octo-org/widgets": { path: "/home/owner/src/widgets", base_branch: "main", max_sessions: 4, priority: 0 },
+    "octo-org/widgets": { path: "/home/owner/src/widgets", max_sessions: 4, priority: 0 },
     "octo-org/gadgets.js": { path: "/x/clones/gadgets", base_branch: "trunk", max_sessions: 1, priority: -2 },
-    "Some_User/a-b": { path: "/abs/a-b", base_branch: "main", max_sessions: 4, priority: 10 },
+    "Some_User/a-b": { path: "/abs/a-b", max_sessions: 4, priority: 10 },
   });
   assert.ok(Object.isFrozen(config.repos));
   assert.ok(Object.isFrozen(config.repos["octo-org/widgets"]));
@@ -240,7 +240,7 @@ test("repository tables: paths resolved like token_file, defaults filled, max_se
 test("a repository table may also be written inline or with dotted keys", async () => {
   const inline = await parseConfig("repos = { \"a/b\" = { path = \"b\" } }\n", PATH);
   const dotted = await parseConfig("[repos]\n\"a/b\".path = \"b\"\n", PATH);
-  const expected = { "a/b": { path: "/x/b", base_branch: "main", max_sessions: 2, priority: 0 } };
+  const expected = { "a/b": { path: "/x/b", max_sessions: 2, priority: 0 } };
   assert.equal(inline.repos, expected);
   assert.equal(dotted.repos, expected);
 });

@@ -142,7 +142,8 @@ export function defaultProfile(binary: string): WorkerProfile {
 export interface RepoConfig {
   /** The local clone; absolute, resolved like `github.token_file`. */
   readonly path: string;
-  readonly base_branch: string;
+  /** Set in the config; else the default branch onboarding recorded (lib/repos/base-branch.ts `baseBranchOf`). */
+  readonly base_branch?: string;
   /** The table's own limit, else `worker.max_sessions`. */
   readonly max_sessions: number;
   /** Higher goes first. */

@@ -20,6 +20,9 @@ import type { Store } from "./store/open.ts";
 
 export type { EffectLevel };
 
+/** The config key the level is read from, once, when a daemon starts: a change to it takes effect at its next start. */
+export const LEVEL_KEY = "daemon.effect_level";
+
 /** The `--effect-level` option, for commands with outward effects: spread it into `options`. */
 export const EFFECT_LEVEL_OPTIONS: Record<string, OptionDef> = {
   "effect-level": {

@@ -13,7 +13,7 @@ import { worktreeRoot } from "../lib/work-items/worktree-root.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { branchName } from "../lib/work-items/branch-name.ts";
-import { composePrompt } from "../lib/dispatch/prompt.ts";
+import { composePrompt, UNKNOWN_BASE } from "../lib/dispatch/prompt.ts";
 import { cloneInstructions } from "../lib/dispatch/repo-instructions.ts";
 import { deliveryAt, EFFECT_LEVEL_OPTIONS, resolveLevel } from "../lib/effects.ts";
 import type { EffectLevel } from "../lib/effects.ts";
@@ -25,6 +25,7 @@ import { itemIdArgument } from "../lib/work-items/argument.ts";
 import { requireItem } from "../lib/work-items/queries.ts";
 import { printable } from "../lib/printable.ts";
 import { promptWords, trustRulesOf, wordsHash } from "../lib/intake/issue-trust.ts";
+import { knownBaseBranch } from "../lib/repos/base-branch.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -84,6 +85,7 @@ export async function run(opts: { id: number; json: boolean; level: EffectLevel 
   const item = requireItem(deps.store, opts.id);
   const branch = branchName(item.issue, item.title);
   const clone = deps.config.repos[item.repo];
+  const base = knownBaseBranch(deps.store!, deps.config, item.repo);
   const input: PromptInput = {
     item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
     branch,
@@ -91,9 +93,11 @@ export async function run(opts: { id: number; json: boolean; level: EffectLevel 
     episodeKey: `item-${item.id}`,
     words: promptWords(deps.store!, item, trustRulesOf(deps.config.github)),
     level: opts.level,
-    instructions: clone
-      ? await cloneInstructions(clone.path, branch, clone.base_branch)
-      : { base: "(unknown)", unreadable: `repository "${item.repo}" is not in the config` },
+    instructions: !clone
+      ? { base: UNKNOWN_BASE, unreadable: `repository "${item.repo}" is not in the config` }
+      : base
+      ? await cloneInstructions(clone.path, branch, base)
+      : { base: UNKNOWN_BASE, unreadable: `repository "${item.repo}" is not onboarded, so its default branch is not known: robot-army onboard ${item.repo}` },
   };
   const prompt = composePrompt(input);
   if (opts.json) {

@@ -28,6 +28,7 @@ import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
 import { latestCleanup, latestRealCleanup, recordCleanup } from "./records.ts";
 import type { CleanupBy, CleanupRecord, CleanupState } from "./records.ts";
+import { baseBranchOf } from "../repos/base-branch.ts";
 
 /** What cleanup works with. */
 export interface CleanupDeps {
@@ -105,7 +106,7 @@ export async function cleanupItem(
   const pullNumbers = merged(store, itemId);
   const removal = await removeCheckout(
     deps,
-    { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: repo.base_branch, pullNumbers, episodeKeys: episodeKeysOf(store, itemId) },
+    { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: baseBranchOf(deps.store, deps.config, item.repo), pullNumbers, episodeKeys: episodeKeysOf(store, itemId) },
     { session, force: { worktree: options.force?.worktree === true, branch: options.force?.branch === true } },
   );
   const state = stateOf(removal);

@@ -36,6 +36,7 @@ import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
 import { simulatedSignature } from "./cleanup.ts";
 import { diskUsage, formatSize } from "./disk-usage.ts";
+import { baseBranchOf } from "../repos/base-branch.ts";
 
 /** Where the purge looks: the store, the config (clones, worktree root), the state dir, the session root and this host. */
 export interface PurgeDeps {
@@ -125,7 +126,7 @@ export async function planPurge(deps: PurgeDeps): Promise<PurgePlan> {
       if (others.some((o) => o.repo === item.repo && (samePath(o.path, claim.path) || o.branch === claim.branch))) continue;
       const key = `${item.repo}\0${claim.path}\0${claim.branch}`;
       const repo = deps.config.repos[item.repo];
-      const entry = owned.get(key) ?? { items: [], repo: item.repo, path: claim.path, branch: claim.branch, clone: repo ? { path: repo.path, base: repo.base_branch } : null };
+      const entry = owned.get(key) ?? { items: [], repo: item.repo, path: claim.path, branch: claim.branch, clone: repo ? { path: repo.path, base: baseBranchOf(deps.store, deps.config, item.repo) } : null };
       if (!entry.items.includes(item.id)) entry.items.push(item.id);
       owned.set(key, entry);
     }

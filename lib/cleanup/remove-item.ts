@@ -29,6 +29,7 @@ import { uncommittedWork } from "./own-records.ts";
 import type { CleanupDeps } from "./cleanup.ts";
 import { latestRealCleanup } from "./records.ts";
 import type { CleanupRecord } from "./records.ts";
+import { baseBranchOf } from "../repos/base-branch.ts";
 
 /** A refusal with its code: `already_removed` when the item's record says both halves are gone. */
 export class AlreadyRemovedError extends PreconditionError {
@@ -92,7 +93,7 @@ export async function removeItemWorktree(
   if (!repo) throw new PreconditionError(`Repository "${item.repo}" of work item ${itemId} is not in the config, so its clone cannot be asked; nothing was removed`);
   const removal = await removeCheckout(
     deps,
-    { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: repo.base_branch, episodeKeys: episodeKeysOf(store, itemId) },
+    { repo: item.repo, item: itemId, repoPath: repo.path, path: checkout.path, branch: checkout.branch, base: baseBranchOf(deps.store, deps.config, item.repo), episodeKeys: episodeKeysOf(store, itemId) },
     { session: forceSession ? { live: false } : sessionRowsGuard(store, itemId), force: { worktree: forceWorktree, branch: options.force } },
   );
   return { item, ...checkout, removal, record: null };

@@ -28,6 +28,7 @@ import { listWorktrees, worktreePath } from "../boundaries/worktrees.ts";
 import { branchName } from "../work-items/branch-name.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
+import { baseBranchOf } from "../repos/base-branch.ts";
 
 /** A worktree an item claims: the path its newest session row records. */
 export interface Claim {
@@ -74,7 +75,7 @@ export interface CloneWorktree {
 export function onboardedClones(store: Store, config: Pick<Config, "repos">): Array<{ repo: string; path: string; base: string }> {
   return Object.entries(config.repos)
     .filter(([repo]) => getRepoRecord(store, repo) !== undefined)
-    .map(([repo, settings]) => ({ repo, path: settings.path, base: settings.base_branch }));
+    .map(([repo, settings]) => ({ repo, path: settings.path, base: baseBranchOf(store, config, repo) }));
 }
 
 /** Every worktree the onboarded clones list, and the clones whose list cannot be read (with git's words). */

@@ -17,6 +17,8 @@ test("what changed, one line per key as TOML writes it, and which keys wait for 
   assert.ok(changes.includes("github.token_env: added"), changes.join("\n"));
   assert.equal(atRestart, ["github.token_env"]);
   assert.equal(configChanges(before, before), { changes: [], atRestart: [] });
+  const live = await parseConfig(GOOD.replace("[daemon]", '[daemon]\neffect_level = "live"'), "/c/config.toml");
+  assert.equal(configChanges(before, live), { changes: ['daemon.effect_level: "plan" -> "live"'], atRestart: ["daemon.effect_level"] }, "the level changes at the next start only");
 });
 
 test("the watch applies a changed valid file, refuses a broken one once with its line, and notices the applied text back", () => withTempDir(async (dir) => {

@@ -21,6 +21,7 @@ import { readFileSync } from "node:fs";
 import { isoSeconds, now } from "../clock.ts";
 import { configFromText } from "../config.ts";
 import type { Config } from "../config.ts";
+import { LEVEL_KEY } from "../effects.ts";
 import type { Report } from "../events.ts";
 import { appendAudit } from "../store/audit.ts";
 import { listAnomalies, raiseAnomaly, retractAnomaly } from "../store/anomalies.ts";
@@ -53,8 +54,8 @@ export async function textHash(text: string): Promise<string> {
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** Keys the daemon wires once at its start: a change to one is applied at its next restart. */
-const AT_RESTART = [/^daemon\.effect_level$/, /^github\.(api_base|token_file|token_env)$/];
+/** Keys the daemon wires once at its start (the level, the GitHub connection): a change to one is applied at its next restart. */
+const AT_RESTART = [LEVEL_KEY, "github.api_base", "github.token_file", "github.token_env"];
 
 /** Watches the config file a daemon started from. */
 export class ConfigWatch {
@@ -131,7 +132,7 @@ export function configChanges(before: Config, after: Config): { changes: string[
     if (a === undefined) changes.push(`${name}: added`);
     else if (b === undefined) changes.push(`${name}: removed`);
     else changes.push(`${name}: ${JSON.stringify(a)} -> ${JSON.stringify(b)}`);
-    if (AT_RESTART.some((rule) => rule.test(path.join(".")))) atRestart.push(name);
+    if (AT_RESTART.includes(path.join("."))) atRestart.push(name);
   };
   walk(before, after, []);
   return { changes, atRestart };

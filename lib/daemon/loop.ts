@@ -30,17 +30,26 @@ export interface StopSwitch {
   dispose(): void;
 }
 
-/** A stop switch; with `signals`, SIGTERM and SIGINT throw it; a `wakeSignals` signal (SIGHUP) starts the next pass at once. */
+/**
+ * A stop switch; with `signals`, SIGTERM and SIGINT throw it; a `wakeSignals` signal (SIGHUP)
+ * starts the next pass at once: it ends the sleep, or, arriving while a pass runs, the sleep
+ * after it, so a signal sent mid-pass is never lost.
+ */
 export function stopSwitch(signals: readonly NodeJS.Signals[] = [], wakeSignals: readonly NodeJS.Signals[] = []): StopSwitch {
   let reason: string | null = null;
   let wake: (() => void) | null = null;
+  let woken = false;
   const stop = (why: string) => {
     reason ??= why;
     wake?.();
   };
+  const nudge = () => {
+    if (wake) wake();
+    else woken = true;
+  };
   const handlers = [
     ...signals.map((signal) => [signal, () => stop(signal)] as const),
-    ...wakeSignals.map((signal) => [signal, () => wake?.()] as const),
+    ...wakeSignals.map((signal) => [signal, nudge] as const),
   ];
   for (const [signal, handler] of handlers) process.on(signal, handler);
   return {
@@ -48,9 +57,12 @@ export function stopSwitch(signals: readonly NodeJS.Signals[] = [], wakeSignals:
       return reason;
     },
     stop,
-    wake: () => wake?.(),
+    wake: nudge,
     sleep: (ms) => new Promise<void>((resolve) => {
-      if (reason !== null) return resolve();
+      if (reason !== null || woken) {
+        woken = false;
+        return resolve();
+      }
       const timer = setTimeout(done, ms);
       function done() {
         clearTimeout(timer);

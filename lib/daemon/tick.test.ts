@@ -225,4 +225,16 @@ test("the summary counts what a level without sessions would dispatch, and says 
   assert.is(tickSummary(result).line, "tick 4 (stopped early): dispatched 0, would dispatch 2, failed 0, waiting 1; steps failed: poll, heartbeat");
 });
 
+test("a wake (SIGHUP) ends the sleep it meets, or, sent while a pass runs, the next sleep: never lost, used once", async () => {
+  const s = stopSwitch();
+  const ends = (sleep: Promise<void>) => Promise.race([sleep.then(() => "woke"), new Promise((r) => setTimeout(() => r("slept on"), 5_000))]);
+  s.wake(); // no sleep on: a pass is running
+  assert.is(await ends(s.sleep(60_000)), "woke");
+  const sleeping = s.sleep(60_000);
+  s.wake();
+  assert.is(await ends(sleeping), "woke");
+  assert.is(await ends(s.sleep(100)).then(() => s.reason), null, "a wake is not a stop");
+  s.dispose();
+});
+
 test.run();

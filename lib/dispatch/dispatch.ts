@@ -22,6 +22,7 @@ import { gateForAll, gateForItem } from "./gate.ts";
 import type { DispatchDeps } from "./dispatch-deps.ts";
 import { startWorker } from "./start-worker.ts";
 import { worktreeRoot } from "../work-items/worktree-root.ts";
+import { baseBranchOf } from "../repos/base-branch.ts";
 
 /** What happened to one ready item in a dispatch pass. */
 export interface DispatchOutcome {
@@ -73,14 +74,15 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
     worktree: async () => {
       const root = worktreeRoot(config, deps.stateDir);
       const branch = branchName(item.issue, item.title);
+      const base = baseBranchOf(deps.store, config, item.repo);
       // Audited (DESIGN rule 3): a crash while git makes it is settled from the folder and git's list of worktrees.
       const made = await auditEffect(
         deps.store,
         { kind: "worktree.create", repo: item.repo, item: item.id, body: { path: worktreePath(root, item.repo, item.issue), branch } },
         () => createWorktree({
-          repoPath: repo.path, baseBranch: repo.base_branch, root, repo: item.repo, issue: item.issue, branch,
+          repoPath: repo.path, baseBranch: base, root, repo: item.repo, issue: item.issue, branch,
           // Its own fetch may bring a commit newer than the one the gate read: its agent files are checked again, there.
-          vet: (commit) => vetAgentFiles(deps.store, { name: item.repo, path: repo.path, base: repo.base_branch }, commit),
+          vet: (commit) => vetAgentFiles(deps.store, { name: item.repo, path: repo.path, base }, commit),
         }),
         (worktree) => ({ path: worktree.path, branch: worktree.branch, head: worktree.head }),
       );

@@ -23,6 +23,7 @@ import { describePause, describeWait, findHold, pauseState } from "./controls.ts
 import type { DispatchDeps } from "./dispatch-deps.ts";
 import { launcherMisfit } from "./launcher-fit.ts";
 import { findWorkerProgram } from "./worker-program.ts";
+import { baseBranchOf, knownBaseBranch } from "../repos/base-branch.ts";
 
 /** Why a worker may not start now. */
 export interface Closed {
@@ -95,12 +96,12 @@ async function distrust(deps: GateDeps, name: string): Promise<string | undefine
   // base branch since the last fetch (lib/repos/agent-files.ts), make a repository untrusted now.
   let check;
   try {
-    check = await checkFingerprint(deps.store, deps.github, { name, path: repo.path, base: repo.base_branch }, { agentFiles: true });
+    check = await checkFingerprint(deps.store, deps.github, { name, path: repo.path, base: knownBaseBranch(deps.store, deps.config, name) }, { agentFiles: true });
   } catch (error) {
     if (!(error instanceof AgentFilesUnreadable)) throw error;
     return `${error.message}; the start waits until they can be`;
   }
   if (check.state === "not_onboarded") return describeUntrusted(name, "not onboarded");
-  if (check.state !== "onboarded") return describeReapproval(name, check.changes, repo.base_branch, check.commit);
+  if (check.state !== "onboarded") return describeReapproval(name, check.changes, baseBranchOf(deps.store, deps.config, name), check.commit);
   return undefined;
 }

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { readFileSync, readdirSync, statSync, writeFileSync, chmodSync } from "node:fs";
 import { join } from "node:path";
 import { withTempDir } from "../testing/fixtures.ts";
-import { PROMPT_FILE_NAME, composePrompt, promptHeader, writePromptFile } from "./prompt.ts";
+import { PROMPT_FILE_NAME, UNKNOWN_BASE, composePrompt, promptHeader, writePromptFile } from "./prompt.ts";
 import type { PromptInput } from "./prompt.ts";
 
 const INPUT: PromptInput = {
@@ -111,7 +111,12 @@ test("at live the worker is asked to commit, push and open a pull request whose 
   const text = composePrompt(INPUT);
   assert.match(text, "Delivery:  push, then a pull request that closes #7\n");
   assert.match(text, "4. Commit your changes on robot-army/issue-7-add-a-verbose-flag, then push it: git push -u origin HEAD\n");
-  assert.match(text, "5. Open a pull request for robot-army/issue-7-add-a-verbose-flag against the repository's default branch.");
+  // The branch its worktree started from, as the prompt's instructions name it.
+  assert.match(text, "5. Open a pull request for robot-army/issue-7-add-a-verbose-flag against main.");
+  const trunk = composePrompt({ ...INPUT, instructions: { ...INPUT.instructions, base: "trunk" } });
+  assert.match(trunk, "5. Open a pull request for robot-army/issue-7-add-a-verbose-flag against trunk.");
+  const unknown = composePrompt({ ...INPUT, instructions: { base: UNKNOWN_BASE, unreadable: "not onboarded" } });
+  assert.match(unknown, "against the repository's default branch.");
   assert.match(text, "on a line of its own:\n\n       Closes #7\n");
   assert.not.match(text, "rehearsal");
 });

@@ -140,7 +140,8 @@ export function composePrompt(input: PromptInput): string {
     ] : [
       `4. Commit your changes on ${branch}, then push it: git push -u origin HEAD`,
       "",
-      `5. Open a pull request for ${branch} against the repository's default branch. Its`,
+      // The base its worktree started from, which the pull request must target; named unless it could not be told.
+      `5. Open a pull request for ${branch} against ${input.instructions.base === UNKNOWN_BASE ? "the repository's default branch" : oneLine(input.instructions.base)}. Its`,
       "   body must say, on a line of its own:",
       "",
       `       Closes #${issue}`,
@@ -157,6 +158,9 @@ export function composePrompt(input: PromptInput): string {
     ...repoInstructions(repo, input.instructions, delivery),
   ].join("\n");
 }
+
+/** The base a prompt names when it could not be told (a preview for a repository not onboarded or not in the config). */
+export const UNKNOWN_BASE = "(unknown)";
 
 /** What a worker is asked to deliver: a pushed branch and a pull request, or commits on its branch only. */
 

@@ -42,6 +42,7 @@ import type { RepoInstructions } from "./repo-instructions.ts";
 import { freeSessionName } from "./session-name.ts";
 import { hooksOf, prepareWorktree, workerArgv } from "./profiles.ts";
 import { workerBinDir, writeWorkerLauncher } from "../boundaries/launchers/worker-bin.ts";
+import { baseBranchOf } from "../repos/base-branch.ts";
 
 /** What differs between the starts of a dispatch, a resume and a restart. */
 export interface WorkerStart {
@@ -85,7 +86,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       // Past the gate: the body is the author's, or the owner approved it as it reads.
       words: { editedBy: editorsOf(store, item.id), held: null },
       level: deps.effects.level,
-      instructions: await worktreeInstructions(worktree.path, deps.config.repos[item.repo]?.base_branch),
+      instructions: await worktreeInstructions(worktree.path, baseBranchOf(deps.store, deps.config, item.repo)),
     })) : undefined;
     const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile, worktree: worktree.path, env: deps.launcher.workerEnv() };
     const spec = workerSpec(deps, item, {
@@ -237,7 +238,7 @@ export function workerSpec(
     ...(launch.sessionId ? { sessionId: launch.sessionId } : {}),
     ...(launch.promptFile ? { stdinFile: launch.promptFile } : {}),
     env: {
-      RA_REPO: item.repo, RA_BASE_BRANCH: deps.config.repos[item.repo].base_branch, RA_EPISODE_KEY: launch.episodeKey,
+      RA_REPO: item.repo, RA_BASE_BRANCH: baseBranchOf(deps.store, deps.config, item.repo), RA_EPISODE_KEY: launch.episodeKey,
       [PATH_FIRST_VARIABLE]: workerBinDir(deps.stateDir),
       // robot-army's own token reaches only its own demo worker, which opens its pull request with it. An agent pushes
       // and opens pull requests with the owner's git and gh credentials, as the owner would: a worker that reads an

@@ -26,6 +26,8 @@ export interface SeedOptions {
   stranger?: string;
   /** The clock for timestamps (default: real time). */
   now?: () => Date;
+  /** The repository's default branch, its first commit's, when this call makes it (default `main`). */
+  defaultBranch?: string;
 }
 
 /** What a seeded forge holds (all of it, whether this call made it or an earlier one did). */
@@ -82,7 +84,7 @@ export async function seedForge(dir: string, options: SeedOptions = {}): Promise
 
   let repo = findRepo(data, repoOwner, repoName);
   if (!repo) {
-    repo = makeRepo(data, repoOwner, repoName, owner, at);
+    repo = makeRepo(data, repoOwner, repoName, owner, at, options.defaultBranch ?? "main");
     created.repository = true;
   }
   ensureLabel(data, repo, label, "5319e7", "Work for robot-army");
@@ -124,12 +126,12 @@ function ensureUser(data: ForgeData, login: string, type: "User" | "Organization
   return [user, true];
 }
 
-function makeRepo(data: ForgeData, owner: string, name: string, collaborator: string, at: string): ForgeRepo {
+function makeRepo(data: ForgeData, owner: string, name: string, collaborator: string, at: string, defaultBranch: string): ForgeRepo {
   const repo: ForgeRepo = {
     id: nextId(data),
     owner,
     name,
-    default_branch: "main",
+    default_branch: defaultBranch,
     private: false,
     description: "A repository on the sandbox forge",
     created_at: at,

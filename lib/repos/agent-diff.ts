@@ -16,6 +16,7 @@ import { AGENT_FILE_KEY } from "./fingerprint.ts";
 import { readBaseAgentFiles } from "./onboard.ts";
 import { getRepoRecord } from "./records.ts";
 import { posix } from "node:path";
+import { baseBranchOf } from "./base-branch.ts";
 
 /** What `onboard --diff` found. */
 export interface AgentFilesDiff {
@@ -38,7 +39,8 @@ export async function agentFilesDiff(store: Store, config: Config, name: string)
   const record = getRepoRecord(store, name);
   if (!record) throw new PreconditionError(`Repository "${name}" is not onboarded: "robot-army onboard ${name}" shows its agent files and approves them`);
   if (!Object.hasOwn(config.repos, name)) throw new PreconditionError(`Repository "${name}" is not in the config: add a [repos."${name}"] table with the path of its clone`);
-  const { path, base_branch: base } = config.repos[name];
+  const { path } = config.repos[name];
+  const base = baseBranchOf(store, config, name);
   const agent = await readBaseAgentFiles({ name, path, base });
   const approvedKeys = agentKeysOf(record.fingerprint);
   const nowKeys = agentFingerprint(agent);

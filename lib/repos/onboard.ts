@@ -73,9 +73,10 @@ export async function onboardRepository(
   options: { reapprove?: boolean } = {},
 ): Promise<OnboardResult> {
   const path = configuredPath(config, name);
-  const base = config.repos[name].base_branch;
   const clone = await checkClone(name, path);
   const repository = await github.getRepository(name);
+  // The owner's base branch, else the one GitHub names as the repository's default (recorded in the fingerprint approved here).
+  const base = config.repos[name].base_branch ?? repository.default_branch;
   if (!originMatches(clone.origin, repository, clone.root)) {
     // The clone URL alone: the web URL (also accepted) is another spelling of it on GitHub.
     throw new PreconditionError(`Clone "${path}" is not ${name}: its origin is "${redactedRemote(clone.origin)}", expected "${repository.clone_url}"`);
@@ -115,7 +116,7 @@ export interface FingerprintCheck {
  * and `repos` read the settings only: the agent files as last seen stand. A repository never
  * onboarded is not read.
  * @example
- * const check = await checkFingerprint(store, github, { name, path: repo.path, base: repo.base_branch }, { agentFiles: true });
+ * const check = await checkFingerprint(store, github, { name, path: repo.path, base: baseBranchOf(store, config, name) }, { agentFiles: true });
  * if (check.state !== "onboarded") continue; // nothing is dispatched to it
  */
 export async function checkFingerprint(
@@ -164,8 +165,10 @@ export function describeReapproval(name: string, changes: readonly SettingChange
  * recordApproval(store, name, path, fingerprint, commit);
  */
 export async function currentFingerprint(github: Pick<GitHubReader, "getRepository">, repo: RepoRef): Promise<{ fingerprint: Fingerprint; commit: string }> {
-  const settings = fingerprintOf(await github.getRepository(repo.name), repo.path);
-  const agent = await readBaseAgentFiles(repo);
+  const repository = await github.getRepository(repo.name);
+  const settings = fingerprintOf(repository, repo.path);
+  // As onboarding reads them: on the given base branch, else on the repository's default branch.
+  const agent = await readBaseAgentFiles({ ...repo, base: repo.base ?? repository.default_branch });
   return { fingerprint: sortedFingerprint(settings, agentFingerprint(agent)), commit: agent.commit };
 }
 

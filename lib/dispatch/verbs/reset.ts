@@ -24,6 +24,7 @@ import { latestSession } from "../../work-items/sessions.ts";
 import { worktreeRoot } from "../../work-items/worktree-root.ts";
 import { describeLive, liveSessionOf } from "./live-session.ts";
 import { describeDoubt, readTrustFacts, recordTrust, trustRulesOf } from "../../intake/issue-trust.ts";
+import { baseBranchOf } from "../../repos/base-branch.ts";
 
 /** States a reset may start from. */
 export const RESETTABLE: readonly WorkItemState[] = ["interrupted", "failed", "needs_info", "active", "awaiting_review"];
@@ -68,7 +69,7 @@ export async function resetItem(deps: Pick<DispatchDeps, "store" | "config" | "s
   const removal = await removeCheckout(
     deps,
     // The records robot-army's own hooks left uncommitted are its to archive, never the owner's work that keeps the worktree.
-    { repo: item.repo, item: item.id, repoPath: repo.path, path, branch, base: repo.base_branch, episodeKeys: episodeKeysOf(store, item.id) },
+    { repo: item.repo, item: item.id, repoPath: repo.path, path, branch, base: baseBranchOf(store, deps.config, item.repo), episodeKeys: episodeKeysOf(store, item.id) },
     { session: live.live === false ? { live: false } : { live: live.live, why: describeLive(live, item.id) }, force: { worktree: force, branch: force } },
   );
   if (removal.worktree.status === "kept" && live.live !== false) throw new PreconditionError(describeLive(live, item.id));

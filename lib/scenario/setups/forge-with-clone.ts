@@ -15,11 +15,11 @@ import { seedForge } from "../../forge/seed.ts";
 import { startForge } from "../../forge/server.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
 
-/** Starts and seeds the forge, clones the repository and writes the config. */
-export async function setup(ctx: SetupContext): Promise<SetupResult> {
+/** Starts and seeds the forge (its repository's default branch `defaultBranch`, else main), clones the repository and writes the config. */
+export async function setup(ctx: SetupContext, options: { defaultBranch?: string } = {}): Promise<SetupResult> {
   const forgeDir = join(ctx.dir, "forge");
   const now = () => new Date(ctx.env.RA_NOW);
-  const seeded = await seedForge(forgeDir, { now });
+  const seeded = await seedForge(forgeDir, { now, defaultBranch: options.defaultBranch });
   const forge = await startForge({ dir: forgeDir, now });
   const clone = join(ctx.dir, "widgets");
   git(ctx.dir, "clone", "--quiet", seeded.repository.clone_url, clone);

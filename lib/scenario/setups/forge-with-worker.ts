@@ -31,8 +31,8 @@ export function setup(ctx: SetupContext): Promise<SetupResult> {
 }
 
 /** `forge-with-clone` whose config runs `worker` headless, one session per repository; running workers are stopped at the end. */
-export async function withWorker(ctx: SetupContext, worker: WorkerCommand): Promise<SetupResult> {
-  const base = await forgeWithClone(ctx);
+export async function withWorker(ctx: SetupContext, worker: WorkerCommand, forge: { defaultBranch?: string } = {}): Promise<SetupResult> {
+  const base = await forgeWithClone(ctx, forge);
   appendFileSync(base.vars!.CONFIG, [
     "[worker]",
     ...(worker.launcher ?? ['launcher = "process"']),

@@ -51,6 +51,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-emptied-store": () => import("./forge-with-emptied-store.ts"),
   "forge-with-daemon": () => import("./forge-with-daemon.ts"),
   "forge-with-daemon-refusing-config": () => import("./forge-with-daemon-refusing-config.ts"),
+  "forge-with-trunk-default": () => import("./forge-with-trunk-default.ts"),
   "forge-with-notify-receivers": () => import("./forge-with-notify-receivers.ts"),
   "forge-with-notify-webhook-down": () => import("./forge-with-notify-webhook-down.ts"),
   "forge-with-notify-webhook-hanging": () => import("./forge-with-notify-webhook-hanging.ts"),
