@@ -72,6 +72,24 @@ test("an unsupported X-GitHub-Api-Version is refused with 400 and GitHub's error
     assert.is(await github.whoami(), "owner");
   }));
 
+test("every answer names the API version it was answered in: the one asked for, else 2022-11-28; a refused one names none", () =>
+  template.use(async (t) => {
+    assert.is((await t.owner.rest.repos.get(repo)).headers["x-github-api-version-selected"], "2022-11-28");
+    const asked = await t.owner.request("GET /repos/{owner}/{repo}", { ...repo, headers: { "x-github-api-version": "2026-03-10" } });
+    assert.is(asked.headers["x-github-api-version-selected"], "2026-03-10");
+    assert.is((await failure(t.owner.rest.repos.get({ owner: "demo", repo: "nothing" }))).headers["x-github-api-version-selected"], "2022-11-28", "errors too");
+    const refused = await failure(t.owner.request("GET /repos/{owner}/{repo}", { ...repo, headers: { "x-github-api-version": "2021-01-01" } }));
+    assert.is(refused.headers["x-github-api-version-selected"], undefined);
+  }));
+
+test("a label made answers 201 with its Location, where it is read", () =>
+  template.use(async (t) => {
+    const made = await t.owner.rest.issues.createLabel({ ...repo, name: "needs review", color: "d73a4a" });
+    assert.is(made.status, 201);
+    assert.is(made.headers.location, made.data.url);
+    assert.is((await t.owner.request(`GET ${new URL(made.headers.location!).pathname}`)).data.name, "needs review");
+  }));
+
 test("Link headers name /repositories/<id>/..., the forge serves that form, and robot-army's reader follows it through every page", () =>
   template.use(async (t) => {
     const id = (await t.owner.rest.repos.get(repo)).data.id;

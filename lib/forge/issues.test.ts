@@ -57,6 +57,24 @@ test("creator, since, sort and direction filter and order the list", () =>
     { now: () => clock },
   ));
 
+test("assignee, milestone and mentioned filter the list as GitHub does for a repository with no assignees and no milestones", () =>
+  template.use(async ({ owner, stranger }) => {
+    const list = async (params: Record<string, string>) => (await owner.rest.issues.listForRepo({ ...repo, state: "all", per_page: 100, ...params })).data.map((i) => i.number);
+    const all = await list({});
+    assert.ok(all.length >= 9);
+    assert.equal(await list({ assignee: "none" }), all, "nobody is assigned anything");
+    assert.equal(await list({ assignee: "*" }), []);
+    assert.equal(await list({ assignee: "owner" }), []);
+    assert.equal(await list({ milestone: "none" }), all);
+    assert.equal(await list({ milestone: "*" }), []);
+    assert.equal(await list({ milestone: "1" }), []);
+    assert.equal(await list({ mentioned: "stranger" }), []);
+    await owner.rest.issues.createComment({ ...repo, issue_number: 2, body: "cc @Stranger, and an address: x@stranger.example" });
+    await stranger.rest.issues.create({ ...repo, title: "Asks the owner", body: "What does @owner think?" });
+    assert.equal(await list({ mentioned: "stranger" }), [2], "a mention in a comment, any case; an e-mail address is none");
+    assert.is((await list({ mentioned: "owner" })).length, 1, "a mention in the body");
+  }));
+
 test("pagination: per_page and page slice the list; Link names next, last, prev and first", () =>
   template.use(async ({ owner, forge }) => {
     const first = await owner.rest.issues.listForRepo({ ...repo, labels: "robot-army", per_page: 3 });

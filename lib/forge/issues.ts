@@ -48,7 +48,16 @@ export const issueRoutes: Route[] = [
 function listIssues(ctx: RouteContext): Reply {
   const repo = repoOf(ctx);
   const creator = ctx.query.get("creator")?.toLowerCase();
-  const matching = listed(ctx, [repo], (issue) => creator === undefined || issue.user.toLowerCase() === creator);
+  const assignee = ctx.query.get("assignee");
+  const milestone = ctx.query.get("milestone");
+  const mentioned = ctx.query.get("mentioned")?.toLowerCase();
+  // The forge keeps no assignees and no milestones: `none` keeps every issue, `*` or a name (a number) none, as GitHub would here.
+  const none = (value: string | null) => value === null || value === "none";
+  // A mention is `@login` in the issue's body or one of its comments, as GitHub reads one.
+  const mentions = (issue: ForgeIssue) => [issue.body ?? "", ...repo.comments.filter((c) => c.issue === issue.number).map((c) => c.body)]
+    .some((text) => [...text.matchAll(/(?:^|[^\w@/-])@([A-Za-z0-9-]+)/g)].some((m) => m[1].toLowerCase() === mentioned));
+  const matching = listed(ctx, [repo], (issue) =>
+    (creator === undefined || issue.user.toLowerCase() === creator) && none(assignee) && none(milestone) && (mentioned === undefined || mentions(issue)));
   const { page, headers } = paginate(ctx, matching);
   return { status: 200, body: page.map(({ issue }) => issueJson(ctx.shapes, repo, issue)), headers };
 }

@@ -131,7 +131,10 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     target.pathname = byRepositoryId(data, asked.pathname);
     const found = matchRoute(method, target.pathname);
     const routeName = `${method} ${found?.route.template ?? "(no route)"}`;
-    const base = { "x-github-request-id": requestId, "x-github-media-type": "github.v3; format=json" };
+    // GitHub names the API version it answered with: the one asked for, else its default (none for a version it refuses).
+    const asking = req.headers["x-github-api-version"];
+    const selected = asking === undefined ? API_VERSIONS[0] : (API_VERSIONS as readonly string[]).includes(String(asking)) ? String(asking) : undefined;
+    const base = { "x-github-request-id": requestId, "x-github-media-type": "github.v3; format=json", ...(selected ? { "x-github-api-version-selected": selected } : {}) };
     // As on GitHub, a GET without a token reads public repositories under the anonymous limit (60 an hour per client address).
     const anonymous = req.headers.authorization === undefined && method === "GET" && found !== undefined && found.route.template !== "/user" && !found.route.template.startsWith("/user/") ? ANONYMOUS : undefined;
     const user = anonymous ?? userByToken(data, tokenOf(req.headers.authorization));
