@@ -1,4 +1,5 @@
 /** Durations as people write them (`90s`, `30m`, `12h`, `2d`, `1h30m`) and ages as we print them. */
+import { isoSeconds, parseTimestamp } from "./clock.ts";
 import { UsageError } from "./errors.ts";
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -43,4 +44,18 @@ export function formatAge(ms: number): string {
   const next = order[first + 1];
   if (next && seconds % size >= next[1]) out.push(`${Math.floor((seconds % size) / next[1])}${next[0]}`);
   return out.join(" ");
+}
+
+/**
+ * The ISO time a `--since` value names: a duration counted back from `at` (12h, 30m), or an
+ * ISO time as it is; anything else is a UsageError naming the option.
+ * @example sinceTime("2h", new Date("2026-01-15T12:00:00Z")) // "2026-01-15T10:00:00Z"
+ */
+export function sinceTime(value: string, at: Date, option = "--since"): string {
+  const time = parseTimestamp(value);
+  if (time) return isoSeconds(time);
+  if (!isDurationText(value)) {
+    throw new UsageError(`${option} "${value}" is not a duration such as 12h or an ISO time such as 2026-01-15T10:00:00Z`);
+  }
+  return isoSeconds(new Date(at.getTime() - parseDuration(value, option)));
 }

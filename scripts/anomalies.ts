@@ -10,6 +10,8 @@
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { redact } from "../lib/redact.ts";
 import { JSON_OPTION, asJson, asLines, parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
+import { now } from "../lib/clock.ts";
+import { sinceTime } from "../lib/duration.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { printable } from "../lib/printable.ts";
@@ -23,7 +25,7 @@ import type { Store } from "../lib/store/open.ts";
 export const command: CommandDef = {
   name: "anomalies",
   summary: "List what needs you (effects cut short, damaged files, orphaned workers), or acknowledge one",
-  usage: "anomalies [--all] [--acknowledge N] [--json] [--config FILE]",
+  usage: "anomalies [--all] [--since DURATION|ISO] [--acknowledge N] [--json] [--config FILE]",
   description: `\
 Lists the open anomalies, oldest first: each with its id, kind, the work item it is about,
 when it was raised and what to check. effect_unfinished is an effect a crash cut short that
@@ -35,10 +37,12 @@ Each is raised once while it is in force. Some resolve themselves: the pass retr
 whose condition no longer holds (the item was kept, the worker retired) and resolves one as
 gone when its worker died; the rest stay open until "anomalies --acknowledge N" once you
 have looked (written to the audit log as anomaly.acknowledged; "anomalies ack N" does the
-same). --all lists acknowledged and resolved ones too, with their resolution.
+same). --all lists acknowledged and resolved ones too, with their resolution. --since 24h
+(or an ISO time) lists only those raised since then.
 `,
   options: {
     all: { type: "boolean", description: "Include acknowledged and resolved anomalies" },
+    since: { type: "string", value: "DURATION|ISO", description: "Only anomalies raised this long ago (24h, 30m) or since this ISO time" },
     acknowledge: { type: "string", value: "N", description: "Acknowledge anomaly N" },
     json: JSON_OPTION,
     config: CONFIG_OPTION,
@@ -48,13 +52,19 @@ same). --all lists acknowledged and resolved ones too, with their resolution.
 };
 
 /** What the command was asked: to list (all, or only the open ones), or to acknowledge one. */
-export type AnomaliesOptions = { json: boolean } & ({ list: { all: boolean } } | { ack: number });
+export type AnomaliesOptions = { json: boolean } & ({ list: { all: boolean; since?: string } } | { ack: number });
 
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   checkConfigOption(args);
-  const opts = withHelp(command, () => readOptions(args.positionals, stringOption(args, "acknowledge"), args.values.all === true, args.values.json === true));
+  const opts = withHelp(command, () => {
+    const read = readOptions(args.positionals, stringOption(args, "acknowledge"), args.values.all === true, args.values.json === true);
+    const since = stringOption(args, "since");
+    if (since === undefined) return read;
+    if (!("list" in read)) throw new UsageError("--since narrows the list; it does not go with acknowledging one");
+    return { ...read, list: { ...read.list, since: sinceTime(since, now()) } };
+  });
   return await withExistingStore(stateDirPath(), async (store) => run(opts, { store, write: writeStdout }));
 }
 
@@ -71,7 +81,8 @@ export function run(opts: AnomaliesOptions, deps: { store: Store | undefined; wr
     out(opts.json ? asJson({ anomaly }) : asLines(`${already ? "already acknowledged" : "acknowledged"}: anomaly ${anomaly.id} (${anomaly.kind}${itemOf(anomaly)})`));
     return 0;
   }
-  const anomalies = store ? listAnomalies(store, opts.list.all ? {} : { open: true }) : [];
+  const since = opts.list.since;
+  const anomalies = (store ? listAnomalies(store, opts.list.all ? {} : { open: true }) : []).filter((a) => since === undefined || a.raised_at >= since);
   out(opts.json ? asJson({ anomalies }) : asLines(...formatAnomalies(anomalies, opts.list.all)));
   return 0;
 }

@@ -42,7 +42,7 @@ test("the repository table is one commented-out example, its keys from the schem
   assert.match(text, /^# \[repos\."octo-org\/widgets"\]$/m);
   assert.not.match(text, /^\[repos/m);
   assert.match(text, /^# Type: path\. Required\.\n# path = "~\/src\/widgets"$/m);
-  assert.match(text, /^# base_branch = "main"$/m);
+  assert.match(text, /^# base_branch = "develop"$/m);
   assert.match(text, /^# Type: whole number, at least 1\. Optional, no default\.\n# max_sessions = 1$/m);
   assert.match(text, /^# priority = 0$/m);
   assert.match(text, /^# author = "octocat"$/m);
@@ -58,7 +58,7 @@ test("uncommenting every key and the example table's header gives a file that st
   assert.is(config.github.token_env, "GITHUB_TOKEN");
   assert.is(config.daemon.tick_seconds, 60);
   assert.equal(config.repos, {
-    "octo-org/widgets": { path: "/home/owner/src/widgets", base_branch: "main", max_sessions: 1, priority: 0 },
+    "octo-org/widgets": { path: "/home/owner/src/widgets", base_branch: "develop", max_sessions: 1, priority: 0 },
   });
 });
 

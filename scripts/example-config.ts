@@ -6,14 +6,17 @@
  * `config.example.toml` is this output, committed; a unit test fails when the two drift.
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { parse, runMain, writeStdout } from "../lib/cli.ts";
+import { parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
+import { resolve } from "node:path";
+import { createFileExclusive, writeFileAtomic } from "../lib/atomic.ts";
+import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { configSchema } from "../lib/config.ts";
 import type { SchemaNode } from "../lib/config.ts";
 
 export const command: CommandDef = {
   name: "example-config",
   summary: "Print a fully commented config.toml",
-  usage: "example-config",
+  usage: "example-config [--output FILE [--force]]",
   description: `\
 Prints every setting robot-army reads, each with its description, its type or allowed
 values and its default, commented out with the default value (or an example value where
@@ -21,19 +24,39 @@ there is no default), and the repository table as a commented-out example: the f
 to the defaults as it stands, and you uncomment only what you change. The config file is
 --config FILE, else $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else
 ~/.config/robot-army/config.toml.
+
+With --output FILE it writes the file instead (its folder made as needed, the file whole
+or not at all) and says where; a file already there is refused (exit 3) unless --force
+is given, so a config you edited is never overwritten by accident.
 `,
-  examples: ["robot-army example-config > ~/.config/robot-army/config.toml"],
+  options: {
+    output: { type: "string", value: "FILE", description: "Write the example to FILE instead of printing it; an existing FILE is refused without --force" },
+    force: { type: "boolean", description: "With --output, replace a file that is already there" },
+  },
+  examples: ["robot-army example-config > ~/.config/robot-army/config.toml", "robot-army example-config --output ~/.config/robot-army/config.toml"],
 };
 
 /** Parses argv and runs it. */
 export async function main(argv: string[]): Promise<number> {
-  parse(command, argv);
-  return run({}, { write: writeStdout });
+  const args = parse(command, argv);
+  const output = stringOption(args, "output");
+  if (args.values.force === true && output === undefined) throw new UsageError("--force goes with --output FILE: it says an existing FILE may be replaced");
+  return run({ output, force: args.values.force === true }, { write: writeStdout });
 }
 
-/** Prints the example config generated from the schema (the config's own, unless another is given). */
-export function run(_opts: Record<string, never>, deps: { write: Write; schema?: SchemaNode }): number {
-  deps.write(exampleConfig(deps.schema).trimEnd() + "\n");
+/** Prints the example config generated from the schema (the config's own, unless another is given), or writes it to `output`. */
+export function run(opts: { output?: string; force?: boolean }, deps: { write: Write; schema?: SchemaNode }): number {
+  const text = exampleConfig(deps.schema).trimEnd() + "\n";
+  if (opts.output === undefined) {
+    deps.write(text);
+    return 0;
+  }
+  const path = resolve(opts.output);
+  if (opts.force) writeFileAtomic(path, text);
+  else if (!createFileExclusive(path, text)) {
+    throw new PreconditionError(`"${path}" is already there; nothing was written (--force replaces it)`);
+  }
+  deps.write(`wrote the example config to ${path}\n`);
   return 0;
 }
 

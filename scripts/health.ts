@@ -7,7 +7,7 @@
  */
 import { hostname } from "node:os";
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { JSON_OPTION, asJson, parse, runMain, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import type { Config } from "../lib/config.ts";
 import { now } from "../lib/clock.ts";
@@ -29,7 +29,7 @@ import type { NotSent } from "../lib/notify/send.ts";
 export const command: CommandDef = {
   name: "health",
   summary: "Check from outside that the daemon is alive and ticking; --notify alerts every channel when it is not",
-  usage: "health [--notify] [--json] [--config FILE]",
+  usage: "health [--max-age DURATION] [--notify] [--json] [--config FILE]",
   description: `\
 Reads the daemon's lock and heartbeat in the state dir and the process table (by pid and
 start time) and prints one verdict with what was found and what to run:
@@ -51,10 +51,12 @@ With --notify, any verdict but ok goes to every configured channel ([health] web
 this command takes no --effect-level. An unchanged verdict is sent again at most once an
 hour (<state dir>/health-alert.json remembers the last one); ok clears it. Each send is
 audited when the store can be opened, and sent anyway when it cannot. Run it every few
-minutes from cron or a systemd timer (the README shows both).
+minutes from cron or a systemd timer (the README shows both). --max-age 30m judges one
+check against another allowance than [health] max_age.
 `,
   options: {
     notify: { type: "boolean", description: "Send a bad verdict to every configured channel (at most once an hour while unchanged)" },
+    "max-age": { type: "string", value: "DURATION", description: "How old the last tick may be (5m, 1h) instead of [health] max_age" },
     json: JSON_OPTION,
     config: CONFIG_OPTION,
   },
@@ -90,7 +92,9 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
   const stateDir = stateDirPath();
-  return await run({ notify: args.values.notify === true, json: args.values.json === true }, {
+  const maxAge = stringOption(args, "max-age");
+  if (maxAge !== undefined) parseDuration(maxAge, "--max-age");
+  return await run({ notify: args.values.notify === true, json: args.values.json === true, maxAge }, {
     stateDir,
     config,
     host: hostname(),
@@ -102,9 +106,10 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** Checks the daemon, prints the verdict, sends it with --notify, and returns 0 for ok, 4 otherwise. */
-export async function run(opts: { notify: boolean; json: boolean }, deps: HealthDeps): Promise<number> {
+export async function run(opts: { notify: boolean; json: boolean; maxAge?: string }, deps: HealthDeps): Promise<number> {
   const at = now();
-  const health = checkHealth(deps.stateDir, parseDuration(deps.config.health.max_age, "health.max_age"), { now: at });
+  const maxAgeMs = opts.maxAge === undefined ? parseDuration(deps.config.health.max_age, "health.max_age") : parseDuration(opts.maxAge, "--max-age");
+  const health = checkHealth(deps.stateDir, maxAgeMs, { now: at });
   const report: HealthReport = { ...health, notified: null, notify_note: null, deliveries: [] };
   const lines = [`${health.verdict}: ${health.detail}`];
   if (opts.notify) lines.push(...(await notify(report, at, deps)));

@@ -8,10 +8,9 @@
  */
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { asJson, integerOption, parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
-import { isoSeconds, now, parseTimestamp } from "../lib/clock.ts";
+import { now } from "../lib/clock.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
-import { isDurationText, parseDuration } from "../lib/duration.ts";
-import { UsageError } from "../lib/errors.ts";
+import { sinceTime } from "../lib/duration.ts";
 import { printable } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
@@ -187,15 +186,6 @@ function bodySummary(body: Record<string, unknown>, shorten: boolean): string {
 function writerWord(value: unknown): string {
   const pid = (value as { pid?: unknown } | null)?.pid;
   return typeof pid === "number" ? `pid:${pid}` : JSON.stringify(value);
-}
-
-function sinceTime(value: string, at: Date): string {
-  const time = parseTimestamp(value);
-  if (time) return isoSeconds(time);
-  if (!isDurationText(value)) {
-    throw new UsageError(`--since "${value}" is not a duration such as 12h or an ISO time such as 2026-01-15T10:00:00Z`);
-  }
-  return isoSeconds(new Date(at.getTime() - parseDuration(value, "--since")));
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
