@@ -17,10 +17,10 @@ import { configuredChannelNames } from "../lib/boundaries/notifier/channels.ts";
 import { connectGitHub, readToken } from "../lib/boundaries/github.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configPath, defaultConfig, loadConfig, readConfigText } from "../lib/config.ts";
-import { textHash } from "../lib/daemon/config-reload.ts";
 import { checkHealth } from "../lib/daemon/health.ts";
 import { readHeartbeat } from "../lib/daemon/heartbeat.ts";
 import { parseDuration } from "../lib/duration.ts";
+import { sha256Hex } from "../lib/sha256.ts";
 import { findWorkerProgram } from "../lib/dispatch/worker-program.ts";
 import { INTERACTIVE_PROFILES, launcherMisfit } from "../lib/dispatch/launcher-fit.ts";
 import { noRegistryLine } from "../lib/worker-profiles.ts";
@@ -174,7 +174,7 @@ async function daemonConfig(config: Config, deps: DoctorDeps): Promise<{ line: s
   const daemon = `the running daemon (pid ${health.pid})`;
   const { path, text } = readConfigText(deps.configFlag, deps.env);
   if (running.path !== path) return { line: `${daemon} runs ${running.path}, not this file`, refused: false };
-  const hash = await textHash(text);
+  const hash = sha256Hex(text);
   if (hash === running.sha256) return { line: `${daemon} runs it as it is (applied ${running.applied_at})`, refused: false };
   if (running.refused?.sha256 === hash) {
     return { line: `${daemon} refused it as it is now and runs what it applied ${running.applied_at}: ${running.refused.reason}`, refused: true };

@@ -17,7 +17,7 @@
  * Anything short of that (git or the ledger unreadable, a hash that differs, a key of another
  * item) is not proven, and the file counts with the rest of the uncommitted work.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../sha256.ts";
 import { closeSync, constants, lstatSync, openSync, readFileSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { runGit, tail } from "../boundaries/run-git.ts";
@@ -83,7 +83,7 @@ export async function uncommittedWork(path: string, keys: readonly string[]): Pr
 
 /** The SHA-256 of a file's bytes (hex), read without following a symbolic link; throws for anything but a regular file. */
 export function fileSha256(file: string): string {
-  return createHash("sha256").update(readRegularFile(file)).digest("hex");
+  return sha256Hex(readRegularFile(file));
 }
 
 /** A regular file's bytes, opened without following a symbolic link. */

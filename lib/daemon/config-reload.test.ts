@@ -4,7 +4,8 @@ import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseConfig } from "../config.ts";
 import { withTempDir } from "../testing/fixtures.ts";
-import { ConfigWatch, configChanges, textHash } from "./config-reload.ts";
+import { sha256Hex } from "../sha256.ts";
+import { ConfigWatch, configChanges } from "./config-reload.ts";
 
 const GOOD = ['[daemon]', "max_concurrent_sessions = 2", "", '[repos."demo/widgets"]', 'path = "/tmp/widgets"', ""].join("\n");
 
@@ -27,7 +28,7 @@ test("the watch applies a changed valid file, refuses a broken one once with its
   const watch = await ConfigWatch.start(path, GOOD, {});
   let current = await parseConfig(GOOD, path);
   assert.equal(await watch.check(current), { kind: "unchanged" });
-  assert.is(watch.inUse().sha256, await textHash(GOOD));
+  assert.is(watch.inUse().sha256, sha256Hex(GOOD));
 
   writeFileSync(path, GOOD.replace("= 2", "= 4"));
   const applied = await watch.check(current);
@@ -35,7 +36,7 @@ test("the watch applies a changed valid file, refuses a broken one once with its
   if (applied.kind !== "applied") return;
   assert.equal(applied.changes, ["daemon.max_concurrent_sessions: 2 -> 4"]);
   assert.is(applied.config.daemon.max_concurrent_sessions, 4);
-  assert.is(watch.inUse().sha256, await textHash(readFileSync(path, "utf8")));
+  assert.is(watch.inUse().sha256, sha256Hex(readFileSync(path, "utf8")));
   current = applied.config;
 
   const applied4 = readFileSync(path, "utf8");
@@ -44,8 +45,8 @@ test("the watch applies a changed valid file, refuses a broken one once with its
   assert.is(refused.kind, "refused");
   assert.match(refused.kind === "refused" ? refused.reason : "", /unknown key "daemon\.max_concurent_sessions" \(line 2\)/);
   assert.equal(await watch.check(current), { kind: "unchanged" }, "a refused text is said once");
-  assert.is(watch.inUse().refused?.sha256, await textHash(readFileSync(path, "utf8")));
-  assert.is(watch.inUse().sha256, await textHash(applied4), "the last good config stays applied");
+  assert.is(watch.inUse().refused?.sha256, sha256Hex(readFileSync(path, "utf8")));
+  assert.is(watch.inUse().sha256, sha256Hex(applied4), "the last good config stays applied");
 
   writeFileSync(path, applied4);
   assert.equal(await watch.check(current), { kind: "restored" });

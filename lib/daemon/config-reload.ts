@@ -26,6 +26,7 @@ import type { Report } from "../events.ts";
 import { appendAudit } from "../store/audit.ts";
 import { listAnomalies, raiseAnomaly, retractAnomaly } from "../store/anomalies.ts";
 import type { Store } from "../store/open.ts";
+import { sha256Hex } from "../sha256.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -48,12 +49,6 @@ export type Reload =
   | { kind: "applied"; config: Config; changes: string[]; atRestart: string[] }
   | { kind: "refused"; reason: string };
 
-/** SHA-256 of a text, hex (Web Crypto: the same on Node and Deno). */
-export async function textHash(text: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
 /** Keys the daemon wires once at its start (the level, the GitHub connection): a change to one is applied at its next restart. */
 const AT_RESTART = [LEVEL_KEY, "github.api_base", "github.token_file", "github.token_env"];
 
@@ -72,7 +67,7 @@ export class ConfigWatch {
 
   /** A watch of `path`, whose `text` the daemon started with. */
   static async start(path: string, text: string, env: Env = process.env): Promise<ConfigWatch> {
-    return new ConfigWatch(path, env, { text, sha256: await textHash(text), at: isoSeconds(now()) });
+    return new ConfigWatch(path, env, { text, sha256: sha256Hex(text), at: isoSeconds(now()) });
   }
 
   /** What the daemon runs now, for its heartbeat. */
@@ -102,7 +97,7 @@ export class ConfigWatch {
     } catch (error) {
       return this.#refuse(text, (error as Error).message);
     }
-    this.#applied = { text, sha256: await textHash(text), at: isoSeconds(now()) };
+    this.#applied = { text, sha256: sha256Hex(text), at: isoSeconds(now()) };
     this.#refused = null;
     const { changes, atRestart } = configChanges(current, config);
     return { kind: "applied", config, changes, atRestart };
@@ -110,7 +105,7 @@ export class ConfigWatch {
 
   async #refuse(text: string, reason: string): Promise<Reload> {
     if (this.#refused?.text === text) return { kind: "unchanged" };
-    this.#refused = { text, sha256: await textHash(text), reason, at: isoSeconds(now()) };
+    this.#refused = { text, sha256: sha256Hex(text), reason, at: isoSeconds(now()) };
     return { kind: "refused", reason };
   }
 }

@@ -15,12 +15,12 @@
  * CLAUDE.md and AGENTS.md are left out: they are words to the agent, and run nothing by
  * themselves; whatever they ask for still passes the settings fingerprinted here.
  */
-import { createHash } from "node:crypto";
 import { posix } from "node:path";
 import { git, runGit } from "../boundaries/run-git.ts";
 import { RobotArmyError } from "../errors.ts";
 import { AGENT_FILE_KEY } from "./fingerprint.ts";
 import type { Fingerprint } from "./fingerprint.ts";
+import { sha256Hex } from "../sha256.ts";
 
 /** The agent files every fingerprint names, present or not (absent: null). */
 export const AGENT_FILES: readonly string[] = [
@@ -132,16 +132,16 @@ function parentsOfNamedFiles(): string[] {
 }
 
 async function agentFileOf(clone: string, commit: string, entry: TreeEntry): Promise<AgentFile> {
-  if (entry.mode === "160000") return { path: entry.path, kind: "submodule", sha256: sha256(`submodule ${entry.object}`) };
+  if (entry.mode === "160000") return { path: entry.path, kind: "submodule", sha256: sha256Hex(`submodule ${entry.object}`) };
   const bytes = await blobBytes(clone, entry.object);
-  if (entry.mode !== "120000") return { path: entry.path, kind: "file", sha256: sha256(bytes), object: entry.object };
+  if (entry.mode !== "120000") return { path: entry.path, kind: "file", sha256: sha256Hex(bytes), object: entry.object };
   // A link's value covers where it points and, inside the repository, what is there (a file or a
   // whole folder), so a change behind the link is a change of the link.
   const target = new TextDecoder().decode(bytes);
   const resolved = posix.normalize(posix.join(posix.dirname(entry.path), target));
   const inside = !posix.isAbsolute(target) && resolved !== ".." && !resolved.startsWith("../");
   const behind = inside ? (await listTree(clone, commit, [resolved])).map((e) => `${e.mode} ${e.object} ${e.path}`).join("\n") : "";
-  return { path: entry.path, kind: "symlink", sha256: sha256(`symlink\0${target}\0${behind}`), target };
+  return { path: entry.path, kind: "symlink", sha256: sha256Hex(`symlink\0${target}\0${behind}`), target };
 }
 
 async function blobBytes(clone: string, object: string): Promise<Uint8Array> {
@@ -150,6 +150,3 @@ async function blobBytes(clone: string, object: string): Promise<Uint8Array> {
   return read.stdoutBytes;
 }
 
-function sha256(content: string | Uint8Array): string {
-  return createHash("sha256").update(content).digest("hex");
-}

@@ -1,0 +1,11 @@
+/**
+ * SHA-256 of text or bytes, hex: the one hash robot-army names things by (agent files, its
+ * own episode records, the config text a daemon applied).
+ *
+ * @example sha256Hex("") // "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+ */
+import { createHash } from "node:crypto";
+
+export function sha256Hex(content: string | Uint8Array): string {
+  return createHash("sha256").update(content).digest("hex");
+}
