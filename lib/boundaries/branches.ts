@@ -28,6 +28,13 @@ export async function branchExists(repoPath: string, branch: string): Promise<bo
   throw new RobotArmyError(`git cannot say whether branch ${branch} exists in "${repoPath}": ${tail(result.stderr) || `git show-ref exited ${result.code}`}`);
 }
 
+/** Whether `commit` is `of` or one of its ancestors (no commit of its own beyond it); git not able to say throws. */
+export async function isAncestor(repoPath: string, commit: string, of: string): Promise<boolean> {
+  const result = await runGit(repoPath, ["merge-base", "--is-ancestor", "--end-of-options", commit, of]);
+  if (result.code === 0 || result.code === 1) return result.code === 0;
+  throw new RobotArmyError(`git cannot say whether ${commit} is in ${of} in "${repoPath}": ${tail(result.stderr) || `git merge-base exited ${result.code}`}`);
+}
+
 /** What was asked of the remote: the tip proven and the ref of origin's that holds it, or why it is unproven. */
 export type RemoteProof = { proven: true; tip: string; how: string } | { proven: false; tip: string; reason: string };
 

@@ -14,7 +14,9 @@ import { wireEffects } from "../effects.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
 import { recordSession, sessionById, sessionsOf } from "../work-items/sessions.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
-import { claimerOf } from "../dispatch/claim.ts";
+import { claimerOf, FRESH_CLAIM } from "../dispatch/claim.ts";
+import { launcherFor } from "../boundaries/launchers/select.ts";
+import { worktreeLeftByCut } from "../dispatch/requeued-worktree.ts";
 import { liveSessionOf } from "../dispatch/verbs/live-session.ts";
 import { adoptionOf } from "./adopt-worker.ts";
 import type { Adoption } from "./adopt-worker.ts";
@@ -37,17 +39,25 @@ const posted: Array<{ issue: number; body: string }> = [];
 /** What settleClaims works with; at `live`, so an adopted worker's comment is posted (to `posted`). */
 function claimsDeps(store: Store, root: string, config?: Config, stateDir = "/nowhere") {
   const github = { simulated: false, comment: async (_repo: string, issue: number, body: string) => (posted.push({ issue, body }), { id: posted.length, url: null }), addLabels: async () => {}, removeLabel: async () => {} };
-  return { store, sessionRoot: root, config: config ?? EMPTY_CONFIG, stateDir, host: "testhost", effects: wireEffects("live", { github }) };
+  const launcher = launcherFor(config ?? EMPTY_CONFIG, { launcher: "process" });
+  return { store, sessionRoot: root, config: config ?? EMPTY_CONFIG, stateDir, host: "testhost", effects: wireEffects("live", { github }), launcher };
 }
 
 let EMPTY_CONFIG: Config;
 
-/** A ready item claimed by `claimer` (or with no claimer on record, as an older claim has none). */
-function claimed(store: Store, issue: number, claimer: ProcessIdentity | null): number {
+/**
+ * A ready item claimed by `claimer` (or with no claimer on record, as an older claim has none); `fresh` marks
+ * the claim as the dispatch pass marks one (a new worktree and branch), which a resume's or restart's never is.
+ */
+function claimed(store: Store, issue: number, claimer: ProcessIdentity | null, fresh = false): number {
   const { id } = createItem(store, { repo: "demo/widgets", issue, title: `Issue ${issue}`, body: "", author: "owner", labels: ["robot-army"], issue_state: "open", issue_updated_at: null }, { simulated: false });
   transition(store, id, "ready", { reason: "onboarded" });
-  transition(store, id, "dispatching", { reason: "a slot is free", ...(claimer ? { details: { claimed_by: claimer } } : {}) });
+  claim(store, id, claimer, fresh);
   return id;
+}
+
+function claim(store: Store, id: number, claimer: ProcessIdentity | null, fresh: boolean): void {
+  transition(store, id, "dispatching", { reason: "a slot is free", details: { ...(claimer ? { claimed_by: claimer } : {}), ...(fresh ? { [FRESH_CLAIM]: true } : {}) } });
 }
 
 /** A real process that has come and gone, proven exited by its pid and start time. */
@@ -115,13 +125,13 @@ test("a worker session tagged for a cut-short item is named, and left running", 
  */
 async function cutAfterLaunch(dirs: WorkerDirs, options: {
   issue?: number; launch?: "intent" | "none"; outcome?: "own" | "failed" | "none"; sessionId?: string; started?: "before" | "after" | "never";
-  writer?: ProcessIdentity; claimer?: ProcessIdentity; intent?: Record<string, unknown>;
+  writer?: ProcessIdentity; claimer?: ProcessIdentity; intent?: Record<string, unknown>; fresh?: boolean;
 } = {}) {
   const issue = options.issue ?? 1;
   const repo = join(dirs.work, "widgets");
   const config = await configFrom(`[repos."demo/widgets"]\npath = "${repo}"\n\n[worktrees]\nroot = "${join(dirs.work, "worktrees")}"\n`);
   const gone = options.claimer ?? await endedProcess();
-  const id = claimed(dirs.store, issue, gone);
+  const id = claimed(dirs.store, issue, gone, options.fresh);
   const branch = `robot-army/issue-${issue}`;
   const worktree = worktreePath(join(dirs.work, "worktrees"), "demo/widgets", issue);
   git(repo, "worktree", "add", "--quiet", "-b", branch, worktree);
@@ -365,6 +375,107 @@ test("an adoption stands only on what it read: a claim or a session row written 
     assert.is(sessionById(dirs.store, cut.record.id), undefined);
   }
   assert.equal([result.adopted, posted], [0, []]);
+}));
+
+/** The config of a clone at `<work>/widgets` whose worktrees go to `<work>/worktrees`. */
+async function widgetsConfig(dirs: WorkerDirs): Promise<Config> {
+  return await configFrom(`[repos."demo/widgets"]\npath = "${join(dirs.work, "widgets")}"\n\n[worktrees]\nroot = "${join(dirs.work, "worktrees")}"\n`);
+}
+
+/** The item's last state move, as its audit record keeps it. */
+const lastMove = (store: Store, id: number) => queryAudit(store, { kind: "state.work_item", item: id }).at(-1)!.body;
+
+test("a fresh dispatch cut short before it made anything goes back to the queue, audited, three times in a row; the fourth time the item fails; the owner's retry starts the count again", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  const config = await widgetsConfig(dirs);
+  const deps = claimsDeps(dirs.store, dirs.root, config, dirs.state);
+  const id = claimed(dirs.store, 1, await endedProcess(), true);
+  for (let n = 1; n <= 3; n++) {
+    if (n > 1) claim(dirs.store, id, await endedProcess(), true);
+    const result = await settleClaims(deps);
+    assert.equal([result.requeued, result.failed, result.cutShort], [1, 0, 0]);
+    const item = getItem(dirs.store, id)!;
+    assert.is(item.state, "ready");
+    assert.match(item.reason!, /^its dispatch was cut short before any worker started: the process that claimed it \(pid \d+\) ended with no worker launched, no window open and no commit on its branch; back in the queue/);
+    assert.ok(item.reason!.endsWith(`(${n} of 3)`), item.reason!);
+    const moved = lastMove(dirs.store, id);
+    assert.equal([moved.from, moved.to, moved.requeued, moved.worktree, moved.cut_before_start], ["dispatching", "ready", true, null, n]);
+    assert.equal(result.events.map((e) => e.event), ["claim_requeued"]);
+    assert.match(result.events[0].line, `dispatch of demo/widgets#1 (item 1) was cut short (pid `);
+  }
+  claim(dirs.store, id, await endedProcess(), true);
+  const fourth = await settleClaims(deps);
+  assert.equal([fourth.requeued, fourth.failed], [0, 1]);
+  const failed = getItem(dirs.store, id)!;
+  assert.is(failed.state, "failed");
+  assert.match(failed.reason!, "4 times in a row (back in the queue the 3 times before)");
+  assert.is(lastMove(dirs.store, id).requeued, undefined, "a failure is no requeue");
+  assert.match(fourth.events[0].line, `4 times in a row: item failed; "robot-army retry 1" puts it back in the queue`);
+  // The owner retries it: the next cut puts it back in the queue again, counted from one.
+  transition(dirs.store, id, "ready", { reason: "retried by the owner" });
+  claim(dirs.store, id, await endedProcess(), true);
+  assert.is((await settleClaims(deps)).requeued, 1);
+  assert.ok(getItem(dirs.store, id)!.reason!.endsWith("(1 of 3)"));
+}));
+
+test("a fresh dispatch cut short after its worktree was made goes back to the queue with it, and the next dispatch finds it; one whose branch has a commit of its own is interrupted, saying why", inWorkerDir(async (dirs) => {
+  const repo = makeGitRepo(join(dirs.work, "widgets"));
+  const config = await widgetsConfig(dirs);
+  const gone = await endedProcess();
+  const made = (issue: number) => {
+    const id = claimed(dirs.store, issue, gone, true);
+    const path = worktreePath(join(dirs.work, "worktrees"), "demo/widgets", issue);
+    const branch = `robot-army/${issue}-issue-${issue}`;
+    git(repo, "worktree", "add", "--quiet", "-b", branch, path);
+    const head = git(path, "rev-parse", "HEAD").trim();
+    const actionId = randomUUID();
+    appendAudit(dirs.store, { kind: "worktree.create", phase: "intent", actionId, repo: "demo/widgets", item: id, body: { path, branch } });
+    appendAudit(dirs.store, { kind: "worktree.create", phase: "outcome", actionId, repo: "demo/widgets", item: id, body: { ok: true, path, branch, head } });
+    return { id, path, branch, head };
+  };
+  const clean = made(1);
+  const committed = made(2);
+  writeFileSync(join(committed.path, "work.txt"), "the worker's first change\n");
+  git(committed.path, "add", "work.txt");
+  git(committed.path, "commit", "--quiet", "-m", "A commit of its own");
+
+  const result = await settleClaims(claimsDeps(dirs.store, dirs.root, config, dirs.state));
+  assert.equal([result.requeued, result.cutShort], [1, 1]);
+  assert.is(getItem(dirs.store, clean.id)!.state, "ready");
+  assert.ok(getItem(dirs.store, clean.id)!.reason!.endsWith(`(1 of 3); its worktree "${clean.path}" is kept`));
+  assert.equal(lastMove(dirs.store, clean.id).worktree, { path: clean.path, branch: clean.branch, head: clean.head });
+  assert.equal(await worktreeLeftByCut(dirs.store, repo, clean.id), { path: clean.path, branch: clean.branch, head: clean.head });
+  const interrupted = getItem(dirs.store, committed.id)!;
+  assert.is(interrupted.state, "interrupted");
+  assert.match(interrupted.reason!, `ended before its worker was recorded; not put back in the queue: its branch ${committed.branch} has commits of its own`);
+  // A commit in the worktree left since: no longer the one left, so a new dispatch never takes it for it.
+  writeFileSync(join(clean.path, "later.txt"), "made after the requeue\n");
+  git(clean.path, "add", "later.txt");
+  git(clean.path, "commit", "--quiet", "-m", "Later");
+  assert.is(await worktreeLeftByCut(dirs.store, repo, clean.id), undefined);
+}));
+
+test("a fresh dispatch whose launch started a worker, or may yet, stays interrupted; one whose launch never made a session goes back to the queue", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  // A launch that failed by its outcome while its session runs; a launch whose child never wrote a record.
+  const ran = await cutAfterLaunch(dirs, { issue: 1, outcome: "failed", fresh: true });
+  const never = await cutAfterLaunch(dirs, { issue: 2, started: "never", fresh: true });
+  // Its worktree as the dispatch made it, on record: the commit it was made at is its branch's tip still.
+  const head = git(never.worktree, "rev-parse", "HEAD").trim();
+  const made = { kind: "worktree.create", repo: "demo/widgets", item: never.id, actionId: randomUUID() } as const;
+  appendAudit(dirs.store, { ...made, phase: "intent", body: { path: never.worktree, branch: never.branch } });
+  appendAudit(dirs.store, { ...made, phase: "outcome", body: { ok: true, path: never.worktree, branch: never.branch, head } });
+  const deps = claimsDeps(dirs.store, dirs.root, ran.config, dirs.state);
+  const result = await aMinuteLater(async () => {
+    await sweep(dirs, ran.config);
+    return await settleClaims(deps);
+  });
+  assert.equal([result.cutShort, result.requeued, result.adopted], [1, 1, 0]);
+  const interrupted = getItem(dirs.store, ran.id)!;
+  assert.is(interrupted.state, "interrupted");
+  assert.match(interrupted.reason!, `; not put back in the queue: session "${ran.name}" started its worker (pid ${ran.record.childPid})`);
+  assert.is(getItem(dirs.store, never.id)!.state, "ready");
+  assert.equal(lastMove(dirs.store, never.id).worktree, { path: never.worktree, branch: never.branch, head });
 }));
 
 test.run();

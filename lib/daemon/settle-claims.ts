@@ -33,10 +33,16 @@ import { itemsLaunchedWithoutRow, nextAttempt, sessionById } from "../work-items
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "../events.ts";
 import { adoptionOf, latestClaim, launchPending } from "./adopt-worker.ts";
+import { neverStarted } from "./never-started.ts";
+import type { NeverStarted } from "./never-started.ts";
+import { REQUEUED, requeueCount } from "../dispatch/requeued-worktree.ts";
+
+/** How many times in a row a dispatch cut short before any worker started goes back to the queue; the next time the item fails. */
+export const REQUEUE_LIMIT = 3;
 import type { Adoption } from "./adopt-worker.ts";
 
-/** What settling claims works with: the store and session root, and for an adoption the config, host and issue comments. */
-export type ClaimsDeps = Pick<DispatchDeps, "store" | "sessionRoot" | "config" | "stateDir" | "host" | "effects">;
+/** What settling claims works with: the store and session root, for an adoption the config, host and issue comments, and the launcher asked for a window. */
+export type ClaimsDeps = Pick<DispatchDeps, "store" | "sessionRoot" | "config" | "stateDir" | "host" | "effects" | "launcher">;
 
 /** What one pass over the claims did. */
 export interface ClaimsResult {
@@ -48,6 +54,10 @@ export interface ClaimsResult {
   unknown: number;
   /** Items whose claimer is gone mid-launch, the launch not settled yet (its child may still be starting): left dispatching. */
   waiting: number;
+  /** Items whose dispatch was cut short before any worker started: back in the queue. */
+  requeued: number;
+  /** Of those cut short before any worker started, the items failed: back in the queue REQUEUE_LIMIT times in a row already. */
+  failed: number;
   /** Workers a cut dispatch launched, recorded after their item had moved on (`recordLeftWorkers`). */
   recorded: number;
   events: DaemonEvent[];
@@ -55,7 +65,7 @@ export interface ClaimsResult {
 
 /** Settles every `dispatching` item whose claimer is proven gone: its worker adopted when proven, else the item interrupted. */
 export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
-  const result: ClaimsResult = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, recorded: 0, events: [] };
+  const result: ClaimsResult = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, requeued: 0, failed: 0, recorded: 0, events: [] };
   for (const item of listItems(deps.store, { states: ["dispatching"], includeSimulated: true })) {
     const claimer = claimerOf(deps.store, item.id);
     const state = claimer ? liveness(claimer) : "unknown";
@@ -85,6 +95,12 @@ export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
       await adopt(deps, item, claimer!, adoption, result);
       continue;
     }
+    // Nothing of it ever started (no worker, no window, no commit): back in the queue by itself, a few times.
+    const proof = await neverStarted(deps, item);
+    if (!("not" in proof)) {
+      await requeue(deps, item, claimer!, proof, result);
+      continue;
+    }
     // The session its launch named, when it runs (or cannot be checked) and was not adopted; else one tagged for it.
     const launched = adoption.session;
     const session = launched?.record ?? (live.live !== false && live.session ? live.session : null);
@@ -93,7 +109,9 @@ export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
       : session
         ? `; session "${session.name}" tagged for it ${live.live === true ? "still runs" : "cannot be checked"}`
         : live.live === "unknown" ? `; whether a worker runs for it cannot be checked (${unreadable(live.unreadable)})` : "";
-    const reason = `its dispatch was cut short: the process that claimed it (pid ${claimer!.pid}) ended before its worker was recorded${still}`;
+    // A fresh dispatch not put back in the queue says why: something of it may have started.
+    const unqueued = proof.resumed ? "" : `; not put back in the queue: ${proof.not}`;
+    const reason = `its dispatch was cut short: the process that claimed it (pid ${claimer!.pid}) ended before its worker was recorded${still}${unqueued}`;
     // Only while it is still dispatching on the claim read above: an owner's abandon, or a claim since, stands.
     const moved = deps.store.transaction(() => {
       if (getItem(deps.store, item.id)?.state !== "dispatching") return false;
@@ -117,6 +135,43 @@ export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
   }
   await recordLeftWorkers(deps, result);
   return result;
+}
+
+/**
+ * Puts an item whose dispatch was cut short before any worker started back in the queue, with
+ * the worktree that dispatch left (the next one carries on in it), at most REQUEUE_LIMIT times
+ * in a row; the next time it is `failed` with why, for the owner to look at. Only while it is
+ * still dispatching on the claim read before: an owner's abandon, or a claim since, stands.
+ */
+async function requeue(deps: ClaimsDeps, item: WorkItem, claimer: ProcessIdentity, proof: NeverStarted, result: ClaimsResult): Promise<void> {
+  const before = requeueCount(deps.store, item.id);
+  const give = before >= REQUEUE_LIMIT;
+  const cut = `its dispatch was cut short before any worker started: the process that claimed it (pid ${claimer.pid}) ended with no worker launched, ` +
+    `no window open and no commit on its branch`;
+  const kept = proof.worktree ? `; its worktree "${proof.worktree.path}" is kept` : "";
+  const reason = give
+    ? `${cut}, ${before + 1} times in a row (back in the queue the ${REQUEUE_LIMIT} times before)${kept}`
+    : `${cut}; back in the queue (${before + 1} of ${REQUEUE_LIMIT})${kept}`;
+  const moved = deps.store.transaction(() => {
+    if (getItem(deps.store, item.id)?.state !== "dispatching") return false;
+    const now = claimerOf(deps.store, item.id);
+    if (!now || !provenSameProcess(now, claimer)) return false;
+    const details = { claimed_by: claimer, worktree: proof.worktree, cut_before_start: before + 1 };
+    transition(deps.store, item.id, give ? "failed" : "ready", { reason, details: give ? details : { ...details, [REQUEUED]: true } });
+    return true;
+  });
+  if (!moved) return;
+  const what = `dispatch of ${item.repo}#${item.issue} (item ${item.id}) was cut short (pid ${claimer.pid} ended) before any worker started`;
+  if (give) {
+    result.failed++;
+    const next = proof.worktree
+      ? `"robot-army resume ${item.id}" starts a worker in its worktree, "robot-army reset ${item.id}" discards it`
+      : `"robot-army retry ${item.id}" puts it back in the queue`;
+    result.events.push({ event: "claim_failed", line: `${what}, ${before + 1} times in a row: item failed; ${next}`, item: item.id });
+    return;
+  }
+  result.requeued++;
+  result.events.push({ event: "claim_requeued", line: `${what}: back in the queue (${before + 1} of ${REQUEUE_LIMIT})${kept}`, item: item.id });
 }
 
 /**

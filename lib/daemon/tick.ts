@@ -62,7 +62,10 @@ export interface TickResult {
   failed: string[];
   stopped: boolean;
   spool: { processed: number; kept: number };
-  /** `cut_short`: items left `dispatching` by a claimer proven gone, now interrupted, or active with the worker their launch started (adopted). */
+  /**
+   * `cut_short`: items left `dispatching` by a claimer proven gone, now interrupted, active with the worker their launch
+   * started (adopted), or, no worker of them ever started, back in the queue (failed after three times in a row).
+   */
   settled: { lost: number; ended: number; unknown: number; cut_short: number };
   /** Active items whose workers now wait for their owner (`needs_info`), and needs_info items whose workers are at work again. */
   needs_info: { asked: number; answered: number };
@@ -142,7 +145,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     // After the unfinished-effect sweep (the first step), so a launch a crash cut short has its outcome from evidence
     // before a claim's worker is adopted on it; a claim whose launch is not settled yet waits, counted unknown.
     const claims = await settleClaims(deps);
-    result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown + claims.waiting, cut_short: claims.cutShort };
+    result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown + claims.waiting, cut_short: claims.cutShort + claims.requeued + claims.failed };
     claims.events.forEach(deps.report);
   });
   await step("needs info", async () => {

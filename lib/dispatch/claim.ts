@@ -13,6 +13,13 @@ export function claimDetails(): { claimed_by: ProcessIdentity } {
   return { claimed_by: identify(process.pid) };
 }
 
+/**
+ * The claim record's mark of a fresh dispatch from the queue (a new worktree and branch from
+ * the base), which a resume or restart never carries: only such a claim, cut short before any
+ * worker started, goes back to the queue by itself (lib/daemon/never-started.ts).
+ */
+export const FRESH_CLAIM = "fresh";
+
 /** Who made the item's latest claim, from its `-> dispatching` audit record; undefined when not on record. */
 export function claimerOf(store: Store, item: number): ProcessIdentity | undefined {
   const claim = queryAudit(store, { kind: "state.work_item", item }).filter((record) => record.body.to === "dispatching").at(-1);

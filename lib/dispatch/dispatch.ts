@@ -15,12 +15,13 @@ import { auditEffect } from "../store/audit.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { branchName } from "../work-items/branch-name.ts";
-import { claimDetails } from "./claim.ts";
+import { claimDetails, FRESH_CLAIM } from "./claim.ts";
 import { dispatchComment } from "./comments.ts";
 import { describeWait } from "./controls.ts";
 import { gateForAll, gateForItem } from "./gate.ts";
 import type { DispatchDeps } from "./dispatch-deps.ts";
 import { startWorker } from "./start-worker.ts";
+import { worktreeLeftByCut } from "./requeued-worktree.ts";
 import { worktreeRoot } from "../work-items/worktree-root.ts";
 import { baseBranchOf } from "../repos/base-branch.ts";
 
@@ -68,13 +69,21 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
 export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<DispatchOutcome> {
   const { config } = deps;
   // The claim: the transition reads and writes the state in one transaction, so two passes never both win.
-  transition(deps.store, item.id, "dispatching", { reason: "a slot is free", details: claimDetails() });
+  transition(deps.store, item.id, "dispatching", { reason: "a slot is free", details: { ...claimDetails(), [FRESH_CLAIM]: true } });
   const repo = config.repos[item.repo];
   const started = await startWorker(deps, item, {
     worktree: async () => {
       const root = worktreeRoot(config, deps.stateDir);
       const branch = branchName(item.issue, item.title);
       const base = baseBranchOf(deps.store, config, item.repo);
+      const vet = (commit: string) => vetAgentFiles(deps.store, { name: item.repo, path: repo.path, base }, commit);
+      // The one an earlier dispatch of it made before it was cut short, no worker ever started in it: carried on in, as it is.
+      const left = await worktreeLeftByCut(deps.store, repo.path, item.id);
+      if (left) {
+        await vet(left.head);
+        await runPostCreate(left.path, config.worktrees.post_create);
+        return { ...left, base };
+      }
       // Audited (DESIGN rule 3): a crash while git makes it is settled from the folder and git's list of worktrees.
       const made = await auditEffect(
         deps.store,
@@ -82,7 +91,7 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
         () => createWorktree({
           repoPath: repo.path, baseBranch: base, root, repo: item.repo, issue: item.issue, branch,
           // Its own fetch may bring a commit newer than the one the gate read: its agent files are checked again, there.
-          vet: (commit) => vetAgentFiles(deps.store, { name: item.repo, path: repo.path, base }, commit),
+          vet,
         }),
         (worktree) => ({ path: worktree.path, branch: worktree.branch, head: worktree.head }),
       );

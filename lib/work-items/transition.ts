@@ -16,7 +16,8 @@ import { requireItem } from "./queries.ts";
 export const ALLOWED: Readonly<Record<WorkItemState, readonly WorkItemState[]>> = {
   discovered: ["ready", "abandoned", "done"],
   ready: ["discovered", "dispatching", "abandoned", "done"],
-  dispatching: ["active", "failed", "interrupted", "abandoned", "done"],
+  // Back to ready once its dispatch, cut short, is proven to have started no worker (lib/daemon/never-started.ts).
+  dispatching: ["active", "ready", "failed", "interrupted", "abandoned", "done"],
   active: ["awaiting_review", "interrupted", "needs_info", "failed", "abandoned", "done"],
   awaiting_review: ["active", "interrupted", "needs_info", "failed", "abandoned", "done"],
   // Awaiting review again once a pull request of it opens after its worker exited 0 (lib/intake/review.ts).
