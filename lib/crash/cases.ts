@@ -32,10 +32,12 @@ export type Conclusion = (
 ) & {
   /**
    * The state recovery leaves the cut effect's item in, where a crash mid-dispatch decides it:
-   * `interrupted` (its claim cut short, no worker proven its), or `active` with the launched
-   * worker adopted (lib/daemon/adopt-worker.ts: its row is the launched session's, its issue told once).
+   * `interrupted` (its claim cut short, no worker proven its), `active` with the launched
+   * worker adopted (lib/daemon/adopt-worker.ts: its row is the launched session's, its issue told once),
+   * or `requeued`: no worker of it ever started, so it went back to the queue by itself
+   * (lib/daemon/never-started.ts) and the restart's passes may have dispatched it anew.
    */
-  item?: "interrupted" | "active";
+  item?: "interrupted" | "active" | "requeued";
   /**
    * For a kind that waits `settleAfterSeconds` after its writer is gone (a request or a child still on its way may
    * land), cut after its intent: a restart pass at the crash's own clock, inside that wait, leaves the intent neither
@@ -76,18 +78,20 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     // The issue was never told: the owner is, by the anomaly (once a POST still on its way would have landed).
     concludes: { intent: { ...notDone("not posted", "not posted", true), pending: {} }, outcome: done("posted") },
   },
-  // A dispatch cut before its worker was launched: the claim is cut short and the item interrupted.
+  // A dispatch cut before its worker was launched: the claim is cut short, no worker of it ever started, and the item goes
+  // back to the queue (with the worktree, when it was made, which the next dispatch carries on in).
   "worktree.create": {
     setup: "polled", cross: TICK,
-    concludes: { intent: notDone("not made", "absent", undefined, "interrupted"), outcome: done("present", "interrupted") },
+    concludes: { intent: notDone("not made", "absent", undefined, "requeued"), outcome: done("present", "requeued") },
   },
   // Cut after the launch's intent, before its child was started: within the launch's settleAfterSeconds (its child may
-  // still be writing its record) the restart concludes nothing and the item stays dispatching; then "not launched", interrupted.
+  // still be writing its record) the restart concludes nothing and the item stays dispatching; then "not launched", and
+  // with no session record, no window and no commit, back in the queue.
   // Cut after the launch's outcome, before the row: the running worker is adopted, the item active.
   "session.launch": {
     setup: "polled", cross: TICK,
     concludes: {
-      intent: { ...notDone(/^not launched/, "no record", undefined, "interrupted"), pending: { item: "dispatching" } },
+      intent: { ...notDone(/^not launched/, "no record", undefined, "requeued"), pending: { item: "dispatching" } },
       outcome: done("running", "active"),
     },
   },

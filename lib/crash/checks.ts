@@ -136,13 +136,25 @@ async function adoptedTold(lab: Lab, cut: CutEffect): Promise<string[]> {
 
 /**
  * How the cut effect's item differs from the state its case states: `active` with an open row
- * for the session its launch started (adopted), or `interrupted` with no row of that session.
+ * for the session its launch started (adopted), `interrupted` with no row of that session, or
+ * `requeued`: back in the queue by a `dispatching -> ready` move (no worker of it ever started),
+ * and since then waiting or dispatched anew, never in the session the cut launch named.
  */
-function itemProblems(store: Store, cut: CutEffect, state: "interrupted" | "active"): string[] {
+function itemProblems(store: Store, cut: CutEffect, state: NonNullable<Conclusion["item"]>): string[] {
   const at = `${cut.kind}:${cut.phase}`;
   const item = cut.intent.item;
   if (item === null) return [`${at} names no item, so its item's state cannot be checked`];
   const row = store.db.prepare("SELECT state FROM work_items WHERE id = ?").get(item) as { state: string } | undefined;
+  if (state === "requeued") {
+    const moves = queryAudit(store, { kind: "state.work_item", item });
+    if (!moves.some((m) => m.body.from === "dispatching" && m.body.to === "ready" && m.body.requeued === true)) {
+      return [`after recovery from ${at} item ${item} was not put back in the queue (it is ${row?.state ?? "gone"})`];
+    }
+    if (!["ready", "dispatching", "active"].includes(row?.state ?? "")) return [`after recovery from ${at} item ${item} is ${row?.state ?? "gone"}, not back in the queue or dispatched anew`];
+    const cutSession = cut.intent.sessionId;
+    const adopted = cutSession && store.db.prepare("SELECT 1 FROM sessions WHERE item = ? AND id = ?").get(item, cutSession);
+    return adopted ? [`after recovery from ${at} item ${item} has a row for the session its cut launch named (${cutSession}), which never started`] : [];
+  }
   if (row?.state !== state) return [`after recovery from ${at} item ${item} is ${row?.state ?? "gone"}, not ${state}`];
   const launched = cut.intent.sessionId;
   if (state !== "active" || !launched) return [];

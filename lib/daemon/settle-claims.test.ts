@@ -368,7 +368,7 @@ test("an adoption stands only on what it read: a claim or a session row written 
   transition(dirs.store, claimSince.id, "interrupted", { reason: "test" });
   transition(dirs.store, claimSince.id, "ready", { reason: "test" });
   transition(dirs.store, claimSince.id, "dispatching", { reason: "a slot is free", details: { claimed_by: identify(process.pid) } });
-  const result = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, recorded: 0, events: [] };
+  const result = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, requeued: 0, failed: 0, recorded: 0, events: [] };
   for (const { cut, claimer, adoption } of adoptions) {
     assert.is(await adopt(deps, getItem(dirs.store, cut.id)!, claimer, adoption, result), "changed");
     assert.is(getItem(dirs.store, cut.id)!.state, "dispatching");
