@@ -35,6 +35,7 @@ import { listRecords } from "../../lib/sessions/records.ts";
 import { stopSession } from "../../lib/sessions/stop.ts";
 import { openStore } from "../../lib/store/open.ts";
 import { listItems } from "../../lib/work-items/queries.ts";
+import { queryAudit } from "../../lib/store/audit.ts";
 import { startDashboard } from "../../lib/testing/dashboard.ts";
 import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { startNotifyReceivers } from "../../lib/testing/notify-receivers.ts";
@@ -72,6 +73,37 @@ export interface SoakResult {
   broken: string[];
   /** The dashboard's JSON reads: how many, and their median and p99 in milliseconds. */
   web: { requests: number; p50Ms: number; p99Ms: number };
+  /** What became of the dispatches the kills cut short, from the audit log. */
+  cuts: CutDispatches;
+}
+
+/**
+ * What became of the dispatches the kills cut short: back in the queue by themselves (no
+ * worker of theirs ever started), failed after three of those in a row, interrupted for the
+ * owner (a worker may have started), or active with the launched worker adopted.
+ */
+export interface CutDispatches {
+  requeued: number;
+  failed: number;
+  interrupted: number;
+  adopted: number;
+}
+
+/** The cut dispatches the store's audit log records. */
+function cutDispatches(store: Store): CutDispatches {
+  const moves = queryAudit(store, { kind: "state.work_item" }).filter((r) => r.body.from === "dispatching");
+  const cut = (r: (typeof moves)[number]) => typeof r.body.reason === "string" && r.body.reason.startsWith("its dispatch was cut short");
+  return {
+    requeued: moves.filter((r) => r.body.to === "ready" && r.body.requeued === true).length,
+    failed: moves.filter((r) => r.body.to === "failed" && cut(r)).length,
+    interrupted: moves.filter((r) => r.body.to === "interrupted" && cut(r)).length,
+    adopted: moves.filter((r) => r.body.to === "active" && r.body.adopted === true).length,
+  };
+}
+
+/** `4 back in the queue, 0 failed, 1 interrupted for the owner, 2 workers adopted`. */
+function describeCuts(cuts: CutDispatches): string {
+  return `${cuts.requeued} back in the queue by themselves, ${cuts.failed} failed, ${cuts.interrupted} interrupted for the owner, ${cuts.adopted} workers adopted`;
 }
 
 /** The gaps, in milliseconds, between one daemon start and its kill: `kills` of them, uniform in [300, 2 * spread / kills]. */
@@ -84,7 +116,7 @@ export function killGaps(random: () => number, kills: number, spreadMs: number):
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   const say = options.say ?? (() => {});
   const started = Date.now();
-  const result: SoakResult = { seed: options.seed, kills: 0, ms: 0, figures: [], broken: [], web: { requests: 0, p50Ms: NaN, p99Ms: NaN } };
+  const result: SoakResult = { seed: options.seed, kills: 0, ms: 0, figures: [], broken: [], web: { requests: 0, p50Ms: NaN, p99Ms: NaN }, cuts: { requeued: 0, failed: 0, interrupted: 0, adopted: 0 } };
   const dir = makeTempDir("robot-army-soak-");
   const stateDir = join(dir, "state");
   const sessionRoot = join(stateDir, "sessions");
@@ -165,9 +197,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     const ended = await daemon.stop();
     await dashboard.stop();
     await play.stop();
+    result.cuts = cutDispatches(store);
     store.close();
     result.figures.push(`kills survived: ${result.kills} of ${options.kills} (seed ${options.seed}); the last daemon stopped by SIGTERM ended ${ended.code ?? ended.signal}`);
     result.figures.push(`CLI: ${clis.length} at once, ${cliFigures.commands} commands, ${cliFigures.json} JSON answers parsed, exits ${JSON.stringify(cliFigures.codes)}, ${cliFigures.problems.length} problems`);
+    result.figures.push(`dispatches cut short: ${describeCuts(result.cuts)}`);
     result.figures.push(`owner's commands for items a cut dispatch left interrupted: ${resumed.tried.length} (${tally(resumed.tried)})`);
     result.broken.push(...resumed.problems);
     result.figures.push(`dashboard: ${webFigures.requests} JSON reads, p50 ${percentile(webFigures.ms, 0.5).toFixed(1)} ms, p99 ${percentile(webFigures.ms, 0.99).toFixed(1)} ms, ${webFigures.problems.length} problems`);
@@ -270,17 +304,34 @@ function soakEnv(dir: string, configFile: string): Record<string, string | undef
   };
 }
 
-/** The bench's entry: runs a soak and prints its figures and every invariant broken; returns 0, or 1 when one broke. */
-export async function benchSoak(options: { kills?: number; seed?: number }): Promise<number> {
+/**
+ * The bench's entry: runs `runs` soaks in a row (seeds `seed`, `seed + 1`, ...), printing each
+ * one's figures and every invariant broken, and stops at the first that broke one; then the
+ * runs that held, and what became of every dispatch the kills cut short. Returns 0, or 1 when
+ * an invariant broke.
+ */
+export async function benchSoak(options: { kills?: number; seed?: number; runs?: number }): Promise<number> {
   const seed = options.seed ?? Math.floor(Math.random() * 2 ** 31);
   const kills = options.kills ?? SOAK_KILLS;
-  console.log(`soak: the rehearsal with its daemon SIGKILLed ${kills} times at random moments, seed ${seed} (replay: npm run bench -- soak --kills ${kills} --seed ${seed})`);
-  const result = await runSoak({ kills, seed, say: (line) => console.log(`  ${line}`) });
-  console.log([
-    `soak: ${(result.ms / 1000).toFixed(1)} s on ${isDeno() ? "deno" : "node"}`,
-    ...result.figures.map((f) => `  ${f}`),
-    result.broken.length ? `  BROKEN (${result.broken.length}):` : "  every invariant holds",
-    ...result.broken.map((b) => `    ${b}`),
-  ].join("\n"));
-  return result.broken.length ? 1 : 0;
+  const runs = options.runs ?? 1;
+  const totals: CutDispatches = { requeued: 0, failed: 0, interrupted: 0, adopted: 0 };
+  let held = 0;
+  for (let run = 0; run < runs; run++) {
+    const at = seed + run;
+    console.log(`soak${runs > 1 ? ` ${run + 1} of ${runs}` : ""}: the rehearsal with its daemon SIGKILLed ${kills} times at random moments, seed ${at} (replay: npm run bench -- soak --kills ${kills} --seed ${at})`);
+    const result = await runSoak({ kills, seed: at, say: (line) => console.log(`  ${line}`) });
+    console.log([
+      `soak: ${(result.ms / 1000).toFixed(1)} s on ${isDeno() ? "deno" : "node"}`,
+      ...result.figures.map((f) => `  ${f}`),
+      result.broken.length ? `  BROKEN (${result.broken.length}):` : "  every invariant holds",
+      ...result.broken.map((b) => `    ${b}`),
+    ].join("\n"));
+    for (const key of Object.keys(totals) as Array<keyof CutDispatches>) totals[key] += result.cuts[key];
+    if (result.broken.length) break;
+    held++;
+  }
+  if (runs > 1) {
+    console.log(`soak: ${held} of ${runs} runs in a row held every invariant (seeds ${seed}-${seed + runs - 1}, ${kills} kills each); dispatches cut short: ${describeCuts(totals)}`);
+  }
+  return held === runs ? 0 : 1;
 }

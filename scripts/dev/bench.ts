@@ -30,8 +30,9 @@
  *
  * `soak`: the rehearsal with its daemon SIGKILLed at random moments (`--kills N`, default 50,
  * `--seed S` to replay one) and restarted, while the CLI and the dashboard are used; it
- * prints each invariant's figure and any broken (scripts/dev/bench-soak.ts). Not run when
- * no name is given: it takes minutes.
+ * prints each invariant's figure and any broken, and what became of each dispatch a kill cut
+ * short (scripts/dev/bench-soak.ts). `--runs N` runs N soaks in a row, stopping at the first
+ * that broke an invariant. Not run when no name is given: it takes minutes.
  */
 import { spawnSync } from "node:child_process";
 import { realpathSync, statSync, writeFileSync } from "node:fs";
@@ -52,7 +53,7 @@ export const command: CommandDef = {
   summary: "Print benchmark figures (start-up cost of the CLI, requests of a poll)",
   usage: "bench [cli|poll|store|pass|web|soak] [--runs N] [--warmups N] [--kills N] [--seed S]",
   options: {
-    runs: { type: "string", value: "N", description: "Timed runs of each command (default 15)" },
+    runs: { type: "string", value: "N", description: "Timed runs of each command (default 15); soak: soaks in a row, seeds S, S+1, ... (default 1)" },
     warmups: { type: "string", value: "N", description: "Untimed runs first (default 2)" },
     kills: { type: "string", value: "N", description: "soak: how many times the daemon is SIGKILLed (default 50)" },
     seed: { type: "string", value: "S", description: "soak: the seed of its random moments (default: a new one, printed)" },
@@ -65,7 +66,9 @@ export const CLI_TARGET_RATIO = 2.5;
 
 const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = {
   cli: benchCli, poll: benchPoll, store: benchStore, pass: benchPass, web: benchWeb,
-  soak: async ({ kills, seed }) => void await benchSoak({ kills, seed }),
+  soak: async ({ kills, seed, soakRuns }) => {
+    if (await benchSoak({ kills, seed, runs: soakRuns })) process.exitCode = 1;
+  },
 };
 
 /** The benchmarks run when none is named: all but the soak, which takes minutes. */
@@ -76,6 +79,8 @@ interface Runs {
   warmups: number;
   kills?: number;
   seed?: number;
+  /** soak: how many soaks in a row (`--runs`, default 1). */
+  soakRuns?: number;
 }
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
@@ -84,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const runs = {
     runs: integerOption(args, "runs", 1) ?? 15, warmups: integerOption(args, "warmups", 0) ?? 2,
-    kills: integerOption(args, "kills", 0), seed: integerOption(args, "seed", 0),
+    kills: integerOption(args, "kills", 0), seed: integerOption(args, "seed", 0), soakRuns: integerOption(args, "runs", 1),
   };
   const names = args.positionals.length ? args.positionals : BY_DEFAULT;
   for (const name of names) {
