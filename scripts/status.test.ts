@@ -15,14 +15,17 @@ import { openExistingStore } from "../lib/store/open.ts";
 import { recordSession } from "../lib/work-items/sessions.ts";
 import { transition } from "../lib/work-items/transition.ts";
 import type { Store } from "../lib/store/open.ts";
-import { run } from "./status.ts";
+import { command, run, statusFilter } from "./status.ts";
+import { parse } from "../lib/cli.ts";
+import { UsageError } from "../lib/errors.ts";
 import type { StatusReport } from "../lib/reports/status.ts";
 
-async function status(store: Store | undefined, argv: { includeSimulated?: boolean; json?: boolean; stateDir?: string } = {}, priorities = { "demo/widgets": 0, "demo/urgent": 3 }): Promise<string> {
+async function status(store: Store | undefined, argv: { includeSimulated?: boolean; json?: boolean; stateDir?: string; filter?: string[] } = {}, priorities = { "demo/widgets": 0, "demo/urgent": 3 }): Promise<string> {
   let text = "";
   const config = await configWithRepos(priorities);
+  const filter = argv.filter ? statusFilter(parse(command, argv.filter)) : null;
   await atTimeAsync("2026-01-15T10:00:00Z", () =>
-    run({ includeSimulated: argv.includeSimulated ?? false, json: argv.json ?? false }, { config, store, stateDir: argv.stateDir ?? "/nonexistent-robot-army-state", write: (chunk) => (text += chunk) }));
+    run({ includeSimulated: argv.includeSimulated ?? false, json: argv.json ?? false, filter }, { config, store, stateDir: argv.stateDir ?? "/nonexistent-robot-army-state", write: (chunk) => (text += chunk) }));
   return text;
 }
 
@@ -66,6 +69,40 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal(json.counts, { discovered: 1, ready: 3, dispatching: 0, active: 1, awaiting_review: 0, interrupted: 0, needs_info: 0, failed: 1, done: 0, abandoned: 0 });
     assert.equal(json.queue.map((q) => [q.position, q.repo, q.issue, q.priority]), [[1, "demo/urgent", 9, 3], [2, "demo/widgets", 1, 0], [3, "demo/widgets", 2, 0]]);
+  }));
+
+test("--state and --repo narrow the counts, the queue and what needs you to those items, and list each with its state and why", () =>
+  withStore(async (store) => {
+    onboard(store, "demo/widgets", "demo/urgent");
+    makeItem(store, { issue: 1, at: "2026-01-15T07:00:00Z", title: "Oldest" });
+    makeItem(store, { repo: "demo/urgent", issue: 9, at: "2026-01-15T09:00:00Z", title: "Urgent" });
+    makeItem(store, { issue: 4, state: "failed", title: "Broken" });
+    makeItem(store, { repo: "demo/urgent", issue: 5, state: "failed", title: "Also broken" });
+    makeItem(store, { issue: 6, state: "active", title: "Busy" });
+    const text = await status(store, { filter: ["--state", "failed,ready", "--repo", "demo/widgets"] });
+    assert.is(text, [
+      "daemon: never run with this state dir",
+      "work items (state failed or ready, repository demo/widgets): 2",
+      "  ready   1",
+      "  failed  1",
+      '  demo/widgets#1  item 1  "Oldest"  ready: repository onboarded',
+      '  demo/widgets#4  item 3  "Broken"  failed: worktree could not be made: disk full',
+      "needs you: 1",
+      "  demo/widgets#4  item 3  failed: worktree could not be made: disk full  (robot-army retry 3)",
+      // Its place in the whole queue: demo/urgent#9 goes first.
+      "queue: 1 ready, in dispatch order",
+      '  2. demo/widgets#1  item 1  "Oldest"  priority 0',
+      "rate limit: not yet seen",
+      "anomalies: none",
+      "",
+    ].join("\n"));
+    const json = JSON.parse(await status(store, { json: true, filter: ["--state", "failed"] })) as StatusReport & { items: Array<{ id: number; state: string }>; filter: unknown };
+    assert.equal([json.total, json.items.map((i) => [i.id, i.state]), json.queue, json.filter], [2, [[3, "failed"], [4, "failed"]], [], { states: ["failed"], repo: null }]);
+    assert.equal(json.needs_you.map((n) => n.id), [3, 4]);
+    // Without a filter, the report is whole and lists no items.
+    assert.not.ok("items" in (JSON.parse(await status(store, { json: true })) as object));
+    assert.throws(() => statusFilter(parse(command, ["--state", "faild"])), (e: Error) => e instanceof UsageError && e.message.startsWith('Unknown state "faild" (did you mean failed?)'));
+    assert.throws(() => statusFilter(parse(command, ["--repo", "widgets"])), (e: Error) => e instanceof UsageError && e.message.includes('--repo must be written owner/name, got "widgets"'));
   }));
 
 test("needs you: items whose worker asked something, with the question and attach, then failed ones with retry; --json has them", () =>

@@ -9,8 +9,8 @@
  *
  * A read never creates anything: with no database yet there is nothing to show.
  */
-import type { CommandDef, Write } from "../lib/cli.ts";
-import { JSON_OPTION, asJson, asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
+import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, helpText, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { RateLimitState } from "../lib/boundaries/github-types.ts";
 import { now, parseTimestamp } from "../lib/clock.ts";
 import type { Config } from "../lib/config.ts";
@@ -19,14 +19,17 @@ import { daemonLines } from "../lib/daemon/daemon-status.ts";
 import { reasonText } from "../lib/dispatch/controls.ts";
 import { printable, quoted } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
-import { QUICK_EXIT_LINES_SHOWN, statusReport } from "../lib/reports/status.ts";
+import { QUICK_EXIT_LINES_SHOWN, filterStatus, statusReport } from "../lib/reports/status.ts";
 import { describeQuickExit } from "../lib/work-items/quick-exit.ts";
 import type { QuickExit } from "../lib/work-items/quick-exit.ts";
-import type { ItemJson, StatusReport } from "../lib/reports/status.ts";
+import type { FilteredItem, ItemJson, StatusFilter, StatusReport } from "../lib/reports/status.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { getItem, WORK_ITEM_STATES } from "../lib/work-items/queries.ts";
+import type { WorkItemState } from "../lib/work-items/queries.ts";
+import { UsageError } from "../lib/errors.ts";
+import { nearestName } from "../lib/nearest-name.ts";
 import { openSessions } from "../lib/work-items/sessions.ts";
 import { describeActivity, workerActivity } from "../lib/work-items/idleness.ts";
 import type { Activity } from "../lib/work-items/idleness.ts";
@@ -61,19 +64,48 @@ Code at its folder-trust question or a login, has not reported starting).
 
 Items made below the live effect level are simulated and left out unless
 --include-simulated; the output says how many were left out.
+
+--state (one state, or several separated by commas) and --repo narrow everything to those
+items: the counts, the queue, what needs you and the anomalies of that repository, and
+list each matching item with its state and why.
 `,
   options: {
+    state: { type: "string", value: "S[,S...]", description: "Only items in these states (discovered, ready, dispatching, active, awaiting_review, interrupted, needs_info, failed, done, abandoned), each listed" },
+    repo: { type: "string", value: "owner/name", description: "Only items of this repository, each listed" },
     "include-simulated": { type: "boolean", description: "Include items made below the live effect level" },
     config: CONFIG_OPTION,
     json: JSON_OPTION,
   },
-  examples: ["robot-army status", "robot-army status --include-simulated --json"],
+  examples: ["robot-army status", "robot-army status --state failed,interrupted", "robot-army status --repo octo-org/widgets --json", "robot-army status --include-simulated --json"],
 };
 
 /** What `status` was asked for. */
 export interface StatusOptions {
   includeSimulated: boolean;
   json: boolean;
+  /** `--state`/`--repo`: the items the report is narrowed to; null for all. */
+  filter?: StatusFilter | null;
+}
+
+/** `--state S[,S...]` and `--repo owner/name`, checked: an unknown state, or a repository not written owner/name, is a usage error. */
+export function statusFilter(args: ParsedArgs): StatusFilter | null {
+  const state = stringOption(args, "state");
+  const repo = stringOption(args, "repo");
+  if (state === undefined && repo === undefined) return null;
+  let states: WorkItemState[] | null = null;
+  if (state !== undefined) {
+    states = [];
+    for (const name of state.split(",").map((s) => s.trim()).filter(Boolean)) {
+      if (!(WORK_ITEM_STATES as readonly string[]).includes(name)) {
+        const near = nearestName(name, [...WORK_ITEM_STATES]);
+        throw new UsageError(`Unknown state "${name}"${near ? ` (did you mean ${near}?)` : ""}; the states are ${WORK_ITEM_STATES.join(", ")}`, helpText(command));
+      }
+      if (!states.includes(name as WorkItemState)) states.push(name as WorkItemState);
+    }
+    if (states.length === 0) throw new UsageError("--state names no state", helpText(command));
+  }
+  if (repo !== undefined && !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new UsageError(`--repo must be written owner/name, got "${repo}"`, helpText(command));
+  return { states, repo: repo ?? null };
 }
 
 /** What `status` reads: the config (priorities, the API whose rate limit to show) and the store, if there is one. */
@@ -89,18 +121,24 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const config = await configFromArgs(args);
   return await withExistingStore(stateDirPath(), async (store) => {
-    const opts = { includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true };
+    const opts = { includeSimulated: args.values["include-simulated"] === true, json: args.values.json === true, filter: statusFilter(args) };
     return await run(opts, { config, store, stateDir: stateDirPath(), write: writeStdout });
   });
 }
 
 /** Prints the status. */
 export async function run(opts: StatusOptions, deps: StatusDeps): Promise<number> {
-  const report = statusReport(deps.store, deps.config, opts.includeSimulated, deps.stateDir);
-  const shown = { ...report, workers: deps.store ? await workerLines(deps.store, deps.config, opts.includeSimulated) : [] };
+  const whole = statusReport(deps.store, deps.config, opts.includeSimulated, deps.stateDir);
+  const report = opts.filter ? filterStatus(whole, deps.store, opts.filter, opts.includeSimulated) : whole;
+  const workers = deps.store ? await workerLines(deps.store, deps.config, opts.includeSimulated) : [];
+  const shown = { ...report, workers: opts.filter ? workers.filter((w) => inFilter(opts.filter!, w.repo, getItem(deps.store!, w.item)?.state)) : workers };
   // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
   deps.write(redact(opts.json ? asJson(shown) : asLines(...formatStatus(shown))));
   return 0;
+}
+
+function inFilter(filter: StatusFilter, repo: string, state: WorkItemState | undefined): boolean {
+  return (filter.repo === null || filter.repo === repo) && (filter.states === null || (state !== undefined && filter.states.includes(state)));
 }
 
 /** One open worker session, as `status` shows it: its item and what its registry says it is doing. */
@@ -130,12 +168,14 @@ async function workerLines(store: Store, config: Config, includeSimulated: boole
 }
 
 /** The report as lines of text (with the open workers' activity, when given). */
-export function formatStatus(report: StatusReport & { workers?: WorkerLine[] }): string[] {
+export function formatStatus(report: StatusReport & { workers?: WorkerLine[]; filter?: StatusFilter; items?: FilteredItem[] }): string[] {
   const lines: string[] = daemonLines(report.daemon);
   const present = WORK_ITEM_STATES.filter((state) => report.counts[state] > 0);
-  lines.push(report.total === 0 ? "work items: none" : `work items: ${report.total}`);
+  const narrowed = report.filter ? describeFilter(report.filter) : "";
+  lines.push(report.total === 0 ? `work items${narrowed}: none` : `work items${narrowed}: ${report.total}`);
   const width = Math.max(0, ...present.map((state) => state.length)) + 2;
   for (const state of present) lines.push(`  ${state.padEnd(width)}${report.counts[state]}`);
+  for (const item of report.items ?? []) lines.push(`  ${itemLine(item)}  ${item.state}${item.reason ? `: ${printable(item.reason)}` : ""}`);
   if (report.workers?.length) lines.push(`workers: ${report.workers.length}`);
   for (const w of report.workers ?? []) lines.push(`  ${w.repo}#${w.issue}  item ${w.item}  ${w.name} on ${w.host}: ${describeActivity(w.activity)}`);
   if (report.needs_you.length) lines.push(`needs you: ${report.needs_you.length}`);
@@ -172,6 +212,15 @@ export function formatStatus(report: StatusReport & { workers?: WorkerLine[] }):
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;
+}
+
+/** ` (state failed or interrupted, repository octo-org/widgets)`: what the report was narrowed to. */
+function describeFilter(filter: StatusFilter): string {
+  const parts = [
+    ...(filter.states ? [`state ${filter.states.join(" or ")}`] : []),
+    ...(filter.repo ? [`repository ${filter.repo}`] : []),
+  ];
+  return ` (${parts.join(", ")})`;
 }
 
 /** A quick exit under its item: how it ended and its last few lines, with where to read them all. */

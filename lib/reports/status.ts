@@ -108,6 +108,41 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
   };
 }
 
+/** What `status --state S --repo R` narrows the report to: items in those states, of that repository. */
+export interface StatusFilter {
+  states: readonly WorkItemState[] | null;
+  repo: string | null;
+}
+
+/** An item `status --state/--repo` lists: its fields, state and why it is there. */
+export type FilteredItem = ItemJson & { state: WorkItemState; reason: string | null; since: string };
+
+/**
+ * The report narrowed to the filter's items: the counts, the queue and its held, untrusted and
+ * held-for-owner items, what needs the owner and the open anomalies of that repository (one of
+ * no repository is kept), and every matching item listed with its state and why.
+ */
+export function filterStatus(report: StatusReport, store: Store | undefined, filter: StatusFilter, includeSimulated: boolean): StatusReport & { filter: StatusFilter; items: FilteredItem[] } {
+  const { states, repo } = filter;
+  const keep = (item: { repo: string }, state: WorkItemState) => (repo === null || item.repo === repo) && (states === null || states.includes(state));
+  const items = store ? listItems(store, { repo: repo ?? undefined, states: states ?? undefined, includeSimulated }) : [];
+  const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
+  for (const item of items) counts[item.state]++;
+  return {
+    ...report,
+    counts,
+    total: items.length,
+    queue: report.queue.filter((q) => keep(q, "ready")),
+    held: report.held.filter((h) => keep(h, "ready")),
+    untrusted: report.untrusted.filter((u) => keep(u, "ready")),
+    held_for_owner: report.held_for_owner.filter((h) => keep(h, "ready")),
+    needs_you: report.needs_you.filter((n) => keep(n, n.state)),
+    anomalies: report.anomalies.filter((a) => repo === null || a.repo === null || a.repo === repo),
+    filter,
+    items: items.map((item) => ({ ...itemJson(item), state: item.state, reason: item.reason, since: item.updated_at })),
+  };
+}
+
 /** The items that wait for the owner: needs_info first (a worker is waiting), then failed, interrupted, awaiting review, each oldest change first. */
 function needsYou(store: Store, includeSimulated: boolean): NeedsYou[] {
   const waiting = NEEDS_YOU_STATES.flatMap((state) =>
