@@ -109,6 +109,35 @@ function checkWorktrees(store: Store, end: SoakEnd, verdict: SoakVerdict): void 
   for (const path of left) verdict.broken.push(`worktree ${path} is on disk with no cleanup record keeping it`);
 }
 
+/**
+ * What became of the dispatches the kills cut short: back in the queue by themselves (no
+ * worker of theirs ever started), failed after three of those in a row, interrupted for the
+ * owner (a worker may have started), or active with the launched worker adopted.
+ */
+export interface CutDispatches {
+  requeued: number;
+  failed: number;
+  interrupted: number;
+  adopted: number;
+}
+
+/** The cut dispatches the store's audit log records. */
+export function cutDispatches(store: Store): CutDispatches {
+  const moves = queryAudit(store, { kind: "state.work_item" }).filter((r) => r.body.from === "dispatching");
+  const cut = (r: (typeof moves)[number]) => typeof r.body.reason === "string" && r.body.reason.startsWith("its dispatch was cut short");
+  return {
+    requeued: moves.filter((r) => r.body.to === "ready" && r.body.requeued === true).length,
+    failed: moves.filter((r) => r.body.to === "failed" && cut(r)).length,
+    interrupted: moves.filter((r) => r.body.to === "interrupted" && cut(r)).length,
+    adopted: moves.filter((r) => r.body.to === "active" && r.body.adopted === true).length,
+  };
+}
+
+/** `4 back in the queue, 0 failed, 1 interrupted for the owner, 2 workers adopted`. */
+export function describeCuts(cuts: CutDispatches): string {
+  return `${cuts.requeued} back in the queue by themselves, ${cuts.failed} failed, ${cuts.interrupted} interrupted for the owner, ${cuts.adopted} workers adopted`;
+}
+
 /** Every intent without an outcome is named by an `effect_unfinished` anomaly. */
 function checkIntents(store: Store, verdict: SoakVerdict): void {
   const open = intentsWithoutOutcome(store);
@@ -116,9 +145,7 @@ function checkIntents(store: Store, verdict: SoakVerdict): void {
   const outcomes = queryAudit(store, {}).filter((r) => r.phase === "outcome");
   const settled = outcomes.filter((r) => r.body.settled_from !== undefined).length;
   verdict.figures.push(`intents without an outcome: ${open.length}, ${open.length - unreported.length} reported; ${settled} settled from evidence after a kill`);
-  const cut = queryAudit(store, { kind: "state.work_item" }).map((r) => String(r.body.reason ?? ""));
-  verdict.figures.push(`dispatches cut short by a kill: ${cut.filter((r) => r.startsWith("its worker was adopted")).length} workers adopted, ` +
-    `${cut.filter((r) => r.startsWith("its dispatch was cut short")).length} items left interrupted for their owner`);
+  verdict.figures.push(`dispatches cut short by a kill: ${describeCuts(cutDispatches(store))}`);
   for (const intent of unreported) verdict.broken.push(`intent ${intent.kind} ${intent.actionId} (record ${intent.id}) has no outcome and no effect_unfinished anomaly`);
 }
 

@@ -35,11 +35,11 @@ import { listRecords } from "../../lib/sessions/records.ts";
 import { stopSession } from "../../lib/sessions/stop.ts";
 import { openStore } from "../../lib/store/open.ts";
 import { listItems } from "../../lib/work-items/queries.ts";
-import { queryAudit } from "../../lib/store/audit.ts";
 import { startDashboard } from "../../lib/testing/dashboard.ts";
 import { makeTempDir, removeTempDir } from "../../lib/testing/fixtures.ts";
 import { startNotifyReceivers } from "../../lib/testing/notify-receivers.ts";
-import { checkSoakEnd, unreportedIntents } from "../../lib/testing/soak-checks.ts";
+import { checkSoakEnd, cutDispatches, describeCuts, unreportedIntents } from "../../lib/testing/soak-checks.ts";
+import type { CutDispatches } from "../../lib/testing/soak-checks.ts";
 import { LOCK_ERROR, cliProblem, loopOverCli, percentile, readDashboard, runCli, seededRandom, startDaemon, waitUntilNoneNaming } from "../../lib/testing/soak.ts";
 import type { CliAnswer, CliFigures, DaemonProcess } from "../../lib/testing/soak.ts";
 import type { Store } from "../../lib/store/open.ts";
@@ -75,35 +75,6 @@ export interface SoakResult {
   web: { requests: number; p50Ms: number; p99Ms: number };
   /** What became of the dispatches the kills cut short, from the audit log. */
   cuts: CutDispatches;
-}
-
-/**
- * What became of the dispatches the kills cut short: back in the queue by themselves (no
- * worker of theirs ever started), failed after three of those in a row, interrupted for the
- * owner (a worker may have started), or active with the launched worker adopted.
- */
-export interface CutDispatches {
-  requeued: number;
-  failed: number;
-  interrupted: number;
-  adopted: number;
-}
-
-/** The cut dispatches the store's audit log records. */
-function cutDispatches(store: Store): CutDispatches {
-  const moves = queryAudit(store, { kind: "state.work_item" }).filter((r) => r.body.from === "dispatching");
-  const cut = (r: (typeof moves)[number]) => typeof r.body.reason === "string" && r.body.reason.startsWith("its dispatch was cut short");
-  return {
-    requeued: moves.filter((r) => r.body.to === "ready" && r.body.requeued === true).length,
-    failed: moves.filter((r) => r.body.to === "failed" && cut(r)).length,
-    interrupted: moves.filter((r) => r.body.to === "interrupted" && cut(r)).length,
-    adopted: moves.filter((r) => r.body.to === "active" && r.body.adopted === true).length,
-  };
-}
-
-/** `4 back in the queue, 0 failed, 1 interrupted for the owner, 2 workers adopted`. */
-function describeCuts(cuts: CutDispatches): string {
-  return `${cuts.requeued} back in the queue by themselves, ${cuts.failed} failed, ${cuts.interrupted} interrupted for the owner, ${cuts.adopted} workers adopted`;
 }
 
 /** The gaps, in milliseconds, between one daemon start and its kill: `kills` of them, uniform in [300, 2 * spread / kills]. */
@@ -201,7 +172,6 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     store.close();
     result.figures.push(`kills survived: ${result.kills} of ${options.kills} (seed ${options.seed}); the last daemon stopped by SIGTERM ended ${ended.code ?? ended.signal}`);
     result.figures.push(`CLI: ${clis.length} at once, ${cliFigures.commands} commands, ${cliFigures.json} JSON answers parsed, exits ${JSON.stringify(cliFigures.codes)}, ${cliFigures.problems.length} problems`);
-    result.figures.push(`dispatches cut short: ${describeCuts(result.cuts)}`);
     result.figures.push(`owner's commands for items a cut dispatch left interrupted: ${resumed.tried.length} (${tally(resumed.tried)})`);
     result.broken.push(...resumed.problems);
     result.figures.push(`dashboard: ${webFigures.requests} JSON reads, p50 ${percentile(webFigures.ms, 0.5).toFixed(1)} ms, p99 ${percentile(webFigures.ms, 0.99).toFixed(1)} ms, ${webFigures.problems.length} problems`);
