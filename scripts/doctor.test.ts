@@ -13,7 +13,7 @@ import { runCommand } from "../lib/run-command.ts";
 import { acknowledgeAnomaly, raiseAnomaly } from "../lib/store/anomalies.ts";
 import { withStore } from "../lib/store/open.ts";
 import { recordClaudeTrust, recordCodexTrust } from "../lib/dispatch/agent-trust.ts";
-import { run } from "./doctor.ts";
+import { checkDisk, describeAgentEnv, run } from "./doctor.ts";
 import type { DoctorDeps } from "./doctor.ts";
 
 const template = forgeTemplate();
@@ -62,8 +62,24 @@ test("against the forge with a private token file, every check passes", () =>
     assert.is(line(text, "author"), "ok    author     issues opened by owner are taken");
     assert.is(line(text, "anomalies"), "ok    anomalies  none open");
     assert.is(line(text, "channels"), "ok    channels   none configured: nothing is sent ([health] webhook_url, [pushover] token_file and user_key_file)");
-    assert.match(text, /\nall 12 checks passed\n$/);
+    assert.match(line(text, "disk"), new RegExp(`^ok    disk       worktrees ${join(t.tmp, "state", "worktrees")}: [0-9.]+ GiB free; state dir ${join(t.tmp, "state")}: [0-9.]+ GiB free$`));
+    assert.is(line(text, "agent env"), "ok    agent env  none of ANTHROPIC_*, CLAUDE_CODE_*, OPENAI_*, CODEX_* is set");
+    assert.match(text, /\nall 14 checks passed\n$/);
     assert.not.ok(existsSync(join(t.tmp, "state")), "doctor creates no state dir");
+  }));
+
+test("the disk check warns under its threshold with every figure, and fails nothing; agent variables are named, never their values", () =>
+  template.use(async (t) => {
+    const [status, detail] = checkDisk([["worktrees", join(t.tmp, "not", "there", "yet")]], Number.MAX_SAFE_INTEGER);
+    assert.is(status, "warn");
+    assert.match(detail, new RegExp(`^worktrees ${join(t.tmp, "not", "there", "yet")}: [0-9.]+ GiB free \\(under [0-9.]+ GiB: make room before workers fill it\\)$`));
+    assert.equal(checkDisk([["state dir", t.tmp]], 1)[0], "ok");
+    const said = describeAgentEnv({ ANTHROPIC_BASE_URL: "http://127.0.0.1:1", CLAUDE_CODE_USE_BEDROCK: "1", OPENAI_API_KEY: "sk-secret", CODEX_HOME: "/x", HOME: "/h", ANTHROPIC_MODEL: undefined });
+    assert.is(said, "set here, and passed to every worker a daemon started from here starts: ANTHROPIC_BASE_URL, CLAUDE_CODE_USE_BEDROCK, CODEX_HOME, OPENAI_API_KEY");
+    const { text, error } = await doctor(t, { deps: { env: { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), OPENAI_API_KEY: "sk-secret" } } });
+    assert.is(error, undefined, "a variable named is no failure");
+    assert.is(line(text, "agent env"), "ok    agent env  set here, and passed to every worker a daemon started from here starts: OPENAI_API_KEY");
+    assert.not.match(text, "sk-secret");
   }));
 
 test("a token file others can read fails its check (exit 4), says how to fix it, and GitHub is not tried with it", () =>
@@ -73,7 +89,7 @@ test("a token file others can read fails its check (exit 4), says how to fix it,
     const { text, error } = await doctor(t);
     assert.instance(error, CheckFailedError);
     assert.is(error!.exitCode, 4);
-    assert.is(error!.message, "1 of 12 checks failed: token");
+    assert.is(error!.message, "1 of 14 checks failed: token");
     assert.is(line(text, "token"), `FAIL  token      Token file "${token}" has mode 0644; it must be 0600 (chmod 600 "${token}")`);
     assert.is(line(text, "github"), "skip  github     needs a usable token");
     assert.not.match(text, "checks passed");
@@ -86,7 +102,7 @@ test("--json gives every check and whether all passed", () =>
     const json = JSON.parse(text);
     assert.is(json.ok, false);
     assert.equal(json.checks.map((c: { check: string; status: string }) => `${c.check}=${c.status}`),
-      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "github=skip", "author=ok", "trust=ok", "workers=ok", "anomalies=ok", "channels=ok"]);
+      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "disk=ok", "github=skip", "author=ok", "trust=ok", "workers=ok", "anomalies=ok", "channels=ok", "agent env=ok"]);
   }));
 
 test("a config that does not load fails and the checks that need it are skipped", () =>
@@ -94,7 +110,7 @@ test("a config that does not load fails and the checks that need it are skipped"
     const file = join(t.tmp, "broken.toml");
     writeFileSync(file, "[daemon]\ntick_seconds = \"soon\"\n");
     const { text, error } = await doctor(t, { config: file });
-    assert.is(error!.message, "1 of 12 checks failed: config");
+    assert.is(error!.message, "1 of 14 checks failed: config");
     assert.match(line(text, "config"), /^FAIL  config     Cannot read config ".*broken.toml": key "daemon.tick_seconds" must be a number \(line 2\); fix the file/);
     for (const check of ["token", "worker", "github", "author"]) assert.match(line(text, check), /^skip  .*needs the config$/);
   }));
@@ -105,7 +121,7 @@ test("a missing author, a token nobody accepts and a missing tmux each fail with
     writeFileSync(bad, "ghp_not_a_token_the_forge_knows_1234\n", { mode: 0o600 });
     const config = writeConfig(t, [], [`token_file = ${JSON.stringify(bad)}`]);
     const { text, error } = await doctor(t, { config, deps: { tmuxVersion: async () => undefined } });
-    assert.is(error!.message, "3 of 12 checks failed: tmux, github, author");
+    assert.is(error!.message, "3 of 14 checks failed: tmux, github, author");
     assert.is(line(text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] launcher = "process"');
     assert.match(line(text, "github"), new RegExp(`^FAIL  github     ${t.forge.url.replaceAll(".", "\\.")}: GitHub answered 401 .*Bad credentials; check github.api_base, the network and the token$`));
     assert.is(line(text, "author"), 'FAIL  author     github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
@@ -119,7 +135,7 @@ test("tmux is not needed by the process launcher; no token at all fails; an exis
     assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.launcher is process");
     assert.match(line(text, "token"), /^FAIL  token      no token: set github.token_file/);
     assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (writable)`);
-    assert.is(error!.message, "1 of 12 checks failed: token");
+    assert.is(error!.message, "1 of 14 checks failed: token");
   }));
 
 test("a state dir others can read fails its check, with the chmod that fixes it", () =>
@@ -142,7 +158,7 @@ test("a worker program that cannot be found fails its check, looked up on the PA
     writeFileSync(join(bin, "agent"), "#!/bin/sh\n", { mode: 0o755 });
     const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}`, TMUX_TMPDIR: t.tmp };
     const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "no-such-agent"']), deps: { env } });
-    assert.is(headless.error!.message, "1 of 12 checks failed: worker");
+    assert.is(headless.error!.message, "1 of 14 checks failed: worker");
     assert.is(line(headless.text, "worker"), 'FAIL  worker     the worker program "no-such-agent" is not on the PATH (worker.binary): install it there, or set [worker] binary to its absolute path');
     const codex = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "agent"))}`, 'profile = "codex"']);
     assert.is(line((await doctor(t, { config: codex, deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}`, "Codex's hooks are a registry: nothing to warn of");
@@ -173,7 +189,7 @@ test("an interactive agent under the process launcher fails the worker check wit
     const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}` };
     for (const [binary, profile, agent] of [["claude", "claude", "Claude Code"], ["claude", "codex", "Codex"]]) {
       const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', `binary = "${binary}"`, `profile = "${profile}"`]), deps: { env } });
-      assert.is(headless.error!.message, "1 of 12 checks failed: worker");
+      assert.is(headless.error!.message, "1 of 14 checks failed: worker");
       assert.is(line(headless.text, "worker"), `FAIL  worker     worker profile ${profile} (${agent}) is an interactive agent and needs a terminal, which the process launcher does not give it (it would answer one turn and exit): set [worker] launcher = "tmux" (or "kitty")`);
     }
     // The profile a binary implies counts as one set by hand.
@@ -208,7 +224,7 @@ test("an open anomaly is a finding, with the command that lists it; once acknowl
       raiseAnomaly(store, { kind: "spool_damaged", actionId: "a-2", detail: "a file set aside" });
     });
     const { text, error } = await doctor(t);
-    assert.is(error!.message, "1 of 12 checks failed: anomalies");
+    assert.is(error!.message, "1 of 14 checks failed: anomalies");
     assert.is(line(text, "anomalies"), 'FAIL  anomalies  2 open (effect_unfinished, spool_damaged): "robot-army anomalies" says what to check, "robot-army anomalies ack <id>" once you have looked');
     await withStore(state, (store) => [1, 2].forEach((id) => acknowledgeAnomaly(store, id)));
     assert.is((await doctor(t)).error, undefined);
@@ -252,7 +268,7 @@ test("with Claude Code as the worker, doctor says whether Claude Code trusts eac
     const env = { HOME: home, RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}`, TMUX_TMPDIR: t.tmp };
     const config = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "claude"))}`, "", '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`]);
     const before = await doctor(t, { config, deps: { env } });
-    assert.is(before.error!.message, "1 of 12 checks failed: trust");
+    assert.is(before.error!.message, "1 of 14 checks failed: trust");
     assert.is(line(before.text, "trust"), `FAIL  trust      Claude Code has not been told to trust ${clone} (demo/widgets): every worker there stops at "Is this a project you trust?" before any hook runs, until you attach and answer; "robot-army trust demo/widgets" records your yes in ${join(home, ".claude.json")}`);
     recordClaudeTrust(join(home, ".claude.json"), clone);
     const after = await doctor(t, { config, deps: { env } });

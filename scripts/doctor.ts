@@ -2,11 +2,11 @@
  * `robot-army doctor`: checks what robot-army needs before it can work, one line each,
  * `ok` or `FAIL` with what to do: the config loads, the token file is private, git and
  * tmux are there, the worker program can be started, the state dir is writable and private, GitHub (or the forge) answers to the token,
- * the author is set, and which notification channels are configured. Exit 4 when a check fails.
+ * the author is set, the free space, which notification channels are configured and which agent variables are set. Exit 4 when a check fails.
  *
  * It changes nothing: no state dir or database is created, and GitHub is only read.
  */
-import { accessSync, constants, existsSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, statSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import type { CommandDef, Write } from "../lib/cli.ts";
@@ -27,6 +27,7 @@ import { noRegistryLine } from "../lib/worker-profiles.ts";
 import { describeTrust, trustStoreFor, trusts } from "../lib/dispatch/agent-trust.ts";
 import { describeSilent, silentWorkers } from "../lib/work-items/silent-workers.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
+import { worktreeRoot } from "../lib/work-items/worktree-root.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import { CheckFailedError } from "../lib/errors.ts";
@@ -34,7 +35,7 @@ import { stateDirPath } from "../lib/state-dir.ts";
 
 export const command: CommandDef = {
   name: "doctor",
-  summary: "Check that robot-army has what it needs: config, token, git, tmux, worker, state dir, GitHub, channels",
+  summary: "Check that robot-army has what it needs: config, token, git, tmux, worker, state dir, disk, GitHub, channels",
   usage: "doctor [--config FILE] [--json]",
   description: `\
 Runs each check and prints one line for it: ok, FAIL with what to do, or skip when a
@@ -49,6 +50,8 @@ check it depends on failed or the answer cannot be told from here.
              tmux, the PATH the tmux server gives its windows); an interactive agent
              (profile claude or codex) needs a terminal: the tmux or kitty launcher
   state dir  the state dir is writable (or can be created) and nobody else can read it
+  disk       free space where worktrees are made and in the state dir: warn under 5 GiB,
+             with the figure (a full disk stops git, the store and the workers alike)
   github     github.api_base answers to the token, and says whose it is
   author     github.author is set: without it no issue is ever taken
   trust      with Claude Code as the worker: whether Claude Code has been told to trust
@@ -63,7 +66,10 @@ check it depends on failed or the answer cannot be told from here.
   channels   which notification channels are configured ([health] webhook_url,
              [pushover]) and which events they are told; none is fine: nothing is sent
              (the credential files are checked when the config loads, never read here)
-Nothing is changed. Exit 4 when any check fails.
+  agent env  the variables in this environment that change how Claude Code or Codex
+             behave (ANTHROPIC_*, CLAUDE_CODE_*, OPENAI_*, CODEX_*), by name only: a
+             daemon started from here passes them to every worker
+A warn is worth a look and fails nothing. Nothing is changed. Exit 4 when any check fails.
 `,
   options: {
     config: CONFIG_OPTION,
@@ -75,7 +81,7 @@ Nothing is changed. Exit 4 when any check fails.
 /** One check's verdict; `detail` says what was found and, on failure, what to do. */
 export interface CheckResult {
   check: string;
-  status: "ok" | "FAIL" | "skip";
+  status: "ok" | "warn" | "FAIL" | "skip";
   detail: string;
 }
 
@@ -144,6 +150,8 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   if (config) add("worker", ...(await checkWorker(config, deps)));
   else add("worker", "skip", "needs the config");
   add("state dir", ...checkStateDir(stateDirPath(deps.env)));
+  if (config) add("disk", ...checkDisk([["worktrees", worktreeRoot(config, stateDirPath(deps.env))], ["state dir", stateDirPath(deps.env)]]));
+  else add("disk", "skip", "needs the config");
   const github: [CheckResult["status"], string] = config && token.status === "ok"
     ? await checkGitHub(config, deps)
     : ["skip", config ? "needs a usable token" : "needs the config"];
@@ -158,7 +166,48 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   add("anomalies", ...(await checkAnomalies(stateDirPath(deps.env))));
   if (config) add("channels", "ok", describeChannels(config));
   else add("channels", "skip", "needs the config");
+  add("agent env", "ok", describeAgentEnv(deps.env));
   return results;
+}
+
+/** Under this much free space the disk check warns. */
+export const DISK_WARN_BYTES = 5 * 1024 ** 3;
+
+/**
+ * Free space for each place (the nearest folder of it that exists), as the filesystem gives
+ * it to an unprivileged user: warn when any is under `warnBytes`, with every figure.
+ */
+export function checkDisk(places: Array<[string, string]>, warnBytes = DISK_WARN_BYTES): ["ok" | "warn", string] {
+  const figures: string[] = [];
+  let low = false;
+  for (const [what, path] of places) {
+    let existing = path;
+    while (!existsSync(existing) && dirname(existing) !== existing) existing = dirname(existing);
+    try {
+      const fs = statfsSync(existing);
+      const free = fs.bavail * fs.bsize;
+      if (free < warnBytes) low = true;
+      figures.push(`${what} ${path}: ${gib(free)} free${free < warnBytes ? ` (under ${gib(warnBytes)}: make room before workers fill it)` : ""}`);
+    } catch (error) {
+      low = true;
+      figures.push(`${what} ${path}: free space cannot be read (${message(error)})`);
+    }
+  }
+  return [low ? "warn" : "ok", figures.join("; ")];
+}
+
+function gib(bytes: number): string {
+  return `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+}
+
+/** The names that change how Claude Code or Codex behave. */
+const AGENT_ENV = /^(ANTHROPIC_|CLAUDE_CODE_|OPENAI_|CODEX_)/;
+
+/** The agent variables set in `env`, by name only (a value may be a key). */
+export function describeAgentEnv(env: Record<string, string | undefined>): string {
+  const names = Object.keys(env).filter((name) => AGENT_ENV.test(name) && env[name] !== undefined).sort();
+  if (names.length === 0) return "none of ANTHROPIC_*, CLAUDE_CODE_*, OPENAI_*, CODEX_* is set";
+  return `set here, and passed to every worker a daemon started from here starts: ${names.join(", ")}`;
 }
 
 /**
