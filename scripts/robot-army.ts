@@ -103,7 +103,9 @@ export async function main(argv: string[]): Promise<number | void> {
   const entry = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!entry) {
     const near = nearestName(name, Object.keys(COMMANDS));
-    throw new UsageError(`Unknown command "${name}"${near ? `: did you mean "${near}"?` : ""}`, await overview());
+    // A slip gets its guess and one line; a word near no command gets the overview, to choose from.
+    if (near) throw new UsageError(`Unknown command "${name}": did you mean "${near}"?`, '"robot-army --help" lists every command');
+    throw new UsageError(`Unknown command "${name}"`, await overview());
   }
   const module = await entry.load();
   return module.main(rest);
