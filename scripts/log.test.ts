@@ -96,7 +96,7 @@ test("an effect shows as intent and outcome sharing an action id; simulated ones
   });
 });
 
-test("filters: --since (duration or ISO), --kind prefix, --item, --limit", async () => {
+test("filters: --since (duration or ISO), --kind prefix, --exclude-kind, --item, --limit", async () => {
   await withStateDir(async (stateDir) => {
     (await seeded(stateDir)).close();
     const kinds = async (...argv: string[]) => JSON.parse(await output(options("--json", ...argv), stateDir)).map((r: { id: number }) => r.id);
@@ -107,6 +107,10 @@ test("filters: --since (duration or ISO), --kind prefix, --item, --limit", async
     assert.equal(await kinds("--item", "12"), [1, 2]);
     assert.equal(await kinds("--limit", "1"), [3]);
     assert.equal(await kinds("--item", "12", "--limit", "1"), [2]);
+    assert.equal(await kinds("--exclude-kind", "state"), [2]);
+    assert.equal(await kinds("--exclude-kind", "session.recovered,state.work_item"), []);
+    assert.equal(await kinds("--exclude-kind", "sess"), [1, 2, 3], "a prefix excludes only whole kinds under it");
+    assert.equal(await kinds("--exclude-kind", "session", "--limit", "1"), [3]);
   });
 });
 

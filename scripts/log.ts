@@ -23,7 +23,7 @@ import { storeError } from "../lib/store/store-file.ts";
 export const command: CommandDef = {
   name: "log",
   summary: "Read the audit log",
-  usage: "log [--since DURATION|ISO] [--kind K] [--item N] [--limit N] [--include-simulated] [--follow] [--json] [--config FILE]",
+  usage: "log [--since DURATION|ISO] [--kind K] [--exclude-kind K[,K...]] [--item N] [--limit N] [--include-simulated] [--follow] [--json] [--config FILE]",
   description: `\
 Prints the audit log, oldest first: one line per record,
   <at>  <phase>  <kind>  <subjects>  <action id>  <body>
@@ -37,6 +37,7 @@ command takes it, and the file it names must load.
   options: {
     since: { type: "string", value: "DURATION|ISO", description: "Only records from this long ago (12h, 30m) or since this ISO time" },
     kind: { type: "string", value: "K", description: "Only records of this kind, or kinds under it (state, state.work_item)" },
+    "exclude-kind": { type: "string", value: "K[,K...]", description: "Leave out records of these kinds, or kinds under them (reconcile.pass)" },
     item: { type: "string", value: "N", description: "Only records about work item N" },
     limit: { type: "string", value: "N", description: "Only the newest N records" },
     "include-simulated": { type: "boolean", description: "Show records made below the live effect level too" },
@@ -47,6 +48,7 @@ command takes it, and the file it names must load.
   examples: [
     "robot-army log --since 2h",
     "robot-army log --kind state. --item 12",
+    "robot-army log --exclude-kind reconcile.pass --limit 50",
     "robot-army log --follow --json",
   ],
 };
@@ -98,6 +100,7 @@ export function logOptions(args: ParsedArgs, at: Date): LogOptions {
       filter: {
         since: since === undefined ? undefined : sinceTime(since, at),
         kind: stringOption(args, "kind"),
+        excludeKinds: stringOption(args, "exclude-kind")?.split(",").map((k) => k.trim()).filter(Boolean),
         item: integerOption(args, "item", 1),
         limit: integerOption(args, "limit", 1),
         ...(args.values["include-simulated"] ? {} : { simulated: false }),

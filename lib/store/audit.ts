@@ -63,6 +63,8 @@ export interface AuditQuery {
   since?: string | Date;
   /** An exact kind, or a prefix: `state` and `state.` both match `state.work_item`. */
   kind?: string;
+  /** Kinds left out, each exact or a prefix as `kind` reads one. */
+  excludeKinds?: readonly string[];
   item?: number;
   /** The newest N matching records. */
   limit?: number;
@@ -154,6 +156,11 @@ export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] 
   if (query.kind !== undefined) {
     const kind = query.kind.replace(/\.$/, "");
     where.push("(kind = ? OR substr(kind, 1, ?) = ?)");
+    params.push(kind, kind.length + 1, `${kind}.`);
+  }
+  for (const excluded of query.excludeKinds ?? []) {
+    const kind = excluded.replace(/\.$/, "");
+    where.push("NOT (kind = ? OR substr(kind, 1, ?) = ?)");
     params.push(kind, kind.length + 1, `${kind}.`);
   }
   if (query.item !== undefined) {
