@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { quickOptions } from "../lib/testing/github-kit.ts";
 import { connectGitHub } from "../lib/boundaries/github.ts";
+import { git } from "../lib/testing/fixtures.ts";
 import { CheckFailedError } from "../lib/errors.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import type { TestForge } from "../lib/testing/forge.ts";
@@ -64,7 +65,7 @@ test("against the forge with a private token file, every check passes", () =>
     assert.is(line(text, "channels"), "ok    channels   none configured: nothing is sent ([health] webhook_url, [pushover] token_file and user_key_file)");
     assert.match(line(text, "disk"), new RegExp(`^ok    disk       worktrees ${join(t.tmp, "state", "worktrees")}: [0-9.]+ GiB free; state dir ${join(t.tmp, "state")}: [0-9.]+ GiB free$`));
     assert.is(line(text, "agent env"), "ok    agent env  none of ANTHROPIC_*, CLAUDE_CODE_*, OPENAI_*, CODEX_* is set");
-    assert.match(text, /\nall 14 checks passed\n$/);
+    assert.match(text, /\nall 15 checks passed\n$/);
     assert.not.ok(existsSync(join(t.tmp, "state")), "doctor creates no state dir");
   }));
 
@@ -89,7 +90,7 @@ test("a token file others can read fails its check (exit 4), says how to fix it,
     const { text, error } = await doctor(t);
     assert.instance(error, CheckFailedError);
     assert.is(error!.exitCode, 4);
-    assert.is(error!.message, "1 of 14 checks failed: token");
+    assert.is(error!.message, "1 of 15 checks failed: token");
     assert.is(line(text, "token"), `FAIL  token      Token file "${token}" has mode 0644; it must be 0600 (chmod 600 "${token}")`);
     assert.is(line(text, "github"), "skip  github     needs a usable token");
     assert.not.match(text, "checks passed");
@@ -102,7 +103,7 @@ test("--json gives every check and whether all passed", () =>
     const json = JSON.parse(text);
     assert.is(json.ok, false);
     assert.equal(json.checks.map((c: { check: string; status: string }) => `${c.check}=${c.status}`),
-      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "disk=ok", "github=skip", "author=ok", "trust=ok", "workers=ok", "anomalies=ok", "channels=ok", "agent env=ok"]);
+      ["config=ok", "token=FAIL", "git=ok", "tmux=ok", "worker=ok", "state dir=ok", "disk=ok", "github=skip", "repos=ok", "author=ok", "trust=ok", "workers=ok", "anomalies=ok", "channels=ok", "agent env=ok"]);
   }));
 
 test("a config that does not load fails and the checks that need it are skipped", () =>
@@ -110,7 +111,7 @@ test("a config that does not load fails and the checks that need it are skipped"
     const file = join(t.tmp, "broken.toml");
     writeFileSync(file, "[daemon]\ntick_seconds = \"soon\"\n");
     const { text, error } = await doctor(t, { config: file });
-    assert.is(error!.message, "1 of 14 checks failed: config");
+    assert.is(error!.message, "1 of 15 checks failed: config");
     assert.match(line(text, "config"), /^FAIL  config     Cannot read config ".*broken.toml": key "daemon.tick_seconds" must be a number \(line 2\); fix the file/);
     for (const check of ["token", "worker", "github", "author"]) assert.match(line(text, check), /^skip  .*needs the config$/);
   }));
@@ -121,7 +122,7 @@ test("a missing author, a token nobody accepts and a missing tmux each fail with
     writeFileSync(bad, "ghp_not_a_token_the_forge_knows_1234\n", { mode: 0o600 });
     const config = writeConfig(t, [], [`token_file = ${JSON.stringify(bad)}`]);
     const { text, error } = await doctor(t, { config, deps: { tmuxVersion: async () => undefined } });
-    assert.is(error!.message, "3 of 14 checks failed: tmux, github, author");
+    assert.is(error!.message, "3 of 15 checks failed: tmux, github, author");
     assert.is(line(text, "tmux"), 'FAIL  tmux       tmux does not run: install tmux, or set [worker] launcher = "process"');
     assert.match(line(text, "github"), new RegExp(`^FAIL  github     ${t.forge.url.replaceAll(".", "\\.")}: GitHub answered 401 .*Bad credentials; check github.api_base, the network and the token$`));
     assert.is(line(text, "author"), 'FAIL  author     github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
@@ -135,7 +136,7 @@ test("tmux is not needed by the process launcher; no token at all fails; an exis
     assert.is(line(text, "tmux"), "ok    tmux       not needed: worker.launcher is process");
     assert.match(line(text, "token"), /^FAIL  token      no token: set github.token_file/);
     assert.is(line(text, "state dir"), `ok    state dir  ${join(t.tmp, "state")} (writable)`);
-    assert.is(error!.message, "1 of 14 checks failed: token");
+    assert.is(error!.message, "1 of 15 checks failed: token");
   }));
 
 test("a state dir others can read fails its check, with the chmod that fixes it", () =>
@@ -158,7 +159,7 @@ test("a worker program that cannot be found fails its check, looked up on the PA
     writeFileSync(join(bin, "agent"), "#!/bin/sh\n", { mode: 0o755 });
     const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}`, TMUX_TMPDIR: t.tmp };
     const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', 'binary = "no-such-agent"']), deps: { env } });
-    assert.is(headless.error!.message, "1 of 14 checks failed: worker");
+    assert.is(headless.error!.message, "1 of 15 checks failed: worker");
     assert.is(line(headless.text, "worker"), 'FAIL  worker     the worker program "no-such-agent" is not on the PATH (worker.binary): install it there, or set [worker] binary to its absolute path');
     const codex = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "agent"))}`, 'profile = "codex"']);
     assert.is(line((await doctor(t, { config: codex, deps: { env } })).text, "worker"), `ok    worker     ${join(bin, "agent")}`, "Codex's hooks are a registry: nothing to warn of");
@@ -189,7 +190,7 @@ test("an interactive agent under the process launcher fails the worker check wit
     const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}` };
     for (const [binary, profile, agent] of [["claude", "claude", "Claude Code"], ["claude", "codex", "Codex"]]) {
       const headless = await doctor(t, { config: writeConfig(t, ["[worker]", 'launcher = "process"', `binary = "${binary}"`, `profile = "${profile}"`]), deps: { env } });
-      assert.is(headless.error!.message, "1 of 14 checks failed: worker");
+      assert.is(headless.error!.message, "1 of 15 checks failed: worker");
       assert.is(line(headless.text, "worker"), `FAIL  worker     worker profile ${profile} (${agent}) is an interactive agent and needs a terminal, which the process launcher does not give it (it would answer one turn and exit): set [worker] launcher = "tmux" (or "kitty")`);
     }
     // The profile a binary implies counts as one set by hand.
@@ -224,7 +225,7 @@ test("an open anomaly is a finding, with the command that lists it; once acknowl
       raiseAnomaly(store, { kind: "spool_damaged", actionId: "a-2", detail: "a file set aside" });
     });
     const { text, error } = await doctor(t);
-    assert.is(error!.message, "1 of 14 checks failed: anomalies");
+    assert.is(error!.message, "1 of 15 checks failed: anomalies");
     assert.is(line(text, "anomalies"), 'FAIL  anomalies  2 open (effect_unfinished, spool_damaged): "robot-army anomalies" says what to check, "robot-army anomalies ack <id>" once you have looked');
     await withStore(state, (store) => [1, 2].forEach((id) => acknowledgeAnomaly(store, id)));
     assert.is((await doctor(t)).error, undefined);
@@ -256,19 +257,42 @@ test("the channels check names each configured channel (the webhook by its host)
     assert.not.match(fromFile.text, "abcSecretPath");
   }));
 
+test("each configured repository: a clone of it the token may push to warns until onboarded; a token that may not push, another origin or a missing path fails", () =>
+  template.use(async (t) => {
+    const clone = join(t.tmp, "widgets");
+    git(t.tmp, "clone", "--quiet", t.seeded.repository.clone_url, clone);
+    const other = join(t.tmp, "other");
+    mkdirSync(other);
+    git(other, "init", "--quiet");
+    git(other, "remote", "add", "origin", "https://github.com/someone/else.git");
+    const repos = (path: string) => ['[repos."demo/widgets"]', `path = ${JSON.stringify(path)}`];
+    const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state") };
+    const owner = await doctor(t, { config: writeConfig(t, repos(clone)), deps: { env } });
+    assert.is(owner.error, undefined, "a repository not onboarded yet is a warning: a step to take, not a fault");
+    assert.is(line(owner.text, "repos"), `warn  repos      demo/widgets: ${clone} is a clone of it, the token may read its issues, comment, push and open pull requests, not onboarded, so nothing is dispatched to it: "robot-army onboard demo/widgets"`);
+    const strangerToken = [`token_file = ${JSON.stringify(join(t.dir, "tokens", "stranger"))}`, 'author = "owner"'];
+    const stranger = await doctor(t, { config: writeConfig(t, repos(clone), strangerToken), deps: { env } });
+    assert.is(stranger.error!.message, "1 of 15 checks failed: repos");
+    assert.match(line(stranger.text, "repos"), "FAIL  repos      demo/widgets: the token may read its issues and comment but not push");
+    const elsewhere = await doctor(t, { config: writeConfig(t, repos(other)), deps: { env } });
+    assert.match(line(elsewhere.text, "repos"), `FAIL  repos      demo/widgets: the origin of ${other} is https://github.com/someone/else.git, not `);
+    const missing = await doctor(t, { config: writeConfig(t, repos(join(t.tmp, "nowhere"))), deps: { env } });
+    assert.is(line(missing.text, "repos"), `FAIL  repos      demo/widgets: ${join(t.tmp, "nowhere")} does not exist: clone the repository there, or fix [repos."demo/widgets"] path`);
+  }));
+
 test("with Claude Code as the worker, doctor says whether Claude Code trusts each clone, and how to record the owner's yes", () =>
   template.use(async (t) => {
     const bin = join(t.tmp, "bin");
     mkdirSync(bin);
     writeFileSync(join(bin, "claude"), "#!/bin/sh\n", { mode: 0o755 });
     const clone = join(t.tmp, "widgets");
-    mkdirSync(clone);
+    git(t.tmp, "clone", "--quiet", t.seeded.repository.clone_url, clone);
     const home = join(t.tmp, "home");
     mkdirSync(home);
     const env = { HOME: home, RA_STATE_DIR: join(t.tmp, "state"), PATH: `${bin}:${process.env.PATH}`, TMUX_TMPDIR: t.tmp };
     const config = writeConfig(t, ["[worker]", `binary = ${JSON.stringify(join(bin, "claude"))}`, "", '[repos."demo/widgets"]', `path = ${JSON.stringify(clone)}`]);
     const before = await doctor(t, { config, deps: { env } });
-    assert.is(before.error!.message, "1 of 14 checks failed: trust");
+    assert.is(before.error!.message, "1 of 15 checks failed: trust");
     assert.is(line(before.text, "trust"), `FAIL  trust      Claude Code has not been told to trust ${clone} (demo/widgets): every worker there stops at "Is this a project you trust?" before any hook runs, until you attach and answer; "robot-army trust demo/widgets" records your yes in ${join(home, ".claude.json")}`);
     recordClaudeTrust(join(home, ".claude.json"), clone);
     const after = await doctor(t, { config, deps: { env } });

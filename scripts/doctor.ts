@@ -28,6 +28,8 @@ import { describeTrust, trustStoreFor, trusts } from "../lib/dispatch/agent-trus
 import { describeSilent, silentWorkers } from "../lib/work-items/silent-workers.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { worktreeRoot } from "../lib/work-items/worktree-root.ts";
+import { checkRepos } from "../lib/reports/repo-checks.ts";
+import { listRepoRecords } from "../lib/repos/records.ts";
 import { listAnomalies } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import { CheckFailedError } from "../lib/errors.ts";
@@ -35,7 +37,7 @@ import { stateDirPath } from "../lib/state-dir.ts";
 
 export const command: CommandDef = {
   name: "doctor",
-  summary: "Check that robot-army has what it needs: config, token, git, tmux, worker, state dir, disk, GitHub, channels",
+  summary: "Check that robot-army has what it needs: config, token, git, tmux, worker, state dir, disk, GitHub, repositories, channels",
   usage: "doctor [--config FILE] [--json]",
   description: `\
 Runs each check and prints one line for it: ok, FAIL with what to do, or skip when a
@@ -53,6 +55,10 @@ check it depends on failed or the answer cannot be told from here.
   disk       free space where worktrees are made and in the state dir: warn under 5 GiB,
              with the figure (a full disk stops git, the store and the workers alike)
   github     github.api_base answers to the token, and says whose it is
+  repos      each configured repository: its path is a clone of it (origin checked against
+             what GitHub says), the token may read its issues, comment, push and open pull
+             requests there (as GitHub answers, never assumed), and it is onboarded (warn
+             until it is: nothing is dispatched to it)
   author     github.author is set: without it no issue is ever taken
   trust      with Claude Code as the worker: whether Claude Code has been told to trust
              each repository's clone (its answer holds for every worktree of it); not
@@ -91,7 +97,7 @@ export interface DoctorDeps {
   configFlag?: string;
   env: Record<string, string | undefined>;
   /** Connects to GitHub without a store (doctor leaves nothing behind). */
-  connect: (config: Config) => Promise<Pick<GitHubReader, "whoami">>;
+  connect: (config: Config) => Promise<Pick<GitHubReader, "whoami" | "getRepository">>;
   /** What `<tool> -V` says, or undefined when it cannot be run. */
   tmuxVersion: () => Promise<string | undefined>;
   write: Write;
@@ -156,6 +162,8 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
     ? await checkGitHub(config, deps)
     : ["skip", config ? "needs a usable token" : "needs the config"];
   add("github", ...github);
+  if (config) add("repos", ...(await repoVerdict(config, deps, github[0] === "ok")));
+  else add("repos", "skip", "needs the config");
   if (!config) add("author", "skip", "needs the config");
   else if (config.github.author) add("author", "ok", `issues opened by ${config.github.author} are taken`);
   else add("author", "FAIL", 'github.author is not set, so no issue is ever taken: set [github] author = "<your GitHub login>"');
@@ -168,6 +176,19 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   else add("channels", "skip", "needs the config");
   add("agent env", "ok", describeAgentEnv(deps.env));
   return results;
+}
+
+/** Every configured repository's clone, onboarding and the token's rights in it (lib/reports/repo-checks.ts), as one line. */
+async function repoVerdict(config: Config, deps: DoctorDeps, githubAnswers: boolean): Promise<[CheckResult["status"], string]> {
+  if (Object.keys(config.repos).length === 0) return ["ok", 'none configured: add a [repos."owner/name"] table with the path of its clone'];
+  try {
+    const records = await withExistingStore(stateDirPath(deps.env), async (store) => store ? listRepoRecords(store) : []);
+    const checks = await checkRepos(config, records, githubAnswers ? await deps.connect(config) : null);
+    const status = checks.some((c) => c.status === "FAIL") ? "FAIL" : checks.some((c) => c.status === "warn") ? "warn" : "ok";
+    return [status, checks.map((c) => c.detail).join("; ")];
+  } catch (error) {
+    return ["FAIL", `the repositories cannot be checked: ${message(error)}`];
+  }
 }
 
 /** Under this much free space the disk check warns. */

@@ -28,6 +28,8 @@ export interface GitHubRepository {
   private: boolean;
   /** Settings whose change makes onboarding ask for approval again. */
   settings: Record<string, unknown>;
+  /** What the token's user may do in it, as GitHub answers it (`permissions`); null when GitHub does not say. */
+  permissions?: { pull: boolean; triage: boolean; push: boolean; maintain: boolean; admin: boolean } | null;
 }
 
 /** What the last answer said of the rate limit, and whether calls are being held back. */

@@ -252,7 +252,16 @@ function toRepository(raw: Record<string, unknown>): GitHubRepository {
     html_url: String(raw.html_url),
     private: raw.private === true,
     settings,
+    permissions: permissionsOf(raw.permissions),
   };
+}
+
+/** The viewer's permissions as GitHub gives them with a repository, or null when it gives none. */
+function permissionsOf(raw: unknown): GitHubRepository["permissions"] {
+  if (typeof raw !== "object" || raw === null) return null;
+  const given = raw as Record<string, unknown>;
+  const flag = (key: string) => given[key] === true;
+  return { pull: flag("pull"), triage: flag("triage"), push: flag("push"), maintain: flag("maintain"), admin: flag("admin") };
 }
 
 

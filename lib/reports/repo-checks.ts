@@ -1,0 +1,72 @@
+/**
+ * `doctor`'s look at each configured repository: its clone (the configured path exists and
+ * is a git clone whose origin is that repository, as GitHub describes it), whether it is
+ * onboarded here, and what the token may do in it: read its issues and comment (`pull`),
+ * push the workers' branches and open their pull requests (`push`), as GitHub answers it for
+ * the token's user, never assumed. Nothing is written.
+ */
+import { existsSync } from "node:fs";
+import { remoteUrl } from "../boundaries/git.ts";
+import type { GitHubReader } from "../boundaries/github-types.ts";
+import type { Config } from "../config.ts";
+import { originMatches, redactedRemote } from "../repos/origin.ts";
+import type { RepoRecord } from "../repos/records.ts";
+
+/** One repository's verdict: ok, warn (a step still to take) or FAIL (it cannot work), with what was found. */
+export interface RepoCheck {
+  repo: string;
+  status: "ok" | "warn" | "FAIL";
+  detail: string;
+}
+
+/** Checks every configured repository; `github` is null when GitHub cannot be asked (then the clone's origin and the token's rights go unchecked). */
+export async function checkRepos(config: Config, records: readonly RepoRecord[], github: Pick<GitHubReader, "getRepository"> | null): Promise<RepoCheck[]> {
+  const checks: RepoCheck[] = [];
+  for (const [repo, { path }] of Object.entries(config.repos)) {
+    const fail = (detail: string) => checks.push({ repo, status: "FAIL", detail: `${repo}: ${detail}` });
+    if (!existsSync(path)) {
+      fail(`${path} does not exist: clone the repository there, or fix [repos."${repo}"] path`);
+      continue;
+    }
+    const origin = await remoteUrl(path, "origin").catch(() => undefined);
+    if (!origin) {
+      fail(`${path} is not a git clone with an origin remote`);
+      continue;
+    }
+    const found: string[] = [];
+    let status: RepoCheck["status"] = "ok";
+    if (github) {
+      let described;
+      try {
+        described = await github.getRepository(repo);
+      } catch (error) {
+        fail(`GitHub does not show it to the token (${error instanceof Error ? error.message : String(error)})`);
+        continue;
+      }
+      if (!originMatches(origin, described, path)) {
+        fail(`the origin of ${path} is ${redactedRemote(origin)}, not ${described.html_url}: point [repos."${repo}"] path at a clone of it`);
+        continue;
+      }
+      found.push(`${path} is a clone of it`);
+      const rights = described.permissions;
+      if (!rights) found.push("GitHub does not say what the token may do there");
+      else if (!rights.pull) {
+        fail("the token may not read it: give it read access to the repository's contents and issues");
+        continue;
+      } else if (!rights.push) {
+        fail("the token may read its issues and comment but not push: workers' branches cannot be pushed nor their pull requests opened; give it write access to contents and pull requests");
+        continue;
+      } else found.push("the token may read its issues, comment, push and open pull requests");
+    } else found.push(`${path} has an origin (${redactedRemote(origin)}), not checked against GitHub`);
+    const record = records.find((r) => r.name === repo);
+    if (!record) {
+      status = "warn";
+      found.push(`not onboarded, so nothing is dispatched to it: "robot-army onboard ${repo}"`);
+    } else if (record.state === "needs_reapproval") {
+      status = "warn";
+      found.push(`changed since you approved it, so nothing is dispatched to it: "robot-army onboard ${repo} --diff", then --reapprove`);
+    } else found.push("onboarded");
+    checks.push({ repo, status, detail: `${repo}: ${found.join(", ")}` });
+  }
+  return checks;
+}
