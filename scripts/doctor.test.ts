@@ -83,6 +83,21 @@ test("the disk check warns under its threshold with every figure, and fails noth
     assert.not.match(text, "sk-secret");
   }));
 
+test("with no config file doctor warns, naming every path it looked at and a file XDG_CONFIG_HOME leaves unread", () =>
+  template.use(async (t) => {
+    const home = join(t.tmp, "home");
+    const xdg = join(t.tmp, "xdg");
+    mkdirSync(join(home, ".config", "robot-army"), { recursive: true });
+    const env = { HOME: home, XDG_CONFIG_HOME: xdg, RA_STATE_DIR: join(t.tmp, "state") };
+    const looked = join(xdg, "robot-army", "config.toml");
+    const usual = join(home, ".config", "robot-army", "config.toml");
+    const none = await doctor(t, { config: undefined, deps: { configFlag: undefined, env } });
+    assert.is(line(none.text, "config"), `warn  config     no config file: looked at ${looked}, not ${usual} (XDG_CONFIG_HOME is ${xdg}); every setting has its default, so no repository is worked on ("robot-army example-config --output ${looked}" writes one to fill in)`);
+    writeFileSync(usual, "[github]\n");
+    const unread = await doctor(t, { config: undefined, deps: { configFlag: undefined, env } });
+    assert.match(line(unread.text, "config"), `; ${usual} exists but is not read while XDG_CONFIG_HOME is set: move it, or pass --config ${usual}; every setting`);
+  }));
+
 test("a token file others can read fails its check (exit 4), says how to fix it, and GitHub is not tried with it", () =>
   template.use(async (t) => {
     const token = join(t.dir, "tokens", "owner");

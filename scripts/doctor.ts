@@ -7,8 +7,8 @@
  * It changes nothing: no state dir or database is created, and GitHub is only read.
  */
 import { accessSync, constants, existsSync, statSync, statfsSync, unlinkSync, writeFileSync } from "node:fs";
-import { hostname } from "node:os";
-import { dirname, join } from "node:path";
+import { homedir, hostname } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
@@ -42,7 +42,8 @@ export const command: CommandDef = {
   description: `\
 Runs each check and prints one line for it: ok, FAIL with what to do, or skip when a
 check it depends on failed or the answer cannot be told from here.
-  config     the config file loads (a missing default file means all defaults); with a
+  config     the config file loads (warn when there is none: every path looked at is named,
+             and all settings have their defaults); with a
              daemon running, whether it runs the file as it is, will take it at its next
              pass, or refused it (FAIL, with its reason: it runs the last good config)
   token      the token file is readable by you only (mode 0600), or token_env is set
@@ -141,8 +142,9 @@ export async function runChecks(deps: DoctorDeps): Promise<CheckResult[]> {
   try {
     config = await loadConfig({ path: deps.configFlag, env: deps.env });
     const running = await daemonConfig(config, deps);
-    const detail = existsSync(path) ? path : `no file at ${path}: every setting has its default`;
-    add("config", running?.refused ? "FAIL" : "ok", running ? `${detail}; ${running.line}` : detail);
+    const missing = existsSync(path) ? undefined : noConfigFile(path, deps.env);
+    const detail = missing ?? path;
+    add("config", running?.refused ? "FAIL" : missing ? "warn" : "ok", running ? `${detail}; ${running.line}` : detail);
   } catch (error) {
     // A file the daemon refused says so here too: the daemon runs on, with the config it applied before.
     const running = await daemonConfig(await defaultConfig(), deps).catch(() => undefined);
@@ -189,6 +191,23 @@ async function repoVerdict(config: Config, deps: DoctorDeps, githubAnswers: bool
   } catch (error) {
     return ["FAIL", `the repositories cannot be checked: ${message(error)}`];
   }
+}
+
+/**
+ * No config file where robot-army looks: every path it looked at, a file at the usual place
+ * that is not read (XDG_CONFIG_HOME points elsewhere), and what writes one. Every setting
+ * has its default then, so no repository is worked on.
+ */
+function noConfigFile(path: string, env: DoctorDeps["env"]): string {
+  const usual = join(env.HOME || homedir(), ".config", "robot-army", "config.toml");
+  const looked = [path];
+  let unread = "";
+  if (env.XDG_CONFIG_HOME && resolve(usual) !== resolve(path)) {
+    looked.push(`not ${usual} (XDG_CONFIG_HOME is ${env.XDG_CONFIG_HOME})`);
+    if (existsSync(usual)) unread = `; ${usual} exists but is not read while XDG_CONFIG_HOME is set: move it, or pass --config ${usual}`;
+  }
+  return `no config file: looked at ${looked.join(", ")}${unread}; every setting has its default, so no repository is worked on ` +
+    `("robot-army example-config --output ${path}" writes one to fill in)`;
 }
 
 /** Under this much free space the disk check warns. */
