@@ -9,8 +9,9 @@
  * each a process) and a reader loops over the dashboard's JSON. The moments come from a
  * seeded random source: the seed is printed, and `--seed` replays a failing one.
  *
- * When a kill cut a dispatch short before its worker started, the owner resumes (or retries) the item as
- * robot-army tells them to (a worker already launched is adopted by the daemon itself).
+ * A dispatch a kill cut short before any worker of it started goes back to the queue by itself (three times in a
+ * row, then the item fails); when it failed, or a worker may have started, the owner resumes (or retries) the item
+ * as robot-army tells them to (a worker already launched is adopted by the daemon itself).
  *
  * Once every issue is finished (lib/daemon/rehearsal-end.ts) it stops the kept worker as
  * the rehearsal does, waits for every worktree's cleanup decision and for the last kill,
@@ -172,7 +173,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     store.close();
     result.figures.push(`kills survived: ${result.kills} of ${options.kills} (seed ${options.seed}); the last daemon stopped by SIGTERM ended ${ended.code ?? ended.signal}`);
     result.figures.push(`CLI: ${clis.length} at once, ${cliFigures.commands} commands, ${cliFigures.json} JSON answers parsed, exits ${JSON.stringify(cliFigures.codes)}, ${cliFigures.problems.length} problems`);
-    result.figures.push(`owner's commands for items a cut dispatch left interrupted: ${resumed.tried.length} (${tally(resumed.tried)})`);
+    result.figures.push(`owner's commands for items cut dispatches left interrupted or failed: ${resumed.tried.length} (${tally(resumed.tried)})`);
     result.broken.push(...resumed.problems);
     result.figures.push(`dashboard: ${webFigures.requests} JSON reads, p50 ${percentile(webFigures.ms, 0.5).toFixed(1)} ms, p99 ${percentile(webFigures.ms, 0.99).toFixed(1)} ms, ${webFigures.problems.length} problems`);
     result.broken.push(...cliFigures.problems, ...webFigures.problems);
@@ -208,9 +209,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 }
 
 /**
- * The owner doing what robot-army asks of them when a kill cut a dispatch short before its
- * worker was launched: the item is interrupted ("its dispatch was cut short", with no
- * worker to adopt), and `robot-army resume <id>` takes it on, or, when resume answers that
+ * The owner doing what robot-army asks of them when kills cut a dispatch short: the item is
+ * interrupted ("its dispatch was cut short", a worker may have started and none is adopted),
+ * or failed (cut short before any worker started more times in a row than it goes back to the
+ * queue by itself), and `robot-army resume <id>` takes it on, or, when resume answers that
  * the item has no worktree and names `robot-army retry <id>`, retry does. Looks twice a
  * second until `stopped`; a command that fails is a problem, one refused (exit 3: paused by
  * the other owner loop, say) is asked again while the item is still interrupted.
@@ -227,7 +229,8 @@ async function resumeWhatACutLeft(store: Store, repo: string, env: Record<string
     return answer;
   };
   while (!stopped()) {
-    for (const item of listItems(store, { repo, states: ["interrupted"] })) {
+    // Interrupted (a worker may have started), or failed after its dispatch was cut short before any worker started, too many times in a row.
+    for (const item of listItems(store, { repo, states: ["interrupted", "failed"] })) {
       if (!item.reason?.startsWith("its dispatch was cut short")) continue;
       const resumed = await run(["resume", String(item.id)]);
       if (resumed.code === 3 && (resumed.stderr + resumed.stdout).includes(`robot-army retry ${item.id}`)) await run(["retry", String(item.id)]);
