@@ -16,62 +16,76 @@ export interface CommandModule {
   main: (argv: string[]) => Promise<number | void>;
 }
 
-/** Every command, in the order the overview lists them. */
+/** Every command, in the order the overview lists them (COMMAND_GROUPS groups them). */
 export const COMMANDS: Record<string, { load: () => Promise<CommandModule> }> = {
-  episode: { load: () => import("./episode.ts") },
-  ledger: { load: () => import("./ledger.ts") },
-  continuity: { load: () => import("./continuity.ts") },
-  recover: { load: () => import("./recover.ts") },
-  session: { load: () => import("./session.ts") },
-  onboard: { load: () => import("./onboard.ts") },
-  repos: { load: () => import("./repos.ts") },
-  trust: { load: () => import("./trust.ts") },
-  poll: { load: () => import("./poll.ts") },
   start: { load: () => import("./start.ts") },
-  run: { load: () => import("./run.ts") },
   status: { load: () => import("./status.ts") },
   show: { load: () => import("./show.ts") },
-  prompt: { load: () => import("./prompt.ts") },
+  run: { load: () => import("./run.ts") },
+  serve: { load: () => import("./serve.ts") },
   attach: { load: () => import("./attach.ts") },
-  capacity: { load: () => import("./capacity.ts") },
-  pause: { load: () => import("./pause.ts") },
-  unpause: { load: () => import("./unpause.ts") },
-  hold: { load: () => import("./hold.ts") },
-  unhold: { load: () => import("./unhold.ts") },
-  holds: { load: () => import("./holds.ts") },
-  keep: { load: () => import("./keep.ts") },
-  unkeep: { load: () => import("./unkeep.ts") },
-  keeps: { load: () => import("./keeps.ts") },
-  approve: { load: () => import("./approve.ts") },
+  log: { load: () => import("./log.ts") },
+  doctor: { load: () => import("./doctor.ts") },
   resume: { load: () => import("./resume.ts") },
   restart: { load: () => import("./restart.ts") },
   retry: { load: () => import("./retry.ts") },
   abandon: { load: () => import("./abandon.ts") },
   cancel: { load: () => import("./cancel.ts") },
   reset: { load: () => import("./reset.ts") },
+  keep: { load: () => import("./keep.ts") },
+  unkeep: { load: () => import("./unkeep.ts") },
+  keeps: { load: () => import("./keeps.ts") },
+  approve: { load: () => import("./approve.ts") },
+  prompt: { load: () => import("./prompt.ts") },
+  pause: { load: () => import("./pause.ts") },
+  unpause: { load: () => import("./unpause.ts") },
+  hold: { load: () => import("./hold.ts") },
+  unhold: { load: () => import("./unhold.ts") },
+  holds: { load: () => import("./holds.ts") },
+  capacity: { load: () => import("./capacity.ts") },
+  poll: { load: () => import("./poll.ts") },
+  onboard: { load: () => import("./onboard.ts") },
+  repos: { load: () => import("./repos.ts") },
+  trust: { load: () => import("./trust.ts") },
+  health: { load: () => import("./health.ts") },
+  anomalies: { load: () => import("./anomalies.ts") },
   cleanup: { load: () => import("./cleanup.ts") },
   worktree: { load: () => import("./worktree.ts") },
   "purge-simulated": { load: () => import("./purge-simulated.ts") },
-  doctor: { load: () => import("./doctor.ts") },
-  health: { load: () => import("./health.ts") },
-  anomalies: { load: () => import("./anomalies.ts") },
-  log: { load: () => import("./log.ts") },
-  serve: { load: () => import("./serve.ts") },
-  forge: { load: () => import("./forge.ts") },
+  session: { load: () => import("./session.ts") },
+  episode: { load: () => import("./episode.ts") },
+  ledger: { load: () => import("./ledger.ts") },
+  continuity: { load: () => import("./continuity.ts") },
+  recover: { load: () => import("./recover.ts") },
   "example-config": { load: () => import("./example-config.ts") },
+  forge: { load: () => import("./forge.ts") },
 };
 
-/** The overview printed by `robot-army --help`: every command with the summary its own definition gives. */
+/** The overview's groups, everyday commands first; every command is in exactly one (scripts/robot-army.test.ts). */
+export const COMMAND_GROUPS: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["Every day", ["start", "status", "show", "run", "serve", "attach", "log", "doctor"]],
+  ["When an item needs you", ["resume", "restart", "retry", "abandon", "cancel", "reset", "keep", "unkeep", "keeps", "approve", "prompt"]],
+  ["What is dispatched", ["pause", "unpause", "hold", "unhold", "holds", "capacity", "poll"]],
+  ["Repositories", ["onboard", "repos", "trust"]],
+  ["Health and records", ["health", "anomalies", "cleanup", "worktree", "purge-simulated", "session", "episode", "ledger", "continuity", "recover"]],
+  ["Set-up and rehearsal", ["example-config", "forge"]],
+];
+
+/** The overview printed by `robot-army --help`: every command, grouped, with the summary its own definition gives. */
 export async function overview(): Promise<string> {
   const width = Math.max(...Object.keys(COMMANDS).map((n) => n.length)) + 2;
-  const summaries = await Promise.all(Object.values(COMMANDS).map(async (entry) => (await entry.load()).command.summary));
+  const summaries = new Map(await Promise.all(Object.entries(COMMANDS).map(async ([name, entry]) => [name, (await entry.load()).command.summary] as const)));
   return [
     "Usage: robot-army <command> [options]",
     "",
     "robot-army supervises AI coding-agent sessions working on GitHub issues.",
     "",
     "Commands:",
-    ...Object.keys(COMMANDS).map((name, i) => `  ${name.padEnd(width)}${summaries[i]}`),
+    ...COMMAND_GROUPS.flatMap(([group, names], i) => [
+      ...(i ? [""] : []),
+      `  ${group}:`,
+      ...names.map((name) => `    ${name.padEnd(width)}${summaries.get(name)}`),
+    ]),
     "",
     "Options:",
     "  -h, --help     Show this help",
