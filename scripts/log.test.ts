@@ -114,6 +114,25 @@ test("filters: --since (duration or ISO), --kind prefix, --exclude-kind, --item,
   });
 });
 
+test("the daemon's passes that changed nothing, two or more in a row, read as one line; --json has every one", async () => {
+  await withStateDir(async (stateDir) => {
+    const store = await openStore(stateDir);
+    const quiet = (tick: number, at: string) => appendAudit(store, { at, kind: "reconcile.pass", body: { tick, failed: [], pulls: { requests: 1, not_modified: 1, stored: 0 }, dispatch: { active: 0, waiting: 1 } } });
+    quiet(1, "2026-01-15T08:00:00Z");
+    quiet(2, "2026-01-15T08:00:05Z");
+    quiet(3, "2026-01-15T08:00:10Z");
+    appendAudit(store, { at: "2026-01-15T08:00:15Z", kind: "reconcile.pass", body: { tick: 4, failed: [], dispatch: { active: 1, waiting: 0 } } });
+    quiet(5, "2026-01-15T08:00:20Z");
+    store.close();
+    const lines = (await output(options(), stateDir)).trimEnd().split("\n");
+    assert.equal(lines.length, 3);
+    assert.is(lines[0], "2026-01-15T08:00:00Z  fact  reconcile.pass  -  -  3 passes that changed nothing (ticks 1-3), to 2026-01-15T08:00:10Z");
+    assert.match(lines[1], /reconcile\.pass .*tick=4 .*"active":1/);
+    assert.match(lines[2], /tick=5 /, "one quiet pass alone is shown as it is");
+    assert.is(JSON.parse(await output(options("--json"), stateDir)).length, 5);
+  });
+});
+
 test("--json prints records as the API returns them", async () => {
   await withStateDir(async (stateDir) => {
     (await seeded(stateDir)).close();

@@ -19,6 +19,7 @@ import type { AuditQuery, AuditRecord } from "../lib/store/audit.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { storeError } from "../lib/store/store-file.ts";
+import { describeQuiet, foldQuietPasses } from "../lib/reports/quiet-passes.ts";
 
 export const command: CommandDef = {
   name: "log",
@@ -30,7 +31,9 @@ Prints the audit log, oldest first: one line per record,
 where phase is intent (an outward effect is about to happen), outcome (it happened, or
 failed) or fact, and an intent and its outcome share one action id. Records made below
 the live effect level are simulated: hidden unless --include-simulated, then marked
-"(simulated)". The log is read from the state dir ($RA_STATE_DIR, else
+"(simulated)". The daemon's passes that changed nothing (its reconcile.pass records with
+every count of a change at zero), two or more in a row, read as one line; --json has every
+record. The log is read from the state dir ($RA_STATE_DIR, else
 $XDG_STATE_HOME/robot-army, else ~/.local/state/robot-army); --config is taken as every
 command takes it, and the file it names must load.
 `,
@@ -119,7 +122,7 @@ export async function run(opts: LogOptions, deps: LogDeps): Promise<number> {
   try {
     const records = store ? queryAudit(store, opts.filter) : [];
     if (!opts.follow) {
-      out(opts.json ? asJson(records) : formatLines(records) || "no audit records\n");
+      out(opts.json ? asJson(records) : formatFolded(records) || "no audit records\n");
       const hidden = store && !opts.json && opts.filter.simulated === false
         ? queryAudit(store, { ...opts.filter, limit: undefined, simulated: true }).length : 0;
       if (hidden) out(`${hidden} simulated record(s) hidden; --include-simulated shows them\n`);
@@ -162,6 +165,16 @@ export function formatLine(record: AuditRecord, shorten = false): string {
 function formatLines(records: AuditRecord[]): string {
   const shorten = process.stdout.isTTY === true;
   return records.map((record) => formatLine(record, shorten) + "\n").join("");
+}
+
+/** The lines, each run of passes that changed nothing as one line: from its first record's time to its last's. */
+export function formatFolded(records: AuditRecord[]): string {
+  const shorten = process.stdout.isTTY === true;
+  return foldQuietPasses(records).map((entry) => {
+    if ("record" in entry) return formatLine(entry.record, shorten) + "\n";
+    const [first, last] = [entry.quiet[0], entry.quiet.at(-1)!];
+    return `${first.at}  ${first.phase}  reconcile.pass  -  -  ${describeQuiet(entry.quiet)}, to ${last.at}\n`;
+  }).join("");
 }
 
 function subjects(record: AuditRecord): string {

@@ -6,7 +6,7 @@ import type { Config } from "../config.ts";
 import { listKeeps } from "../ending/keeps.ts";
 import { rememberSecret } from "../redact.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
-import { queryAudit } from "../store/audit.ts";
+import { appendAudit, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { atTime, makeItem, withStore } from "../testing/items.ts";
 import { recordSession } from "../work-items/sessions.ts";
@@ -216,6 +216,23 @@ test("the audit log, newest first, a page at a time, filtered by kind and item",
       const page = await (await fetch(`${base}/log?kind=state&item=1`)).text();
       assert.match(page, /<table id="log">/);
       assert.match(page, /value="state"/);
+    });
+  }));
+
+test("the log page shows the daemon's passes that changed nothing, in a row, as one row; /api/log has each", () =>
+  withStore(async (store, stateDir) => {
+    for (let tick = 1; tick <= 30; tick++) {
+      const active = tick === 20 ? 1 : 0;
+      appendAudit(store, { at: `2026-01-15T10:00:${String(tick).padStart(2, "0")}Z`, kind: "reconcile.pass", body: { tick, failed: [], dispatch: { active, waiting: 0 } } });
+    }
+    await withDashboard(stateDir, async (base) => {
+      const api = await json(`${base}/api/log`) as { records: unknown[] };
+      assert.is(api.records.length, 30);
+      const page = await (await fetch(`${base}/log`, { headers: { Accept: "text/html" } })).text();
+      assert.is(page.match(/<tr data-record=/g)?.length, 3, "ticks 21-30, tick 20 that dispatched, ticks 1-19");
+      assert.match(page, "10 passes that changed nothing (ticks 21-30), since <time>2026-01-15T10:00:21Z</time>");
+      assert.match(page, "19 passes that changed nothing (ticks 1-19)");
+      assert.match(page, '&quot;active&quot;:1');
     });
   }));
 

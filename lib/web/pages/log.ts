@@ -2,6 +2,7 @@
  * `/log`: the audit log, newest first, a page of 50 records at a time (`?before=<id>` goes
  * further back), filtered by kind (a kind or the kinds under it, as `robot-army log --kind`)
  * and by item. Records made below the live effect level are left out unless `?simulated=1`.
+ * The daemon's passes that changed nothing, two or more in a row, are one row; `/api/log` has each.
  */
 import { html } from "hono/html";
 import { queryAudit } from "../../store/audit.ts";
@@ -10,6 +11,7 @@ import type { WebContext } from "../context.ts";
 import { wholeNumber } from "../page.ts";
 import type { Page } from "../page.ts";
 import { none } from "./_parts.ts";
+import { describeQuiet, foldQuietPasses } from "../../reports/quiet-passes.ts";
 
 /** Records on one page. */
 export const LOG_PAGE_SIZE = 50;
@@ -20,6 +22,14 @@ export interface Log {
   records: AuditRecord[];
   /** The `before` of the page further back, or null when this page reaches the first record. */
   older: number | null;
+}
+
+/** A run of the daemon's passes that changed nothing, newest first: one row (lib/reports/quiet-passes.ts; /api/log has each). */
+function quietRow(run: AuditRecord[]) {
+  const [newest, oldest] = [run[0], run.at(-1)!];
+  return html`<tr data-record="${String(newest.id)}" class="fact quiet">
+<td>${String(oldest.id)}-${String(newest.id)}</td><td><time>${newest.at}</time></td><td>fact</td><td>reconcile.pass</td><td></td><td></td>
+<td class="body">${describeQuiet(run)}, since <time>${oldest.at}</time></td></tr>`;
 }
 
 export const logPage: Page<Log> = {
@@ -54,10 +64,10 @@ export const logPage: Page<Log> = {
 <label><input type="checkbox" name="simulated" value="1"${f.simulated ? html` checked` : ""}> simulated too</label>
 <button type="submit">filter</button>
 </form>
-<div id="log-body"${f.before === null ? html` data-live` : ""}>${data.records.length === 0 ? none("No audit records match.") : html`<table id="log"><thead><tr><th>id</th><th>at</th><th>phase</th><th>kind</th><th>about</th><th>action</th><th>body</th></tr></thead><tbody>${data.records.map((r) => html`<tr data-record="${String(r.id)}" class="${r.phase}">
-<td>${String(r.id)}</td><td><time>${r.at}</time></td><td>${r.phase}</td><td>${r.kind}</td>
-<td>${r.item !== null ? html`<a href="/items/${String(r.item)}">item ${String(r.item)}</a>` : ""} ${r.repo ?? ""}</td>
-<td>${r.actionId ? html`<code title="${r.actionId}">${r.actionId.slice(0, 8)}</code>` : ""}</td><td class="body"><code>${JSON.stringify(r.body)}</code>${r.simulated ? html` <span class="none">(simulated)</span>` : ""}</td></tr>`)}</tbody></table>`}
+<div id="log-body"${f.before === null ? html` data-live` : ""}>${data.records.length === 0 ? none("No audit records match.") : html`<table id="log"><thead><tr><th>id</th><th>at</th><th>phase</th><th>kind</th><th>about</th><th>action</th><th>body</th></tr></thead><tbody>${foldQuietPasses(data.records).map((entry) => "quiet" in entry ? quietRow(entry.quiet) : html`<tr data-record="${String(entry.record.id)}" class="${entry.record.phase}">
+<td>${String(entry.record.id)}</td><td><time>${entry.record.at}</time></td><td>${entry.record.phase}</td><td>${entry.record.kind}</td>
+<td>${entry.record.item !== null ? html`<a href="/items/${String(entry.record.item)}">item ${String(entry.record.item)}</a>` : ""} ${entry.record.repo ?? ""}</td>
+<td>${entry.record.actionId ? html`<code title="${entry.record.actionId}">${entry.record.actionId.slice(0, 8)}</code>` : ""}</td><td class="body"><code>${JSON.stringify(entry.record.body)}</code>${entry.record.simulated ? html` <span class="none">(simulated)</span>` : ""}</td></tr>`)}</tbody></table>`}
 ${data.older !== null ? html`<p><a class="older" href="/log?${next.toString()}">older records</a></p>` : ""}</div>`;
   },
 };
