@@ -220,9 +220,10 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
 async function resumeWhatACutLeft(store: Store, repo: string, env: Record<string, string | undefined>, cwd: string, stopped: () => boolean): Promise<{ tried: CliAnswer[]; problems: string[] }> {
   const tried: CliAnswer[] = [];
   const problems: string[] = [];
-  // At the daemon's effect level: the soak's config leaves it at plan, where resume and retry refuse (exit 3) for good.
+  // Resume at the daemon's effect level: the soak's config leaves it at plan, where resume refuses (exit 3) for good.
+  // Retry only puts the item back in the queue, at any level, and takes no --effect-level.
   const run = async (argv: string[]) => {
-    const answer = await runCli([...argv, "--effect-level", "live"], env, cwd);
+    const answer = await runCli(argv[0] === "resume" ? [...argv, "--effect-level", "live"] : argv, env, cwd);
     tried.push(answer);
     const problem = cliProblem(answer);
     if (problem) problems.push(problem);
