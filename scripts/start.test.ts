@@ -1,8 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { makeTempDir, removeTempDir, signalChild, withTempDir } from "../lib/testing/fixtures.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
 import { listRecords } from "../lib/sessions/records.ts";
@@ -71,7 +71,11 @@ function noWorkerLeftRunning(dir: string): void {
 const homes = [makeTempDir(), makeTempDir()];
 // Each rehearsal tells a loopback webhook of everything: one given by the flag, the other by the environment.
 const receivers = await Promise.all(homes.map((home) => startNotifyReceivers(join(home, "receivers"))));
-const watched = rehearsal(homes[0], ["--watch", "--webhook-url", receivers[0].webhookUrl]);
+// The watched one's owner has a config of their own, which start would run the daemon on: --rehearsal rehearses all the same, leaving it alone.
+const ownConfig = join(homes[0], ".config", "robot-army", "config.toml");
+mkdirSync(dirname(ownConfig), { recursive: true });
+writeFileSync(ownConfig, '[github]\nauthor = "someone"\n\n[repos."someone/project"]\npath = "/nonexistent/project"\n');
+const watched = rehearsal(homes[0], ["--rehearsal", "--watch", "--webhook-url", receivers[0].webhookUrl]);
 const unwatched = rehearsal(homes[1], [], { RA_WEBHOOK_URL: receivers[1].webhookUrl });
 test.after(async () => {
   await Promise.all(receivers.map((r) => r.close()));
@@ -102,7 +106,9 @@ test("start --watch plays the owner: it merges each pull request as the owner, i
   assert.ok(out.includes(finished), `--watch says when every issue is finished:\n${out}`);
   assert.ok(ranOn, "--watch runs on after every issue is finished");
   assert.is(code, 0, out);
-  assert.match(out, /sandbox forge at http:\/\/127\.0\.0\.1:\d+: demo\/widgets with labelled issues #1, #2, #3/);
+  assert.match(out, /sandbox forge at http:\/\/127\.0\.0\.1:\d+: demo\/widgets with labelled issues #1, #2, #3/, "--rehearsal rehearses though a config exists");
+  assert.is(readFileSync(ownConfig, "utf8"), '[github]\nauthor = "someone"\n\n[repos."someone/project"]\npath = "/nonexistent/project"\n', "the owner's config is left alone");
+  assert.not.ok(existsSync(join(homes[0], ".local", "state", "robot-army")), "and the owner's state dir is never made");
   assert.match(out, "poll: demo/widgets#1: new work item 1, ready");
   assert.match(out, "dispatched demo/widgets#1 as ra-widgets-1 (item 1)");
   assert.match(out, "commented on demo/widgets#1 (dispatched)");

@@ -51,7 +51,7 @@ const REHEARSAL_END = "the rehearsal's end";
 export const command: CommandDef = {
   name: "start",
   summary: "Run the daemon on your config; with none, a rehearsal against the sandbox forge",
-  usage: "start [--watch] [--webhook-url URL] [--config FILE]",
+  usage: "start [--rehearsal] [--watch] [--webhook-url URL] [--config FILE]",
   description:
     "With a config file (--config, else $RA_CONFIG, else $XDG_CONFIG_HOME/robot-army/config.toml, else\n" +
     "~/.config/robot-army/config.toml) it runs the daemon on it, as robot-army run does. With none, it\n" +
@@ -74,18 +74,22 @@ export const command: CommandDef = {
     "not finished, and exits 1. With --watch it runs on once every issue is finished, until Ctrl-C.\n" +
     "Ctrl-C stops it all. With --webhook-url (or $RA_WEBHOOK_URL) the rehearsal's daemon tells that\n" +
     "webhook of every event (dispatch, completion, failure, needs_info, anomaly) as a JSON POST, and\n" +
-    "prints what each delivery did; npm run receiver starts a loopback receiver that prints them.",
+    "prints what each delivery did; npm run receiver starts a loopback receiver that prints them.\n" +
+    "With --rehearsal it rehearses even when a config exists: your config and state dir are left alone.",
   options: {
+    rehearsal: { type: "boolean", description: "Rehearse on the sandbox forge whatever config exists, in a state of its own (your config and state are not read)" },
     watch: { type: "boolean", description: "Rehearsal: run on after every issue is finished, until Ctrl-C (a daemon on a config always does)" },
     "webhook-url": { type: "string", description: "Rehearsal: POST every notification to this URL as JSON (default: $RA_WEBHOOK_URL; none: nothing is sent)" },
     config: CONFIG_OPTION,
   },
-  examples: ["robot-army start", "robot-army start --watch", "robot-army start --webhook-url http://127.0.0.1:8765/"],
+  examples: ["robot-army start", "robot-army start --watch", "robot-army start --rehearsal --watch", "robot-army start --webhook-url http://127.0.0.1:8765/"],
 };
 
 /** What `start` was asked for. */
 export interface StartOptions {
   config: string | undefined;
+  /** Rehearse whatever config exists. */
+  rehearsal?: boolean;
   /** The rehearsal runs on after its summary, until Ctrl-C. */
   watch: boolean;
   /** The rehearsal tells this webhook of every event. */
@@ -96,7 +100,10 @@ export interface StartOptions {
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const webhookUrl = stringOption(args, "webhook-url") ?? (process.env.RA_WEBHOOK_URL || undefined);
-  return await run({ config: stringOption(args, "config"), watch: args.values.watch === true, webhookUrl }, { write: writeStdout });
+  if (args.values.rehearsal === true && stringOption(args, "config") !== undefined) {
+    throw new UsageError("--rehearsal runs on a config of its own: leave out --config");
+  }
+  return await run({ config: stringOption(args, "config"), rehearsal: args.values.rehearsal === true, watch: args.values.watch === true, webhookUrl }, { write: writeStdout });
 }
 
 /**
@@ -106,8 +113,8 @@ export async function main(argv: string[]): Promise<number> {
  */
 export async function run(opts: StartOptions, deps: { write: Write }): Promise<number> {
   const { path, explicit } = configPath(opts.config);
-  if (explicit || existsSync(path)) {
-    if (opts.webhookUrl) throw new UsageError(`--webhook-url (or $RA_WEBHOOK_URL) is for the rehearsal; with a config (${path}), set [health] webhook_url in it`);
+  if (!opts.rehearsal && (explicit || existsSync(path))) {
+    if (opts.webhookUrl) throw new UsageError(`--webhook-url (or $RA_WEBHOOK_URL) is for the rehearsal; with a config (${path}), set [health] webhook_url in it, or rehearse with --rehearsal`);
     return (await import("./run.ts")).main(["--config", path]);
   }
   return await rehearse(deps.write, { watch: opts.watch, limitSeconds: REHEARSAL_LIMIT_SECONDS, webhookUrl: opts.webhookUrl });
@@ -143,6 +150,8 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     await cloneRepository(dir, seeded.repository.clone_url, clone);
     const token = seeded.users.find((u) => u.trusted)!;
     const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone, options.webhookUrl);
+    // What the rehearsal starts reads its config, never the owner's (--rehearsal runs though one exists).
+    process.env.RA_CONFIG = configFile;
     const config = await loadConfig({ path: configFile });
     await onboard(config, write);
     const self = commandText([`RA_STATE_DIR=${stateDir}`, robotArmyHere(), "status", "--config", configFile]);
