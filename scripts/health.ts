@@ -37,6 +37,9 @@ start time) and prints one verdict with what was found and what to run:
                  the last "run --once" did)
   STARTING       the daemon took the lock within max_age and has not ticked yet
   NEVER STARTED  no daemon has run with this state dir
+  STOPPED        no daemon runs: the last one was stopped (SIGTERM, Ctrl-C), as it said
+                 when it stopped, and its last tick is older than max_age (a reboot stops
+                 it the same way, so this is not ok either)
   DIED           the lock's process is gone (by pid and start time), or no daemon holds
                  the lock and the last tick is older than max_age
   HUNG           the lock's process runs, but its last tick is older than max_age and the

@@ -90,7 +90,7 @@ test("run --once polls, dispatches and comments, ends with its summary, then exi
   assert.ok(data.some((c) => c.body?.startsWith("robot-army dispatched a session")));
 }));
 
-test("a second daemon is refused naming the first's pid; SIGTERM stops the first cleanly, exit 0, and its worker keeps running", withForgeConfig(async (_t, env, state) => {
+test("a second daemon is refused naming the first's pid; SIGTERM stops the first cleanly, exit 0, its heartbeat saying so, and its worker keeps running", withForgeConfig(async (_t, env, state) => {
   const daemon = startDaemon(env);
   try {
     await waitFor("the first dispatch", () => daemon.out().includes("dispatched demo/widgets#1"), 30_000);
@@ -102,6 +102,8 @@ test("a second daemon is refused naming the first's pid; SIGTERM stops the first
     assert.is(code, 0, daemon.out());
     assert.match(daemon.out(), "stopping: SIGTERM received; worker sessions keep running");
     assert.not.ok(existsSync(join(state, "daemon.lock")), "the lock is released");
+    const beat = readHeartbeat(state)!;
+    assert.equal([beat.pid, beat.stopped?.reason, beat.next_at], [daemon.child.pid, "SIGTERM", null], "its heartbeat says it was stopped, so health reads STOPPED, never DIED");
     const [worker] = listRecords(env.RA_SESSION_ROOT);
     assert.is(worker.name, "ra-widgets-1");
     assert.is(sessionState(env.RA_SESSION_ROOT, worker), "running", "the worker outlives the daemon");

@@ -149,6 +149,16 @@ test("a live daemon that never beat within max_age of taking the lock is HUNG", 
   });
 }));
 
+test("a daemon stopped on purpose (its heartbeat says so as it stopped) is STOPPED, not DIED, once its last tick is older than max_age", () => withTempDir((dir) => {
+  writeHeartbeat(dir, { pid: 4242, at: before(600_000), tick: 7, next_at: null, last_poll_at: null, stopped: { at: before(590_000), reason: "SIGTERM" } });
+  const health = check(dir);
+  assert.is(health.verdict, "STOPPED");
+  assert.is(health.detail, `the daemon (pid 4242) was stopped (SIGTERM) at ${before(590_000)}, and no daemon runs since: start it again with "robot-army run"`);
+  // Without the mark, the same heartbeat is a death.
+  beat(dir, 4242, before(600_000));
+  assert.is(check(dir).verdict, "DIED");
+}));
+
 test("a lock whose process has exited (by pid and start time) is DIED, whatever its heartbeat says", () => withTempDir(async (dir) => {
   const gone = await exitedProcess();
   writeLock(dir, gone, before(600_000));

@@ -17,6 +17,15 @@ export interface Heartbeat {
   last_poll_at: string | null;
   /** The config file the daemon runs: the SHA-256 of the text applied, and a newer text it refused (lib/daemon/config-reload.ts). */
   config?: ConfigInUse;
+  /** Written as the daemon stops on a signal (SIGTERM, SIGINT): it was stopped, it did not die (`health` says `STOPPED`). */
+  stopped?: { at: string; reason: string };
+}
+
+/** Marks this daemon's last heartbeat as stopped, and why (a signal, the rehearsal's end): only its own (the pid it wrote), never another daemon's. */
+export function markStopped(stateDir: string, reason: string, at: string): void {
+  const beat = readHeartbeat(stateDir);
+  if (!beat || beat.pid !== process.pid) return;
+  writeHeartbeat(stateDir, { ...beat, next_at: null, stopped: { at, reason } });
 }
 
 /** The heartbeat file of a state dir. */

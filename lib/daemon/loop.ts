@@ -15,6 +15,8 @@ import { applyReload } from "./config-reload.ts";
 import type { ConfigWatch } from "./config-reload.ts";
 import { initialState, runTick, tickSummary } from "./tick.ts";
 import type { DaemonState, TickDeps } from "./tick.ts";
+import { markStopped } from "./heartbeat.ts";
+import { isoSeconds, now } from "../clock.ts";
 
 /** A stop asked for by a signal (or a test), and a sleep it cuts short. */
 export interface StopSwitch {
@@ -122,6 +124,8 @@ export async function runLoop(deps: Omit<TickDeps, "stopRequested">, options: Lo
     if (options.stop.reason === null) await options.stop.sleep(tickMs);
     if (options.stop.reason !== null) {
       report({ event: "stopped", line: `stopping: ${options.stop.reason} received; worker sessions keep running`, signal: options.stop.reason });
+      // Said in the heartbeat, so health reads a daemon stopped on purpose as stopped, not as one that died.
+      markStopped(current.stateDir, options.stop.reason, isoSeconds(now()));
       return 0;
     }
   }

@@ -54,8 +54,8 @@ export function writeLockOf(ctx: SetupContext, who: ProcessIdentity, at: string)
 }
 
 /** Writes `<state dir>/heartbeat.json` as the daemon's tick `tick` would have at `at`. */
-export function writeBeatOf(ctx: SetupContext, pid: number, at: string, tick = 12): void {
-  writeHeartbeat(ctx.env.RA_STATE_DIR, { pid, at, tick, next_at: null, last_poll_at: null });
+export function writeBeatOf(ctx: SetupContext, pid: number, at: string, tick = 12, stopped?: { at: string; reason: string }): void {
+  writeHeartbeat(ctx.env.RA_STATE_DIR, { pid, at, tick, next_at: null, last_poll_at: null, ...(stopped ? { stopped } : {}) });
 }
 
 /** Where the steps run: an empty folder, as `empty-dir` gives. */

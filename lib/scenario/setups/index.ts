@@ -59,6 +59,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "daemon-starting": () => import("./daemon-starting.ts"),
   "daemon-hung": () => import("./daemon-hung.ts"),
   "daemon-died": () => import("./daemon-died.ts"),
+  "daemon-stopped": () => import("./daemon-stopped.ts"),
   "daemon-lock-junk": () => import("./daemon-lock-junk.ts"),
   "daemon-died-with-notify-receivers": () => import("./daemon-died-with-notify-receivers.ts"),
   "forge-comments-fail": () => import("./forge-comments-fail.ts"),
