@@ -50,6 +50,20 @@ test("each level makes real exactly what it names, and only live writes to GitHu
   ]);
 });
 
+test("a dry run at any level makes nothing real, and takes the level's items as its own", () => {
+  const real = recordingWriter([]);
+  const table = (["plan", "local", "no-remote", "live"] as const).map((level) => {
+    const e = wireEffects(level, { github: real }, { dryRun: true });
+    return [level, e.simulated, e.github === SIMULATED_GITHUB, e.worktrees, e.sessions, e.notifications, e.ownerFiles];
+  });
+  assert.equal(table, [
+    ["plan", true, true, false, false, false, false],
+    ["local", true, true, false, false, false, false],
+    ["no-remote", true, true, false, false, false, false],
+    ["live", false, true, false, false, false, false],
+  ]);
+});
+
 test("the level is --effect-level, else daemon.effect_level; an unknown one is a usage error", async () => {
   const base = await defaultConfig();
   assert.is(resolveLevel(parse(COMMAND, []), base), "plan", "the default is plan");

@@ -75,19 +75,25 @@ export function deliveryAt(level: EffectLevel): Delivery {
   return level === "live" ? "pull-request" : "commit";
 }
 
-/** Wires the boundaries for a level: the real GitHub writer only at `live`. */
-export function wireEffects(level: EffectLevel, boundaries: { github: GitHubWriter }): Effects {
+/**
+ * Wires the boundaries for a level: the real GitHub writer only at `live`. A dry run
+ * (`run --once --dry-run`) takes the level's items as its own (`simulated` as at that level)
+ * and makes nothing real: GitHub writes, worktrees, sessions, notifications and the owner's
+ * files are each only said (`would ...`).
+ */
+export function wireEffects(level: EffectLevel, boundaries: { github: GitHubWriter }, options: { dryRun?: boolean } = {}): Effects {
   const rank = EFFECT_LEVELS.indexOf(level);
   if (rank < 0) throw new RangeError(`Unknown effect level "${String(level)}"`);
   const live = level === "live";
+  const real = options.dryRun !== true;
   return Object.freeze({
     level,
     simulated: !live,
-    github: live ? boundaries.github : SIMULATED_GITHUB,
-    worktrees: rank >= EFFECT_LEVELS.indexOf("local"),
-    sessions: rank >= EFFECT_LEVELS.indexOf("no-remote"),
-    notifications: live,
-    ownerFiles: rank >= EFFECT_LEVELS.indexOf("local"),
+    github: live && real ? boundaries.github : SIMULATED_GITHUB,
+    worktrees: real && rank >= EFFECT_LEVELS.indexOf("local"),
+    sessions: real && rank >= EFFECT_LEVELS.indexOf("no-remote"),
+    notifications: real && live,
+    ownerFiles: real && rank >= EFFECT_LEVELS.indexOf("local"),
     delivery: deliveryAt(level),
   });
 }

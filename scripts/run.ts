@@ -20,7 +20,8 @@ import { acquireDaemonLock } from "../lib/daemon/lock.ts";
 import { runLoop, stopSwitch } from "../lib/daemon/loop.ts";
 import type { StopSwitch } from "../lib/daemon/loop.ts";
 import { initialState } from "../lib/daemon/tick.ts";
-import { ensureSessionRoot } from "../lib/sessions/records.ts";
+import { ensureSessionRoot, sessionRoot as sessionRootOf } from "../lib/sessions/records.ts";
+import { dryRunState } from "../lib/daemon/dry-run.ts";
 import { spoolDir } from "../lib/sessions/spool.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { withStore } from "../lib/store/open.ts";
@@ -28,7 +29,7 @@ import { withStore } from "../lib/store/open.ts";
 export const command: CommandDef = {
   name: "run",
   summary: "Run the daemon: reconcile, poll, dispatch and heartbeat every tick",
-  usage: "run [--once] [--effect-level L] [--json] [--config FILE]",
+  usage: "run [--once] [--dry-run] [--effect-level L] [--json] [--config FILE]",
   description: `\
 Runs the supervisor for this state dir. Each tick, in order: drains the exit spool (a
 worker that ended closes its session row and moves its item as its exit says: awaiting
@@ -65,20 +66,29 @@ last good config and says why, with the line, in its log, as the config_refused 
 (status and notifications show it) and in the audit log. A new repository still needs
 \`robot-army onboard\` before anything is dispatched for it. \`doctor\` says when the file
 differs from what the running daemon applied.
+
+--dry-run runs one tick that says what it would do and changes nothing, whatever the
+effect level: it works on a copy of the state dir's store, exit spool and heartbeat in a
+temporary folder (removed after), reads GitHub, the session root and the worktrees as a
+tick does, and makes no comment, worktree, session, tab, cleanup or notification, saying
+"would ..." for each. It takes no lock, so it runs beside a running daemon.
 `,
   options: {
     once: { type: "boolean", description: "Run one tick, print its summary and exit (1 when a step failed)" },
+    "dry-run": { type: "boolean", description: "One tick that says what it would do and changes nothing, whatever the effect level (on a copy of the state)" },
     ...EFFECT_LEVEL_OPTIONS,
     json: { ...JSON_OPTION, description: "Print one JSON object per event, one per line" },
     config: CONFIG_OPTION,
   },
-  examples: ["robot-army run", "robot-army run --once --effect-level live", "robot-army run --json"],
+  examples: ["robot-army run", "robot-army run --once --effect-level live", "robot-army run --once --dry-run", "robot-army run --json"],
 };
 
 /** What `run` was asked for. */
 export interface RunOptions {
   once: boolean;
   level: EffectLevel;
+  /** One tick on a copy of the state that makes nothing real (lib/daemon/dry-run.ts). */
+  dryRun?: boolean;
 }
 
 /** Parses argv, checks the config can take work, stops on SIGTERM or SIGINT, and runs the daemon. */
@@ -86,7 +96,8 @@ export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
   const { path, text } = readConfigText(stringOption(args, "config"));
   const config = await configFromText(text, path);
-  const opts = { once: args.values.once === true, level: resolveLevel(args, config) };
+  const dryRun = args.values["dry-run"] === true;
+  const opts = { once: args.values.once === true || dryRun, level: resolveLevel(args, config), dryRun };
   checkConfig(config);
   // SIGHUP starts the next pass at once, which reads config.toml again first.
   const stop = stopSwitch(["SIGTERM", "SIGINT"], ["SIGHUP"]);
@@ -112,8 +123,21 @@ export interface RunDeps {
 
 /** Takes the lock, wires the boundaries, runs the loop, and releases the lock however it ends. */
 export async function run(opts: RunOptions, deps: RunDeps): Promise<number> {
+  if (!opts.dryRun) return await runOn(opts, deps, ensureStateDir(deps.env));
+  const copy = await dryRunState(deps.env, deps.config);
+  deps.report({ event: "dry_run", line: `dry run: one pass at effect level ${opts.level} on a copy of ${copy.real}; nothing is changed, GitHub is only read`, state_dir: copy.real });
+  try {
+    const code = await runOn({ ...opts, once: true }, { ...deps, config: copy.config, env: copy.env, watch: undefined }, copy.dir, copy.standsFor);
+    deps.report({ event: "dry_run_end", line: "dry run: done; every would above is what a pass would do now, and nothing was done" });
+    return code;
+  } finally {
+    copy.remove();
+  }
+}
+
+/** The daemon on `stateDir` (for a dry run, the copy, which answers to `standsFor`). */
+async function runOn(opts: RunOptions, deps: RunDeps, stateDir: string, standsFor?: string): Promise<number> {
   const { config, report } = deps;
-  const stateDir = ensureStateDir(deps.env);
   return await withStore(stateDir, async (store) => {
     const lock = acquireDaemonLock(stateDir, store);
     try {
@@ -122,10 +146,10 @@ export async function run(opts: RunOptions, deps: RunDeps): Promise<number> {
       const github = await connectGitHub(config, store, {
         onRetry: (r) => process.stderr.write(`robot-army: ${r.method} ${r.path}: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)}s\n`),
       });
-      const effects = wireEffects(opts.level, { github: github.writer });
-      const sessionRoot = ensureSessionRoot(deps.env);
+      const effects = wireEffects(opts.level, { github: github.writer }, { dryRun: opts.dryRun === true });
+      const sessionRoot = opts.dryRun ? sessionRootOf(deps.env) : ensureSessionRoot(deps.env);
       const every = opts.once ? "one tick" : `a tick every ${config.daemon.tick_seconds}s`;
-      report({ event: "started", line: `daemon started: effect level ${opts.level}, ${every}; state dir ${stateDir}`, pid: process.pid, level: opts.level, state_dir: stateDir });
+      if (!opts.dryRun) report({ event: "started", line: `daemon started: effect level ${opts.level}, ${every}; state dir ${stateDir}`, pid: process.pid, level: opts.level, state_dir: stateDir });
       const tickDeps = {
         store, config, stateDir, sessionRoot, github, effects, host: deps.host ?? hostname(),
         launcher: launcherFor(config, { env: deps.env }), spoolDir: spoolDir(deps.env), report,
@@ -139,7 +163,7 @@ export async function run(opts: RunOptions, deps: RunDeps): Promise<number> {
       lock.release();
     }
     // At start the daemon reads every page: a damaged store is refused before a tick writes to it.
-  }, { checkPages: true });
+  }, { checkPages: true, standsFor });
 }
 
 /** The daemon needs repositories and an author before it can take any work. */

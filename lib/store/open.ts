@@ -54,6 +54,11 @@ export interface OpenOptions {
    * storeError names as the store's.
    */
   checkPages?: boolean;
+  /**
+   * The store this one is a copy of (its database file), for `run --dry-run`: the copy answers
+   * to that path, so the sessions and tabs tagged with the real store are known as its own.
+   */
+  standsFor?: string;
 }
 
 /** The database file of a state dir. */
@@ -73,7 +78,7 @@ export async function openStore(stateDir: string, options: OpenOptions = {}): Pr
   makePrivateDir(stateDir);
   const path = storePath(stateDir);
   checkStoreFile(path, "write");
-  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir), options.checkPages === true);
+  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir), options.checkPages === true, options.standsFor);
 }
 
 /**
@@ -85,7 +90,7 @@ export async function openExistingStore(stateDir: string, options: OpenOptions =
   const path = storePath(stateDir);
   if (!entryExists(path)) return undefined;
   checkStoreFile(path, "read");
-  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir), options.checkPages === true);
+  return await openAt(path, options.sessionRoot ?? defaultSessionRoot(stateDir), options.checkPages === true, options.standsFor);
 }
 
 /**
@@ -117,7 +122,7 @@ export async function withExistingStore<T>(stateDir: string, fn: (store: Store |
   }
 }
 
-async function openAt(path: string, sessionRoot: string, checkPages: boolean): Promise<Store> {
+async function openAt(path: string, sessionRoot: string, checkPages: boolean, standsFor?: string): Promise<Store> {
   const { DatabaseSync } = await loadSqlite();
   const existed = existsSync(path);
   const db = new DatabaseSync(path);
@@ -142,7 +147,29 @@ async function openAt(path: string, sessionRoot: string, checkPages: boolean): P
     // A file that is not a robot-army database (or not a database at all) is named, not dumped as a stack.
     throw new PreconditionError(`Cannot open the store "${path}": ${(error as Error).message}`);
   }
-  return makeStore(db, path);
+  return makeStore(db, standsFor ?? path);
+}
+
+/**
+ * Copies the store of `stateDir` whole, as one consistent snapshot (`VACUUM INTO`), to a new
+ * database file at `to`, while any daemon goes on writing to it; false when there is no store.
+ * The store itself is only read.
+ */
+export async function copyStore(stateDir: string, to: string): Promise<boolean> {
+  const path = storePath(stateDir);
+  if (!entryExists(path)) return false;
+  checkStoreFile(path, "read");
+  const { DatabaseSync } = await loadSqlite();
+  const db = new DatabaseSync(path);
+  try {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.prepare("VACUUM INTO ?").run(to);
+  } catch (error) {
+    throw storeError(path, error);
+  } finally {
+    db.close();
+  }
+  return true;
 }
 
 /** Refuses a database whose pages SQLite's quick check finds damaged. */
