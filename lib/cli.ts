@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { EXIT, RobotArmyError, UsageError } from "./errors.ts";
 import { nearestName } from "./nearest-name.ts";
 import { redact } from "./redact.ts";
+import { inLocalTime } from "./local-time.ts";
 
 /** One `--option` of a command. */
 export interface OptionDef {
@@ -64,6 +65,12 @@ export class HelpRequested extends Error {
 
 const HELP_OPTION: OptionDef = { type: "boolean", short: "h", description: "Show this help" };
 
+/** `--utc`, which every command takes: text at a terminal shows times in the local zone (lib/local-time.ts) unless it is given. */
+const UTC_OPTION: OptionDef = { type: "boolean", description: "Show times in UTC (text at a terminal shows your local zone; --json is always UTC)" };
+
+/** Whether this command's text shows times in UTC: `--utc` or `--json` was given (set by `parse`). */
+let timesInUtc = false;
+
 /** The `--json` option every read command takes. */
 export const JSON_OPTION: OptionDef = { type: "boolean", description: "Print JSON instead of text" };
 
@@ -71,7 +78,7 @@ export const JSON_OPTION: OptionDef = { type: "boolean", description: "Print JSO
 export function helpText(def: CommandDef): string {
   const lines = [`Usage: robot-army ${def.usage}`, "", def.summary];
   if (def.description) lines.push("", def.description.trimEnd());
-  const options = { ...def.options, help: HELP_OPTION };
+  const options = { ...def.options, utc: UTC_OPTION, help: HELP_OPTION };
   lines.push("", "Options:");
   const rows = Object.entries(options).map(([name, opt]) => {
     const flag = `${opt.short ? `-${opt.short}, ` : ""}--${name}${opt.type === "string" ? ` ${opt.value ?? "VALUE"}` : ""}`;
@@ -103,7 +110,7 @@ export function familyHelpText(def: FamilyDef): string {
 /** Parses argv against a command definition; unknown options and stray arguments are usage errors. */
 export function parse(def: CommandDef, argv: string[]): ParsedArgs {
   const options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
-  for (const [name, opt] of Object.entries({ ...def.options, help: HELP_OPTION })) {
+  for (const [name, opt] of Object.entries({ ...def.options, utc: UTC_OPTION, help: HELP_OPTION })) {
     options[name] = { type: opt.type, ...(opt.short ? { short: opt.short } : {}), ...(opt.multiple ? { multiple: true } : {}) };
   }
   // A negative number (`-1`, `--limit -3`) is a value, not an option: parseArgs is given a
@@ -128,6 +135,8 @@ export function parse(def: CommandDef, argv: string[]): ParsedArgs {
     else if (Array.isArray(value)) parsed.values[name] = value.map((v) => (typeof v === "string" ? restore(v) : v));
   }
   if (parsed.values.help) throw new HelpRequested(helpText(def));
+  timesInUtc = parsed.values.utc === true || parsed.values.json === true;
+  delete parsed.values.utc;
   const { min = 0, max = 0 } = def.positionals ?? {};
   if (parsed.positionals.length < min) {
     throw new UsageError(`"${def.name}" needs ${min} argument(s), got ${parsed.positionals.length}`, helpText(def));
@@ -211,7 +220,8 @@ export type Write = (text: string) => void;
 export const writeStdout: Write = (text) => {
   if (stdoutState.closed || stdoutState.failed) return;
   try {
-    process.stdout.write(text);
+    // A person at a terminal reads times in their own zone; a pipe, --json and --utc keep UTC.
+    process.stdout.write(!timesInUtc && process.stdout.isTTY === true ? inLocalTime(text) : text);
   } catch (error) {
     stdoutFailed(error as NodeJS.ErrnoException);
   }

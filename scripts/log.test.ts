@@ -10,6 +10,9 @@ import { appendAudit, auditEffect } from "../lib/store/audit.ts";
 import { openStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { command, formatLine, logOptions, run } from "./log.ts";
+import { spawnSync } from "node:child_process";
+import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
+import { commandText } from "../lib/shell-words.ts";
 import type { LogOptions } from "./log.ts";
 
 const NOW = new Date("2026-01-15T10:00:00Z");
@@ -130,6 +133,23 @@ test("the daemon's passes that changed nothing, two or more in a row, read as on
     assert.match(lines[1], /reconcile\.pass .*tick=4 .*"active":1/);
     assert.match(lines[2], /tick=5 /, "one quiet pass alone is shown as it is");
     assert.is(JSON.parse(await output(options("--json"), stateDir)).length, 5);
+  });
+});
+
+test("at a terminal the log shows times in the local zone; --utc, --json and a pipe keep UTC", async () => {
+  await withStateDir(async (stateDir) => {
+    (await seeded(stateDir)).close();
+    const env = { ...process.env, TZ: "Europe/Paris", RA_STATE_DIR: stateDir, NO_COLOR: "1" };
+    const robotArmy = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+    // `script` gives the command a terminal for its stdout, as a person running it has.
+    const atTerminal = (...argv: string[]) => spawnSync("script", ["-q", "-e", "-c", commandText([...robotArmy, ...argv]), join(dirname(stateDir), "typescript")], { env, encoding: "utf8" }).stdout;
+    const local = atTerminal("log");
+    assert.match(local, "2026-01-15 09:00:00 CET  fact  state.work_item  o/r#12");
+    assert.not.match(local, "2026-01-15T08:00:00Z");
+    assert.match(atTerminal("log", "--utc"), "2026-01-15T08:00:00Z  fact  state.work_item  o/r#12");
+    assert.match(atTerminal("log", "--json"), '"at": "2026-01-15T08:00:00Z"');
+    const piped = spawnSync(robotArmy[0], [...robotArmy.slice(1), "log"], { env, encoding: "utf8" });
+    assert.match(piped.stdout, "2026-01-15T08:00:00Z  fact  state.work_item  o/r#12", "what a program reads never depends on the zone");
   });
 });
 
