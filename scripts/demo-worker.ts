@@ -16,7 +16,7 @@ import { parse, runMain } from "../lib/cli.ts";
 import { readTokenFile } from "../lib/boundaries/github-token.ts";
 import { promptHeader } from "../lib/dispatch/prompt.ts";
 import type { PromptHeader } from "../lib/dispatch/prompt.ts";
-import { PROJECT_ROOT, isDeno, runtimeArgv } from "../lib/runtime.ts";
+import { PROJECT_ROOT, isDeno, ownScript, runtimeArgv } from "../lib/runtime.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
 
 export const command: CommandDef = {
@@ -303,7 +303,7 @@ async function endEpisode(cwd: string, key: string, outcome: string, deps: DemoD
 
 /** Runs `robot-army` itself, on the runtime running this worker, as `npx robot-army` would. */
 function robotArmy(cwd: string, args: string[]) {
-  const entry = isDeno() ? join(PROJECT_ROOT, "scripts", "robot-army.ts") : join(PROJECT_ROOT, "bin", "robot-army.mjs");
+  const entry = isDeno() ? ownScript("scripts", "robot-army") : join(PROJECT_ROOT, "bin", "robot-army.mjs");
   return sh(cwd, [...runtimeArgv(entry), ...args], { shown: `robot-army ${args.slice(0, 2).join(" ")}` });
 }
 

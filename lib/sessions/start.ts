@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError, RobotArmyError, UsageError } from "../errors.ts";
-import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
+import { ownScript, runtimeArgv } from "../runtime.ts";
 import { withLock } from "./lock.ts";
 import { appendSessionEvent, listRecords, readRecord, sessionFiles, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
@@ -65,7 +65,7 @@ export async function createSession(root: string, spec: SessionSpec): Promise<Se
 }
 
 /** The holder script a detached session runs in. */
-const HOLDER_SCRIPT = join(PROJECT_ROOT, "scripts", "dev", "session-holder.ts");
+const HOLDER_SCRIPT = ownScript("scripts", "dev", "session-holder");
 
 /**
  * Starts a detached holder for a session and waits until its child is confirmed started

@@ -1,6 +1,6 @@
 /** How a launched terminal runs robot-army itself, on the runtime running this process. */
 import { join } from "node:path";
-import { PROJECT_ROOT, isDeno, runtimeArgv } from "../../runtime.ts";
+import { PROJECT_ROOT, isDeno, ownScript, runtimeArgv } from "../../runtime.ts";
 
 /**
  * The argv that runs robot-army on this runtime: `bin/robot-army.mjs` on Node, the router
@@ -11,6 +11,6 @@ import { PROJECT_ROOT, isDeno, runtimeArgv } from "../../runtime.ts";
  */
 export function robotArmyArgv(): string[] {
   return isDeno()
-    ? ["/usr/bin/env", "DENO_NO_UPDATE_CHECK=1", ...runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"))]
+    ? ["/usr/bin/env", "DENO_NO_UPDATE_CHECK=1", ...runtimeArgv(ownScript("scripts", "robot-army"))]
     : runtimeArgv(join(PROJECT_ROOT, "bin", "robot-army.mjs"));
 }

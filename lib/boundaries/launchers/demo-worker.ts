@@ -1,12 +1,11 @@
 /** robot-army's own scripted stand-in for an agent, as `worker.binary = "demo-worker"` names it. */
-import { join } from "node:path";
-import { PROJECT_ROOT, runtimeArgv } from "../../runtime.ts";
+import { ownScript, runtimeArgv } from "../../runtime.ts";
 
 /** The `worker.binary` that names robot-army's own scripted stand-in for an agent (`scripts/demo-worker.ts`). */
 export const DEMO_WORKER = "demo-worker";
 
 /** Where the demo worker's script is. */
-export const DEMO_WORKER_SCRIPT = join(PROJECT_ROOT, "scripts", "demo-worker.ts");
+export const DEMO_WORKER_SCRIPT = ownScript("scripts", "demo-worker");
 
 /**
  * A worker's argv as it is run: the demo worker by name becomes its script on this runtime,
