@@ -68,8 +68,16 @@ const HELP_OPTION: OptionDef = { type: "boolean", short: "h", description: "Show
 /** `--utc`, which every command takes: text at a terminal shows times in the local zone (lib/local-time.ts) unless it is given. */
 const UTC_OPTION: OptionDef = { type: "boolean", description: "Show times in UTC (text at a terminal shows your local zone; --json is always UTC)" };
 
-/** Whether this command's text shows times in UTC: `--utc` or `--json` was given (set by `parse`). */
+/** Whether this command's text shows times in UTC: `--utc` or `--json` was given (set by `parse`), or it prints text verbatim. */
 let timesInUtc = false;
+
+/**
+ * For a command whose output is someone else's text, printed as it is (a worker's terminal, the
+ * prompt a worker is given): its times are left as written, never turned into the local zone.
+ */
+export function printVerbatim(): void {
+  timesInUtc = true;
+}
 
 /** The `--json` option every read command takes. */
 export const JSON_OPTION: OptionDef = { type: "boolean", description: "Print JSON instead of text" };

@@ -61,6 +61,8 @@ export interface Effects {
   readonly sessions: boolean;
   /** Real notifications (at `live`). */
   readonly notifications: boolean;
+  /** The base branch fetched into the owner's clones before it is read (every level; never in a dry run, which changes nothing there). */
+  readonly fetches: boolean;
   /** The owner's own agent configuration written when the owner asks (`robot-army trust`: Claude Code's trust answer), from `local`. */
   readonly ownerFiles: boolean;
   /** What a worker is asked to deliver: a pull request only where robot-army itself writes to GitHub (`live`), else commits only. */
@@ -79,7 +81,7 @@ export function deliveryAt(level: EffectLevel): Delivery {
  * Wires the boundaries for a level: the real GitHub writer only at `live`. A dry run
  * (`run --once --dry-run`) takes the level's items as its own (`simulated` as at that level)
  * and makes nothing real: GitHub writes, worktrees, sessions, notifications and the owner's
- * files are each only said (`would ...`).
+ * files are each only said (`would ...`), and the owner's clones are read as last fetched.
  */
 export function wireEffects(level: EffectLevel, boundaries: { github: GitHubWriter }, options: { dryRun?: boolean } = {}): Effects {
   const rank = EFFECT_LEVELS.indexOf(level);
@@ -93,6 +95,7 @@ export function wireEffects(level: EffectLevel, boundaries: { github: GitHubWrit
     worktrees: real && rank >= EFFECT_LEVELS.indexOf("local"),
     sessions: real && rank >= EFFECT_LEVELS.indexOf("no-remote"),
     notifications: real && live,
+    fetches: real,
     ownerFiles: real && rank >= EFFECT_LEVELS.indexOf("local"),
     delivery: deliveryAt(level),
   });

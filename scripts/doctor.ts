@@ -57,9 +57,9 @@ check it depends on failed or the answer cannot be told from here.
              with the figure (a full disk stops git, the store and the workers alike)
   github     github.api_base answers to the token, and says whose it is
   repos      each configured repository: its path is a clone of it (origin checked against
-             what GitHub says), the token may read its issues, comment, push and open pull
-             requests there (as GitHub answers, never assumed), and it is onboarded (warn
-             until it is: nothing is dispatched to it)
+             what GitHub says), what the token's account may do there as GitHub answers
+             (read its issues and comment, else FAIL; push and open pull requests, else
+             warn), and it is onboarded (warn until it is: nothing is dispatched to it)
   author     github.author is set: without it no issue is ever taken
   trust      with Claude Code as the worker: whether Claude Code has been told to trust
              each repository's clone (its answer holds for every worktree of it); not

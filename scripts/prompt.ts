@@ -7,7 +7,7 @@
  * A read never creates anything: with no database yet, no item exists.
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, parse, printVerbatim, runMain, writeStdout } from "../lib/cli.ts";
 import { worktreePath } from "../lib/boundaries/worktrees.ts";
 import { worktreeRoot } from "../lib/work-items/worktree-root.ts";
 import type { Config } from "../lib/config.ts";
@@ -72,6 +72,8 @@ export interface PromptDeps {
 /** Parses argv, opens what the command reads, and runs it. */
 export async function main(argv: string[]): Promise<number> {
   const args = parse(command, argv);
+  // The prompt is printed as the worker is given it, its times included.
+  printVerbatim();
   const id = itemIdArgument(command, args);
   const config = await configFromArgs(args);
   const stateDir = stateDirPath();

@@ -4,7 +4,7 @@
  * sessions do not pile up.
  */
 import { readFileSync } from "node:fs";
-import { JSON_OPTION, asJson, asLines, helpText, integerOption, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, helpText, integerOption, printVerbatim, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { formatAge, MAX_TIMER_MS } from "../lib/duration.ts";
@@ -155,7 +155,8 @@ export const command: FamilyDef = {
   subcommands: {
     run: takingConfig(run, (args) => runRun(sessionRunOptions(args), { ...commandDeps(), output: process.stdout.isTTY ? "terminal" : "tee" })),
     ls: takingConfig(ls, (args) => runLs({ tags: args.values.tags === true, json: args.values.json === true }, commandDeps())),
-    peek: takingConfig(peek, (args) => runPeek(peekOptions(args), commandDeps())),
+    // A worker's output is printed as it wrote it, its times included.
+    peek: takingConfig(peek, (args) => (printVerbatim(), runPeek(peekOptions(args), commandDeps()))),
     tag: takingConfig(tag, (args) => runTag(tagOptions(args), commandDeps())),
     kill: takingConfig(kill, (args) => runKill(killOptions(args), commandDeps())),
     rm: takingConfig(rm, (args) => runRm({ ref: args.positionals[0] }, commandDeps())),

@@ -86,12 +86,12 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   },
   // Cut after the launch's intent, before its child was started: within the launch's settleAfterSeconds (its child may
   // still be writing its record) the restart concludes nothing and the item stays dispatching; then "not launched", and
-  // with no session record, no window and no commit, back in the queue.
+  // interrupted for the owner: a launch begun may have run a worker whose record is gone, so it is never requeued.
   // Cut after the launch's outcome, before the row: the running worker is adopted, the item active.
   "session.launch": {
     setup: "polled", cross: TICK,
     concludes: {
-      intent: { ...notDone(/^not launched/, "no record", undefined, "requeued"), pending: { item: "dispatching" } },
+      intent: { ...notDone(/^not launched/, "no record", undefined, "interrupted"), pending: { item: "dispatching" } },
       outcome: done("running", "active"),
     },
   },
@@ -125,10 +125,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   },
   "session.kill": { setup: "working", cross: ["session", "kill", "ra-widgets-1"], concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   "session.cancel": { setup: "working", cross: ["cancel", "1"], stdin: "1\n", concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
-  // Cut after its intent, the worker was never signalled: it still runs, and the restart's pass retires it anew.
+  // Cut after its intent, the worker was never signalled: it still runs, and the restart's pass retires it anew; the cut
+  // retirement is concluded only once a signal it sent would have ended the worker, and the record then shows it stopped.
   "session.retire": {
     setup: "merged", cross: TICK, at: "2026-01-15T10:10:00Z",
-    concludes: { intent: notDone("still running", "running"), outcome: done("stopped") },
+    concludes: { intent: { settle: "settled", ok: true, found: /^stopped/, world: "running", pending: {} }, outcome: done("stopped") },
   },
   "session.stop": { setup: "session-orphaned", cross: GC, concludes: { intent: notDone("still running", "running"), outcome: done("stopped") } },
   "session.remove-orphan": { setup: "session-orphaned", cross: GC, concludes: { intent: notDone("not removed", "files kept"), outcome: done("files removed") } },

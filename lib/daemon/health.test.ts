@@ -149,7 +149,9 @@ test("a live daemon that never beat within max_age of taking the lock is HUNG", 
   });
 }));
 
-test("a daemon stopped on purpose (its heartbeat says so as it stopped) is STOPPED, not DIED, once its last tick is older than max_age", () => withTempDir((dir) => {
+test("a daemon stopped on purpose (its heartbeat says so as it stopped) is STOPPED, not DIED and not ok, however recent its last tick", () => withTempDir((dir) => {
+  writeHeartbeat(dir, { pid: 4242, at: before(10_000), tick: 7, next_at: null, last_poll_at: null, stopped: { at: before(5_000), reason: "SIGINT" } });
+  assert.is(check(dir).verdict, "STOPPED");
   writeHeartbeat(dir, { pid: 4242, at: before(600_000), tick: 7, next_at: null, last_poll_at: null, stopped: { at: before(590_000), reason: "SIGTERM" } });
   const health = check(dir);
   assert.is(health.verdict, "STOPPED");

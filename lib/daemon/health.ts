@@ -79,11 +79,11 @@ export function checkHealth(stateDir: string, maxAgeMs: number, probes: HealthPr
   if (lock === "gone") {
     if (beat === "missing") return verdict("NEVER STARTED", `no daemon has run with this state dir (no ${lockFile}, no ${beatFile}): start one with ${RUN}`);
     const last = describeBeat(beat, ageMs!);
-    if (ageMs! <= maxAgeMs) return verdict("ok", `no daemon holds the lock, and the last tick (pid ${beat.pid}) was ${ago(ageMs!)}, within ${maxAge}: a "run --once" from a timer, or a daemon just stopped`);
     // Stopped on purpose (its heartbeat says so as it stopped): not a death, though nothing runs, which a reboot's SIGTERM does too.
     if (beat.stopped) {
       return verdict("STOPPED", `the daemon (pid ${beat.pid}) was stopped (${beat.stopped.reason}) at ${beat.stopped.at}, and no daemon runs since: start it again with ${RUN}`);
     }
+    if (ageMs! <= maxAgeMs) return verdict("ok", `no daemon holds the lock, and the last tick (pid ${beat.pid}) was ${ago(ageMs!)}, within ${maxAge}: a "run --once" from a timer, or a daemon just stopped`);
     return verdict("DIED", `no daemon holds the lock and ${last}, older than ${maxAge}: start it again with ${RUN}; ${LOG} says what it did last`);
   }
   const state = (probes.liveness ?? liveness)(lock);

@@ -8,21 +8,24 @@
  * - the claim was a fresh dispatch from the queue (a new worktree and branch), not a resume
  *   or restart that carries earlier work on;
  * - every effect written after the claim has its outcome (the unfinished-effect sweep settles
- *   one cut short first; a launch whose child may still be starting is not settled yet);
+ *   one cut short first), and none of them is the worker's launch: a launch begun may have
+ *   started a worker that ended since (its holder removes the record of a worker that ended
+ *   cleanly) or may start one yet (a holder coming up after the launch gave up);
  * - no session record in the session root, other than those of the item's earlier sessions,
  *   is tagged for the item (or works in its worktree) with a child pid, or with a holder that
  *   runs or cannot be checked (it may yet start one);
  * - the terminal holds no window marked for the item (asked of the launcher; a terminal that
  *   cannot be asked proves nothing);
  * - the item's branch has no commit of its own: absent with no folder at the worktree's path,
- *   or checked out there at the commit its worktree was made at (or one already on the base).
+ *   or checked out there at the commit its worktree was made at (or one already on the base),
+ *   and the worktree has no uncommitted change git sees.
  *
  * Anything missing, or that cannot be read, is an answer of "not proven" with why, and the
  * item is interrupted for the owner as before (DESIGN rule 1). Nothing is written here.
  */
 import { existsSync } from "node:fs";
 import { branchTip, isAncestor } from "../boundaries/branches.ts";
-import { existingWorktree, worktreePath } from "../boundaries/worktrees.ts";
+import { existingWorktree, worktreeDirty, worktreePath } from "../boundaries/worktrees.ts";
 import type { Launcher } from "../boundaries/launchers/types.ts";
 import type { Config } from "../config.ts";
 import { FRESH_CLAIM } from "../dispatch/claim.ts";
@@ -74,10 +77,12 @@ export async function neverStarted(deps: NeverStartedDeps, item: WorkItem): Prom
   const path = stringOf(named?.path) ?? stringOf(named?.cwd) ?? worktreePath(worktreeRoot(deps.config, deps.stateDir), item.repo, item.issue);
   const branch = stringOf(named?.branch) ?? branchName(item.issue, item.title);
 
+  // A launch begun may have started a worker that has since ended, its record gone with it (a holder removes the record
+  // of a worker that ended cleanly), or may start one yet (a holder coming up after the launch gave up): never requeued.
+  const launch = after.find((r) => r.kind === "session.launch" && r.phase === "intent");
+  if (launch) return { not: `its worker's launch had begun (session ${String(launch.body.session ?? launch.sessionId)}), so a worker may have run` };
   const session = sessionEvidence(deps, item.id, path);
   if (session) return { not: session };
-  const launch = after.find((r) => r.kind === "session.launch" && r.phase === "intent");
-  if (launch && launch.body.launcher !== deps.launcher.name) return { not: `its launch went to ${String(launch.body.launcher)}, which the config no longer names, so its window cannot be looked for` };
   const tabs = await deps.launcher.tabs(item.id);
   if (tabs === "unknown") return { not: `whether a ${deps.launcher.name} window is marked for it cannot be checked` };
   const tab = tabs.find((t) => t.store === null || t.store === deps.store.path);
@@ -89,10 +94,12 @@ export async function neverStarted(deps: NeverStartedDeps, item: WorkItem): Prom
     const found = await existingWorktree({ repoPath: repo.path, path, branch });
     if (!found) return { not: `"${path}" is not its worktree on branch ${branch}` };
     const head = made.map((r) => stringOf(r.body.head)).filter((h) => h !== undefined).at(-1);
-    if (found.head === head) return { worktree: found };
     const base = knownBaseBranch(deps.store, deps.config, item.repo);
-    if (base && await isAncestor(repo.path, found.head, `refs/remotes/origin/${base}`)) return { worktree: found };
-    return { not: `its branch ${branch} has commits of its own` };
+    const ownCommits = found.head !== head && !(base && await isAncestor(repo.path, found.head, `refs/remotes/origin/${base}`));
+    if (ownCommits) return { not: `its branch ${branch} has commits of its own` };
+    // Changes nobody committed are work too (its post-create steps' own output is ignored by git, or counts here).
+    if (await worktreeDirty(path)) return { not: `its worktree "${path}" has uncommitted changes` };
+    return { worktree: found };
   } catch (error) {
     return { not: `its branch cannot be read (${(error as Error).message})` };
   }

@@ -16,7 +16,7 @@ import { recordSession, sessionById, sessionsOf } from "../work-items/sessions.t
 import { raiseAnomaly } from "../store/anomalies.ts";
 import { claimerOf, FRESH_CLAIM } from "../dispatch/claim.ts";
 import { launcherFor } from "../boundaries/launchers/select.ts";
-import { worktreeLeftByCut } from "../dispatch/requeued-worktree.ts";
+import { requeueCount, worktreeLeftByCut } from "../dispatch/requeued-worktree.ts";
 import { liveSessionOf } from "../dispatch/verbs/live-session.ts";
 import { adoptionOf } from "./adopt-worker.ts";
 import type { Adoption } from "./adopt-worker.ts";
@@ -411,6 +411,19 @@ test("a fresh dispatch cut short before it made anything goes back to the queue,
   assert.match(failed.reason!, "4 times in a row (back in the queue the 3 times before)");
   assert.is(lastMove(dirs.store, id).requeued, undefined, "a failure is no requeue");
   assert.match(fourth.events[0].line, `4 times in a row: item failed; "robot-army retry 1" puts it back in the queue`);
+  // Counted in a row: a worker that started in between starts the count again.
+  const other = claimed(dirs.store, 2, null, true);
+  const requeue = () => transition(dirs.store, other, "ready", { reason: "cut", details: { requeued: true } });
+  requeue();
+  claim(dirs.store, other, null, true);
+  requeue();
+  assert.is(requeueCount(dirs.store, other), 2);
+  claim(dirs.store, other, null, true);
+  transition(dirs.store, other, "active", { reason: "its worker started" });
+  transition(dirs.store, other, "interrupted", { reason: "worker ended" });
+  transition(dirs.store, other, "dispatching", { reason: "resumed by the owner" });
+  requeue();
+  assert.is(requeueCount(dirs.store, other), 1);
   // The owner retries it: the next cut puts it back in the queue again, counted from one.
   transition(dirs.store, id, "ready", { reason: "retried by the owner" });
   claim(dirs.store, id, await endedProcess(), true);
@@ -448,34 +461,46 @@ test("a fresh dispatch cut short after its worktree was made goes back to the qu
   const interrupted = getItem(dirs.store, committed.id)!;
   assert.is(interrupted.state, "interrupted");
   assert.match(interrupted.reason!, `ended before its worker was recorded; not put back in the queue: its branch ${committed.branch} has commits of its own`);
-  // A commit in the worktree left since: no longer the one left, so a new dispatch never takes it for it.
+  // A change in the worktree left since, or a commit: no longer the one left, so a new dispatch never takes it for it.
   writeFileSync(join(clean.path, "later.txt"), "made after the requeue\n");
+  assert.is(await worktreeLeftByCut(dirs.store, repo, clean.id), undefined);
   git(clean.path, "add", "later.txt");
   git(clean.path, "commit", "--quiet", "-m", "Later");
   assert.is(await worktreeLeftByCut(dirs.store, repo, clean.id), undefined);
 }));
 
-test("a fresh dispatch whose launch started a worker, or may yet, stays interrupted; one whose launch never made a session goes back to the queue", inWorkerDir(async (dirs) => {
+test("a fresh dispatch whose worker's launch had begun stays interrupted, whatever became of the launch: a worker may have run, or may start yet", inWorkerDir(async (dirs) => {
   makeGitRepo(join(dirs.work, "widgets"));
   // A launch that failed by its outcome while its session runs; a launch whose child never wrote a record.
   const ran = await cutAfterLaunch(dirs, { issue: 1, outcome: "failed", fresh: true });
   const never = await cutAfterLaunch(dirs, { issue: 2, started: "never", fresh: true });
-  // Its worktree as the dispatch made it, on record: the commit it was made at is its branch's tip still.
-  const head = git(never.worktree, "rev-parse", "HEAD").trim();
-  const made = { kind: "worktree.create", repo: "demo/widgets", item: never.id, actionId: randomUUID() } as const;
-  appendAudit(dirs.store, { ...made, phase: "intent", body: { path: never.worktree, branch: never.branch } });
-  appendAudit(dirs.store, { ...made, phase: "outcome", body: { ok: true, path: never.worktree, branch: never.branch, head } });
   const deps = claimsDeps(dirs.store, dirs.root, ran.config, dirs.state);
   const result = await aMinuteLater(async () => {
     await sweep(dirs, ran.config);
     return await settleClaims(deps);
   });
-  assert.equal([result.cutShort, result.requeued, result.adopted], [1, 1, 0]);
-  const interrupted = getItem(dirs.store, ran.id)!;
-  assert.is(interrupted.state, "interrupted");
-  assert.match(interrupted.reason!, `; not put back in the queue: session "${ran.name}" started its worker (pid ${ran.record.childPid})`);
-  assert.is(getItem(dirs.store, never.id)!.state, "ready");
-  assert.equal(lastMove(dirs.store, never.id).worktree, { path: never.worktree, branch: never.branch, head });
+  assert.equal([result.cutShort, result.requeued, result.adopted], [2, 0, 0]);
+  for (const cut of [ran, never]) {
+    const item = getItem(dirs.store, cut.id)!;
+    assert.is(item.state, "interrupted");
+    assert.match(item.reason!, `; not put back in the queue: its worker's launch had begun (session ${cut.name}), so a worker may have run`);
+  }
+}));
+
+test("a fresh dispatch cut after its worktree was made, with changes in it nobody committed, stays interrupted", inWorkerDir(async (dirs) => {
+  const repo = makeGitRepo(join(dirs.work, "widgets"));
+  const config = await widgetsConfig(dirs);
+  const id = claimed(dirs.store, 1, await endedProcess(), true);
+  const path = worktreePath(join(dirs.work, "worktrees"), "demo/widgets", 1);
+  const branch = "robot-army/1-issue-1";
+  git(repo, "worktree", "add", "--quiet", "-b", branch, path);
+  const made = { kind: "worktree.create", repo: "demo/widgets", item: id, actionId: randomUUID() } as const;
+  appendAudit(dirs.store, { ...made, phase: "intent", body: { path, branch } });
+  appendAudit(dirs.store, { ...made, phase: "outcome", body: { ok: true, path, branch, head: git(path, "rev-parse", "HEAD").trim() } });
+  writeFileSync(join(path, "README.md"), "changed, not committed\n");
+  const result = await settleClaims(claimsDeps(dirs.store, dirs.root, config, dirs.state));
+  assert.equal([result.cutShort, result.requeued], [1, 0]);
+  assert.match(getItem(dirs.store, id)!.reason!, `; not put back in the queue: its worktree "${path}" has uncommitted changes`);
 }));
 
 test.run();

@@ -11,7 +11,7 @@
 import { createWorktree, runPostCreate, worktreePath } from "../boundaries/worktrees.ts";
 import { vetAgentFiles } from "../repos/onboard.ts";
 import { dispatchQueue } from "./queue.ts";
-import { auditEffect } from "../store/audit.ts";
+import { appendAudit, auditEffect } from "../store/audit.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { branchName } from "../work-items/branch-name.ts";
@@ -80,6 +80,7 @@ export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<
       // The one an earlier dispatch of it made before it was cut short, no worker ever started in it: carried on in, as it is.
       const left = await worktreeLeftByCut(deps.store, repo.path, item.id);
       if (left) {
+        appendAudit(deps.store, { kind: "worktree.reused", repo: item.repo, item: item.id, body: { ...left, why: "made by a dispatch of it cut short before its worker started" } });
         await vet(left.head);
         await runPostCreate(left.path, config.worktrees.post_create);
         return { ...left, base };

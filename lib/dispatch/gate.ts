@@ -96,7 +96,7 @@ async function distrust(deps: GateDeps, name: string): Promise<string | undefine
   // base branch since the last fetch (lib/repos/agent-files.ts), make a repository untrusted now.
   let check;
   try {
-    check = await checkFingerprint(deps.store, deps.github, { name, path: repo.path, base: knownBaseBranch(deps.store, deps.config, name) }, { agentFiles: true });
+    check = await checkFingerprint(deps.store, deps.github, { name, path: repo.path, base: knownBaseBranch(deps.store, deps.config, name) }, { agentFiles: true, fetch: deps.effects.fetches });
   } catch (error) {
     if (!(error instanceof AgentFilesUnreadable)) throw error;
     return `${error.message}; the start waits until they can be`;

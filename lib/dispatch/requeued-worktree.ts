@@ -3,11 +3,12 @@
  * puts such an item back in the queue (lib/daemon/settle-claims.ts) with the worktree it made,
  * at the commit it was made at, on the record of that move; the next dispatch carries on in it
  * rather than fail on it (a new worktree is never made over one) or remove it (nothing is
- * deleted to start again). Only while git still lists it there, on that branch, at that commit:
- * anything else (a commit since, another branch) is not taken for the one left, and the new
- * dispatch refuses it as any other.
+ * deleted to start again). Only while git still lists it there, on that branch, at that commit,
+ * with no uncommitted change: anything else (a commit or a change since, another branch) is not
+ * taken for the one left, and the new dispatch refuses it as any other. Its reuse is on record
+ * (`worktree.reused`).
  */
-import { existingWorktree } from "../boundaries/worktrees.ts";
+import { existingWorktree, worktreeDirty } from "../boundaries/worktrees.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 
@@ -23,13 +24,14 @@ export interface LeftWorktree {
 
 /**
  * How many times in a row the item went back to the queue after a dispatch cut short before its
- * worker started: counted since it last failed (the owner's retry starts the count again).
+ * worker started: a worker that started, a failure, or any other way back to the queue (the
+ * owner's retry or reset) starts the count again.
  */
 export function requeueCount(store: Store, item: number): number {
   let count = 0;
   for (const record of queryAudit(store, { kind: "state.work_item", item })) {
-    if (record.body.to === "failed") count = 0;
-    else if (record.body.to === "ready" && record.body[REQUEUED] === true) count++;
+    if (record.body.to === "ready") count = record.body[REQUEUED] === true ? count + 1 : 0;
+    else if (record.body.to === "failed" || record.body.to === "active") count = 0;
   }
   return count;
 }
@@ -41,5 +43,7 @@ export async function worktreeLeftByCut(store: Store, repoPath: string, item: nu
   const left = last.body.worktree as Partial<LeftWorktree> | null | undefined;
   if (!left || typeof left.path !== "string" || typeof left.branch !== "string" || typeof left.head !== "string") return undefined;
   const found = await existingWorktree({ repoPath, path: left.path, branch: left.branch });
-  return found?.head === left.head ? found : undefined;
+  if (found?.head !== left.head) return undefined;
+  // Clean as it was left: a change made in it since is someone's work, never carried on over.
+  return await worktreeDirty(left.path) ? undefined : found;
 }

@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { queryAudit } from "../store/audit.ts";
+import { appendAudit, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { Exit } from "../sessions/spool.ts";
 import { makeItem, withStore } from "../testing/items.ts";
@@ -138,6 +138,24 @@ test("a worker stopped from outside interrupts the item as killed, whatever its 
     pullsRefreshed(store, [{ number: 4, state: "open" }]);
     const ended = closeFromExit(store, { id: "s1", item }, { ended: "killed", code: 0, signal: null, at: "2026-01-15T12:00:00Z" })!;
     assert.equal([ended.endReason, ended.state, ended.why], ["killed", "interrupted", "worker was killed"]);
+  }));
+
+test("a worker killed while its retirement, cut short by a crash, was under way was retired: its row says so, its done item stays done", () =>
+  withStore((store) => {
+    const item = activeItem(store);
+    transition(store, item, "done", { reason: "issue closed", issueClosedObserved: true });
+    const retire = { kind: "session.retire", repo: "demo/widgets", item, sessionId: "s1", actionId: "a-1" } as const;
+    appendAudit(store, { ...retire, phase: "intent", body: { session: "ra-widgets-7", signal: "merged_pull_request" } });
+    const killed = { ended: "killed", code: null, signal: "SIGTERM", at: "2026-01-15T12:00:00Z" } as const;
+    assert.is(closeFromExit(store, { id: "s1", item }, killed)!.endReason, "retired");
+    assert.is(sessionById(store, "s1")!.end_reason, "retired");
+    assert.is(getItem(store, item)!.state, "done");
+    // Once that retirement has its outcome, a later kill is an outside one.
+    appendAudit(store, { ...retire, phase: "outcome", body: { ok: false, found: "still running" } });
+    recordSession(store, { id: "s2", item, name: "ra-widgets-7-2", host: "testhost", launcher: "process", marker: "m", worktree: "/w/7", branch: BRANCH, started_at: "2026-01-15T11:00:00Z", simulated: false });
+    appendAudit(store, { ...retire, sessionId: "s2", actionId: "a-2", phase: "intent", body: {} });
+    appendAudit(store, { ...retire, sessionId: "s2", actionId: "a-2", phase: "outcome", body: { ok: false } });
+    assert.is(closeFromExit(store, { id: "s2", item }, killed)!.endReason, "killed");
   }));
 
 test("any other code interrupts the item with the code: 2, 3, 125, 128 and 255 (128+127 is no signal)", async () => {

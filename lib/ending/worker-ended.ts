@@ -10,6 +10,7 @@
  * output lines (lib/work-items/quick-exit.ts).
  */
 import { pullRequestsOf } from "../intake/pull-requests.ts";
+import { queryAudit } from "../store/audit.ts";
 import type { Exit } from "../sessions/spool.ts";
 import type { Store } from "../store/open.ts";
 import { exitVerdict } from "../work-items/exit-verdict.ts";
@@ -47,13 +48,21 @@ const END_REASON: Record<string, EndReason> = { exited: "exited", crashed: "cras
  * closed changes nothing, and null says so.
  */
 export function closeFromExit(store: Store, session: { id: string; item: number }, exit: Exit): WorkerEnd | null {
-  const endReason = END_REASON[exit.ended] ?? "exited";
+  const ended = END_REASON[exit.ended] ?? "exited";
+  // Killed while its retirement, cut short by a crash, was under way: the retirement's signal, not an outside kill.
+  const endReason = ended === "killed" && retirementUnderWay(store, session) ? "retired" : ended;
   return store.transaction(() => {
     if (!endSession(store, session.id, endReason, { code: exit.code, at: exit.at })) return null;
     // An end within seconds of the start keeps the worker's last lines, so it is never reported silently.
     recordQuickExit(store, { ...session, simulated: getItem(store, session.item)?.simulated }, exit);
     return moveIfCurrent(store, session, endReason, exitVerdict(exit, pullRequestsOf(store, session.item)));
   });
+}
+
+/** Whether a retirement of the session has an intent and no outcome yet: it was signalling the worker when it was cut short. */
+function retirementUnderWay(store: Store, session: { id: string; item: number }): boolean {
+  const records = queryAudit(store, { kind: "session.retire", item: session.item }).filter((r) => r.sessionId === session.id);
+  return records.some((intent) => intent.phase === "intent" && !records.some((r) => r.phase === "outcome" && r.actionId === intent.actionId));
 }
 
 /** Closes the row of a worker proven gone with no exit record as `lost`, and interrupts its item as closeFromExit does. */

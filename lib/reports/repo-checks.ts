@@ -1,9 +1,10 @@
 /**
  * `doctor`'s look at each configured repository: its clone (the configured path exists and
  * is a git clone whose origin is that repository, as GitHub describes it), whether it is
- * onboarded here, and what the token may do in it: read its issues and comment (`pull`),
- * push the workers' branches and open their pull requests (`push`), as GitHub answers it for
- * the token's user, never assumed. Nothing is written.
+ * onboarded here, and what the token's account may do in it: read its issues and comment
+ * (`pull`: without it nothing works), push branches and open pull requests (`push`: robot-army
+ * itself only reads and comments, so without it a warning), as GitHub answers it (the account's
+ * role; a fine-grained token may be granted less), never assumed. Nothing is written.
  */
 import { existsSync } from "node:fs";
 import { remoteUrl } from "../boundaries/git.ts";
@@ -48,15 +49,16 @@ export async function checkRepos(config: Config, records: readonly RepoRecord[],
         continue;
       }
       found.push(`${path} is a clone of it`);
+      // GitHub's answer is the token's account's role there; a fine-grained token may be granted less than its account holds.
       const rights = described.permissions;
-      if (!rights) found.push("GitHub does not say what the token may do there");
+      if (!rights) found.push("GitHub does not say what the token's account may do there");
       else if (!rights.pull) {
-        fail("the token may not read it: give it read access to the repository's contents and issues");
+        fail("the token's account may not read it: give it read access to the repository's contents and issues");
         continue;
       } else if (!rights.push) {
-        fail("the token may read its issues and comment but not push: workers' branches cannot be pushed nor their pull requests opened; give it write access to contents and pull requests");
-        continue;
-      } else found.push("the token may read its issues, comment, push and open pull requests");
+        status = "warn";
+        found.push("the token's account may read its issues and comment, not push: robot-army reads and comments with it, but a worker pushing with these credentials cannot push its branch nor open its pull request");
+      } else found.push("the token's account may read its issues, comment, push and open pull requests");
     } else found.push(`${path} has an origin (${redactedRemote(origin)}), not checked against GitHub`);
     const record = records.find((r) => r.name === repo);
     if (!record) {

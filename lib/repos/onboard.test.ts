@@ -8,6 +8,7 @@ import type { GitHubRepository } from "../boundaries/github-types.ts";
 import type { Config } from "../config.ts";
 import { PreconditionError } from "../errors.ts";
 import { git } from "../testing/fixtures.ts";
+import { rejects } from "../testing/rejects.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { findRepo, loadForgeData, saveForgeData } from "../forge/state.ts";
@@ -15,7 +16,7 @@ import type { ForgeRepo } from "../forge/state.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { AgentFilesUnreadable } from "./agent-files.ts";
-import { ReapprovalNeededError, checkFingerprint, mayDispatch, onboardRepository } from "./onboard.ts";
+import { ReapprovalNeededError, checkFingerprint, mayDispatch, onboardRepository, readBaseAgentFiles } from "./onboard.ts";
 import { getRepoRecord } from "./records.ts";
 
 const template = forgeTemplate();
@@ -170,6 +171,22 @@ test("checkFingerprint: unchanged writes nothing; a change is audited once; a ne
     const again = await checkFingerprint(store, github, { name: "demo/widgets", path: clone });
     assert.equal([again.state, again.changedNow], ["needs_reapproval", false]);
     assert.equal(repoAudit(store), ["repo.onboarded", "repo.needs_reapproval"]);
+  }));
+
+test("the agent files are read after a fetch of the base branch, or, told not to fetch (a dry run), at origin/<base> as last fetched, the clone left as it was", () =>
+  withOnboarding(async ({ t, clone }) => {
+    const before = git(clone, "rev-parse", "refs/remotes/origin/main").trim();
+    // A commit lands on the forge's main after the clone was made.
+    const other = join(t.tmp, "other");
+    git(t.tmp, "clone", "--quiet", t.seeded.repository.clone_url, other);
+    git(other, "commit", "--quiet", "--allow-empty", "-m", "Later on main");
+    git(other, "push", "--quiet", "origin", "main");
+    const unfetched = await readBaseAgentFiles({ name: "demo/widgets", path: clone, base: "main" }, { fetch: false });
+    assert.is(unfetched.commit, before);
+    assert.is(git(clone, "rev-parse", "refs/remotes/origin/main").trim(), before, "nothing fetched into the clone");
+    const fetched = await readBaseAgentFiles({ name: "demo/widgets", path: clone, base: "main" });
+    assert.is(fetched.commit, git(other, "rev-parse", "HEAD").trim());
+    await rejects(readBaseAgentFiles({ name: "demo/widgets", path: clone, base: "never-fetched" }, { fetch: false }), AgentFilesUnreadable);
   }));
 
 test("checkFingerprint: a moved clone is a change; settings changed back still wait for the owner", () =>

@@ -9,6 +9,7 @@ import { existsSync, realpathSync } from "node:fs";
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import { remoteUrl, repositoryAt } from "../boundaries/git.ts";
 import { FetchError, fetchBase } from "../boundaries/worktrees.ts";
+import { runGit } from "../boundaries/run-git.ts";
 import type { Config } from "../config.ts";
 import { PreconditionError } from "../errors.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
@@ -123,12 +124,12 @@ export async function checkFingerprint(
   store: Store,
   github: Pick<GitHubReader, "getRepository">,
   repo: RepoRef,
-  options: { agentFiles?: boolean } = {},
+  options: { agentFiles?: boolean; fetch?: boolean } = {},
 ): Promise<FingerprintCheck> {
   const before = getRepoRecord(store, repo.name);
   if (!before) return { name: repo.name, state: "not_onboarded", changes: [], changedNow: false };
   const settings = fingerprintOf(await github.getRepository(repo.name), repo.path);
-  const agent = options.agentFiles ? await readBaseAgentFiles(repo) : undefined;
+  const agent = options.agentFiles ? await readBaseAgentFiles(repo, { fetch: options.fetch }) : undefined;
   return recordSeen(store, before, repo, settings, agent);
 }
 
@@ -179,14 +180,16 @@ export function mayDispatch(store: Store, name: string): boolean {
 
 /**
  * Fetches the base branch from origin (as dispatch does before it makes a worktree) and
- * reads the agent files at the commit it names. A clone that cannot fetch or be read is
- * `AgentFilesUnreadable`: unknown, so nothing starts.
+ * reads the agent files at the commit it names; with `fetch: false` (a dry run, which changes
+ * nothing in the clone) at the commit origin/<base> names as last fetched. A clone that
+ * cannot fetch or be read is `AgentFilesUnreadable`: unknown, so nothing starts.
  */
-export async function readBaseAgentFiles(repo: RepoRef): Promise<AgentFiles> {
+export async function readBaseAgentFiles(repo: RepoRef, options: { fetch?: boolean } = {}): Promise<AgentFiles> {
   const base = repo.base;
   if (!base) throw new TypeError(`The base branch of "${repo.name}" is needed to read its agent files`);
   try {
-    return await readAgentFiles(repo.path, await fetchBase(repo.path, repo.name, base));
+    const commit = options.fetch === false ? await lastFetched(repo.path, base) : await fetchBase(repo.path, repo.name, base);
+    return await readAgentFiles(repo.path, commit);
   } catch (error) {
     if (error instanceof FetchError || error instanceof AgentFilesUnreadable) {
       throw new AgentFilesUnreadable(`The agent files of "${repo.name}" on origin/${base} could not be read: ${error.message}`);
@@ -244,4 +247,11 @@ async function checkClone(name: string, path: string): Promise<{ root: string; o
   const origin = await remoteUrl(root, "origin");
   if (origin === undefined) throw new PreconditionError(`The clone of "${name}" at "${path}" has no remote "origin"`);
   return { root, origin };
+}
+
+/** The commit origin/<base> names in the clone as last fetched, without fetching. */
+async function lastFetched(path: string, base: string): Promise<string> {
+  const found = await runGit(path, ["rev-parse", "--verify", "--quiet", "--end-of-options", `refs/remotes/origin/${base}^{commit}`]);
+  if (found.code !== 0) throw new AgentFilesUnreadable(`origin/${base} has not been fetched into "${path}"`);
+  return found.stdout.trim();
 }

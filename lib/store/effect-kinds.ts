@@ -68,7 +68,9 @@ export const EFFECT_KINDS = {
   "session.launch": { what: "a worker session started", timeoutSeconds: 120, settleAfterSeconds: 60, evidence: "session-record" },
   "session.stop": { what: "a worker session stopped", timeoutSeconds: 120, evidence: "session-record" },
   "session.kill": { what: "a managed session killed by the owner", timeoutSeconds: 120, evidence: "session-record" },
-  "session.retire": { what: "an idle worker of a done item retired", timeoutSeconds: 120, evidence: "session-record" },
+  // A retirement cut after its signal leaves a worker still exiting (SIGTERM, then SIGKILL after its grace): "still
+  // running" is not concluded before the stop itself would have given up, and an exit meanwhile is the retirement's.
+  "session.retire": { what: "an idle worker of a done item retired", timeoutSeconds: 120, settleAfterSeconds: 15, evidence: "session-record" },
   "session.cancel": { what: "a worker session cancelled by the owner", timeoutSeconds: 120, evidence: "session-record" },
   "session.remove": { what: "a finished session's files removed", timeoutSeconds: 120, evidence: "session-record" },
   "session.remove-orphan": { what: "an orphaned session's files removed", timeoutSeconds: 120, evidence: "session-record" },

@@ -160,7 +160,8 @@ export async function copyStore(stateDir: string, to: string): Promise<boolean> 
   if (!entryExists(path)) return false;
   checkStoreFile(path, "read");
   const { DatabaseSync } = await loadSqlite();
-  const db = new DatabaseSync(path);
+  // Read-only: closing a read-write connection could fold a write-ahead log left there into the file.
+  const db = new DatabaseSync(path, { readOnly: true });
   try {
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.prepare("VACUUM INTO ?").run(to);
