@@ -8,6 +8,8 @@ import { git } from "../lib/testing/fixtures.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import { findRepo, loadForgeData, saveForgeData } from "../lib/forge/state.ts";
 import { command, onboardOptions, run } from "./onboard.ts";
+import { ReapprovalNeededError } from "../lib/repos/onboard.ts";
+import { rejects } from "../lib/testing/rejects.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -37,6 +39,11 @@ test("onboard prints what it recorded, then that nothing changed, then a reappro
       assert.match(await onboard("--reapprove"), /^reapproved  demo\/widgets: private false -> true, visibility "public" -> "private"\n/);
       const json = JSON.parse(await onboard("--json"));
       assert.equal([json.repo, json.outcome, json.state, json.path, json.fingerprint.private], ["demo/widgets", "unchanged", "onboarded", clone, true]);
+      // For a script: --yes approves a change as --reapprove does, never stopping for it.
+      findRepo(data, "demo", "widgets")!.private = false;
+      saveForgeData(t.dir, data);
+      await rejects(onboard(), ReapprovalNeededError);
+      assert.match(await onboard("--yes"), /^reapproved  demo\/widgets: private true -> false, visibility "private" -> "public"\n/);
     } finally {
       store.close();
     }

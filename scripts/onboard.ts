@@ -27,7 +27,7 @@ import type { Store } from "../lib/store/open.ts";
 export const command: CommandDef = {
   name: "onboard",
   summary: "Approve a repository for robot-army to work on",
-  usage: "onboard owner/name [--reapprove | --diff] [--config FILE] [--json]",
+  usage: "onboard owner/name [--reapprove | --yes | --diff] [--config FILE] [--json]",
   description: `\
 The repository must have a [repos."owner/name"] table in the config whose path is a clone
 of it: the clone's origin must be the repository GitHub describes (https with or without
@@ -51,7 +51,9 @@ reapproval and nothing is dispatched to it, forced or not, until
 "onboard owner/name --reapprove"; "onboard owner/name --diff" shows how each agent file
 changed since the commit you approved. A repository onboarded before agent files were
 fingerprinted needs that once too. A clone whose origin is another repository is refused
-(exit 3).
+(exit 3). Onboarding asks nothing; a script that provisions a machine runs
+"onboard owner/name --yes", which approves what it finds whether it is the first time or
+something changed since (as --reapprove), and never stops for reapproval.
 
 With Claude Code as the worker, it also says whether Claude Code trusts the clone: every
 worker starts in a new worktree, which Claude Code trusts only when its clone is trusted,
@@ -61,6 +63,7 @@ say so.
 `,
   options: {
     reapprove: { type: "boolean", description: "Approve settings or agent files that changed since the repository was onboarded" },
+    yes: { type: "boolean", description: "For scripts: approve whatever is found, the first time or changed since, without stopping (as --reapprove)" },
     diff: { type: "boolean", description: "Show how the agent files on the base branch differ from those you approved; records nothing" },
     config: CONFIG_OPTION,
     json: JSON_OPTION,
@@ -105,10 +108,11 @@ export function onboardOptions(args: ParsedArgs): OnboardOptions {
   if (!/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) {
     throw new UsageError(`The repository must be written owner/name, got "${repo}"`, helpText(command));
   }
-  if (args.values.reapprove === true && args.values.diff === true) {
+  const reapprove = args.values.reapprove === true || args.values.yes === true;
+  if (reapprove && args.values.diff === true) {
     throw new UsageError("--diff shows what --reapprove would approve: give one of them", helpText(command));
   }
-  return { repo, reapprove: args.values.reapprove === true, diff: args.values.diff === true, json: args.values.json === true };
+  return { repo, reapprove, diff: args.values.diff === true, json: args.values.json === true };
 }
 
 /** Onboards (or reapproves) the repository and says what was recorded. */
