@@ -197,7 +197,9 @@ async function checkComments(end: SoakEnd, verdict: SoakVerdict): Promise<void> 
 /**
  * Each item's completion told, and its dispatch when it became active (an item whose issue
  * closed while its cut-short dispatch waited went straight to done), and no notification
- * arrived twice: each transition is told once.
+ * arrived twice: each transition is told once. A send a kill cut short is never sent again
+ * (a channel cannot be asked whether it arrived): it counts as told when it arrived, and as
+ * never lost when the owner is told of it by its effect_unfinished anomaly.
  */
 function checkNotifications(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
   const twice = counted(end.webhook.map((r) => JSON.stringify(r.body)));
@@ -207,9 +209,19 @@ function checkNotifications(store: Store, end: SoakEnd, verdict: SoakVerdict): v
   for (const item of listItems(store, { repo: end.repo })) {
     const wentActive = queryAudit(store, { kind: "state.work_item", item: item.id }).some((r) => r.body.to === "active");
     for (const kind of wentActive ? ["dispatch", "completion"] : ["completion"]) {
-      if (!told.some((body) => body.kind === kind && body.item === item.id)) verdict.broken.push(`no ${kind} notification of item ${item.id} (${end.repo}#${item.issue}) arrived`);
+      if (told.some((body) => body.kind === kind && body.item === item.id)) continue;
+      if (cutSendReported(store, item.id, kind)) continue;
+      verdict.broken.push(`no ${kind} notification of item ${item.id} (${end.repo}#${item.issue}) arrived, and no send of it cut short was reported`);
     }
   }
+}
+
+/** Whether a send of the item's `kind` notification has no outcome and is named by an effect_unfinished anomaly. */
+function cutSendReported(store: Store, item: number, kind: string): boolean {
+  const sends = queryAudit(store, { kind: "notification.send", item });
+  const reported = new Set(listAnomalies(store, { kind: "effect_unfinished" }).map((a) => a.action_id));
+  return sends.some((intent) => intent.phase === "intent" && intent.body.kind === kind && reported.has(intent.actionId ?? "") &&
+    !sends.some((r) => r.phase === "outcome" && r.actionId === intent.actionId));
 }
 
 /** The marker every comment robot-army posts ends with (lib/effects.ts commentMarker). */
