@@ -267,10 +267,14 @@ test("a retirement cut short after its worker stopped closes the worker's row re
       body: { session: row.name, signal: "merged", writer: GONE },
     });
     await stopSession(d.deps.sessionRoot, readRecord(d.deps.sessionRoot, row.id)!);
-    const sweep = await sweepUnfinished(d.deps);
-    assert.is(sweep.settled, 1);
-    assert.equal(outcomeOf(d.store, intent)?.body.found, "stopped (exited)");
+    // Within the retirement's settle window nothing is concluded (a signal it sent may still be ending the worker) ...
+    assert.is((await sweepUnfinished(d.deps)).settled, 0);
+    // ... and the exit that comes meanwhile is the retirement's: the drain closes the row retired, not killed.
     await runTick(d.deps, initialState());
+    assert.is(sessionById(d.store, row.id)?.end_reason, "retired");
+    const later = new Date(Date.parse(intent.at) + 16_000).toISOString();
+    assert.is((await atTimeAsync(later, () => sweepUnfinished(d.deps))).settled, 1);
+    assert.equal(outcomeOf(d.store, intent)?.body.found, "stopped (exited)");
     assert.is(sessionById(d.store, row.id)?.end_reason, "retired");
   }));
 
