@@ -6,7 +6,7 @@ import { withTempDir } from "../testing/fixtures.ts";
 import { liveness } from "../processes.ts";
 import { makeItem } from "../testing/items.ts";
 import { trackSessionProcesses, waitFor } from "../testing/sessions.ts";
-import { readRecord, sessionFiles, writeRecord } from "../sessions/records.ts";
+import { holderIdentity, readRecord, sessionFiles, writeRecord } from "../sessions/records.ts";
 import { sessionState } from "../sessions/state.ts";
 import { configFrom, inWorkerDir, startWorker } from "../testing/workers.ts";
 import { configuredLimits, observeCapacity, workerTags } from "./capacity.ts";
@@ -179,7 +179,9 @@ test("a non-worker session that cannot be checked does not matter", inWorkerDir(
 
 test("a worker whose holder died counts while its command lives on", inWorkerDir(async (dirs) => {
   const started = await startWorker(sessions, dirs, { ra_item: "99" });
-  const holder = { pid: started.holderPid!, started_at: started.holderStartedAt };
+  // Known as robot-army knows it: by pid and the start its record names (its boot-relative start id first).
+  const { pid, ...start } = holderIdentity(started);
+  const holder = { pid: pid!, ...start };
   assert.is(liveness(holder), "running");
   process.kill(holder.pid, "SIGKILL");
   await waitFor("the holder to die", () => liveness(holder) === "exited");
