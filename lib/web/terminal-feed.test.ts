@@ -138,6 +138,8 @@ test("a long log's reset holds its last 64 KiB from a whole line on", inSessionD
 test("a log truncated or replaced is shown afresh with a reset", inSessionDir(async ({ root, work }) => {
   const { record } = await processes.start(root, { command: "sh", args: ["-c", "echo before; sleep 1.2; echo after; exec sleep 30"], cwd: work });
   const log = sessionFiles(root, record.id).log;
+  // The feed opens once the first line is written: a feed opened before it would start from an empty log.
+  await waitFor("the first line", () => readFileSync(log, "utf8") === "before\n");
   const iterator = terminalFeed(storedSession(record.id), { sessionRoot: root, signal: new AbortController().signal, pollMs: 50 })[Symbol.asyncIterator]();
   try {
     assert.equal((await iterator.next()).value, { kind: "reset", text: "before\r\n" });
