@@ -286,9 +286,7 @@ async function screenshot(p: Page, page: string): Promise<void> {
 /** The world, made by real commands: the setup `forge-with-dashboard-workers` (items 1 and 2 idle demo workers, item 3 failed under HTML_TITLE). */
 async function buildWorld(): Promise<World> {
   const dir = makeTempDir("robot-army-web-");
-  // The unit runner's compile cache, when it gave one, spares each robot-army the test starts compiling it all again.
-  const cache = process.env.NODE_COMPILE_CACHE;
-  const env: Record<string, string> = { ...isolatedEnv(dir), ...(cache && !isDeno() ? { NODE_COMPILE_CACHE: cache } : {}) };
+  const env: Record<string, string> = isolatedEnv(dir);
   mkdirSync(env.HOME, { recursive: true });
   const robotArmy = (argv: string[], cwd: string, more: Record<string, string> = {}, timeoutMs?: number) => runRobotArmy(argv, cwd, { ...env, ...more }, timeoutMs);
   const ctx: SetupContext = { dir, env, runtime: isDeno() ? "deno" : "node", robotArmy: (argv, o = {}) => robotArmy(argv, o.cwd ?? dir, o.env) };

@@ -11,7 +11,7 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { isDeno, runtimeArgv } from "../../lib/runtime.ts";
@@ -129,6 +129,12 @@ function compileCache(): string {
   return made;
 }
 
+/** The folder Deno caches in when DENO_DIR is not set, as Deno finds it on Linux and macOS. */
+function denoDir(): string {
+  const cache = process.env.XDG_CACHE_HOME || join(homedir(), process.platform === "darwin" ? "Library/Caches" : ".cache");
+  return join(cache, "deno");
+}
+
 /** Runs one test file in a process of this runtime and reads uvu's counts from what it printed. */
 async function runTestFile(file: string): Promise<FileResult> {
   const started = Date.now();
@@ -139,7 +145,8 @@ async function runTestFile(file: string): Promise<FileResult> {
     ...(process.stdout.isTTY && !process.env.NO_COLOR ? { FORCE_COLOR: "1" } : {}),
     // One compile cache for the run, as robot-army's own entry point keeps one: every Node process a test
     // starts (a command, a holder, a worker) reads its modules compiled once, not stripped and compiled anew.
-    ...(isDeno() ? {} : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? compileCache() }),
+    // On Deno the cache is its DENO_DIR, named outright so a test that gives a program a fresh HOME keeps it.
+    ...(isDeno() ? { DENO_DIR: process.env.DENO_DIR ?? denoDir() } : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? compileCache() }),
   };
   // A process group of its own, as a shell with job control runs a command: a foreground session a test
   // runs waits for what starts in its group after its command, never for the files running beside it.
