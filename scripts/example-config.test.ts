@@ -1,7 +1,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { defaultConfig, parseConfig } from "../lib/config.ts";
+import { RobotArmyError } from "../lib/errors.ts";
+import { withTempDir } from "../lib/testing/fixtures.ts";
 import { exampleConfig, run } from "./example-config.ts";
 
 const committed = new URL("../config.example.toml", import.meta.url);
@@ -20,6 +23,27 @@ test("the command writes that text through run(opts, deps)", () => {
   assert.is(run({}, { write: (text) => out.push(text) }), 0);
   assert.is(out.join(""), readFileSync(committed, "utf8"));
 });
+
+test("--output that the file system refuses (a name too long, a folder that is a file) fails in one line naming the file, and writes nothing", () => withTempDir((dir) => {
+  writeFileSync(join(dir, "a-file"), "mine\n");
+  for (const [output, code] of [[join(dir, "x".repeat(4000)), "ENAMETOOLONG"], [join(dir, "a-file", "config.toml"), "EEXIST \\(mkdir\\)"]] as const) {
+    for (const force of [false, true]) {
+      const error = (() => {
+        try {
+          run({ output, force }, { write: () => assert.unreachable("nothing is said to be written") });
+        } catch (caught) {
+          return caught;
+        }
+      })();
+      assert.instance(error, RobotArmyError);
+      assert.is((error as RobotArmyError).exitCode, 1);
+      const said = (error as Error).message;
+      assert.ok(said.startsWith(`Cannot write the example config to "${output}": `) && new RegExp(`: ${code}.*; nothing was written$`).test(said), said);
+    }
+  }
+  assert.equal(readdirSync(dir), ["a-file"], "no file and no temp file left");
+  assert.is(readFileSync(join(dir, "a-file"), "utf8"), "mine\n");
+}));
 
 test("the example file loads, and yields exactly the defaults", async () => {
   const config = await parseConfig(readFileSync(committed, "utf8"), committed.pathname);

@@ -9,7 +9,7 @@ import type { CommandDef, Write } from "../lib/cli.ts";
 import { parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import { resolve } from "node:path";
 import { createFileExclusive, writeFileAtomic } from "../lib/atomic.ts";
-import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { PreconditionError, RobotArmyError, UsageError } from "../lib/errors.ts";
 import { configSchema } from "../lib/config.ts";
 import type { SchemaNode } from "../lib/config.ts";
 
@@ -52,12 +52,28 @@ export function run(opts: { output?: string; force?: boolean }, deps: { write: W
     return 0;
   }
   const path = resolve(opts.output);
-  if (opts.force) writeFileAtomic(path, text);
-  else if (!createFileExclusive(path, text)) {
+  if (!writeOutput(path, text, opts.force === true)) {
     throw new PreconditionError(`"${path}" is already there; nothing was written (--force replaces it)`);
   }
   deps.write(`wrote the example config to ${path}\n`);
   return 0;
+}
+
+/**
+ * Writes the file whole or not at all (replacing one only when `force`); false when one is
+ * there and may not be replaced. What the file system refuses (a name too long, a folder
+ * that cannot be made, no permission) is a one-line failure naming the file, never a trace.
+ */
+function writeOutput(path: string, text: string, force: boolean): boolean {
+  try {
+    if (force) writeFileAtomic(path, text);
+    else return createFileExclusive(path, text);
+    return true;
+  } catch (error) {
+    const { code, syscall } = error as NodeJS.ErrnoException;
+    if (typeof code !== "string") throw error;
+    throw new RobotArmyError(`Cannot write the example config to "${path}": ${code}${syscall ? ` (${syscall})` : ""}; nothing was written`);
+  }
 }
 
 /** The example config's text. */
