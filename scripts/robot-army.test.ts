@@ -1,5 +1,9 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
+import { withTempDir } from "../lib/testing/fixtures.ts";
 import { COMMAND_GROUPS, COMMANDS, overview } from "./robot-army.ts";
 
 test("the overview lists every command with the summary its own definition gives, and no other text", async () => {
@@ -21,6 +25,26 @@ test("the overview groups every command once, everyday ones first: start, status
   assert.equal(listed.slice(0, 5), ["start", "status", "show", "run", "serve"]);
   assert.match(text, "Commands:\n  Every day:\n    start ");
   assert.match(text, "\n\n  Repositories:\n    onboard ");
+});
+
+test("no option of any command starts with --env-file, which Node reads as its own wherever it stands before --: a missing file ends Node with exit 9 before robot-army runs", async () => {
+  const names: string[] = [];
+  for (const entry of Object.values(COMMANDS)) {
+    const { command } = await entry.load();
+    const defs = "subcommands" in command ? Object.values(command.subcommands).map((sub) => sub.command) : [command];
+    for (const def of defs) names.push(...Object.keys(def.options ?? {}).map((option) => `${def.name} --${option}`));
+  }
+  assert.ok(names.some((n) => n === "session run --launch-env"), "the launch's environment file is --launch-env");
+  assert.equal(names.filter((n) => /--env-file/.test(n)), []);
+});
+
+test("the real binary on Node says itself that a launch's environment file is missing, in robot-army's words and codes", async () => {
+  const [bin, ...args] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
+  await withTempDir(async (dir) => {
+    const run = spawnSync(bin, [...args, "session", "run", `--launch-env=${join(dir, "gone.json")}`, "--", "true"], { encoding: "utf8", env: { ...process.env, RA_STATE_DIR: join(dir, "state") } });
+    assert.is(run.status, 3, run.stderr);
+    assert.match(run.stderr, `robot-army: The launch environment "${join(dir, "gone.json")}" cannot be read`);
+  });
 });
 
 test.run();

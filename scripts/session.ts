@@ -48,7 +48,7 @@ const run: CommandDef = {
     permanent: { type: "boolean", description: "Keep it at exit; gc starts it again" },
     cwd: { type: "string", value: "DIR", description: "The directory CMD runs in (default: here)" },
     env: { type: "string", value: "K=V", multiple: true, description: "An environment variable for CMD (repeatable)" },
-    "env-file": {
+    "launch-env": {
       type: "string", value: "FILE",
       description: "The environment CMD starts from, instead of this terminal's: a 0600 JSON file a launcher wrote, read and removed at once (the terminal's own TERM, TMUX_PANE, ... stay)",
     },
@@ -133,7 +133,7 @@ export interface SessionRunOptions {
   id?: string;
   cwd: string | undefined;
   env: Record<string, string>;
-  /** A launch's environment file (`--env-file`): the base the command starts from, instead of this terminal's. */
+  /** A launch's environment file (`--launch-env`; not `--env-file`, which Node reads as its own option wherever it stands before `--`): the base the command starts from, instead of this terminal's. */
   envFile?: string;
   tags: Record<string, string>;
   permanent: boolean;
@@ -200,7 +200,7 @@ export function sessionRunOptions(args: ParsedArgs): SessionRunOptions {
     cwd: stringOption(args, "cwd"),
     tags: pairs(args.values.tag, "--tag"),
     env: pairs(args.values.env, "--env"),
-    envFile: stringOption(args, "env-file"),
+    envFile: stringOption(args, "launch-env"),
     permanent: args.values.permanent === true,
     ephemeral: args.values.ephemeral === true,
     detach: args.values.detach === true,
@@ -214,7 +214,7 @@ export function sessionRunOptions(args: ParsedArgs): SessionRunOptions {
 export async function runRun(opts: SessionRunOptions, deps: SessionDeps & { output: OutputMode }): Promise<number> {
   // Taken first, so the file never outlives this command (a launch that fails below still removed it).
   const base = opts.envFile === undefined ? undefined : withTerminal(takeLaunchEnv(opts.envFile), deps.env);
-  if (base && opts.detach) throw new UsageError("--env-file is for a session held in this terminal, not with --detach");
+  if (base && opts.detach) throw new UsageError("--launch-env is for a session held in this terminal, not with --detach");
   const root = ensureSessionRoot(deps.env);
   const record = await createSession(root, {
     id: opts.id,

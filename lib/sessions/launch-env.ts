@@ -4,7 +4,7 @@
  * own environment, from whenever it started, so a variable the owner set for the agent (an
  * API base, a proxy, a key) would silently not reach it. The launcher writes the daemon's
  * environment to a file only its owner can read (`<state dir>/launch-env/<id>.json`, 0600 in
- * a 0700 folder), names it to `session run --env-file`, and the holder takes it (reads it and
+ * a 0700 folder), names it to `session run --launch-env`, and the holder takes it (reads it and
  * removes it at once) as the base of its command's environment; the variables that say which
  * terminal this is (TERM, TMUX_PANE, KITTY_WINDOW_ID, ...) stay the terminal's own.
  */

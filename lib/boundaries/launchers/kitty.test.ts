@@ -51,14 +51,14 @@ test("launch calls kitty @ launch with exactly this argv; the session runs the w
   const launched = await launcher.launch(spec(7, dirs, { tags: { repo: "o/demo", ra_store: STORE }, env: { HINT: "x y" }, stdinFile: prompt }));
   tests.note(dirs.root);
   // The daemon's environment travels by a 0600 file the holder takes (lib/sessions/launch-env.ts), named by one option.
-  const argv = kitty.calls()[0].argv.map((arg: string) => arg.startsWith(`--env-file=${join(dirs.state, "launch-env")}/`) ? "--env-file=<launch env>" : arg);
+  const argv = kitty.calls()[0].argv.map((arg: string) => arg.startsWith(`--launch-env=${join(dirs.state, "launch-env")}/`) ? "--launch-env=<launch env>" : arg);
   assert.equal(readdirSync(join(dirs.state, "launch-env")), [], "the launch's environment file is gone once it started");
   assert.equal(argv, [
     "@", "--to", TO,
     "launch", "--type=tab", "--hold", "--tab-title", "ra-demo-7", "--var", "ra_item=7", "--var", `ra_store=${STORE}`, "--cwd", dirs.work,
     "--env", `RA_STATE_DIR=${dirs.state}`, "--env", `RA_SESSION_ROOT=${dirs.root}`,
     "--", ...robotArmyArgv(), "session", "run", "--name=ra-demo-7", "--tag=ra_item=7", "--tag=repo=o/demo", `--tag=ra_store=${STORE}`, `--cwd=${dirs.work}`,
-    "--env=HINT=x y", `--env=RA_PROMPT_FILE=${prompt}`, "--env-file=<launch env>",
+    "--env=HINT=x y", `--env=RA_PROMPT_FILE=${prompt}`, "--launch-env=<launch env>",
     "--", "sh", "-c", 'cat "$RA_PROMPT_FILE"; exec sleep 30',
   ]);
   assert.equal({ ...launched, sessionId: "" }, {

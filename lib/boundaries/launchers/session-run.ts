@@ -47,7 +47,7 @@ export function sessionRunArgv(spec: LaunchSpec, options: { detach: boolean; env
     ...Object.entries(spec.tags).map(([key, value]) => `--tag=${key}=${value}`),
     `--cwd=${resolve(spec.cwd)}`,
     ...Object.entries(env).map(([key, value]) => `--env=${key}=${value}`),
-    ...(options.envFile === undefined ? [] : [`--env-file=${options.envFile}`]),
+    ...(options.envFile === undefined ? [] : [`--launch-env=${options.envFile}`]),
     "--", ...workerArgv(spec.argv),
   ];
 }
