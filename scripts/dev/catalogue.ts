@@ -52,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     console.log("catalogue is fresh");
     return 0;
   }
-  const files = buildCatalogue(results, await renderCommandReference(await overview(), COMMANDS));
+  const files = buildCatalogue(results, await renderCommandReference(overview(), COMMANDS));
   const drift = writeCatalogue(join(PROJECT_ROOT, "catalogue"), files);
   console.log(hasDrift(drift) ? describeDrift(drift, { stale: "updated:", missing: "added:  ", extra: "removed:" }) : "  nothing changed");
   console.log(`wrote catalogue/ (${files.size} pages)`);
@@ -67,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
  * scenarios stage of `npm test` asks this of its own run, so the suite runs them once.
  */
 export async function catalogueStaleness(results: Parameters<typeof buildCatalogue>[0]): Promise<string | null> {
-  const files = buildCatalogue(results, await renderCommandReference(await overview(), COMMANDS));
+  const files = buildCatalogue(results, await renderCommandReference(overview(), COMMANDS));
   const drift = compareCatalogue(join(PROJECT_ROOT, "catalogue"), files);
   return hasDrift(drift) ? `The catalogue differs from what the code produces; run \`npm run catalogue\`:\n${describeDrift(drift)}` : null;
 }
