@@ -62,6 +62,14 @@ test("writeFileAtomic cleans up its temp file when the rename fails", () => {
   });
 });
 
+test("a file whose name is as long as the file system allows is written by both, its temp name never longer than it", () => inTempDir((dir) => {
+  const name = "n".repeat(250);
+  writeFileAtomic(join(dir, "a", name), "whole\n");
+  assert.ok(createFileExclusive(join(dir, "b", name), "whole\n"));
+  assert.is(readFileSync(join(dir, "a", name), "utf8"), "whole\n");
+  assert.equal(readdirSync(join(dir, "b")), [name], "no temp left");
+}));
+
 test("appendLine writes one line per call, embedded newlines turned into spaces", () => {
   inTempDir((dir) => {
     const file = join(dir, "deep/ledger.jsonl");

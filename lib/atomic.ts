@@ -17,8 +17,12 @@ function modes(options: WriteOptions): { file?: number; dir?: number } {
   return options.private ? { file: 0o600, dir: 0o700 } : {};
 }
 
+/**
+ * A fresh temp name in the file's folder, with at most the first 40 characters of the file's
+ * name: a name the file system accepts for the file is never refused for its temp.
+ */
 function tempBeside(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${randomUUID().slice(0, 8)}.tmp`);
+  return join(dirname(path), `.${basename(path).slice(0, 40)}.${randomUUID().slice(0, 8)}.tmp`);
 }
 
 /** Writes a whole file atomically, replacing what was there. */
@@ -26,8 +30,9 @@ export function writeFileAtomic(path: string, content: string, options: WriteOpt
   const mode = modes(options);
   mkdirSync(dirname(path), { recursive: true, mode: mode.dir });
   const temp = tempBeside(path);
-  writeFileSync(temp, content, { mode: mode.file });
   try {
+    // Inside the try: a write cut short (a full disk) leaves no part-written temp behind.
+    writeFileSync(temp, content, { mode: mode.file });
     renameSync(temp, path);
   } catch (error) {
     rmSync(temp, { force: true });
@@ -43,8 +48,8 @@ export function createFileExclusive(path: string, content: string, options: Writ
   const mode = modes(options);
   mkdirSync(dirname(path), { recursive: true, mode: mode.dir });
   const temp = tempBeside(path);
-  writeFileSync(temp, content, { mode: mode.file });
   try {
+    writeFileSync(temp, content, { mode: mode.file });
     linkSync(temp, path);
     return true;
   } catch (error) {

@@ -3,7 +3,7 @@ import * as assert from "uvu/assert";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultConfig, parseConfig } from "../lib/config.ts";
-import { RobotArmyError } from "../lib/errors.ts";
+import { PreconditionError, RobotArmyError } from "../lib/errors.ts";
 import { withTempDir } from "../lib/testing/fixtures.ts";
 import { exampleConfig, run } from "./example-config.ts";
 
@@ -24,9 +24,9 @@ test("the command writes that text through run(opts, deps)", () => {
   assert.is(out.join(""), readFileSync(committed, "utf8"));
 });
 
-test("--output that the file system refuses (a name too long, a folder that is a file) fails in one line naming the file, and writes nothing", () => withTempDir((dir) => {
+test("--output that the file system refuses (a name too long, a folder that is a file) fails in one line naming the file and why, and writes nothing", () => withTempDir((dir) => {
   writeFileSync(join(dir, "a-file"), "mine\n");
-  for (const [output, code] of [[join(dir, "x".repeat(4000)), "ENAMETOOLONG"], [join(dir, "a-file", "config.toml"), "EEXIST \\(mkdir\\)"]] as const) {
+  for (const [output, code] of [[join(dir, "x".repeat(4000)), "longer than the file system allows \\(ENAMETOOLONG\\)"], [join(dir, "a-file", "config.toml"), "a file stands where that path needs a folder \\(EEXIST\\)"]] as const) {
     for (const force of [false, true]) {
       const error = (() => {
         try {
@@ -38,11 +38,20 @@ test("--output that the file system refuses (a name too long, a folder that is a
       assert.instance(error, RobotArmyError);
       assert.is((error as RobotArmyError).exitCode, 1);
       const said = (error as Error).message;
-      assert.ok(said.startsWith(`Cannot write the example config to "${output}": `) && new RegExp(`: ${code}.*; nothing was written$`).test(said), said);
+      assert.ok(said.startsWith(`Cannot write the example config to "${output}": `) && new RegExp(`${code}; the file was not written$`).test(said), said);
     }
   }
   assert.equal(readdirSync(dir), ["a-file"], "no file and no temp file left");
   assert.is(readFileSync(join(dir, "a-file"), "utf8"), "mine\n");
+}));
+
+test("--output naming a folder is refused as a folder, with or without --force, and a name as long as allowed is written", () => withTempDir((dir) => {
+  for (const force of [false, true]) {
+    assert.throws(() => run({ output: dir, force }, { write: () => {} }), (error: Error) => error instanceof PreconditionError && error.message === `"${dir}" is a folder; nothing was written (name a file in it)`);
+  }
+  const long = join(dir, "c".repeat(250));
+  assert.is(run({ output: long }, { write: () => {} }), 0);
+  assert.is(readFileSync(long, "utf8"), readFileSync(committed, "utf8"));
 }));
 
 test("the example file loads, and yields exactly the defaults", async () => {

@@ -7,6 +7,7 @@
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { createFileExclusive, writeFileAtomic } from "../lib/atomic.ts";
 import { PreconditionError, RobotArmyError, UsageError } from "../lib/errors.ts";
@@ -52,6 +53,7 @@ export function run(opts: { output?: string; force?: boolean }, deps: { write: W
     return 0;
   }
   const path = resolve(opts.output);
+  if (isFolder(path)) throw new PreconditionError(`"${path}" is a folder; nothing was written (name a file in it)`);
   if (!writeOutput(path, text, opts.force === true)) {
     throw new PreconditionError(`"${path}" is already there; nothing was written (--force replaces it)`);
   }
@@ -70,9 +72,29 @@ function writeOutput(path: string, text: string, force: boolean): boolean {
     else return createFileExclusive(path, text);
     return true;
   } catch (error) {
-    const { code, syscall } = error as NodeJS.ErrnoException;
+    const { code } = error as NodeJS.ErrnoException;
     if (typeof code !== "string") throw error;
-    throw new RobotArmyError(`Cannot write the example config to "${path}": ${code}${syscall ? ` (${syscall})` : ""}; nothing was written`);
+    throw new RobotArmyError(`Cannot write the example config to "${path}": ${WHY[code] ?? code}; the file was not written`);
+  }
+}
+
+/** What the file system's refusals mean for a file named on the command line. */
+const WHY: Record<string, string> = {
+  ENAMETOOLONG: "a name in that path is longer than the file system allows (ENAMETOOLONG)",
+  EEXIST: "a file stands where that path needs a folder (EEXIST)",
+  ENOTDIR: "a file stands where that path needs a folder (ENOTDIR)",
+  EACCES: "permission denied (EACCES)",
+  EPERM: "permission denied (EPERM)",
+  EROFS: "the file system is read-only (EROFS)",
+  ENOSPC: "the disk is full (ENOSPC)",
+  EISDIR: "that path is a folder (EISDIR)",
+};
+
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }
 

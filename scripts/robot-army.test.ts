@@ -39,7 +39,7 @@ test("no option of any command starts with --env-file, which Node reads as its o
   assert.equal(names.filter((n) => /--env-file/.test(n)), []);
 });
 
-test("the real binary on Node says itself that a launch's environment file is missing, in robot-army's words and codes", async () => {
+test("the real binary (Node or Deno, whichever runs the test) says itself that a launch's environment file is missing, in robot-army's words and codes", async () => {
   const [bin, ...args] = runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-army.ts"));
   await withTempDir(async (dir) => {
     const run = spawnSync(bin, [...args, "session", "run", `--launch-env=${join(dir, "gone.json")}`, "--", "true"], { encoding: "utf8", env: { ...process.env, RA_STATE_DIR: join(dir, "state") } });

@@ -98,7 +98,7 @@ function labOn(dir: string, forge: Forge, cache: string): Lab {
     RA_NOW: LAB_NOW,
     RA_SESSION_ROOT: join(dir, "state", "sessions"),
     // The run's compile cache when the runner gave one (isolatedEnv keeps it), else the suite's own.
-    ...(isDeno() ? { DENO_DIR: process.env.DENO_DIR ?? cache } : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? cache }),
+    ...(isDeno() ? { DENO_DIR: process.env.DENO_DIR || cache } : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || cache }),
   };
   mkdirSync(env.HOME, { recursive: true });
   const config = join(env.XDG_CONFIG_HOME, "robot-army", "config.toml");

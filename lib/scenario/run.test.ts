@@ -9,7 +9,8 @@ test("a scenario's environment keeps PATH and the compile caches and nothing els
   const env = isolatedEnv("/tmp/ra-x", { PATH: "/bin", RA_EPISODE_KEY: "w9", RA_STATE_DIR: "/home/me/.ra", GITHUB_TOKEN: "secret", HOME: "/home/me", NODE_COMPILE_CACHE: "/tmp/cc", DENO_DIR: "/tmp/dd" });
   assert.is(env.NODE_COMPILE_CACHE, "/tmp/cc");
   assert.is(env.DENO_DIR, "/tmp/dd");
-  assert.is(isolatedEnv("/tmp/ra-x", { PATH: "/bin" }).DENO_DIR, undefined, "none named, none set");
+  const bare = isolatedEnv("/tmp/ra-x", { PATH: "/bin", NODE_COMPILE_CACHE: "" });
+  assert.equal([bare.NODE_COMPILE_CACHE, bare.DENO_DIR], [undefined, undefined], "none named (or named empty), none set");
   assert.is(env.PATH, "/bin");
   assert.is(env.HOME, "/tmp/ra-x/home");
   assert.is(env.RA_STATE_DIR, "/tmp/ra-x/state");

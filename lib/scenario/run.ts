@@ -175,7 +175,7 @@ function sessionIds(env: Record<string, string>): string[] {
   }
 }
 
-/** The environment a scenario starts from: nothing from outside but PATH, everything else in `dir`. */
+/** The environment a scenario starts from: nothing from outside but PATH and the compile caches (compileCaches), everything else in `dir`. */
 export function isolatedEnv(dir: string, outer: Record<string, string | undefined> = process.env): Record<string, string> {
   const home = join(dir, "home");
   return {
@@ -201,7 +201,7 @@ export function isolatedEnv(dir: string, outer: Record<string, string | undefine
  * per run instead of stripping and compiling them all again, which cost about half of each
  * start. Only what is compiled is shared; nothing of the state a test isolates.
  */
-export function compileCaches(outer: Record<string, string | undefined>): Record<string, string> {
+function compileCaches(outer: Record<string, string | undefined>): Record<string, string> {
   return Object.fromEntries(["NODE_COMPILE_CACHE", "DENO_DIR"].flatMap((name) => outer[name] ? [[name, outer[name]]] : []));
 }
 

@@ -136,7 +136,9 @@ test("a long log's reset holds its last 64 KiB from a whole line on", inSessionD
 }));
 
 test("a log truncated or replaced is shown afresh with a reset", inSessionDir(async ({ root, work }) => {
-  const { record } = await processes.start(root, { command: "sh", args: ["-c", "echo before; sleep 1.2; echo after; exec sleep 30"], cwd: work });
+  // "after" is written only once the test opens its gate, after the truncation was seen: no timing to miss on a loaded machine.
+  const gate = join(work, "gate");
+  const { record } = await processes.start(root, { command: "sh", args: ["-c", `echo before; while [ ! -e '${gate}' ]; do sleep 0.05; done; echo after; exec sleep 30`], cwd: work });
   const log = sessionFiles(root, record.id).log;
   // The feed opens once the first line is written: a feed opened before it would start from an empty log.
   await waitFor("the first line", () => readFileSync(log, "utf8") === "before\n");
@@ -145,6 +147,7 @@ test("a log truncated or replaced is shown afresh with a reset", inSessionDir(as
     assert.equal((await iterator.next()).value, { kind: "reset", text: "before\r\n" });
     truncateSync(log, 0);
     assert.equal((await iterator.next()).value, { kind: "reset", text: "" }, "a shorter log starts again");
+    writeFileSync(gate, "");
     assert.equal((await iterator.next()).value, { kind: "data", text: "after\r\n" });
     // Another file in the log's place (another inode), even one as long as what was read.
     writeFileSync(`${log}.new`, "replaced\n");

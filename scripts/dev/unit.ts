@@ -12,7 +12,7 @@
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { isDeno, runtimeArgv } from "../../lib/runtime.ts";
 import { SKIPPED } from "../../lib/testing/skip.ts";
@@ -129,10 +129,13 @@ function compileCache(): string {
   return made;
 }
 
-/** The folder Deno caches in when DENO_DIR is not set, as Deno finds it on Linux and macOS. */
+/**
+ * The folder Deno caches in when DENO_DIR is not set, as Deno finds it: ~/Library/Caches on
+ * macOS; elsewhere $XDG_CACHE_HOME (made absolute), else ~/.cache.
+ */
 function denoDir(): string {
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), process.platform === "darwin" ? "Library/Caches" : ".cache");
-  return join(cache, "deno");
+  if (process.platform === "darwin") return join(homedir(), "Library", "Caches", "deno");
+  return join(resolve(process.env.XDG_CACHE_HOME || join(homedir(), ".cache")), "deno");
 }
 
 /** Runs one test file in a process of this runtime and reads uvu's counts from what it printed. */
