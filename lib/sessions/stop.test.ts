@@ -7,8 +7,9 @@ import { PreconditionError } from "../errors.ts";
 import { groupMembers as groupPids, identify, liveness } from "../processes.ts";
 import { exitedPid } from "../testing/fixtures.ts";
 import type { ProcessIdentity } from "../processes.ts";
-import { exitCodeOf, holdSession, retained } from "./holder.ts";
-import { childIdentity, readRecord, readSessionEvents, sessionFiles, writeRecord } from "./records.ts";
+import { exitCodeOf, holdSession, retained, update } from "./holder.ts";
+import { withLock } from "./lock.ts";
+import { childIdentity, readRecord, readSessionEvents, removeSessionFiles, sessionFiles, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
@@ -134,6 +135,29 @@ test("stopSession: a killed --ephemeral session is removed by its holder", inSes
   await holderGone(record);
   assert.equal(readdirSync(root).filter((f) => f.includes(record.id)), []);
   assert.is(liveness({ pid: record.childPid!, started_at: record.childStartedAt }), "exited");
+}));
+
+test("stopSession returns once the holder is done with the files: a reaped --ephemeral session is never seen half-removed", inSessionDir(async ({ root, work }) => {
+  const created = await createSession(root, { command: "sleep", args: ["30"], cwd: work, ephemeral: true });
+  // This test plays the holder, slowed down: when its child ends it records the exit and,
+  // still under the session's lock, takes a moment before it removes the files.
+  const child = spawn("sleep", ["30"], { detached: true, stdio: "ignore" });
+  const holder = identify(process.pid);
+  const started = identify(child.pid!);
+  await update(root, created.id, (r) => ({
+    ...r, holderPid: holder.pid, holderStartedAt: holder.started_at, holderStartId: holder.start_id ?? null,
+    childPid: started.pid, childStartedAt: started.started_at, childStartId: started.start_id ?? null, childPgid: started.pid,
+  }));
+  const reaped = new Promise<void>((resolve, reject) => child.once("exit", () => {
+    withLock(sessionFiles(root, created.id).lock, async () => {
+      writeRecord(root, { ...readRecord(root, created.id)!, exitedAt: new Date().toISOString(), ended: "killed", exitSignal: "SIGTERM" });
+      await new Promise((r) => setTimeout(r, 400));
+      removeSessionFiles(root, created.id);
+    }).then(resolve, reject);
+  }));
+  assert.is(await stopSession(root, readRecord(root, created.id)!), "stopped");
+  assert.is(readRecord(root, created.id), undefined, "stopSession came back while the holder was still reaping: `session kill` would say the files are kept");
+  await reaped;
 }));
 
 test("stopSession: a killed session tagged keep stays, even --ephemeral", inSessionDir(async ({ root, work }) => {

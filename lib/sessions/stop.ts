@@ -8,7 +8,8 @@ import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
 import { groupLiveness, liveness } from "../processes.ts";
 import { update } from "./holder.ts";
-import { appendSessionEvent, holderIdentity, readRecord } from "./records.ts";
+import { withLock } from "./lock.ts";
+import { appendSessionEvent, holderIdentity, readRecord, sessionFiles } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { childRunning, commandRuns, leftRunning, sessionState } from "./state.ts";
 
@@ -133,12 +134,21 @@ function signalChild(record: SessionRecord, signal: NodeJS.Signals): void {
   }
 }
 
-/** Waits until the exit is recorded, the record is gone, or the holder and child are both gone. */
+/**
+ * Waits until the exit is recorded, the record is gone, or the holder and child are both
+ * gone. The holder records the exit and reaps its files under the session's lock, so once
+ * the exit shows, the lock is taken once: what the holder does with the files is done, and
+ * whoever reads the record next sees whether they were kept.
+ */
 async function exitRecorded(root: string, record: SessionRecord, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const current = readRecord(root, record.id);
-    if (!current || current.generation !== record.generation || current.exitedAt) return true;
+    if (!current || current.generation !== record.generation) return true;
+    if (current.exitedAt) {
+      await withLock(sessionFiles(root, record.id).lock, () => undefined);
+      return true;
+    }
     const holderGone = liveness({ ...holderIdentity(current), pid: current.holderPid ?? 0 }) === "exited";
     if (holderGone && childRunning(current) === false) return false;
     await new Promise((r) => setTimeout(r, 25));
