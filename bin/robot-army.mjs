@@ -4,12 +4,11 @@
 // Otherwise it turns on Node's compile cache before loading any TypeScript, so the
 // sources are type-stripped and compiled once and later starts read them from disk, then
 // hands argv to the router (scripts/robot-army.ts).
-import module from "node:module";
-
 if (!process.features.typescript) {
   await handOver();
 } else {
-  module.enableCompileCache?.();
+  // Taken as a module, not imported: an ES import of node:module evaluates all its exports, the REPL's history among them.
+  process.getBuiltinModule("node:module").enableCompileCache?.();
   await import("../lib/caller.ts");
   const { main } = await import("../scripts/robot-army.ts");
   const { runMain } = await import("../lib/cli.ts");

@@ -6,7 +6,6 @@
  */
 import { appendFileSync, closeSync, fstatSync, linkSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { randomUUID } from "node:crypto";
 
 /** How a file is written: `private` makes what is created readable by its owner only. */
 export interface WriteOptions {
@@ -22,7 +21,7 @@ function modes(options: WriteOptions): { file?: number; dir?: number } {
  * name: a name the file system accepts for the file is never refused for its temp.
  */
 function tempBeside(path: string): string {
-  return join(dirname(path), `.${basename(path).slice(0, 40)}.${randomUUID().slice(0, 8)}.tmp`);
+  return join(dirname(path), `.${basename(path).slice(0, 40)}.${crypto.randomUUID().slice(0, 8)}.tmp`);
 }
 
 /** Writes a whole file atomically, replacing what was there. */

@@ -2,13 +2,13 @@ import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import * as cli from "./cli.ts";
 import { ask, asJson, asLines, runSubcommand } from "./cli.ts";
 import type { FamilyDef } from "./cli.ts";
-import { PreconditionError, UsageError } from "./errors.ts";
+import { UsageError } from "./errors.ts";
 import { PROJECT_ROOT, runtimeArgv } from "./runtime.ts";
 import { withTempDir } from "./testing/fixtures.ts";
 
@@ -90,23 +90,53 @@ test("runSubcommand routes argv to the subcommand; the family router is not call
 });
 
 test("the top-level catch prints an error with its secrets redacted, expected or not", async () => {
-  const token = `ghp_${"E".repeat(36)}`;
-  const written: string[] = [];
-  const write = process.stderr.write;
-  const exitCode = process.exitCode;
-  process.stderr.write = ((chunk: string) => written.push(String(chunk)) > 0) as typeof process.stderr.write;
-  try {
-    await cli.runMain(() => Promise.reject(new PreconditionError(`git push https://x:${token}@host failed`)), []);
-    await cli.runMain(() => Promise.reject(new Error(`boom ${token}`)), []);
-  } finally {
-    process.stderr.write = write;
-    process.exitCode = exitCode;
-  }
-  assert.is(written[0], "robot-army: git push https://x:[redacted]@host failed\n");
-  assert.match(written[1], /^robot-army: unexpected error: Error: boom \[redacted\]/);
-  assert.not.match(written.join(""), "ghp_");
+  await withTempDir(async (dir) => {
+    const token = `ghp_${"E".repeat(36)}`;
+    // A process of its own: the catch writes straight to the stderr descriptor, as a command's does.
+    const script = join(dir, "fail.ts");
+    writeFileSync(script, [
+      `import { runMain } from ${JSON.stringify(join(PROJECT_ROOT, "lib", "cli.ts"))};`,
+      `import { PreconditionError } from ${JSON.stringify(join(PROJECT_ROOT, "lib", "errors.ts"))};`,
+      `await runMain(() => Promise.reject(new PreconditionError("git push https://x:${token}@host failed")), []);`,
+      `const expected = process.exitCode;`,
+      `await runMain(() => Promise.reject(new Error("boom ${token}")), []);`,
+      `process.stdout.write(JSON.stringify([expected, process.exitCode]));`,
+    ].join("\n"));
+    const [binary, ...prefix] = runtimeArgv(script);
+    const child = spawn(binary, prefix, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    const stdout: Buffer[] = [];
+    child.stdout!.on("data", (chunk: Buffer) => stdout.push(chunk));
+    const { code, stderr } = await exitOf(child);
+    const written = stderr.split(/(?=robot-army: )/);
+    assert.is(written[0], "robot-army: git push https://x:[redacted]@host failed\n");
+    assert.match(written[1], /^robot-army: unexpected error: Error: boom \[redacted\]/);
+    assert.not.match(stderr, "ghp_");
+    assert.equal(JSON.parse(Buffer.concat(stdout).toString()), [3, 1]);
+    assert.is(code, 1);
+  });
 });
 
+test("stdout made non-blocking by whoever shares it (EAGAIN while its reader is behind) still gets every byte", async () => {
+  await withTempDir(async (dir) => {
+    const script = join(dir, "big.ts");
+    const size = 4 << 20;
+    writeFileSync(script, [
+      `import { runMain, writeStdoutVerbatim } from ${JSON.stringify(join(PROJECT_ROOT, "lib", "cli.ts"))};`,
+      // Node's own stream for a pipe turns the descriptor non-blocking, for every process that shares it.
+      `process.stdout;`,
+      `await runMain(async () => writeStdoutVerbatim(new Uint8Array(${size}).fill(65)), []);`,
+    ].join("\n"));
+    const [binary, ...prefix] = runtimeArgv(script);
+    const child = spawn(binary, prefix, { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let received = 0;
+    // The reader starts late: the pipe is full long before.
+    setTimeout(() => child.stdout!.on("data", (chunk: Buffer) => received += chunk.length), 1_000);
+    const { code, stderr } = await exitOf(child);
+    assert.is(stderr, "");
+    assert.is(code, 0);
+    assert.is(received, size);
+  });
+});
 
 /** The real binary on this test's runtime, with a fresh HOME and state dir under `dir`. */
 function spawnRobotArmy(argv: string[], dir: string, stdout: "pipe" | number, extraEnv: Record<string, string> = {}) {

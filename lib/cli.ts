@@ -3,12 +3,15 @@
  * from the command's definition, `--json` output, and the one top-level catch that turns
  * errors into exit codes (0 ok, 1 failed, 2 usage, 3 precondition not met, 4 check failed).
  */
-import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { EXIT, RobotArmyError, UsageError } from "./errors.ts";
 import { nearestName } from "./nearest-name.ts";
 import { redact } from "./redact.ts";
 import { inLocalTime } from "./local-time.ts";
+
+// Builtins are taken as modules, not imported: an ES import of `node:fs` evaluates every one
+// of its lazy exports (its promises, streams), which every command's start would pay for.
+const { fstatSync, writeSync } = process.getBuiltinModule("node:fs");
+const { parseArgs } = process.getBuiltinModule("node:util");
 
 /** One `--option` of a command. */
 export interface OptionDef {
@@ -223,39 +226,100 @@ export type Write = (text: string) => void;
  * away (`log | head -c 10`, EPIPE) is no failure: what is left to print goes nowhere and the
  * command ends as it would have, so a daemon keeps ticking and still writes its audit log
  * and heartbeat. Any other write error (a full disk, `> /dev/full`) is one line on stderr,
- * and the command ends with exit 1. Node reports these as an `error` event, Deno by throwing.
+ * and the command ends with exit 1.
  */
 export const writeStdout: Write = (text) => {
+  // A person at a terminal reads times in their own zone; a pipe, --json and --utc keep UTC.
+  writeStdoutVerbatim(!timesInUtc && stdoutIsTerminal() ? inLocalTime(text) : text);
+};
+
+/** Writes to stdout as given, no time turned into the local zone: someone else's output passed on (a worker's). */
+export function writeStdoutVerbatim(data: string | Uint8Array): void {
   if (stdoutState.closed || stdoutState.failed) return;
   try {
-    // A person at a terminal reads times in their own zone; a pipe, --json and --utc keep UTC.
-    process.stdout.write(!timesInUtc && process.stdout.isTTY === true ? inLocalTime(text) : text);
+    writeAll(1, data);
   } catch (error) {
     stdoutFailed(error as NodeJS.ErrnoException);
   }
-};
+}
+
+/** Writes to stderr; when stderr itself fails (`2>&1 | head -1`) there is nowhere left to say so, and nothing is. */
+export function writeStderr(data: string | Uint8Array): void {
+  try {
+    writeAll(2, data);
+  } catch {
+    // Nowhere to report it.
+  }
+}
+
+/**
+ * Writes all of `data` to a standard stream's descriptor at once, with no stream object:
+ * `process.stdout` on a pipe builds a socket and loads some 30 modules, a tenth of a read
+ * command's start. A descriptor left non-blocking by whoever shares it answers EAGAIN while
+ * its reader is behind: the write waits a moment and goes on from where it stopped.
+ */
+function writeAll(fd: 1 | 2, data: string | Uint8Array): void {
+  const bytes = typeof data === "string" ? encoder.encode(data) : data;
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      Atomics.wait(pause, 0, 0, 1);
+    }
+  }
+}
+
+const encoder = new TextEncoder();
+/** What a write waits on while a non-blocking descriptor is full: nothing ever wakes it, so it waits its millisecond. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Whether stdout is a terminal, read once: a pipe or a file is known from its kind, without loading the terminal module. */
+export function stdoutIsTerminal(): boolean {
+  return (terminal[1] ??= isTerminal(1));
+}
+
+/** Whether stderr is a terminal (progress lines are shown only there). */
+export function stderrIsTerminal(): boolean {
+  return (terminal[2] ??= isTerminal(2));
+}
+
+const terminal: { 1?: boolean; 2?: boolean } = {};
+
+function isTerminal(fd: 1 | 2): boolean {
+  try {
+    // Only a character device can be a terminal; /dev/null is one too, so the terminal module decides.
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule("node:tty").isatty(fd);
+}
+
+/**
+ * Calls `listener` once stdout's reader has gone away or a write to it failed: `log --follow`
+ * ends then. Returns what stops listening.
+ */
+export function onStdoutGone(listener: () => void): () => void {
+  stdoutGone.add(listener);
+  return () => void stdoutGone.delete(listener);
+}
+
+const stdoutGone = new Set<() => void>();
 
 /** Whether stdout's reader went away, or a write to it failed. */
 const stdoutState = { closed: false, failed: false };
 
 function stdoutFailed(error: NodeJS.ErrnoException): void {
   if (stdoutState.closed || stdoutState.failed) return;
-  if (error.code === "EPIPE" || error.name === "BrokenPipe") {
-    stdoutState.closed = true;
-    return;
+  if (error.code === "EPIPE" || error.name === "BrokenPipe") stdoutState.closed = true;
+  else {
+    stdoutState.failed = true;
+    process.exitCode = EXIT.failed;
+    writeStderr(`robot-army: Cannot write the output: ${error.message}\n`);
   }
-  stdoutState.failed = true;
-  process.exitCode = EXIT.failed;
-  writeStderr(`robot-army: Cannot write the output: ${error.message}\n`);
-}
-
-/** Writes to stderr; when stderr itself fails (`2>&1 | head -1`) there is nowhere left to say so, and nothing is. */
-function writeStderr(text: string): void {
-  try {
-    process.stderr.write(text);
-  } catch {
-    // Deno throws where Node emits the `error` that runMain's listener drops.
-  }
+  for (const listener of stdoutGone) listener();
 }
 
 /** Lines of text as one string, each ended by a newline: what `print` writes. */
@@ -282,7 +346,7 @@ export type Ask = (question: string) => Promise<Answer>;
  * the input has ended every later question is unanswered at once (a new reader would wait
  * for an end that has already come).
  */
-export function ask(question: string, io: { input: NodeJS.ReadableStream & { isTTY?: boolean; readableEnded?: boolean }; output: NodeJS.WritableStream } = { input: process.stdin, output: process.stderr }): Promise<Answer> {
+export function ask(question: string, io: { input: NodeJS.ReadableStream & { isTTY?: boolean; readableEnded?: boolean }; output: NodeJS.WritableStream } = { input: process.stdin, output: quietStderr() }): Promise<Answer> {
   const queued = laterLines.get(io.input) ?? [];
   laterLines.set(io.input, queued);
   if (queued.length > 0) {
@@ -294,7 +358,7 @@ export function ask(question: string, io: { input: NodeJS.ReadableStream & { isT
     return Promise.resolve({ unanswered: "no stdin" });
   }
   return new Promise((resolve) => {
-    const rl = createInterface({ input: io.input, output: io.output, terminal: Boolean(io.input.isTTY) });
+    const rl = process.getBuiltinModule("node:readline").createInterface({ input: io.input, output: io.output, terminal: Boolean(io.input.isTTY) });
     let settled = false;
     const done = (answer: Answer) => {
       if (settled) return;
@@ -316,6 +380,12 @@ export function ask(question: string, io: { input: NodeJS.ReadableStream & { isT
   });
 }
 
+/** `process.stderr` as a stream (readline's output), made only when a question is asked; a failing stderr is dropped. */
+function quietStderr(): NodeJS.WritableStream {
+  if (process.stderr.listenerCount("error") === 0) process.stderr.on("error", () => {});
+  return process.stderr;
+}
+
 /** Lines read from an input past the answer of the question they came with, oldest first. */
 const laterLines = new WeakMap<object, string[]>();
 
@@ -334,8 +404,6 @@ export function print(...lines: string[]): void {
  * Expected errors are one line on stderr; a usage error is followed by the command's help.
  */
 export async function runMain(main: (argv: string[]) => Promise<number | void>, argv: string[]): Promise<void> {
-  process.stdout.on("error", stdoutFailed);
-  process.stderr.on("error", () => {});
   try {
     process.exitCode = (await main(argv)) ?? EXIT.ok;
   } catch (error) {

@@ -40,6 +40,20 @@ test("an empty file gives every default", async () => {
   assert.equal(await defaultConfig(), DEFAULTS);
 });
 
+test("a file of TOML's whitespace and newlines only is every default; a carriage return alone or a no-break space is still refused", async () => {
+  assert.equal(await parseConfig(" \n\t\r\n\n", "/x/config.toml"), await defaultConfig());
+  // What TOML refuses is still refused: a carriage return without its newline, a no-break space.
+  for (const text of ["\r", "\u00a0\n"]) {
+    try {
+      await parseConfig(text, "/x/config.toml");
+      assert.unreachable(`${JSON.stringify(text)} was taken for an empty file`);
+    } catch (error) {
+      assert.instance(error, ConfigError);
+      assert.match((error as Error).message, /invalid TOML/);
+    }
+  }
+});
+
 test("set keys are kept and the rest of their table defaults", async () => {
   const config = await parseConfig(
     ["[daemon]", "effect_level = \"live\"", "", "[worker]", "binary = \"claude\"", "args = [\"--model\", \"opus\"]"].join("\n"),

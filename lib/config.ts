@@ -192,17 +192,8 @@ export async function configFromText(text: string, path: string, env: Env = proc
 
 /** Validates config text as read from `path` (which names it in errors and anchors relative paths). */
 export async function parseConfig(text: string, path: string, env: Env = process.env): Promise<Config> {
-  const [{ parse, TomlError }, validate] = await Promise.all([import("smol-toml"), validator()]);
-  let data: Record<string, unknown>;
-  try {
-    // smol-toml's tables have a null prototype; the config is made of plain objects.
-    data = plain(parse(text)) as Record<string, unknown>;
-  } catch (error) {
-    if (!(error instanceof TomlError)) throw error;
-    // smol-toml's message is "Invalid TOML document: <what>" followed by a code excerpt.
-    const what = error.message.replace(/^Invalid TOML document: /, "").split("\n")[0];
-    throw new ConfigError(path, `invalid TOML: ${what}`, { line: error.line });
-  }
+  const validate = await validator();
+  const data = await parseToml(text, path);
   const lines = keyLines(text);
   refuseCredentials(data, path, lines);
   if (!validate(data)) throw schemaError(validate.errors?.[0], data, path, lines);
@@ -212,6 +203,25 @@ export async function parseConfig(text: string, path: string, env: Env = process
   inferProfile(data);
   checkChannels(data, path, lines);
   return deepFreeze(data) as unknown as Config;
+}
+
+/**
+ * The TOML text as plain objects. No config file (or one of TOML's whitespace and newlines
+ * only) holds no key: the parser is not even loaded, so a command run without a config
+ * starts sooner.
+ */
+async function parseToml(text: string, path: string): Promise<Record<string, unknown>> {
+  if (/^(?:[ \t\n]|\r\n)*$/.test(text)) return {};
+  const { parse, TomlError } = await import("smol-toml");
+  try {
+    // smol-toml's tables have a null prototype; the config is made of plain objects.
+    return plain(parse(text)) as Record<string, unknown>;
+  } catch (error) {
+    if (!(error instanceof TomlError)) throw error;
+    // smol-toml's message is "Invalid TOML document: <what>" followed by a code excerpt.
+    const what = error.message.replace(/^Invalid TOML document: /, "").split("\n")[0];
+    throw new ConfigError(path, `invalid TOML: ${what}`, { line: error.line });
+  }
 }
 
 /** A JSON Schema node, as far as this module and `example-config` read one. */

@@ -12,7 +12,7 @@
 import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandDef } from "../lib/cli.ts";
-import { parse, runMain } from "../lib/cli.ts";
+import { parse, runMain, writeStderr, writeStdoutVerbatim } from "../lib/cli.ts";
 import { readTokenFile } from "../lib/boundaries/github-token.ts";
 import { promptHeader } from "../lib/dispatch/prompt.ts";
 import type { PromptHeader } from "../lib/dispatch/prompt.ts";
@@ -76,8 +76,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await run({ once }, {
       cwd: process.cwd(), stop: stopper.signal,
-      out: (line) => process.stdout.write(line + "\n"),
-      err: (line) => process.stderr.write(line + "\n"),
+      out: (line) => writeStdoutVerbatim(line + "\n"),
+      err: (line) => writeStderr(line + "\n"),
     });
   } finally {
     clearInterval(alive);

@@ -4,7 +4,7 @@
  * `needs-info` that a worker waits for its owner; a closed episode becomes a record under
  * `.ai/repo/sessions/`. `hook` is what an agent's own hooks run.
  */
-import { JSON_OPTION, asJson, asLines, helpText, integerOption, parse, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, helpText, integerOption, parse, runMain, runSubcommand, stringOption, writeStderr, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { CALLER_PID } from "../lib/caller.ts";
 import { now } from "../lib/clock.ts";
@@ -265,7 +265,7 @@ function managedSession(env: Record<string, string | undefined>): { cwd: string;
 }
 
 function commandDeps(): EpisodeDeps {
-  return { cwd: process.cwd(), write: writeStdout, warn: (text) => void process.stderr.write(text) };
+  return { cwd: process.cwd(), write: writeStdout, warn: writeStderr };
 }
 
 function requireKey(args: ParsedArgs, def: CommandDef): string {

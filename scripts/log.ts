@@ -7,7 +7,7 @@
  * the store (no ajv, yaml, smol-toml or octokit, unless --config names a file to check).
  */
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
-import { asJson, integerOption, parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
+import { asJson, integerOption, onStdoutGone, parse, runMain, stdoutIsTerminal, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 import { sinceTime } from "../lib/duration.ts";
@@ -83,15 +83,15 @@ export async function main(argv: string[]): Promise<number> {
   if (opts.follow) {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
-    // A closed pipe (`log -f | head`) ends following too.
-    process.stdout.on("error", onSignal);
   }
+  // A closed pipe (`log -f | head`) ends following too.
+  const stopListening = opts.follow ? onStdoutGone(onSignal) : () => {};
   try {
     return await run(opts, { stateDir: stateDirPath(), write: writeStdout, signal: stop.signal });
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
-    process.stdout.off("error", onSignal);
+    stopListening();
   }
 }
 
@@ -163,13 +163,13 @@ export function formatLine(record: AuditRecord, shorten = false): string {
 }
 
 function formatLines(records: AuditRecord[]): string {
-  const shorten = process.stdout.isTTY === true;
+  const shorten = stdoutIsTerminal();
   return records.map((record) => formatLine(record, shorten) + "\n").join("");
 }
 
 /** The lines, each run of passes that changed nothing as one line: from its first record's time to its last's. */
 export function formatFolded(records: AuditRecord[]): string {
-  const shorten = process.stdout.isTTY === true;
+  const shorten = stdoutIsTerminal();
   return foldQuietPasses(records).map((entry) => {
     if ("record" in entry) return formatLine(entry.record, shorten) + "\n";
     const [first, last] = [entry.quiet[0], entry.quiet.at(-1)!];

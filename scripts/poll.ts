@@ -6,7 +6,7 @@
  */
 import { hostname } from "node:os";
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, stringOption, writeStderr, writeStdout } from "../lib/cli.ts";
 import type { GitHubReader } from "../lib/boundaries/github-types.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
@@ -81,7 +81,7 @@ export async function main(argv: string[]): Promise<number> {
   return await withStore(ensureStateDir(), async (store) => {
     const { connectGitHub } = await import("../lib/boundaries/github.ts");
     const github = await connectGitHub(config, store, {
-      onRetry: (r) => process.stderr.write(`robot-army: ${r.method} ${r.path}: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)}s\n`),
+      onRetry: (r) => writeStderr(`robot-army: ${r.method} ${r.path}: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)}s\n`),
     });
     const effects = wireEffects(level, { github: github.writer });
     return await run(opts, { config, store, reader: github, effects, host: hostname(), write: writeStdout });

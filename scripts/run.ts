@@ -6,7 +6,7 @@
  */
 import { hostname } from "node:os";
 import type { CommandDef } from "../lib/cli.ts";
-import { JSON_OPTION, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, parse, runMain, stringOption, writeStderr, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION, configFromText, readConfigText } from "../lib/config.ts";
 import { ConfigWatch } from "../lib/daemon/config-reload.ts";
 import type { Config } from "../lib/config.ts";
@@ -144,7 +144,7 @@ async function runOn(opts: RunOptions, deps: RunDeps, stateDir: string, standsFo
       const { connectGitHub } = await import("../lib/boundaries/github.ts");
       const { launcherFor } = await import("../lib/boundaries/launchers/select.ts");
       const github = await connectGitHub(config, store, {
-        onRetry: (r) => process.stderr.write(`robot-army: ${r.method} ${r.path}: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)}s\n`),
+        onRetry: (r) => writeStderr(`robot-army: ${r.method} ${r.path}: ${r.reason}; retrying in ${Math.round(r.delayMs / 1000)}s\n`),
       });
       const effects = wireEffects(opts.level, { github: github.writer }, { dryRun: opts.dryRun === true });
       const sessionRoot = opts.dryRun ? sessionRootOf(deps.env) : ensureSessionRoot(deps.env);

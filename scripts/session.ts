@@ -4,7 +4,7 @@
  * sessions do not pile up.
  */
 import { readFileSync } from "node:fs";
-import { JSON_OPTION, asJson, asLines, helpText, integerOption, printVerbatim, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
+import { JSON_OPTION, asJson, asLines, helpText, integerOption, printVerbatim, runMain, runSubcommand, stdoutIsTerminal, stringOption, writeStderr, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { now } from "../lib/clock.ts";
 import { formatAge, MAX_TIMER_MS } from "../lib/duration.ts";
@@ -153,7 +153,7 @@ export const command: FamilyDef = {
   name: "session",
   summary: "Run and manage worker processes whose exits are never lost",
   subcommands: {
-    run: takingConfig(run, (args) => runRun(sessionRunOptions(args), { ...commandDeps(), output: process.stdout.isTTY ? "terminal" : "tee" })),
+    run: takingConfig(run, (args) => runRun(sessionRunOptions(args), { ...commandDeps(), output: stdoutIsTerminal() ? "terminal" : "tee" })),
     ls: takingConfig(ls, (args) => runLs({ tags: args.values.tags === true, json: args.values.json === true }, commandDeps())),
     // A worker's output is printed as it wrote it, its times included.
     peek: takingConfig(peek, (args) => (printVerbatim(), runPeek(peekOptions(args), commandDeps()))),
@@ -186,7 +186,7 @@ export function main(argv: string[]): Promise<number> {
 }
 
 function commandDeps(): SessionDeps {
-  return { env: process.env, write: writeStdout, warn: (text) => void process.stderr.write(text) };
+  return { env: process.env, write: writeStdout, warn: writeStderr };
 }
 
 /** `session run`'s options: the command after `--`, and `k=v` tags and variables read into maps. */

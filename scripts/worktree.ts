@@ -6,7 +6,7 @@
  * of worktrees whose directory is gone, per onboarded clone.
  */
 import { basename, resolve } from "node:path";
-import { ask as askAtTerminal, asJson, asLines, runMain, runSubcommand, writeStdout } from "../lib/cli.ts";
+import { ask as askAtTerminal, asJson, asLines, runMain, runSubcommand, stderrIsTerminal, writeStderr, writeStdout } from "../lib/cli.ts";
 import type { Ask, CommandDef, FamilyDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { configFromArgs } from "../lib/config.ts";
 import type { Config } from "../lib/config.ts";
@@ -118,7 +118,7 @@ async function withWorktreeDeps(args: ParsedArgs, fn: (deps: WorktreeDeps) => Pr
   const stateDir = ensureStateDir();
   // No GitHub write is among these commands' effects: the level decides only whether worktrees are real.
   const effects = wireEffects(resolveLevel(args, config), { github: SIMULATED_GITHUB });
-  const progress = process.stderr.isTTY ? (text: string) => void process.stderr.write(text) : undefined;
+  const progress = stderrIsTerminal() ? writeStderr : undefined;
   return await withStore(stateDir, (store) =>
     fn({ store, config, stateDir, sessionRoot: ensureSessionRoot(), effects, write: writeStdout, progress, ask: (q) => askAtTerminal(q), atTerminal: process.stdin.isTTY === true }));
 }

@@ -12,6 +12,7 @@ import { spawn } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeSync } from "node:fs";
 import { constants } from "node:os";
 import { delimiter } from "node:path";
+import { writeStderr, writeStdoutVerbatim } from "../cli.ts";
 import { isoSeconds, now } from "../clock.ts";
 import { groupLiveness, identify, processGroupOf, processStartId } from "../processes.ts";
 import type { ProcessGroup } from "../processes.ts";
@@ -79,8 +80,8 @@ export async function holdSession(
     }
   });
   if (output === "tee") {
-    child.stdout!.on("data", (chunk: Buffer) => { process.stdout.write(chunk); writeSync(log, chunk); });
-    child.stderr!.on("data", (chunk: Buffer) => { process.stderr.write(chunk); writeSync(log, chunk); });
+    child.stdout!.on("data", (chunk: Buffer) => { writeStdoutVerbatim(chunk); writeSync(log, chunk); });
+    child.stderr!.on("data", (chunk: Buffer) => { writeStderr(chunk); writeSync(log, chunk); });
   }
   const started = await new Promise<{ error?: Error }>((resolve) => {
     child.once("spawn", () => resolve({}));
@@ -123,7 +124,7 @@ export async function holdSession(
   // A stop to a holder whose group is not its own cannot reach what runs there: it ends the wait instead.
   const stopped = () => stop !== null || (!detached && Boolean(readRecordQuietly(root, id)?.killRequestedAt));
   // Whoever watches a foreground session is told why it has not ended (a detached one has no one to tell).
-  const tell = detached ? undefined : (line: string) => process.stderr.write(`robot-army: ${line}\n`);
+  const tell = detached ? undefined : (line: string) => writeStderr(`robot-army: ${line}\n`);
   const members = group ? await waitForGroup(root, id, group, childIdentity.start_id, { code, signal }, stopped, tell) : undefined;
   stopForwarding();
   closeSync(log);

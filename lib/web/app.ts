@@ -10,6 +10,7 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { html } from "hono/html";
+import { writeStderr } from "../cli.ts";
 import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
 import { redact, redactAll } from "../redact.ts";
@@ -70,7 +71,7 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
   app.onError((error, c) => {
     const status = error instanceof NotFound ? 404 : error instanceof PreconditionError ? 409 : 500;
     const message = redact(error instanceof NotFound || error instanceof PreconditionError ? error.message : `The dashboard failed: ${error.message.split("\n")[0]}`);
-    if (status === 500) process.stderr.write(`robot-army serve: ${message}\n`);
+    if (status === 500) writeStderr(`robot-army serve: ${message}\n`);
     if (c.req.path.startsWith("/api/") || !accepts(c, "text/html")) return c.json({ error: message }, status);
     return c.html(errorPage(message, ctx), status);
   });
