@@ -61,7 +61,7 @@ test("the text report: each item, the would-comment lines, the counts, the ignor
       "would comment on demo/widgets#2: robot-army queued this issue as work item 2 on testhost.",
       "demo/widgets#3: new work item 3, ready",
       "would comment on demo/widgets#3: robot-army queued this issue as work item 3 on testhost.",
-      "demo/widgets: 3 new, 0 done, 0 abandoned, 1 ignored; 7 requests, 0 not modified",
+      "demo/widgets: 3 new, 0 done, 0 abandoned, 1 ignored; 2 requests, 0 not modified",
       "  ignored 1 issue not opened by owner: #4",
       "queue: 0 ready (3 simulated left out; --include-simulated counts them)",
     ]);
@@ -74,7 +74,7 @@ test("--json: the same as data; --include-simulated counts simulated items in th
     const report = JSON.parse(out);
     assert.equal([report.effects, report.queue], [{ level: "plan", simulated: true }, { ready: 0, simulated: 3, include_simulated: true }]);
     const [repo] = report.repositories;
-    assert.equal([repo.repo, repo.new, repo.ignored, repo.requests, repo.not_modified, repo.error], ["demo/widgets", 3, 1, 7, 0, null]);
+    assert.equal([repo.repo, repo.new, repo.ignored, repo.requests, repo.not_modified, repo.error], ["demo/widgets", 3, 1, 2, 0, null]);
     assert.ok(repo.events.some((e: { event: string; simulated?: boolean }) => e.event === "comment" && e.simulated));
   }));
 

@@ -160,6 +160,14 @@ export interface GitHubReader {
   issueEvents(repo: string, number: number): Promise<IssueEvent[]>;
   /** Who wrote an issue's body and who edited it, and its title and body now, from GitHub's GraphQL API (its REST issue names no editor). */
   bodyAuthorship(repo: string, number: number): Promise<BodyAuthorship>;
+  /**
+   * What `issueEvents` and `bodyAuthorship` would say of each of `numbers` (at most
+   * TRUST_BATCH issues of `repo`), asked in one GraphQL request. An issue is in the answer
+   * only when GitHub answered it whole and as those two would read it; any other (an error
+   * naming it, gone, more events than one page, an actor that is not a user, a label changed
+   * since it was added) is left out, to be asked alone.
+   */
+  issuesTrust(repo: string, numbers: readonly number[]): Promise<Map<number, IssueTrustAnswer>>;
   /** HTTP requests this connection has sent so far (retries included), so a pass reports what it cost. */
   requestsSent(): number;
 }
@@ -184,6 +192,20 @@ export interface RenameEvent {
   /** The login that acted (GitHub's "ghost" for a deleted account). */
   actor: string;
   at: string;
+}
+
+/**
+ * The most issues one `issuesTrust` call asks about, in one GraphQL query: 50 x (100
+ * revisions + 100 events) is 10,000 nodes, far below the 500,000 GitHub allows a query, and
+ * an answer small enough to come well within its time limit.
+ */
+export const TRUST_BATCH = 50;
+
+/** What GitHub's GraphQL API tells of one issue's words, for many issues at once (`issuesTrust`). */
+export interface IssueTrustAnswer {
+  /** The labels added (`labeled`) and the title's changes (`renamed`), oldest first, as `issueEvents` lists them; labels taken off are not asked. */
+  events: IssueEvent[];
+  authorship: BodyAuthorship;
 }
 
 /** Who wrote an issue's body, as GitHub's GraphQL API reports it. */

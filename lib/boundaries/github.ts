@@ -24,8 +24,10 @@ import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
 import { PER_PAGE, issueListKey, nextLink, oldestMark, readIssueChanges, readOwnIssueChanges, readPullChanges, split, toIssue, toPullRequest } from "./_github-lists.ts";
 import type { RawIssue } from "./_github-lists.ts";
+import { BODY_AUTHORSHIP_QUERY, authorshipOf, issuesTrustQuery, trustAnswers } from "./_github-trust.ts";
+import type { RawAuthorship } from "./_github-trust.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
-import type { BodyAuthorship, GitHubComment, GitHubReader, GitHubRepository, GitHubWriter, IssueEvent } from "./github-types.ts";
+import type { BodyAuthorship, GitHubComment, GitHubReader, GitHubRepository, GitHubWriter, IssueEvent, IssueTrustAnswer } from "./github-types.ts";
 
 export { GitHubError, RateLimitDeferred, toIssue, toPullRequest };
 export type { RetryNotice };
@@ -118,6 +120,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
     listComments: (repo, issue, since) => readComments(octokit, repo, issue, since),
     issueEvents: (repo, number) => readIssueEvents(octokit, repo, number),
     bodyAuthorship: (repo, number) => readBodyAuthorship(octokit, apiBase, repo, number),
+    issuesTrust: (repo, numbers) => readIssuesTrust(octokit, apiBase, repo, numbers),
     requestsSent: () => transport.counts.requests,
     writer: realWriter(octokit),
   };
@@ -147,28 +150,6 @@ async function readIssueEvents(octokit: Octokit, repo: string, number: number): 
   });
 }
 
-/** The revisions one answer lists: GitHub's largest page. */
-const EDITS_PER_ANSWER = 100;
-
-/** The GraphQL query `bodyAuthorship` sends. */
-export const BODY_AUTHORSHIP_QUERY = `query($owner: String!, $name: String!, $number: Int!) {
-  repository(owner: $owner, name: $name) {
-    issue(number: $number) {
-      author { login }
-      title
-      body
-      editor { login }
-      lastEditedAt
-      userContentEdits(first: ${EDITS_PER_ANSWER}) { totalCount nodes { editor { login } editedAt } }
-    }
-  }
-}`;
-
-type RawAuthorship = {
-  author: { login: string } | null; title: string; body: string; editor: { login: string } | null; lastEditedAt: string | null;
-  userContentEdits: { totalCount: number; nodes: Array<{ editor: { login: string } | null; editedAt: string }> };
-};
-
 /** One GraphQL request: who opened the issue, its title and body, and every revision's editor. */
 async function readBodyAuthorship(octokit: Octokit, apiBase: string, repo: string, number: number): Promise<BodyAuthorship> {
   const { owner, repo: name } = split(repo);
@@ -180,18 +161,14 @@ async function readBodyAuthorship(octokit: Octokit, apiBase: string, repo: strin
     const problem = answer.errors?.map((e) => e.message).join("; ") || `no issue ${repo}#${number} in the answer`;
     throw new GitHubError("POST", new URL(url).pathname, 200, problem);
   }
-  const edits = issue.userContentEdits;
-  // A deleted account shows as GitHub's "ghost"; it is someone, and not the author.
-  const editors = edits.nodes.map((node) => node.editor?.login ?? "ghost");
-  if (issue.editor && !editors.length) editors.push(issue.editor.login);
-  return {
-    author: issue.author?.login ?? "ghost",
-    title: issue.title ?? "",
-    body: issue.body ?? "",
-    editors,
-    lastEditedAt: issue.lastEditedAt,
-    complete: edits.totalCount <= edits.nodes.length,
-  };
+  return authorshipOf(issue);
+}
+
+/** One GraphQL request about up to TRUST_BATCH issues: what it vouches for of each (see _github-trust.ts). */
+async function readIssuesTrust(octokit: Octokit, apiBase: string, repo: string, numbers: readonly number[]): Promise<Map<number, IssueTrustAnswer>> {
+  const { owner, repo: name } = split(repo);
+  const { data } = await octokit.request({ method: "POST", url: graphqlUrl(apiBase), query: issuesTrustQuery(numbers), variables: { owner, name } });
+  return trustAnswers(data, numbers);
 }
 
 /** Where GitHub's GraphQL API is: `<api>/graphql`, or `<host>/api/graphql` for GitHub Enterprise's `<host>/api/v3`. */

@@ -1,26 +1,42 @@
 /**
  * A parser for the GraphQL the forge answers: one query operation (anonymous, or named
  * with variable definitions), fields with aliases, arguments (variables, numbers, strings,
- * booleans, null) and selection sets. Fragments, directives, mutations and subscriptions
- * are refused with a message, as a server that does not know them would.
+ * booleans, null, enum values and lists of them), selection sets and inline fragments
+ * (`... on LabeledEvent { actor { login } }`). Named fragments, directives, mutations and
+ * subscriptions are refused with a message, as a server that does not know them would.
  */
+
+/** What a selection set holds: fields, and inline fragments on a type. */
+export type Selection = Field | InlineFragment;
 
 /** A field in a selection set. */
 export interface Field {
+  kind: "field";
   name: string;
   alias?: string;
   args: Record<string, Value>;
   /** Undefined for a scalar. */
-  selections?: Field[];
+  selections?: Selection[];
 }
 
-/** An argument's value: a variable, or a literal. */
-export type Value = { kind: "variable"; name: string } | { kind: "literal"; value: unknown };
+/** `... on Type { ... }`: selections that apply only when the value is of that type. */
+export interface InlineFragment {
+  kind: "fragment";
+  on: string;
+  selections: Selection[];
+}
+
+/** An argument's value: a variable, a literal (an enum value is a name, unquoted), or a list of values. */
+export type Value =
+  | { kind: "variable"; name: string }
+  | { kind: "literal"; value: unknown }
+  | { kind: "enum"; name: string }
+  | { kind: "list"; values: Value[] };
 
 type Token = { kind: "punct" | "name" | "number" | "string"; text: string; at: number };
 
-/** Parses a query document into its top-level fields; a SyntaxError says what it could not read. */
-export function parseQuery(source: string): Field[] {
+/** Parses a query document into its top-level selections; a SyntaxError says what it could not read. */
+export function parseQuery(source: string): Selection[] {
   const tokens = tokenize(source);
   let i = 0;
   const peek = () => tokens[i];
@@ -47,15 +63,34 @@ export function parseQuery(source: string): Field[] {
     if (token.kind === "number") return { kind: "literal", value: Number(token.text) };
     if (token.kind === "string") return { kind: "literal", value: JSON.parse(token.text) };
     if (token.kind === "name" && ["true", "false", "null"].includes(token.text)) return { kind: "literal", value: JSON.parse(token.text) };
+    if (token.kind === "name") return { kind: "enum", name: token.text };
+    if (token.text === "[") {
+      const values: Value[] = [];
+      while (peek()?.text !== "]") {
+        values.push(value());
+        if (peek()?.text === ",") take(",");
+      }
+      take("]");
+      return { kind: "list", values };
+    }
     i--;
-    return fail("expected a value (lists, objects and enums are not supported)");
+    return fail("expected a value (input objects are not supported)");
   };
 
-  const selectionSet = (): Field[] => {
+  const selectionSet = (): Selection[] => {
     take("{");
-    const fields: Field[] = [];
+    const fields: Selection[] = [];
     while (peek()?.text !== "}") {
-      if (peek()?.text === "...") fail("fragments are not supported");
+      if (peek()?.text === "...") {
+        take("...");
+        if (peek()?.text !== "on") fail("named fragments are not supported, only inline fragments (... on Type { ... })");
+        take("on");
+        const on = name();
+        if (peek()?.text === "@") fail("directives are not supported");
+        fields.push({ kind: "fragment", on, selections: selectionSet() });
+        if (peek()?.text === ",") take(",");
+        continue;
+      }
       let fieldName = name();
       let alias: string | undefined;
       if (peek()?.text === ":") {
@@ -75,7 +110,7 @@ export function parseQuery(source: string): Field[] {
         take(")");
       }
       if (peek()?.text === "@") fail("directives are not supported");
-      const field: Field = { name: fieldName, args, ...(alias ? { alias } : {}) };
+      const field: Field = { kind: "field", name: fieldName, args, ...(alias ? { alias } : {}) };
       if (peek()?.text === "{") field.selections = selectionSet();
       fields.push(field);
       if (peek()?.text === ",") take(",");

@@ -131,7 +131,7 @@ function updateIssue(ctx: RouteContext): Reply {
   const at = ctx.now();
   if (title !== undefined) renameIssue(ctx.data, issue, title, ctx.user.login, at);
   if (text !== undefined) editBody(ctx.data, issue, text, ctx.user.login, at);
-  if (labels !== undefined && pusher) setLabels(ctx.data, issue, labels.map((name) => ensureLabel(ctx.data, repo, name).name), ctx.user.login, at);
+  if (labels !== undefined && pusher) setLabels(ctx.data, issue, labels.map((name) => ensureLabel(ctx.data, repo, name, at).name), ctx.user.login, at);
   if (state !== undefined) setIssueState(issue, state, ctx.user.login, at, state === "closed" ? (reason ?? "completed") : undefined);
   else if (reason !== undefined && issue.state === "closed" && reason !== "reopened") issue.state_reason = reason;
   if (JSON.stringify(issue) !== before) issue.updated_at = at;
@@ -144,8 +144,8 @@ function changeLabels(ctx: RouteContext, how: "add" | "replace"): Reply {
   if (!canPush(repo, ctx.user.login)) throw mustHavePush();
   const given = Array.isArray(ctx.body) ? ctx.body : bodyObject(ctx).labels;
   if (given === undefined) throw validationFailed({ resource: "Label", code: "missing_field", field: "labels" });
-  const names = labelNames(typeof given === "string" ? [given] : given).map((name) => ensureLabel(ctx.data, repo, name).name);
   const at = ctx.now();
+  const names = labelNames(typeof given === "string" ? [given] : given).map((name) => ensureLabel(ctx.data, repo, name, at).name);
   if (setLabels(ctx.data, issue, [...(how === "add" ? issue.labels : []), ...names], ctx.user.login, at)) issue.updated_at = at;
   return issueLabels(ctx, issue, repo);
 }

@@ -49,7 +49,7 @@ function createLabel(ctx: RouteContext): Reply {
   const description = stringField(body, "description", "Label") ?? null;
   if (!/^#?[0-9a-fA-F]{6}$/.test(color)) throw validationFailed({ resource: "Label", code: "invalid", field: "color" });
   if (findLabel(repo, name)) throw validationFailed({ resource: "Label", code: "already_exists", field: "name" });
-  const label = ensureLabel(ctx.data, repo, name, color.replace(/^#/, "").toLowerCase(), description);
+  const label = ensureLabel(ctx.data, repo, name, ctx.now(), color.replace(/^#/, "").toLowerCase(), description);
   const made = labelJson(ctx.shapes, repo, label);
   // As GitHub answers a creation: where the new label is read.
   return { status: 201, body: made, headers: { location: String(made.url) } };

@@ -87,7 +87,7 @@ export async function seedForge(dir: string, options: SeedOptions = {}): Promise
     repo = makeRepo(data, repoOwner, repoName, owner, at, options.defaultBranch ?? "main");
     created.repository = true;
   }
-  ensureLabel(data, repo, label, "5319e7", "Work for robot-army");
+  ensureLabel(data, repo, label, at, "5319e7", "Work for robot-army");
 
   const byTitle = (title: string, login: string) => repo!.issues.find((i) => !i.pull && i.title === title && i.user.toLowerCase() === login.toLowerCase());
   const ensureIssue = (title: string, login: string, labels: string[], body: string): ForgeIssue => {

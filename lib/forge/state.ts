@@ -25,6 +25,9 @@ export interface ForgeLabel {
   name: string;
   color: string;
   description: string | null;
+  /** When it was made and last changed (GitHub's GraphQL `createdAt`, `updatedAt`); absent in a state written before they were kept. */
+  created_at?: string;
+  updated_at?: string;
 }
 
 /** What makes an issue a pull request: its branches and how it ended. */
@@ -226,11 +229,11 @@ export function findLabel(repo: ForgeRepo, name: string): ForgeLabel | undefined
   return repo.labels.find((label) => label.name.toLowerCase() === wanted);
 }
 
-/** The repository's label of that name, created (grey) when it has none yet, as GitHub does when an issue is labelled. */
-export function ensureLabel(data: ForgeData, repo: ForgeRepo, name: string, color = "ededed", description: string | null = null): ForgeLabel {
+/** The repository's label of that name, created at `at` (grey) when it has none yet, as GitHub does when an issue is labelled. */
+export function ensureLabel(data: ForgeData, repo: ForgeRepo, name: string, at: string, color = "ededed", description: string | null = null): ForgeLabel {
   const found = findLabel(repo, name);
   if (found) return found;
-  const label = { id: nextId(data), name, color, description };
+  const label = { id: nextId(data), name, color, description, created_at: at, updated_at: at };
   repo.labels.push(label);
   return label;
 }
@@ -259,7 +262,7 @@ export interface NewIssue {
  * repository as needed, each a `labeled` event by the issue's opener, as on GitHub.
  */
 export function addIssue(data: ForgeData, repo: ForgeRepo, issue: NewIssue, at: string): ForgeIssue {
-  const labels = (issue.labels ?? []).map((name) => ensureLabel(data, repo, name).name);
+  const labels = (issue.labels ?? []).map((name) => ensureLabel(data, repo, name, at).name);
   const made: ForgeIssue = {
     id: nextId(data),
     number: nextNumber(repo),

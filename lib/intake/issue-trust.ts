@@ -2,7 +2,8 @@
  * Whose words an issue holds: only the owner's reach a worker. Three facts are read from
  * GitHub, live: who last added the label and who changed the title (the issue's
  * `labeled` and `renamed` events), and who edited the body (GraphQL: GitHub's REST issue
- * names no editor). An issue labelled by anyone but the owner is not taken; an item whose
+ * names no editor); for the many issues of a poll, all three in one GraphQL request per
+ * TRUST_BATCH issues. An issue labelled by anyone but the owner is not taken; an item whose
  * title or body someone else changed is held for the owner until they approve its words
  * (title and body, one hash over both) as they read (`robot-army approve <id> --sha256`),
  * and a later change holds it again. Intake asks when it takes an issue (and again for a
@@ -11,11 +12,13 @@
  * why an item waits and what lets it go.
  */
 import { createHash } from "node:crypto";
+import { TRUST_BATCH } from "../boundaries/github-types.ts";
 import type { BodyAuthorship, GitHubReader, IssueEvent } from "../boundaries/github-types.ts";
 import { nowIso } from "../clock.ts";
 import { printable } from "../printable.ts";
 import { appendAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
+import { StoreError } from "../store/store-file.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 
 /** Whose label and words are trusted (`github.author`, `github.label`). */
@@ -54,7 +57,34 @@ export const SHORT_HASH = 12;
 /** Reads who labelled, renamed and edited an issue, and its words: two requests (its events, one GraphQL query). */
 export async function readTrustFacts(reader: Pick<GitHubReader, "issueEvents" | "bodyAuthorship">, repo: string, issue: number, rules: TrustRules): Promise<TrustFacts> {
   const events = await reader.issueEvents(repo, issue);
-  return { labelledBy: lastLabeller(events, rules.label), renamedBy: renamers(events, rules), ...bodyFacts(await reader.bodyAuthorship(repo, issue), rules) };
+  return factsOf(events, await reader.bodyAuthorship(repo, issue), rules);
+}
+
+/**
+ * Reads what `readTrustFacts` reads of many issues of one repository together: one GraphQL
+ * request for each TRUST_BATCH of them, where each alone costs two. An issue that answer
+ * does not vouch for (see `GitHubReader.issuesTrust`), or one of a request that failed, is
+ * missing from the map: `readTrustFacts` asks it alone, and its failure, if any, is its own.
+ */
+export async function readManyTrustFacts(reader: Pick<GitHubReader, "issuesTrust">, repo: string, issues: readonly number[], rules: TrustRules): Promise<Map<number, TrustFacts>> {
+  const known = new Map<number, TrustFacts>();
+  for (let start = 0; start < issues.length; start += TRUST_BATCH) {
+    let answers;
+    try {
+      answers = await reader.issuesTrust(repo, issues.slice(start, start + TRUST_BATCH));
+    } catch (error) {
+      // The store's failure is never GitHub's; GitHub's is told by each issue asked alone.
+      if (error instanceof StoreError) throw error;
+      continue;
+    }
+    for (const [issue, answer] of answers) known.set(issue, factsOf(answer.events, answer.authorship, rules));
+  }
+  return known;
+}
+
+/** What GitHub's events and body authorship of an issue say of whose words it holds. */
+function factsOf(events: readonly IssueEvent[], authorship: BodyAuthorship, rules: TrustRules): TrustFacts {
+  return { labelledBy: lastLabeller(events, rules.label), renamedBy: renamers(events, rules), ...bodyFacts(authorship, rules) };
 }
 
 /** Who added `label` last (compared without case), or null when no event shows it added. */

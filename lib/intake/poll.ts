@@ -1,7 +1,7 @@
 /**
  * Intake: one pass over the configured repositories that turns labelled issues into work
  * items and keeps the items in step with their issues. An issue opened by the author with
- * the label, the label added by the author too (asked of GitHub for that issue alone), becomes an
+ * the label, the label added by the author too (asked of GitHub for the pass's new issues together), becomes an
  * item (`discovered`, then `ready` at once when its repository is onboarded, with a comment
  * naming the item); one whose title or body someone else changed is held for the owner
  * (lib/intake/issue-trust.ts); a closed issue makes its live item `done`
@@ -27,7 +27,7 @@ import type { IssueSnapshot, WorkItem, WorkItemState } from "../work-items/queri
 import { transition } from "../work-items/transition.ts";
 import { decide } from "./decide.ts";
 import type { IgnoreReason, IntakeRules } from "./decide.ts";
-import { describeDoubt, isOwner, readTrustFacts, recordTrust, storedDoubt } from "./issue-trust.ts";
+import { describeDoubt, isOwner, readManyTrustFacts, readTrustFacts, recordTrust, storedDoubt } from "./issue-trust.ts";
 import type { TrustFacts } from "./issue-trust.ts";
 
 /** What a pass needs: the store, GitHub to read, the wired effects, and this host's name. */
@@ -197,9 +197,11 @@ export async function pollRepository(deps: PollDeps, repo: string, given?: Issue
       return result;
     }
   }
-  for (const issue of [...changes.issues].sort((a, b) => a.number - b.number)) {
+  const issues = [...changes.issues].sort((a, b) => a.number - b.number);
+  const asked = await askTrustOfMany(deps, repo, issues, result);
+  for (const issue of issues) {
     try {
-      const item = await applyIssue(deps, repo, issue, result);
+      const item = await applyIssue(deps, repo, issue, result, asked);
       if (item && result.onboarded) await tellQueued(deps, item, result);
     } catch (error) {
       // Who labelled or edited this issue could not be asked: it is left as it was, reported,
@@ -227,11 +229,15 @@ export async function pollRepository(deps: PollDeps, repo: string, given?: Issue
   return result;
 }
 
-/** Applies the decision for one issue; returns the item when it made a new one (ready when the repository is onboarded). */
-async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, result: RepoPoll): Promise<WorkItem | undefined> {
+/**
+ * Applies the decision for one issue; returns the item when it made a new one (ready when
+ * the repository is onboarded). Who labelled and edited it is taken from `asked` when that
+ * holds it, else asked of GitHub for it alone.
+ */
+async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, result: RepoPoll, asked: ReadonlyMap<number, TrustFacts>): Promise<WorkItem | undefined> {
   const { store, effects } = deps;
   let live = liveItemOf(store, repo, issue.number);
-  if (live && live.simulated && !effects.simulated) {
+  if (live && supersedes(deps, live)) {
     transition(store, live.id, "abandoned", { reason: SUPERSEDED });
     result.events.push({ event: "superseded", issue: issue.number, item: live.id, reason: SUPERSEDED });
     live = undefined;
@@ -241,26 +247,29 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
   switch (decision.kind) {
     case "take": {
       // Asked only of a candidate: who added the label, and who changed the title or body.
-      const facts = await askTrust(deps, repo, issue.number, result);
+      const facts = await askTrust(deps, repo, issue.number, result, asked);
       if (!isOwner(facts.labelledBy, deps.rules)) {
         result.ignored++;
         result.events.push({ event: "ignored", issue: issue.number, reason: "labelled by someone else", by: facts.labelledBy });
         return undefined;
       }
       // One transaction: the item is never seen discovered in an onboarded repository, nor without its trust.
-      const made = store.transaction(() => {
+      // Not synced to the disk on its own (Store.unsynced): the list's mark, saved (synced) after the pass's items, carries
+      // it there. Lost with the machine before that, it is lost with the mark, so the next poll reads the list again and
+      // makes it again; and nothing outside names it before a synced commit does (the queued comment's intent).
+      const made = store.unsynced(() => store.transaction(() => {
         const item = createItem(store, snapshot, { simulated: effects.simulated });
         result.new++;
         result.events.push({ event: "new", issue: issue.number, item: item.id, state: item.state });
         if (result.onboarded) markReady(deps, item, "its repository is onboarded", result);
         return { item, doubt: recordTrust(store, item, facts, deps.rules) };
-      });
+      }));
       if (made.doubt) result.events.push({ event: "held", issue: issue.number, item: made.item.id, reason: describeDoubt(made.item.id, made.doubt, deps.rules) });
       return made.item;
     }
     case "refresh":
       refreshSnapshot(store, live!.id, snapshot);
-      await askAgainIfHeld(deps, repo, live!.id, result);
+      await askAgainIfHeld(deps, repo, live!.id, result, asked);
       return undefined;
     case "done":
       store.transaction(() => {
@@ -303,16 +312,50 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
  * (`discovered`, `ready`) are asked, and only when their issue is among the changed ones,
  * so an unchanged poll costs nothing more; a later start asks the gate in any case.
  */
-async function askAgainIfHeld(deps: PollDeps, repo: string, id: number, result: RepoPoll): Promise<void> {
+async function askAgainIfHeld(deps: PollDeps, repo: string, id: number, result: RepoPoll, asked: ReadonlyMap<number, TrustFacts>): Promise<void> {
   const item = getItem(deps.store, id)!;
   if (!QUEUED.includes(item.state) || !storedDoubt(deps.store, item, deps.rules)) return;
-  const doubt = recordTrust(deps.store, item, await askTrust(deps, repo, item.issue, result), deps.rules);
+  const doubt = recordTrust(deps.store, item, await askTrust(deps, repo, item.issue, result, asked), deps.rules);
   if (doubt) result.events.push({ event: "held", issue: item.issue, item: item.id, reason: describeDoubt(item.id, doubt, deps.rules) });
   else result.events.push({ event: "cleared", issue: item.issue, item: item.id });
 }
 
-/** Who labelled, renamed and edited an issue, asked of GitHub; the requests are counted in the pass, a failure is TrustUnread. */
-async function askTrust(deps: PollDeps, repo: string, issue: number, result: RepoPoll): Promise<TrustFacts> {
+/**
+ * Asks GitHub at once about every issue of this pass whose trust applyIssue will ask (each
+ * one it takes, each held item in the queue whose issue changed): one GraphQL request per
+ * TRUST_BATCH of them where each alone costs two. What that answer does not vouch for is
+ * asked alone at its turn, as before; the requests are counted in the pass.
+ */
+async function askTrustOfMany(deps: PollDeps, repo: string, issues: readonly GitHubIssue[], result: RepoPoll): Promise<ReadonlyMap<number, TrustFacts>> {
+  const wanted = issues.filter((issue) => willAskTrust(deps, repo, issue)).map((issue) => issue.number);
+  if (wanted.length === 0) return new Map();
+  const sent = deps.reader.requestsSent();
+  try {
+    return await readManyTrustFacts(deps.reader, repo, wanted, deps.rules);
+  } finally {
+    result.requests += deps.reader.requestsSent() - sent;
+  }
+}
+
+/** Whether applyIssue will ask who labelled and edited this issue: the decision it will take, read ahead, nothing done. */
+function willAskTrust(deps: PollDeps, repo: string, issue: GitHubIssue): boolean {
+  const found = liveItemOf(deps.store, repo, issue.number);
+  const live = found && supersedes(deps, found) ? undefined : found;
+  const decision = decide(issue, live, deps.rules);
+  if (decision.kind === "take") return true;
+  // As askAgainIfHeld asks once the item's snapshot holds the issue's words.
+  return decision.kind === "refresh" && QUEUED.includes(live!.state) && storedDoubt(deps.store, { id: live!.id, title: issue.title, body: issue.body }, deps.rules) !== undefined;
+}
+
+/** Whether this pass replaces a live item with a new one: a simulated item, seen by a live poll. */
+function supersedes(deps: PollDeps, live: WorkItem): boolean {
+  return live.simulated && !deps.effects.simulated;
+}
+
+/** Who labelled, renamed and edited an issue: from `asked`, else asked of GitHub; the requests are counted in the pass, a failure is TrustUnread. */
+async function askTrust(deps: PollDeps, repo: string, issue: number, result: RepoPoll, asked: ReadonlyMap<number, TrustFacts>): Promise<TrustFacts> {
+  const known = asked.get(issue);
+  if (known) return known;
   const sent = deps.reader.requestsSent();
   try {
     return await readTrustFacts(deps.reader, repo, issue, deps.rules);

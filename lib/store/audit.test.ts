@@ -25,6 +25,28 @@ async function withStore(fn: (store: Store, dir: string) => void | Promise<void>
 
 const AT = "2026-01-15T10:00:00Z";
 
+test("a real effect's intent is synced to the disk before the effect starts; its outcome, and a simulated effect's records, are written unsynced", () =>
+  withStore(async (store) => {
+    const unsynced: string[] = [];
+    const spied: Store = Object.assign(Object.create(store), {
+      unsynced: <T>(fn: () => T): T => store.unsynced(() => {
+        const record = fn() as AuditRecord;
+        unsynced.push(`${record.kind} ${record.phase}`);
+        return record as T;
+      }),
+    });
+    const synchronous = () => Object.values({ ...store.db.prepare("PRAGMA synchronous").get() })[0];
+    let during: unknown;
+    await auditEffect(spied, { kind: "worktree.create", repo: "o/r", item: 1 }, () => (during = synchronous()));
+    await auditEffect(spied, { kind: "github.comment", repo: "o/r", item: 1, simulated: true }, () => "would comment");
+    await auditEffect(spied, { kind: "github.comment", repo: "o/r", item: 1 }, () => { throw new Error("refused"); }).catch(() => {});
+    assert.equal(unsynced, ["worktree.create outcome", "github.comment intent", "github.comment outcome", "github.comment outcome"]);
+    assert.is(during, 2, "the effect runs with every commit synced again");
+    assert.equal(queryAudit(store, {}).map((r) => `${r.kind} ${r.phase}`), [
+      "worktree.create intent", "worktree.create outcome", "github.comment intent", "github.comment outcome", "github.comment intent", "github.comment outcome",
+    ]);
+  }));
+
 function seed(store: Store): void {
   appendAudit(store, { at: "2026-01-15T08:00:00Z", kind: "state.work_item", repo: "o/r", item: 12, body: { from: "discovered", to: "ready" } });
   appendAudit(store, { at: "2026-01-15T09:00:00Z", kind: "session.recovered", repo: "o/r", item: 12, sessionId: "s-1" });

@@ -80,6 +80,7 @@ export interface AuditQuery {
 export interface AuditEffectInput extends AuditSubjects {
   /** One of lib/store/effect-kinds.ts, where every effect is listed with its timeout and evidence. */
   kind: EffectKindName;
+  /** True when the effect only says what it would do (below `live`), touching nothing outside: its intent needs no sync to the disk. */
   simulated?: boolean;
   body?: Record<string, unknown>;
 }
@@ -181,10 +182,10 @@ export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] 
 
 /**
  * Runs an outward effect between an intent and an outcome that share one new action id:
- * the intent is on disk before the effect starts, naming its writer (this process, pid
- * plus start time, as `writer`), the outcome records `ok` (with what
- * `summarize` makes of the result) or the error, which is rethrown. Refused inside a
- * transaction, whose rollback could take the intent with it.
+ * the intent is on disk (synced, unless the effect is simulated) before the effect starts,
+ * naming its writer (this process, pid plus start time, as `writer`), the outcome records
+ * `ok` (with what `summarize` makes of the result) or the error, which is rethrown. Refused
+ * inside a transaction, whose rollback could take the intent with it.
  * @example
  * await auditEffect(store, { kind: "github.comment", repo, item, body: { comment: "claimed" } },
  *   () => github.comment(repo, item, text), (c) => ({ comment_id: c.id }));
@@ -201,18 +202,24 @@ export async function auditEffect<T>(
   const { body, ...about } = intent;
   // The Web Crypto global: importing node:crypto would cost every reader ~20 ms of start-up.
   const actionId = globalThis.crypto.randomUUID();
-  appendAudit(store, { ...about, body: { ...body, writer: thisProcess() }, phase: "intent", actionId });
+  // A real intent is synced to the disk before its effect starts: a crash of the machine
+  // can lose only what came after it. A simulated effect touches nothing outside, and an
+  // outcome lost with the machine leaves its intent without one, which is how a crash is
+  // found and settled from the effect's evidence (lib/daemon/unfinished.ts): neither needs
+  // the sync, and every later synced commit carries them to the disk anyway.
+  const record = (input: AuditInput, synced: boolean) => (synced ? appendAudit(store, input) : store.unsynced(() => appendAudit(store, input)));
+  record({ ...about, body: { ...body, writer: thisProcess() }, phase: "intent", actionId }, !about.simulated);
   inFlight.add(actionId);
   let result: T;
   try {
     result = await effect(actionId);
   } catch (error) {
-    appendAudit(store, { ...about, phase: "outcome", actionId, body: { ok: false, error: errorText(error) } });
+    record({ ...about, phase: "outcome", actionId, body: { ok: false, error: errorText(error) } }, false);
     throw error;
   } finally {
     inFlight.delete(actionId);
   }
-  appendAudit(store, { ...about, phase: "outcome", actionId, body: { ok: true, ...summarizeSafely(summarize, result) } });
+  record({ ...about, phase: "outcome", actionId, body: { ok: true, ...summarizeSafely(summarize, result) } }, false);
   return result;
 }
 

@@ -46,6 +46,17 @@ test("opening creates the state dir (0700) and a WAL database with busy timeout 
   });
 });
 
+test("every commit is synced to the disk (synchronous FULL), but those unsynced() makes: there it is NORMAL, and FULL again after, even when it throws", async () => {
+  await withStore((store) => {
+    assert.is(pragma(store, "synchronous"), 2);
+    assert.is(store.unsynced(() => pragma(store, "synchronous")), 1);
+    assert.is(pragma(store, "synchronous"), 2);
+    assert.throws(() => store.unsynced(() => { throw new Error("boom"); }), /boom/);
+    assert.is(pragma(store, "synchronous"), 2);
+    assert.is(store.transaction(() => store.unsynced(() => pragma(store, "synchronous"))), 2, "inside a transaction it joins it, and the transaction's commit is synced");
+  });
+});
+
 test("every table is STRICT", async () => {
   await withStore((store) => {
     const tables = store.db.prepare("SELECT name, sql FROM sqlite_schema WHERE type = 'table'").all();

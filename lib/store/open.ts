@@ -34,6 +34,13 @@ export interface Store {
    * @example store.transaction(() => { setState(store, item, "ready"); appendAudit(store, record); })
    */
   transaction<T>(fn: () => T): T;
+  /**
+   * Runs `fn` (synchronous) with the commits it makes written to the write-ahead log but not
+   * synced to the disk: they outlive this process's crash, not the machine's (see `openAt`).
+   * Only for a write whose loss with the machine is what recovery already handles; inside a
+   * transaction it joins it, and the transaction's commit is synced.
+   */
+  unsynced<T>(fn: () => T): T;
   /** Whether a `transaction()` is running now. */
   readonly inTransaction: boolean;
   close(): void;
@@ -137,6 +144,15 @@ async function openAt(path: string, sessionRoot: string, checkPages: boolean, st
     // Asked for: damaged pages are found now, before anything is written, not by whichever query meets them first.
     if (existed && checkPages) refuseDamaged(db, path);
     db.exec("PRAGMA journal_mode = WAL");
+    // Every commit is synced to the disk before it returns (FULL), so it survives a power cut
+    // or a crash of the machine: an audit intent must be on disk before its effect reaches the
+    // world (DESIGN rule 3), and the owner's pause, holds and approvals must outlive a reboot.
+    // WAL with NORMAL skips that sync: a commit is then in the system's cache, safe from a
+    // crash of this process (the crash suite's SIGKILLs cannot tell the two apart) but not of
+    // the machine. So NORMAL is used only for the writes `unsynced` names, whose loss with the
+    // machine recovery already handles; and since the log is synced whole, every later synced
+    // commit carries them to the disk too.
+    db.exec("PRAGMA synchronous = FULL");
     db.exec("PRAGMA foreign_keys = ON");
     migrate(db, path);
   } catch (error) {
@@ -290,6 +306,15 @@ function makeStore(db: DatabaseSync, path: string): Store {
         throw error;
       } finally {
         depth--;
+      }
+    },
+    unsynced(fn) {
+      if (depth > 0) return fn();
+      db.exec("PRAGMA synchronous = NORMAL");
+      try {
+        return fn();
+      } finally {
+        if (db.isOpen) db.exec("PRAGMA synchronous = FULL");
       }
     },
     get inTransaction() {

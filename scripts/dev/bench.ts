@@ -191,6 +191,9 @@ export const POLL_ISSUES = 200;
 const IDLE_REPOS = [1, 5, 20] as const;
 
 async function benchPoll({ runs }: Runs): Promise<void> {
+  // The cold poll's target (issue 28): at most this many requests and milliseconds for the POLL_REPOS x POLL_ISSUES new issues.
+  const COLD_POLL_REQUESTS = 1100;
+  const COLD_POLL_MS = 2000;
   const bench = await pollBench(POLL_REPOS, POLL_ISSUES);
   try {
     // The first poll reads each repository's own list whole; the next reads the one list once (every repository has
@@ -199,15 +202,17 @@ async function benchPoll({ runs }: Runs): Promise<void> {
     const joining = await bench.pass();
     const warm = [];
     for (let run = 0; run < runs; run++) warm.push(await bench.pass());
-    const warmMedian = { ...warm[0], wall: median(warm.map((w) => w.wall)) };
+    const warmMedian = { ...warm[0], wall: median(warm.map((w) => w.wall)), cpu: median(warm.map((w) => w.cpu)) };
     const met = warm.every((w) => w.requests === 1 && w.notModified === 1 && w.made === 0);
-    const row = (label: string, p: { wall: number; requests: number; notModified: number; made: number }) =>
-      `  ${label.padEnd(12)}${String(p.requests).padStart(4)} requests ${String(p.notModified).padStart(4)} answered 304 ${String(p.made).padStart(6)} items made ${ms(p.wall)}`;
+    const coldMet = cold.requests <= COLD_POLL_REQUESTS && cold.wall <= COLD_POLL_MS && cold.made === POLL_REPOS * POLL_ISSUES;
+    const row = (label: string, p: { wall: number; cpu: number; requests: number; notModified: number; made: number }) =>
+      `  ${label.padEnd(12)}${String(p.requests).padStart(4)} requests ${String(p.notModified).padStart(4)} answered 304 ${String(p.made).padStart(6)} items made ${ms(p.wall)} (${ms(p.cpu).trim()} of CPU)`;
     console.log([
       `poll: ${POLL_REPOS} repositories of ${POLL_ISSUES} labelled issues each on the sandbox forge (in process, plan level; counts from /_forge/stats)`,
       row("cold poll", cold),
       row("one list", joining) + "  (its first read, after each repository's own)",
       row("warm poll", warmMedian) + `  (median of ${runs})`,
+      `  target: a cold poll of ${POLL_REPOS * POLL_ISSUES} new issues takes at most ${COLD_POLL_REQUESTS} requests and ${COLD_POLL_MS / 1000} s: ${coldMet ? "met" : "NOT MET"}`,
       `  target: a warm poll is one request in all (GET /user/issues), answered 304: ${met ? "met" : "NOT MET"}`,
     ].join("\n"));
   } finally {
@@ -255,13 +260,17 @@ async function pollBench(count: number, issues: number) {
     async pass(how: "one" | "apart" = "one") {
       await fetch(`${forge.url}/_forge/reset-stats`, { method: "POST" });
       const start = performance.now();
+      const cpuBefore = process.cpuUsage();
       const results = how === "one" ? await pollRepositories(deps, names) : [];
       if (how === "apart") for (const name of names) results.push(await pollRepository(deps, name));
       const wall = performance.now() - start;
+      // The process's CPU time (the forge's answers included: it runs in this process), which a busy machine slows less than the wall clock.
+      const used = process.cpuUsage(cpuBefore);
+      const cpu = (used.user + used.system) / 1000;
       const stats = (await (await fetch(`${forge.url}/_forge/stats`)).json()) as { total: number; not_modified: number };
       const failed = results.find((r) => r.error || r.deferred_until);
       if (failed) throw new Error(`poll of ${failed.repo} failed: ${failed.error ?? `deferred until ${failed.deferred_until}`}`);
-      return { wall, requests: stats.total, notModified: stats.not_modified, made: results.reduce((n, r) => n + r.new, 0) };
+      return { wall, cpu, requests: stats.total, notModified: stats.not_modified, made: results.reduce((n, r) => n + r.new, 0) };
     },
     async close() {
       store.close();
