@@ -11,13 +11,7 @@ import { listRecords } from "../sessions/records.ts";
 import { sessionState } from "../sessions/state.ts";
 import { exitedPid, git } from "../testing/fixtures.ts";
 import { startNotifyReceivers } from "../testing/notify-receivers.ts";
-import { hostname } from "node:os";
-import { connectGitHub } from "../boundaries/github.ts";
-import { loadConfig } from "../config.ts";
-import { wireEffects } from "../effects.ts";
-import { pollRepositories } from "../intake/poll.ts";
-import { onboardRepository } from "../repos/onboard.ts";
-import { openStore } from "../store/open.ts";
+import { onboardHere } from "../testing/onboard-here.ts";
 import { LAB_NOW } from "./lab.ts";
 import type { Lab } from "./lab.ts";
 
@@ -194,44 +188,9 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
   },
 };
 
-/**
- * What `onboard demo/widgets` and `poll --effect-level live` do, done in this process, where
- * the modules are loaded once, with the lab's clock (every lab is set up at LAB_NOW).
- */
-async function onboardAndPoll(lab: Lab): Promise<void> {
-  const restoreClock = labClock();
-  const config = await loadConfig({ path: lab.configFile, env: lab.env });
-  const store = await openStore(lab.stateDir);
-  try {
-    const github = await connectGitHub(config, store, { timeoutMs: 5_000 });
-    await onboardRepository(store, github, config, "demo/widgets");
-    const rules = { author: config.github.author!, label: config.github.label };
-    const effects = wireEffects("live", { github: github.writer });
-    const [polled] = await pollRepositories({ store, reader: github, effects, rules, host: hostname(), paths: { "demo/widgets": lab.clone } }, ["demo/widgets"]);
-    if (polled.error !== null) throw new Error(`setup: the poll of demo/widgets failed: ${polled.error}`);
-  } finally {
-    store.close();
-    restoreClock();
-  }
-}
-
-let clockUsers = 0;
-let clockBefore: string | undefined;
-
-/**
- * Fixes this process's clock (RA_NOW) at LAB_NOW while any setup needs it, and puts it back
- * when the last one is done: the unit runner loads every test file into one process.
- */
-function labClock(): () => void {
-  if (clockUsers++ === 0) {
-    clockBefore = process.env.RA_NOW;
-    process.env.RA_NOW = LAB_NOW;
-  }
-  return () => {
-    if (--clockUsers > 0) return;
-    if (clockBefore === undefined) delete process.env.RA_NOW;
-    else process.env.RA_NOW = clockBefore;
-  };
+/** What `onboard demo/widgets` and `poll --effect-level live` do, done in this process (every lab is set up at LAB_NOW). */
+function onboardAndPoll(lab: Lab): Promise<void> {
+  return onboardHere({ env: { ...lab.env, RA_NOW: LAB_NOW }, configFile: lab.configFile }, "demo/widgets", { pollLiveFrom: lab.clone });
 }
 
 function allEnded(lab: Lab): boolean {

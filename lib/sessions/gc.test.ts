@@ -9,7 +9,7 @@ import { collectGarbage, describeGc, fastExitsInARow } from "./gc.ts";
 import type { GcEntry, GcReport } from "./gc.ts";
 import { holdSession, update } from "./holder.ts";
 import type { HolderResult } from "./holder.ts";
-import { listRecords, readRecord, readSessionEvents, sessionFiles, unreadableRecords, writeRecord } from "./records.ts";
+import { childIdentity, listRecords, readRecord, readSessionEvents, sessionFiles, unreadableRecords, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { createSession, respawnRecord } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
@@ -41,7 +41,7 @@ async function runningHere(root: string, spec: SessionSpec): Promise<{ record: S
     done = holdSession(root, created.id, "tee", () => resolve());
   });
   const record = readRecord(root, created.id)!;
-  started.push({ pid: record.childPid!, started_at: record.childStartedAt });
+  started.push({ ...childIdentity(record), pid: record.childPid! });
   return { record, done };
 }
 

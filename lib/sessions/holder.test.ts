@@ -383,8 +383,8 @@ test("startDetached confirms the start; the record names a live holder and a chi
   const { record, pid } = await startSession(root, shell("echo one; echo two >&2; while [ ! -e go ]; do sleep 0.05; done; echo three", { cwd: work, tags: { keep: "true" } }));
   assert.is(record.childPid, pid);
   assert.ok(record.holderPid && record.holderPid !== process.pid, "the holder is a process of its own");
-  assert.is(liveness({ pid: record.holderPid!, started_at: record.holderStartedAt }), "running");
-  assert.is(liveness({ pid, started_at: record.childStartedAt }), "running");
+  assert.is(liveness({ ...holderIdentity(record), pid: record.holderPid! }), "running");
+  assert.is(liveness({ ...childIdentity(record), pid }), "running");
   assert.is(record.childPgid, pid, "the holder made a process group for the child");
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   assert.is(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[2]), pid, "the child leads its own process group");
@@ -541,7 +541,7 @@ test("a detached holder stopped by SIGTERM passes it to its child and records a 
   assert.is(after.exitSignal, "SIGTERM");
   assert.is(after.ended, "killed", "someone stopped it, as session kill does");
   assert.ok(after.killRequestedAt, "the stop is on record");
-  assert.is(liveness({ pid: record.childPid!, started_at: record.childStartedAt }), "exited");
+  assert.is(liveness({ ...childIdentity(record), pid: record.childPid! }), "exited");
   await holderGone(record);
   assert.ok(readRecord(root, record.id), "not reaped: kept, unkept as it is, for a look and for gc");
   assert.equal(readSessionEvents(root, record.id).filter((e) => e.kind === "kill").map((e) => e.signal), ["SIGTERM"]);
@@ -586,7 +586,7 @@ test("a holder told to stop as soon as its start is confirmed still passes the s
     process.kill(record.holderPid!, "SIGTERM");
     await holderGone(record);
     const after = readRecord(root, record.id)!;
-    const child = { pid: record.childPid!, started_at: record.childStartedAt };
+    const child = { ...childIdentity(record), pid: record.childPid! };
     outcomes.push(after.exitedAt ? `recorded ${after.exitSignal}` : `vanished, child ${liveness(child)}`);
     if (liveness(child) === "running") process.kill(child.pid, "SIGKILL");
     await waitFor(`pid ${child.pid} to end`, () => liveness(child) === "exited");

@@ -9,7 +9,7 @@ import { exitedPid } from "../testing/fixtures.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { exitCodeOf, holdSession, retained, update } from "./holder.ts";
 import { withLock } from "./lock.ts";
-import { childIdentity, readRecord, readSessionEvents, removeSessionFiles, sessionFiles, writeRecord } from "./records.ts";
+import { childIdentity, holderIdentity, readRecord, readSessionEvents, removeSessionFiles, sessionFiles, writeRecord } from "./records.ts";
 import type { SessionRecord } from "./records.ts";
 import { createSession, startDetached } from "./start.ts";
 import type { SessionSpec } from "./start.ts";
@@ -134,7 +134,7 @@ test("stopSession: a killed --ephemeral session is removed by its holder", inSes
   assert.is(await stopSession(root, record), "stopped");
   await holderGone(record);
   assert.equal(readdirSync(root).filter((f) => f.includes(record.id)), []);
-  assert.is(liveness({ pid: record.childPid!, started_at: record.childStartedAt }), "exited");
+  assert.is(liveness({ ...childIdentity(record), pid: record.childPid! }), "exited");
 }));
 
 test("stopSession returns once the holder is done with the files: a reaped --ephemeral session is never seen half-removed", inSessionDir(async ({ root, work }) => {
@@ -323,7 +323,7 @@ test("an exit recorded while what the command started could not be read is unkno
 test("stopSession recording the exit of a foreground session whose holder was killed says what its command left in the terminal's group", inSessionDir(async ({ root, work }) => {
   const { record, pgid } = await startForeground(root, work, `sleep 30 > "${join(work, "job.out")}" 2>&1 & exec sleep 30`);
   const job = await waitFor("the background job", () => groupPids(pgid).find((pid) => pid !== record.holderPid && pid !== record.childPid), 5_000);
-  const holder = { pid: record.holderPid!, started_at: record.holderStartedAt };
+  const holder = { ...holderIdentity(record), pid: record.holderPid! };
   process.kill(holder.pid, "SIGKILL");
   await waitFor("the holder to be gone", () => liveness(holder) === "exited");
   assert.is(await stopSession(root, readRecord(root, record.id)!, { graceMs: 500 }), "left-running");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { withTempDir } from "./fixtures.ts";
 import { groupMembers, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
-import { listRecords } from "../sessions/records.ts";
+import { childIdentity, holderIdentity, listRecords } from "../sessions/records.ts";
 import type { SessionRecord } from "../sessions/records.ts";
 import type { Env } from "../boundaries/launchers/session-run.ts";
 import { sleep, waitFor } from "./wait.ts";
@@ -54,8 +54,8 @@ export class LauncherTests {
   /** Remembers the holders, children and process groups of the sessions now on record. */
   note(root: string): void {
     for (const record of listRecords(root)) {
-      if (record.holderPid) this.#processes.push({ pid: record.holderPid, started_at: record.holderStartedAt });
-      if (record.childPid) this.#processes.push({ pid: record.childPid, started_at: record.childStartedAt });
+      if (record.holderPid) this.#processes.push({ ...holderIdentity(record), pid: record.holderPid });
+      if (record.childPid) this.#processes.push({ ...childIdentity(record), pid: record.childPid });
       if (record.childPgid && record.childPgid === record.childPid) this.#groups.push(record.childPgid);
     }
   }

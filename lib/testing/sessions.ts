@@ -10,7 +10,7 @@ import type { Test } from "uvu";
 import { withTempDir } from "./fixtures.ts";
 import { groupMembers as groupPids, identify, liveness } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
-import { listRecords, readRecord } from "../sessions/records.ts";
+import { childIdentity, holderIdentity, listRecords, readRecord } from "../sessions/records.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../runtime.ts";
 import type { SessionRecord } from "../sessions/records.ts";
 import { createSession, startDetached } from "../sessions/start.ts";
@@ -71,7 +71,7 @@ export async function startInTerminalGroup(root: string, work: string, script: s
 /** Waits until the holder of a session has exited, so nothing writes into the temp dir after the test. */
 export async function holderGone(record: SessionRecord): Promise<void> {
   if (record.holderPid === null) return;
-  const holder = { pid: record.holderPid, started_at: record.holderStartedAt };
+  const holder = { ...holderIdentity(record), pid: record.holderPid };
   await waitFor(`holder ${record.holderPid} to exit`, () => liveness(holder) === "exited");
 }
 
@@ -120,9 +120,9 @@ export function trackSessionProcesses(suite: Test, options: { childrenBy: "pid" 
     const created = await createSession(root, spec);
     const { pid } = await startDetached(root, created.id);
     const record = readRecord(root, created.id) ?? created;
-    if (record.holderPid) started.push({ pid: record.holderPid, started_at: record.holderStartedAt });
+    if (record.holderPid) started.push({ ...holderIdentity(record), pid: record.holderPid });
     if (options.childrenBy === "group" && record.childPgid) groups.push(record.childPgid);
-    if (options.childrenBy === "pid" && record.childPid) started.push({ pid: record.childPid, started_at: record.childStartedAt });
+    if (options.childrenBy === "pid" && record.childPid) started.push({ ...childIdentity(record), pid: record.childPid });
     return { record, pid };
   }
   return { started, groups, leaked, start };

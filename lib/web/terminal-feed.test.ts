@@ -7,7 +7,7 @@ import { TmuxLauncher } from "../boundaries/launchers/tmux.ts";
 import { LauncherTests } from "../testing/launchers.ts";
 import type { LauncherDirs } from "../testing/launchers.ts";
 import { holderGone, inSessionDir, sleep, trackSessionProcesses, waitFor } from "../testing/sessions.ts";
-import { readRecord, sessionFiles } from "../sessions/records.ts";
+import { holderIdentity, readRecord, sessionFiles } from "../sessions/records.ts";
 import { createSession, startDetached } from "../sessions/start.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import { LOG_TAIL_BYTES, NO_RECORD_NOTE, terminalFeed } from "./terminal-feed.ts";
@@ -170,7 +170,7 @@ test("no record yet: a note, then the session's output once it starts", inSessio
     await startDetached(root, id);
     const record = readRecord(root, created.id)!;
     processes.groups.push(record.childPgid!);
-    processes.started.push({ pid: record.holderPid!, started_at: record.holderStartedAt });
+    processes.started.push({ ...holderIdentity(record), pid: record.holderPid! });
     const seen: TerminalChunk[] = [(await pending).value as TerminalChunk];
     while (!screen(seen).includes("started")) seen.push((await iterator.next()).value as TerminalChunk);
     assert.equal(kinds(seen).slice(0, 1), ["reset"], "the session's log, once it is on record");

@@ -11,6 +11,7 @@ import type { ForgeApi } from "./_forge-intake.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, withWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** The scripted stand-in for an agent (scripts/demo-worker.ts). */
 export const DEMO_WORKER = { binary: "demo-worker", args: [] as string[] };
@@ -30,7 +31,7 @@ export async function withIdleDemoWorkers(ctx: SetupContext, options: { configLi
     const api = forgeApi(made);
     await options.before?.(api);
     const run = (argv: string[]) => mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
-    await run(["onboard", "demo/widgets"]);
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     // One worker at a time, each let go once the one before opened its pull request, so the pull
     // requests' numbers follow the items' and every run of the scenario reads the same.
     await run(["poll", "--effect-level", "live"]);

@@ -6,15 +6,15 @@
 import { readFileSync } from "node:fs";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** `forge-with-clone`, the repository onboarded and polled once, then `change` made on the forge as owner. */
 export async function afterFirstPoll(ctx: SetupContext, change: (api: ForgeApi) => Promise<void>): Promise<SetupResult> {
   const made = await forgeWithClone(ctx);
   try {
-    for (const argv of [["onboard", "demo/widgets"], ["poll"]]) {
-      const run = await ctx.robotArmy(argv, { cwd: made.cwd, env: made.env });
-      if (run.code !== 0) throw new Error(`robot-army ${argv.join(" ")} exited ${run.code}: ${run.stderr.trim()}`);
-    }
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
+    const poll = await ctx.robotArmy(["poll"], { cwd: made.cwd, env: made.env });
+    if (poll.code !== 0) throw new Error(`robot-army poll exited ${poll.code}: ${poll.stderr.trim()}`);
     await change(forgeApi(made));
     return made;
   } catch (error) {

@@ -3,9 +3,10 @@
  * command, then signal its holder, proven by its recorded pid plus start time (never pid 0
  * or 1), and wait until that holder has ended.
  */
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { liveness } from "../../processes.ts";
+import type { ProcessIdentity } from "../../processes.ts";
+import { holderIdentity, readRecord } from "../../sessions/records.ts";
 import type { SetupContext } from "../setup.ts";
 import { mustRun } from "./episode-repo.ts";
 
@@ -21,9 +22,11 @@ export async function startThenSignalHolder(ctx: SetupContext, cwd: string, sess
   const started = await mustRun(ctx, ["session", "run", "-d", "--name", session.name, ...(session.tags ?? []), "--", ...session.argv], { cwd });
   const id = /\b([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/.exec(started)?.[1];
   if (!id) throw new Error(`session run -d printed no session id: ${JSON.stringify(started)}`);
-  const recordPath = join(ctx.env.RA_STATE_DIR, "sessions", `${id}.json`);
-  const record = JSON.parse(readFileSync(recordPath, "utf8")) as { holderPid: number | null; holderStartedAt: string | null };
-  const holder = { pid: record.holderPid ?? 0, started_at: record.holderStartedAt };
+  const root = join(ctx.env.RA_STATE_DIR, "sessions");
+  const recordPath = join(root, `${id}.json`);
+  const record = readRecord(root, id);
+  // By pid and start id (boot id and start ticks): a start time rebuilt from /proc/stat's boot time can move by a second.
+  const holder = record ? { ...holderIdentity(record), pid: record.holderPid ?? 0 } : { pid: 0, started_at: null };
   if (!Number.isInteger(holder.pid) || holder.pid <= 1 || liveness(holder) !== "running") {
     throw new Error(`The holder recorded in ${recordPath} (pid ${holder.pid}) is not running`);
   }
@@ -33,7 +36,7 @@ export async function startThenSignalHolder(ctx: SetupContext, cwd: string, sess
 }
 
 /** Waits until the holder has ended (a zombie counts: it records nothing more). */
-async function holderGone(holder: { pid: number; started_at: string | null }, signal: string, timeoutMs = 15_000): Promise<void> {
+async function holderGone(holder: ProcessIdentity, signal: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (liveness(holder) === "running") {
     if (Date.now() > deadline) throw new Error(`The holder pid ${holder.pid} still runs ${timeoutMs / 1000}s after ${signal}`);

@@ -8,6 +8,7 @@
 import { forgeApi } from "./_forge-intake.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Unlabels issue 1, onboards and polls, then labels it again, closes issue 3 and asks for two GraphQL 502s. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
@@ -15,10 +16,9 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   try {
     const api = forgeApi(made);
     await api.owner("DELETE", "/repos/demo/widgets/issues/1/labels/robot-army");
-    for (const argv of [["onboard", "demo/widgets"], ["poll"]]) {
-      const run = await ctx.robotArmy(argv, { cwd: made.cwd, env: made.env });
-      if (run.code !== 0) throw new Error(`robot-army ${argv.join(" ")} exited ${run.code}: ${run.stderr.trim()}`);
-    }
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
+    const poll = await ctx.robotArmy(["poll"], { cwd: made.cwd, env: made.env });
+    if (poll.code !== 0) throw new Error(`robot-army poll exited ${poll.code}: ${poll.stderr.trim()}`);
     await api.owner("POST", "/repos/demo/widgets/issues/1/labels", { labels: ["robot-army"] });
     await api.owner("PATCH", "/repos/demo/widgets/issues/3", { state: "closed" });
     await api.hook("POST", "/_forge/faults", { method: "POST", path: "/graphql", status: 502, times: 2 });

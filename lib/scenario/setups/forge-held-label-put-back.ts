@@ -9,6 +9,7 @@ import { strangerAsCollaborator } from "./_forge-collaborator.ts";
 import { forgeApi } from "./_forge-intake.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 const LABELS = "/repos/demo/widgets/issues/2/labels";
 
@@ -21,7 +22,7 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
     return run.stdout;
   };
   try {
-    await robotArmy(["onboard", "demo/widgets"]);
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     await robotArmy(["poll"]);
     const asStranger = strangerAsCollaborator(made);
     await asStranger("DELETE", `${LABELS}/robot-army`);

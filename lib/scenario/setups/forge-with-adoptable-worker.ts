@@ -11,12 +11,14 @@ import { robotArmyCommand } from "../setup.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Dispatches issue 1 and kills the daemon between its worker's launch and its session row. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await forgeWithWorker(ctx);
   return await thenRun(made, async () => {
-    for (const argv of [["onboard", "demo/widgets"], ["poll", "--effect-level", "live"]]) await mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
+    await mustRun(ctx, ["poll", "--effect-level", "live"], { cwd: made.cwd, env: made.env });
     const [bin, ...args] = robotArmyCommand(ctx.runtime);
     const daemon = spawn(bin, [...args, "run", "--once", "--effect-level", "live"], {
       cwd: made.cwd, env: { ...ctx.env, ...made.env, RA_FAULT: "session.launch:outcome" }, stdio: "ignore",

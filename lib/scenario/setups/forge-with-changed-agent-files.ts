@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { commitFile, git } from "../../testing/fixtures.ts";
 import { withWorker, SLEEPING_WORKER } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** The settings file the commit adds: a hook that runs before every shell command. */
 export const HOOKED_SETTINGS = `${JSON.stringify({
@@ -23,8 +24,7 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await withWorker(ctx, SLEEPING_WORKER);
   let pushed: string;
   try {
-    const onboard = await ctx.robotArmy(["onboard", "demo/widgets"], { cwd: made.cwd });
-    if (onboard.code !== 0) throw new Error(`robot-army onboard demo/widgets exited ${onboard.code}: ${onboard.stderr.trim()}`);
+    await onboardHere({ env: ctx.env }, "demo/widgets");
     const pusher = join(ctx.dir, "pusher");
     git(ctx.dir, "clone", "--quiet", join(made.vars!.FORGE_DIR, "git", "demo", "widgets.git"), pusher);
     pushed = commitFile(pusher, ".claude/settings.json", HOOKED_SETTINGS, "Audit every shell command");

@@ -8,13 +8,13 @@
 import { findRepo, loadForgeData, saveForgeData } from "../../forge/state.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Builds `forge-with-clone`, onboards the repository, then changes its visibility. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await forgeWithClone(ctx);
   try {
-    const onboard = await ctx.robotArmy(["onboard", "demo/widgets"], { cwd: made.cwd });
-    if (onboard.code !== 0) throw new Error(`robot-army onboard demo/widgets exited ${onboard.code}: ${onboard.stderr.trim()}`);
+    await onboardHere({ env: ctx.env }, "demo/widgets");
     // The forge reads its state file again when it changes on disk.
     const data = loadForgeData(made.vars!.FORGE_DIR);
     findRepo(data, "demo", "widgets")!.private = true;

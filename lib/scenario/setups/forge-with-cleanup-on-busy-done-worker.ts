@@ -12,12 +12,13 @@ import { TIMED_WORKER } from "./forge-with-closed-issue-worker.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, withWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await withWorker(ctx, TIMED_WORKER);
   appendFileSync(made.vars!.CONFIG, cleanupOn().join("\n") + "\n");
   return await thenRun(made, async () => {
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     const ran = await mustRun(ctx, ["run", "--once", "--effect-level", "live"], { cwd: made.cwd, env: { ...made.env, WORKER_SECONDS: "300" } });
     if (!ran.includes("as ra-widgets-1 (item 1)")) throw new Error(`setup: run --once did not dispatch issue 1: ${ran}`);
     await forgeApi(made).owner("PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });

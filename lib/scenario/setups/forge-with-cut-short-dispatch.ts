@@ -13,6 +13,7 @@ import { robotArmyCommand } from "../setup.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Dispatches issue 1 and kills the daemon before its worker starts. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
@@ -20,7 +21,8 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const started = join(ctx.dir, "post-create-started");
   appendFileSync(made.vars!.CONFIG, ["[worktrees]", `post_create = [["touch", ${JSON.stringify(started)}], ["sleep", "2"]]`, ""].join("\n"));
   return await thenRun(made, async () => {
-    for (const argv of [["onboard", "demo/widgets"], ["poll", "--effect-level", "live"]]) await mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
+    await mustRun(ctx, ["poll", "--effect-level", "live"], { cwd: made.cwd, env: made.env });
     const [bin, ...args] = robotArmyCommand(ctx.runtime);
     const daemon = spawn(bin, [...args, "run", "--once", "--effect-level", "live"], { cwd: made.cwd, env: { ...ctx.env, ...made.env }, stdio: "ignore", detached: true });
     const exited = new Promise<void>((resolve) => daemon.once("exit", () => resolve()));

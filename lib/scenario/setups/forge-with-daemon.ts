@@ -9,9 +9,9 @@ import { spawn } from "node:child_process";
 import { existsSync, openSync, closeSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { robotArmyCommand } from "../setup.ts";
-import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Starts the daemon and waits for its first heartbeat. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
@@ -28,7 +28,7 @@ export async function withDaemon(ctx: SetupContext): Promise<{ made: SetupResult
   let stop = async () => {};
   const log = join(ctx.dir, "daemon.log");
   const started = await thenRun(base, async () => {
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: base.cwd, env: base.env });
+    await onboardHere({ env: { ...ctx.env, ...base.env } }, "demo/widgets");
     const [bin, ...args] = robotArmyCommand(ctx.runtime);
     const out = openSync(log, "a");
     const daemon = spawn(bin, [...args, "run", "--effect-level", "live"], { cwd: base.cwd, env: { ...ctx.env, ...base.env }, stdio: ["ignore", out, out] });

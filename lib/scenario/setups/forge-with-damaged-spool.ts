@@ -13,13 +13,15 @@ import { stopSession } from "../../sessions/stop.ts";
 import { mustRun } from "./episode-repo.ts";
 import { sessionRootOf, thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Dispatches issue 1, ends its worker, and damages the exit record it spooled. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await forgeWithWorker(ctx);
   let spoolFile = "";
   const done = await thenRun(made, async () => {
-    for (const argv of [["onboard", "demo/widgets"], ["poll", "--effect-level", "live"], ["run", "--once", "--effect-level", "live"]]) {
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
+    for (const argv of [["poll", "--effect-level", "live"], ["run", "--once", "--effect-level", "live"]]) {
       await mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
     }
     const root = sessionRootOf(ctx);

@@ -9,14 +9,14 @@ import { join } from "node:path";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Dispatches issue 1 and leaves its worker running, then empties the store. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await forgeWithWorker(ctx);
   return await thenRun(made, async () => {
-    for (const argv of [["onboard", "demo/widgets"], ["run", "--once", "--effect-level", "live"]]) {
-      await mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
-    }
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
+    await mustRun(ctx, ["run", "--once", "--effect-level", "live"], { cwd: made.cwd, env: made.env });
     const store = join(ctx.env.RA_STATE_DIR, "robot-army.db");
     for (const suffix of ["-wal", "-shm"]) rmSync(`${store}${suffix}`, { force: true });
     truncateSync(store, 0);

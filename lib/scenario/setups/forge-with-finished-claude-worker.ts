@@ -14,13 +14,14 @@ import { mustRun } from "./episode-repo.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { withTmuxWorker } from "./forge-with-tmux-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Writes the stand-in, dispatches issue 1, waits for its worker to exit, and closes the issue. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const claude = writeClaudeShell(ctx.dir, 'echo "claude (stand-in) $*"\nsleep 1');
   const made = await withTmuxWorker(ctx, { binary: claude, args: [] });
   return await thenRun(made, async () => {
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     const ran = await mustRun(ctx, ["run", "--once", "--effect-level", "live"], { cwd: made.cwd, env: made.env });
     if (!ran.includes("as ra-widgets-1 (item 1)")) throw new Error(`setup: run --once did not dispatch issue 1: ${ran}`);
     // Its holder spools the exit once the stand-in has ended.

@@ -13,13 +13,14 @@ import { mustRun } from "./episode-repo.ts";
 import { TIMED_WORKER } from "./forge-with-closed-issue-worker.ts";
 import { thenRun, withWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Onboards, dispatches issue 1, and opens and merges a pull request from its branch. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await withWorker(ctx, TIMED_WORKER);
   let pull = 0;
   await thenRun(made, async () => {
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     const ran = await mustRun(ctx, ["run", "--once", "--effect-level", "live"], { cwd: made.cwd, env: made.env });
     if (!ran.includes("as ra-widgets-1 (item 1)")) throw new Error(`setup: run --once did not dispatch issue 1: ${ran}`);
     pull = await openAndMerge(ctx, made, 1);

@@ -9,6 +9,7 @@ import { mustRun } from "./episode-repo.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** A token in GitHub's format (not a real one). */
 export const OLD_TOKEN = "ghp_" + "OldRowsKeptThisToken0123456789abcdef";
@@ -17,7 +18,8 @@ export const OLD_TOKEN = "ghp_" + "OldRowsKeptThisToken0123456789abcdef";
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await forgeWithClone(ctx);
   await thenRun(made, async () => {
-    for (const argv of [["onboard", "demo/widgets"], ["poll", "--effect-level", "live"]]) await mustRun(ctx, argv, { cwd: made.cwd });
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
+    await mustRun(ctx, ["poll", "--effect-level", "live"], { cwd: made.cwd });
     const store = await openStore(ctx.env.RA_STATE_DIR);
     try {
       store.db.prepare("UPDATE work_items SET title = ?, reason = ? WHERE id = 1").run(`Rotate ${OLD_TOKEN} now`, `post-create printed ${OLD_TOKEN}`);

@@ -10,15 +10,15 @@ import { intentsWithoutOutcome } from "../../store/audit.ts";
 import { withExistingStore } from "../../store/open.ts";
 import { forgeApi } from "./_forge-intake.ts";
 import { robotArmyCommand } from "../setup.ts";
-import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Onboards demo/widgets and kills its first live poll while its first comment is being posted. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await forgeWithWorker(ctx);
   return await thenRun(made, async () => {
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     const api = forgeApi(made);
     await api.hook("POST", "/_forge/faults", { method: "POST", path: "/repos/demo/widgets/issues/*", delay_ms: 3000, times: 1 });
     const env = { ...ctx.env, ...made.env };

@@ -9,12 +9,14 @@ import { findRepo, loadForgeData, saveForgeData } from "../../forge/state.ts";
 import { mustRun } from "./episode-repo.ts";
 import { thenRun, setup as forgeWithWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Dispatches issue 1, stops its worker, then changes the repository's visibility. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await forgeWithWorker(ctx);
   return await thenRun(made, async () => {
-    for (const argv of [["onboard", "demo/widgets"], ["run", "--once", "--effect-level", "live"], ["session", "kill", "ra-widgets-1"]]) {
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
+    for (const argv of [["run", "--once", "--effect-level", "live"], ["session", "kill", "ra-widgets-1"]]) {
       await mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
     }
     // The forge reads its state file again when it changes on disk.

@@ -11,6 +11,7 @@ import { mustRun } from "./episode-repo.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { setup as tmuxWorker } from "./forge-with-tmux-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Item 1 failed at its restart, with two windows marked `@ra_item=1`. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
@@ -22,7 +23,7 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
     const config = made.vars!.CONFIG;
     writeFileSync(config, readFileSync(config, "utf8").replace(/^binary = .*\nargs = .*$/m, `binary = ${JSON.stringify(worker)}\nargs = []`));
     const run = (argv: string[]) => mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
-    await run(["onboard", "demo/widgets"]);
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     await run(["run", "--once", "--effect-level", "live"]);
     await run(["session", "kill", "ra-widgets-1"]);
     writeFileSync(worker, "#!/nonexistent/interpreter\n");

@@ -18,13 +18,14 @@ import { mustRun } from "./episode-repo.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import { setup as tmuxWorker } from "./forge-with-tmux-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** Two attempts at issue 1 in two tmux windows, both ended; the owner's window beside them; the config's tmux session changed; issue 1 closed. */
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await tmuxWorker(ctx);
   return await thenRun(made, async () => {
     const run = (argv: string[]) => mustRun(ctx, argv, { cwd: made.cwd, env: made.env });
-    await run(["onboard", "demo/widgets"]);
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     await run(["run", "--once", "--effect-level", "live"]);
     await run(["session", "kill", "ra-widgets-1"]);
     await run(["resume", "1", "--effect-level", "live"]);

@@ -16,6 +16,7 @@ import { mustRun } from "./episode-repo.ts";
 import { sessionRootOf, thenRun, withWorker } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
 import { spawnSync } from "node:child_process";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** The worker: it says it works, leaves a job running in its group, and goes on. */
 const WORKER = { binary: "sh", args: ["-c", "echo working; nohup sleep 30 > job.out 2>&1 & exec sleep 30"] };
@@ -38,7 +39,7 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   };
   await thenRun({ ...made, cleanup: stopTmux }, async () => {
     const stepsEnv = { ...made.env, ...env };
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: stepsEnv });
+    await onboardHere({ env: { ...ctx.env, ...stepsEnv } }, "demo/widgets");
     await mustRun(ctx, ["run", "--once", "--effect-level", "live"], { cwd: made.cwd, env: stepsEnv });
     const root = sessionRootOf(withTmux);
     const deadline = Date.now() + 30_000;

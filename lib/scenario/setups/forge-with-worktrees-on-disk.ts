@@ -19,10 +19,10 @@ import { makeItem } from "../../testing/items.ts";
 import { endSession, recordSession } from "../../work-items/sessions.ts";
 import type { WorkItemState } from "../../work-items/queries.ts";
 import { forgeApi } from "./_forge-intake.ts";
-import { mustRun } from "./episode-repo.ts";
 import { setup as forgeWithClone } from "./forge-with-clone.ts";
 import { thenRun } from "./forge-with-worker.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
+import { onboardHere } from "../../testing/onboard-here.ts";
 
 /** The items and the worktrees their session rows record. */
 const CLAIMED: Array<{ issue: number; state: WorkItemState; branch: string }> = [
@@ -35,7 +35,7 @@ export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await forgeWithClone(ctx);
   return await thenRun(made, async () => {
     const clone = made.vars!.CLONE;
-    await mustRun(ctx, ["onboard", "demo/widgets"], { cwd: made.cwd, env: made.env });
+    await onboardHere({ env: { ...ctx.env, ...made.env } }, "demo/widgets");
     await forgeApi(made).owner("PATCH", "/repos/demo/widgets/issues/3", { state: "closed" });
     const root = join(ctx.env.RA_STATE_DIR, "worktrees");
     const add = (name: string, branch: string) => {
