@@ -1,6 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { spawn } from "node:child_process";
+import { fsCalls, fsCallsCountable } from "./testing/fs-calls.ts";
+import { skipWhen } from "./testing/skip.ts";
 import { exitedPid } from "./testing/fixtures.ts";
 import { groupLiveness, groupMembers, identify, liveness, processStartTime, provenSameProcess, sameProcess } from "./processes.ts";
 import { waitFor } from "./testing/wait.ts";
@@ -22,6 +24,19 @@ test("a start counted from boot outlasts a change of the wall clock: it, not the
   assert.is(liveness({ ...me, start_id: `${boot}:${Number(ticks) + 1}` }), "exited");
   assert.is(liveness({ ...me, start_id: `00000000-0000-4000-8000-000000000000:${ticks}` }), "exited");
 });
+
+/** How often `fn` reads `/proc/<pid>/stat`. */
+const statReads = (pid: number, fn: () => void) => fsCalls("readFileSync", fn)!.filter((path) => path === `/proc/${pid}/stat`).length;
+
+skipWhen(test, !fsCallsCountable() && "this runtime's node:fs named exports do not follow fs.readFileSync, so reads cannot be counted")(
+  "liveness and identify read a process's /proc entry once: its state and its start are of one process",
+  () => {
+    const me = identify(process.pid);
+    assert.is(statReads(process.pid, () => assert.is(liveness(me), "running")), 1);
+    assert.is(statReads(process.pid, () => assert.is(liveness({ ...me, start_id: null }), "running")), 1, "by its start time");
+    assert.is(statReads(process.pid, () => identify(process.pid)), 1);
+  },
+);
 
 test("a group runs while a process its leader started in it runs, after the leader ended; known by start, never by name", async () => {
   const leader = spawn("sh", ["-c", "sleep 30 & exec sleep 0.2"], { detached: true, stdio: "ignore" });

@@ -25,15 +25,14 @@ const TICKS_PER_SECOND = 100;
 /** The start time of a running process as an ISO time, or undefined when it cannot be read. */
 export function processStartTime(pid: number): string | undefined {
   const stat = readProcStat(pid);
-  if (!stat || stat.state === "Z") return undefined;
-  const bootTime = readBootTime();
-  if (bootTime === undefined) return undefined;
-  return new Date(bootTime * 1000 + (stat.startTicks * 1000) / TICKS_PER_SECOND).toISOString();
+  return stat && stat.state !== "Z" ? startTimeOf(stat) : undefined;
 }
 
-/** The identity of a running process, for recording now and checking later. */
+/** The identity of a running process, for recording now and checking later (its /proc entry read once). */
 export function identify(pid: number): ProcessIdentity {
-  return { pid, started_at: processStartTime(pid) ?? null, start_id: processStartId(pid) ?? null };
+  const stat = readProcStat(pid);
+  const running = stat && stat.state !== "Z" ? stat : undefined;
+  return { pid, started_at: (running && startTimeOf(running)) ?? null, start_id: (running && startIdOf(running)) ?? null };
 }
 
 /** Whether two records name one process: the same pid and start (by start id when both have one). */
@@ -61,14 +60,14 @@ export function provenSameProcess(a: ProcessIdentity, b: ProcessIdentity): boole
 export function processStartId(pid: number, options: { ended?: boolean } = {}): string | undefined {
   const stat = readProcStat(pid);
   if (!stat || (stat.state === "Z" && !options.ended)) return undefined;
-  const boot = readBootId();
-  return boot === undefined ? undefined : `${boot}:${stat.startTicks}`;
+  return startIdOf(stat);
 }
 
 /**
  * Whether the recorded process still runs. `exited` only with proof: no such pid, a
  * zombie, or the pid now belongs to a process that started at another time. Without
  * /proc, or without a recorded start time for a pid that exists, the answer is `unknown`.
+ * Its /proc entry is read once: the state and the start it compares are of one process.
  */
 export function liveness(recorded: ProcessIdentity): Liveness {
   if (!Number.isInteger(recorded.pid) || recorded.pid <= 1) return "unknown";
@@ -76,15 +75,22 @@ export function liveness(recorded: ProcessIdentity): Liveness {
   const stat = readProcStat(recorded.pid);
   if (!stat || stat.state === "Z") return "exited";
   // Counted from boot, the start is immune to the wall clock being set since it was recorded.
-  if (recorded.start_id) {
-    const current = processStartId(recorded.pid);
-    if (current === undefined) return "unknown";
-    return current === recorded.start_id ? "running" : "exited";
-  }
-  if (!recorded.started_at) return "unknown";
-  const current = processStartTime(recorded.pid);
+  const current = recorded.start_id ? startIdOf(stat) : recorded.started_at ? startTimeOf(stat) : undefined;
   if (current === undefined) return "unknown";
-  return current === recorded.started_at ? "running" : "exited";
+  return current === (recorded.start_id || recorded.started_at) ? "running" : "exited";
+}
+
+/** A process's `<boot id>:<start ticks>` from its stat, or undefined when the boot id cannot be read. */
+function startIdOf(stat: ProcStat): string | undefined {
+  const boot = readBootId();
+  return boot === undefined ? undefined : `${boot}:${stat.startTicks}`;
+}
+
+/** A process's start as an ISO time from its stat, or undefined when the boot time cannot be read. */
+function startTimeOf(stat: ProcStat): string | undefined {
+  const bootTime = readBootTime();
+  if (bootTime === undefined) return undefined;
+  return new Date(bootTime * 1000 + (stat.startTicks * 1000) / TICKS_PER_SECOND).toISOString();
 }
 
 function procAvailable(): boolean {

@@ -17,7 +17,7 @@ import { rejects } from "../testing/rejects.ts";
 import { endSession, recordSession } from "../work-items/sessions.ts";
 import { cleanupCandidates, cleanupItem } from "./cleanup.ts";
 import type { CleanupDeps } from "./cleanup.ts";
-import { cleanupPass } from "./pass.ts";
+import { cleanupPass, newBundleCursor } from "./pass.ts";
 import { cleanupsOf, latestCleanup } from "./records.ts";
 import { AlreadyRemovedError, removeItemWorktree } from "./remove-item.ts";
 
@@ -191,12 +191,17 @@ test("the pass decides only with on_issue_close; without it, cleanup is the owne
     assert.match(on.events[0].line, "cleanup of work item 1 (demo/widgets#9): done");
   }));
 
+/** A done item's branch, pushed under its own name, bundled and deleted by a cleanup on 2026-01-15: the decision recorded. */
+async function bundledOnJan15(w: World, issue: number) {
+  const { item, path, branch } = await doneItem(w, issue);
+  commitFile(path, "work.txt", "work\n", "Pushed");
+  git(path, "push", "--quiet", "origin", `HEAD:refs/heads/${branch}`);
+  return (await at("2026-01-15T10:00:00Z", () => cleanupItem(w.deps, item.id, { by: "cleanup" }))).record;
+}
+
 test("a bundle is removed by the pass once it is older than keep_bundles, by the clock of its decision, and audited", () =>
   withWorld(async (w) => {
-    const { item, path, branch } = await doneItem(w, 10);
-    commitFile(path, "work.txt", "work\n", "Pushed");
-    git(path, "push", "--quiet", "origin", `HEAD:refs/heads/${branch}`);
-    const { record } = await at("2026-01-15T10:00:00Z", () => cleanupItem(w.deps, item.id, { by: "cleanup" }));
+    const record = await bundledOnJan15(w, 10);
     assert.ok(existsSync(record.bundle!));
     const early = await at("2026-02-10T10:00:00Z", () => cleanupPass(w.deps));
     assert.is(early.bundles_removed, 0);
@@ -205,6 +210,30 @@ test("a bundle is removed by the pass once it is older than keep_bundles, by the
     assert.is(late.bundles_removed, 1);
     assert.not.ok(existsSync(record.bundle!));
     assert.equal(queryAudit(w.store, { kind: "bundle.remove" }).map((r) => r.phase), ["intent", "outcome"]);
+  }));
+
+test("with the daemon's cursor a bundle not old enough yet is read again on each pass until it is; one dealt with is not read again", () =>
+  withWorld(async (w) => {
+    const record = await bundledOnJan15(w, 12);
+    const written = queryAudit(w.store, { kinds: ["bundle.write"], phase: "outcome" })[0];
+    const cursor = newBundleCursor();
+    assert.is((await at("2026-02-10T10:00:00Z", () => cleanupPass(w.deps, { bundles: cursor }))).bundles_removed, 0);
+    assert.equal(cursor.young, [{ id: written.id, at: written.at }], "not old enough yet: kept to read again once it is");
+    assert.ok(cursor.after >= written.id);
+    assert.is((await at("2026-02-12T10:00:00Z", () => cleanupPass(w.deps, { bundles: cursor }))).bundles_removed, 0);
+    assert.is((await at("2026-02-14T10:00:01Z", () => cleanupPass(w.deps, { bundles: cursor }))).bundles_removed, 1);
+    assert.not.ok(existsSync(record.bundle!));
+    assert.equal([cursor.young, cursor.again], [[], []], "dealt with, it is read no more");
+    assert.equal(queryAudit(w.store, { kinds: ["bundle.write"], phase: "outcome", cursor }), []);
+  }));
+
+test("an item whose disk is settled is not offered to the pass, whatever else is true of it; one not settled is", () =>
+  withWorld(async (w) => {
+    const { item } = await doneItem(w, 13);
+    assert.equal(cleanupCandidates(w.store), [item.id]);
+    // Set by hand, as no record would: the pass reads the column, not the item's records.
+    w.store.statement("UPDATE work_items SET disk_settled_at = '2026-01-15T10:00:00Z' WHERE id = ?").run(item.id);
+    assert.equal(cleanupCandidates(w.store), []);
   }));
 
 test("worktree remove <id>: the same record with its name; done refused as already_removed; an unfinished item gets no record", () =>

@@ -77,7 +77,8 @@ export function simulatedSignature(session: { pid?: number | null; pid_started_a
  * below `local`, touching nothing) is never final: only real ones count.
  */
 export function cleanupCandidates(store: Store): number[] {
-  return itemsWithSessions(store, "done").filter((id) => {
+  // An item whose disk is settled (its latest record a real done or branch_retained) is never a candidate: only its unsettled ones are read.
+  return itemsWithSessions(store, "done", { unsettled: true }).filter((id) => {
     const last = latestRealCleanup(store, id);
     return (last === undefined || last.state === "skipped") && keptSession(store, id) === undefined;
   });

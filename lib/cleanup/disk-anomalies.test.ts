@@ -1,6 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { mkdirSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { SIMULATED_GITHUB, wireEffects } from "../effects.ts";
 import { listAnomalies } from "../store/anomalies.ts";
@@ -62,6 +62,57 @@ test("a finished item's worktree deleted by hand is a prunable_worktree naming w
     decided(w, abandonedItem, abandoned, "branch_retained", "removed");
     assert.equal(await reportDiskAnomalies(w).then((r) => [r.raised, r.retracted]), [0, 2]);
     assert.equal(unresolved(w, "prunable_worktree").map((a) => a.item), [retainedItem]);
+  }));
+
+test("a finished item whose disk is settled is not looked at again; one not settled is, so its worktree deleted by hand is still found", () =>
+  withCleanupWorld(async (w) => {
+    const [[settled, settledItem], [unsettled, unsettledItem]] = [1, 2].map((n) => {
+      const path = w.addWorktree(`issue-${n}`, `robot-army/${n}-done`);
+      return [path, w.claim(n, path, `robot-army/${n}-done`, "done")] as const;
+    });
+    // Set by hand, as no record would: the pass reads the column, not the item's records or its folder.
+    w.store.statement("UPDATE work_items SET disk_settled_at = '2026-01-15T10:00:00Z' WHERE id = ?").run(settledItem);
+    for (const path of [settled, unsettled]) rmSync(path, { recursive: true });
+    assert.equal(await reportDiskAnomalies(w).then((r) => [r.raised, r.retracted]), [1, 0]);
+    assert.equal(unresolved(w, "prunable_worktree").map((a) => [a.action, a.item]), [[unsettled, unsettledItem]]);
+  }));
+
+test("a settled item's folder that comes back is still its item's: neither an orphan nor prunable, and nothing is removed", () =>
+  withCleanupWorld(async (w) => {
+    const path = w.addWorktree("issue-1", "robot-army/1-back");
+    const item = w.claim(1, path, "robot-army/1-back", "done");
+    rmSync(path, { recursive: true });
+    git(w.clone, "worktree", "prune");
+    decided(w, item, path, "done", "removed");
+    assert.equal(await reportDiskAnomalies(w).then((r) => [r.raised, r.retracted]), [0, 0]);
+    mkdirSync(join(path, "inside"), { recursive: true });
+    assert.equal(await reportDiskAnomalies(w).then((r) => [r.raised, r.retracted]), [0, 0]);
+    assert.equal([unresolved(w, "orphan_worktree"), unresolved(w, "prunable_worktree")], [[], []]);
+    assert.ok(existsSync(join(path, "inside")), "nothing removed it");
+    // Nor is a folder that holds it further down taken for an orphan.
+    const holder = join(w.root, "demo", "widgets", "holder");
+    const deeper = join(holder, "a");
+    const deepItem = w.claim(2, deeper, "robot-army/2-deeper", "done");
+    decided(w, deepItem, deeper, "done", "removed");
+    mkdirSync(holder);
+    assert.equal(await reportDiskAnomalies(w).then((r) => [r.raised, r.retracted]), [0, 0]);
+  }));
+
+test("a worktree root reached through a symbolic link: a settled item's folder come back is still found its item's, by the path it recorded", () =>
+  withCleanupWorld(async (w) => {
+    const real = join(w.dir, "real-worktrees");
+    mkdirSync(join(real, "demo", "widgets"), { recursive: true });
+    const linked = join(w.dir, "linked-worktrees");
+    symlinkSync(real, linked);
+    const config = { ...w.config, worktrees: { ...w.config.worktrees, root: linked } };
+    const path = join(linked, "demo", "widgets", "issue-1");
+    const item = w.claim(1, path, "robot-army/1-linked", "done");
+    decided(w, item, path, "done", "removed");
+    mkdirSync(path);
+    const stray = join(linked, "demo", "widgets", "stray");
+    mkdirSync(stray);
+    await reportDiskAnomalies({ ...w, config });
+    assert.equal(unresolved(w, "orphan_worktree").map((a) => a.action), [stray]);
   }));
 
 test("while a clone's worktrees cannot be listed, orphan_worktree is neither raised nor retracted", () =>

@@ -3,8 +3,10 @@
  * in the worktree root that no item claims (what `worktree remove <path>` removes), and
  * `prunable_worktree`, a finished item (done or abandoned) whose worktree is gone from disk
  * while no cleanup record says it was removed: deleted by hand, which `worktree remove <id>`
- * settles. Each has its path as action id and is retracted once its condition goes; while a
- * clone's worktrees cannot be listed, orphans are neither raised nor retracted. Only at
+ * settles. An item whose disk is settled (`work_items.disk_settled_at`: a real record of its
+ * worktree's removal, the record that keeps it from being prunable) is not looked at again.
+ * Each has its path as action id and is retracted once its condition goes; while a clone's
+ * worktrees cannot be listed, orphans are neither raised nor retracted. Only at
  * effect level local or above, where worktrees are real: below it nothing is looked at,
  * and nothing raised before is retracted on the strength of not looking.
  *
@@ -17,7 +19,6 @@ import type { DaemonEvent } from "../events.ts";
 import type { Effects } from "../effects.ts";
 import { listAnomalies, raiseAnomaly, retractAnomaly } from "../store/anomalies.ts";
 import type { AnomalyKind } from "../store/anomalies.ts";
-import { latestCleanup, worktreeGone } from "./records.ts";
 import { cloneWorktrees, unclaimedDirectories, worktreeClaims } from "./unclaimed.ts";
 import type { Claim, UnclaimedDeps } from "./unclaimed.ts";
 
@@ -37,7 +38,9 @@ export interface DiskAnomalyReport {
 export async function reportDiskAnomalies(deps: DiskAnomalyDeps): Promise<DiskAnomalyReport> {
   const report: DiskAnomalyReport = { raised: 0, retracted: 0, events: [] };
   if (!deps.effects.worktrees) return report;
-  const claims = worktreeClaims(deps.store, worktreeRoot(deps.config, deps.stateDir));
+  // Only the items whose disk is not settled: the finished ones settled are not read again (unclaimedDirectories asks
+  // the store about them for a folder nothing else claims).
+  const claims = worktreeClaims(deps.store, worktreeRoot(deps.config, deps.stateDir), { unsettled: true });
   const orphans = new Map<string, { repo: string | null; detail: string }>();
   const listed = await cloneWorktrees(deps.store, deps.config);
   for (const dir of await unclaimedDirectories(deps, { claims, worktrees: listed.worktrees })) {
@@ -50,7 +53,6 @@ export async function reportDiskAnomalies(deps: DiskAnomalyDeps): Promise<DiskAn
   for (const claim of claims) {
     if (claim.state !== "done" && claim.state !== "abandoned") continue;
     if (!provenGone(claim.path)) continue;
-    if (worktreeGone(latestCleanup(deps.store, claim.item))) continue;
     prunable.set(claim.path, {
       claim,
       detail: `the worktree "${claim.path}" of work item ${claim.item} (${claim.repo}#${claim.issue}, ${claim.state}) is gone from disk, but no cleanup record says it was removed: "robot-army worktree remove ${claim.item}" settles it`,

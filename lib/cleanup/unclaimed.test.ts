@@ -10,7 +10,9 @@ import { trackSessionProcesses, waitFor } from "../testing/sessions.ts";
 import { stopSession } from "../sessions/stop.ts";
 import { withCleanupWorld } from "../testing/cleanup-world.ts";
 import { makeItem } from "../testing/items.ts";
-import { removeUnclaimed, sessionInPath, unclaimedDirectories, unclaimedTarget, worktreeClaims } from "./unclaimed.ts";
+import { cloneWorktrees, removeUnclaimed, sessionInPath, unclaimedDirectories, unclaimedTarget, worktreeClaims } from "./unclaimed.ts";
+import { fsCalls, fsCallsCountable } from "../testing/fs-calls.ts";
+import { skipWhen } from "../testing/skip.ts";
 
 const processes = trackSessionProcesses(test, { childrenBy: "pid" });
 
@@ -40,6 +42,26 @@ test("each item claims its newest session's worktree; every other directory in t
       { path: deep, repo: "demo/widgets", branch: "deep" },
     ].sort((a, b) => a.path.localeCompare(b.path)));
   }));
+
+skipWhen(test, !fsCallsCountable() && "this runtime's node:fs named exports do not follow fs.realpathSync, so its calls cannot be counted")(
+  "a scan resolves each path once, however many directories and claims it compares",
+  () => withCleanupWorld(async (w) => {
+    for (const n of [1, 2, 3]) w.claim(n, w.addWorktree(`issue-${n}`, `robot-army/${n}-claimed`), `robot-army/${n}-claimed`);
+    for (const n of [7, 8, 9]) w.addWorktree(`issue-${n}`, `robot-army/${n}-loose`);
+    const claims = worktreeClaims(w.store, w.root);
+    const worktrees = (await cloneWorktrees(w.store, w.config)).worktrees;
+    let found: unknown[] = [];
+    let pending: Promise<void> = Promise.resolve();
+    const resolved = fsCalls("realpathSync", () => {
+      // The resolving is synchronous, before the first await of the scan (which is given what it would list).
+      pending = unclaimedDirectories(w, { claims, worktrees }).then((dirs) => void (found = dirs));
+    })!;
+    await pending;
+    assert.is(found.length, 3);
+    const twice = resolved.filter((path, i) => resolved.indexOf(path) !== i);
+    assert.equal(twice, [], "no path resolved twice");
+  }),
+);
 
 test("a worktree root that does not exist holds nothing unclaimed", () =>
   withCleanupWorld(async (w) => {

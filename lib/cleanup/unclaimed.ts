@@ -11,19 +11,19 @@
  * const target = await unclaimedTarget(deps, "/state/worktrees/demo/widgets/issue-9");
  * const removal = await removeUnclaimed(deps, target, { force: false });
  */
-import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative, resolve } from "node:path";
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Config } from "../config.ts";
 import { worktreeRoot } from "../work-items/worktree-root.ts";
 import type { Effects } from "../effects.ts";
 import { PreconditionError } from "../errors.ts";
-import { samePath } from "../same-path.ts";
+import { placeOf, samePath } from "../same-path.ts";
 import { getRepoRecord } from "../repos/records.ts";
 import { scanRecords } from "../sessions/records.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
-import { newestCheckouts, unfinishedItemsWithoutSessions } from "../work-items/sessions.ts";
+import { newestCheckouts, settledCheckoutsNear, unfinishedItemsWithoutSessions } from "../work-items/sessions.ts";
 import { listWorktrees, worktreePath } from "../boundaries/worktrees.ts";
 import { branchName } from "../work-items/branch-name.ts";
 import { removeCheckout } from "./checkout.ts";
@@ -38,18 +38,27 @@ export interface Claim {
   issue: number;
   state: WorkItemState;
   branch: string;
+  /**
+   * Whether the item's disk is settled: its latest cleanup record is a real one saying the worktree
+   * is gone (`work_items.disk_settled_at`). Such a path is taken for gone without looking again.
+   */
+  settled: boolean;
 }
 
 /**
  * The worktree each item claims: its newest session row's, one per item, by item id; and an
  * unfinished item with no session yet claims the worktree dispatch makes for it at its path
  * in `root` once that is on disk (a worktree being made, or one a failed start left), so no
- * directory dispatch is working in is ever taken for unclaimed.
+ * directory dispatch is working in is ever taken for unclaimed. With `unsettled`, only the claims
+ * of items whose disk is not settled, which a pass reads without reading the finished items'.
  */
-export function worktreeClaims(store: Store, root: string): Claim[] {
-  const fromSessions = newestCheckouts(store).map((row) => ({ ...row, state: row.state as WorkItemState }));
+export function worktreeClaims(store: Store, root: string, options: { unsettled?: boolean } = {}): Claim[] {
+  const fromSessions = newestCheckouts(store, options).map(({ settled_at, ...row }) => ({ ...row, state: row.state as WorkItemState, settled: settled_at !== null }));
   const unstarted = unfinishedItemsWithoutSessions(store)
-    .map((row) => ({ path: worktreePath(root, row.repo, row.issue), item: row.item, repo: row.repo, issue: row.issue, state: row.state as WorkItemState, branch: branchName(row.issue, row.title) }))
+    .map((row) => ({
+      path: worktreePath(root, row.repo, row.issue), item: row.item, repo: row.repo, issue: row.issue, state: row.state as WorkItemState,
+      branch: branchName(row.issue, row.title), settled: false,
+    }))
     .filter((claim) => existsSync(claim.path));
   return [...fromSessions, ...unstarted].sort((a, b) => a.item - b.item);
 }
@@ -111,24 +120,51 @@ export interface UnclaimedDeps {
 
 /**
  * Every directory in the worktree root no item claims: each `<root>/<owner>/<name>/<dir>`
- * (where robot-army makes worktrees), and any worktree an onboarded clone lists inside the
- * root, however deep. Links are not followed; a root that does not exist holds none.
+ * (where robot-army makes worktrees), and any worktree an onboarded clone lists inside it,
+ * however deep. Links are not followed; a root that does not exist holds none.
+ *
+ * The claims of items whose disk is not settled are compared by place (`placeOf`), each path
+ * resolved once for the whole scan, not once per comparison. The items whose disk is settled
+ * (their worktree's removal on record: the thousands of finished ones) are asked of the store
+ * only for the folders nothing else claims, by the paths they recorded, with no look at the disk:
+ * should a settled item's folder come back, it is still its item's and never taken for unclaimed.
  */
 export async function unclaimedDirectories(deps: UnclaimedDeps, known?: { claims: Claim[]; worktrees: CloneWorktree[] }): Promise<UnclaimedDirectory[]> {
   const root = worktreeRoot(deps.config, deps.stateDir);
-  const claims = known?.claims ?? worktreeClaims(deps.store, worktreeRoot(deps.config, deps.stateDir));
+  const claims = (known?.claims ?? worktreeClaims(deps.store, root, { unsettled: true })).filter((claim) => !claim.settled);
   const worktrees = known?.worktrees ?? (await cloneWorktrees(deps.store, deps.config)).worktrees;
+  const place = placesOnce();
+  const rootPlace = place(root);
   const found = new Map<string, UnclaimedDirectory>();
-  for (const path of directoriesAtDepth(root, 3)) found.set(path, { path, repo: null, branch: null });
+  for (const path of directoriesAtDepth(root, 3)) found.set(place(path), { path, repo: null, branch: null });
   for (const listed of worktrees) {
-    if (listed.main || !existsSync(listed.path) || !isInside(listed.path, root)) continue;
-    const already = [...found.keys()].find((path) => samePath(path, listed.path)) ?? listed.path;
-    found.set(already, { path: already, repo: listed.repo, branch: listed.branch ?? null });
+    if (listed.main || !existsSync(listed.path)) continue;
+    const at = place(listed.path);
+    if (!placeInside(at, rootPlace)) continue;
+    const already = found.get(at)?.path ?? listed.path;
+    found.set(at, { path: already, repo: listed.repo, branch: listed.branch ?? null });
   }
-  // A folder that only holds a worktree further down is not one itself: the worktree is listed, not its parent.
-  const deeper = [...claims.map((c) => c.path), ...worktrees.filter((w) => !w.main).map((w) => w.path)];
-  const holdsOne = (dir: string) => deeper.some((path) => !samePath(path, dir) && isInside(path, dir));
-  return [...found.values()].filter((dir) => !claimOn(claims, dir.path) && !holdsOne(dir.path)).sort((a, b) => a.path.localeCompare(b.path));
+  // A folder in a claimed worktree is its item's too; a folder that only holds a worktree further down is not one itself.
+  const claimed = new Set(claims.map((claim) => place(claim.path)));
+  const above = foldersAbove([...claimed, ...worktrees.filter((w) => !w.main).map((w) => place(w.path))]);
+  const left = [...found.entries()].filter(([at]) => !placeOrAbove(at, (p) => claimed.has(p)) && !above.has(at));
+  return withoutSettledClaims(deps.store, left).sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/**
+ * The folders (by place) no settled item claims, asked of the store by the paths settled items
+ * recorded: one at the folder or above it claims it, one below it holds it. A folder is looked
+ * up by its place and by its path as found, so a root reached through a link still finds them.
+ */
+function withoutSettledClaims(store: Store, folders: Array<[string, UnclaimedDirectory]>): UnclaimedDirectory[] {
+  if (!folders.length) return [];
+  const forms = ([at, dir]: [string, UnclaimedDirectory]) => [...new Set([at, resolve(dir.path)])];
+  const settled = settledCheckoutsNear(store, folders.flatMap((folder) => forms(folder).flatMap(folderAndAbove)), folders.flatMap(forms));
+  const claimed = new Set(settled.map((checkout) => resolve(checkout.path)));
+  const above = foldersAbove([...claimed]);
+  return folders
+    .filter((folder) => !forms(folder).some((form) => placeOrAbove(form, (p) => claimed.has(p)) || above.has(form)))
+    .map(([, dir]) => dir);
 }
 
 /** What `worktree remove <path>` removes once its guards passed: the worktree, its clone and branch, and what the session root says of it. */
@@ -202,18 +238,40 @@ export function sessionInPath(sessionRoot: string, path: string): SessionGuard {
 
 /** Whether `child` is `parent` or below it, symbolic links resolved where the paths exist. */
 export function isInside(child: string, parent: string): boolean {
-  const from = realOrResolved(parent);
-  const to = realOrResolved(child);
-  const rel = relative(from, to);
+  return placeInside(placeOf(child), placeOf(parent));
+}
+
+/** Whether a place (`placeOf`) is another or below it. */
+function placeInside(child: string, parent: string): boolean {
+  const rel = relative(parent, child);
   return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
-function realOrResolved(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return resolve(path);
-  }
+/** Whether `test` holds for a place or any folder above it. */
+function placeOrAbove(at: string, test: (place: string) => boolean): boolean {
+  return folderAndAbove(at).some(test);
+}
+
+/** A path and every folder above it, up to the root of the file system. */
+function folderAndAbove(path: string): string[] {
+  const all = [path];
+  for (let dir = path; dir !== dirname(dir);) all.push((dir = dirname(dir)));
+  return all;
+}
+
+/** Every folder strictly above one of these paths. */
+function foldersAbove(paths: readonly string[]): Set<string> {
+  return new Set(paths.flatMap((path) => folderAndAbove(path).slice(1)));
+}
+
+/** `placeOf`, each path resolved once however often it is asked. */
+function placesOnce(): (path: string) => string {
+  const known = new Map<string, string>();
+  return (path) => {
+    let at = known.get(path);
+    if (at === undefined) known.set(path, (at = placeOf(path)));
+    return at;
+  };
 }
 
 /** The real directories exactly `depth` levels below `root`, never through a symbolic link. */

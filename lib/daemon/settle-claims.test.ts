@@ -11,8 +11,8 @@ import type { WorkerDirs } from "../testing/workers.ts";
 import { git, makeGitRepo } from "../testing/fixtures.ts";
 import { worktreePath } from "../boundaries/worktrees.ts";
 import { wireEffects } from "../effects.ts";
-import { appendAudit, queryAudit } from "../store/audit.ts";
-import { recordSession, sessionById, sessionsOf } from "../work-items/sessions.ts";
+import { appendAudit, newLogCursor, queryAudit } from "../store/audit.ts";
+import { launchesWithoutRow, recordSession, sessionById, sessionsOf } from "../work-items/sessions.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
 import { claimerOf, FRESH_CLAIM } from "../dispatch/claim.ts";
 import { launcherFor } from "../boundaries/launchers/select.ts";
@@ -29,7 +29,7 @@ import type { Store } from "../store/open.ts";
 import type { Config } from "../config.ts";
 import { createItem, getItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
-import { adopt, settleClaims } from "./settle-claims.ts";
+import { adopt, recordLeftWorkers, settleClaims } from "./settle-claims.ts";
 
 const sessions = trackSessionProcesses(test, { childrenBy: "pid" });
 
@@ -233,6 +233,26 @@ test("a worker launched for a dispatch cut short whose issue closed while its la
   assert.is(capacity.machine.ours, 1);
   // Once recorded, a second pass finds nothing left.
   assert.is((await settleClaims(claimsDeps(dirs.store, dirs.root, cut.config, dirs.state))).recorded, 0);
+}));
+
+test("with the daemon's cursor a launch left without a row is read again until its worker is recorded; after that, and with nothing new, none is read", inWorkerDir(async (dirs) => {
+  makeGitRepo(join(dirs.work, "widgets"));
+  posted.length = 0;
+  const cut = await cutAfterLaunch(dirs);
+  await aMinuteLater(() => sweep(dirs, cut.config));
+  const [launch] = launchesWithoutRow(dirs.store);
+  assert.is(launch.item, cut.id, "its launch settled as started, with no row");
+  const cursor = newLogCursor();
+  const deps = claimsDeps(dirs.store, dirs.root, cut.config, dirs.state);
+  const result = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, requeued: 0, failed: 0, recorded: 0, events: [] };
+  // Its item still dispatching, the claim is the claims step's to settle: this one leaves it, and reads it again next pass.
+  await recordLeftWorkers(deps, result, cursor);
+  assert.equal([result.recorded, cursor.again], [0, [launch.id]]);
+  transition(dirs.store, cut.id, "done", { reason: "issue closed", issueClosedObserved: true });
+  await recordLeftWorkers(deps, result, cursor);
+  assert.equal([result.recorded, cursor.again], [1, []], "read again, and recorded");
+  assert.equal(sessionsOf(dirs.store, cut.id).map((row) => row.id), [cut.record.id]);
+  assert.equal(launchesWithoutRow(dirs.store, cursor), []);
 }));
 
 test("without every piece of evidence the worker is not adopted: the item is interrupted and the worker named, as before", inWorkerDir(async (dirs) => {

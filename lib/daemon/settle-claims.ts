@@ -29,7 +29,9 @@ import { liveness, provenSameProcess } from "../processes.ts";
 import type { ProcessIdentity } from "../processes.ts";
 import { getItem, listItems } from "../work-items/queries.ts";
 import type { WorkItem } from "../work-items/queries.ts";
-import { itemsLaunchedWithoutRow, nextAttempt, sessionById } from "../work-items/sessions.ts";
+import { launchesWithoutRow, nextAttempt, sessionById } from "../work-items/sessions.ts";
+import { advanceCursor, lastAuditId } from "../store/audit.ts";
+import type { LogCursor } from "../store/audit.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DaemonEvent } from "../events.ts";
 import { adoptionOf, latestClaim, launchPending } from "./adopt-worker.ts";
@@ -63,8 +65,12 @@ export interface ClaimsResult {
   events: DaemonEvent[];
 }
 
-/** Settles every `dispatching` item whose claimer is proven gone: its worker adopted when proven, else the item interrupted. */
-export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
+/**
+ * Settles every `dispatching` item whose claimer is proven gone: its worker adopted when proven,
+ * else the item interrupted. Then records the workers left launched without a row
+ * (`recordLeftWorkers`), reading the launches since `launches` (the daemon's cursor) when given.
+ */
+export async function settleClaims(deps: ClaimsDeps, launches?: LogCursor): Promise<ClaimsResult> {
   const result: ClaimsResult = { cutShort: 0, adopted: 0, unknown: 0, waiting: 0, requeued: 0, failed: 0, recorded: 0, events: [] };
   for (const item of listItems(deps.store, { states: ["dispatching"], includeSimulated: true })) {
     const claimer = claimerOf(deps.store, item.id);
@@ -133,7 +139,7 @@ export async function settleClaims(deps: ClaimsDeps): Promise<ClaimsResult> {
       item: item.id, session: session?.id ?? null,
     });
   }
-  await recordLeftWorkers(deps, result);
+  await recordLeftWorkers(deps, result, launches);
   return result;
 }
 
@@ -216,33 +222,43 @@ export async function adopt(deps: ClaimsDeps, item: WorkItem, claimer: ProcessId
  * latest claim's claimer proven gone, its launch naming this session, the item's worktree on
  * the launch's branch); the row alone is written and the item keeps its state, so the worker
  * is watched, counted and retired like any other. Nothing is signalled and nothing said on
- * the issue (it has moved on).
+ * the issue (it has moved on). With a cursor, only the launches since the last pass are read,
+ * and again those of items left unrecorded; every other launch behind it has its row.
  */
-export async function recordLeftWorkers(deps: ClaimsDeps, result: ClaimsResult): Promise<void> {
-  for (const id of itemsLaunchedWithoutRow(deps.store)) {
-    const item = getItem(deps.store, id);
-    if (!item || item.state === "dispatching") continue;
-    const claim = latestClaim(deps.store, id);
-    const claimer = claimerOf(deps.store, id);
-    if (!claim || !claimer || liveness(claimer) !== "exited") continue;
-    const live = liveSessionOf(deps.store, deps.sessionRoot, id, null);
-    const adoption = await adoptionOf(deps, item, claimer, live);
-    if ("not" in adoption) continue;
-    const row = deps.store.transaction(() => {
-      if (latestClaim(deps.store, id)?.id !== adoption.claim || sessionById(deps.store, adoption.worker.sessionId)) return undefined;
-      if (nextAttempt(deps.store, id) !== adoption.attempt) return undefined;
-      return recordWorker(deps, item, adoption.worker, null);
-    });
-    if (!row) continue;
-    forgetPullList(deps.store, deps.config.github.api_base, item.repo);
-    result.recorded++;
-    result.events.push({
-      event: "worker_recorded",
-      line: `dispatch of ${item.repo}#${item.issue} (item ${item.id}) was cut short (pid ${claimer.pid} ended) and its item is ${item.state}: ` +
-        `session ${adoption.worker.name} (${adoption.worker.sessionId}) it launched runs, now recorded so it is watched and retired`,
-      item: item.id, session: adoption.worker.sessionId,
-    });
-  }
+export async function recordLeftWorkers(deps: ClaimsDeps, result: ClaimsResult, cursor?: LogCursor): Promise<void> {
+  const top = lastAuditId(deps.store);
+  const launches = launchesWithoutRow(deps.store, cursor);
+  for (const id of new Set(launches.map((launch) => launch.item))) await recordLeftWorker(deps, result, id);
+  if (!cursor) return;
+  // Read again next pass: every launch read here that still has no row (one whose item was recorded may have an older one).
+  const left = launches.length ? launchesWithoutRow(deps.store, { after: top, again: launches.map((launch) => launch.id) }) : [];
+  advanceCursor(cursor, top, left.map((launch) => launch.id));
+}
+
+/** Records the worker a cut dispatch of item `id` launched and left without a row, on the evidence `recordLeftWorkers` asks for. */
+async function recordLeftWorker(deps: ClaimsDeps, result: ClaimsResult, id: number): Promise<void> {
+  const item = getItem(deps.store, id);
+  if (!item || item.state === "dispatching") return;
+  const claim = latestClaim(deps.store, id);
+  const claimer = claimerOf(deps.store, id);
+  if (!claim || !claimer || liveness(claimer) !== "exited") return;
+  const live = liveSessionOf(deps.store, deps.sessionRoot, id, null);
+  const adoption = await adoptionOf(deps, item, claimer, live);
+  if ("not" in adoption) return;
+  const row = deps.store.transaction(() => {
+    if (latestClaim(deps.store, id)?.id !== adoption.claim || sessionById(deps.store, adoption.worker.sessionId)) return undefined;
+    if (nextAttempt(deps.store, id) !== adoption.attempt) return undefined;
+    return recordWorker(deps, item, adoption.worker, null);
+  });
+  if (!row) return;
+  forgetPullList(deps.store, deps.config.github.api_base, item.repo);
+  result.recorded++;
+  result.events.push({
+    event: "worker_recorded",
+    line: `dispatch of ${item.repo}#${item.issue} (item ${item.id}) was cut short (pid ${claimer.pid} ended) and its item is ${item.state}: ` +
+      `session ${adoption.worker.name} (${adoption.worker.sessionId}) it launched runs, now recorded so it is watched and retired`,
+    item: item.id, session: adoption.worker.sessionId,
+  });
 }
 
 /** What could not be read: one session record, named, or the session root itself. */

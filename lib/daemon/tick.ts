@@ -20,7 +20,8 @@ import { refreshPullRequests } from "../intake/pull-requests.ts";
 import { followPullRequests } from "../intake/review.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
-import { appendAudit, lastAuditId, queryAudit } from "../store/audit.ts";
+import { appendAudit, lastAuditId, newLogCursor, queryAudit } from "../store/audit.ts";
+import type { LogCursor } from "../store/audit.ts";
 import { listItems } from "../work-items/queries.ts";
 import type { DaemonEvent, Report } from "../events.ts";
 import { writeHeartbeat } from "./heartbeat.ts";
@@ -32,7 +33,8 @@ import { sweepUnfinished } from "./unfinished.ts";
 import { retireIdleWorkers } from "../ending/retire.ts";
 import { reportSilentWorkers } from "../work-items/silent-workers.ts";
 import { followNeedsInfo } from "../work-items/needs-info.ts";
-import { cleanupPass } from "../cleanup/pass.ts";
+import { cleanupPass, newBundleCursor } from "../cleanup/pass.ts";
+import type { BundleCursor } from "../cleanup/pass.ts";
 import { reportDiskAnomalies } from "../cleanup/disk-anomalies.ts";
 import { notifyPass, openNotificationCursor } from "../notify/pass.ts";
 
@@ -54,6 +56,12 @@ export interface DaemonState {
   reportedSpool: Set<string>;
   /** Why each item waited when last reported: a wait is printed again only when its reason changes. */
   waiting: Map<number, string>;
+  /**
+   * How far each step that follows the audit log has read it, so a pass reads only what is new
+   * since the last: the unfinished-effect sweep's intents, claim settling's launches, cleanup's
+   * bundles. Held by this process only: a daemon that starts again reads the whole log once.
+   */
+  cursors: { unfinished: LogCursor; launches: LogCursor; bundles: BundleCursor };
 }
 
 /** What a tick did, as the `reconcile.pass` audit record counts it. */
@@ -92,7 +100,10 @@ export interface TickResult {
 
 /** A fresh daemon's state; `lastPollAt` from the last heartbeat, if any. */
 export function initialState(lastPollAt: string | null = null): DaemonState {
-  return { tick: 0, lastPollAt, reportedSpool: new Set(), waiting: new Map() };
+  return {
+    tick: 0, lastPollAt, reportedSpool: new Set(), waiting: new Map(),
+    cursors: { unfinished: newLogCursor(), launches: newLogCursor(), bundles: newBundleCursor() },
+  };
 }
 
 /** Runs one tick; `nextAt` is when the next one is due (null for `--once`). */
@@ -127,7 +138,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   // anew, and the move would be taken for the crashed one's): each effect cut short is settled from evidence
   // or reported, never retried. A failure here holds no dispatch back.
   await step("unfinished effects", async () => {
-    const sweep = await sweepUnfinished(deps);
+    const sweep = await sweepUnfinished(deps, state.cursors.unfinished);
     result.unfinished = { settled: sweep.settled, reported: sweep.reported, waiting: sweep.waiting };
     sweep.events.forEach(deps.report);
   });
@@ -144,7 +155,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     settle.events.forEach(deps.report);
     // After the unfinished-effect sweep (the first step), so a launch a crash cut short has its outcome from evidence
     // before a claim's worker is adopted on it; a claim whose launch is not settled yet waits, counted unknown.
-    const claims = await settleClaims(deps);
+    const claims = await settleClaims(deps, state.cursors.launches);
     result.settled = { ...result.settled, unknown: settle.unknown + claims.unknown + claims.waiting, cut_short: claims.cutShort + claims.requeued + claims.failed };
     claims.events.forEach(deps.report);
   });
@@ -175,7 +186,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   });
   // After retirement, so the disk of an item whose worker was just retired is reclaimed on the same pass.
   await step("cleanup", async () => {
-    const pass = await cleanupPass(deps);
+    const pass = await cleanupPass(deps, { bundles: state.cursors.bundles });
     result.cleanup = { ...pass.decided, failed: pass.failed, bundles_removed: pass.bundles_removed };
     pass.events.forEach(deps.report);
   });

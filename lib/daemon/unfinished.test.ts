@@ -9,7 +9,7 @@ import { connectGitHub } from "../boundaries/github.ts";
 import { identify } from "../processes.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { listAnomalies } from "../store/anomalies.ts";
-import { appendAudit, intentsWithoutOutcome, queryAudit } from "../store/audit.ts";
+import { appendAudit, intentsWithoutOutcome, newLogCursor, queryAudit } from "../store/audit.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { withDaemon } from "../testing/daemon.ts";
@@ -162,6 +162,37 @@ test("a writer that still runs is waited for past its timeout, unless it is this
       assert.is(sweep.waiting, 1);
       assert.equal(outcomeOf(d.store, here)!.body.found, "not launched (no session record)");
       assert.match(sweep.events.map((e) => e.line).join("\n"), "this process wrote it and could not record its outcome");
+    } finally {
+      child.kill("SIGKILL");
+    }
+  }));
+
+test("with the daemon's cursor a pass reads the intents written since the last and those it waits for; a restarted daemon reads them all and tells nothing twice", () =>
+  withDaemon(template, async (d) => {
+    const child = spawn("sleep", ["30"], { stdio: "ignore" });
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    const at = "2026-01-15T10:00:00Z";
+    const recovered = (writer: unknown) =>
+      appendAudit(d.store, { kind: "episode.recovered", phase: "intent", actionId: globalThis.crypto.randomUUID(), at, body: { key: "item-1", writer } });
+    try {
+      const waited = recovered(identify(child.pid!));
+      const lost = recovered(GONE);
+      const state = initialState();
+      const first = await atTimeAsync("2026-01-15T10:05:00Z", () => runTick(d.deps, state));
+      assert.equal(first.unfinished, { settled: 0, reported: 1, waiting: 1 });
+      assert.equal(state.cursors.unfinished.again, [waited.id], "the one waited for is read again; the one reported is the owner's");
+      assert.ok(state.cursors.unfinished.after >= lost.id, "and it has read past both");
+      const fresh = recovered(GONE);
+      assert.equal(intentsWithoutOutcome(d.store, state.cursors.unfinished).map((r) => r.id), [waited.id, fresh.id], "what the next pass reads");
+      child.kill("SIGKILL");
+      await exited;
+      const second = await atTimeAsync("2026-01-15T10:05:30Z", () => runTick(d.deps, state));
+      assert.equal(second.unfinished, { settled: 0, reported: 2, waiting: 0 }, "its writer gone, the one waited for is reported at last");
+      assert.equal(state.cursors.unfinished.again, []);
+      assert.equal(intentsWithoutOutcome(d.store, newLogCursor()).map((r) => r.id), [waited.id, lost.id, fresh.id], "a new cursor finds every one");
+      const restarted = await atTimeAsync("2026-01-15T10:06:00Z", () => sweepUnfinished(d.deps, newLogCursor()));
+      assert.equal([restarted.settled, restarted.reported, restarted.waiting], [0, 0, 0], "read again after a restart, and not reported twice");
+      assert.equal(listAnomalies(d.store, { kind: "effect_unfinished" }).map((a) => a.action_id), [lost.actionId, waited.actionId, fresh.actionId]);
     } finally {
       child.kill("SIGKILL");
     }

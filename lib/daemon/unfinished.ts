@@ -15,8 +15,8 @@
 import { now, parseTimestamp } from "../clock.ts";
 import { liveness } from "../processes.ts";
 import { listAnomalies, raiseAnomaly } from "../store/anomalies.ts";
-import { abandonedHere, appendAudit, intentsWithoutOutcome, writerOf } from "../store/audit.ts";
-import type { AuditRecord } from "../store/audit.ts";
+import { abandonedHere, advanceCursor, appendAudit, intentsWithoutOutcome, lastAuditId, writerOf } from "../store/audit.ts";
+import type { AuditRecord, LogCursor } from "../store/audit.ts";
 import { EFFECT_KINDS, isEffectKind } from "../store/effect-kinds.ts";
 import type { EffectEvidence, EffectKind } from "../store/effect-kinds.ts";
 import type { Store } from "../store/open.ts";
@@ -48,22 +48,32 @@ export interface SweepResult {
 /** How long an intent of a kind not in the table is waited for. */
 const DEFAULT_TIMEOUT_SECONDS = 300;
 
-/** Settles or reports every intent without an outcome that was cut short. */
-export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
+/**
+ * Settles or reports every intent without an outcome that was cut short. With a cursor (the
+ * daemon's, kept from pass to pass) only the intents written since the last pass are read, and
+ * those it left waiting; the cursor moves on once the sweep is done. Every other intent behind
+ * it has its outcome, or was reported and is the owner's: nothing there can need the sweep again.
+ */
+export async function sweepUnfinished(deps: SweepDeps, cursor?: LogCursor): Promise<SweepResult> {
   const result: SweepResult = { settled: 0, reported: 0, waiting: 0, events: [] };
+  const top = lastAuditId(deps.store);
+  const intents = intentsWithoutOutcome(deps.store, cursor);
   // An intent already reported is the owner's now: its evidence is not read again every pass.
-  const reported = new Set(listAnomalies(deps.store).filter((a) => a.kind === "effect_unfinished").map((a) => a.action_id));
-  for (const intent of intentsWithoutOutcome(deps.store)) {
+  const reported = intents.length ? new Set(listAnomalies(deps.store, { kind: "effect_unfinished" }).map((a) => a.action_id)) : new Set();
+  const waiting: number[] = [];
+  for (const intent of intents) {
     if (reported.has(intent.actionId)) continue;
     const cut = cutShort(intent);
     if (!cut) {
       result.waiting++;
+      waiting.push(intent.id);
       continue;
     }
     const evidence = evidenceOf(intent.kind);
     const finding = intent.simulated ? simulated() : await read(deps, intent, evidence);
     if (finding.settled === "later") {
       result.waiting++;
+      waiting.push(intent.id);
       continue;
     }
     if (finding.settled) {
@@ -82,6 +92,7 @@ export async function sweepUnfinished(deps: SweepDeps): Promise<SweepResult> {
     }
     report(deps.store, intent, `no evidence settles it: ${finding.check}`, result);
   }
+  if (cursor) advanceCursor(cursor, top, waiting);
   return result;
 }
 

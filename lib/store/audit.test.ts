@@ -7,7 +7,8 @@ import { pathToFileURL } from "node:url";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { identify, liveness } from "../processes.ts";
-import { appendAudit, auditEffect, intentsWithoutOutcome, queryAudit, writerOf } from "./audit.ts";
+import { advanceCursor, appendAudit, auditEffect, intentsWithoutOutcome, lastAuditId, newLogCursor, queryAudit, writerOf } from "./audit.ts";
+import { fullScans } from "../testing/query-plans.ts";
 import type { AuditRecord } from "./audit.ts";
 import { openStore } from "./open.ts";
 import type { Store } from "./open.ts";
@@ -199,6 +200,56 @@ test("an effect is refused inside a transaction, whose rollback could take the i
     assert.equal(queryAudit(store), []);
   });
 });
+
+test("intents without an outcome since a cursor: those written after it and those it must read again; a new cursor (a restart) finds them all", () =>
+  withStore((store) => {
+    const intent = (id: string) => appendAudit(store, { kind: "github.comment", phase: "intent", actionId: id, at: AT });
+    const outcome = (id: string) => appendAudit(store, { kind: "github.comment", phase: "outcome", actionId: id, at: AT });
+    const waited = intent("waited");
+    const reported = intent("reported");
+    intent("settled");
+    outcome("settled");
+    const cursor = newLogCursor();
+    assert.equal(intentsWithoutOutcome(store, cursor).map((r) => r.actionId), ["waited", "reported"], "a new cursor reads the whole log");
+    advanceCursor(cursor, lastAuditId(store), [waited.id]);
+    assert.equal(intentsWithoutOutcome(store, cursor).map((r) => r.actionId), ["waited"], "only what it must read again: nothing new");
+    const fresh = intent("new");
+    intent("answered");
+    outcome("answered");
+    assert.equal(intentsWithoutOutcome(store, cursor).map((r) => r.actionId), ["waited", "new"]);
+    outcome("waited");
+    assert.equal(intentsWithoutOutcome(store, cursor).map((r) => r.actionId), ["new"], "one given its outcome since is not read again");
+    assert.equal(intentsWithoutOutcome(store, newLogCursor()).map((r) => r.actionId), ["reported", "new"], "after a restart every one without an outcome is found");
+    assert.equal(intentsWithoutOutcome(store).map((r) => r.id), [reported.id, fresh.id]);
+  }));
+
+test("a cursor moves on to the newest record read, never back, and keeps to read again only what it has passed", () => {
+  const cursor = newLogCursor();
+  advanceCursor(cursor, 10, [4, 12, 4, 2]);
+  assert.equal(cursor, { after: 10, again: [2, 4] });
+  advanceCursor(cursor, 7, [9]);
+  assert.equal(cursor, { after: 10, again: [9] });
+});
+
+test("exact kinds, a phase, a cursor: what a reader that comes back every pass asks, each read by an index", () =>
+  withStore((store) => {
+    const write = (file: string) => {
+      appendAudit(store, { kind: "bundle.write", phase: "intent", actionId: file, at: AT });
+      return appendAudit(store, { kind: "bundle.write", phase: "outcome", actionId: file, at: AT, body: { ok: true, file } });
+    };
+    const first = write("first");
+    appendAudit(store, { kind: "bundle.writer", at: AT });
+    const second = write("second");
+    const query = { kinds: ["bundle.write"], phase: "outcome" as const };
+    assert.equal(queryAudit(store, query).map((r) => r.id), [first.id, second.id]);
+    assert.equal(queryAudit(store, { ...query, cursor: { after: first.id, again: [] } }).map((r) => r.id), [second.id]);
+    assert.equal(queryAudit(store, { ...query, cursor: { after: second.id, again: [first.id] } }).map((r) => r.id), [first.id]);
+    assert.throws(() => queryAudit(store, { cursor: newLogCursor(), limit: 1 }), /either a cursor's records or the newest N/);
+    assert.equal(fullScans(store, (s) => {
+      queryAudit(s, { ...query, cursor: { after: 3, again: [1] } });
+      intentsWithoutOutcome(s, { after: 3, again: [1] });
+    }), [], "the kind's records after the cursor, the intents after it, those to read again by id");
+  }));
 
 test("a process that dies between intent and outcome leaves the intent alone, to be found, naming its writer now gone", async () => {
   const dir = makeTempDir();

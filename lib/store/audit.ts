@@ -9,6 +9,7 @@
  *
  * The table's triggers refuse UPDATE and DELETE, so nothing here can rewrite history.
  */
+import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { faultAfter } from "./fault.ts";
 import { identify, sameProcess } from "../processes.ts";
@@ -63,6 +64,11 @@ export interface AuditQuery {
   since?: string | Date;
   /** An exact kind, or a prefix: `state` and `state.` both match `state.work_item`. */
   kind?: string;
+  /** Exact kinds only, read through the kind index (with `afterId` or `cursor`, only the records after it): what a reader that comes back every pass asks. */
+  kinds?: readonly string[];
+  phase?: AuditPhase;
+  /** Only what this cursor has not read yet, and what it must read again (`LogCursor`). */
+  cursor?: LogCursor;
   /** Kinds left out, each exact or a prefix as `kind` reads one. */
   excludeKinds?: readonly string[];
   item?: number;
@@ -140,6 +146,22 @@ export function latestBodyNumber(store: Store, kinds: readonly string[], field: 
 
 /** Records matching the query, oldest first (newest last). */
 export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] {
+  const { where, params } = conditions(query);
+  const select = `SELECT ${COLUMNS} FROM audit WHERE ${where}`;
+  if (query.cursor) {
+    if (query.limit !== undefined) throw new TypeError("An audit query reads either a cursor's records or the newest N, not both");
+    return readPast(store, query.cursor, select, params).map(fromRow);
+  }
+  let sql = `${select} ORDER BY id`;
+  if (query.limit !== undefined) {
+    sql = `SELECT * FROM (${sql} DESC LIMIT ?) ORDER BY id`;
+    params.push(query.limit);
+  }
+  return store.statement(sql).all(...params).map(fromRow);
+}
+
+/** A query's WHERE conditions (all of them, joined) and their parameters. */
+function conditions(query: AuditQuery): { where: string; params: Array<string | number> } {
   const where: string[] = [];
   const params: Array<string | number> = [];
   if (query.afterId !== undefined) {
@@ -159,6 +181,14 @@ export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] 
     where.push("(kind = ? OR substr(kind, 1, ?) = ?)");
     params.push(kind, kind.length + 1, `${kind}.`);
   }
+  if (query.kinds !== undefined) {
+    where.push(`kind IN (${query.kinds.map(() => "?").join(", ") || "NULL"})`);
+    params.push(...query.kinds);
+  }
+  if (query.phase !== undefined) {
+    where.push("phase = ?");
+    params.push(query.phase);
+  }
   for (const excluded of query.excludeKinds ?? []) {
     const kind = excluded.replace(/\.$/, "");
     where.push("NOT (kind = ? OR substr(kind, 1, ?) = ?)");
@@ -172,12 +202,45 @@ export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] 
     where.push("simulated = ?");
     params.push(query.simulated ? 1 : 0);
   }
-  let sql = `SELECT ${COLUMNS} FROM audit${where.length ? ` WHERE ${where.join(" AND ")}` : ""} ORDER BY id`;
-  if (query.limit !== undefined) {
-    sql = `SELECT * FROM (${sql} DESC LIMIT ?) ORDER BY id`;
-    params.push(query.limit);
-  }
-  return store.statement(sql).all(...params).map(fromRow);
+  return { where: where.length ? where.join(" AND ") : "1", params };
+}
+
+/**
+ * Where a reader that comes back every pass (the daemon's steps that follow the log) has got
+ * to: it has read every record up to `after`, and of those it must read `again` once more
+ * (what it left waiting). A new cursor has read nothing, so a daemon that starts again reads
+ * the whole log once and misses nothing; after that a pass reads what is new since the last.
+ */
+export interface LogCursor {
+  after: number;
+  again: number[];
+}
+
+/** A cursor that has read nothing yet. */
+export function newLogCursor(): LogCursor {
+  return { after: 0, again: [] };
+}
+
+/**
+ * Moves a cursor on once a reader is done with a pass: it has read everything up to `top`
+ * (the newest record's id, `lastAuditId`, taken before it read), and must read `again` once more.
+ * Left as it was when the reader failed, so the next pass reads it all again.
+ */
+export function advanceCursor(cursor: LogCursor, top: number, again: readonly number[]): void {
+  cursor.after = Math.max(cursor.after, top);
+  cursor.again = [...new Set(again)].filter((id) => id <= cursor.after).sort((a, b) => a - b);
+}
+
+/**
+ * The rows of `select` (a SELECT over `audit`, up to its WHERE conditions, naming the record's
+ * id `id`) that the cursor has not read and those it must read again, by id: two reads, each by
+ * an index (the ids after it, then its few `again` by id), where an OR of both read them all.
+ */
+export function readPast(store: Store, cursor: LogCursor, select: string, params: readonly SQLInputValue[]): Record<string, SQLOutputValue>[] {
+  const fresh = store.statement(`${select} AND id > ? ORDER BY id`).all(...params, cursor.after);
+  if (!cursor.again.length) return fresh;
+  const again = store.statement(`${select} AND id IN (SELECT value FROM json_each(?)) AND id <= ? ORDER BY id`).all(...params, JSON.stringify(cursor.again), cursor.after);
+  return [...again, ...fresh];
 }
 
 /**
@@ -254,12 +317,16 @@ function thisProcess(): ProcessIdentity {
   return self;
 }
 
-/** Intents with no outcome: effects that were started and never reported back. */
-export function intentsWithoutOutcome(store: Store): AuditRecord[] {
+/**
+ * Intents with no outcome: effects that were started and never reported back. Every one in the
+ * log, or, `since` a cursor, those it has not read and those it must read again.
+ */
+export function intentsWithoutOutcome(store: Store, since?: LogCursor): AuditRecord[] {
   // The IN lets SQLite use the partial index audit_by_action; without it every intent scanned the whole log.
   const sql = `SELECT ${COLUMNS} FROM audit AS i WHERE phase = 'intent' AND NOT EXISTS
-    (SELECT 1 FROM audit AS o WHERE o.action_id = i.action_id AND o.phase IN ('intent', 'outcome') AND o.phase = 'outcome') ORDER BY id`;
-  return store.statement(sql).all().map(fromRow);
+    (SELECT 1 FROM audit AS o WHERE o.action_id = i.action_id AND o.phase IN ('intent', 'outcome') AND o.phase = 'outcome')`;
+  const rows = since ? readPast(store, since, sql, []) : store.statement(`${sql} ORDER BY id`).all();
+  return rows.map(fromRow);
 }
 
 interface AuditRow {

@@ -288,6 +288,47 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE repos ADD COLUMN agent_commit TEXT;
     `,
   },
+  {
+    name: "settled disk, and the indexes an idle pass reads by",
+    sql: `
+      -- When the item's latest cleanup record (lib/cleanup/records.ts) is a real one saying its worktree is gone
+      -- (done, or branch_retained), the time of that record; else null. The cleanup pass and the disk
+      -- anomalies look only at items whose disk is not settled, so finished items cost a pass nothing.
+      -- Kept by the triggers below from the records themselves, never written by code: it is always what
+      -- worktreeGone(latestCleanup(item)) says, whatever writes or deletes a record.
+      ALTER TABLE work_items ADD COLUMN disk_settled_at TEXT;
+      -- What each item's latest cleanup record says: settled since its time, or not (null).
+      CREATE VIEW disk_settlements AS
+        SELECT c.item AS item, CASE WHEN c.simulated = 0 AND c.state IN ('done', 'branch_retained') THEN c.at END AS settled_at
+        FROM cleanups AS c WHERE c.id = (SELECT max(id) FROM cleanups WHERE item = c.item);
+      UPDATE work_items SET disk_settled_at = (SELECT settled_at FROM disk_settlements WHERE item = work_items.id);
+      CREATE TRIGGER cleanups_settle_after_insert AFTER INSERT ON cleanups BEGIN
+        UPDATE work_items SET disk_settled_at = (SELECT settled_at FROM disk_settlements WHERE item = NEW.item) WHERE id = NEW.item;
+      END;
+      CREATE TRIGGER cleanups_settle_after_delete AFTER DELETE ON cleanups BEGIN
+        UPDATE work_items SET disk_settled_at = (SELECT settled_at FROM disk_settlements WHERE item = OLD.item) WHERE id = OLD.item;
+      END;
+      CREATE TRIGGER cleanups_settle_after_update AFTER UPDATE ON cleanups BEGIN
+        UPDATE work_items SET disk_settled_at = (SELECT settled_at FROM disk_settlements WHERE item = work_items.id) WHERE id IN (OLD.item, NEW.item);
+      END;
+      -- The finished items whose disk is not settled, however many are: what the cleanup pass and the disk anomalies read.
+      CREATE INDEX work_items_disk_unsettled ON work_items (state) WHERE disk_settled_at IS NULL;
+      -- Each item's newest session (the worktree it claims) found, not counted; and the sessions that worked at a
+      -- path or below it, which the worktree root's scan asks of settled items only for a folder nothing else claims.
+      CREATE INDEX sessions_by_attempt ON sessions (item, attempt);
+      CREATE INDEX sessions_by_worktree ON sessions (worktree);
+      -- The items done since a time (the pull requests a pass refreshes) found without reading every done item.
+      DROP INDEX work_items_by_state;
+      CREATE INDEX work_items_by_state ON work_items (state, repo, updated_at);
+      -- The intent of an outcome looked up by its action id: the IN lets SQLite take the unique index audit_by_action,
+      -- where "phase = 'intent'" alone took audit_intents and read every intent in the log for each outcome written.
+      DROP TRIGGER audit_outcome_needs_intent;
+      CREATE TRIGGER audit_outcome_needs_intent BEFORE INSERT ON audit
+        WHEN NEW.phase = 'outcome' AND NOT EXISTS
+          (SELECT 1 FROM audit WHERE action_id = NEW.action_id AND phase IN ('intent', 'outcome') AND phase = 'intent')
+        BEGIN SELECT RAISE(ABORT, 'an audit outcome needs the intent of its action'); END;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

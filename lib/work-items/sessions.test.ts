@@ -7,7 +7,12 @@ import { withTempDir } from "../testing/fixtures.ts";
 import { openStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
 import { createItem, itemsById } from "./queries.ts";
-import { endSession, episodeKey, latestSession, nextAttempt, openSessions, recordSession, sessionsOf, sessionsOfItemsWithOneOpen } from "./sessions.ts";
+import {
+  endSession, episodeKey, itemsWithSessions, itemsWithTabsToSweep, latestSession, launchesWithoutRow, newestCheckouts, nextAttempt, openSessions, recordSession,
+  sessionsOf, sessionsOfItemsWithOneOpen, settledCheckoutsNear, trackedSessionBranches, unfinishedItemsWithoutSessions,
+} from "./sessions.ts";
+import { appendAudit, lastAuditId, newLogCursor } from "../store/audit.ts";
+import { fullScans, queryPlans } from "../testing/query-plans.ts";
 import type { SessionRow } from "./sessions.ts";
 import { closeCancelled, closeFromExit, closeLost } from "../ending/worker-ended.ts";
 import { transition } from "./transition.ts";
@@ -126,6 +131,45 @@ test("a worker that ends while its item waits for the owner (needs_info) interru
     for (const to of ["ready", "dispatching", "active", "needs_info"] as const) transition(store, item, to, { reason: to });
     recordSession(store, row(item, "c", "ra-widgets-7-3"));
     assert.equal(closeCancelled(store, { id: "c", item }, "cancelled by the owner")!.state, "interrupted");
+  }));
+
+test("what every pass reads of items and sessions is found by index: no query reads all the finished items, or every session", () =>
+  withItem((store) => {
+    const cursor = newLogCursor();
+    assert.equal(fullScans(store, (s) => {
+      newestCheckouts(s, { unsettled: true });
+      settledCheckoutsNear(s, ["/w", "/"], ["/w"]);
+      itemsWithSessions(s, "done", { unsettled: true });
+      unfinishedItemsWithoutSessions(s);
+      trackedSessionBranches(s, ["demo/widgets"], "2026-01-08T10:00:00Z");
+      openSessions(s, { state: "done" });
+      itemsWithTabsToSweep(s, false, "testhost");
+      launchesWithoutRow(s, cursor);
+      launchesWithoutRow(s, { after: 10, again: [3, 4] });
+    }), []);
+    // Read from the few rows still to look at: the other way round, every done item is read to find them.
+    assert.match(queryPlans(store, (s) => openSessions(s, { state: "done" }))[0].steps[0], /^SCAN s USING INDEX sessions_open\b/);
+    assert.match(queryPlans(store, (s) => itemsWithTabsToSweep(s, false, "testhost"))[0].steps[0], /^SCAN s USING INDEX sessions_tabs_unswept\b/);
+    assert.match(queryPlans(store, (s) => newestCheckouts(s, { unsettled: true }))[0].steps[0], /^SCAN w USING INDEX work_items_disk_unsettled\b/);
+  }));
+
+test("the launches left without a row, since a cursor: only those after it and those it reads again; a new cursor (a restart) finds them all", () =>
+  withItem((store, item) => {
+    const launch = (session: string) => {
+      const actionId = `launch-${session}`;
+      appendAudit(store, { kind: "session.launch", phase: "intent", actionId, item, repo: "demo/widgets" });
+      return appendAudit(store, { kind: "session.launch", phase: "outcome", actionId, item, repo: "demo/widgets", body: { ok: true, session_id: session } }).id;
+    };
+    const first = launch("s-1");
+    const recorded = launch("s-2");
+    recordSession(store, row(item, "s-2", "ra-widgets-7"));
+    const second = launch("s-3");
+    assert.equal(launchesWithoutRow(store).map((l) => l.id), [first, second]);
+    const cursor = { after: lastAuditId(store), again: [first] };
+    const third = launch("s-4");
+    assert.equal(launchesWithoutRow(store, cursor).map((l) => l.id), [first, third], "the one read again, and the new one");
+    assert.equal(launchesWithoutRow(store, newLogCursor()).map((l) => l.id), [first, second, third]);
+    assert.ok(recorded < second);
   }));
 
 /** Test support: lib/testing, and the crash suite, which looks at the store from outside as a test does. */

@@ -9,6 +9,15 @@ import { parseTerminal } from "../boundaries/launchers/types.ts";
 import { isoSeconds, now } from "../clock.ts";
 import type { WorkerProfile } from "../config.ts";
 import type { Store } from "../store/open.ts";
+import { readPast } from "../store/audit.ts";
+import type { LogCursor } from "../store/audit.ts";
+import { WORK_ITEM_STATES } from "./queries.ts";
+
+/**
+ * The states short of `done` and `abandoned`, as an SQL list: named, not "NOT IN" the finished
+ * two, so a query takes the index by state and reads none of the finished items.
+ */
+const UNFINISHED = WORK_ITEM_STATES.filter((state) => state !== "done" && state !== "abandoned").map((state) => `'${state}'`).join(", ");
 
 /** A worker session as it is recorded when it starts. */
 export interface SessionRow {
@@ -148,25 +157,24 @@ export function trackedSessionBranches(store: Store, repos: readonly string[], d
   return store.statement(
     `SELECT w.id AS id, w.repo AS repo, s.branch AS branch, s.started_at AS started_at
      FROM work_items AS w JOIN sessions AS s ON s.item = w.id
-     WHERE w.repo IN (${repos.map(() => "?").join(", ")}) AND (w.state NOT IN ('done', 'abandoned') OR (w.state = 'done' AND w.updated_at >= ?))
+     WHERE w.repo IN (${repos.map(() => "?").join(", ")}) AND (w.state IN (${UNFINISHED}) OR (w.state = 'done' AND w.updated_at >= ?))
      ORDER BY w.id, s.attempt, s.started_at`,
   ).all(...repos, doneSince).map((row) => ({ ...(row as { id: number; repo: string; branch: string; started_at: string }) }));
 }
 
 /**
- * The items with a worker launched (a `session.launch` outcome that says it started, naming
- * its session) that no session row records: a start a crash cut between its launch and its
- * row (lib/daemon/settle-claims.ts).
+ * The launches of workers (each a `session.launch` outcome that says it started, naming its
+ * session) that no session row records, by id: a start a crash cut between its launch and its
+ * row (lib/daemon/settle-claims.ts). Every one in the log, or, `since` a cursor, those it has
+ * not read and those it must read again; read through the kind index either way.
  */
-export function itemsLaunchedWithoutRow(store: Store): number[] {
-  const rows = store.statement(
-    `SELECT DISTINCT a.item AS item FROM audit a
-     WHERE a.kind = 'session.launch' AND a.phase = 'outcome' AND a.item IS NOT NULL AND json_extract(a.body, '$.ok') = 1
-       AND json_type(a.body, '$.session_id') = 'text'
-       AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = json_extract(a.body, '$.session_id'))
-     ORDER BY a.item`,
-  ).all() as Array<{ item: number }>;
-  return rows.map((row) => row.item);
+export function launchesWithoutRow(store: Store, since?: LogCursor): Array<{ id: number; item: number }> {
+  const sql = `SELECT id, item FROM audit
+     WHERE kind = 'session.launch' AND phase = 'outcome' AND item IS NOT NULL AND json_extract(body, '$.ok') = 1
+       AND json_type(body, '$.session_id') = 'text'
+       AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = json_extract(audit.body, '$.session_id'))`;
+  const rows = since ? readPast(store, since, sql, []) : store.statement(`${sql} ORDER BY id`).all();
+  return rows.map((row) => ({ id: Number(row.id), item: Number(row.item) }));
 }
 
 /** The rows still open of items in `state` (by default every open row), by item and attempt. */
@@ -174,7 +182,8 @@ export function openSessions(store: Store, options: { state?: string } = {}): St
   const rows = options.state === undefined
     ? store.statement("SELECT * FROM sessions WHERE ended_at IS NULL ORDER BY item, attempt").all()
     : store.statement(
-      `SELECT s.* FROM sessions AS s JOIN work_items AS w ON w.id = s.item
+      // From the open rows to their items (CROSS JOIN keeps that order): the other way round reads every done item.
+      `SELECT s.* FROM sessions AS s CROSS JOIN work_items AS w ON w.id = s.item
        WHERE s.ended_at IS NULL AND w.state = ? ORDER BY s.item, s.attempt`,
     ).all(options.state);
   return rows.map(fromRow);
@@ -189,7 +198,8 @@ export function openSessions(store: Store, options: { state?: string } = {}): St
  */
 export function itemsWithTabsToSweep(store: Store, simulated: boolean, host: string): number[] {
   return store.statement(
-    `SELECT DISTINCT s.item AS item FROM sessions AS s INDEXED BY sessions_tabs_unswept JOIN work_items AS w ON w.id = s.item
+    // CROSS JOIN keeps the unswept rows first: the other way round SQLite read every done item for them.
+    `SELECT DISTINCT s.item AS item FROM sessions AS s INDEXED BY sessions_tabs_unswept CROSS JOIN work_items AS w ON w.id = s.item
      WHERE s.tabs_swept_at IS NULL AND s.host = ? AND w.state = 'done' AND w.simulated = ?
        AND NOT EXISTS (SELECT 1 FROM sessions AS o WHERE o.item = s.item AND o.ended_at IS NULL)
      ORDER BY s.item`,
@@ -212,28 +222,62 @@ function fromRow(row: unknown): StoredSession {
   return { ...r, simulated: r.simulated === 1, terminal: parseTerminal(r.terminal), episode_key: key } as StoredSession;
 }
 
-/** The items in `state` that have at least one session on record, by id. */
-export function itemsWithSessions(store: Store, state: string): number[] {
+/**
+ * The items in `state` that have at least one session on record, by id; with `unsettled`, only
+ * those whose disk is not settled (`work_items.disk_settled_at`), read through the index of those.
+ */
+export function itemsWithSessions(store: Store, state: string, options: { unsettled?: boolean } = {}): number[] {
+  const unsettled = options.unsettled ? " AND w.disk_settled_at IS NULL" : "";
   return (store.statement(
-    "SELECT w.id AS id FROM work_items w WHERE w.state = ? AND EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id) ORDER BY w.id",
+    `SELECT w.id AS id FROM work_items w WHERE w.state = ?${unsettled} AND EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id) ORDER BY w.id`,
   ).all(state) as Array<{ id: number }>).map((row) => row.id);
 }
 
-/** Each item's newest session's worktree and branch, with the item's repository, issue and state; by item id. */
-export function newestCheckouts(store: Store): Array<{ path: string; item: number; repo: string; issue: number; state: string; branch: string }> {
+/** An item's newest session's worktree and branch, with the item's repository, issue and state, and when its disk was settled (null while it is not). */
+export interface Checkout {
+  path: string;
+  item: number;
+  repo: string;
+  issue: number;
+  state: string;
+  branch: string;
+  settled_at: string | null;
+}
+
+const CHECKOUT = `SELECT s.worktree AS path, s.item AS item, w.repo AS repo, w.issue AS issue, w.state AS state, s.branch AS branch, w.disk_settled_at AS settled_at`;
+const NEWEST = "s.worktree != '' AND s.attempt = (SELECT max(attempt) FROM sessions WHERE item = s.item)";
+
+/**
+ * Each item's newest checkout, by item id; with `unsettled`, only the items whose disk is not
+ * settled, read through the index of those (CROSS JOIN keeps that order), however many are.
+ */
+export function newestCheckouts(store: Store, options: { unsettled?: boolean } = {}): Checkout[] {
+  const sql = options.unsettled
+    ? `${CHECKOUT} FROM work_items AS w INDEXED BY work_items_disk_unsettled CROSS JOIN sessions AS s ON s.item = w.id
+       WHERE w.disk_settled_at IS NULL AND ${NEWEST} ORDER BY s.item`
+    : `${CHECKOUT} FROM sessions AS s JOIN work_items AS w ON w.id = s.item WHERE ${NEWEST} ORDER BY s.item`;
+  return store.statement(sql).all().map((row) => ({ ...(row as unknown as Checkout) }));
+}
+
+/**
+ * The newest checkouts of items whose disk is settled that are at one of the paths `at` or
+ * below one of `below`, compared as recorded (no link followed): what the worktree root's scan
+ * asks of the finished items, and only for the few folders no other item claims.
+ */
+export function settledCheckoutsNear(store: Store, at: readonly string[], below: readonly string[]): Checkout[] {
+  const settled = `w.disk_settled_at IS NOT NULL AND ${NEWEST}`;
   return store.statement(
-    `SELECT s.worktree AS path, s.item AS item, w.repo AS repo, w.issue AS issue, w.state AS state, s.branch AS branch
-     FROM sessions AS s JOIN work_items AS w ON w.id = s.item
-     WHERE s.worktree != '' AND s.attempt = (SELECT max(attempt) FROM sessions WHERE item = s.item)
-     ORDER BY s.item`,
-  ).all() as Array<{ path: string; item: number; repo: string; issue: number; state: string; branch: string }>;
+    `${CHECKOUT} FROM json_each(?) AS p CROSS JOIN sessions AS s ON s.worktree = p.value JOIN work_items AS w ON w.id = s.item WHERE ${settled}
+     UNION ${CHECKOUT} FROM json_each(?) AS b CROSS JOIN sessions AS s ON s.worktree > b.value || '/' AND s.worktree < b.value || '0'
+       JOIN work_items AS w ON w.id = s.item WHERE ${settled}`,
+  ).all(JSON.stringify(at), JSON.stringify(below)).map((row) => ({ ...(row as unknown as Checkout) }));
 }
 
 /** The unfinished items (not done or abandoned) no session was ever recorded for, by id. */
 export function unfinishedItemsWithoutSessions(store: Store): Array<{ item: number; repo: string; issue: number; state: string; title: string }> {
   return store.statement(
     `SELECT w.id AS item, w.repo AS repo, w.issue AS issue, w.state AS state, w.title AS title FROM work_items AS w
-     WHERE w.state NOT IN ('done', 'abandoned') AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id) ORDER BY w.id`,
+     WHERE w.state IN (${UNFINISHED}) AND NOT EXISTS (SELECT 1 FROM sessions s WHERE s.item = w.id) ORDER BY w.id`,
   ).all() as Array<{ item: number; repo: string; issue: number; state: string; title: string }>;
 }
 
