@@ -9,6 +9,7 @@ import { git } from "../testing/fixtures.ts";
 import { withCleanupWorld } from "../testing/cleanup-world.ts";
 import type { CleanupWorld } from "../testing/cleanup-world.ts";
 import { reportDiskAnomalies } from "./disk-anomalies.ts";
+import { newWorktreeListMemo } from "../boundaries/worktree-list-memo.ts";
 import { recordCleanup } from "./records.ts";
 import type { CleanupState } from "./records.ts";
 
@@ -38,6 +39,22 @@ test("a directory in the worktree root no item claims is an orphan_worktree, rai
     assert.equal([report.raised, report.retracted], [0, 2]);
     assert.equal(unresolved(w, "orphan_worktree"), []);
     assert.is(queryAudit(w.store, { kind: "anomaly.retracted" }).length, 2);
+  }));
+
+test("with the daemon's memo of the clones' worktree lists, a worktree added by hand after a pass is raised on the next, and retracted once removed", () =>
+  withCleanupWorld(async (w) => {
+    const memo = newWorktreeListMemo();
+    const daemon = { ...w, worktreeLists: memo };
+    assert.equal(await reportDiskAnomalies(daemon).then((r) => [r.raised, r.retracted]), [0, 0]);
+    assert.equal(await reportDiskAnomalies(daemon).then((r) => [r.raised, r.retracted]), [0, 0]);
+    const runs = memo.gitRuns;
+    const loose = w.addWorktree("issue-9", "robot-army/9-loose");
+    assert.equal(await reportDiskAnomalies(daemon).then((r) => [r.raised, r.retracted]), [1, 0]);
+    assert.equal(unresolved(w, "orphan_worktree").map((a) => a.action), [loose]);
+    assert.match(unresolved(w, "orphan_worktree")[0].detail, "(branch robot-army/9-loose)");
+    assert.is(memo.gitRuns, runs + 1, "git was asked again once the worktree was added, and only then");
+    git(w.clone, "worktree", "remove", "--force", loose);
+    assert.equal(await reportDiskAnomalies(daemon).then((r) => [r.raised, r.retracted]), [0, 1]);
   }));
 
 test("a finished item's worktree deleted by hand is a prunable_worktree naming worktree remove <id>; an unfinished one's is not; a removal on record retracts it", () =>

@@ -21,10 +21,16 @@ import { listAnomalies, raiseAnomaly, retractAnomaly } from "../store/anomalies.
 import type { AnomalyKind } from "../store/anomalies.ts";
 import { cloneWorktrees, unclaimedDirectories, worktreeClaims } from "./unclaimed.ts";
 import type { Claim, UnclaimedDeps } from "./unclaimed.ts";
+import type { WorktreeListMemo } from "../boundaries/worktree-list-memo.ts";
 
-/** What the disk anomalies read: the store, the config and state dir (the worktree root), and whether worktrees are real. */
+/**
+ * What the disk anomalies read: the store, the config and state dir (the worktree root), and
+ * whether worktrees are real; the daemon's memo of the clones' worktree lists, kept between its
+ * passes, so git is asked only once a clone's worktrees changed.
+ */
 export interface DiskAnomalyDeps extends UnclaimedDeps {
   effects: Pick<Effects, "worktrees">;
+  worktreeLists?: WorktreeListMemo;
 }
 
 /** What one pass did: anomalies raised and retracted, and an event for each, as the tick reports its steps'. */
@@ -42,7 +48,7 @@ export async function reportDiskAnomalies(deps: DiskAnomalyDeps): Promise<DiskAn
   // the store about them for a folder nothing else claims).
   const claims = worktreeClaims(deps.store, worktreeRoot(deps.config, deps.stateDir), { unsettled: true });
   const orphans = new Map<string, { repo: string | null; detail: string }>();
-  const listed = await cloneWorktrees(deps.store, deps.config);
+  const listed = await cloneWorktrees(deps.store, deps.config, deps.worktreeLists);
   for (const dir of await unclaimedDirectories(deps, { claims, worktrees: listed.worktrees })) {
     orphans.set(dir.path, {
       repo: dir.repo,

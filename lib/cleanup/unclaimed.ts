@@ -25,6 +25,8 @@ import type { Store } from "../store/open.ts";
 import type { WorkItemState } from "../work-items/queries.ts";
 import { newestCheckouts, settledCheckoutsNear, unfinishedItemsWithoutSessions } from "../work-items/sessions.ts";
 import { listWorktrees, worktreePath } from "../boundaries/worktrees.ts";
+import { listWorktreesRemembered } from "../boundaries/worktree-list-memo.ts";
+import type { WorktreeListMemo } from "../boundaries/worktree-list-memo.ts";
 import { branchName } from "../work-items/branch-name.ts";
 import { removeCheckout } from "./checkout.ts";
 import type { CheckoutRemoval, SessionGuard } from "./checkout.ts";
@@ -87,13 +89,17 @@ export function onboardedClones(store: Store, config: Pick<Config, "repos">): Ar
     .map(([repo, settings]) => ({ repo, path: settings.path, base: baseBranchOf(store, config, repo) }));
 }
 
-/** Every worktree the onboarded clones list, and the clones whose list cannot be read (with git's words). */
-export async function cloneWorktrees(store: Store, config: Pick<Config, "repos">): Promise<{ worktrees: CloneWorktree[]; unreadable: Array<{ repo: string; problem: string }> }> {
+/**
+ * Every worktree the onboarded clones list, and the clones whose list cannot be read (with
+ * git's words). With `memo` (the daemon's, kept between passes), a clone's list is asked of
+ * git again only once git's record of its worktrees changed (lib/boundaries/worktree-list-memo.ts).
+ */
+export async function cloneWorktrees(store: Store, config: Pick<Config, "repos">, memo?: WorktreeListMemo): Promise<{ worktrees: CloneWorktree[]; unreadable: Array<{ repo: string; problem: string }> }> {
   const worktrees: CloneWorktree[] = [];
   const unreadable: Array<{ repo: string; problem: string }> = [];
   for (const clone of onboardedClones(store, config)) {
     try {
-      for (const listed of await listWorktrees(clone.path)) {
+      for (const listed of await (memo ? listWorktreesRemembered(clone.path, memo) : listWorktrees(clone.path))) {
         worktrees.push({ repo: clone.repo, repoPath: clone.path, path: listed.path, branch: listed.branch?.replace(/^refs\/heads\//, ""), main: listed.main, prunable: listed.prunable });
       }
     } catch (error) {

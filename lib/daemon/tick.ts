@@ -36,6 +36,8 @@ import { followNeedsInfo } from "../work-items/needs-info.ts";
 import { cleanupPass, newBundleCursor } from "../cleanup/pass.ts";
 import type { BundleCursor } from "../cleanup/pass.ts";
 import { reportDiskAnomalies } from "../cleanup/disk-anomalies.ts";
+import { newWorktreeListMemo } from "../boundaries/worktree-list-memo.ts";
+import type { WorktreeListMemo } from "../boundaries/worktree-list-memo.ts";
 import { notifyPass, openNotificationCursor } from "../notify/pass.ts";
 
 /** What a tick works with: dispatch's dependencies, the exit spool, and where to report. */
@@ -62,6 +64,8 @@ export interface DaemonState {
    * bundles. Held by this process only: a daemon that starts again reads the whole log once.
    */
   cursors: { unfinished: LogCursor; launches: LogCursor; bundles: BundleCursor };
+  /** The clones' worktree lists as git last gave them, asked again once git's record of them changes (the disk anomalies). */
+  worktreeLists: WorktreeListMemo;
 }
 
 /** What a tick did, as the `reconcile.pass` audit record counts it. */
@@ -103,6 +107,7 @@ export function initialState(lastPollAt: string | null = null): DaemonState {
   return {
     tick: 0, lastPollAt, reportedSpool: new Set(), waiting: new Map(),
     cursors: { unfinished: newLogCursor(), launches: newLogCursor(), bundles: newBundleCursor() },
+    worktreeLists: newWorktreeListMemo(),
   };
 }
 
@@ -192,7 +197,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   });
   // After cleanup, so a directory it just reclaimed is not reported, and one it left is.
   await step("disk anomalies", async () => {
-    const disk = await reportDiskAnomalies(deps);
+    const disk = await reportDiskAnomalies({ ...deps, worktreeLists: state.worktreeLists });
     result.disk = { raised: disk.raised, retracted: disk.retracted };
     disk.events.forEach(deps.report);
   });
