@@ -1,6 +1,7 @@
 /**
  * SHA-256 of text or bytes, hex: the one hash robot-army names things by (agent files, its
- * own episode records, the config text a daemon applied).
+ * own episode records, the config text a daemon applied, a token's fingerprint, an issue's
+ * words as the owner saw them, a Codex hook's identity, and the sandbox forge's ETags).
  *
  * @example sha256Hex("") // "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
  */

@@ -14,7 +14,7 @@
  * for (const issue of changes.issues) take(issue);
  * changes.commit(); // only now is the ETag remembered: a crash before this re-reads
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../sha256.ts";
 import type { Octokit } from "@octokit/rest";
 import type { Config } from "../config.ts";
 import { now as clockNow } from "../clock.ts";
@@ -61,7 +61,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
   const apiBase = config.github.api_base.replace(/\/+$/, "");
   const memory = gitHubMemory(store, apiBase);
   // What is remembered of a token is keyed by a fingerprint of it, never the token itself.
-  const tokenKey = token === null ? "anonymous" : `token sha256:${createHash("sha256").update(token).digest("hex").slice(0, 16)}`;
+  const tokenKey = token === null ? "anonymous" : `token sha256:${sha256Hex(token).slice(0, 16)}`;
   const { Octokit } = await import("@octokit/rest");
   const octokit: Octokit = new Octokit({ baseUrl: apiBase, auth: token ?? undefined, userAgent: "robot-army", log: SILENT });
   const transport = makeTransport(memory, (call) => octokit.request.endpoint.parse(call as never), {

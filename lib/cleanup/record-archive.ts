@@ -11,7 +11,8 @@
  */
 import { closeSync, existsSync, fsyncSync, linkSync, openSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { createHash, randomUUID } from "node:crypto";
+import { randomUUID } from "node:crypto";
+import { sha256Hex } from "../sha256.ts";
 import type { Finding } from "../store/findings.ts";
 import { makePrivateDir } from "../state-dir.ts";
 import { auditEffect, queryAudit } from "../store/audit.ts";
@@ -62,7 +63,7 @@ export async function archiveRecords(
 /** Writes the original's bytes to the record's archive path (never over other bytes) and reads the copy back by its hash. */
 function copyVerified(original: string, record: ArchivedRecord): void {
   const bytes = readRegularFile(original);
-  if (createHash("sha256").update(bytes).digest("hex") !== record.sha256) throw new Error(`"${record.file}" is no longer what was proven robot-army's record; nothing of it was archived`);
+  if (sha256Hex(bytes) !== record.sha256) throw new Error(`"${record.file}" is no longer what was proven robot-army's record; nothing of it was archived`);
   if (existsSync(record.archive)) {
     if (fileSha256(record.archive) === record.sha256) return;
     throw new Error(`"${record.archive}" is already in the archive with other content and is never overwritten`);

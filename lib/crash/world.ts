@@ -7,7 +7,7 @@
  */
 import { trusts } from "../dispatch/agent-trust.ts";
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../sha256.ts";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { commentMarker } from "../effects.ts";
@@ -151,7 +151,7 @@ function tabOnServer(lab: Lab, intent: AuditRecord): WorldFact {
  * or an archive half done, is a world no crash may leave.
  */
 function recordsArchived(worktree: string, records: Array<{ file: string; sha256: string; archive: string }>): WorldFact {
-  const whole = (file: string, sha256: string) => existsSync(file) && createHash("sha256").update(readFileSync(file)).digest("hex") === sha256;
+  const whole = (file: string, sha256: string) => existsSync(file) && sha256Hex(readFileSync(file)) === sha256;
   const archived = records.filter((r) => whole(r.archive, r.sha256)).length;
   const lost = records.filter((r) => !whole(r.archive, r.sha256) && !whole(join(worktree, r.file), r.sha256));
   if (lost.length) throw new Error(`the records ${lost.map((r) => r.file).join(", ")} are neither whole in the archive nor in "${worktree}"`);

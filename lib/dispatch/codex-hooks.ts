@@ -37,7 +37,7 @@
  *   shared by every Codex of the user, where the worker's environment (RA_SESSION_ID, which
  *   identifies the worker to its hooks) is not the hooks' and `/exit` ends no session.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../sha256.ts";
 import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { parse as parseToml } from "smol-toml";
@@ -76,7 +76,7 @@ export function codexHookCommand(robotArmy: string, episodeKey: string, sessionI
  */
 export function codexHookHash(label: string, command: string, timeout: number): string {
   const identity = { event_name: label, hooks: [{ async: false, command, timeout, type: "command" }] };
-  return `sha256:${createHash("sha256").update(JSON.stringify(identity)).digest("hex")}`;
+  return `sha256:${sha256Hex(JSON.stringify(identity))}`;
 }
 
 /** The `-c` pairs that give a worker robot-army's hooks and trust exactly those. */

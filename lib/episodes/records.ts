@@ -2,7 +2,7 @@
  * Records: a closed episode becomes `.ai/repo/sessions/<started>--<id>.md`, a Markdown file
  * whose front matter says what the stretch of work was and who wrote the record.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../sha256.ts";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../atomic.ts";
@@ -52,7 +52,7 @@ export async function writeRecord(journal: Journal, record: EpisodeRecord, body:
   const text = `---\n${stringify(record)}---\n\n${body.trimEnd()}\n`;
   refuseLinks(journal, journal.recordsDir);
   writeFileAtomic(file, text);
-  return { file, sha256: createHash("sha256").update(text, "utf8").digest("hex") };
+  return { file, sha256: sha256Hex(text) };
 }
 
 /** A record found on disk. */

@@ -10,7 +10,7 @@
  * await octokit.rest.issues.listForRepo({ owner: "demo", repo: "widgets" });
  * await forge.close();
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../sha256.ts";
 import { createServer } from "node:http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
@@ -187,7 +187,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     const headers: Record<string, string> = { ...base, ...reply.headers };
     if (method === "GET" && reply.status === 200) {
       // The tag is the viewer's as well as the answer's (GitHub's vary on Authorization): another token's tag never earns a 304.
-      headers.etag = `W/"${createHash("sha256").update(json).update("\0").update(headers.link ?? "").update(`\0${user.id}`).digest("hex").slice(0, 40)}"`;
+      headers.etag = `W/"${sha256Hex(`${json}\0${headers.link ?? ""}\0${user.id}`).slice(0, 40)}"`;
       headers["cache-control"] = "private, max-age=60, s-maxage=60";
       headers.vary = "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding";
       if (etagMatches(req.headers["if-none-match"], headers.etag)) {

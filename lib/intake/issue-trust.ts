@@ -11,7 +11,7 @@
  * item back; what was last seen is kept in the store, so `status`, `show` and `prompt` say
  * why an item waits and what lets it go.
  */
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../sha256.ts";
 import { TRUST_BATCH } from "../boundaries/github-types.ts";
 import type { BodyAuthorship, GitHubReader, IssueEvent } from "../boundaries/github-types.ts";
 import { nowIso } from "../clock.ts";
@@ -116,7 +116,7 @@ export function bodyFacts(authorship: BodyAuthorship, rules: TrustRules): Pick<T
  * JSON pair, so no split of the same characters between them hashes alike).
  */
 export function wordsHash(words: IssueWords): string {
-  return createHash("sha256").update(JSON.stringify([words.title, words.body]), "utf8").digest("hex");
+  return sha256Hex(JSON.stringify([words.title, words.body]));
 }
 
 /** Whether `given` (at least SHORT_HASH hex digits, any case) is the start of the hash `sha256`. */
