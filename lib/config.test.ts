@@ -40,6 +40,16 @@ test("an empty file gives every default", async () => {
   assert.equal(await defaultConfig(), DEFAULTS);
 });
 
+test("a config with no key is the defaults written ahead of time, exactly what the validator makes of a file of comments only", async () => {
+  const env = { HOME: "/home/owner" };
+  // A comment is a key-less file that goes through the TOML parser and the validator; an empty one takes the defaults file.
+  const validated = await parseConfig("# nothing set yet\n", PATH, env);
+  assert.equal(await parseConfig("", PATH, env), validated);
+  assert.equal(await parseConfig("", "/elsewhere/config.toml", { HOME: "/home/other" }), await parseConfig("# nothing\n", "/elsewhere/config.toml", { HOME: "/home/other" }));
+  assert.ok(Object.isFrozen((await parseConfig("", PATH, env)).daemon), "frozen as a validated config is");
+  assert.is.not(await parseConfig("", PATH, env), await parseConfig("", PATH, env), "a fresh copy each time");
+});
+
 test("a file of TOML's whitespace and newlines only is every default; a carriage return alone or a no-break space is still refused", async () => {
   assert.equal(await parseConfig(" \n\t\r\n\n", "/x/config.toml"), await defaultConfig());
   // What TOML refuses is still refused: a carriage return without its newline, a no-break space.

@@ -17,7 +17,7 @@ import { buildPackage, pointImportsAtJs, shipped } from "./pack.ts";
 const nodeTest = skipWhen(test, isDeno() && "the package's install and run are proven on the Node run (the package runs on Node)");
 
 test("what ships: the sources a user runs, never a test or a test kit", () => {
-  for (const path of ["bin/robot-army.mjs", "scripts/status.ts", "scripts/dev/session-holder.ts", "lib/cli.ts", "lib/forge/server.ts", "lib/web/static/dashboard.js", "schema/config.schema.json", "schema/validate/config.mjs"]) {
+  for (const path of ["bin/robot-army.mjs", "scripts/status.ts", "scripts/dev/session-holder.ts", "lib/cli.ts", "lib/forge/server.ts", "lib/web/static/dashboard.js", "schema/config.schema.json", "schema/validate/config.mjs", "schema/validate/config-defaults.json"]) {
     assert.ok(shipped(path), path);
   }
   for (const path of ["scripts/status.test.ts", "lib/cli.test.ts", "lib/testing/fixtures.ts", "lib/scenario/run.ts", "lib/crash/lab.ts", "scripts/dev/pack.ts", "scripts/dev/test.ts", "scenarios/status/doctor.yaml", "catalogue/commands.md"]) {

@@ -41,7 +41,7 @@ export function shipped(path: string): boolean {
     if (TEST_KITS.some((kit) => path.startsWith(`${kit}/`))) return false;
     return path.endsWith(".ts") || path.startsWith("lib/web/static/");
   }
-  return /^schema\/[^/]+\.json$/.test(path) || /^schema\/validate\/[^/]+\.mjs$/.test(path);
+  return /^schema\/[^/]+\.json$/.test(path) || /^schema\/validate\/[^/]+\.(mjs|json)$/.test(path);
 }
 
 /** Imports of our own `.ts` files (static, dynamic, re-exports, side effects) made to name the `.js` beside them. */

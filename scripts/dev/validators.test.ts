@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
 import { readFileSync, readdirSync } from "node:fs";
-import { validatorSources } from "./validators.ts";
+import { configDefaultsSource, validatorSources } from "./validators.ts";
 
 const root = new URL("../..", import.meta.url);
 
@@ -12,6 +12,7 @@ test("every committed validator in schema/validate/ is what its schema makes (np
   for (const [name, source] of sources) {
     assert.ok(readFileSync(new URL(`schema/validate/${name}.mjs`, root), "utf8") === source, `schema/validate/${name}.mjs has drifted from schema/${name}.schema.json: run npm run validators`);
   }
+  assert.ok(readFileSync(new URL("schema/validate/config-defaults.json", root), "utf8") === await configDefaultsSource(), "schema/validate/config-defaults.json has drifted from schema/config.schema.json: run npm run validators");
 });
 
 test("a generated validator needs no ajv at run time, and checks what the schema says", async () => {

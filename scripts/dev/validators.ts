@@ -1,7 +1,7 @@
 /**
  * `npm run validators`: writes `schema/validate/<name>.mjs`, the validator of each
  * `schema/<name>.schema.json` as ajv's standalone code, so no command compiles a schema at
- * run time (ajv's import and compile cost a command about a tenth of a second, and a
+ * run time, and the config's defaults (`config-defaults.json`, below) (ajv's import and compile cost a command about a tenth of a second, and a
  * Claude Code hook runs one on every tool call). `scripts/dev/validators.test.ts` fails
  * when a committed validator is not what its schema makes.
  *
@@ -55,10 +55,28 @@ function esmOf(code: string, schemaFile: string): string {
   ].join("\n");
 }
 
+/**
+ * `schema/validate/config-defaults.json`: what the config's validator makes of a config with no
+ * key, every default filled in, which lib/config.ts gives a command run without a config
+ * instead of loading the validator. Made by the validator itself, from the schema as it is now.
+ */
+export async function configDefaultsSource(): Promise<string> {
+  const { Ajv } = await import("ajv");
+  const formats = await import("../../lib/config-formats.ts");
+  const ajv = new Ajv({ useDefaults: true, strict: true, allErrors: false });
+  for (const format of ["duration", "timer", "url", "path"] as const) ajv.addFormat(format, formats[format]);
+  const validate = ajv.compile(JSON.parse(readFileSync(join(root, "schema", "config.schema.json"), "utf8")));
+  const data = {};
+  if (!validate(data)) throw new Error(`schema/config.schema.json: a config with no key does not validate: ${JSON.stringify(validate.errors)}`);
+  return `${JSON.stringify(data, null, 2)}\n`;
+}
+
 if (import.meta.main) {
   mkdirSync(join(root, "schema", "validate"), { recursive: true });
   for (const [name, source] of await validatorSources()) {
     writeFileSync(join(root, "schema", "validate", `${name}.mjs`), source);
     console.log(`schema/validate/${name}.mjs`);
   }
+  writeFileSync(join(root, "schema", "validate", "config-defaults.json"), await configDefaultsSource());
+  console.log("schema/validate/config-defaults.json");
 }
