@@ -44,6 +44,18 @@ test("a first tick polls, dispatches under the cap, comments, audits the pass an
     assert.ok(beat.last_poll_at);
   }));
 
+test("the disk anomalies ask git for the clone's worktrees on the first tick and again only once they changed (the worktree a dispatch added)", () =>
+  withDaemon(template, async ({ deps }) => {
+    const state = initialState();
+    await runTick(deps, state);
+    assert.is(state.worktreeLists.gitRuns, 1);
+    // The first tick's dispatch added a worktree after its disk anomalies were read: the second asks again, the third does not.
+    await runTick(deps, state);
+    assert.is(state.worktreeLists.gitRuns, 2);
+    await runTick(deps, state);
+    assert.is(state.worktreeLists.gitRuns, 2);
+  }));
+
 test("a tick stopped after it dispatched and before its notification step leaves the dispatch to the next tick, which tells it", () =>
   withDaemon(template, async ({ t, deps }) => {
     const receivers = await startNotifyReceivers(join(t.tmp, "receivers"));
