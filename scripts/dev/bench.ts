@@ -8,7 +8,8 @@
  * `log --limit 1` on a state dir with a few audit records (1.5x), `status` with no config
  * file (1.8x), `--help` (1.5x), the very first start with an empty compile cache (3x), and
  * `log` on Deno against `deno eval 0` (2x). The `.ts` router started directly and an empty
- * `.ts` file follow for information.
+ * `.ts` file follow for information. Beside each wall time, where Linux's /proc says it, the
+ * mean CPU time of a run and its ratio: the steadier figure on a busy machine.
  *
  * `poll`: one intake pass over 5 repositories of 200 labelled issues each on the sandbox
  * forge (in process, at the plan level), cold (an empty store: every page is read and
@@ -37,7 +38,7 @@
  * that broke an invariant. Not run when no name is given: it takes minutes.
  */
 import { spawnSync } from "node:child_process";
-import { realpathSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CommandDef } from "../../lib/cli.ts";
@@ -154,20 +155,22 @@ async function benchCli({ runs, warmups }: Runs): Promise<void> {
     delete env.NODE_OPTIONS;
     checkLogOutput(subject, { ...env, ...subject.env });
     checkLogOutput(denoSubject, env);
-    const medians = timeInterleaved([baseline, subject, status, help, firstStart, ...explain, denoBaseline, denoSubject], env, runs, warmups);
+    const { wall: medians, cpu } = timeInterleaved([baseline, subject, status, help, firstStart, ...explain, denoBaseline, denoSubject], env, runs, warmups);
 
     const nodeVersion = run([node, "--version"], env).trim();
     const denoVersion = run([deno, "--version"], env).split(" (")[0].trim();
     const width = 42;
+    // The CPU time's ratio beside the wall time's, for information: the targets are read on the wall time.
+    const cpuOf = (c: Case, against?: Case) => cpu ? `  cpu ${ms(cpu.get(c)!).trim()}${against ? ` ${times(cpu.get(c)! / cpu.get(against)!)}` : ""}` : "";
     const row = (c: Case, against?: Case, tail = "") =>
-      `  ${c.label.padEnd(width)}${ms(medians.get(c)!)}${against ? `  ${times(medians.get(c)! / medians.get(against)!)}` : ""}${tail}`;
+      `  ${c.label.padEnd(width)}${ms(medians.get(c)!)}${against ? `  ${times(medians.get(c)! / medians.get(against)!)}` : ""}${cpuOf(c, against)}${tail}`;
     const targeted = (c: Case, against: Case, target: number) => {
       const ratio = medians.get(c)! / medians.get(against)!;
       return row(c, against, `  target at most ${target}x: ${ratio <= target ? "met" : "NOT MET"}${c.note ? ` (${c.note})` : ""}`);
     };
     const lines = [
       `cli: the start of a command against the bare runtime's (\`npx robot-army\`, a new process each run)`,
-      `  (node ${nodeVersion}, ${denoVersion}; median of ${runs} runs after ${warmups} warm-ups, interleaved)`,
+      `  (node ${nodeVersion}, ${denoVersion}; median of ${runs} runs after ${warmups} warm-ups, interleaved${cpu ? "; cpu: the mean CPU time of a run, its children's included" : ""})`,
       row(baseline),
       targeted(subject, baseline, CLI_TARGETS.log),
       targeted(status, baseline, CLI_TARGETS.status),
@@ -340,16 +343,49 @@ async function seedAuditLog(stateDir: string): Promise<void> {
 }
 
 /** Runs each case once per round, in turn, so drift in the machine's load hits them alike. */
-function timeInterleaved(cases: Case[], env: NodeJS.ProcessEnv, runs: number, warmups: number): Map<Case, number> {
+/**
+ * Each case's median wall time over `runs` rounds (after `warmups`), the cases taking turns, and
+ * its mean CPU time (user and system, its children's included), where the system can say it:
+ * wall time moves with whatever else the machine does; CPU time much less.
+ */
+function timeInterleaved(cases: Case[], env: NodeJS.ProcessEnv, runs: number, warmups: number): { wall: Map<Case, number>; cpu: Map<Case, number> | undefined } {
   const samples = new Map<Case, number[]>(cases.map((c) => [c, []]));
+  const cpuTotals = new Map<Case, number>(cases.map((c) => [c, 0]));
+  let cpuKnown = childrenCpuMs() !== undefined;
   for (let round = 0; round < warmups + runs; round++) {
     for (const c of cases) {
+      const before = childrenCpuMs();
       const start = performance.now();
       run(c.argv, { ...env, ...c.env, ...c.fresh?.() });
-      if (round >= warmups) samples.get(c)!.push(performance.now() - start);
+      if (round < warmups) continue;
+      samples.get(c)!.push(performance.now() - start);
+      const after = childrenCpuMs();
+      if (before === undefined || after === undefined) cpuKnown = false;
+      else cpuTotals.set(c, cpuTotals.get(c)! + after - before);
     }
   }
-  return new Map(cases.map((c) => [c, median(samples.get(c)!)]));
+  return {
+    wall: new Map(cases.map((c) => [c, median(samples.get(c)!)])),
+    cpu: cpuKnown ? new Map(cases.map((c) => [c, cpuTotals.get(c)! / runs])) : undefined,
+  };
+}
+
+/**
+ * The CPU time, in ms, of this process's children that have ended and been waited for (Linux's
+ * /proc/self/stat, in ticks of 1/100 s: a mean over many runs is fine-grained enough); undefined
+ * where there is no such file.
+ */
+function childrenCpuMs(): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync("/proc/self/stat", "utf8");
+  } catch {
+    return undefined;
+  }
+  // After the process's name, in parentheses: its state is field 3, cutime and cstime fields 16 and 17.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[13]) + Number(fields[14]);
+  return Number.isFinite(ticks) ? ticks * 10 : undefined;
 }
 
 function checkLogOutput(c: Case, env: NodeJS.ProcessEnv): void {
