@@ -1,7 +1,7 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { renameSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
 import { commitFile, git, makeGitRepo, withTempDir } from "../testing/fixtures.ts";
 import { listWorktreesRemembered, newWorktreeListMemo } from "./worktree-list-memo.ts";
 import type { WorktreeListMemo } from "./worktree-list-memo.ts";
@@ -100,6 +100,25 @@ test("a clone whose .git is not a folder (a linked worktree used as the clone) i
     assert.is(await ask(linked, memo), "asked git");
     assert.is(await ask(linked, memo), "asked git");
     assert.is(memo.lists.size, 0);
+  });
+});
+
+test("a clone whose refs are in reftable, or whose entries name their worktrees by relative paths, is asked every time", async () => {
+  await withClone(async (clone, dir) => {
+    const memo = newWorktreeListMemo();
+    await ask(clone, memo);
+    assert.is(await ask(clone, memo), "remembered");
+    // With reftable, HEAD files are stubs: what a worktree has out is not in the files the stamp reads.
+    mkdirSync(join(clone, ".git", "reftable"));
+    assert.is(await ask(clone, memo), "asked git");
+    assert.is(await ask(clone, memo), "asked git");
+    rmSync(join(clone, ".git", "reftable"), { recursive: true });
+    assert.is(await ask(clone, memo), "asked git");
+    assert.is(await ask(clone, memo), "remembered");
+    // git (2.48 and later) reads a relative gitdir from the entry's real path, which a link on the way changes.
+    writeFileSync(join(clone, ".git", "worktrees", "wt-one", "gitdir"), relative(join(clone, ".git", "worktrees", "wt-one"), join(dir, "wt-one", ".git")) + "\n");
+    assert.is(await ask(clone, memo), "asked git");
+    assert.is(await ask(clone, memo), "asked git");
   });
 });
 

@@ -4,27 +4,32 @@
  * worktrees git takes about 40 ms to say what it said the pass before.
  *
  * What git lists (each worktree's path, branch, whether it is locked or prunable, and the
- * main checkout) comes from files in the clone's `.git`: `HEAD` and `config` for the main
- * checkout, and for each entry of `.git/worktrees/` its `HEAD`, `gitdir` (where the worktree
- * is) and `locked`, and the worktree's own `.git` file that `gitdir` names (gone: prunable).
- * Their stamp (inode, size, modification and change times to the nanosecond, for a file that
- * is absent "absent") and the entries' names are read before git is asked and again after:
- * the answer is remembered only when both read the same, and given back while the stamp
- * stays the same. Git replaces `HEAD` and `config` through a lock file renamed over them, so
- * any change to them comes with a new inode, whatever the clock's grain; an entry added or
- * removed changes the names.
+ * main checkout) comes from files in the clone's `.git`: `HEAD`, `config` and `config.worktree`
+ * for the main checkout, and for each entry of `.git/worktrees/` its `HEAD`, `gitdir` (where
+ * the worktree is) and `locked`, and the worktree's own `.git` file that `gitdir` names (gone:
+ * prunable). Their stamp (inode, size, modification and change times, for a file that is
+ * absent "absent"), the entries' names and who owns the clone and its `.git` (git refuses a
+ * clone another user owns) are read before git is asked and again after: the answer is
+ * remembered only when both read the same, and given back while the stamp stays the same.
+ * Git replaces `HEAD` and `config` through a lock file renamed over them, so a change comes
+ * with a new inode even within one tick of the file system's clock; an entry added or removed
+ * changes the names.
  *
- * Only the commit each worktree is at is left out (a commit on its branch changes none of
- * these files): the remembered list has no `head`. A clone whose `.git` is not a directory
- * (itself a linked worktree, a submodule's checkout) is asked every time, as is one whose
- * files cannot be read. Nothing here decides a removal: `worktree remove` and cleanup ask git.
+ * Asked every time instead: a clone whose `.git` is not a directory (itself a linked worktree,
+ * a submodule's checkout), one whose refs are kept in reftable (its `HEAD` files are stubs: the
+ * branch a worktree has out is not in them), one whose entries name their worktrees by relative
+ * paths (git resolves those from the entry's real path), and one whose files cannot be read.
+ * Left out of what is remembered: the commit each worktree is at (a commit on its branch changes
+ * none of these files), so the list has no `head`. Not watched: configuration from outside the
+ * clone (global, system, included files). Nothing here decides a removal: `worktree remove` and
+ * cleanup ask git.
  *
  * @example
  * const memo = newWorktreeListMemo();
  * const listed = await listWorktreesRemembered("/home/me/src/widgets", memo);
  */
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { listWorktrees } from "./worktrees.ts";
 import type { ListedWorktree } from "./worktrees.ts";
 
@@ -58,16 +63,17 @@ export async function listWorktreesRemembered(repoPath: string, memo: WorktreeLi
 function recordStamp(repoPath: string): string | undefined {
   const gitDir = join(repoPath, ".git");
   try {
-    if (!lstatSync(gitDir).isDirectory()) return undefined;
-    const parts = [fileStamp(join(gitDir, "HEAD")), fileStamp(join(gitDir, "config"))];
+    const dotGit = lstatSync(gitDir);
+    if (!dotGit.isDirectory() || fileStamp(join(gitDir, "reftable")) !== "absent") return undefined;
+    const owners = `${lstatSync(repoPath).uid}:${dotGit.uid}`;
+    const parts = [owners, fileStamp(join(gitDir, "HEAD")), fileStamp(join(gitDir, "config")), fileStamp(join(gitDir, "config.worktree"))];
     const admin = join(gitDir, "worktrees");
     for (const name of entryNames(admin)) {
       const entry = join(admin, name);
       const gitdir = join(entry, "gitdir");
-      const points = readOrAbsent(gitdir);
-      // Where the entry says its worktree is; git reads a relative one from the entry.
-      const target = points === undefined ? undefined : resolve(entry, points.trim());
-      parts.push(name, fileStamp(join(entry, "HEAD")), fileStamp(gitdir), points ?? "", fileStamp(join(entry, "locked")), target && isAbsolute(target) ? fileStamp(target) : "none");
+      const points = readOrAbsent(gitdir)?.trim();
+      if (points !== undefined && !isAbsolute(points)) return undefined;
+      parts.push(name, fileStamp(join(entry, "HEAD")), fileStamp(gitdir), points ?? "", fileStamp(join(entry, "locked")), points === undefined ? "none" : fileStamp(points));
     }
     return parts.join("\0");
   } catch {

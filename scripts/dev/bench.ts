@@ -342,9 +342,9 @@ async function seedAuditLog(stateDir: string): Promise<void> {
   }
 }
 
-/** Runs each case once per round, in turn, so drift in the machine's load hits them alike. */
 /**
- * Each case's median wall time over `runs` rounds (after `warmups`), the cases taking turns, and
+ * Each case's median wall time over `runs` rounds (after `warmups`), the cases taking turns so
+ * drift in the machine's load hits them alike, and
  * its mean CPU time (user and system, its children's included), where the system can say it:
  * wall time moves with whatever else the machine does; CPU time much less.
  */

@@ -1,9 +1,10 @@
 /**
  * `npm run validators`: writes `schema/validate/<name>.mjs`, the validator of each
  * `schema/<name>.schema.json` as ajv's standalone code, so no command compiles a schema at
- * run time, and the config's defaults (`config-defaults.json`, below) (ajv's import and compile cost a command about a tenth of a second, and a
- * Claude Code hook runs one on every tool call). `scripts/dev/validators.test.ts` fails
- * when a committed validator is not what its schema makes.
+ * run time (ajv's import and compile cost a command about a tenth of a second, and a
+ * Claude Code hook runs one on every tool call), and `schema/validate/config-defaults.json`,
+ * what the config's validator makes of a config with no key (below).
+ * `scripts/dev/validators.test.ts` fails when a committed file is not what its schema makes.
  *
  * The config's validator fills in defaults and stops at the first problem (robot-army says
  * one thing to fix); the others list every problem. Formats come from lib/config-formats.ts.
