@@ -8,7 +8,7 @@ import { EXIT } from "./errors.ts";
 import { makeTempDir, removeTempDir } from "./testing/fixtures.ts";
 
 const DEFAULTS: Config = {
-  daemon: { tick_seconds: 60, effect_level: "plan", poll_seconds: 60, max_concurrent_sessions: 4, confirm_timeout: "30s" },
+  daemon: { tick_seconds: 60, effect_level: "plan", poll_seconds: 60, max_concurrent_sessions: 4, confirm_timeout: "30s", host: "" },
   github: { api_base: "https://api.github.com", label: "robot-army" },
   repos: {},
   worker: { binary: "demo-worker", profile: "demo", args: [], resume_args: [], launcher: "tmux", tmux_session: "robot-army", max_sessions: 2 },
@@ -132,7 +132,7 @@ test("limits, formats and list items are checked, with lines", async () => {
 
 test("an unknown key is an error naming the key, its line and the keys that exist", async () => {
   const error = await configError("[daemon]\ntick_seconds = 30\ntick_secs = 30\n");
-  assert.is(error.message, 'Cannot read config "/x/config.toml": unknown key "daemon.tick_secs" (line 3); known keys of [daemon]: tick_seconds, effect_level, poll_seconds, max_concurrent_sessions, confirm_timeout');
+  assert.is(error.message, 'Cannot read config "/x/config.toml": unknown key "daemon.tick_secs" (line 3); known keys of [daemon]: tick_seconds, effect_level, poll_seconds, max_concurrent_sessions, confirm_timeout, host');
   assert.is(error.key, "daemon.tick_secs");
   assert.is(error.line, 3);
 });

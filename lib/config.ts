@@ -8,7 +8,7 @@
  * loaded on first use, so commands that never read the config do not pay for them.
  */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { homedir, hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { ParsedArgs } from "./cli.ts";
 import { stringOption } from "./cli.ts";
@@ -40,6 +40,8 @@ export interface Config {
     readonly max_concurrent_sessions: number;
     /** A duration such as `30s`. */
     readonly confirm_timeout: string;
+    /** This machine's name in the claims on GitHub; empty for its hostname (`hostName`). */
+    readonly host: string;
   };
   readonly github: {
     readonly api_base: string;
@@ -136,6 +138,11 @@ export function defaultProfile(binary: string): WorkerProfile {
   if (name === "codex") return "codex";
   if (name === "demo-worker") return "demo";
   return "generic";
+}
+
+/** This machine's name among the hosts working on the same repositories: `daemon.host`, else its hostname. */
+export function hostName(config: Config): string {
+  return config.daemon.host || hostname();
 }
 
 /** One `[repos."owner/name"]` table. */

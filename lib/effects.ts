@@ -107,6 +107,8 @@ export const SIMULATED_GITHUB: GitHubWriter = Object.freeze({
   comment: async () => ({ id: null, url: null }),
   addLabels: async () => {},
   removeLabel: async () => {},
+  createClaim: async () => ({ created: true, sha: null }),
+  deleteClaim: async () => "deleted" as const,
 });
 
 /** A comment to post on an issue, and the work item it is about. */

@@ -4,10 +4,9 @@
  * dispatches ready items and writes a heartbeat, and ends with one summary line; `--once`
  * runs one tick and exits, 1 when a step of it failed.
  */
-import { hostname } from "node:os";
 import type { CommandDef } from "../lib/cli.ts";
 import { JSON_OPTION, parse, runMain, stringOption, writeStderr, writeStdout } from "../lib/cli.ts";
-import { CONFIG_OPTION, configFromText, readConfigText } from "../lib/config.ts";
+import { CONFIG_OPTION, configFromText, hostName, readConfigText } from "../lib/config.ts";
 import { ConfigWatch } from "../lib/daemon/config-reload.ts";
 import type { Config } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS, resolveLevel, wireEffects } from "../lib/effects.ts";
@@ -115,7 +114,7 @@ export interface RunDeps {
   report: Report;
   stop: StopSwitch;
   env: Record<string, string | undefined>;
-  /** This machine's name, for session rows and comments (default: the hostname). */
+  /** This machine's name, for session rows, comments and claims (default: `daemon.host`, else the hostname). */
   host?: string;
   /** The config file, taken again when it changes (lib/daemon/config-reload.ts); without it the config stays as started. */
   watch?: ConfigWatch;
@@ -151,7 +150,7 @@ async function runOn(opts: RunOptions, deps: RunDeps, stateDir: string, standsFo
       const every = opts.once ? "one tick" : `a tick every ${config.daemon.tick_seconds}s`;
       if (!opts.dryRun) report({ event: "started", line: `daemon started: effect level ${opts.level}, ${every}; state dir ${stateDir}`, pid: process.pid, level: opts.level, state_dir: stateDir });
       const tickDeps = {
-        store, config, stateDir, sessionRoot, github, effects, host: deps.host ?? hostname(),
+        store, config, stateDir, sessionRoot, github, effects, host: deps.host ?? hostName(config),
         launcher: launcherFor(config, { env: deps.env }), spoolDir: spoolDir(deps.env), report,
       };
       const state = initialState(readHeartbeat(stateDir)?.last_poll_at ?? null);

@@ -10,6 +10,7 @@
  */
 import { bundleKept } from "../lib/cleanup/cleanup.ts";
 import type { CleanupRecord } from "../lib/cleanup/records.ts";
+import type { ClaimRow } from "../lib/work-items/issue-claims.ts";
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { JSON_OPTION, helpText, parse, runMain, withHelp, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
@@ -120,8 +121,8 @@ export async function run(opts: ShowOptions, deps: ShowDeps): Promise<number> {
   if (opts.json) {
     write(JSON.stringify({ ...report, workers: Object.fromEntries(workers) }, null, 2) + "\n");
   } else {
-    const { url, history, sessions, trust, pull_requests: pulls, cleanup, archived_records: archived } = report;
-    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined, archived, workers);
+    const { url, history, sessions, trust, pull_requests: pulls, cleanup, archived_records: archived, claim } = report;
+    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined, archived, workers, claim);
     const latest = sessions.at(-1);
     // As the profile it was started with brings it back (the config's for rows from before that was recorded).
     const resume = latest ? resumeCommand({ ...deps.config.worker, profile: latest.profile ?? deps.config.worker.profile }, latest.id) : null;
@@ -165,12 +166,21 @@ async function liveWorkers(sessions: ItemReport["sessions"], config: Config, roo
   return workers;
 }
 
+/** Who holds the item's issue on GitHub, as last seen: this host (or did, until released), or another. */
+function describeClaim(claim: ClaimRow): string {
+  const where = `${claim.ref} at ${claim.sha.slice(0, SHORT_SHA)}`;
+  if (!claim.mine) return `held by ${printable(claim.host ?? "a claim that names no host")} on GitHub (${where}), seen ${claim.seen_at}; nothing starts here while it stands`;
+  if (claim.released_at) return `released on GitHub at ${claim.released_at} (was ${where})`;
+  return `held by this host on GitHub (${where}), since ${claim.seen_at}`;
+}
+
 /** The item as lines of text, `key : value`; the sections (history, sessions, ...) follow the issue's fields. */
 export function formatItem(
   item: WorkItem, url: string | null, history: HistoryEntry[], sessions: ItemReport["sessions"] = [], trust: TrustSummary | null = null,
   pulls: PullRequestRow[] | "not checked" = "not checked", cleanup: CleanupRecord | undefined = undefined,
   archived: ItemReport["archived_records"] = [],
   workers: ReadonlyMap<string, LiveWorker> = new Map(),
+  claim: ClaimRow | null = null,
 ): string[] {
   const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
@@ -192,6 +202,7 @@ export function formatItem(
   const changedBy = trust ? [...new Set([...trust.renamed_by, ...trust.edited_by])] : [];
   if (trust?.held) lines.push(field("trust", `held for you: ${trust.held}${trust.approve ? `; title and body sha256 ${trust.sha256.slice(0, SHORT_HASH)}: "${trust.approve}"` : ""}`));
   else if (trust?.approved_at && changedBy.length) lines.push(field("trust", `changed by ${printable(changedBy.join(", "))}; you approved the title and body as they read at ${trust.approved_at}`));
+  if (claim) lines.push(field("claim", describeClaim(claim)));
   lines.push(field("history", history.length ? `${history.length} state change${history.length === 1 ? "" : "s"}` : "none recorded"));
   for (const h of history) {
     lines.push(`  ${h.at}  ${h.from ?? "(new)"} -> ${h.to}${h.reason ? `  ${h.reason}` : ""}${h.simulated ? "  (simulated)" : ""}`);

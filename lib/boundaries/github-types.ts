@@ -170,6 +170,10 @@ export interface GitHubReader {
   issuesTrust(repo: string, numbers: readonly number[]): Promise<Map<number, IssueTrustAnswer>>;
   /** HTTP requests this connection has sent so far (retries included), so a pass reports what it cost. */
   requestsSent(): number;
+  /** The commit the git reference `ref` (fully qualified: `refs/robot-army/claims/12`) points at; null when the repository has no such reference. */
+  readRef(repo: string, ref: string): Promise<string | null>;
+  /** A commit's message. */
+  readCommitMessage(repo: string, sha: string): Promise<string>;
 }
 
 /** What robot-army reads of an issue's events: a label added or taken off, or its title changed. */
@@ -229,6 +233,14 @@ export interface GitHubWriter {
   comment(repo: string, issue: number, body: string): Promise<{ id: number | null; url: string | null }>;
   addLabels(repo: string, issue: number, labels: string[]): Promise<void>;
   removeLabel(repo: string, issue: number, label: string): Promise<void>;
+  /**
+   * Creates the reference `ref` at a new commit with `message` (its tree the empty tree, no
+   * parent): `created` with the commit when the reference was made, not when GitHub refused it
+   * (a reference of that name exists); sha null below `live`, where nothing is written.
+   */
+  createClaim(repo: string, ref: string, message: string): Promise<{ created: boolean; sha: string | null }>;
+  /** Deletes the reference `ref`: `gone` when it was not there. */
+  deleteClaim(repo: string, ref: string): Promise<"deleted" | "gone">;
 }
 
 // What the GitHub boundary remembers between runs; lib/boundaries/github-state.ts keeps it.

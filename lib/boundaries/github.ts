@@ -122,6 +122,19 @@ export async function connectGitHub(config: Config, store: Store | null, options
     bodyAuthorship: (repo, number) => readBodyAuthorship(octokit, apiBase, repo, number),
     issuesTrust: (repo, numbers) => readIssuesTrust(octokit, apiBase, repo, numbers),
     requestsSent: () => transport.counts.requests,
+    async readRef(repo, ref) {
+      try {
+        const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, "") });
+        return data.object.sha;
+      } catch (error) {
+        if (error instanceof GitHubError && error.status === 404) return null;
+        throw error;
+      }
+    },
+    async readCommitMessage(repo, sha) {
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...split(repo), commit_sha: sha });
+      return data.message;
+    },
     writer: realWriter(octokit),
   };
 }
@@ -211,9 +224,32 @@ function realWriter(octokit: Octokit): GitHubWriter {
         if (!(error instanceof GitHubError && error.status === 404)) throw error;
       }
     },
+    async createClaim(repo, ref, message) {
+      const { data: commit } = await octokit.request("POST /repos/{owner}/{repo}/git/commits", { ...split(repo), message, tree: EMPTY_TREE, parents: [] });
+      try {
+        await octokit.request("POST /repos/{owner}/{repo}/git/refs", { ...split(repo), ref, sha: commit.sha });
+      } catch (error) {
+        // GitHub's answer when the reference exists: someone holds the claim (the caller reads who).
+        if (error instanceof GitHubError && error.status === 422) return { created: false, sha: commit.sha };
+        throw error;
+      }
+      return { created: true, sha: commit.sha };
+    },
+    async deleteClaim(repo, ref) {
+      try {
+        await octokit.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, "") });
+      } catch (error) {
+        // 422 "Reference does not exist": already gone is what was wanted.
+        if (error instanceof GitHubError && error.status === 422) return "gone";
+        throw error;
+      }
+      return "deleted";
+    },
   };
 }
 
+/** Git's empty tree, which every repository knows: a claim's commit holds no files. */
+export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 
 /** The settings whose change makes onboarding ask again (those GitHub reports to this token alike every time). */
 const SETTINGS = ["default_branch", "private", "visibility", "archived", "disabled", "has_issues", "allow_merge_commit", "allow_squash_merge", "allow_rebase_merge", "allow_auto_merge", "delete_branch_on_merge"];

@@ -35,9 +35,11 @@ export type Conclusion = (
    * `interrupted` (its claim cut short, no worker proven its), `active` with the launched
    * worker adopted (lib/daemon/adopt-worker.ts: its row is the launched session's, its issue told once),
    * or `requeued`: no worker of it ever started, so it went back to the queue by itself
-   * (lib/daemon/never-started.ts) and the restart's passes may have dispatched it anew.
+   * (lib/daemon/never-started.ts) and the restart's passes may have dispatched it anew; or `dispatched`: the
+   * restart's passes started its worker under the claim on GitHub the cut effect made (found by its action and used,
+   * never made again nor left held by nobody).
    */
-  item?: "interrupted" | "active" | "requeued";
+  item?: "interrupted" | "active" | "requeued" | "dispatched";
   /**
    * For a kind that waits `settleAfterSeconds` after its writer is gone (a request or a child still on its way may
    * land), cut after its intent: a restart pass at the crash's own clock, inside that wait, leaves the intent neither
@@ -77,6 +79,20 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     setup: "polled", cross: TICK,
     // The issue was never told: the owner is, by the anomaly (once a POST still on its way would have landed).
     concludes: { intent: { ...notDone("not posted", "not posted", true), pending: {} }, outcome: done("posted") },
+  },
+  // The issue's claim on GitHub, made before the item is claimed here. Cut after its intent, nothing was created: the
+  // restart's dispatch claims anew (under an action of its own), and the cut intent is settled "not made" once a request
+  // still on its way would have landed. Cut after its outcome, the claim stands and the restart finds it its own (its
+  // commit carries the action this store wrote) and dispatches in it: never a claim held for ever by nobody.
+  "claim.create": {
+    setup: "polled", cross: TICK,
+    concludes: { intent: { ...notDone("not made", "not claimed"), pending: {} }, outcome: done("claimed", "dispatched") },
+  },
+  // A done item's claim released after its worker's retirement. Cut after its intent, the claim still stands: the restart's
+  // pass releases it anew, and the cut intent, settled once a request on its way would have landed, reads it released.
+  "claim.release": {
+    setup: "merged", cross: TICK, at: "2026-01-15T10:10:00Z",
+    concludes: { intent: { settle: "settled", ok: true, found: "released", world: "claimed", pending: {} }, outcome: done("released") },
   },
   // A dispatch cut before its worker was launched: the claim is cut short, no worker of it ever started, and the item goes
   // back to the queue (with the worktree, when it was made, which the next dispatch carries on in).

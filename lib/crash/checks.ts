@@ -155,6 +155,11 @@ function itemProblems(store: Store, cut: CutEffect, state: NonNullable<Conclusio
     const adopted = cutSession && store.db.prepare("SELECT 1 FROM sessions WHERE item = ? AND id = ?").get(item, cutSession);
     return adopted ? [`after recovery from ${at} item ${item} has a row for the session its cut launch named (${cutSession}), which never started`] : [];
   }
+  if (state === "dispatched") {
+    if (row?.state !== "active") return [`after recovery from ${at} item ${item} is ${row?.state ?? "gone"}, not active: its worker was not started`];
+    const claim = store.db.prepare("SELECT mine, action_id FROM issue_claims WHERE item = ?").get(item) as { mine: number; action_id: string | null } | undefined;
+    return claim?.mine === 1 && claim.action_id === cut.intent.actionId ? [] : [`after recovery from ${at} item ${item} works under ${claim ? `claim action ${claim.action_id ?? "(another host's)"}` : "no claim"}, not the one the cut effect made (${cut.intent.actionId})`];
+  }
   if (row?.state !== state) return [`after recovery from ${at} item ${item} is ${row?.state ?? "gone"}, not ${state}`];
   const launched = cut.intent.sessionId;
   if (state !== "active" || !launched) return [];

@@ -34,7 +34,8 @@ export type WorldFact =
   | "branch present" | "branch absent"
   | "received" | "not received"
   | "archived" | "not archived"
-  | "trusted" | "untrusted";
+  | "trusted" | "untrusted"
+  | "claimed" | "not claimed" | "released";
 
 /** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
 export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
@@ -77,6 +78,10 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return receivedBy(lab, String(body.channel), String(body.title));
     case "records.archive":
       return recordsArchived(String(body.path), body.records as Array<{ file: string; sha256: string; archive: string }>);
+    case "claim.create":
+      return await claimOnForge(lab, String(body.ref), (claim) => claim.message.includes(`\naction: ${intent.actionId}\n`) ? "claimed" : "not claimed");
+    case "claim.release":
+      return await claimOnForge(lab, String(body.ref), (claim) => claim.sha === body.sha ? "claimed" : "released");
     case "agent.trust":
       return trusts({ agent: body.agent === "codex" ? "codex" : "claude", file: String(body.file) }, String(body.folder)).trusted === true ? "trusted" : "untrusted";
   }
@@ -98,6 +103,16 @@ function receivedBy(lab: Lab, channel: string, title: string): WorldFact {
 async function commentOnForge(lab: Lab, issue: number, actionId: string): Promise<WorldFact> {
   const comments = (await lab.api("GET", `/repos/demo/widgets/issues/${issue}/comments`)) as Array<{ body: string }>;
   return comments.some((comment) => comment.body.includes(commentMarker(actionId))) ? "posted" : "not posted";
+}
+
+/** What the issue's claim reference says on the forge, as `judge` reads it (no reference reads as no sha and no message). */
+async function claimOnForge(lab: Lab, ref: string, judge: (claim: { sha: string; message: string }) => WorldFact): Promise<WorldFact> {
+  const name = ref.replace(/^refs\//, "");
+  const refs = (await lab.api("GET", `/repos/demo/widgets/git/matching-refs/${name}`)) as Array<{ ref: string; object: { sha: string } }>;
+  const found = refs.find((r) => r.ref === ref);
+  if (!found) return judge({ sha: "", message: "" });
+  const commit = (await lab.api("GET", `/repos/demo/widgets/git/commits/${found.object.sha}`)) as { message: string };
+  return judge({ sha: found.object.sha, message: commit.message });
 }
 
 /** A worktree is present when its folder exists and git lists it; absent when neither. */

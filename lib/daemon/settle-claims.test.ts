@@ -38,7 +38,7 @@ const posted: Array<{ issue: number; body: string }> = [];
 
 /** What settleClaims works with; at `live`, so an adopted worker's comment is posted (to `posted`). */
 function claimsDeps(store: Store, root: string, config?: Config, stateDir = "/nowhere") {
-  const github = { simulated: false, comment: async (_repo: string, issue: number, body: string) => (posted.push({ issue, body }), { id: posted.length, url: null }), addLabels: async () => {}, removeLabel: async () => {} };
+  const github = { simulated: false, comment: async (_repo: string, issue: number, body: string) => (posted.push({ issue, body }), { id: posted.length, url: null }), addLabels: async () => {}, removeLabel: async () => {}, createClaim: async () => ({ created: true, sha: null }), deleteClaim: async () => "deleted" as const };
   const launcher = launcherFor(config ?? EMPTY_CONFIG, { launcher: "process" });
   return { store, sessionRoot: root, config: config ?? EMPTY_CONFIG, stateDir, host: "testhost", effects: wireEffects("live", { github }), launcher };
 }
@@ -163,7 +163,7 @@ const aMinuteLater = <T>(fn: () => Promise<T>): Promise<T> => atTimeAsync(new Da
 
 /** The unfinished-effect sweep, as the tick runs it before settling claims. */
 async function sweep(dirs: WorkerDirs, config: Config): Promise<void> {
-  await sweepUnfinished({ store: dirs.store, config, sessionRoot: dirs.root, github: { listComments: async () => [] } });
+  await sweepUnfinished({ store: dirs.store, config, sessionRoot: dirs.root, github: { listComments: async () => [], readRef: async () => null, readCommitMessage: async () => "" } });
 }
 
 test("a worker launched for a cut-short dispatch is adopted: its row written as its start writes it, the item active, the issue told once, capacity counting it", inWorkerDir(async (dirs) => {

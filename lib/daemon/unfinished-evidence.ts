@@ -20,12 +20,13 @@ import { DAMAGED_DIR, setAsideCopies } from "../sessions/spool.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import type { Finding } from "../store/findings.ts";
+import { readClaim, readClaimMessage } from "../work-items/issue-claims.ts";
 
 /** What the readers work with. */
 export interface EvidenceDeps {
   config: Config;
   sessionRoot: string;
-  github: Pick<GitHubReader, "listComments">;
+  github: Pick<GitHubReader, "listComments" | "readRef" | "readCommitMessage">;
 }
 
 /** A comment: found on its issue by the marker it ends with, or never posted (and the owner told the issue never heard it). */
@@ -49,6 +50,29 @@ export async function commentEvidence(deps: EvidenceDeps, intent: AuditRecord): 
     settled: true, ok: false, found: "not posted",
     tellOwner: `its ${String(intent.body.purpose ?? "")} comment was never posted, so the issue was not told; tell it yourself if it should know`,
   };
+}
+
+/**
+ * An issue's claim made or released: its reference read on GitHub. A claim was made when the
+ * reference's commit carries the intent's action (its message says so); released when the
+ * reference no longer points at the commit the release named.
+ */
+export async function claimEvidence(deps: EvidenceDeps, intent: AuditRecord): Promise<Finding> {
+  const ref = intent.body.ref;
+  if (!intent.repo || typeof ref !== "string") return { settled: false, check: "its intent names no repository and claim reference" };
+  let current;
+  try {
+    current = await readClaim(deps.github, intent.repo, ref);
+  } catch (error) {
+    return { settled: "later", why: `${ref} in ${intent.repo} cannot be read (${(error as Error).message})` };
+  }
+  if (intent.kind === "claim.create") {
+    const words = current ? readClaimMessage(current.message) : {};
+    if (current && words.action === intent.actionId) return { settled: true, ok: true, found: "made", facts: { created: true, sha: current.sha } };
+    return { settled: true, ok: false, found: "not made", facts: { held_by: current ? words.host ?? null : null } };
+  }
+  if (current && current.sha === intent.body.sha) return { settled: true, ok: false, found: "not released", facts: { sha: current.sha } };
+  return { settled: true, ok: true, found: "released", facts: { answer: current ? "another claim stands there now" : "gone" } };
 }
 
 /** A worktree made or removed: whether its folder exists and git lists it on its branch. */

@@ -25,7 +25,7 @@ import type { DaemonEvent } from "../events.ts";
 import { tabCloseEvidence } from "../ending/tabs.ts";
 import { archiveEvidence } from "../cleanup/record-archive.ts";
 import { agentTrustEvidence } from "../dispatch/agent-trust.ts";
-import { branchEvidence, bundleEvidence, commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
+import { branchEvidence, bundleEvidence, claimEvidence, commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
 import type { EvidenceDeps } from "./unfinished-evidence.ts";
 import type { Finding } from "../store/findings.ts";
 
@@ -136,6 +136,7 @@ const EVIDENCE_WORDS: Record<EffectEvidence | "simulated", string> = {
   bundle: "the bundle's file",
   archive: "the archive's copies and the worktree",
   "agent-trust": "the agent's config file",
+  "claim-ref": "the claim's reference on GitHub",
   none: "nothing",
   simulated: "its simulation",
 };
@@ -169,6 +170,8 @@ async function read(deps: SweepDeps, intent: AuditRecord, evidence: EffectEviden
       return archiveEvidence(intent);
     case "agent-trust":
       return agentTrustEvidence(intent);
+    case "claim-ref":
+      return await claimEvidence(deps, intent);
     default:
       return { settled: false, check: `look at what it names in the audit log (robot-army log --kind ${intent.kind})` };
   }

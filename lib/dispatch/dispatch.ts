@@ -8,6 +8,8 @@
  * `failed`: the reason goes to the item and the audit record, and the issue is told only
  * that a session could not be started (DESIGN rule 4).
  */
+import { takeClaim } from "../work-items/issue-claims.ts";
+import type { ClaimAnswer } from "../work-items/issue-claims.ts";
 import { createWorktree, runPostCreate, worktreePath } from "../boundaries/worktrees.ts";
 import { vetAgentFiles } from "../repos/onboard.ts";
 import { dispatchQueue } from "./queue.ts";
@@ -40,7 +42,7 @@ export interface DispatchOutcome {
 export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: string | null; outcomes: DispatchOutcome[] }> {
   const closed = await gateForAll(deps);
   if (closed) return { withheld: closed.reason, outcomes: [] };
-  const { queue, held, held_for_owner } = dispatchQueue(deps.store, deps.config, { includeSimulated: deps.effects.simulated });
+  const { queue, held, held_for_owner, claimed_elsewhere } = dispatchQueue(deps.store, deps.config, { includeSimulated: deps.effects.simulated });
   // The queue holds no item the owner held, nor one held for the owner (its words may not be
   // theirs): those wait, each with why.
   const waiting = [
@@ -48,7 +50,8 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
     ...held.map(({ item, hold }) => ({ item, reason: describeWait(hold) })),
   ].filter(({ item }) => item.simulated === deps.effects.simulated);
   const outcomes: DispatchOutcome[] = waiting.map(({ item, reason }) => ({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason, session: null }));
-  for (const { item } of queue) {
+  // Those another host held when last asked come after the queue, each asked again: a claim released since lets it start.
+  for (const { item } of [...queue, ...claimed_elsewhere]) {
     if (item.simulated !== deps.effects.simulated) continue;
     const shut = await gateForItem(deps, item);
     if (shut?.everyItem) return { withheld: shut.reason, outcomes };
@@ -60,9 +63,25 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
       outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "would dispatch", reason: null, session: null });
       continue;
     }
+    // Its issue's claim on GitHub, before the item is claimed here: a host that does not hold it starts nothing.
+    const claim = await claimOrWait(deps, item);
+    if (!claim.held) {
+      outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: claim.reason, session: null });
+      continue;
+    }
     outcomes.push(await dispatchItem(deps, item));
   }
   return { withheld: null, outcomes };
+}
+
+/** The item's claim on GitHub, or why it waits: held by another host, or GitHub could not be asked (a start never goes ahead on a claim not proven). */
+async function claimOrWait(deps: DispatchDeps, item: WorkItem): Promise<ClaimAnswer> {
+  try {
+    return await takeClaim(deps, item, "dispatch");
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return { held: false, reason: `its claim on GitHub could not be made or read (${why}); the start waits until it can be` };
+  }
 }
 
 /** Claims one ready item and starts its worker in a new worktree; any failure after the claim fails the item. */

@@ -14,7 +14,11 @@
  * - **held**: the owner held the item, or its repository (`robot-army hold`).
  * - **paused**: the owner's pause stops every dispatch; the queue keeps its order, and
  *   dispatch takes nothing from it until `robot-army unpause`.
+ * - **claimed elsewhere**: another host (or another copy of this state) held the issue's
+ *   claim on GitHub when it was last asked (lib/work-items/issue-claims.ts). Dispatch asks
+ *   again after the queue, one request each: a claim released since lets the item start.
  */
+import { hostName } from "../config.ts";
 import type { Config } from "../config.ts";
 import { findHold, pauseState } from "./controls.ts";
 import type { Hold, Pause } from "./controls.ts";
@@ -24,6 +28,7 @@ import type { WorkItem } from "../work-items/queries.ts";
 import { describeDoubt, storedDoubt, trustRulesOf } from "../intake/issue-trust.ts";
 import type { IssueDoubt } from "../intake/issue-trust.ts";
 import { getRepoRecord } from "../repos/records.ts";
+import { claimOf, describeHeld } from "../work-items/issue-claims.ts";
 
 /** A ready item in the queue, with its place. */
 export interface QueuedItem {
@@ -58,6 +63,15 @@ export interface HeldForOwnerItem {
   reason: string;
 }
 
+/** A ready item whose issue another host held on GitHub when last asked, who, and why it waits. */
+export interface ClaimedElsewhereItem {
+  item: WorkItem;
+  priority: number;
+  /** The host its claim names; null when it names none. */
+  host: string | null;
+  reason: string;
+}
+
 /** What dispatch may take, in order, and what it passes over and why; every list in dispatch order. */
 export interface DispatchQueue {
   /** The owner's pause, when set: dispatch then takes nothing, the queue included. */
@@ -66,6 +80,7 @@ export interface DispatchQueue {
   held: HeldItem[];
   untrusted: UntrustedItem[];
   held_for_owner: HeldForOwnerItem[];
+  claimed_elsewhere: ClaimedElsewhereItem[];
 }
 
 /** What keeps one ready item out of the queue: its repository's trust, else its issue's, else the owner's hold. */
@@ -84,11 +99,14 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
     .map((item) => ({ item, priority: priority(item.repo) }))
     // [dispatch] order: "priority" puts higher repository priority first; "oldest" is by age alone.
     .sort((a, b) => (config.dispatch.order === "priority" ? b.priority - a.priority : 0) || compare(a.item.created_at, b.item.created_at) || a.item.id - b.item.id);
-  const result: DispatchQueue = { paused: pauseState(store) ?? null, queue: [], held: [], untrusted: [], held_for_owner: [] };
+  const result: DispatchQueue = { paused: pauseState(store) ?? null, queue: [], held: [], untrusted: [], held_for_owner: [], claimed_elsewhere: [] };
   const trust = new Map<string, UntrustedReason | null>();
   for (const entry of ready) {
     const out = whyNotQueued(store, config, entry.item, trust);
-    if (!out) result.queue.push({ ...entry, position: result.queue.length + 1 });
+    const claim = out ? undefined : claimOf(store, entry.item.id);
+    if (!out && claim && !claim.mine && claim.released_at === null) {
+      result.claimed_elsewhere.push({ ...entry, host: claim.host, reason: describeHeld(entry.item, claim.host, claim.host === hostName(config)) });
+    } else if (!out) result.queue.push({ ...entry, position: result.queue.length + 1 });
     else if ("untrusted" in out) result.untrusted.push({ ...entry, reason: out.untrusted });
     else if ("doubt" in out) result.held_for_owner.push({ ...entry, doubt: out.doubt, reason: describeDoubt(entry.item.id, out.doubt, trustRules(config)!) });
     else result.held.push({ ...entry, hold: out.held });

@@ -37,6 +37,13 @@ export interface Route {
   template: string;
   /** Whether it changes state (written to disk after it answers; run one at a time). */
   writes?: boolean;
+  /**
+   * A write that changes only the bare repository, each change a compare-and-swap in git
+   * (`git update-ref <ref> <new> <old>`), which keeps concurrent writers apart as it keeps
+   * pushes apart: it runs at once, beside the other writes rather than after them, and has
+   * no state to save. It still counts as a write against the secondary rate limit.
+   */
+  gitOnly?: boolean;
   handler(ctx: RouteContext): Reply | Promise<Reply>;
 }
 
@@ -79,6 +86,17 @@ export function refuseTooLong(text: string | null | undefined, resource: string)
 /** 422 "Invalid request." for a value of the wrong type, worded as GitHub's schema check words it. */
 export function invalidRequest(field: string, value: unknown, expected: string): ForgeHttpError {
   return new ForgeHttpError(422, { message: `Invalid request.\n\nFor 'properties/${field}', ${JSON.stringify(value)} is not ${expected}.` });
+}
+
+/**
+ * A string field the body must hold, refused as GitHub's schema check refuses a request
+ * (the git database endpoints check their bodies this way, not with "Validation Failed").
+ */
+export function requiredString(body: Record<string, unknown>, field: string): string {
+  const value = body[field];
+  if (value === undefined) throw new ForgeHttpError(422, { message: `Invalid request.\n\n"${field}" wasn't supplied.` });
+  if (typeof value !== "string") throw invalidRequest(field, value, "a string");
+  return value;
 }
 
 /** 403 for a write that needs push access to the repository. */

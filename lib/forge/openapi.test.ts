@@ -4,6 +4,7 @@ import { Octokit } from "@octokit/rest";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { makeBranch } from "../testing/forge-git.ts";
+import { EMPTY_TREE } from "./git.ts";
 import { loadGitHubDescription } from "../testing/openapi.ts";
 import { recordedFetch } from "../testing/recorded-fetch.ts";
 import { makeRouter } from "./router.ts";
@@ -154,6 +155,36 @@ async function exerciseEveryRoute(t: TestForge, owner: Octokit, stranger: Octoki
   await owner.rest.pulls.get({ ...repo, pull_number: two });
   await owner.rest.pulls.update({ ...repo, pull_number: three, state: "closed" });
   await owner.paginate(owner.rest.pulls.list, { ...repo, state: "closed", per_page: 1 });
+
+  // The git database as robot-army keeps claims and heartbeats in it: commits with the empty
+  // tree, and references outside heads made, read, listed, moved and deleted.
+  const main = (await owner.rest.git.getRef({ ...repo, ref: "heads/main" })).data.object.sha;
+  const claimed = (await owner.rest.git.createCommit({ ...repo, message: "claim", tree: EMPTY_TREE, parents: [main] })).data.sha;
+  await owner.rest.git.createCommit({ ...repo, message: "root", tree: EMPTY_TREE, author: { name: "robot-army", email: "robot-army@host.invalid", date: "2026-01-15T10:00:00Z" } });
+  await fails(owner.rest.git.createCommit({ ...repo, message: "x", tree: "0".repeat(40) }), 422);
+  await fails(owner.rest.git.createCommit({ ...repo, message: "x", tree: EMPTY_TREE, parents: ["0".repeat(40)] }), 422);
+  await fails(stranger.rest.git.createCommit({ ...repo, message: "x", tree: EMPTY_TREE }), 403);
+  await conditional("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...repo, commit_sha: claimed });
+  await fails(owner.rest.git.getCommit({ ...repo, commit_sha: "0".repeat(40) }), 404);
+  const claim = { ...repo, ref: "robot-army/claims/1" };
+  await owner.rest.git.createRef({ ...repo, ref: "refs/robot-army/claims/1", sha: claimed });
+  await fails(owner.rest.git.createRef({ ...repo, ref: "refs/robot-army/claims/1", sha: claimed }), 422);
+  await fails(owner.rest.git.createRef({ ...repo, ref: "refs/claims", sha: claimed }), 422);
+  await fails(owner.rest.git.createRef({ ...repo, ref: "refs/robot-army/claims/9", sha: "0".repeat(40) }), 422);
+  await fails(stranger.rest.git.createRef({ ...repo, ref: "refs/robot-army/claims/9", sha: claimed }), 403);
+  await conditional("GET /repos/{owner}/{repo}/git/ref/{ref}", claim);
+  await fails(owner.rest.git.getRef({ ...repo, ref: "robot-army/claims/9" }), 404);
+  for (const n of [2, 3]) await owner.rest.git.createRef({ ...repo, ref: `refs/robot-army/claims/${n}`, sha: main });
+  await owner.paginate(owner.rest.git.listMatchingRefs, { ...repo, ref: "robot-army/claims", per_page: 2 });
+  await conditional("GET /repos/{owner}/{repo}/git/matching-refs/{ref}", { ...repo, ref: "robot-army/claims", per_page: 2 });
+  await owner.rest.git.listMatchingRefs({ ...repo, ref: "robot-army/nothing" });
+  const beat = (await owner.rest.git.createCommit({ ...repo, message: "beat", tree: EMPTY_TREE, parents: [claimed] })).data.sha;
+  await owner.rest.git.updateRef({ ...claim, sha: beat });
+  await fails(owner.rest.git.updateRef({ ...claim, sha: main }), 422);
+  await owner.rest.git.updateRef({ ...claim, sha: main, force: true });
+  await fails(owner.rest.git.updateRef({ ...repo, ref: "robot-army/claims/9", sha: main }), 422);
+  await owner.rest.git.deleteRef(claim);
+  await fails(owner.rest.git.deleteRef(claim), 422);
 }
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };

@@ -21,6 +21,7 @@ import { ForgeHttpError, notFound } from "./http.ts";
 import type { Reply, Route, RouteContext } from "./http.ts";
 import { graphqlRoutes } from "./graphql.ts";
 import { issueRoutes } from "./issues.ts";
+import { commitRoutes } from "./commits.ts";
 import { pullRoutes } from "./pulls.ts";
 import { refRoutes } from "./refs.ts";
 import { repoRoutes } from "./repos.ts";
@@ -102,6 +103,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     ...issueRoutes,
     ...pullRoutes,
     ...refRoutes,
+    ...commitRoutes,
     ...graphqlRoutes,
     { method: "GET", template: "/rate_limit", handler: (ctx) => ({ status: 200, body: rateLimitBody(limits.peek(ctx.user.login), now()) }) },
   ];
@@ -229,13 +231,13 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
           now: () => isoSeconds(now()),
         };
         const reply = await found.route.handler(ctx);
-        if (found.route.writes && reply.status < 400) {
+        if (found.route.writes && !found.route.gitOnly && reply.status < 400) {
           saveForgeData(dir, data);
           stamp = stateStamp(dir);
         }
         return reply;
       };
-      if (!found.route.writes) return await run();
+      if (!found.route.writes || found.route.gitOnly) return await run();
       // Writes run one at a time: a merge awaits git between reading and changing the state.
       const result = writing.then(run);
       writing = result.catch(() => undefined);

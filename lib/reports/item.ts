@@ -5,6 +5,8 @@
  * sessions (one that ended within seconds of its start with its last output lines), its pull requests, the latest cleanup decision and the episode records archived
  * when its worktree was removed.
  */
+import { claimOf } from "../work-items/issue-claims.ts";
+import type { ClaimRow } from "../work-items/issue-claims.ts";
 import { bundleKept } from "../cleanup/cleanup.ts";
 import { latestCleanup } from "../cleanup/records.ts";
 import { archivedRecords } from "../cleanup/record-archive.ts";
@@ -48,6 +50,8 @@ export type ItemReport = WorkItem & {
   cleanup: (CleanupRecord & { restorable: boolean }) | null;
   /** The episode records robot-army wrote that cleanup archived (`kept`: the copy is still on disk). */
   archived_records: ReturnType<typeof archivedRecords>;
+  /** Its issue's claim on GitHub as last seen (lib/work-items/issue-claims.ts): this host's, or who else holds it; null when never claimed at live. */
+  claim: ClaimRow | null;
 };
 
 /** A session of the item, with its quick exit when it ended so (lib/work-items/quick-exit.ts). */
@@ -74,6 +78,7 @@ export function itemReport(store: Store, config: Config, item: WorkItem): ItemRe
     pull_requests: pullRequestsOf(store, item.id),
     cleanup: cleanup ? { ...cleanup, restorable: cleanup.branch_outcome === "deleted" && bundleKept(cleanup) } : null,
     archived_records: archivedRecords(store, item.id),
+    claim: claimOf(store, item.id) ?? null,
   };
 }
 

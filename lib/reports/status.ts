@@ -37,6 +37,8 @@ export interface StatusReport {
   untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
   /** Ready items whose issue's words may not be yours (labelled or edited by someone else), why, and what lets each go. */
   held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
+  /** Ready items whose issue another host held on GitHub when last asked (its claim), who, and why each waits. */
+  claimed_elsewhere: Array<ItemJson & { priority: number; host: string | null; reason: string }>;
   /**
    * What waits for the owner: items whose worker asked something (needs_info), failed items,
    * interrupted items, then items awaiting review, each with why and what to run (and, awaiting review, the pull request;
@@ -84,10 +86,10 @@ const NEEDS_YOU_VERB: Record<NeedsYouState, string> = { needs_info: "attach", fa
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], needs_you: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], claimed_elsewhere: [], needs_you: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
-  const { paused, queue, held, untrusted, held_for_owner }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
+  const { paused, queue, held, untrusted, held_for_owner, claimed_elsewhere }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
   return {
     daemon,
     counts,
@@ -99,6 +101,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
     })),
     untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
     held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
+    claimed_elsewhere: claimed_elsewhere.map((c) => ({ ...itemJson(c.item), priority: c.priority, host: c.host, reason: c.reason })),
     needs_you: needsYou(store, includeSimulated),
     pull_requests: countPullRequests(store),
     // The boundary keys its records by the API base without a trailing slash.
@@ -136,6 +139,7 @@ export function filterStatus(report: StatusReport, store: Store | undefined, fil
     held: report.held.filter((h) => keep(h, "ready")),
     untrusted: report.untrusted.filter((u) => keep(u, "ready")),
     held_for_owner: report.held_for_owner.filter((h) => keep(h, "ready")),
+    claimed_elsewhere: report.claimed_elsewhere.filter((c) => keep(c, "ready")),
     needs_you: report.needs_you.filter((n) => keep(n, n.state)),
     anomalies: report.anomalies.filter((a) => repo === null || a.repo === null || a.repo === repo),
     filter,

@@ -31,6 +31,8 @@ export type EffectEvidence =
   | "archive"
   /** The agent's config file the intent names, read for the folder's trust answer. */
   | "agent-trust"
+  /** The issue's claim reference on GitHub, and its commit's message (which names the claim's action). */
+  | "claim-ref"
   /** Nothing that can be read settles it: the owner is told. */
   | "none";
 
@@ -53,6 +55,10 @@ export interface EffectKind {
 
 export const EFFECT_KINDS = {
   "github.comment": { what: "a comment on an issue", timeoutSeconds: 300, settleAfterSeconds: 60, evidence: "issue-comments" },
+  // An issue's claim on GitHub (lib/work-items/issue-claims.ts): its reference is read back, and its commit's message
+  // names the claim's action, so a claim made just before a crash is found and used, never left held for ever.
+  "claim.create": { what: "an issue claimed on GitHub before a worker starts", timeoutSeconds: 120, settleAfterSeconds: 60, evidence: "claim-ref" },
+  "claim.release": { what: "a finished item's claim on GitHub released", timeoutSeconds: 120, settleAfterSeconds: 60, evidence: "claim-ref" },
   "worktree.create": { what: "a worktree made for a work item", timeoutSeconds: 900, evidence: "worktree" },
   "worktree.remove": { what: "a work item's worktree removed", timeoutSeconds: 300, evidence: "worktree" },
   // git's own bookkeeping of directories already gone: nothing on disk to read it back from, so the owner is told.

@@ -329,6 +329,29 @@ export const MIGRATIONS: readonly Migration[] = [
         BEGIN SELECT RAISE(ABORT, 'an audit outcome needs the intent of its action'); END;
     `,
   },
+  {
+    name: "issue claims on GitHub",
+    sql: `
+      -- Each item's claim on its issue as last seen on GitHub (lib/work-items/issue-claims.ts): the reference
+      -- refs/robot-army/claims/<issue> at a commit whose message names the host holding it. mine = 1 when this
+      -- store made it (action_id is that claim.create's action, which the commit's message carries); 0 when
+      -- another host (or an earlier life of this one) holds it, which keeps the item from starting.
+      CREATE TABLE issue_claims (
+        item INTEGER PRIMARY KEY REFERENCES work_items (id),
+        repo TEXT NOT NULL,
+        issue INTEGER NOT NULL,
+        ref TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        host TEXT,
+        mine INTEGER NOT NULL,
+        action_id TEXT,
+        seen_at TEXT NOT NULL,
+        released_at TEXT
+      ) STRICT;
+      -- What the release step reads each pass: the claims this store holds and has not released.
+      CREATE INDEX issue_claims_held ON issue_claims (item) WHERE mine = 1 AND released_at IS NULL;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

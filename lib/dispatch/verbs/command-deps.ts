@@ -2,9 +2,8 @@
  * What the recovery commands open: the config, the store, GitHub at the chosen effect
  * level, the session root and the configured launcher, wired once, as dispatch uses them.
  */
-import { hostname } from "node:os";
 import type { ParsedArgs } from "../../cli.ts";
-import { configFromArgs } from "../../config.ts";
+import { configFromArgs, hostName } from "../../config.ts";
 import { effectsFor } from "../../effects.ts";
 import { ensureSessionRoot } from "../../sessions/records.ts";
 import { ensureStateDir } from "../../state-dir.ts";
@@ -21,7 +20,7 @@ export async function withDispatchDeps<T>(args: ParsedArgs, fn: (deps: DispatchD
     const github = await connectGitHub(config, store, {});
     const effects = effectsFor(args, config, { github: github.writer });
     return await fn({
-      store, config, stateDir, sessionRoot: ensureSessionRoot(), github, effects, host: hostname(), launcher: launcherFor(config),
+      store, config, stateDir, sessionRoot: ensureSessionRoot(), github, effects, host: hostName(config), launcher: launcherFor(config),
     });
   });
 }

@@ -14,6 +14,7 @@
  * The new session is the item's next attempt on record; its name comes from sessionName,
  * moved on past any name already on record (lib/dispatch/session-name.ts).
  */
+import { takeClaim } from "../../work-items/issue-claims.ts";
 import { existingWorktree, worktreePath } from "../../boundaries/worktrees.ts";
 import { openJournal } from "../../episodes/journal.ts";
 import { findOpen } from "../../episodes/open-episodes.ts";
@@ -85,6 +86,9 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   const closed = await gate(deps, item, { force: options.force });
   if (closed) throw new PreconditionError(`Work item ${itemId}: ${closed.reason}; ${closed.brake ? "--force starts it anyway" : "nothing was started"}`);
 
+  // Its issue's claim on GitHub, held before anything starts: another host holding it starts nothing here.
+  const claim = await takeClaim(deps, item, options.how);
+  if (!claim.held) throw new PreconditionError(`Work item ${itemId}: ${claim.reason}; nothing was started`);
   // No session of the item runs, so each row still open ended: close it from its own exit record now.
   closeEndedRows(deps, item.id);
   toDispatching(deps, item.id, earlier?.id ?? null, options.how);

@@ -12,7 +12,7 @@ import type { Page } from "../page.ts";
 import { command, itemLink, none, remedyOf } from "./_parts.ts";
 
 /** The page's data: the queue and what stands apart from it, as `status --json` gives them. */
-export type Queue = Pick<StatusReport, "paused" | "queue" | "held" | "held_for_owner" | "untrusted">;
+export type Queue = Pick<StatusReport, "paused" | "queue" | "held" | "held_for_owner" | "untrusted" | "claimed_elsewhere">;
 
 export const queuePage: Page<Queue> = {
   path: "/queue",
@@ -20,8 +20,8 @@ export const queuePage: Page<Queue> = {
   nav: "queue",
   title: (data) => `queue: ${data.queue.length} ready`,
   async read(ctx: WebContext): Promise<Queue> {
-    const { paused, queue, held, held_for_owner, untrusted } = statusReport(await ctx.store(), ctx.config, false, ctx.stateDir);
-    return { paused, queue, held, held_for_owner, untrusted };
+    const { paused, queue, held, held_for_owner, untrusted, claimed_elsewhere } = statusReport(await ctx.store(), ctx.config, false, ctx.stateDir);
+    return { paused, queue, held, held_for_owner, untrusted, claimed_elsewhere };
   },
   render(data) {
     return html`<h1>Queue</h1>
@@ -30,6 +30,7 @@ ${data.paused ? html`<p class="paused">Paused since <time>${data.paused.since}</
 ${data.queue.length === 0 ? none("No ready item waits.") : html`<table id="queue"><thead><tr><th>#</th><th>item</th><th>issue</th><th>priority</th><th>since</th></tr></thead><tbody>${data.queue.map((q) => html`<tr data-item="${String(q.id)}"><td>${String(q.position)}</td><td>${itemLink(q)}</td><td>${q.repo}#${String(q.issue)}</td><td>${String(q.priority)}</td><td><time>${q.created_at}</time></td></tr>`)}</tbody></table>`}
 ${apart("Held by you", data.held.map((h) => ({ item: h, why: `${h.hold.on === "repository" ? "repository " : ""}held${h.hold.reason ? `: ${h.hold.reason}` : ""}`, command: h.unhold })))}
 ${apart("Held for your approval", data.held_for_owner.map((h) => ({ item: h, why: h.reason, command: `robot-army show ${h.id}` })))}
+${apart("Claimed by another host", data.claimed_elsewhere.map((c) => ({ item: c, why: c.reason, command: null })))}
 ${apart("Repository not trusted here", data.untrusted.map((u) => {
       const remedy = remedyOf(u.remedy);
       return "command" in remedy ? { item: u, why: `${u.repo} ${u.reason}`, command: remedy.command } : { item: u, why: `${u.repo} ${u.reason}: ${remedy.step}`, command: null };

@@ -1,0 +1,189 @@
+import { test } from "uvu";
+import * as assert from "uvu/assert";
+import { join } from "node:path";
+import { connectGitHub } from "../boundaries/github.ts";
+import { launcherFor } from "../boundaries/launchers/select.ts";
+import type { Config } from "../config.ts";
+import { wireEffects } from "../effects.ts";
+import { pollRepository } from "../intake/poll.ts";
+import { currentFingerprint } from "../repos/onboard.ts";
+import { recordApproval } from "../repos/records.ts";
+import { listRecords } from "../sessions/records.ts";
+import { stopSession } from "../sessions/stop.ts";
+import { appendAudit, queryAudit } from "../store/audit.ts";
+import { openStore } from "../store/open.ts";
+import { git } from "../testing/fixtures.ts";
+import { quickOptions } from "../testing/github-kit.ts";
+import type { TestForge } from "../testing/forge.ts";
+import { comments, verbTemplate, withWorld } from "../testing/verbs.ts";
+import { claimOf, claimRef, readClaimMessage, releaseClaims, takeClaim } from "../work-items/issue-claims.ts";
+import { getItem } from "../work-items/queries.ts";
+import { transition } from "../work-items/transition.ts";
+import type { DispatchDeps } from "./dispatch-deps.ts";
+import { dispatchReady } from "./dispatch.ts";
+
+const template = verbTemplate();
+test.after(() => template.remove());
+
+/** Room for every ready item on a host: three slots in the repository and in all. */
+function roomy(config: Config): Config {
+  return { ...config, repos: { "demo/widgets": { ...config.repos["demo/widgets"], max_sessions: 3 } }, worker: { ...config.worker, max_sessions: 3 } };
+}
+
+/**
+ * A second host beside the world's: its own clone, state directory, store and host name, the
+ * same forge and issues, onboarded and polled as the first was. Its sessions are stopped and
+ * its store closed when `fn` ends.
+ */
+async function withSecondHost(t: TestForge, first: DispatchDeps, host: string, fn: (second: DispatchDeps) => Promise<void>): Promise<void> {
+  const stateDir = join(t.tmp, `state-${host}`);
+  const sessionRoot = join(stateDir, "sessions");
+  const clone = join(t.tmp, `widgets-${host}`);
+  git(t.tmp, "clone", "--quiet", join(t.dir, "git", "demo", "widgets.git"), clone);
+  const config: Config = { ...first.config, repos: { "demo/widgets": { ...first.config.repos["demo/widgets"], path: clone } } };
+  const store = await openStore(stateDir);
+  try {
+    const github = await connectGitHub(config, store, quickOptions());
+    const approved = await currentFingerprint(github, { name: "demo/widgets", path: clone, base: "main" });
+    recordApproval(store, "demo/widgets", clone, approved.fingerprint, approved.commit);
+    const effects = wireEffects("live", { github: github.writer });
+    await pollRepository({ store, reader: github, effects, rules: { author: "owner", label: "robot-army" }, host, paths: { "demo/widgets": clone } }, "demo/widgets");
+    const env = { ...process.env, RA_STATE_DIR: stateDir, RA_SESSION_ROOT: sessionRoot };
+    const second: DispatchDeps = { store, config, stateDir, sessionRoot, github, effects, host, launcher: launcherFor(config, { env, timeoutMs: 15_000 }) };
+    try {
+      await fn(second);
+    } finally {
+      for (const record of listRecords(sessionRoot)) await stopSession(sessionRoot, record).catch(() => {});
+    }
+  } finally {
+    store.close();
+  }
+}
+
+/** The claim on the forge: the reference's commit and what its message says; null when there is none. */
+async function claimOnForge(t: TestForge, issue: number) {
+  const { data: refs } = await t.owner.rest.git.listMatchingRefs({ owner: "demo", repo: "widgets", ref: claimRef(issue).replace(/^refs\//, "") });
+  const found = refs.find((r) => r.ref === claimRef(issue));
+  if (!found) return null;
+  const { data: commit } = await t.owner.rest.git.getCommit({ owner: "demo", repo: "widgets", commit_sha: found.object.sha });
+  return { sha: found.object.sha, tree: commit.tree.sha, parents: commit.parents.length, words: readClaimMessage(commit.message) };
+}
+
+test("two hosts dispatching the same issues at the same moment start each exactly once: the other host sees it claimed by the first", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const first = { ...deps, config: roomy(deps.config) };
+    await withSecondHost(t, first, "otherhost", async (second) => {
+      const [a, b] = await Promise.all([dispatchReady(first), dispatchReady(second)]);
+      const started = [...a.outcomes.filter((o) => o.result === "active").map((o) => ["testhost", o.issue] as const), ...b.outcomes.filter((o) => o.result === "active").map((o) => ["otherhost", o.issue] as const)];
+      assert.equal(started.map(([, issue]) => issue).sort(), [1, 2, 3], "every ready issue was started once, by one host or the other");
+      for (const [host, issue] of started) {
+        const claim = await claimOnForge(t, issue);
+        assert.equal([claim?.words.host, claim?.tree, claim?.parents], [host, "4b825dc642cb6eb9a060e54bf8d69288fbee4904", 0], `#${issue}'s claim names ${host}, holds no files and has no parent`);
+        const dispatched = (await comments(t, issue)).filter((c) => c.startsWith("robot-army dispatched"));
+        assert.equal(dispatched.length, 1, `#${issue} was told of one dispatch`);
+        assert.ok(dispatched[0].includes(`- Host: ${host}`), `#${issue}'s dispatch comment names ${host}`);
+        // The other host waits for it, saying who holds it.
+        const loser = host === "testhost" ? b : a;
+        const waiting = loser.outcomes.find((o) => o.issue === issue)!;
+        assert.is(waiting.result, "waiting");
+        assert.match(waiting.reason!, `claimed by ${host} on GitHub (refs/robot-army/claims/${issue} in demo/widgets)`);
+      }
+      // Asked again, each host starts nothing: the other's claims stand, its own items run.
+      const [again, againOther] = [await dispatchReady(first), await dispatchReady(second)];
+      assert.equal([...again.outcomes, ...againOther.outcomes].filter((o) => o.result === "active"), []);
+      for (const issue of [1, 2, 3]) {
+        assert.is(queryAudit(store, { kind: "claim.create", item: issue }).filter((r) => r.phase === "intent").length + queryAudit(second.store, { kind: "claim.create", item: issue }).filter((r) => r.phase === "intent").length, 2, `#${issue}: one claim asked by each host, none again`);
+      }
+    });
+  }));
+
+test("a claim is held in a commit naming host, item and action; a host that holds it starts in it again without a new claim, and a finished item's claim is released for the next host", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const { outcomes } = await dispatchReady(deps);
+    assert.is(outcomes[0].result, "active");
+    const claim = await claimOnForge(t, 1);
+    const [intent, outcome] = queryAudit(store, { kind: "claim.create", item: 1 });
+    assert.equal([intent.phase, intent.body.ref, intent.body.host, intent.body.purpose], ["intent", "refs/robot-army/claims/1", "testhost", "dispatch"]);
+    assert.equal([outcome.phase, outcome.body.ok, outcome.body.created, outcome.body.sha], ["outcome", true, true, claim!.sha]);
+    assert.equal([claim!.words.host, claim!.words.item, claim!.words.action, claim!.words.purpose], ["testhost", 1, intent.actionId, "dispatch"]);
+    assert.equal([claimOf(store, 1)?.sha, claimOf(store, 1)?.mine], [claim!.sha, true]);
+
+    // Held here and still at this store's commit on GitHub: held again with one read, nothing created.
+    assert.equal(await takeClaim(deps, getItem(store, 1)!, "restart"), { held: true });
+    assert.is(queryAudit(store, { kind: "claim.create", item: 1 }).length, 2, "no second claim was made");
+
+    // Nothing to release while the item is not finished.
+    assert.equal(await releaseClaims(deps), []);
+    transition(store, 1, "abandoned", { reason: "the owner gave up on it" });
+    assert.equal(await releaseClaims(deps), [{ item: 1, repo: "demo/widgets", issue: 1, result: "released" }]);
+    assert.is(await claimOnForge(t, 1), null, "the reference is gone from GitHub");
+    const released = queryAudit(store, { kind: "claim.release", item: 1 });
+    assert.equal(released.map((r) => [r.phase, r.body.ok ?? null]), [["intent", null], ["outcome", true]]);
+    assert.equal(await releaseClaims(deps), [], "released once");
+
+    // The issue is free for another host now.
+    await withSecondHost(t, deps, "otherhost", async (second) => {
+      assert.equal(await takeClaim(second, getItem(second.store, 1)!, "dispatch"), { held: true });
+      assert.is((await claimOnForge(t, 1))?.words.host, "otherhost");
+      // ...and this host, which released it, is refused: the claim is the other host's.
+      const refused = await takeClaim(deps, getItem(store, 1)!, "resume");
+      assert.equal(refused.held, false);
+      assert.match((refused as { reason: string }).reason, /^claimed by otherhost on GitHub/);
+      assert.equal([claimOf(store, 1)?.mine, claimOf(store, 1)?.host], [false, "otherhost"]);
+    });
+  }));
+
+test("a claim whose release found another host's claim in its place leaves that claim alone", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    await dispatchReady(deps);
+    const mine = (await claimOnForge(t, 1))!.sha;
+    // Another host's claim replaces this one (as a takeover would).
+    const { data: other } = await t.owner.rest.git.createCommit({ owner: "demo", repo: "widgets", message: "robot-army claim demo/widgets#1\n\nhost: elsewhere\nitem: 9\naction: x\npurpose: dispatch\nat: 2026-01-15T10:00:00Z\n", tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", parents: [mine] });
+    await t.owner.rest.git.updateRef({ owner: "demo", repo: "widgets", ref: "robot-army/claims/1", sha: other.sha });
+    transition(store, 1, "abandoned", { reason: "the owner gave up on it" });
+    assert.equal(await releaseClaims(deps), [{ item: 1, repo: "demo/widgets", issue: 1, result: "not ours" }]);
+    assert.is((await claimOnForge(t, 1))?.sha, other.sha, "the other host's claim stands");
+    assert.equal(queryAudit(store, { kind: "claim.release", item: 1 }), [], "nothing was deleted");
+  }));
+
+test("a claim a crash cut short before its outcome is found by its action and used; one under this host's name that this store never made is not", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const item = getItem(store, 1)!;
+    // The intent this store wrote before it crashed, and the claim its request made on GitHub.
+    appendAudit(store, { kind: "claim.create", phase: "intent", actionId: "cut-short-claim", repo: "demo/widgets", item: 1, body: { issue: 1, ref: claimRef(1), host: "testhost", purpose: "dispatch" } });
+    const message = (action: string) => `robot-army claim demo/widgets#1\n\nhost: testhost\nitem: 1\naction: ${action}\npurpose: dispatch\nat: 2026-01-15T10:00:00Z\n`;
+    const { data: commit } = await t.owner.rest.git.createCommit({ owner: "demo", repo: "widgets", message: message("cut-short-claim"), tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", parents: [] });
+    await t.owner.rest.git.createRef({ owner: "demo", repo: "widgets", ref: claimRef(1), sha: commit.sha });
+    assert.equal(await takeClaim(deps, item, "dispatch"), { held: true });
+    assert.equal([claimOf(store, 1)?.mine, claimOf(store, 1)?.action_id, claimOf(store, 1)?.sha], [true, "cut-short-claim", commit.sha]);
+
+    // Issue 2: a claim under this very host name, whose action this store never wrote (a restored copy of the state, or a second robot-army).
+    const { data: stale } = await t.owner.rest.git.createCommit({ owner: "demo", repo: "widgets", message: message("not-in-this-store").replace("#1", "#2").replace("item: 1", "item: 2"), tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", parents: [] });
+    await t.owner.rest.git.createRef({ owner: "demo", repo: "widgets", ref: claimRef(2), sha: stale.sha });
+    const refused = await takeClaim(deps, getItem(store, 2)!, "dispatch");
+    assert.equal(refused.held, false);
+    assert.match((refused as { reason: string }).reason, "claimed by testhost (this host's name, but not this state: another robot-army, or an earlier copy of this one) on GitHub");
+  }));
+
+test("below live a claim is simulated: audited as such, nothing written to GitHub, no claim kept", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const effects = wireEffects("no-remote", { github: deps.effects.github });
+    assert.equal(await takeClaim({ ...deps, effects }, getItem(store, 1)!, "dispatch"), { held: true });
+    const [intent, outcome] = queryAudit(store, { kind: "claim.create", item: 1 });
+    assert.equal([intent.simulated, outcome.simulated, outcome.body.ok], [true, true, true]);
+    assert.is(await claimOnForge(t, 1), null);
+    assert.is(claimOf(store, 1), undefined);
+  }));
+
+test("when GitHub cannot be asked for the claim the start waits, saying why", () =>
+  withWorld(template, async ({ store, deps }) => {
+    const unreachable = { ...deps.github, readRef: async () => { throw new Error("connect ECONNREFUSED 127.0.0.1:9"); } };
+    const writer = { ...deps.effects.github, createClaim: async () => { throw new Error("connect ECONNREFUSED 127.0.0.1:9"); } };
+    const { outcomes } = await dispatchReady({ ...deps, github: unreachable, effects: { ...deps.effects, github: writer } });
+    assert.equal(outcomes[0].result, "waiting");
+    assert.match(outcomes[0].reason!, "its claim on GitHub could not be made or read (connect ECONNREFUSED 127.0.0.1:9); the start waits until it can be");
+    assert.is(getItem(store, 1)!.state, "ready");
+    assert.equal(listRecords(deps.sessionRoot), [], "nothing was started");
+  }));
+
+test.run();

@@ -1,0 +1,228 @@
+/**
+ * An issue's claim on GitHub: before a worker starts for an item at `live` (a dispatch, a
+ * resume, a restart), robot-army creates the git reference `refs/robot-army/claims/<issue>`
+ * in the issue's repository, at a commit (the empty tree, no parent) whose message names the
+ * host, the item and the claim's audit action. GitHub refuses to create a reference that
+ * exists, so of two hosts (two machines, or one machine over a stale copy of its state)
+ * claiming one issue, exactly one wins; the other shows the item `claimed by <host>` and
+ * starts nothing. A claim is used again only when the reference still points at the commit
+ * this store made (asked of GitHub at every start), or when its commit carries the action
+ * of a claim this store began and a crash cut short. A done or abandoned item's claim is
+ * released: the reference deleted, once it is still this store's.
+ *
+ * Below `live` claims are simulated like every other GitHub write: audited with
+ * `simulated: true`, nothing asked or written, no row kept.
+ *
+ * @example
+ * const claim = await takeClaim(deps, item, "dispatch");
+ * if (!claim.held) return wait(claim.reason);
+ */
+import { now } from "../clock.ts";
+import type { GitHubReader } from "../boundaries/github-types.ts";
+import type { Effects } from "../effects.ts";
+import { auditEffect, queryAudit } from "../store/audit.ts";
+import type { Store } from "../store/open.ts";
+import type { WorkItem } from "./queries.ts";
+
+/** The namespace of claims: refs that `git fetch`'s default refspec never brings into a clone. */
+export const CLAIM_NAMESPACE = "refs/robot-army/claims";
+
+/** The reference that claims an issue. */
+export function claimRef(issue: number): string {
+  return `${CLAIM_NAMESPACE}/${issue}`;
+}
+
+/** Why a claim is taken, as its commit's message and audit record say. */
+export type ClaimPurpose = "dispatch" | "resume" | "restart";
+
+/** What a claim's commit message says: identifiers only (DESIGN rule 4), one `key: value` a line. */
+export interface ClaimWords {
+  host: string;
+  item: number;
+  action: string;
+  purpose: string;
+  at: string;
+}
+
+/** The commit message of a claim. */
+export function claimMessage(repo: string, issue: number, words: ClaimWords): string {
+  return `robot-army claim ${repo}#${issue}\n\nhost: ${words.host}\nitem: ${words.item}\naction: ${words.action}\npurpose: ${words.purpose}\nat: ${words.at}\n`;
+}
+
+/** What a claim's commit message says, each key that reads as expected; nothing for a message that is not a claim. */
+export function readClaimMessage(message: string): Partial<ClaimWords> {
+  if (!message.startsWith("robot-army claim ")) return {};
+  const words: Partial<ClaimWords> = {};
+  for (const line of message.split("\n")) {
+    const match = /^(host|item|action|purpose|at): (\S+)$/.exec(line);
+    if (!match) continue;
+    const [, key, value] = match;
+    if (key === "item") {
+      if (/^[1-9][0-9]{0,15}$/.test(value)) words.item = Number(value);
+    } else words[key as Exclude<keyof ClaimWords, "item">] = value;
+  }
+  return words;
+}
+
+/** An item's claim as this store last saw it on GitHub. */
+export interface ClaimRow {
+  item: number;
+  repo: string;
+  issue: number;
+  ref: string;
+  sha: string;
+  /** The host its message names; null when it names none. */
+  host: string | null;
+  /** Made by this store. */
+  mine: boolean;
+  action_id: string | null;
+  seen_at: string;
+  released_at: string | null;
+}
+
+/** The item's claim on record; undefined when it has none. */
+export function claimOf(store: Store, item: number): ClaimRow | undefined {
+  const row = store.statement("SELECT * FROM issue_claims WHERE item = ?").get(item) as Record<string, unknown> | undefined;
+  return row && toRow(row);
+}
+
+/** What `takeClaim` needs. */
+export interface ClaimDeps {
+  store: Store;
+  github: GitHubReader;
+  effects: Effects;
+  /** This host's name (`daemon.host`, else the hostname). */
+  host: string;
+}
+
+/** Whether a worker may start for the item as far as its claim goes, and why not. */
+export type ClaimAnswer = { held: true } | { held: false; reason: string };
+
+/**
+ * Holds the item's claim before a worker starts for it: the one this store holds when the
+ * reference still points at it, else a new one. Any other claim (another host's, or one
+ * this store released) keeps the worker from starting: the answer says who holds it.
+ * GitHub that cannot be asked throws: a start never goes ahead on a claim not proven.
+ */
+export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimPurpose): Promise<ClaimAnswer> {
+  const { store, effects } = deps;
+  const ref = claimRef(item.issue);
+  if (effects.github.simulated) {
+    await auditEffect(store, { kind: "claim.create", repo: item.repo, item: item.id, simulated: true, body: { issue: item.issue, ref, host: deps.host, purpose } }, () => effects.github.createClaim(item.repo, ref, ""));
+    return { held: true };
+  }
+  // A claim on record, this host's or another's, asked again by its reference alone (one request): unchanged, it
+  // answers as before; moved, its new commit is read; gone, a new claim is made.
+  const known = claimOf(store, item.id);
+  if (known && known.released_at === null) {
+    const sha = await deps.github.readRef(item.repo, ref);
+    if (sha === known.sha) return known.mine ? { held: true } : { held: false, reason: describeHeld(item, known.host, known.host === deps.host) };
+    if (sha) return judge(deps, item, { sha, message: await deps.github.readCommitMessage(item.repo, sha) });
+  }
+  const made = await auditEffect(
+    store,
+    { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose } },
+    async (action) => ({ ...(await effects.github.createClaim(item.repo, ref, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose, at: now().toISOString() }))), action }),
+    (result) => ({ created: result.created, sha: result.sha }),
+  );
+  if (made.created && made.sha) {
+    record(store, item, { ref, sha: made.sha, host: deps.host, mine: true, action_id: made.action });
+    return { held: true };
+  }
+  const current = await readClaim(deps.github, item.repo, ref);
+  if (!current) throw new Error(`GitHub refused to create ${ref} in ${item.repo} and holds no such reference`);
+  return judge(deps, item, current);
+}
+
+/** A claim as GitHub holds it: the commit its reference points at, and that commit's message. */
+export interface ClaimOnGitHub {
+  sha: string;
+  message: string;
+}
+
+/** The claim `ref` names on GitHub (two requests), or null when there is no such reference. */
+export async function readClaim(github: Pick<GitHubReader, "readRef" | "readCommitMessage">, repo: string, ref: string): Promise<ClaimOnGitHub | null> {
+  const sha = await github.readRef(repo, ref);
+  return sha === null ? null : { sha, message: await github.readCommitMessage(repo, sha) };
+}
+
+/**
+ * A claim found on GitHub that this store did not just make: its own after all when its
+ * message carries the action of a claim.create this store wrote for the item (a crash cut it
+ * short before its outcome), else held by whoever its message names.
+ */
+function judge(deps: ClaimDeps, item: WorkItem, current: ClaimOnGitHub): ClaimAnswer {
+  const words = readClaimMessage(current.message);
+  const ref = claimRef(item.issue);
+  const ours = words.action !== undefined && words.item === item.id &&
+    queryAudit(deps.store, { kind: "claim.create", item: item.id }).some((record) => record.phase === "intent" && record.actionId === words.action);
+  if (ours) {
+    record(deps.store, item, { ref, sha: current.sha, host: words.host ?? null, mine: true, action_id: words.action! });
+    return { held: true };
+  }
+  record(deps.store, item, { ref, sha: current.sha, host: words.host ?? null, mine: false, action_id: null });
+  return { held: false, reason: describeHeld(item, words.host ?? null, words.host === deps.host) };
+}
+
+/** Why an item claimed elsewhere does not start. */
+export function describeHeld(item: Pick<WorkItem, "repo" | "issue">, host: string | null, sameName: boolean): string {
+  const who = host === null ? "someone else (its claim names no host)" : sameName ? `${host} (this host's name, but not this state: another robot-army, or an earlier copy of this one)` : host;
+  return `claimed by ${who} on GitHub (${claimRef(item.issue)} in ${item.repo}); it starts here only once that claim is released`;
+}
+
+function record(store: Store, item: WorkItem, claim: { ref: string; sha: string; host: string | null; mine: boolean; action_id: string | null }): void {
+  store.statement(
+    `INSERT INTO issue_claims (item, repo, issue, ref, sha, host, mine, action_id, seen_at, released_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+     ON CONFLICT (item) DO UPDATE SET repo = excluded.repo, issue = excluded.issue, ref = excluded.ref, sha = excluded.sha, host = excluded.host,
+       mine = excluded.mine, action_id = excluded.action_id, seen_at = excluded.seen_at, released_at = NULL`,
+  ).run(item.id, item.repo, item.issue, claim.ref, claim.sha, claim.host, claim.mine ? 1 : 0, claim.action_id, now().toISOString());
+}
+
+/** What the release step did. */
+export interface ReleasedClaim {
+  item: number;
+  repo: string;
+  issue: number;
+  /** `released`: the reference deleted; `not ours`: someone else's claim stands there now, left alone; `gone`: nothing was there. */
+  result: "released" | "not ours" | "gone";
+}
+
+/**
+ * Releases the claims this store holds for items that are done or abandoned: each reference
+ * deleted once GitHub shows it still at this store's commit (audited `claim.release`); one
+ * that points elsewhere now is someone else's and is left. One request per held claim of a
+ * finished item, two when it is released; nothing when there is none.
+ */
+export async function releaseClaims(deps: Omit<ClaimDeps, "host">): Promise<ReleasedClaim[]> {
+  if (deps.effects.github.simulated) return [];
+  const rows = deps.store.statement(
+    `SELECT c.* FROM issue_claims AS c JOIN work_items AS w ON w.id = c.item
+     WHERE c.mine = 1 AND c.released_at IS NULL AND w.state IN ('done', 'abandoned') ORDER BY c.item`,
+  ).all().map((row) => toRow(row as Record<string, unknown>));
+  const released: ReleasedClaim[] = [];
+  for (const claim of rows) {
+    const sha = await deps.github.readRef(claim.repo, claim.ref);
+    let result: ReleasedClaim["result"];
+    if (sha !== claim.sha) result = sha ? "not ours" : "gone";
+    else {
+      const deleted = await auditEffect(
+        deps.store,
+        { kind: "claim.release", repo: claim.repo, item: claim.item, body: { issue: claim.issue, ref: claim.ref, sha: claim.sha } },
+        () => deps.effects.github.deleteClaim(claim.repo, claim.ref),
+        (answer) => ({ answer }),
+      );
+      result = deleted === "deleted" ? "released" : "gone";
+    }
+    deps.store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND sha = ?").run(now().toISOString(), claim.item, claim.sha);
+    released.push({ item: claim.item, repo: claim.repo, issue: claim.issue, result });
+  }
+  return released;
+}
+
+function toRow(row: Record<string, unknown>): ClaimRow {
+  return {
+    item: Number(row.item), repo: String(row.repo), issue: Number(row.issue), ref: String(row.ref), sha: String(row.sha),
+    host: row.host === null ? null : String(row.host), mine: row.mine === 1, action_id: row.action_id === null ? null : String(row.action_id),
+    seen_at: String(row.seen_at), released_at: row.released_at === null ? null : String(row.released_at),
+  };
+}
