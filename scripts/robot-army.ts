@@ -40,6 +40,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   unkeep: { summary: "Release a work item's keep: its worker goes back to the ordinary rules", load: () => import("./unkeep.ts") },
   keeps: { summary: "List every keep in force, including those with no live session", load: () => import("./keeps.ts") },
   approve: { summary: "Approve a work item's title and body that someone else changed, as you read them", load: () => import("./approve.ts") },
+  unclaim: { summary: "Release the claim on GitHub that keeps a work item from starting here", load: () => import("./unclaim.ts") },
   prompt: { summary: "Print the prompt a worker for a work item starts with", load: () => import("./prompt.ts") },
   pause: { summary: "Stop dispatching new worker sessions until unpause", load: () => import("./pause.ts") },
   unpause: { summary: "Let dispatch start worker sessions again", load: () => import("./unpause.ts") },
@@ -68,7 +69,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
 /** The overview's groups, everyday commands first; every command is in exactly one (scripts/robot-army.test.ts). */
 export const COMMAND_GROUPS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ["Every day", ["start", "status", "show", "run", "serve", "attach", "log", "doctor"]],
-  ["When an item needs you", ["resume", "restart", "retry", "abandon", "cancel", "reset", "keep", "unkeep", "keeps", "approve", "prompt"]],
+  ["When an item needs you", ["resume", "restart", "retry", "abandon", "cancel", "reset", "keep", "unkeep", "keeps", "approve", "unclaim", "prompt"]],
   ["What is dispatched", ["pause", "unpause", "hold", "unhold", "holds", "capacity", "poll"]],
   ["Repositories", ["onboard", "repos", "trust"]],
   ["Health and records", ["health", "anomalies", "cleanup", "worktree", "purge-simulated", "session", "episode", "ledger", "continuity", "recover"]],

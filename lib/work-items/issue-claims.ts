@@ -165,9 +165,9 @@ function judge(deps: ClaimDeps, item: WorkItem, current: ClaimOnGitHub): ClaimAn
 }
 
 /** Why an item claimed elsewhere does not start. */
-export function describeHeld(item: Pick<WorkItem, "repo" | "issue">, host: string | null, sameName: boolean): string {
+export function describeHeld(item: Pick<WorkItem, "id" | "repo" | "issue">, host: string | null, sameName: boolean): string {
   const who = host === null ? "someone else (its claim names no host)" : sameName ? `${host} (this host's name, but not this state: another robot-army, or an earlier copy of this one)` : host;
-  return `claimed by ${who} on GitHub (${claimRef(item.issue)} in ${item.repo}); it starts here only once that claim is released`;
+  return `claimed by ${who} on GitHub (${claimRef(item.issue)} in ${item.repo}); it starts here once that claim is released ("robot-army unclaim ${item.id}" when its holder no longer works on it)`;
 }
 
 function record(store: Store, item: WorkItem, claim: { ref: string; sha: string; host: string | null; mine: boolean; action_id: string | null }): void {
@@ -217,6 +217,50 @@ export async function releaseClaims(deps: Omit<ClaimDeps, "host">): Promise<Rele
     released.push({ item: claim.item, repo: claim.repo, issue: claim.issue, result });
   }
   return released;
+}
+
+/** The claim that stands on GitHub for an item's issue, and what this store knows of it: what `unclaim` shows before it asks. */
+export interface StandingClaim {
+  ref: string;
+  sha: string;
+  words: Partial<ClaimWords>;
+  /** This store's own claim, still held. */
+  mine: boolean;
+}
+
+/** The claim on GitHub for the item's issue now (two requests), or null when none stands. */
+export async function standingClaim(deps: Pick<ClaimDeps, "store" | "github">, item: WorkItem): Promise<StandingClaim | null> {
+  const ref = claimRef(item.issue);
+  const current = await readClaim(deps.github, item.repo, ref);
+  if (!current) return null;
+  const known = claimOf(deps.store, item.id);
+  return { ref, sha: current.sha, words: readClaimMessage(current.message), mine: known?.mine === true && known.released_at === null && known.sha === current.sha };
+}
+
+/**
+ * Releases a claim the owner has judged abandoned (another host's that no longer works, or
+ * one an earlier copy of this state made): the reference deleted (`claim.release`, `by:
+ * "owner"`), once it still points at the commit the owner was shown; the item's claim on
+ * record is marked released, so it is queued here again. GitHub's delete is not a
+ * compare-and-swap: a claim moved between the read and the delete is deleted too, which
+ * only a host holding it after a takeover could do in that moment.
+ */
+export async function unclaim(deps: Omit<ClaimDeps, "host">, item: WorkItem, shown: StandingClaim): Promise<"released" | "moved" | "gone" | "simulated"> {
+  if (deps.effects.github.simulated) {
+    await auditEffect(deps.store, { kind: "claim.release", repo: item.repo, item: item.id, simulated: true, body: { issue: item.issue, ref: shown.ref, sha: shown.sha, by: "owner" } }, () => deps.effects.github.deleteClaim(item.repo, shown.ref));
+    return "simulated";
+  }
+  const sha = await deps.github.readRef(item.repo, shown.ref);
+  if (sha === null) return "gone";
+  if (sha !== shown.sha) return "moved";
+  const answer = await auditEffect(
+    deps.store,
+    { kind: "claim.release", repo: item.repo, item: item.id, body: { issue: item.issue, ref: shown.ref, sha: shown.sha, by: "owner", holder: shown.words.host ?? null } },
+    () => deps.effects.github.deleteClaim(item.repo, shown.ref),
+    (result) => ({ answer: result }),
+  );
+  deps.store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND released_at IS NULL").run(now().toISOString(), item.id);
+  return answer === "deleted" ? "released" : "gone";
 }
 
 function toRow(row: Record<string, unknown>): ClaimRow {

@@ -18,6 +18,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-adoptable-worker": () => import("./forge-with-adoptable-worker.ts"),
   "forge-with-two-repos": () => import("./forge-with-two-repos.ts"),
   "forge-with-worker": () => import("./forge-with-worker.ts"),
+  "forge-with-two-hosts": () => import("./forge-with-two-hosts.ts"),
   "forge-with-claude-worker": () => import("./forge-with-claude-worker.ts"),
   "forge-with-codex-worker": () => import("./forge-with-codex-worker.ts"),
   "forge-with-repo-instructions": () => import("./forge-with-repo-instructions.ts"),
