@@ -32,6 +32,7 @@ function recordingWriter(calls: string[]): GitHubWriter {
     addLabels: async (repo, issue, labels) => void calls.push(`label ${repo}#${issue} ${labels.join(",")}`),
     removeLabel: async (repo, issue, label) => void calls.push(`unlabel ${repo}#${issue} ${label}`),
     createClaim: async (repo, ref) => (calls.push(`claim ${repo} ${ref}`), { created: true, sha: "c0ffee" }),
+    advanceClaim: async (repo, ref) => (calls.push(`advance ${repo} ${ref}`), { moved: true, sha: "c0ffee" }),
     deleteClaim: async (repo, ref) => (calls.push(`release ${repo} ${ref}`), "deleted" as const),
   };
 }

@@ -47,6 +47,14 @@ export function effectsFor(args: ParsedArgs, config: Config, boundaries: { githu
   return wireEffects(resolveLevel(args, config), boundaries);
 }
 
+/**
+ * Whether the daemon, at the level its config names, writes to GitHub (comments, and the
+ * claims that need push): for a check that speaks of the daemon without wiring its effects.
+ */
+export function daemonWritesToGitHub(config: Config): boolean {
+  return wireEffects(config.daemon.effect_level, { github: SIMULATED_GITHUB }).simulated === false;
+}
+
 /** What is real at a level; every field is decided here, once. */
 export interface Effects {
   /** For reports only ("effect level: plan"); decide by the fields below, never by this. */
@@ -108,6 +116,7 @@ export const SIMULATED_GITHUB: GitHubWriter = Object.freeze({
   addLabels: async () => {},
   removeLabel: async () => {},
   createClaim: async () => ({ created: true, sha: null }),
+  advanceClaim: async () => ({ moved: true, sha: null }),
   deleteClaim: async () => "deleted" as const,
 });
 

@@ -272,7 +272,7 @@ test("the channels check names each configured channel (the webhook by its host)
     assert.not.match(fromFile.text, "abcSecretPath");
   }));
 
-test("each configured repository: a clone of it the token may push to warns until onboarded; a token whose account may not push warns; another origin or a missing path fails", () =>
+test("each configured repository: a clone of it the token may push to warns until onboarded; a token whose account may not push warns below live and fails at live, where issues are claimed with git references; another origin or a missing path fails", () =>
   template.use(async (t) => {
     const clone = join(t.tmp, "widgets");
     git(t.tmp, "clone", "--quiet", t.seeded.repository.clone_url, clone);
@@ -284,11 +284,13 @@ test("each configured repository: a clone of it the token may push to warns unti
     const env = { HOME: join(t.tmp, "home"), RA_STATE_DIR: join(t.tmp, "state") };
     const owner = await doctor(t, { config: writeConfig(t, repos(clone)), deps: { env } });
     assert.is(owner.error, undefined, "a repository not onboarded yet is a warning: a step to take, not a fault");
-    assert.is(line(owner.text, "repos"), `warn  repos      demo/widgets: ${clone} is a clone of it, the token's account may read its issues, comment, push and open pull requests, not onboarded, so nothing is dispatched to it: "robot-army onboard demo/widgets"`);
+    assert.is(line(owner.text, "repos"), `warn  repos      demo/widgets: ${clone} is a clone of it, the token's account may read its issues, comment, push (and so claim issues with git references) and open pull requests, not onboarded, so nothing is dispatched to it: "robot-army onboard demo/widgets"`);
     const strangerToken = [`token_file = ${JSON.stringify(join(t.dir, "tokens", "stranger"))}`, 'author = "owner"'];
     const stranger = await doctor(t, { config: writeConfig(t, repos(clone), strangerToken), deps: { env } });
-    assert.is(stranger.error, undefined, "robot-army itself only reads and comments");
-    assert.match(line(stranger.text, "repos"), "warn  repos      demo/widgets: " + `${clone} is a clone of it, the token's account may read its issues and comment, not push: `);
+    assert.is(stranger.error, undefined, "below live robot-army itself only reads and comments");
+    assert.match(line(stranger.text, "repos"), "warn  repos      demo/widgets: " + `${clone} is a clone of it, the token's account may read its issues and comment, not push: robot-army reads and comments with it below the live effect level, but at live it claims each issue with a git reference, which needs push (contents: write)`);
+    const strangerLive = await doctor(t, { config: writeConfig(t, [...repos(clone), "", "[daemon]", 'effect_level = "live"'], strangerToken), deps: { env } });
+    assert.match(line(strangerLive.text, "repos"), "FAIL  repos      demo/widgets: " + `${clone} is a clone of it, the token's account may read its issues and comment, not push: at the live effect level robot-army claims each issue on GitHub with a git reference before its worker starts, which needs push (contents: write), so nothing is dispatched to it`);
     const elsewhere = await doctor(t, { config: writeConfig(t, repos(other)), deps: { env } });
     assert.match(line(elsewhere.text, "repos"), `FAIL  repos      demo/widgets: the origin of ${other} is https://github.com/someone/else.git, not `);
     const missing = await doctor(t, { config: writeConfig(t, repos(join(t.tmp, "nowhere"))), deps: { env } });

@@ -89,4 +89,13 @@ test("unclaim says when there is no claim, releases nothing below live, and leav
     assert.is(await refOf(t, 1), sha);
   }));
 
+test("unclaim refuses this host's own claim while the item's worker works under it, and releases nothing", () =>
+  withWorld(template, async ({ t, deps }) => {
+    await dispatchReady(deps);
+    const sha = await refOf(t, 1);
+    const error = await run({ item: 1, yes: true }, { ...deps, ask: answering(null), write: () => {} }).then(() => null, (e: Error) => e);
+    assert.match(error!.message, /^Work item 1 is active with its session ra-widgets-1 open under this claim: releasing it would let another host start demo\/widgets#1 too; cancel or abandon it first$/);
+    assert.is(await refOf(t, 1), sha);
+  }));
+
 test.run();

@@ -12,7 +12,7 @@ import { printable } from "../lib/printable.ts";
 import type { DispatchDeps } from "../lib/dispatch/dispatch-deps.ts";
 import { withDispatchDeps } from "../lib/dispatch/verbs/command-deps.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
-import { standingClaim, unclaim } from "../lib/work-items/issue-claims.ts";
+import { standingClaim, unclaim, unclaimRefusal } from "../lib/work-items/issue-claims.ts";
 import { requireItem } from "../lib/work-items/queries.ts";
 
 /** How the command is called; its help is generated from this. */
@@ -28,7 +28,9 @@ here, "claimed by <host>", until that claim is released. When you know its holde
 longer works on it (the machine is gone, or the claim was made by this machine's earlier
 state, lost since), this deletes the claim: the item is dispatched at the next pass, or
 can be resumed. It prints who holds the claim, since when and for which item, and asks
-you to type the item's id, unless --yes. A claim that moved since it was shown is left.
+you to type the item's id, unless --yes. A claim that moved since it was shown is left, and
+this host's own claim is refused while the item's worker may be at work here (dispatching,
+active, needs_info, awaiting review, or a session still open): cancel or abandon it first.
 Below the live effect level nothing is written to GitHub.
 `,
   options: {
@@ -59,6 +61,8 @@ export async function run(opts: { item: number; yes: boolean }, deps: DispatchDe
   const holder = claim.mine ? "this host" : printable(claim.words.host ?? "a claim that names no host");
   const about = `${claim.ref} in ${item.repo} at ${claim.sha.slice(0, 7)}: held by ${holder}${claim.words.item ? ` for its item ${claim.words.item}` : ""}${claim.words.at ? ` since ${printable(claim.words.at)}` : ""}`;
   deps.write(asLines(`work item ${item.id}: ${about}`));
+  const refusal = unclaimRefusal(deps.store, item, claim);
+  if (refusal) throw new PreconditionError(refusal);
   if (!opts.yes) {
     const answer = await deps.ask(`Release it, so that ${item.repo}#${item.issue} may start here? Type ${item.id} to confirm: `);
     const given = "unanswered" in answer ? answer.unanswered : answer.line.trim() === String(item.id) ? "confirmed" : "answer did not match";

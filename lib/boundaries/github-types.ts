@@ -239,6 +239,12 @@ export interface GitHubWriter {
    * (a reference of that name exists); sha null below `live`, where nothing is written.
    */
   createClaim(repo: string, ref: string, message: string): Promise<{ created: boolean; sha: string | null }>;
+  /**
+   * Moves the reference `ref` from the commit `from` to a new commit with `message` whose
+   * parent is `from`, as a fast-forward only: `moved` false when GitHub refused it (the
+   * reference is no longer at `from`, or is gone). Below `live` nothing is written.
+   */
+  advanceClaim(repo: string, ref: string, from: string, message: string): Promise<{ moved: boolean; sha: string | null }>;
   /** Deletes the reference `ref`: `gone` when it was not there. */
   deleteClaim(repo: string, ref: string): Promise<"deleted" | "gone">;
 }

@@ -235,12 +235,23 @@ function realWriter(octokit: Octokit): GitHubWriter {
       }
       return { created: true, sha: commit.sha };
     },
+    async advanceClaim(repo, ref, from, message) {
+      const { data: commit } = await octokit.request("POST /repos/{owner}/{repo}/git/commits", { ...split(repo), message, tree: EMPTY_TREE, parents: [from] });
+      try {
+        await octokit.request("PATCH /repos/{owner}/{repo}/git/refs/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, ""), sha: commit.sha, force: false });
+      } catch (error) {
+        // GitHub's answer when the reference is no longer at `from` (not a fast-forward) or gone: the caller reads who holds it.
+        if (error instanceof GitHubError && error.status === 422) return { moved: false, sha: commit.sha };
+        throw error;
+      }
+      return { moved: true, sha: commit.sha };
+    },
     async deleteClaim(repo, ref) {
       try {
         await octokit.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, "") });
       } catch (error) {
-        // 422 "Reference does not exist": already gone is what was wanted.
-        if (error instanceof GitHubError && error.status === 422) return "gone";
+        // "Reference does not exist": already gone is what was wanted. Any other refusal ("Reference update failed") is one.
+        if (error instanceof GitHubError && error.status === 422 && error.message.includes("Reference does not exist")) return "gone";
         throw error;
       }
       return "deleted";

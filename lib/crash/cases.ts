@@ -36,8 +36,8 @@ export type Conclusion = (
    * worker adopted (lib/daemon/adopt-worker.ts: its row is the launched session's, its issue told once),
    * or `requeued`: no worker of it ever started, so it went back to the queue by itself
    * (lib/daemon/never-started.ts) and the restart's passes may have dispatched it anew; or `dispatched`: the
-   * restart's passes started its worker under the claim on GitHub the cut effect made (found by its action and used,
-   * never made again nor left held by nobody).
+   * restart's passes started its worker under the claim on GitHub the cut effect made (kept on record, or found by its
+   * action, and moved on from by a fast-forward: never made anew beside it nor left held by nobody).
    */
   item?: "interrupted" | "active" | "requeued" | "dispatched";
   /**
@@ -82,8 +82,8 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
   },
   // The issue's claim on GitHub, made before the item is claimed here. Cut after its intent, nothing was created: the
   // restart's dispatch claims anew (under an action of its own), and the cut intent is settled "not made" once a request
-  // still on its way would have landed. Cut after its outcome, the claim stands and the restart finds it its own (its
-  // commit carries the action this store wrote) and dispatches in it: never a claim held for ever by nobody.
+  // still on its way would have landed. Cut after its outcome, the claim stands on record as this store's, and the
+  // restart's dispatch moves it on and starts the worker: never a claim held for ever by nobody.
   "claim.create": {
     setup: "polled", cross: TICK,
     concludes: { intent: { ...notDone("not made", "not claimed"), pending: {} }, outcome: done("claimed", "dispatched") },

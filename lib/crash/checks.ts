@@ -158,7 +158,10 @@ function itemProblems(store: Store, cut: CutEffect, state: NonNullable<Conclusio
   if (state === "dispatched") {
     if (row?.state !== "active") return [`after recovery from ${at} item ${item} is ${row?.state ?? "gone"}, not active: its worker was not started`];
     const claim = store.db.prepare("SELECT mine, action_id FROM issue_claims WHERE item = ?").get(item) as { mine: number; action_id: string | null } | undefined;
-    return claim?.mine === 1 && claim.action_id === cut.intent.actionId ? [] : [`after recovery from ${at} item ${item} works under ${claim ? `claim action ${claim.action_id ?? "(another host's)"}` : "no claim"}, not the one the cut effect made (${cut.intent.actionId})`];
+    // The cut effect's own claim, or one moved on from it by a fast-forward (a start after the crash moves a held claim on).
+    const made = queryAudit(store, { kind: "claim.create", item }).find((r) => r.actionId === cut.intent.actionId && r.phase === "outcome")?.body.sha;
+    const movedOn = queryAudit(store, { kind: "claim.create", item }).some((r) => r.phase === "intent" && r.actionId === claim?.action_id && made !== undefined && r.body.from === made);
+    return claim?.mine === 1 && (claim.action_id === cut.intent.actionId || movedOn) ? [] : [`after recovery from ${at} item ${item} works under ${claim ? `claim action ${claim.action_id ?? "(another host's)"}` : "no claim"}, neither the one the cut effect made (${cut.intent.actionId}) nor one moved on from it`];
   }
   if (row?.state !== state) return [`after recovery from ${at} item ${item} is ${row?.state ?? "gone"}, not ${state}`];
   const launched = cut.intent.sessionId;

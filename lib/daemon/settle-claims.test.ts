@@ -38,7 +38,7 @@ const posted: Array<{ issue: number; body: string }> = [];
 
 /** What settleClaims works with; at `live`, so an adopted worker's comment is posted (to `posted`). */
 function claimsDeps(store: Store, root: string, config?: Config, stateDir = "/nowhere") {
-  const github = { simulated: false, comment: async (_repo: string, issue: number, body: string) => (posted.push({ issue, body }), { id: posted.length, url: null }), addLabels: async () => {}, removeLabel: async () => {}, createClaim: async () => ({ created: true, sha: null }), deleteClaim: async () => "deleted" as const };
+  const github = { simulated: false, comment: async (_repo: string, issue: number, body: string) => (posted.push({ issue, body }), { id: posted.length, url: null }), addLabels: async () => {}, removeLabel: async () => {}, createClaim: async () => ({ created: true, sha: null }), advanceClaim: async () => ({ moved: true, sha: null }), deleteClaim: async () => "deleted" as const };
   const launcher = launcherFor(config ?? EMPTY_CONFIG, { launcher: "process" });
   return { store, sessionRoot: root, config: config ?? EMPTY_CONFIG, stateDir, host: "testhost", effects: wireEffects("live", { github }), launcher };
 }

@@ -94,8 +94,8 @@ export interface TickResult {
   retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
   /** Finished items' tabs closed, and items whose tabs could not be told this pass. */
   tabs: { closed: number; unknown: number };
-  /** Done and abandoned items' claims on GitHub released (lib/work-items/issue-claims.ts), and those found no longer this host's. */
-  claims: { released: number; not_ours: number };
+  /** Done and abandoned items' claims on GitHub released (lib/work-items/issue-claims.ts), those found no longer this host's, and those GitHub would not release this pass. */
+  claims: { released: number; not_ours: number; failed: number };
   /** Cleanup decisions by state (with `[cleanup] on_issue_close`), items not decided, old bundles removed. */
   cleanup: { done: number; branch_retained: number; retained: number; skipped: number; failed: number; bundles_removed: number };
   /** The `orphan_worktree` and `prunable_worktree` anomalies raised and retracted. */
@@ -125,7 +125,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 }, silent: { raised: 0, retracted: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
-    tabs: { closed: 0, unknown: 0 }, claims: { released: 0, not_ours: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
+    tabs: { closed: 0, unknown: 0 }, claims: { released: 0, not_ours: 0, failed: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
     disk: { raised: 0, retracted: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
     notify: { sent: 0, held_back: 0, failed_deliveries: 0 },
   };
@@ -196,6 +196,11 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   // Finished items' claims on GitHub, so another host may take up their issues if they are opened again.
   await step("claims", async () => {
     for (const released of await releaseClaims(deps)) {
+      if (released.result === "failed") {
+        result.claims.failed++;
+        deps.report({ event: "claim_release_failed", line: `claim of ${released.repo}#${released.issue} (item ${released.item}) could not be released (${released.why}); tried again next pass`, item: released.item });
+        continue;
+      }
       if (released.result === "not ours") result.claims.not_ours++;
       else result.claims.released++;
       const how = released.result === "not ours" ? "was no longer this host's on GitHub, and was left as it stands" : released.result === "gone" ? "was already gone from GitHub" : "released on GitHub";

@@ -25,6 +25,7 @@ import type { DaemonEvent } from "../events.ts";
 import { tabCloseEvidence } from "../ending/tabs.ts";
 import { archiveEvidence } from "../cleanup/record-archive.ts";
 import { agentTrustEvidence } from "../dispatch/agent-trust.ts";
+import { rememberSettledClaim } from "../work-items/issue-claims.ts";
 import { branchEvidence, bundleEvidence, claimEvidence, commentEvidence, fileEvidence, sessionEvidence, worktreeEvidence } from "./unfinished-evidence.ts";
 import type { EvidenceDeps } from "./unfinished-evidence.ts";
 import type { Finding } from "../store/findings.ts";
@@ -81,6 +82,7 @@ export async function sweepUnfinished(deps: SweepDeps, cursor?: LogCursor): Prom
       deps.store.transaction(() => {
         settle(deps.store, intent, evidence, finding);
         closeRetiredRow(deps.store, intent, finding);
+        if (intent.kind === "claim.create" && finding.ok && typeof finding.facts?.sha === "string") rememberSettledClaim(deps.store, intent, finding.facts.sha);
         result.settled++;
         result.events.push({
           event: "effect_settled", line: `unfinished ${intent.kind} ${about(intent)}: ${cut}; settled from ${EVIDENCE_WORDS[evidence]}: ${finding.found}`,

@@ -8,7 +8,7 @@
  * `failed`: the reason goes to the item and the audit record, and the issue is told only
  * that a session could not be started (DESIGN rule 4).
  */
-import { takeClaim } from "../work-items/issue-claims.ts";
+import { stillClaimedElsewhere, takeClaim } from "../work-items/issue-claims.ts";
 import type { ClaimAnswer } from "../work-items/issue-claims.ts";
 import { createWorktree, runPostCreate, worktreePath } from "../boundaries/worktrees.ts";
 import { vetAgentFiles } from "../repos/onboard.ts";
@@ -50,9 +50,18 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
     ...held.map(({ item, hold }) => ({ item, reason: describeWait(hold) })),
   ].filter(({ item }) => item.simulated === deps.effects.simulated);
   const outcomes: DispatchOutcome[] = waiting.map(({ item, reason }) => ({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason, session: null }));
-  // Those another host held when last asked come after the queue, each asked again: a claim released since lets it start.
+  // Those another host held when last asked come after the queue, each asked again with one read of its claim's
+  // reference, before any of the gate's questions: a claim released or moved since lets it go on.
+  const elsewhere = new Set(claimed_elsewhere.map(({ item }) => item.id));
   for (const { item } of [...queue, ...claimed_elsewhere]) {
     if (item.simulated !== deps.effects.simulated) continue;
+    if (elsewhere.has(item.id)) {
+      const still = await stillClaimedElsewhere(deps, item).catch((error: unknown) => `its claim on GitHub could not be read (${error instanceof Error ? error.message : String(error)}); the start waits until it can be`);
+      if (still) {
+        outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: still, session: null });
+        continue;
+      }
+    }
     const shut = await gateForItem(deps, item);
     if (shut?.everyItem) return { withheld: shut.reason, outcomes };
     if (shut) {

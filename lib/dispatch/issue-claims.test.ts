@@ -1,5 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { connectGitHub } from "../boundaries/github.ts";
 import { launcherFor } from "../boundaries/launchers/select.ts";
@@ -11,13 +12,16 @@ import { recordApproval } from "../repos/records.ts";
 import { listRecords } from "../sessions/records.ts";
 import { stopSession } from "../sessions/stop.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
-import { openStore } from "../store/open.ts";
+import { copyStore, openStore, STORE_FILE } from "../store/open.ts";
 import { git } from "../testing/fixtures.ts";
 import { quickOptions } from "../testing/github-kit.ts";
 import type { TestForge } from "../testing/forge.ts";
 import { comments, verbTemplate, withWorld } from "../testing/verbs.ts";
 import { claimOf, claimRef, readClaimMessage, releaseClaims, takeClaim } from "../work-items/issue-claims.ts";
 import { getItem } from "../work-items/queries.ts";
+import { sweepUnfinished } from "../daemon/unfinished.ts";
+import { atTime, atTimeAsync } from "../testing/items.ts";
+import { exitedPid } from "../testing/fixtures.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DispatchDeps } from "./dispatch-deps.ts";
 import { dispatchReady } from "./dispatch.ts";
@@ -88,9 +92,14 @@ test("two hosts dispatching the same issues at the same moment start each exactl
         assert.is(waiting.result, "waiting");
         assert.match(waiting.reason!, `claimed by ${host} on GitHub (refs/robot-army/claims/${issue} in demo/widgets)`);
       }
-      // Asked again, each host starts nothing: the other's claims stand, its own items run.
+      // Asked again, each host starts nothing: the other's claims stand, its own items run. Each item waiting for the
+      // other host costs one request, a read of its claim's reference, and none of the gate's questions.
+      const sentBefore = [first.github.requestsSent(), second.github.requestsSent()];
       const [again, againOther] = [await dispatchReady(first), await dispatchReady(second)];
       assert.equal([...again.outcomes, ...againOther.outcomes].filter((o) => o.result === "active"), []);
+      const waitingFor = (outcomes: typeof again.outcomes) => outcomes.filter((o) => /^claimed by/.test(o.reason ?? "")).length;
+      assert.equal([first.github.requestsSent() - sentBefore[0], second.github.requestsSent() - sentBefore[1]], [waitingFor(again.outcomes), waitingFor(againOther.outcomes)]);
+      assert.is(waitingFor(again.outcomes) + waitingFor(againOther.outcomes), 3, "every issue waits on the host that did not start it");
       for (const issue of [1, 2, 3]) {
         assert.is(queryAudit(store, { kind: "claim.create", item: issue }).filter((r) => r.phase === "intent").length + queryAudit(second.store, { kind: "claim.create", item: issue }).filter((r) => r.phase === "intent").length, 2, `#${issue}: one claim asked by each host, none again`);
       }
@@ -108,9 +117,30 @@ test("a claim is held in a commit naming host, item and action; a host that hold
     assert.equal([claim!.words.host, claim!.words.item, claim!.words.action, claim!.words.purpose], ["testhost", 1, intent.actionId, "dispatch"]);
     assert.equal([claimOf(store, 1)?.sha, claimOf(store, 1)?.mine], [claim!.sha, true]);
 
-    // Held here and still at this store's commit on GitHub: held again with one read, nothing created.
+    // A copy of this state taken now holds the same record of the claim.
+    const copyDir = join(t.tmp, "state-copy");
+    mkdirSync(copyDir);
+    assert.ok(await copyStore(deps.stateDir, join(copyDir, STORE_FILE)));
+
+    // Held here and still at this store's commit: a restart moves it on, to a child of it, by fast-forward.
     assert.equal(await takeClaim(deps, getItem(store, 1)!, "restart"), { held: true });
-    assert.is(queryAudit(store, { kind: "claim.create", item: 1 }).length, 2, "no second claim was made");
+    const moved = await claimOnForge(t, 1);
+    const { data: movedCommit } = await t.owner.rest.git.getCommit({ owner: "demo", repo: "widgets", commit_sha: moved!.sha });
+    assert.equal(movedCommit.parents.map((p) => p.sha), [claim!.sha], "the first claim is its parent");
+    const [, , renewal, renewed] = queryAudit(store, { kind: "claim.create", item: 1 });
+    assert.equal([renewal.body.from, renewal.body.purpose, renewed.body.moved, renewed.body.sha], [claim!.sha, "restart", true, moved!.sha]);
+    assert.equal([moved!.words.action, moved!.words.purpose, claimOf(store, 1)?.sha], [renewal.actionId, "restart", moved!.sha]);
+
+    // The copy, whose record names the first commit, cannot start it: the claim moved on, by an action it never wrote.
+    const copy = await openStore(copyDir);
+    try {
+      const refused = await takeClaim({ ...deps, store: copy }, getItem(copy, 1)!, "resume");
+      assert.equal(refused.held, false);
+      assert.match((refused as { reason: string }).reason, "claimed by testhost (this host's name, but not this state: another robot-army, or an earlier copy of this one) on GitHub");
+    } finally {
+      copy.close();
+    }
+    assert.is((await claimOnForge(t, 1))?.sha, moved!.sha, "the copy moved nothing");
 
     // Nothing to release while the item is not finished.
     assert.equal(await releaseClaims(deps), []);
@@ -163,6 +193,25 @@ test("a claim a crash cut short before its outcome is found by its action and us
     const refused = await takeClaim(deps, getItem(store, 2)!, "dispatch");
     assert.equal(refused.held, false);
     assert.match((refused as { reason: string }).reason, "claimed by testhost (this host's name, but not this state: another robot-army, or an earlier copy of this one) on GitHub");
+  }));
+
+test("a claim made just before a crash, with no start after it, is found by the sweep, kept on record and released once its item is finished", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    // The crashed process's intent (its writer gone), and the claim its request made on GitHub; no row, no outcome.
+    atTime("2026-01-15T10:00:00Z", () => appendAudit(store, {
+      kind: "claim.create", phase: "intent", actionId: "cut-before-row", repo: "demo/widgets", item: 1,
+      body: { issue: 1, ref: claimRef(1), host: "testhost", purpose: "dispatch", writer: { pid: exitedPid(), started_at: null, start_id: null } },
+    }));
+    const message = "robot-army claim demo/widgets#1\n\nhost: testhost\nitem: 1\naction: cut-before-row\npurpose: dispatch\nat: 2026-01-15T10:00:00Z\n";
+    const { data: commit } = await t.owner.rest.git.createCommit({ owner: "demo", repo: "widgets", message, tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", parents: [] });
+    await t.owner.rest.git.createRef({ owner: "demo", repo: "widgets", ref: claimRef(1), sha: commit.sha });
+    assert.is(claimOf(store, 1), undefined);
+    const sweep = await atTimeAsync("2026-01-15T10:05:00Z", () => sweepUnfinished({ store, config: deps.config, sessionRoot: deps.sessionRoot, github: deps.github }));
+    assert.is(sweep.settled, 1);
+    assert.equal([claimOf(store, 1)?.mine, claimOf(store, 1)?.sha, claimOf(store, 1)?.action_id], [true, commit.sha, "cut-before-row"]);
+    transition(store, 1, "abandoned", { reason: "the owner gave up on it" });
+    assert.equal(await releaseClaims(deps), [{ item: 1, repo: "demo/widgets", issue: 1, result: "released" }]);
+    assert.is(await claimOnForge(t, 1), null, "not held for ever by nobody");
   }));
 
 test("below live a claim is simulated: audited as such, nothing written to GitHub, no claim kept", () =>

@@ -10,9 +10,9 @@ import type { Store } from "../store/open.ts";
 
 /**
  * The partial indexes whose whole length a pass may read: each holds only rows still to look at
- * (open sessions, sessions whose tabs are not swept, items whose disk is not settled).
+ * (open sessions, sessions whose tabs are not swept, items whose disk is not settled, claims still held).
  */
-const SMALL_INDEXES = ["sessions_open", "sessions_tabs_unswept", "work_items_disk_unsettled"];
+const SMALL_INDEXES = ["sessions_open", "sessions_tabs_unswept", "work_items_disk_unsettled", "issue_claims_held"];
 
 /** The statements `run` prepares, each with the steps of SQLite's plan for it, in the order first prepared. */
 export function queryPlans(store: Store, run: (store: Store) => unknown): Array<{ sql: string; steps: string[] }> {

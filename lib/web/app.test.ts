@@ -5,6 +5,7 @@ import { defaultConfig } from "../config.ts";
 import type { Config } from "../config.ts";
 import { listKeeps } from "../ending/keeps.ts";
 import { rememberSecret } from "../redact.ts";
+import { recordApproval } from "../repos/records.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -36,9 +37,9 @@ function world(store: Store): void {
 }
 
 /** Serves the dashboard over `stateDir` on a free loopback port for `fn`. */
-async function withDashboard(stateDir: string, fn: (base: string, server: Listening) => Promise<void>): Promise<void> {
-  const ctx = webContext(config, stateDir, join(stateDir, "sessions"));
-  const server = await listen(webApp(ctx, webAccess(config, "127.0.0.1", 0)), "127.0.0.1", 0);
+async function withDashboard(stateDir: string, fn: (base: string, server: Listening) => Promise<void>, using: Config = config): Promise<void> {
+  const ctx = webContext(using, stateDir, join(stateDir, "sessions"));
+  const server = await listen(webApp(ctx, webAccess(using, "127.0.0.1", 0)), "127.0.0.1", 0);
   try {
     await fn(server.url.replace(/\/$/, ""), server);
   } finally {
@@ -357,4 +358,29 @@ async function withTempStateDir(fn: (stateDir: string) => Promise<void>): Promis
   await withTempDir((dir) => fn(join(dir, "state")));
 }
 
+
+test("an item another host claimed on GitHub: the queue page lists it apart with who holds it, and its page says so with the command that releases it", () =>
+  withStore(async (store, stateDir) => {
+    atTime("2026-01-15T10:00:00Z", () => {
+      makeItem(store, { issue: 7, state: "ready", title: "Claimed <elsewhere>" });
+      // What dispatch records when GitHub refuses the claim because another host holds it (lib/work-items/issue-claims.ts).
+      store.statement("INSERT INTO issue_claims (item, repo, issue, ref, sha, host, mine, action_id, seen_at, released_at) VALUES (1, 'demo/widgets', 7, 'refs/robot-army/claims/7', ?, 'laptop<b>', 0, NULL, '2026-01-15T10:00:00Z', NULL)").run("c".repeat(40));
+      // Its repository is trusted here, so only the claim keeps it from the queue.
+      recordApproval(store, "demo/widgets", "/nonexistent/widgets", { default_branch: "main" });
+    });
+    const trusting: Config = { ...config, repos: { "demo/widgets": { path: "/nonexistent/widgets", max_sessions: 1, priority: 0 } } };
+    await withDashboard(stateDir, async (base) => {
+      const queue = await json(`${base}/api/queue`) as { queue: unknown[]; claimed_elsewhere: Array<{ id: number; host: string; reason: string }> };
+      assert.equal(queue.queue, [], "not in the queue dispatch takes first");
+      assert.equal(queue.claimed_elsewhere.map((c) => [c.id, c.host]), [[1, "laptop<b>"]]);
+      assert.match(queue.claimed_elsewhere[0].reason, 'claimed by laptop<b> on GitHub (refs/robot-army/claims/7 in demo/widgets); it starts here once that claim is released ("robot-army unclaim 1"');
+      const page = await (await fetch(`${base}/queue`)).text();
+      assert.match(page, /Claimed by another host/);
+      assert.match(page, /claimed by laptop&lt;b&gt; on GitHub/);
+      const item = await (await fetch(`${base}/items/1`)).text();
+      assert.match(item, /<dt>claim<\/dt><dd>held by laptop&lt;b&gt; on GitHub, seen <time>2026-01-15T10:00:00Z<\/time>: nothing starts here while it stands/);
+      assert.match(item, /robot-army unclaim 1/);
+      assert.not.match(item, /<b>/, "a host name from GitHub is text, never markup");
+    }, trusting);
+  }));
 test.run();

@@ -3,12 +3,17 @@
  * resume, a restart), robot-army creates the git reference `refs/robot-army/claims/<issue>`
  * in the issue's repository, at a commit (the empty tree, no parent) whose message names the
  * host, the item and the claim's audit action. GitHub refuses to create a reference that
- * exists, so of two hosts (two machines, or one machine over a stale copy of its state)
- * claiming one issue, exactly one wins; the other shows the item `claimed by <host>` and
- * starts nothing. A claim is used again only when the reference still points at the commit
- * this store made (asked of GitHub at every start), or when its commit carries the action
- * of a claim this store began and a crash cut short. A done or abandoned item's claim is
+ * exists, so of two hosts claiming one issue exactly one wins; the other shows the item
+ * `claimed by <host>` and starts nothing. Every later start of the item here (a resume, a
+ * restart, a dispatch after a retry) moves the claim on: a new commit whose parent is the
+ * one this store made, the reference moved by fast-forward only, which GitHub refuses once
+ * anyone else moved it. A claim is also this store's when its commit carries the action of
+ * a claim this store began and a crash cut short. A done or abandoned item's claim is
  * released: the reference deleted, once it is still this store's.
+ *
+ * A copy of the state taken before the claim was made cannot prove it its own, so it waits.
+ * One taken after holds the same record as the store it was copied from: until one of the two
+ * starts the item again (moving the claim on), the claim does not tell them apart.
  *
  * Below `live` claims are simulated like every other GitHub write: audited with
  * `simulated: true`, nothing asked or written, no row kept.
@@ -18,11 +23,14 @@
  * if (!claim.held) return wait(claim.reason);
  */
 import { now } from "../clock.ts";
+import { PreconditionError } from "../errors.ts";
+import { printable } from "../printable.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import type { Effects } from "../effects.ts";
 import { auditEffect, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItem } from "./queries.ts";
+import { sessionsOf } from "./sessions.ts";
 
 /** The namespace of claims: refs that `git fetch`'s default refspec never brings into a clone. */
 export const CLAIM_NAMESPACE = "refs/robot-army/claims";
@@ -49,6 +57,9 @@ export function claimMessage(repo: string, issue: number, words: ClaimWords): st
   return `robot-army claim ${repo}#${issue}\n\nhost: ${words.host}\nitem: ${words.item}\naction: ${words.action}\npurpose: ${words.purpose}\nat: ${words.at}\n`;
 }
 
+/** A host's name as `daemon.host` allows it (schema/config.schema.json); any other is not taken from a claim. */
+const HOST_NAME = /^(?=.{1,64}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
+
 /** What a claim's commit message says, each key that reads as expected; nothing for a message that is not a claim. */
 export function readClaimMessage(message: string): Partial<ClaimWords> {
   if (!message.startsWith("robot-army claim ")) return {};
@@ -57,9 +68,12 @@ export function readClaimMessage(message: string): Partial<ClaimWords> {
     const match = /^(host|item|action|purpose|at): (\S+)$/.exec(line);
     if (!match) continue;
     const [, key, value] = match;
+    // Written by whoever can push to the repository: taken only as the shapes robot-army writes.
     if (key === "item") {
       if (/^[1-9][0-9]{0,15}$/.test(value)) words.item = Number(value);
-    } else words[key as Exclude<keyof ClaimWords, "item">] = value;
+    } else if (key === "host") {
+      if (HOST_NAME.test(value)) words.host = value;
+    } else if (/^[A-Za-z0-9:._-]{1,64}$/.test(value)) words[key as "action" | "purpose" | "at"] = value;
   }
   return words;
 }
@@ -84,6 +98,18 @@ export interface ClaimRow {
 export function claimOf(store: Store, item: number): ClaimRow | undefined {
   const row = store.statement("SELECT * FROM issue_claims WHERE item = ?").get(item) as Record<string, unknown> | undefined;
   return row && toRow(row);
+}
+
+/**
+ * For an item another host held when last asked: one read of its claim's reference, and why
+ * it still waits when the reference has not moved; null when it moved or went (the gate and
+ * `takeClaim` then ask the rest), or when the item was not claimed elsewhere.
+ */
+export async function stillClaimedElsewhere(deps: Pick<ClaimDeps, "store" | "github" | "host">, item: WorkItem): Promise<string | null> {
+  const known = claimOf(deps.store, item.id);
+  if (!known || known.mine || known.released_at !== null) return null;
+  const sha = await deps.github.readRef(item.repo, known.ref);
+  return sha === known.sha ? describeHeld(item, known.host, known.host === deps.host) : null;
 }
 
 /** What `takeClaim` needs. */
@@ -111,24 +137,44 @@ export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimP
     await auditEffect(store, { kind: "claim.create", repo: item.repo, item: item.id, simulated: true, body: { issue: item.issue, ref, host: deps.host, purpose } }, () => effects.github.createClaim(item.repo, ref, ""));
     return { held: true };
   }
-  // A claim on record, this host's or another's, asked again by its reference alone (one request): unchanged, it
-  // answers as before; moved, its new commit is read; gone, a new claim is made.
+  // A claim on record, this host's or another's, asked again by its reference alone (one request): unchanged, another's
+  // still stands and this host's is moved on; moved, its new commit is read; gone, a new claim is made.
   const known = claimOf(store, item.id);
   if (known && known.released_at === null) {
     const sha = await deps.github.readRef(item.repo, ref);
-    if (sha === known.sha) return known.mine ? { held: true } : { held: false, reason: describeHeld(item, known.host, known.host === deps.host) };
-    if (sha) return judge(deps, item, { sha, message: await deps.github.readCommitMessage(item.repo, sha) });
+    if (sha !== null && sha !== known.sha) return judge(deps, item, { sha, message: await deps.github.readCommitMessage(item.repo, sha) });
+    if (sha === known.sha && !known.mine) return { held: false, reason: describeHeld(item, known.host, known.host === deps.host) };
+    if (sha === known.sha) {
+      const moved = await auditEffect(
+        store,
+        { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose, from: known.sha } },
+        async (action) => {
+          const answer = await effects.github.advanceClaim(item.repo, ref, known.sha, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose, at: now().toISOString() }));
+          // Kept before the outcome: a crash after it leaves the claim on record, never held by nobody.
+          if (answer.moved && answer.sha) record(store, item, { ref, sha: answer.sha, host: deps.host, mine: true, action_id: action });
+          return answer;
+        },
+        (answer) => ({ moved: answer.moved, sha: answer.sha }),
+      );
+      if (moved.moved) return { held: true };
+      // Refused: someone moved it, or deleted it, between the read and the move.
+      const current = await readClaim(deps.github, item.repo, ref);
+      if (current) return judge(deps, item, current);
+    }
+    // Gone from GitHub (released by hand, say): a new claim.
   }
   const made = await auditEffect(
     store,
     { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose } },
-    async (action) => ({ ...(await effects.github.createClaim(item.repo, ref, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose, at: now().toISOString() }))), action }),
+    async (action) => {
+      const answer = await effects.github.createClaim(item.repo, ref, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose, at: now().toISOString() }));
+      // Kept before the outcome: a crash after it leaves the claim on record, never held by nobody.
+      if (answer.created && answer.sha) record(store, item, { ref, sha: answer.sha, host: deps.host, mine: true, action_id: action });
+      return answer;
+    },
     (result) => ({ created: result.created, sha: result.sha }),
   );
-  if (made.created && made.sha) {
-    record(store, item, { ref, sha: made.sha, host: deps.host, mine: true, action_id: made.action });
-    return { held: true };
-  }
+  if (made.created) return { held: true };
   const current = await readClaim(deps.github, item.repo, ref);
   if (!current) throw new Error(`GitHub refused to create ${ref} in ${item.repo} and holds no such reference`);
   return judge(deps, item, current);
@@ -154,8 +200,7 @@ export async function readClaim(github: Pick<GitHubReader, "readRef" | "readComm
 function judge(deps: ClaimDeps, item: WorkItem, current: ClaimOnGitHub): ClaimAnswer {
   const words = readClaimMessage(current.message);
   const ref = claimRef(item.issue);
-  const ours = words.action !== undefined && words.item === item.id &&
-    queryAudit(deps.store, { kind: "claim.create", item: item.id }).some((record) => record.phase === "intent" && record.actionId === words.action);
+  const ours = words.action !== undefined && words.item === item.id && madeHere(deps.store, item.id, words.action, current.sha);
   if (ours) {
     record(deps.store, item, { ref, sha: current.sha, host: words.host ?? null, mine: true, action_id: words.action! });
     return { held: true };
@@ -164,13 +209,36 @@ function judge(deps: ClaimDeps, item: WorkItem, current: ClaimOnGitHub): ClaimAn
   return { held: false, reason: describeHeld(item, words.host ?? null, words.host === deps.host) };
 }
 
+/**
+ * Whether this store made the claim `action` names, now at `sha`: its claim.create intent is
+ * here, and its outcome is either missing (a crash cut it short) or names that very commit.
+ */
+function madeHere(store: Store, item: number, action: string, sha: string): boolean {
+  const records = queryAudit(store, { kind: "claim.create", item }).filter((record) => record.actionId === action);
+  const outcome = records.find((record) => record.phase === "outcome");
+  return records.some((record) => record.phase === "intent") && (outcome === undefined || outcome.body.sha === sha);
+}
+
 /** Why an item claimed elsewhere does not start. */
 export function describeHeld(item: Pick<WorkItem, "id" | "repo" | "issue">, host: string | null, sameName: boolean): string {
-  const who = host === null ? "someone else (its claim names no host)" : sameName ? `${host} (this host's name, but not this state: another robot-army, or an earlier copy of this one)` : host;
+  const shown = host === null ? null : printable(host);
+  const who = shown === null ? "someone else (its claim names no host robot-army can read)" : sameName ? `${shown} (this host's name, but not this state: another robot-army, or an earlier copy of this one)` : shown;
   return `claimed by ${who} on GitHub (${claimRef(item.issue)} in ${item.repo}); it starts here once that claim is released ("robot-army unclaim ${item.id}" when its holder no longer works on it)`;
 }
 
-function record(store: Store, item: WorkItem, claim: { ref: string; sha: string; host: string | null; mine: boolean; action_id: string | null }): void {
+/**
+ * The claim a crash cut short before its outcome, found made by the unfinished-effect sweep
+ * (lib/daemon/unfinished.ts): kept on record as this store's unless a row of it is there
+ * already, so a finished item's claim is released even when no start came after the crash.
+ */
+export function rememberSettledClaim(store: Store, intent: { item: number | null; repo: string | null; actionId: string | null; body: Record<string, unknown> }, sha: string): void {
+  const { item, repo, actionId, body } = intent;
+  if (item === null || repo === null || actionId === null || typeof body.issue !== "number" || typeof body.ref !== "string") return;
+  if (claimOf(store, item)?.action_id === actionId) return;
+  record(store, { id: item, repo, issue: body.issue }, { ref: body.ref, sha, host: typeof body.host === "string" ? body.host : null, mine: true, action_id: actionId });
+}
+
+function record(store: Store, item: Pick<WorkItem, "id" | "repo" | "issue">, claim: { ref: string; sha: string; host: string | null; mine: boolean; action_id: string | null }): void {
   store.statement(
     `INSERT INTO issue_claims (item, repo, issue, ref, sha, host, mine, action_id, seen_at, released_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
      ON CONFLICT (item) DO UPDATE SET repo = excluded.repo, issue = excluded.issue, ref = excluded.ref, sha = excluded.sha, host = excluded.host,
@@ -183,8 +251,9 @@ export interface ReleasedClaim {
   item: number;
   repo: string;
   issue: number;
-  /** `released`: the reference deleted; `not ours`: someone else's claim stands there now, left alone; `gone`: nothing was there. */
-  result: "released" | "not ours" | "gone";
+  /** `released`: the reference deleted; `not ours`: someone else's claim stands there now, left alone; `gone`: nothing was there; `failed`: GitHub could not be asked or refused (tried again next pass). */
+  result: "released" | "not ours" | "gone" | "failed";
+  why?: string;
 }
 
 /**
@@ -195,28 +264,37 @@ export interface ReleasedClaim {
  */
 export async function releaseClaims(deps: Omit<ClaimDeps, "host">): Promise<ReleasedClaim[]> {
   if (deps.effects.github.simulated) return [];
+  // CROSS JOIN keeps SQLite to the held claims' partial index: the finished items, however many, are not walked.
   const rows = deps.store.statement(
-    `SELECT c.* FROM issue_claims AS c JOIN work_items AS w ON w.id = c.item
+    `SELECT c.* FROM issue_claims AS c CROSS JOIN work_items AS w ON w.id = c.item
      WHERE c.mine = 1 AND c.released_at IS NULL AND w.state IN ('done', 'abandoned') ORDER BY c.item`,
   ).all().map((row) => toRow(row as Record<string, unknown>));
   const released: ReleasedClaim[] = [];
   for (const claim of rows) {
-    const sha = await deps.github.readRef(claim.repo, claim.ref);
+    // One claim GitHub will not release (an archived repository, an outage) holds back none of the others.
     let result: ReleasedClaim["result"];
-    if (sha !== claim.sha) result = sha ? "not ours" : "gone";
-    else {
-      const deleted = await auditEffect(
-        deps.store,
-        { kind: "claim.release", repo: claim.repo, item: claim.item, body: { issue: claim.issue, ref: claim.ref, sha: claim.sha } },
-        () => deps.effects.github.deleteClaim(claim.repo, claim.ref),
-        (answer) => ({ answer }),
-      );
-      result = deleted === "deleted" ? "released" : "gone";
+    try {
+      result = await releaseOne(deps, claim);
+    } catch (error) {
+      released.push({ item: claim.item, repo: claim.repo, issue: claim.issue, result: "failed", why: error instanceof Error ? error.message : String(error) });
+      continue;
     }
     deps.store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND sha = ?").run(now().toISOString(), claim.item, claim.sha);
     released.push({ item: claim.item, repo: claim.repo, issue: claim.issue, result });
   }
   return released;
+}
+
+async function releaseOne(deps: Omit<ClaimDeps, "host">, claim: ClaimRow): Promise<Exclude<ReleasedClaim["result"], "failed">> {
+  const sha = await deps.github.readRef(claim.repo, claim.ref);
+  if (sha !== claim.sha) return sha ? "not ours" : "gone";
+  const deleted = await auditEffect(
+    deps.store,
+    { kind: "claim.release", repo: claim.repo, item: claim.item, body: { issue: claim.issue, ref: claim.ref, sha: claim.sha } },
+    () => deps.effects.github.deleteClaim(claim.repo, claim.ref),
+    (answer) => ({ answer }),
+  );
+  return deleted === "deleted" ? "released" : "gone";
 }
 
 /** The claim that stands on GitHub for an item's issue, and what this store knows of it: what `unclaim` shows before it asks. */
@@ -237,6 +315,21 @@ export async function standingClaim(deps: Pick<ClaimDeps, "store" | "github">, i
   return { ref, sha: current.sha, words: readClaimMessage(current.message), mine: known?.mine === true && known.released_at === null && known.sha === current.sha };
 }
 
+/** The states in which an item's worker may be at work here. */
+const AT_WORK = ["dispatching", "active", "needs_info", "awaiting_review"];
+
+/**
+ * Why the owner may not release this claim: it is this host's and the item's worker may be
+ * at work here (its state, or a session row still open), when releasing it would let another
+ * host start the same issue; null when it may be released.
+ */
+export function unclaimRefusal(store: Store, item: WorkItem, claim: StandingClaim): string | null {
+  if (!claim.mine) return null;
+  const open = sessionsOf(store, item.id).find((session) => session.ended_at === null);
+  if (!AT_WORK.includes(item.state) && !open) return null;
+  return `Work item ${item.id} is ${item.state}${open ? ` with its session ${open.name} open` : ""} under this claim: releasing it would let another host start ${item.repo}#${item.issue} too; cancel or abandon it first`;
+}
+
 /**
  * Releases a claim the owner has judged abandoned (another host's that no longer works, or
  * one an earlier copy of this state made): the reference deleted (`claim.release`, `by:
@@ -246,6 +339,8 @@ export async function standingClaim(deps: Pick<ClaimDeps, "store" | "github">, i
  * only a host holding it after a takeover could do in that moment.
  */
 export async function unclaim(deps: Omit<ClaimDeps, "host">, item: WorkItem, shown: StandingClaim): Promise<"released" | "moved" | "gone" | "simulated"> {
+  const refusal = unclaimRefusal(deps.store, item, shown);
+  if (refusal) throw new PreconditionError(refusal);
   if (deps.effects.github.simulated) {
     await auditEffect(deps.store, { kind: "claim.release", repo: item.repo, item: item.id, simulated: true, body: { issue: item.issue, ref: shown.ref, sha: shown.sha, by: "owner" } }, () => deps.effects.github.deleteClaim(item.repo, shown.ref));
     return "simulated";

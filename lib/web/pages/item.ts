@@ -1,6 +1,6 @@
 /**
  * `/items/<id>`: one work item: its state and history (from the audit log), its sessions and
- * how each ended (one that ended within seconds of its start with its last output lines), its pull requests, its cleanup state, its failure or its worker's question,
+ * how each ended (one that ended within seconds of its start with its last output lines), its pull requests, its claim on GitHub (this host's, or who holds it), its cleanup state, its failure or its worker's question,
  * keep or release, the commands that apply to it for the owner to run, and the worker's
  * terminal, live and read-only: its latest session's output drawn by xterm.js as it writes
  * (static/terminal.js reads `/api/items/<id>/terminal`). No input is ever sent to a worker.
@@ -63,6 +63,7 @@ ${i.needs_info ? html`<dt>asks</dt><dd class="asks">${i.needs_info.question} ${c
 <dt>author</dt><dd>${i.author}</dd>
 <dt>labels</dt><dd>${i.labels.length ? i.labels.join(", ") : "none"}</dd>
 <dt>keep</dt><dd>${data.keep ? html`kept since <time>${data.keep.placed_at}</time> ${postButton(`/items/${i.id}/unkeep`, "release", view)}` : data.keepable ? html`not kept ${postButton(`/items/${i.id}/keep`, "keep", view)}` : "not kept"}</dd>
+${i.claim ? html`<dt>claim</dt><dd>${!i.claim.mine ? html`held by ${i.claim.host ?? "a claim that names no host"} on GitHub, seen <time>${i.claim.seen_at}</time>: nothing starts here while it stands ${command(`robot-army unclaim ${i.id}`)}` : i.claim.released_at ? html`released on GitHub <time>${i.claim.released_at}</time>` : html`held by this host on GitHub since <time>${i.claim.seen_at}</time>`} <code>${i.claim.ref}</code></dd>` : ""}
 <dt>cleanup</dt><dd>${i.cleanup ? html`${i.cleanup.state}, <time>${i.cleanup.at}</time>: ${i.cleanup.reason}${i.cleanup.restorable && i.cleanup.restore ? html` ${command(i.cleanup.restore)}` : ""}` : "not decided"}</dd>
 </dl>
 <h2>What you can run</h2>
