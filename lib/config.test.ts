@@ -9,6 +9,7 @@ import { makeTempDir, removeTempDir } from "./testing/fixtures.ts";
 
 const DEFAULTS: Config = {
   daemon: { tick_seconds: 60, effect_level: "plan", poll_seconds: 60, max_concurrent_sessions: 4, confirm_timeout: "30s", host: "" },
+  claims: { lease: "10m" },
   github: { api_base: "https://api.github.com", label: "robot-army" },
   repos: {},
   worker: { binary: "demo-worker", profile: "demo", args: [], resume_args: [], launcher: "tmux", tmux_session: "robot-army", max_sessions: 2 },
@@ -139,7 +140,7 @@ test("an unknown key is an error naming the key, its line and the keys that exis
 
 test("an unknown table is an error too", async () => {
   const error = await configError("[daemon]\n\n[deamon]\ntick_seconds = 1\n");
-  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, github, repos, worker, dispatch, worktrees, episodes, cleanup, health, pushover, notifications');
+  assert.match(error.message, 'unknown key "deamon" (line 3); known keys: daemon, claims, github, repos, worker, dispatch, worktrees, episodes, cleanup, health, pushover, notifications');
 });
 
 test("a TOML syntax error names the line", async () => {

@@ -43,6 +43,10 @@ export interface Config {
     /** This machine's name in the claims on GitHub; empty for its hostname (`hostName`). */
     readonly host: string;
   };
+  readonly claims: {
+    /** A duration such as `10m`: how long a host's heartbeat may stand still before the host is taken for gone. */
+    readonly lease: string;
+  };
   readonly github: {
     readonly api_base: string;
     /** The GitHub login whose issues become work items; intake takes nothing without it. */

@@ -13,6 +13,7 @@ import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, asLines, helpText, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { RateLimitState } from "../lib/boundaries/github-types.ts";
 import { now, parseTimestamp } from "../lib/clock.ts";
+import { formatAge } from "../lib/duration.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { daemonLines } from "../lib/daemon/daemon-status.ts";
@@ -204,6 +205,14 @@ export function formatStatus(report: StatusReport & { workers?: WorkerLine[]; fi
   const elsewhere = report.claimed_elsewhere.length;
   if (elsewhere) lines.push(`claimed elsewhere: ${elsewhere} ready, not dispatched here while another host holds ${elsewhere === 1 ? "its issue" : "their issues"} on GitHub`);
   for (const c of report.claimed_elsewhere) lines.push(`  ${itemLine(c)}  ${printable(c.reason)}`);
+  if (report.hosts.length) {
+    const at = now().getTime();
+    const described = report.hosts.map((h) => {
+      const age = formatAge(Math.max(0, at - Date.parse(h.moved_at)));
+      return `${printable(h.host)}${h.this_host ? " (this host)" : ""} ${h.gone ? `still for ${age}: past the lease, taken for gone` : `beat ${age} ago`}`;
+    });
+    lines.push(`hosts: ${described.join("; ")}`);
+  }
   lines.push(rateLimitLine(report.rate_limit));
   const open = report.anomalies.length;
   lines.push(open === 0 ? "anomalies: none" : `${open} anomal${open === 1 ? "y needs" : "ies need"} you: robot-army anomalies`);

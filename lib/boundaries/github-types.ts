@@ -174,6 +174,8 @@ export interface GitHubReader {
   readRef(repo: string, ref: string): Promise<string | null>;
   /** A commit's message. */
   readCommitMessage(repo: string, sha: string): Promise<string>;
+  /** Every reference whose name starts with `prefix` (fully qualified: `refs/robot-army/hosts/`), with the commit it points at: one request a hundred. */
+  matchingRefs(repo: string, prefix: string): Promise<Array<{ ref: string; sha: string }>>;
 }
 
 /** What robot-army reads of an issue's events: a label added or taken off, or its title changed. */
@@ -234,8 +236,8 @@ export interface GitHubWriter {
   addLabels(repo: string, issue: number, labels: string[]): Promise<void>;
   removeLabel(repo: string, issue: number, label: string): Promise<void>;
   /**
-   * Creates the reference `ref` at a new commit with `message` (its tree the empty tree, no
-   * parent): `created` with the commit when the reference was made, not when GitHub refused it
+   * Creates the reference `ref` (an issue's claim, or a host's heartbeat) at a new commit
+   * with `message` (its tree the empty tree, no parent): `created` with the commit when the reference was made, not when GitHub refused it
    * (a reference of that name exists); sha null below `live`, where nothing is written.
    */
   createClaim(repo: string, ref: string, message: string): Promise<{ created: boolean; sha: string | null }>;

@@ -131,6 +131,17 @@ export async function connectGitHub(config: Config, store: Store | null, options
         throw error;
       }
     },
+    async matchingRefs(repo, prefix) {
+      const found: Array<{ ref: string; sha: string }> = [];
+      type RawRef = { ref: string; object: { sha: string } };
+      let response = await octokit.request("GET /repos/{owner}/{repo}/git/matching-refs/{ref}", { ...split(repo), ref: prefix.replace(/^refs\//, ""), per_page: 100 });
+      found.push(...(response.data as unknown as RawRef[]).map((r) => ({ ref: r.ref, sha: r.object.sha })));
+      for (let next = nextLink(response.headers.link); next; next = nextLink(response.headers.link)) {
+        response = await octokit.request({ method: "GET", url: next }) as typeof response;
+        found.push(...(response.data as unknown as RawRef[]).map((r) => ({ ref: r.ref, sha: r.object.sha })));
+      }
+      return found.filter((r) => r.ref.startsWith(prefix));
+    },
     async readCommitMessage(repo, sha) {
       const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...split(repo), commit_sha: sha });
       return data.message;

@@ -94,6 +94,12 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     setup: "merged", cross: TICK, at: "2026-01-15T10:10:00Z",
     concludes: { intent: { settle: "settled", ok: true, found: "released", world: "claimed", pending: {} }, outcome: done("released") },
   },
+  // This host's heartbeat, advanced in the tick's hosts step. Cut after its intent, nothing moved: the restart's pass
+  // advances it anew (under an action of its own), and the cut intent is settled "not made". Cut after its outcome, it stands.
+  "host.heartbeat": {
+    setup: "polled", cross: TICK,
+    concludes: { intent: { ...notDone("not made", "not advanced"), pending: {} }, outcome: done("advanced") },
+  },
   // A dispatch cut before its worker was launched: the claim is cut short, no worker of it ever started, and the item goes
   // back to the queue (with the worktree, when it was made, which the next dispatch carries on in).
   "worktree.create": {

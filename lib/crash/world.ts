@@ -35,7 +35,8 @@ export type WorldFact =
   | "received" | "not received"
   | "archived" | "not archived"
   | "trusted" | "untrusted"
-  | "claimed" | "not claimed" | "released";
+  | "claimed" | "not claimed" | "released"
+  | "advanced" | "not advanced";
 
 /** Reads what is true of the effect `intent` started, or undefined for a kind whose effect the suite cannot see (an episode's journal). */
 export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecord): Promise<WorldFact | undefined> {
@@ -80,6 +81,8 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return recordsArchived(String(body.path), body.records as Array<{ file: string; sha256: string; archive: string }>);
     case "claim.create":
       return await claimOnForge(lab, String(body.ref), (claim) => claim.message.includes(`\naction: ${intent.actionId}\n`) ? "claimed" : "not claimed");
+    case "host.heartbeat":
+      return await claimOnForge(lab, String(body.ref), (claim) => claim.message.includes(`\naction: ${intent.actionId}\n`) ? "advanced" : "not advanced");
     case "claim.release":
       return await claimOnForge(lab, String(body.ref), (claim) => claim.sha === body.sha ? "claimed" : "released");
     case "agent.trust":

@@ -3,7 +3,8 @@
  * settle or report effects a crash cut short (lib/daemon/unfinished.ts), drain the exit
  * spool, settle sessions and claims cut short, refresh pull requests, poll when due, retire
  * idle workers of done items (lib/ending/retire.ts), close finished items' tabs
- * (lib/ending/tabs.ts), release finished items' claims on GitHub (lib/work-items/issue-claims.ts),
+ * (lib/ending/tabs.ts), advance this host's heartbeat and fence lost claims (lib/daemon/host-heartbeats.ts),
+ * release finished items' claims on GitHub (lib/work-items/issue-claims.ts),
  * reclaim done items' disk (lib/cleanup/pass.ts), dispatch, tell
  * the owner (lib/notify/pass.ts), then a `reconcile.pass` audit record and the heartbeat. Reconcile always runs before dispatch:
  * when draining or settling failed, nothing is dispatched this tick. A failed step is
@@ -25,6 +26,7 @@ import { appendAudit, lastAuditId, newLogCursor, queryAudit } from "../store/aud
 import type { LogCursor } from "../store/audit.ts";
 import { listItems } from "../work-items/queries.ts";
 import { releaseClaims } from "../work-items/issue-claims.ts";
+import { heartbeatPass } from "./host-heartbeats.ts";
 import type { DaemonEvent, Report } from "../events.ts";
 import { writeHeartbeat } from "./heartbeat.ts";
 import type { ConfigInUse } from "./config-reload.ts";
@@ -94,6 +96,8 @@ export interface TickResult {
   retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
   /** Finished items' tabs closed, and items whose tabs could not be told this pass. */
   tabs: { closed: number; unknown: number };
+  /** This host's heartbeat advanced (repositories), claims found lost, repositories GitHub could not be asked about. */
+  hosts: { beats: number; lost: number; failed: number };
   /** Done and abandoned items' claims on GitHub released (lib/work-items/issue-claims.ts), those found no longer this host's, and those GitHub would not release this pass. */
   claims: { released: number; not_ours: number; failed: number };
   /** Cleanup decisions by state (with `[cleanup] on_issue_close`), items not decided, old bundles removed. */
@@ -125,7 +129,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 }, silent: { raised: 0, retracted: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
-    tabs: { closed: 0, unknown: 0 }, claims: { released: 0, not_ours: 0, failed: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
+    tabs: { closed: 0, unknown: 0 }, hosts: { beats: 0, lost: 0, failed: 0 }, claims: { released: 0, not_ours: 0, failed: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
     disk: { raised: 0, retracted: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
     notify: { sent: 0, held_back: 0, failed_deliveries: 0 },
   };
@@ -192,6 +196,11 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const sweep = await closeFinishedTabs(deps);
     result.tabs = { closed: sweep.closed, unknown: sweep.unknown };
     sweep.events.forEach(deps.report);
+  });
+  // This host's heartbeat and the others', and this host's claims as GitHub lists them (lost ones fenced), before the
+  // release of finished items' claims and dispatch, which read what it found.
+  await step("hosts", async () => {
+    result.hosts = await heartbeatPass(deps);
   });
   // Finished items' claims on GitHub, so another host may take up their issues if they are opened again.
   await step("claims", async () => {

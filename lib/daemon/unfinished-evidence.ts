@@ -66,7 +66,7 @@ export async function claimEvidence(deps: EvidenceDeps, intent: AuditRecord): Pr
   } catch (error) {
     return { settled: "later", why: `${ref} in ${intent.repo} cannot be read (${(error as Error).message})` };
   }
-  if (intent.kind === "claim.create") {
+  if (intent.kind === "claim.create" || intent.kind === "host.heartbeat") {
     const words = current ? readClaimMessage(current.message) : {};
     if (current && words.action === intent.actionId) return { settled: true, ok: true, found: "made", facts: { created: true, sha: current.sha } };
     return { settled: true, ok: false, found: "not made", facts: { held_by: current ? words.host ?? null : null } };

@@ -5,8 +5,11 @@
  * the pull requests, the rate limit as last seen and the open anomalies. Simulated items
  * (made below the live effect level) are left out, and counted, unless asked for.
  */
+import { hostsSeen } from "../daemon/host-heartbeats.ts";
+import type { HostSeen } from "../daemon/host-heartbeats.ts";
 import { readRateLimitState } from "../boundaries/github.ts";
 import type { RateLimitState } from "../boundaries/github-types.ts";
+import { hostName } from "../config.ts";
 import type { Config } from "../config.ts";
 import { daemonStatus } from "../daemon/daemon-status.ts";
 import type { DaemonStatus } from "../daemon/daemon-status.ts";
@@ -37,6 +40,8 @@ export interface StatusReport {
   untrusted: Array<ItemJson & { priority: number; reason: UntrustedReason; remedy: string }>;
   /** Ready items whose issue's words may not be yours (labelled or edited by someone else), why, and what lets each go. */
   held_for_owner: Array<ItemJson & { priority: number; reason: string }>;
+  /** The hosts whose heartbeats this store has seen on GitHub (lib/daemon/host-heartbeats.ts), this one first. */
+  hosts: HostSeen[];
   /** Ready items whose issue another host held on GitHub when last asked (its claim), who, and why each waits. */
   claimed_elsewhere: Array<ItemJson & { priority: number; host: string | null; reason: string }>;
   /**
@@ -86,7 +91,7 @@ const NEEDS_YOU_VERB: Record<NeedsYouState, string> = { needs_info: "attach", fa
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], claimed_elsewhere: [], needs_you: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], claimed_elsewhere: [], hosts: [], needs_you: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
   const { paused, queue, held, untrusted, held_for_owner, claimed_elsewhere }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
@@ -102,6 +107,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
     untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
     held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
     claimed_elsewhere: claimed_elsewhere.map((c) => ({ ...itemJson(c.item), priority: c.priority, host: c.host, reason: c.reason })),
+    hosts: hostsSeen(store, config, hostName(config)),
     needs_you: needsYou(store, includeSimulated),
     pull_requests: countPullRequests(store),
     // The boundary keys its records by the API base without a trailing slash.

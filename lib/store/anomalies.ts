@@ -33,11 +33,14 @@ import type { Store } from "./open.ts";
  * the files (lib/repos/onboard.ts); `worker_silent` (a worker whose agent has not reported
  * starting in time) has the session's id as action id (lib/work-items/silent-workers.ts);
  * `config_refused` (a changed config.toml the running daemon did not apply) has the file's
- * path as action id (lib/daemon/config-reload.ts).
+ * path as action id (lib/daemon/config-reload.ts); `claim_lost` (a claim on GitHub this host
+ * held, moved or deleted by someone else) has the claim's reference and commit, and
+ * `host_name_shared` (this host's heartbeat advanced by another writer) the repository and
+ * host, as action id (lib/daemon/host-heartbeats.ts).
  */
 export type AnomalyKind =
   | "effect_unfinished" | "spool_damaged" | "orphan_session" | "orphan_worktree" | "prunable_worktree" | "agent_files_changed" | "worker_silent"
-  | "config_refused";
+  | "config_refused" | "claim_lost" | "host_name_shared";
 
 /** How the pass resolved an anomaly: its condition no longer holds, or its worker died. */
 export type Resolution = "retracted" | "gone";

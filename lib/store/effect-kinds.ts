@@ -31,7 +31,7 @@ export type EffectEvidence =
   | "archive"
   /** The agent's config file the intent names, read for the folder's trust answer. */
   | "agent-trust"
-  /** The issue's claim reference on GitHub, and its commit's message (which names the claim's action). */
+  /** The reference on GitHub the intent names (an issue's claim, a host's heartbeat), and its commit's message (which names the action). */
   | "claim-ref"
   /** Nothing that can be read settles it: the owner is told. */
   | "none";
@@ -59,6 +59,8 @@ export const EFFECT_KINDS = {
   // names the claim's action, so a claim made just before a crash is found and used, never left held for ever.
   "claim.create": { what: "an issue claimed on GitHub before a worker starts", timeoutSeconds: 120, settleAfterSeconds: 60, evidence: "claim-ref" },
   "claim.release": { what: "a finished item's claim on GitHub released", timeoutSeconds: 120, settleAfterSeconds: 60, evidence: "claim-ref" },
+  // A host's heartbeat reference advanced (lib/daemon/host-heartbeats.ts): read back like a claim, by the action its commit names.
+  "host.heartbeat": { what: "this host's heartbeat on GitHub advanced", timeoutSeconds: 120, settleAfterSeconds: 60, evidence: "claim-ref" },
   "worktree.create": { what: "a worktree made for a work item", timeoutSeconds: 900, evidence: "worktree" },
   "worktree.remove": { what: "a work item's worktree removed", timeoutSeconds: 300, evidence: "worktree" },
   // git's own bookkeeping of directories already gone: nothing on disk to read it back from, so the owner is told.

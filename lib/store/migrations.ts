@@ -352,6 +352,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX issue_claims_held ON issue_claims (item) WHERE mine = 1 AND released_at IS NULL;
     `,
   },
+  {
+    name: "hosts seen by their heartbeats",
+    sql: `
+      -- Each host's heartbeat reference (refs/robot-army/hosts/<host>) in a repository as this store last listed it
+      -- (lib/daemon/host-heartbeats.ts): the commit it stood at, when this store first saw it there (so a host is
+      -- judged by this machine's clock alone: still at the same commit past the lease is gone), and when it last
+      -- listed it. This host's own row holds the commit it wrote last.
+      CREATE TABLE hosts_seen (
+        repo TEXT NOT NULL,
+        host TEXT NOT NULL,
+        sha TEXT NOT NULL,
+        first_seen_at TEXT NOT NULL,
+        checked_at TEXT NOT NULL,
+        PRIMARY KEY (repo, host)
+      ) STRICT;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -58,7 +58,7 @@ export function claimMessage(repo: string, issue: number, words: ClaimWords): st
 }
 
 /** A host's name as `daemon.host` allows it (schema/config.schema.json); any other is not taken from a claim. */
-const HOST_NAME = /^(?=.{1,64}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
+export const HOST_NAME = /^(?=.{1,64}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 
 /** What a claim's commit message says, each key that reads as expected; nothing for a message that is not a claim. */
 export function readClaimMessage(message: string): Partial<ClaimWords> {
@@ -110,6 +110,25 @@ export async function stillClaimedElsewhere(deps: Pick<ClaimDeps, "store" | "git
   if (!known || known.mine || known.released_at !== null) return null;
   const sha = await deps.github.readRef(item.repo, known.ref);
   return sha === known.sha ? describeHeld(item, known.host, known.host === deps.host) : null;
+}
+
+/** The claims this store holds in `repo` and has not released. */
+export function heldClaimsIn(store: Store, repo: string): ClaimRow[] {
+  return (store.statement("SELECT * FROM issue_claims WHERE mine = 1 AND released_at IS NULL AND repo = ? ORDER BY item").all(repo) as Array<Record<string, unknown>>).map(toRow);
+}
+
+/**
+ * A claim this store held, found moved by someone else (`sha`, held by `holder`) or deleted
+ * (`sha` null): recorded as another's, so nothing more starts for its item here until it is
+ * released; a deleted one as released, so the next start claims anew.
+ */
+export function markClaimLost(store: Store, claim: ClaimRow, sha: string | null, holder: string | null): void {
+  if (sha === null) {
+    store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND sha = ?").run(now().toISOString(), claim.item, claim.sha);
+    return;
+  }
+  store.statement("UPDATE issue_claims SET sha = ?, host = ?, mine = 0, action_id = NULL, seen_at = ? WHERE item = ? AND sha = ?")
+    .run(sha, holder, now().toISOString(), claim.item, claim.sha);
 }
 
 /** What `takeClaim` needs. */
