@@ -19,14 +19,13 @@
  */
 import { now } from "../clock.ts";
 import type { Config } from "../config.ts";
-import { parseDuration } from "../duration.ts";
 import type { Effects } from "../effects.ts";
 import type { DaemonEvent } from "../events.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import { CLAIM_NAMESPACE, HOST_NAME, heldClaimsIn, markClaimLost, readClaimMessage } from "../work-items/issue-claims.ts";
+import { CLAIM_NAMESPACE, HOST_NAME, heldClaimsIn, leaseMs, markClaimLost, readClaimMessage } from "../work-items/issue-claims.ts";
 import { getRepoRecord } from "../repos/records.ts";
 
 /** The namespace of heartbeats: one reference per host. */
@@ -35,11 +34,6 @@ export const HOSTS_NAMESPACE = "refs/robot-army/hosts";
 /** A host's heartbeat reference. */
 export function hostRef(host: string): string {
   return `${HOSTS_NAMESPACE}/${host}`;
-}
-
-/** The lease in milliseconds (`[claims] lease`). */
-export function leaseMs(config: Config): number {
-  return parseDuration(config.claims.lease, "claims.lease");
 }
 
 /** How often this host's heartbeat is advanced: a third of the lease, so two missed beats still keep it alive. */

@@ -18,6 +18,11 @@ export function dispatchComment(place: SessionPlace): string {
   return ["robot-army dispatched a session for this issue.", "", ...placeLines(place)].join("\n");
 }
 
+/** The comment when this host takes an issue over from a host gone past the lease: which host it replaces (identifiers only). */
+export function takeoverComment(host: string, replaces: string): string {
+  return `robot-army on ${host} takes this issue over from ${replaces}, whose heartbeat stopped for longer than its lease; nothing of ${replaces}'s was pushed for it.`;
+}
+
 /** How a new session follows the one before it: `resume` restores its context, `restart` starts without it. */
 export type Relaunch = "resume" | "restart";
 

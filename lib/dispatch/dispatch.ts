@@ -9,7 +9,9 @@
  * that a session could not be started (DESIGN rule 4).
  */
 import { stillClaimedElsewhere, takeClaim } from "../work-items/issue-claims.ts";
-import type { ClaimAnswer } from "../work-items/issue-claims.ts";
+import type { ClaimAnswer, Takeover } from "../work-items/issue-claims.ts";
+import { commentOnIssue } from "../effects.ts";
+import { BRANCH_PREFIX } from "../work-items/branch-name.ts";
 import { createWorktree, runPostCreate, worktreePath } from "../boundaries/worktrees.ts";
 import { vetAgentFiles } from "../repos/onboard.ts";
 import { dispatchQueue } from "./queue.ts";
@@ -18,7 +20,7 @@ import type { WorkItem } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
 import { branchName } from "../work-items/branch-name.ts";
 import { claimDetails, FRESH_CLAIM } from "./claim.ts";
-import { dispatchComment } from "./comments.ts";
+import { dispatchComment, takeoverComment } from "./comments.ts";
 import { describeWait } from "./controls.ts";
 import { gateForAll, gateForItem } from "./gate.ts";
 import type { DispatchDeps } from "./dispatch-deps.ts";
@@ -52,15 +54,19 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
   const outcomes: DispatchOutcome[] = waiting.map(({ item, reason }) => ({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason, session: null }));
   // Those another host held when last asked come after the queue, each asked again with one read of its claim's
   // reference, before any of the gate's questions: a claim released or moved since lets it go on.
+  // A gone host's claim (its heartbeat stood still past the lease, no branch of the issue on GitHub) is taken over.
   const elsewhere = new Set(claimed_elsewhere.map(({ item }) => item.id));
   for (const { item } of [...queue, ...claimed_elsewhere]) {
     if (item.simulated !== deps.effects.simulated) continue;
+    let takeover: Takeover | undefined;
     if (elsewhere.has(item.id)) {
-      const still = await stillClaimedElsewhere(deps, item).catch((error: unknown) => `its claim on GitHub could not be read (${error instanceof Error ? error.message : String(error)}); the start waits until it can be`);
-      if (still) {
-        outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: still, session: null });
+      const answer = await stillClaimedElsewhere(deps, item, () => issueBranchOnGitHub(deps, item))
+        .catch((error: unknown) => ({ waits: `its claim on GitHub could not be read (${error instanceof Error ? error.message : String(error)}); the start waits until it can be` }));
+      if (answer && "waits" in answer) {
+        outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: answer.waits, session: null });
         continue;
       }
+      takeover = answer?.takeover;
     }
     const shut = await gateForItem(deps, item);
     if (shut?.everyItem) return { withheld: shut.reason, outcomes };
@@ -73,24 +79,33 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
       continue;
     }
     // Its issue's claim on GitHub, before the item is claimed here: a host that does not hold it starts nothing.
-    const claim = await claimOrWait(deps, item);
+    const claim = await claimOrWait(deps, item, takeover);
     if (!claim.held) {
       outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: claim.reason, session: null });
       continue;
     }
+    if (takeover) await commentOnIssue(deps.store, deps.effects, { repo: item.repo, issue: item.issue, item: item.id, purpose: "takeover", body: takeoverComment(deps.host, takeover.host) });
     outcomes.push(await dispatchItem(deps, item));
   }
   return { withheld: null, outcomes };
 }
 
 /** The item's claim on GitHub, or why it waits: held by another host, or GitHub could not be asked (a start never goes ahead on a claim not proven). */
-async function claimOrWait(deps: DispatchDeps, item: WorkItem): Promise<ClaimAnswer> {
+async function claimOrWait(deps: DispatchDeps, item: WorkItem, takeover?: Takeover): Promise<ClaimAnswer> {
   try {
-    return await takeClaim(deps, item, "dispatch");
+    return await takeClaim(deps, item, "dispatch", takeover);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return { held: false, reason: `its claim on GitHub could not be made or read (${why}); the start waits until it can be` };
   }
+}
+
+/** A branch of the item's issue on GitHub (`robot-army/issue-<n>` or `robot-army/issue-<n>-...`), any host's: the first found, or null. */
+async function issueBranchOnGitHub(deps: DispatchDeps, item: WorkItem): Promise<string | null> {
+  const stem = `${BRANCH_PREFIX}issue-${item.issue}`;
+  const refs = await deps.github.matchingRefs(item.repo, `refs/heads/${stem}`);
+  const branch = refs.map(({ ref }) => ref.slice("refs/heads/".length)).find((name) => name === stem || name.startsWith(`${stem}-`));
+  return branch ?? null;
 }
 
 /** Claims one ready item and starts its worker in a new worktree; any failure after the claim fails the item. */

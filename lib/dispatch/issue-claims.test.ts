@@ -25,6 +25,7 @@ import { exitedPid } from "../testing/fixtures.ts";
 import { transition } from "../work-items/transition.ts";
 import type { DispatchDeps } from "./dispatch-deps.ts";
 import { dispatchReady } from "./dispatch.ts";
+import { heartbeatPass } from "../daemon/host-heartbeats.ts";
 
 const template = verbTemplate();
 test.after(() => template.remove());
@@ -212,6 +213,92 @@ test("a claim made just before a crash, with no start after it, is found by the 
     transition(store, 1, "abandoned", { reason: "the owner gave up on it" });
     assert.equal(await releaseClaims(deps), [{ item: 1, repo: "demo/widgets", issue: 1, result: "released" }]);
     assert.is(await claimOnForge(t, 1), null, "not held for ever by nobody");
+  }));
+
+/** A claim on issue 1 made on GitHub as a host named `host` makes it, with no worker behind it; its commit. */
+async function claimAs(t: TestForge, host: string, issue = 1): Promise<string> {
+  const message = `robot-army claim demo/widgets#${issue}\n\nhost: ${host}\nitem: 9\naction: ${host}-action\npurpose: dispatch\nat: 2026-01-15T10:00:00Z\n`;
+  const { data } = await t.owner.rest.git.createCommit({ owner: "demo", repo: "widgets", message, tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", parents: [] });
+  await t.owner.rest.git.createRef({ owner: "demo", repo: "widgets", ref: claimRef(issue), sha: data.sha });
+  return data.sha;
+}
+
+/** A heartbeat for `host` as its robot-army writes one (created once; it then stands still: the host is gone). */
+async function heartbeatAs(t: TestForge, host: string): Promise<void> {
+  const { data } = await t.owner.rest.git.createCommit({ owner: "demo", repo: "widgets", message: `robot-army heartbeat ${host}\n\nhost: ${host}\naction: b\nat: c\n`, tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904", parents: [] });
+  await t.owner.rest.git.createRef({ owner: "demo", repo: "widgets", ref: `refs/robot-army/hosts/${host}`, sha: data.sha });
+}
+
+test("a gone host's claim, with nothing of it pushed, is taken over by a fast-forward once its heartbeat stood still past the lease, and the issue is told which host it replaces", () =>
+  withWorld(template, async ({ t, store, deps: narrow }) => {
+    const deps = { ...narrow, config: roomy(narrow.config) };
+    const stale = await claimAs(t, "deadhost");
+    await heartbeatAs(t, "deadhost");
+    const hb = { ...deps, report: () => {} };
+    await atTimeAsync("2026-01-15T10:00:00Z", async () => {
+      await heartbeatPass(hb);
+      const { outcomes } = await dispatchReady(deps);
+      assert.match(outcomes.find((o) => o.issue === 1)!.reason!, /^claimed by deadhost on GitHub/);
+    });
+    // Within the lease (10m) deadhost is not gone yet, however long its heartbeat has stood still elsewhere.
+    await atTimeAsync("2026-01-15T10:09:00Z", async () => {
+      await heartbeatPass(hb);
+      const { outcomes } = await dispatchReady(deps);
+      assert.match(outcomes.find((o) => o.issue === 1)!.reason!, /^claimed by deadhost on GitHub/);
+    });
+    await atTimeAsync("2026-01-15T10:11:00Z", async () => {
+      await heartbeatPass(hb);
+      const { outcomes } = await dispatchReady(deps);
+      assert.is(outcomes.find((o) => o.issue === 1)?.result, "active", outcomes.find((o) => o.issue === 1)?.reason ?? "");
+    });
+    const claim = await claimOnForge(t, 1);
+    const { data: commit } = await t.owner.rest.git.getCommit({ owner: "demo", repo: "widgets", commit_sha: claim!.sha });
+    assert.equal([claim!.words.host, claim!.words.purpose, commit.parents.map((p) => p.sha)], ["testhost", "takeover", [stale]], "moved on from the gone host's commit");
+    const said = await comments(t, 1);
+    assert.ok(said.includes("robot-army on testhost takes this issue over from deadhost, whose heartbeat stopped for longer than its lease; nothing of deadhost's was pushed for it."), said.join("\n---\n"));
+    assert.is(said.filter((c) => c.startsWith("robot-army dispatched")).length, 1);
+    const [intent] = queryAudit(store, { kind: "claim.create", item: 1 }).filter((r) => r.body.purpose === "takeover");
+    assert.equal([intent.body.from, intent.body.replaces], [stale, "deadhost"]);
+  }));
+
+test("a gone host whose branch of the issue is on GitHub is not taken over: the item waits, interrupted on that host, for the owner", () =>
+  withWorld(template, async ({ t, deps }) => {
+    await claimAs(t, "deadhost");
+    await heartbeatAs(t, "deadhost");
+    const clone = deps.config.repos["demo/widgets"].path;
+    git(clone, "push", "--quiet", "origin", "HEAD:refs/heads/robot-army/issue-1-add-a-verbose-flag");
+    const hb = { ...deps, report: () => {} };
+    await atTimeAsync("2026-01-15T10:00:00Z", async () => {
+      await heartbeatPass(hb);
+      await dispatchReady(deps);
+    });
+    await atTimeAsync("2026-01-15T10:11:00Z", async () => {
+      await heartbeatPass(hb);
+      const { outcomes } = await dispatchReady(deps);
+      const one = outcomes.find((o) => o.issue === 1)!;
+      assert.is(one.result, "waiting");
+      assert.is(one.reason, 'interrupted on deadhost: its heartbeat stopped at 2026-01-15T10:00:00.000Z, and the branch robot-army/issue-1-add-a-verbose-flag is on GitHub with what it pushed; resume that work by hand, or "robot-army unclaim 1" to start afresh here');
+    });
+    assert.is((await claimOnForge(t, 1))?.words.host, "deadhost", "its claim stands");
+  }));
+
+test("two hosts taking over the same gone host's claim at the same moment: exactly one wins, every time", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    await withSecondHost(t, deps, "otherhost", async (second) => {
+      for (let round = 1; round <= 10; round++) {
+        const stale = await claimAs(t, "deadhost");
+        // Each host has seen the gone host's claim (and is refused it).
+        for (const host of [deps, second]) assert.equal((await takeClaim(host, getItem(host.store, 1)!, "dispatch")).held, false);
+        const answers = await Promise.all([deps, second].map((host) => takeClaim(host, getItem(host.store, 1)!, "dispatch", { from: stale, host: "deadhost" })));
+        assert.equal(answers.filter((a) => a.held).length, 1, `round ${round}: one winner`);
+        const winner = answers[0].held ? "testhost" : "otherhost";
+        assert.is((await claimOnForge(t, 1))?.words.host, winner);
+        const loser = answers[0].held ? answers[1] : answers[0];
+        assert.match((loser as { reason: string }).reason, `claimed by ${winner} on GitHub`);
+        await t.owner.rest.git.deleteRef({ owner: "demo", repo: "widgets", ref: "robot-army/claims/1" });
+      }
+      void store;
+    });
   }));
 
 test("below live a claim is simulated: audited as such, nothing written to GitHub, no claim kept", () =>

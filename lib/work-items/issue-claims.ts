@@ -26,6 +26,8 @@ import { now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
 import { printable } from "../printable.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
+import type { Config } from "../config.ts";
+import { parseDuration } from "../duration.ts";
 import type { Effects } from "../effects.ts";
 import { auditEffect, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -41,7 +43,7 @@ export function claimRef(issue: number): string {
 }
 
 /** Why a claim is taken, as its commit's message and audit record say. */
-export type ClaimPurpose = "dispatch" | "resume" | "restart";
+export type ClaimPurpose = "dispatch" | "resume" | "restart" | "takeover";
 
 /** What a claim's commit message says: identifiers only (DESIGN rule 4), one `key: value` a line. */
 export interface ClaimWords {
@@ -100,16 +102,59 @@ export function claimOf(store: Store, item: number): ClaimRow | undefined {
   return row && toRow(row);
 }
 
+/** A gone host's claim this host may take over: the commit it stands at and the host it names. */
+export interface Takeover {
+  from: string;
+  host: string;
+}
+
+/** Where an item another host held when last asked stands now: still held (why it waits), free to take over, or neither. */
+export type ElsewhereAnswer = { waits: string } | { takeover: Takeover } | null;
+
 /**
- * For an item another host held when last asked: one read of its claim's reference, and why
- * it still waits when the reference has not moved; null when it moved or went (the gate and
- * `takeClaim` then ask the rest), or when the item was not claimed elsewhere.
+ * For an item another host held when last asked: one read of its claim's reference. Still
+ * there, the item waits, unless the host is gone (its heartbeat, as this machine saw it, has
+ * stood still past the lease, and this machine listed it lately) and no branch of the issue
+ * is on GitHub (`branchOnGitHub`, asked only then): the claim may then be taken over. A
+ * branch there is work the gone host may have left: the owner decides. Null when the
+ * reference moved or went (the gate and `takeClaim` then ask the rest), or when the item was
+ * not claimed elsewhere.
  */
-export async function stillClaimedElsewhere(deps: Pick<ClaimDeps, "store" | "github" | "host">, item: WorkItem): Promise<string | null> {
+export async function stillClaimedElsewhere(
+  deps: Pick<ClaimDeps, "store" | "github" | "host"> & { config: Config },
+  item: WorkItem,
+  branchOnGitHub: () => Promise<string | null> = async () => null,
+): Promise<ElsewhereAnswer> {
   const known = claimOf(deps.store, item.id);
   if (!known || known.mine || known.released_at !== null) return null;
   const sha = await deps.github.readRef(item.repo, known.ref);
-  return sha === known.sha ? describeHeld(item, known.host, known.host === deps.host) : null;
+  if (sha !== known.sha) return null;
+  const held = describeHeld(item, known.host, known.host === deps.host);
+  const gone = known.host === null || known.host === deps.host ? null : goneSince(deps.store, deps.config, item.repo, known.host);
+  if (gone === null) return { waits: held };
+  const branch = await branchOnGitHub();
+  if (branch !== null) {
+    return { waits: `interrupted on ${printable(known.host!)}: its heartbeat stopped at ${gone}, and the branch ${printable(branch)} is on GitHub with what it pushed; resume that work by hand, or "robot-army unclaim ${item.id}" to start afresh here` };
+  }
+  return { takeover: { from: known.sha, host: known.host! } };
+}
+
+/**
+ * When `host`'s heartbeat in `repo` last moved, as this machine saw it, when that is longer
+ * ago than the lease and this machine listed it within two heartbeat intervals (its view is
+ * fresh); null otherwise, or when this machine never saw its heartbeat.
+ */
+export function goneSince(store: Store, config: Config, repo: string, host: string, at: Date = now()): string | null {
+  const row = store.statement("SELECT first_seen_at, checked_at FROM hosts_seen WHERE repo = ? AND host = ?").get(repo, host) as { first_seen_at: string; checked_at: string } | undefined;
+  if (!row) return null;
+  const lease = leaseMs(config);
+  const fresh = at.getTime() - Date.parse(row.checked_at) <= 2 * Math.max(1000, Math.floor(lease / 3));
+  return fresh && at.getTime() - Date.parse(row.first_seen_at) > lease ? row.first_seen_at : null;
+}
+
+/** The lease in milliseconds (`[claims] lease`): how long a host's heartbeat may stand still before it is gone. */
+export function leaseMs(config: Config): number {
+  return parseDuration(config.claims.lease, "claims.lease");
 }
 
 /** The claims this store holds in `repo` and has not released. */
@@ -149,7 +194,7 @@ export type ClaimAnswer = { held: true } | { held: false; reason: string };
  * this store released) keeps the worker from starting: the answer says who holds it.
  * GitHub that cannot be asked throws: a start never goes ahead on a claim not proven.
  */
-export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimPurpose): Promise<ClaimAnswer> {
+export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimPurpose, takeover?: Takeover): Promise<ClaimAnswer> {
   const { store, effects } = deps;
   const ref = claimRef(item.issue);
   if (effects.github.simulated) {
@@ -162,13 +207,15 @@ export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimP
   if (known && known.released_at === null) {
     const sha = await deps.github.readRef(item.repo, ref);
     if (sha !== null && sha !== known.sha) return judge(deps, item, { sha, message: await deps.github.readCommitMessage(item.repo, sha) });
-    if (sha === known.sha && !known.mine) return { held: false, reason: describeHeld(item, known.host, known.host === deps.host) };
+    // Another host's claim is moved on from only to take it over, from the very commit judged gone.
+    const taking = !known.mine && takeover !== undefined && takeover.from === known.sha;
+    if (sha === known.sha && !known.mine && !taking) return { held: false, reason: describeHeld(item, known.host, known.host === deps.host) };
     if (sha === known.sha) {
       const moved = await auditEffect(
         store,
-        { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose, from: known.sha } },
+        { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose: taking ? "takeover" : purpose, from: known.sha, ...(taking ? { replaces: takeover!.host } : {}) } },
         async (action) => {
-          const answer = await effects.github.advanceClaim(item.repo, ref, known.sha, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose, at: now().toISOString() }));
+          const answer = await effects.github.advanceClaim(item.repo, ref, known.sha, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose: taking ? "takeover" : purpose, at: now().toISOString() }));
           // Kept before the outcome: a crash after it leaves the claim on record, never held by nobody.
           if (answer.moved && answer.sha) record(store, item, { ref, sha: answer.sha, host: deps.host, mine: true, action_id: action });
           return answer;
