@@ -10,6 +10,7 @@ import { pollRepository } from "../intake/poll.ts";
 import { currentFingerprint } from "../repos/onboard.ts";
 import { recordApproval } from "../repos/records.ts";
 import { listRecords } from "../sessions/records.ts";
+import { sessionState } from "../sessions/state.ts";
 import { stopSession } from "../sessions/stop.ts";
 import { appendAudit, queryAudit } from "../store/audit.ts";
 import { copyStore, openStore, STORE_FILE } from "../store/open.ts";
@@ -281,6 +282,45 @@ test("a gone host whose branch of the issue is on GitHub is not taken over: the 
     });
     assert.is((await claimOnForge(t, 1))?.words.host, "deadhost", "its claim stands");
   }));
+
+test("a partition: a host whose heartbeat could not move past the lease finds, once back, its claim taken; it kills nothing, starts nothing twice, and says so", () =>
+  withWorld(template, async ({ t, store, deps: narrow }) => {
+    const deps = { ...narrow, config: roomy(narrow.config) };
+    const events: string[] = [];
+    const report = (e: { line: string }) => void events.push(e.line);
+    await withSecondHost(t, deps, "otherhost", async (second) => {
+      // testhost starts issue 1 and beats; otherhost sees that beat.
+      await atTimeAsync("2026-01-15T10:00:00Z", async () => {
+        assert.is((await dispatchReady(deps)).outcomes.find((o) => o.issue === 1)?.result, "active");
+        await heartbeatPass({ ...deps, report });
+        await heartbeatPass({ ...second, report });
+        assert.match((await dispatchReady(second)).outcomes.find((o) => o.issue === 1)!.reason!, /^claimed by testhost/);
+      });
+      // testhost is cut off from GitHub: its heartbeat does not move. Past the lease otherhost takes issue 1 over
+      // (its worker pushed nothing).
+      await atTimeAsync("2026-01-15T10:11:00Z", async () => {
+        await heartbeatPass({ ...second, report });
+        assert.is((await dispatchReady(second)).outcomes.find((o) => o.issue === 1)?.result, "active");
+      });
+      // testhost is back: it finds its claim taken, leaves its worker running, and starts nothing more for it.
+      await atTimeAsync("2026-01-15T10:12:00Z", async () => {
+        assert.equal(await heartbeatPass({ ...deps, report }), { beats: 1, lost: 3, failed: 0 }, "all three it had started, taken over");
+        const { outcomes } = await dispatchReady(deps);
+        assert.is(outcomes.find((o) => o.issue === 1), undefined, "item 1 is active here; dispatch does not look at it");
+      });
+      assert.is(getItem(store, 1)!.state, "active");
+      const mine = listRecords(deps.sessionRoot).filter((r) => r.tags.ra_item === "1");
+      assert.ok(mine.length === 1 && sessionState(deps.sessionRoot, mine[0]) === "running", "its worker still runs: nothing was killed");
+      assert.ok(events.includes("anomaly: claim on demo/widgets#1 (item 1) lost: it is now held by otherhost"), events.join("\n"));
+      assert.equal((await restartRefused(deps, store)).held, false, "a restart here is refused: the claim is otherhost's");
+      assert.is((await comments(t, 1)).filter((c) => c.startsWith("robot-army dispatched")).length, 2, "one dispatch by each host, as the partition allowed; none more");
+    });
+  }));
+
+/** What a restart of item 1 would get of its claim. */
+function restartRefused(deps: DispatchDeps, store: DispatchDeps["store"]) {
+  return takeClaim(deps, getItem(store, 1)!, "restart");
+}
 
 test("two hosts taking over the same gone host's claim at the same moment: exactly one wins, every time", () =>
   withWorld(template, async ({ t, store, deps }) => {
