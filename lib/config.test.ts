@@ -464,4 +464,16 @@ test("key lines follow tables, dotted and quoted keys, and skip multi-line value
   });
 });
 
+test("a machine's hostname is fitted to what daemon.host allows, which a git reference's name can hold", async () => {
+  const { fitHostName } = await import("./config.ts");
+  const validate = (await import(new URL("../schema/validate/config.mjs", import.meta.url).href)).validate as (value: unknown) => boolean;
+  for (const [name, fitted] of [
+    ["laptop", "laptop"], ["Jo's MacBook.local", "Jo-s-MacBook.local"], ["a..b", "a.b"], [".hidden", "hidden"], ["db.lock", "db-lock"],
+    ["-x", "x"], ["", "robot-army-host"], ["é", "robot-army-host"], ["h".repeat(80), "h".repeat(64)], ["a.b.", "a.b"],
+  ] as const) {
+    assert.is(fitHostName(name), fitted, name);
+    assert.ok(validate({ daemon: { host: fitHostName(name) } }), `${fitted} is a host name the config accepts`);
+  }
+});
+
 test.run();

@@ -144,9 +144,21 @@ export function defaultProfile(binary: string): WorkerProfile {
   return "generic";
 }
 
-/** This machine's name among the hosts working on the same repositories: `daemon.host`, else its hostname. */
+/** This machine's name among the hosts working on the same repositories: `daemon.host`, else its hostname, fitted (`fitHostName`). */
 export function hostName(config: Config): string {
-  return config.daemon.host || hostname();
+  return config.daemon.host || fitHostName(hostname());
+}
+
+/**
+ * A machine's hostname as `daemon.host` must be, fit for a git reference's name: letters,
+ * digits, `_` and `-` in dot-separated parts, starting with a letter or digit, at most 64
+ * characters, not ending in `.lock`; anything else becomes `-`.
+ * @example fitHostName("Jo's MacBook.local") // "Jo-s-MacBook.local"
+ */
+export function fitHostName(name: string): string {
+  const parts = name.replace(/[^A-Za-z0-9._-]+/g, "-").split(".").filter(Boolean);
+  const fitted = parts.join(".").replace(/^[^A-Za-z0-9]+/, "").slice(0, 64).replace(/\.+$/, "").replace(/\.lock$/, "-lock");
+  return fitted || "robot-army-host";
 }
 
 /** One `[repos."owner/name"]` table. */

@@ -168,7 +168,8 @@ async function liveWorkers(sessions: ItemReport["sessions"], config: Config, roo
 
 /** Who holds the item's issue on GitHub, as last seen: this host (or did, until released), or another. */
 function describeClaim(claim: ClaimRow): string {
-  const where = `${claim.ref} at ${claim.sha.slice(0, SHORT_SHA)}`;
+  // The commit's id differs at every claim (its message names an action): the reference alone is shown.
+  const where = claim.ref;
   if (!claim.mine) return `held by ${printable(claim.host ?? "a claim that names no host")} on GitHub (${where}), seen ${claim.seen_at}; nothing starts here while it stands`;
   if (claim.released_at) return `released on GitHub at ${claim.released_at} (was ${where})`;
   return `held by this host on GitHub (${where}), since ${claim.seen_at}`;

@@ -31,7 +31,7 @@ const answering = (line: string | null) => async (): Promise<Answer> => (line ==
 
 test("unclaim shows who holds the claim, asks for the item's id, then releases it; the item starts here at the next pass", () =>
   withWorld(template, async ({ t, store, deps }) => {
-    const sha = await claimElsewhere(t, 1);
+    await claimElsewhere(t, 1);
     const first = await dispatchReady(deps);
     assert.match(first.outcomes.find((o) => o.issue === 1)!.reason!, /^claimed by laptop on GitHub/);
     const out: string[] = [];
@@ -39,7 +39,7 @@ test("unclaim shows who holds the claim, asks for the item's id, then releases i
     const ask = async (question: string): Promise<Answer> => (asked.push(question), { line: "1\n" });
     assert.is(await run({ item: 1, yes: false }, { ...deps, ask, write: (text) => out.push(text) }), 0);
     assert.equal(out.join("").split("\n"), [
-      `work item 1: refs/robot-army/claims/1 in demo/widgets at ${sha.slice(0, 7)}: held by laptop for its item 41 since 2026-01-15T09:00:00Z`,
+      "work item 1: refs/robot-army/claims/1 in demo/widgets: held by laptop for its item 41 since 2026-01-15T09:00:00Z",
       "work item 1: released: demo/widgets#1 may start here at the next dispatch pass",
       "",
     ]);

@@ -59,7 +59,7 @@ export async function run(opts: { item: number; yes: boolean }, deps: DispatchDe
     return 0;
   }
   const holder = claim.mine ? "this host" : printable(claim.words.host ?? "a claim that names no host");
-  const about = `${claim.ref} in ${item.repo} at ${claim.sha.slice(0, 7)}: held by ${holder}${claim.words.item ? ` for its item ${claim.words.item}` : ""}${claim.words.at ? ` since ${printable(claim.words.at)}` : ""}`;
+  const about = `${claim.ref} in ${item.repo}: held by ${holder}${claim.words.item ? ` for its item ${claim.words.item}` : ""}${claim.words.at ? ` since ${printable(claim.words.at)}` : ""}`;
   deps.write(asLines(`work item ${item.id}: ${about}`));
   const refusal = unclaimRefusal(deps.store, item, claim);
   if (refusal) throw new PreconditionError(refusal);

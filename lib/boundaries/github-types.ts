@@ -174,6 +174,8 @@ export interface GitHubReader {
   readRef(repo: string, ref: string): Promise<string | null>;
   /** A commit's message. */
   readCommitMessage(repo: string, sha: string): Promise<string>;
+  /** A commit's message and its parents' commits. */
+  readCommit(repo: string, sha: string): Promise<{ message: string; parents: string[] }>;
   /** Every reference whose name starts with `prefix` (fully qualified: `refs/robot-army/hosts/`), with the commit it points at: one request a hundred. */
   matchingRefs(repo: string, prefix: string): Promise<Array<{ ref: string; sha: string }>>;
 }

@@ -142,6 +142,10 @@ export async function connectGitHub(config: Config, store: Store | null, options
       }
       return found.filter((r) => r.ref.startsWith(prefix));
     },
+    async readCommit(repo, sha) {
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...split(repo), commit_sha: sha });
+      return { message: data.message, parents: data.parents.map((parent: { sha: string }) => parent.sha) };
+    },
     async readCommitMessage(repo, sha) {
       const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...split(repo), commit_sha: sha });
       return data.message;

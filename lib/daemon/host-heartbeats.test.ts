@@ -13,6 +13,8 @@ import { dispatchReady } from "../dispatch/dispatch.ts";
 import { claimOf, claimRef, takeClaim } from "../work-items/issue-claims.ts";
 import { getItem } from "../work-items/queries.ts";
 import { heartbeatPass, hostRef, hostsSeen } from "./host-heartbeats.ts";
+import { sweepUnfinished } from "./unfinished.ts";
+import { exitedPid } from "../testing/fixtures.ts";
 import type { HeartbeatDeps } from "./host-heartbeats.ts";
 
 const template = verbTemplate();
@@ -47,7 +49,7 @@ test("the heartbeat is advanced by a fast-forward every third of the lease, and 
     assert.ok(one, "this host's heartbeat reference was made");
     const { data: commit } = await t.owner.rest.git.getCommit({ ...repo, commit_sha: one! });
     assert.equal([commit.tree.sha, commit.parents.length], [EMPTY_TREE, 0]);
-    assert.match(commit.message, /^robot-army heartbeat testhost\n\nhost: testhost\naction: [0-9a-f-]{36}\nat: 2026-01-15T10:00:00.000Z\n$/);
+    assert.match(commit.message, /^robot-army heartbeat testhost\n\nhost: testhost\naction: [0-9a-f-]{36}\nat: 2026-01-15T10:00:00Z\nlease_ms: 600000\nworking: -\n$/);
     assert.equal(queryAudit(store, { kind: "host.heartbeat" }).map((r) => [r.phase, r.body.ok ?? null]), [["intent", null], ["outcome", true]]);
 
     // Within a third of the lease (10m by default) nothing is asked or written.
@@ -61,12 +63,20 @@ test("the heartbeat is advanced by a fast-forward every third of the lease, and 
     const two = await refSha(t, hostRef("testhost"));
     const { data: next } = await t.owner.rest.git.getCommit({ ...repo, commit_sha: two! });
     assert.equal(next.parents.map((p) => p.sha), [one]);
-    const seen = (at: string) => hostsSeen(store, deps.config, "testhost", new Date(at)).map((h) => [h.host, h.this_host, h.moved_at, h.gone]);
-    assert.equal(seen("2026-01-15T10:12:00Z"), [
-      ["testhost", true, "2026-01-15T10:04:00.000Z", false],
-      ["desktop", false, "2026-01-15T10:00:00.000Z", true],
-      ["laptop", false, "2026-01-15T10:04:00.000Z", false],
-    ], "desktop's heartbeat stood still since 10:00 as this machine saw it, past the 10m lease at 10:12");
+    const seen = () => hostsSeen(store, deps.config, "testhost").map((h) => [h.host, h.this_host, h.moved_at, h.gone]);
+    assert.equal(seen(), [
+      ["testhost", true, "2026-01-15T10:04:00Z", false],
+      ["desktop", false, "2026-01-15T10:00:00Z", false],
+      ["laptop", false, "2026-01-15T10:04:00Z", false],
+    ], "listed standing still for 4 minutes: not past the lease");
+    // Listed again past the lease (10m): desktop stood still since 10:00 as this machine saw it, laptop moved.
+    await otherBeat(t, "laptop");
+    await atTimeAsync("2026-01-15T10:11:00Z", () => heartbeatPass(hb));
+    assert.equal(seen(), [
+      ["testhost", true, "2026-01-15T10:11:00Z", false],
+      ["desktop", false, "2026-01-15T10:00:00Z", true],
+      ["laptop", false, "2026-01-15T10:11:00Z", false],
+    ], "desktop's heartbeat stood still from 10:00 to 10:11 as this machine listed it: gone");
     assert.equal(events, []);
   }));
 
@@ -111,6 +121,28 @@ test("a heartbeat of this host's name that another writer advanced is told as tw
       "the heartbeat of host testhost in demo/widgets was advanced by another writer: two robot-army daemons use this host's name; give each machine its own ([daemon] host)",
     ]]);
     assert.equal(events.map((e) => e.line), ["anomaly: another robot-army advances this host's heartbeat (testhost) in demo/widgets"]);
+  }));
+
+test("a heartbeat a crash cut short after it moved is settled made, even once later beats moved it on", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const hb: HeartbeatDeps = { ...deps, report: () => {} };
+    await atTimeAsync("2026-01-15T10:00:00Z", () => heartbeatPass(hb));
+    const from = await refSha(t, hostRef("testhost"));
+    // The crashed process's intent, and the beat its request made.
+    await atTimeAsync("2026-01-15T10:04:00Z", async () => appendAudit(store, {
+      kind: "host.heartbeat", phase: "intent", actionId: "cut-beat", repo: "demo/widgets",
+      body: { ref: hostRef("testhost"), host: "testhost", from, writer: { pid: exitedPid(), started_at: null, start_id: null } },
+    }));
+    const { data: cut } = await t.owner.rest.git.createCommit({ ...repo, message: "robot-army heartbeat testhost\n\nhost: testhost\naction: cut-beat\nat: x\n", tree: EMPTY_TREE, parents: [from!] });
+    await t.owner.rest.git.updateRef({ ...repo, ref: hostRef("testhost").replace(/^refs\//, ""), sha: cut.sha });
+    // The restarted daemon beats on before the sweep may read it.
+    await atTimeAsync("2026-01-15T10:08:00Z", () => heartbeatPass(hb));
+    assert.not.equal(await refSha(t, hostRef("testhost")), cut.sha);
+    const sweep = await atTimeAsync("2026-01-15T10:10:00Z", () => sweepUnfinished({ store, config: deps.config, sessionRoot: deps.sessionRoot, github: deps.github }));
+    assert.is(sweep.settled, 1);
+    const [outcome] = queryAudit(store, { kind: "host.heartbeat" }).filter((r) => r.actionId === "cut-beat" && r.phase === "outcome");
+    assert.equal([outcome.body.ok, outcome.body.found, outcome.body.sha], [true, "made", cut.sha]);
+    assert.equal(listAnomalies(store, { open: true }), [], "its own beat, not another writer's");
   }));
 
 test("below live nothing is asked or written", () =>

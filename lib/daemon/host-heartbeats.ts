@@ -17,7 +17,7 @@
  * Requests per repository and interval: the hosts listed, a commit and a reference moved for
  * this host's heartbeat, the claims listed, and one commit read for each claim found moved.
  */
-import { now } from "../clock.ts";
+import { isoSeconds, now } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Effects } from "../effects.ts";
 import type { DaemonEvent } from "../events.ts";
@@ -25,7 +25,7 @@ import type { GitHubReader } from "../boundaries/github-types.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
 import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import { CLAIM_NAMESPACE, HOST_NAME, heldClaimsIn, leaseMs, markClaimLost, readClaimMessage } from "../work-items/issue-claims.ts";
+import { CLAIM_NAMESPACE, HOST_NAME, heartbeatMessage, heldClaimsIn, leaseMs, markClaimLost, readClaimMessage, readHeartbeatMessage } from "../work-items/issue-claims.ts";
 import { getRepoRecord } from "../repos/records.ts";
 
 /** The namespace of heartbeats: one reference per host. */
@@ -56,17 +56,19 @@ export interface HostSeen {
 
 /** Every host whose heartbeat this store has listed, this host first, then by name. */
 export function hostsSeen(store: Store, config: Config, host: string, at: Date = now()): HostSeen[] {
-  const rows = store.statement("SELECT repo, host, first_seen_at FROM hosts_seen ORDER BY host, repo").all() as Array<{ repo: string; host: string; first_seen_at: string }>;
-  const hosts = new Map<string, HostSeen>();
+  const rows = store.statement("SELECT repo, host, first_seen_at, checked_at FROM hosts_seen ORDER BY host, repo").all() as Array<{ repo: string; host: string; first_seen_at: string; checked_at: string }>;
+  const hosts = new Map<string, HostSeen & { checked_at: string }>();
   for (const row of rows) {
-    const seen = hosts.get(row.host) ?? { host: row.host, this_host: row.host === host, repos: [], moved_at: row.first_seen_at, gone: false };
+    const seen = hosts.get(row.host) ?? { host: row.host, this_host: row.host === host, repos: [], moved_at: row.first_seen_at, gone: false, checked_at: row.checked_at };
     seen.repos.push(row.repo);
-    if (row.first_seen_at > seen.moved_at) seen.moved_at = row.first_seen_at;
+    if (row.first_seen_at > seen.moved_at) [seen.moved_at, seen.checked_at] = [row.first_seen_at, row.checked_at];
     hosts.set(row.host, seen);
   }
   const lease = leaseMs(config);
+  void at;
+  // Gone as dispatch judges it: listed at the same commit by this machine for longer than the lease.
   return [...hosts.values()]
-    .map((seen) => ({ ...seen, gone: at.getTime() - Date.parse(seen.moved_at) > lease }))
+    .map(({ checked_at, ...seen }) => ({ ...seen, gone: !seen.this_host && Date.parse(checked_at) - Date.parse(seen.moved_at) > lease }))
     .sort((a, b) => Number(b.this_host) - Number(a.this_host) || a.host.localeCompare(b.host));
 }
 
@@ -124,7 +126,7 @@ async function beat(deps: HeartbeatDeps, repo: string, result: HeartbeatResult):
     const name = ref.slice(HOSTS_NAMESPACE.length + 1);
     if (HOST_NAME.test(name)) seen.set(name, sha);
   }
-  const stamp = now().toISOString();
+  const stamp = isoSeconds(now());
   const mine = store.statement("SELECT sha FROM hosts_seen WHERE repo = ? AND host = ?").get(repo, host) as { sha: string } | undefined;
   const current = seen.get(host) ?? null;
   if (mine && current !== null && current !== mine.sha && !(await madeHere(deps, repo, current))) {
@@ -153,7 +155,7 @@ async function beat(deps: HeartbeatDeps, repo: string, result: HeartbeatResult):
     store,
     { kind: "host.heartbeat", repo, body: { ref, host, from: current } },
     async (action) => {
-      const message = `robot-army heartbeat ${host}\n\nhost: ${host}\naction: ${action}\nat: ${stamp}\n`;
+      const message = heartbeatMessage(host, { action, at: stamp, leaseMs: leaseMs(deps.config), working: workingIssues(store, repo) });
       if (current === null) {
         const made = await deps.effects.github.createClaim(repo, ref, message);
         return { moved: made.created, sha: made.sha };
@@ -168,12 +170,43 @@ async function beat(deps: HeartbeatDeps, repo: string, result: HeartbeatResult):
      ON CONFLICT (repo, host) DO UPDATE SET sha = excluded.sha, first_seen_at = excluded.first_seen_at, checked_at = excluded.checked_at`,
   ).run(repo, host, written.sha, stamp, stamp);
   result.beats++;
-  await fence(deps, repo, result);
+  try {
+    await fence(deps, repo, result);
+  } catch (error) {
+    result.failed++;
+    const why = error instanceof Error ? error.message : String(error);
+    deps.report({ event: "claims_unlisted", line: `claims in ${repo} could not be listed (${why}); asked again at the next heartbeat`, repo });
+  }
+}
+
+/**
+ * The issues of `repo` with a worker on record here: an item at work (dispatching, active,
+ * needs_info, awaiting review) or a session row still open. A heartbeat names them, so that
+ * no other host takes them over should this one stop beating with its workers still running.
+ */
+function workingIssues(store: Store, repo: string): number[] {
+  const rows = store.statement(
+    `SELECT issue FROM work_items WHERE state IN ('dispatching', 'active', 'needs_info', 'awaiting_review') AND repo = ? AND simulated = 0
+     UNION SELECT w.issue FROM sessions AS s JOIN work_items AS w ON w.id = s.item WHERE s.ended_at IS NULL AND w.repo = ? AND w.simulated = 0
+     ORDER BY 1`,
+  ).all(repo, repo) as Array<{ issue: number }>;
+  return rows.map((row) => row.issue);
+}
+
+/** Whether the item is finished here (done or abandoned). */
+function finished(store: Store, item: number): boolean {
+  const row = store.statement("SELECT state FROM work_items WHERE id = ?").get(item) as { state: string } | undefined;
+  return row?.state === "done" || row?.state === "abandoned";
+}
+
+/** Whether `action` is one of this store's claim.create actions for the item. */
+function ownClaimAction(store: Store, item: number, action: string): boolean {
+  return store.statement("SELECT 1 FROM audit WHERE action_id = ? AND phase = 'intent' AND kind = 'claim.create' AND item = ?").get(action, item) !== undefined;
 }
 
 /** Whether this store wrote the heartbeat commit `sha` (a crash came between moving it and keeping it on record): its message names a host.heartbeat action of this store's. */
 async function madeHere(deps: HeartbeatDeps, repo: string, sha: string): Promise<boolean> {
-  const action = /^action: (\S+)$/m.exec(await deps.github.readCommitMessage(repo, sha))?.[1];
+  const action = readHeartbeatMessage(await deps.github.readCommitMessage(repo, sha)).action;
   return action !== undefined && deps.store.statement("SELECT 1 FROM audit WHERE action_id = ? AND phase = 'intent' AND kind = 'host.heartbeat'").get(action) !== undefined;
 }
 
@@ -185,7 +218,15 @@ async function fence(deps: HeartbeatDeps, repo: string, result: HeartbeatResult)
   for (const claim of held) {
     const sha = listed.get(claim.ref) ?? null;
     if (sha === claim.sha) continue;
-    const holder = sha === null ? null : readClaimMessage(await deps.github.readCommitMessage(repo, sha)).host ?? null;
+    // Deleted while its item finished: this store's own release, cut short before it was kept on record.
+    if (sha === null && finished(deps.store, claim.item)) {
+      markClaimLost(deps.store, claim, null, null);
+      continue;
+    }
+    const words = sha === null ? {} : readClaimMessage(await deps.github.readCommitMessage(repo, sha));
+    // Moved on by this store itself (a start cut short by a crash before the new commit was kept on record).
+    if (sha !== null && words.action !== undefined && ownClaimAction(deps.store, claim.item, words.action)) continue;
+    const holder = words.host ?? null;
     markClaimLost(deps.store, claim, sha, holder);
     result.lost++;
     const who = sha === null ? "its reference was deleted by someone else" : `it is now held by ${holder ?? "a claim that names no host robot-army can read"}`;

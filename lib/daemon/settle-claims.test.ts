@@ -163,7 +163,7 @@ const aMinuteLater = <T>(fn: () => Promise<T>): Promise<T> => atTimeAsync(new Da
 
 /** The unfinished-effect sweep, as the tick runs it before settling claims. */
 async function sweep(dirs: WorkerDirs, config: Config): Promise<void> {
-  await sweepUnfinished({ store: dirs.store, config, sessionRoot: dirs.root, github: { listComments: async () => [], readRef: async () => null, readCommitMessage: async () => "" } });
+  await sweepUnfinished({ store: dirs.store, config, sessionRoot: dirs.root, github: { listComments: async () => [], readRef: async () => null, readCommitMessage: async () => "", readCommit: async () => ({ message: "", parents: [] }) } });
 }
 
 test("a worker launched for a cut-short dispatch is adopted: its row written as its start writes it, the item active, the issue told once, capacity counting it", inWorkerDir(async (dirs) => {

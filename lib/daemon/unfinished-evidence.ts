@@ -20,13 +20,13 @@ import { DAMAGED_DIR, setAsideCopies } from "../sessions/spool.ts";
 import { workerRuns } from "../sessions/state.ts";
 import type { AuditRecord } from "../store/audit.ts";
 import type { Finding } from "../store/findings.ts";
-import { readClaim, readClaimMessage } from "../work-items/issue-claims.ts";
+import { readClaim, readClaimMessage, readHeartbeatMessage } from "../work-items/issue-claims.ts";
 
 /** What the readers work with. */
 export interface EvidenceDeps {
   config: Config;
   sessionRoot: string;
-  github: Pick<GitHubReader, "listComments" | "readRef" | "readCommitMessage">;
+  github: Pick<GitHubReader, "listComments" | "readRef" | "readCommitMessage" | "readCommit">;
 }
 
 /** A comment: found on its issue by the marker it ends with, or never posted (and the owner told the issue never heard it). */
@@ -66,7 +66,14 @@ export async function claimEvidence(deps: EvidenceDeps, intent: AuditRecord): Pr
   } catch (error) {
     return { settled: "later", why: `${ref} in ${intent.repo} cannot be read (${(error as Error).message})` };
   }
-  if (intent.kind === "claim.create" || intent.kind === "host.heartbeat") {
+  if (intent.kind === "host.heartbeat") {
+    try {
+      return await heartbeatEvidence(deps, intent, ref);
+    } catch (error) {
+      return { settled: "later", why: `${ref} in ${intent.repo} cannot be read (${(error as Error).message})` };
+    }
+  }
+  if (intent.kind === "claim.create") {
     const words = current ? readClaimMessage(current.message) : {};
     if (current && words.action === intent.actionId) return { settled: true, ok: true, found: "made", facts: { created: true, sha: current.sha } };
     return { settled: true, ok: false, found: "not made", facts: { held_by: current ? words.host ?? null : null } };
@@ -74,6 +81,25 @@ export async function claimEvidence(deps: EvidenceDeps, intent: AuditRecord): Pr
   if (current && current.sha === intent.body.sha) return { settled: true, ok: false, found: "not released", facts: { sha: current.sha } };
   return { settled: true, ok: true, found: "released", facts: { answer: current ? "another claim stands there now" : "gone" } };
 }
+
+/**
+ * A heartbeat advanced: later beats may have moved it on since, so its reference is walked
+ * back, parent by parent, to the commit the intent moved it from (at most a few commits):
+ * made when a commit on the way names the intent's action.
+ */
+async function heartbeatEvidence(deps: EvidenceDeps, intent: AuditRecord, ref: string): Promise<Finding> {
+  const from = typeof intent.body.from === "string" ? intent.body.from : null;
+  let sha = await deps.github.readRef(intent.repo!, ref);
+  for (let step = 0; sha !== null && sha !== from && step < HEARTBEAT_WALK; step++) {
+    const commit = await deps.github.readCommit(intent.repo!, sha);
+    if (readHeartbeatMessage(commit.message).action === intent.actionId) return { settled: true, ok: true, found: "made", facts: { moved: true, sha } };
+    sha = commit.parents[0] ?? null;
+  }
+  return { settled: true, ok: false, found: "not made" };
+}
+
+/** How many commits back a cut heartbeat is looked for: more beats than a restart makes before the sweep reads it. */
+const HEARTBEAT_WALK = 8;
 
 /** A worktree made or removed: whether its folder exists and git lists it on its branch. */
 export async function worktreeEvidence(deps: EvidenceDeps, intent: AuditRecord): Promise<Finding> {

@@ -103,9 +103,10 @@ async function claimOrWait(deps: DispatchDeps, item: WorkItem, takeover?: Takeov
 /** A branch of the item's issue on GitHub (`robot-army/issue-<n>` or `robot-army/issue-<n>-...`), any host's: the first found, or null. */
 async function issueBranchOnGitHub(deps: DispatchDeps, item: WorkItem): Promise<string | null> {
   const stem = `${BRANCH_PREFIX}issue-${item.issue}`;
-  const refs = await deps.github.matchingRefs(item.repo, `refs/heads/${stem}`);
-  const branch = refs.map(({ ref }) => ref.slice("refs/heads/".length)).find((name) => name === stem || name.startsWith(`${stem}-`));
-  return branch ?? null;
+  // The prefix with its dash, so issue 1 does not list issue 10's branches; the bare name read on its own.
+  const [slugged] = await deps.github.matchingRefs(item.repo, `refs/heads/${stem}-`);
+  if (slugged) return slugged.ref.slice("refs/heads/".length);
+  return (await deps.github.readRef(item.repo, `refs/heads/${stem}`)) === null ? null : stem;
 }
 
 /** Claims one ready item and starts its worker in a new worktree; any failure after the claim fails the item. */

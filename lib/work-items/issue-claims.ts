@@ -22,7 +22,7 @@
  * const claim = await takeClaim(deps, item, "dispatch");
  * if (!claim.held) return wait(claim.reason);
  */
-import { now } from "../clock.ts";
+import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
 import { printable } from "../printable.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
@@ -60,7 +60,7 @@ export function claimMessage(repo: string, issue: number, words: ClaimWords): st
 }
 
 /** A host's name as `daemon.host` allows it (schema/config.schema.json); any other is not taken from a claim. */
-export const HOST_NAME = /^(?=.{1,64}$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
+export const HOST_NAME = /^(?=.{1,64}$)(?!.*\.lock$)[A-Za-z0-9][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 
 /** What a claim's commit message says, each key that reads as expected; nothing for a message that is not a claim. */
 export function readClaimMessage(message: string): Partial<ClaimWords> {
@@ -102,6 +102,12 @@ export function claimOf(store: Store, item: number): ClaimRow | undefined {
   return row && toRow(row);
 }
 
+/** The message of `host`'s heartbeat at the commit this machine last listed it at (one request); null when never listed. */
+async function lastHeartbeat(deps: Pick<ClaimDeps, "store" | "github">, repo: string, host: string): Promise<HeartbeatWords | null> {
+  const row = deps.store.statement("SELECT sha FROM hosts_seen WHERE repo = ? AND host = ?").get(repo, host) as { sha: string } | undefined;
+  return row ? readHeartbeatMessage(await deps.github.readCommitMessage(repo, row.sha)) : null;
+}
+
 /** A gone host's claim this host may take over: the commit it stands at and the host it names. */
 export interface Takeover {
   from: string;
@@ -130,26 +136,57 @@ export async function stillClaimedElsewhere(
   const sha = await deps.github.readRef(item.repo, known.ref);
   if (sha !== known.sha) return null;
   const held = describeHeld(item, known.host, known.host === deps.host);
-  const gone = known.host === null || known.host === deps.host ? null : goneSince(deps.store, deps.config, item.repo, known.host);
-  if (gone === null) return { waits: held };
+  if (known.host === null || known.host === deps.host) return { waits: held };
+  const holder = known.host;
+  const beat = await lastHeartbeat(deps, item.repo, holder);
+  const gone = beat === null ? null : goneSince(deps.store, deps.config, item.repo, holder, known.seen_at, beat.leaseMs);
+  if (gone === null || beat === null) return { waits: held };
+  const interrupted = (what: string) => ({ waits: `interrupted on ${printable(holder)}: its heartbeat stopped at ${gone}, and ${what}; resume that work by hand, or "robot-army unclaim ${item.id}" to start afresh here` });
+  // A worker on record there when it last beat may run on (a daemon stopped, a machine cut off): never taken over.
+  if (beat.working.includes(item.issue)) return interrupted(`its last heartbeat names a worker of this issue there`);
   const branch = await branchOnGitHub();
-  if (branch !== null) {
-    return { waits: `interrupted on ${printable(known.host!)}: its heartbeat stopped at ${gone}, and the branch ${printable(branch)} is on GitHub with what it pushed; resume that work by hand, or "robot-army unclaim ${item.id}" to start afresh here` };
-  }
-  return { takeover: { from: known.sha, host: known.host! } };
+  if (branch !== null) return interrupted(`the branch ${printable(branch)} is on GitHub with what it pushed`);
+  return { takeover: { from: known.sha, host: holder } };
 }
 
 /**
- * When `host`'s heartbeat in `repo` last moved, as this machine saw it, when that is longer
- * ago than the lease and this machine listed it within two heartbeat intervals (its view is
- * fresh); null otherwise, or when this machine never saw its heartbeat.
+ * When `host`'s heartbeat in `repo` last moved, as this machine saw it, when this machine has
+ * since listed it at that same commit for longer than the lease (the host's own lease, as
+ * its heartbeat names it, when that is the longer) and has seen `claimSeenAt` (when it first
+ * saw the claim in question) more than a lease ago: a host that claimed after its last beat
+ * was alive then. Null otherwise, or when this machine never saw its heartbeat. Measured on
+ * this machine's clock alone; a clock moved forward here shortens it.
  */
-export function goneSince(store: Store, config: Config, repo: string, host: string, at: Date = now()): string | null {
+export function goneSince(store: Store, config: Config, repo: string, host: string, claimSeenAt: string, theirLeaseMs = 0, at: Date = now()): string | null {
   const row = store.statement("SELECT first_seen_at, checked_at FROM hosts_seen WHERE repo = ? AND host = ?").get(repo, host) as { first_seen_at: string; checked_at: string } | undefined;
   if (!row) return null;
-  const lease = leaseMs(config);
-  const fresh = at.getTime() - Date.parse(row.checked_at) <= 2 * Math.max(1000, Math.floor(lease / 3));
-  return fresh && at.getTime() - Date.parse(row.first_seen_at) > lease ? row.first_seen_at : null;
+  const lease = Math.max(leaseMs(config), theirLeaseMs);
+  const stood = Date.parse(row.checked_at) - Date.parse(row.first_seen_at);
+  return stood > lease && at.getTime() - Date.parse(claimSeenAt) > lease ? row.first_seen_at : null;
+}
+
+/** What a host's heartbeat commit says: its lease and the issues its workers were on when it beat. */
+export interface HeartbeatWords {
+  leaseMs: number;
+  /** Issues of the repository with a worker on record at that host (an open session, or an item at work). */
+  working: number[];
+}
+
+/** The heartbeat message a host writes: identifiers and figures only. */
+export function heartbeatMessage(host: string, words: { action: string; at: string; leaseMs: number; working: readonly number[] }): string {
+  return `robot-army heartbeat ${host}\n\nhost: ${host}\naction: ${words.action}\nat: ${words.at}\nlease_ms: ${words.leaseMs}\nworking: ${words.working.join(",") || "-"}\n`;
+}
+
+/** What a heartbeat message says, in the shapes robot-army writes; an unreadable part reads as the safest value. */
+export function readHeartbeatMessage(message: string): HeartbeatWords & { action?: string } {
+  const lease = /^lease_ms: ([0-9]{1,12})$/m.exec(message)?.[1];
+  const working = /^working: ([0-9,]{1,100000}|-)$/m.exec(message)?.[1];
+  const action = /^action: ([A-Za-z0-9:._-]{1,64})$/m.exec(message)?.[1];
+  return {
+    leaseMs: lease === undefined ? 0 : Number(lease),
+    working: working === undefined || working === "-" ? [] : working.split(",").filter(Boolean).map(Number),
+    ...(action ? { action } : {}),
+  };
 }
 
 /** The lease in milliseconds (`[claims] lease`): how long a host's heartbeat may stand still before it is gone. */
@@ -169,11 +206,11 @@ export function heldClaimsIn(store: Store, repo: string): ClaimRow[] {
  */
 export function markClaimLost(store: Store, claim: ClaimRow, sha: string | null, holder: string | null): void {
   if (sha === null) {
-    store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND sha = ?").run(now().toISOString(), claim.item, claim.sha);
+    store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND sha = ?").run(isoSeconds(now()), claim.item, claim.sha);
     return;
   }
   store.statement("UPDATE issue_claims SET sha = ?, host = ?, mine = 0, action_id = NULL, seen_at = ? WHERE item = ? AND sha = ?")
-    .run(sha, holder, now().toISOString(), claim.item, claim.sha);
+    .run(sha, holder, isoSeconds(now()), claim.item, claim.sha);
 }
 
 /** What `takeClaim` needs. */
@@ -215,7 +252,7 @@ export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimP
         store,
         { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose: taking ? "takeover" : purpose, from: known.sha, ...(taking ? { replaces: takeover!.host } : {}) } },
         async (action) => {
-          const answer = await effects.github.advanceClaim(item.repo, ref, known.sha, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose: taking ? "takeover" : purpose, at: now().toISOString() }));
+          const answer = await effects.github.advanceClaim(item.repo, ref, known.sha, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose: taking ? "takeover" : purpose, at: isoSeconds(now()) }));
           // Kept before the outcome: a crash after it leaves the claim on record, never held by nobody.
           if (answer.moved && answer.sha) record(store, item, { ref, sha: answer.sha, host: deps.host, mine: true, action_id: action });
           return answer;
@@ -233,7 +270,7 @@ export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimP
     store,
     { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose } },
     async (action) => {
-      const answer = await effects.github.createClaim(item.repo, ref, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose, at: now().toISOString() }));
+      const answer = await effects.github.createClaim(item.repo, ref, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose, at: isoSeconds(now()) }));
       // Kept before the outcome: a crash after it leaves the claim on record, never held by nobody.
       if (answer.created && answer.sha) record(store, item, { ref, sha: answer.sha, host: deps.host, mine: true, action_id: action });
       return answer;
@@ -309,7 +346,7 @@ function record(store: Store, item: Pick<WorkItem, "id" | "repo" | "issue">, cla
     `INSERT INTO issue_claims (item, repo, issue, ref, sha, host, mine, action_id, seen_at, released_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
      ON CONFLICT (item) DO UPDATE SET repo = excluded.repo, issue = excluded.issue, ref = excluded.ref, sha = excluded.sha, host = excluded.host,
        mine = excluded.mine, action_id = excluded.action_id, seen_at = excluded.seen_at, released_at = NULL`,
-  ).run(item.id, item.repo, item.issue, claim.ref, claim.sha, claim.host, claim.mine ? 1 : 0, claim.action_id, now().toISOString());
+  ).run(item.id, item.repo, item.issue, claim.ref, claim.sha, claim.host, claim.mine ? 1 : 0, claim.action_id, isoSeconds(now()));
 }
 
 /** What the release step did. */
@@ -345,7 +382,7 @@ export async function releaseClaims(deps: Omit<ClaimDeps, "host">): Promise<Rele
       released.push({ item: claim.item, repo: claim.repo, issue: claim.issue, result: "failed", why: error instanceof Error ? error.message : String(error) });
       continue;
     }
-    deps.store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND sha = ?").run(now().toISOString(), claim.item, claim.sha);
+    deps.store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND sha = ?").run(isoSeconds(now()), claim.item, claim.sha);
     released.push({ item: claim.item, repo: claim.repo, issue: claim.issue, result });
   }
   return released;
@@ -420,7 +457,7 @@ export async function unclaim(deps: Omit<ClaimDeps, "host">, item: WorkItem, sho
     () => deps.effects.github.deleteClaim(item.repo, shown.ref),
     (result) => ({ answer: result }),
   );
-  deps.store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND released_at IS NULL").run(now().toISOString(), item.id);
+  deps.store.statement("UPDATE issue_claims SET released_at = ? WHERE item = ? AND released_at IS NULL").run(isoSeconds(now()), item.id);
   return answer === "deleted" ? "released" : "gone";
 }
 
