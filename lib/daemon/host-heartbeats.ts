@@ -27,6 +27,7 @@ import { auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { CLAIM_NAMESPACE, HOST_NAME, heartbeatMessage, heldClaimsIn, leaseMs, markClaimLost, readClaimMessage, readHeartbeatMessage } from "../work-items/issue-claims.ts";
 import { getRepoRecord } from "../repos/records.ts";
+import { issuesAtWork } from "../work-items/sessions.ts";
 
 /** The namespace of heartbeats: one reference per host. */
 export const HOSTS_NAMESPACE = "refs/robot-army/hosts";
@@ -155,7 +156,7 @@ async function beat(deps: HeartbeatDeps, repo: string, result: HeartbeatResult):
     store,
     { kind: "host.heartbeat", repo, body: { ref, host, from: current } },
     async (action) => {
-      const message = heartbeatMessage(host, { action, at: stamp, leaseMs: leaseMs(deps.config), working: workingIssues(store, repo) });
+      const message = heartbeatMessage(host, { action, at: stamp, leaseMs: leaseMs(deps.config), working: issuesAtWork(store, repo) });
       if (current === null) {
         const made = await deps.effects.github.createClaim(repo, ref, message);
         return { moved: made.created, sha: made.sha };
@@ -179,19 +180,6 @@ async function beat(deps: HeartbeatDeps, repo: string, result: HeartbeatResult):
   }
 }
 
-/**
- * The issues of `repo` with a worker on record here: an item at work (dispatching, active,
- * needs_info, awaiting review) or a session row still open. A heartbeat names them, so that
- * no other host takes them over should this one stop beating with its workers still running.
- */
-function workingIssues(store: Store, repo: string): number[] {
-  const rows = store.statement(
-    `SELECT issue FROM work_items WHERE state IN ('dispatching', 'active', 'needs_info', 'awaiting_review') AND repo = ? AND simulated = 0
-     UNION SELECT w.issue FROM sessions AS s JOIN work_items AS w ON w.id = s.item WHERE s.ended_at IS NULL AND w.repo = ? AND w.simulated = 0
-     ORDER BY 1`,
-  ).all(repo, repo) as Array<{ issue: number }>;
-  return rows.map((row) => row.issue);
-}
 
 /** Whether the item is finished here (done or abandoned). */
 function finished(store: Store, item: number): boolean {

@@ -287,3 +287,17 @@ export function branchOfAnotherItem(store: Store, repo: string, branch: string, 
     "SELECT 1 FROM sessions AS s JOIN work_items AS w ON w.id = s.item WHERE w.repo = ? AND s.branch = ? AND s.item <> ? LIMIT 1",
   ).get(repo, branch, except) !== undefined;
 }
+
+/**
+ * The issues of `repo` with a worker on record here: an item at work (dispatching, active,
+ * needs_info, awaiting review) or a session row still open; what this host's heartbeat names,
+ * so that no other host takes them over should it stop beating with its workers running.
+ */
+export function issuesAtWork(store: Store, repo: string): number[] {
+  const rows = store.statement(
+    `SELECT issue FROM work_items WHERE state IN ('dispatching', 'active', 'needs_info', 'awaiting_review') AND repo = ? AND simulated = 0
+     UNION SELECT w.issue FROM sessions AS s JOIN work_items AS w ON w.id = s.item WHERE s.ended_at IS NULL AND w.repo = ? AND w.simulated = 0
+     ORDER BY 1`,
+  ).all(repo, repo) as Array<{ issue: number }>;
+  return rows.map((row) => row.issue);
+}
