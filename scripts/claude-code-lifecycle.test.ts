@@ -185,7 +185,9 @@ test("a closed issue without a pull request keeps its idle worker for the quiet 
   await withClaude(obedientWorker(), async (w) => {
     await runTick(w.deps, initialState());
     const session = await waitWorker(w, "item 1's worker", () => sessionOf(w, 1), 30_000);
-    await idleWorker(w, session);
+    // Idle after its turn (the model answered the task's Read), not at its prompt before the task was submitted:
+    // on a busy machine SessionStart's idle comes well before the prompt's busy.
+    await idleWorker(w, session, () => w.api.requests.some((r) => r.withTools && toolResults(r).length === 1));
     pause(w.store, { reason: "the test follows item 1 alone" });
     await w.t.owner.rest.issues.update({ owner: "demo", repo: "widgets", issue_number: 1, state: "closed" });
 
