@@ -23,7 +23,7 @@ import type { Effects } from "../effects.ts";
 import type { DaemonEvent } from "../events.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
-import { auditEffect } from "../store/audit.ts";
+import { actionRecords, auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { CLAIM_NAMESPACE, HOST_NAME, heartbeatMessage, heldClaimsIn, leaseMs, markClaimLost, readClaimMessage, readHeartbeatMessage } from "../work-items/issue-claims.ts";
 import { getRepoRecord } from "../repos/records.ts";
@@ -189,13 +189,13 @@ function finished(store: Store, item: number): boolean {
 
 /** Whether `action` is one of this store's claim.create actions for the item. */
 function ownClaimAction(store: Store, item: number, action: string): boolean {
-  return store.statement("SELECT 1 FROM audit WHERE action_id = ? AND phase = 'intent' AND kind = 'claim.create' AND item = ?").get(action, item) !== undefined;
+  return actionRecords(store, action).some((record) => record.phase === "intent" && record.kind === "claim.create" && record.item === item);
 }
 
 /** Whether this store wrote the heartbeat commit `sha` (a crash came between moving it and keeping it on record): its message names a host.heartbeat action of this store's. */
 async function madeHere(deps: HeartbeatDeps, repo: string, sha: string): Promise<boolean> {
   const action = readHeartbeatMessage(await deps.github.readCommitMessage(repo, sha)).action;
-  return action !== undefined && deps.store.statement("SELECT 1 FROM audit WHERE action_id = ? AND phase = 'intent' AND kind = 'host.heartbeat'").get(action) !== undefined;
+  return action !== undefined && actionRecords(deps.store, action).some((record) => record.phase === "intent" && record.kind === "host.heartbeat");
 }
 
 /** This host's claims in `repo` as GitHub lists them: one another host moved, or someone deleted, is lost. */

@@ -160,6 +160,11 @@ export function queryAudit(store: Store, query: AuditQuery = {}): AuditRecord[] 
   return store.statement(sql).all(...params).map(fromRow);
 }
 
+/** The intent and the outcome of one action, by the action index (each found once); empty for an action not in the log. */
+export function actionRecords(store: Store, actionId: string): AuditRecord[] {
+  return store.statement(`SELECT ${COLUMNS} FROM audit WHERE action_id = ? AND phase IN ('intent', 'outcome') ORDER BY id`).all(actionId).map(fromRow);
+}
+
 /** A query's WHERE conditions (all of them, joined) and their parameters. */
 function conditions(query: AuditQuery): { where: string; params: Array<string | number> } {
   const where: string[] = [];

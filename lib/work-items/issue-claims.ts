@@ -29,7 +29,7 @@ import type { GitHubReader } from "../boundaries/github-types.ts";
 import type { Config } from "../config.ts";
 import { parseDuration } from "../duration.ts";
 import type { Effects } from "../effects.ts";
-import { auditEffect, queryAudit } from "../store/audit.ts";
+import { actionRecords, auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import type { WorkItem } from "./queries.ts";
 import { sessionsOf } from "./sessions.ts";
@@ -317,7 +317,7 @@ function judge(deps: ClaimDeps, item: WorkItem, current: ClaimOnGitHub): ClaimAn
  * here, and its outcome is either missing (a crash cut it short) or names that very commit.
  */
 function madeHere(store: Store, item: number, action: string, sha: string): boolean {
-  const records = queryAudit(store, { kind: "claim.create", item }).filter((record) => record.actionId === action);
+  const records = actionRecords(store, action).filter((record) => record.kind === "claim.create" && record.item === item);
   const outcome = records.find((record) => record.phase === "outcome");
   return records.some((record) => record.phase === "intent") && (outcome === undefined || outcome.body.sha === sha);
 }
