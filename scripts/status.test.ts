@@ -265,14 +265,16 @@ test("one simulated item hidden is said in the singular", () =>
     assert.match(await status(store), "1 simulated item hidden; --include-simulated shows them");
   }));
 
-test("the rate limit the GitHub boundary recorded is shown, with a deferral while it lasts", () =>
+test("the rate limit the GitHub boundary recorded is shown, with the optional requests slowed while under a quarter is left and a deferral while it lasts", () =>
   withStore(async (store) => {
     const memory = gitHubMemory(store, "https://api.github.com");
-    memory.saveRateLimit({ limit: 5000, remaining: 4321, reset: "2026-01-15T10:30:00Z", deferredUntil: null });
+    memory.saveRateLimit({ limit: 5000, remaining: 4321, reset: "2026-01-15T10:30:00Z", deferredUntil: null, deferredFor: null });
     assert.match(await status(store), "rate limit: 4321 of 5000 left, resets at 2026-01-15T10:30:00Z\n");
-    memory.saveRateLimit({ limit: 5000, remaining: 10, reset: "2026-01-15T10:30:00Z", deferredUntil: "2026-01-15T10:30:00Z" });
-    assert.match(await status(store), "rate limit: 10 of 5000 left, resets at 2026-01-15T10:30:00Z; calls deferred until 2026-01-15T10:30:00Z\n");
-    memory.saveRateLimit({ limit: 5000, remaining: 10, reset: "2026-01-15T09:30:00Z", deferredUntil: "2026-01-15T09:30:00Z" });
+    memory.saveRateLimit({ limit: 5000, remaining: 1249, reset: "2026-01-15T10:30:00Z", deferredUntil: null, deferredFor: null });
+    assert.match(await status(store), "rate limit: 1249 of 5000 left, resets at 2026-01-15T10:30:00Z; under a quarter left: pull requests and heartbeats slowed\n");
+    memory.saveRateLimit({ limit: 5000, remaining: 10, reset: "2026-01-15T10:30:00Z", deferredUntil: "2026-01-15T10:30:00Z", deferredFor: "floor" });
+    assert.match(await status(store), "rate limit: 10 of 5000 left, resets at 2026-01-15T10:30:00Z; calls deferred until 2026-01-15T10:30:00Z, but claims and heartbeats\n");
+    memory.saveRateLimit({ limit: 5000, remaining: 10, reset: "2026-01-15T09:30:00Z", deferredUntil: "2026-01-15T09:30:00Z", deferredFor: "floor" });
     assert.not.match(await status(store), "deferred", "a deferral that has run out is not shown");
   }));
 

@@ -2,11 +2,14 @@
  * How every call to GitHub travels: a timeout on each attempt, retries with exponential
  * backoff where a retry is safe, the rate-limit headers read from every answer, and calls
  * held back (`RateLimitDeferred`) while too little of the limit is left. Installed as an
- * Octokit `request` hook, so every Octokit call goes through it.
+ * Octokit `request` hook, so every Octokit call goes through it. A call made with
+ * `request: { reserve: true }` (claims and heartbeats) may spend the last requests that
+ * hold the others back (lib/boundaries/rate-budget.ts).
  */
 import { isoSeconds } from "../clock.ts";
 import { EXIT, RobotArmyError } from "../errors.ts";
 import type { GitHubMemory, RateLimitState } from "./github-types.ts";
+import { reserveLeft } from "./rate-budget.ts";
 
 /** A call GitHub refused or never answered; `status` is null for a timeout or a network error. */
 export class GitHubError extends RobotArmyError {
@@ -54,7 +57,10 @@ export interface TransportOptions {
   backoffMs: number;
   /** The longest `retry-after` waited for in place; a longer one defers instead. */
   maxRetryAfterMs: number;
-  /** Calls are deferred when fewer requests than this are left (at most a tenth of the limit). */
+  /**
+   * Calls are deferred when fewer requests than this are left (at most a tenth of the
+   * limit), except those that may spend this reserve (`request: { reserve: true }`).
+   */
   rateLimitFloor: number;
   /**
    * The least time between the starts of two content-creating requests (POST, PATCH, PUT,
@@ -94,7 +100,8 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
     if (![limit, remaining, reset].every(Number.isFinite) || headers?.["x-ratelimit-limit"] === undefined) return null;
     const resetIso = isoSeconds(new Date(reset * 1000));
     const floor = Math.min(options.rateLimitFloor, Math.floor(limit / 10));
-    return { limit, remaining, reset: resetIso, deferredUntil: remaining < floor && reset * 1000 > options.now().getTime() ? resetIso : null };
+    const deferred = remaining < floor && reset * 1000 > options.now().getTime();
+    return { limit, remaining, reset: resetIso, deferredUntil: deferred ? resetIso : null, deferredFor: deferred ? (remaining === 0 ? "used up" : "floor") : null };
   };
 
   /** Observes an answer's rate limit and saves it: after the request, never inside its retry. */
@@ -104,9 +111,9 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
     return state;
   };
 
-  const defer = (until: Date, why: string): never => {
+  const defer = (until: Date, why: string, deferredFor: "used up" | "slow down"): never => {
     const last = memory.rateLimit();
-    const state: RateLimitState = { limit: last?.limit ?? 0, remaining: last?.remaining ?? 0, reset: last?.reset ?? isoSeconds(until), deferredUntil: isoSeconds(until) };
+    const state: RateLimitState = { limit: last?.limit ?? 0, remaining: last?.remaining ?? 0, reset: last?.reset ?? isoSeconds(until), deferredUntil: isoSeconds(until), deferredFor };
     memory.saveRateLimit(state);
     throw new RateLimitDeferred(state, why);
   };
@@ -134,7 +141,8 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
     const { method, url } = parse(callOptions);
     const path = pathOf(url);
     const held = memory.rateLimit();
-    if (held?.deferredUntil && Date.parse(held.deferredUntil) > options.now().getTime()) {
+    const reserve = (callOptions.request as { reserve?: boolean } | undefined)?.reserve === true;
+    if (held?.deferredUntil && Date.parse(held.deferredUntil) > options.now().getTime() && !(reserve && reserveLeft(held))) {
       throw new RateLimitDeferred(held, `${held.remaining} of ${held.limit} requests were left`);
     }
     const idempotent = method === "GET" || method === "HEAD";
@@ -174,14 +182,14 @@ export function makeTransport(memory: GitHubMemory, parse: ParseEndpoint, option
         const status = response.status;
         const message = messageOf(response.data, failure.message);
         if ((status === 403 || status === 429) && state?.remaining === 0) {
-          defer(new Date(Date.parse(state.reset)), `the rate limit is used up (${state.limit} an hour)`);
+          defer(new Date(Date.parse(state.reset)), `the rate limit is used up (${state.limit} an hour)`, "used up");
         }
         const retryAfter = Number(response.headers["retry-after"]);
         const secondary = (status === 403 || status === 429) && (Number.isFinite(retryAfter) || /secondary rate limit/i.test(message));
         if (secondary) {
           // GitHub asks for at least a minute when it does not say how long.
           const delayMs = Number.isFinite(retryAfter) ? retryAfter * 1000 : Math.max(60_000, backoff(attempt));
-          if (delayMs > options.maxRetryAfterMs) defer(new Date(options.now().getTime() + delayMs), `GitHub asked robot-army to slow down (secondary rate limit)`);
+          if (delayMs > options.maxRetryAfterMs) defer(new Date(options.now().getTime() + delayMs), `GitHub asked robot-army to slow down (secondary rate limit)`, "slow down");
           retry = { reason: `secondary rate limit, retry after ${Math.round(delayMs / 1000)}s`, delayMs, status };
         } else if (status >= 500 && idempotent) {
           retry = { reason: `${status} ${message}`, status };

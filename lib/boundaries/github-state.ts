@@ -37,9 +37,9 @@ export function gitHubMemory(store: Store | null, apiBase: string): GitHubMemory
  */
 export function readRateLimitState(store: Store, apiBase: string): RateLimitState | null {
   const row = store.statement(
-    "SELECT rate_limit, remaining, reset, deferred_until FROM github_rate_limit WHERE api_base = ?",
-  ).get(apiBase) as { rate_limit: number; remaining: number; reset: string; deferred_until: string | null } | undefined;
-  return row ? { limit: row.rate_limit, remaining: row.remaining, reset: row.reset, deferredUntil: row.deferred_until } : null;
+    "SELECT rate_limit, remaining, reset, deferred_until, deferred_for FROM github_rate_limit WHERE api_base = ?",
+  ).get(apiBase) as { rate_limit: number; remaining: number; reset: string; deferred_until: string | null; deferred_for: RateLimitState["deferredFor"] } | undefined;
+  return row ? { limit: row.rate_limit, remaining: row.remaining, reset: row.reset, deferredUntil: row.deferred_until, deferredFor: row.deferred_for } : null;
 }
 
 function storeMemory(store: Store, apiBase: string): GitHubMemory {
@@ -73,10 +73,10 @@ function storeMemory(store: Store, apiBase: string): GitHubMemory {
     rateLimit: () => readRateLimitState(store, apiBase),
     saveRateLimit(state) {
       store.statement(
-        `INSERT INTO github_rate_limit (api_base, rate_limit, remaining, reset, deferred_until, updated_at) VALUES (?, ?, ?, ?, ?, ?)
+        `INSERT INTO github_rate_limit (api_base, rate_limit, remaining, reset, deferred_until, deferred_for, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (api_base) DO UPDATE SET rate_limit = excluded.rate_limit, remaining = excluded.remaining,
-           reset = excluded.reset, deferred_until = excluded.deferred_until, updated_at = excluded.updated_at`,
-      ).run(apiBase, state.limit, state.remaining, state.reset, state.deferredUntil, isoSeconds(now()));
+           reset = excluded.reset, deferred_until = excluded.deferred_until, deferred_for = excluded.deferred_for, updated_at = excluded.updated_at`,
+      ).run(apiBase, state.limit, state.remaining, state.reset, state.deferredUntil, state.deferredFor, isoSeconds(now()));
     },
   };
   return asTheStore(store, memory);

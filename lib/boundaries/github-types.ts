@@ -40,6 +40,11 @@ export interface RateLimitState {
   reset: string;
   /** ISO time until which calls are deferred, when robot-army chose to wait. */
   deferredUntil: string | null;
+  /**
+   * Why they are: `floor`, too little left (claims and heartbeats may spend the rest);
+   * `used up`, nothing left; `slow down`, GitHub's secondary rate limit asked for a pause.
+   */
+  deferredFor: "floor" | "used up" | "slow down" | null;
 }
 
 /** The issues of a repository that changed since the last poll (one conditional request when nothing did). */

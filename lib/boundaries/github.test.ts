@@ -250,6 +250,8 @@ test("a secondary rate limit is waited out as retry-after says; one asking too l
     await t.hook("POST", "/_forge/faults", { path: "/repos/demo/widgets", kind: "secondary-rate-limit", retry_after: 3600 });
     await refused(github.getRepository("demo/widgets"), (e) => e instanceof RateLimitDeferred);
     assert.equal(waits, [3000]);
+    // GitHub asked robot-army to slow down: claims wait too, though requests are left.
+    await refused(github.readRef("demo/widgets", "refs/robot-army/claims/1"), (e) => e instanceof RateLimitDeferred);
   }));
 
 test("writes are retried after a secondary rate limit, never after a 5xx that may have done them", () =>
@@ -287,7 +289,7 @@ test("when little of the rate limit is left, later calls are deferred until the 
       const github = await connectGitHub(await forgeConfig(t), store, quickOptions());
       await github.getRepository("demo/widgets");
       const until = new Date(reset * 1000).toISOString().replace(/\.000Z$/, "Z");
-      assert.equal(github.rateLimit(), { limit: 5000, remaining: 9, reset: until, deferredUntil: until });
+      assert.equal(github.rateLimit(), { limit: 5000, remaining: 9, reset: until, deferredUntil: until, deferredFor: "floor" });
       await t.hook("POST", "/_forge/reset-stats");
       const error = await refused(github.issueChanges("demo/widgets"), (e) => e instanceof RateLimitDeferred);
       assert.is((error as RateLimitDeferred).until, until);

@@ -124,7 +124,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
     requestsSent: () => transport.counts.requests,
     async readRef(repo, ref) {
       try {
-        const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, "") });
+        const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, ""), request: RESERVE });
         return data.object.sha;
       } catch (error) {
         if (error instanceof GitHubError && error.status === 404) return null;
@@ -134,20 +134,20 @@ export async function connectGitHub(config: Config, store: Store | null, options
     async matchingRefs(repo, prefix) {
       const found: Array<{ ref: string; sha: string }> = [];
       type RawRef = { ref: string; object: { sha: string } };
-      let response = await octokit.request("GET /repos/{owner}/{repo}/git/matching-refs/{ref}", { ...split(repo), ref: prefix.replace(/^refs\//, ""), per_page: 100 });
+      let response = await octokit.request("GET /repos/{owner}/{repo}/git/matching-refs/{ref}", { ...split(repo), ref: prefix.replace(/^refs\//, ""), per_page: 100, request: RESERVE });
       found.push(...(response.data as unknown as RawRef[]).map((r) => ({ ref: r.ref, sha: r.object.sha })));
       for (let next = nextLink(response.headers.link); next; next = nextLink(response.headers.link)) {
-        response = await octokit.request({ method: "GET", url: next }) as typeof response;
+        response = await octokit.request({ method: "GET", url: next, request: RESERVE }) as typeof response;
         found.push(...(response.data as unknown as RawRef[]).map((r) => ({ ref: r.ref, sha: r.object.sha })));
       }
       return found.filter((r) => r.ref.startsWith(prefix));
     },
     async readCommit(repo, sha) {
-      const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...split(repo), commit_sha: sha });
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...split(repo), commit_sha: sha, request: RESERVE });
       return { message: data.message, parents: data.parents.map((parent: { sha: string }) => parent.sha) };
     },
     async readCommitMessage(repo, sha) {
-      const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...split(repo), commit_sha: sha });
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}/git/commits/{commit_sha}", { ...split(repo), commit_sha: sha, request: RESERVE });
       return data.message;
     },
     writer: realWriter(octokit),
@@ -240,9 +240,9 @@ function realWriter(octokit: Octokit): GitHubWriter {
       }
     },
     async createClaim(repo, ref, message) {
-      const { data: commit } = await octokit.request("POST /repos/{owner}/{repo}/git/commits", { ...split(repo), message, tree: EMPTY_TREE, parents: [] });
+      const { data: commit } = await octokit.request("POST /repos/{owner}/{repo}/git/commits", { ...split(repo), message, tree: EMPTY_TREE, parents: [], request: RESERVE });
       try {
-        await octokit.request("POST /repos/{owner}/{repo}/git/refs", { ...split(repo), ref, sha: commit.sha });
+        await octokit.request("POST /repos/{owner}/{repo}/git/refs", { ...split(repo), ref, sha: commit.sha, request: RESERVE });
       } catch (error) {
         // GitHub's answer when the reference exists: someone holds the claim (the caller reads who).
         if (error instanceof GitHubError && error.status === 422) return { created: false, sha: commit.sha };
@@ -251,9 +251,9 @@ function realWriter(octokit: Octokit): GitHubWriter {
       return { created: true, sha: commit.sha };
     },
     async advanceClaim(repo, ref, from, message) {
-      const { data: commit } = await octokit.request("POST /repos/{owner}/{repo}/git/commits", { ...split(repo), message, tree: EMPTY_TREE, parents: [from] });
+      const { data: commit } = await octokit.request("POST /repos/{owner}/{repo}/git/commits", { ...split(repo), message, tree: EMPTY_TREE, parents: [from], request: RESERVE });
       try {
-        await octokit.request("PATCH /repos/{owner}/{repo}/git/refs/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, ""), sha: commit.sha, force: false });
+        await octokit.request("PATCH /repos/{owner}/{repo}/git/refs/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, ""), sha: commit.sha, force: false, request: RESERVE });
       } catch (error) {
         // GitHub's answer when the reference is no longer at `from` (not a fast-forward) or gone: the caller reads who holds it.
         if (error instanceof GitHubError && error.status === 422) return { moved: false, sha: commit.sha };
@@ -263,7 +263,7 @@ function realWriter(octokit: Octokit): GitHubWriter {
     },
     async deleteClaim(repo, ref) {
       try {
-        await octokit.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, "") });
+        await octokit.request("DELETE /repos/{owner}/{repo}/git/refs/{ref}", { ...split(repo), ref: ref.replace(/^refs\//, ""), request: RESERVE });
       } catch (error) {
         // "Reference does not exist": already gone is what was wanted. Any other refusal ("Reference update failed") is one.
         if (error instanceof GitHubError && error.status === 422 && error.message.includes("Reference does not exist")) return "gone";
@@ -276,6 +276,12 @@ function realWriter(octokit: Octokit): GitHubWriter {
 
 /** Git's empty tree, which every repository knows: a claim's commit holds no files. */
 export const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
+
+/**
+ * The request option of every git data call (claims and heartbeats): it may spend the
+ * requests the rate-limit floor keeps back from every other call (lib/boundaries/rate-budget.ts).
+ */
+const RESERVE = { reserve: true };
 
 /** The settings whose change makes onboarding ask again (those GitHub reports to this token alike every time). */
 const SETTINGS = ["default_branch", "private", "visibility", "archived", "disabled", "has_issues", "allow_merge_commit", "allow_squash_merge", "allow_rebase_merge", "allow_auto_merge", "delete_branch_on_merge"];

@@ -145,6 +145,39 @@ test("a heartbeat a crash cut short after it moved is settled made, even once la
     assert.equal(listAnomalies(store, { open: true }), [], "its own beat, not another writer's");
   }));
 
+test("the rate limit all hosts spend: under a quarter left the heartbeat stretches to half the lease; under the floor it still beats, and claims are still taken, while every other call waits for the reset", () =>
+  withWorld(template, async ({ t, store, deps }) => {
+    const hb: HeartbeatDeps = { ...deps, report: () => {} };
+    // The other hosts of this user spent all but 1,000 of its 5,000 requests: this host learns it from its next answer.
+    await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 1000 });
+    assert.equal(await atTimeAsync("2026-01-15T10:00:00Z", () => heartbeatPass(hb)), { beats: 1, lost: 0, failed: 0 });
+    // A third of the lease (3m20s) passed, not half (5m): a tight limit stretches the interval.
+    assert.equal(await atTimeAsync("2026-01-15T10:04:00Z", () => heartbeatPass(hb)), { beats: 0, lost: 0, failed: 0 });
+    assert.equal(await atTimeAsync("2026-01-15T10:05:00Z", () => heartbeatPass(hb)), { beats: 1, lost: 0, failed: 0 });
+
+    // Under the floor (50 left): ordinary calls are deferred, nothing sent; the heartbeat and a claim spend the reserve.
+    await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 20 });
+    await atTimeAsync("2026-01-15T10:10:00Z", () => heartbeatPass(hb));
+    assert.ok(deps.github.rateLimit()!.deferredUntil, "calls are deferred");
+    const sent = deps.github.requestsSent();
+    const deferred = await deps.github.getIssue("demo/widgets", 1).then(() => null, (e: Error) => e);
+    assert.is(deferred?.name, "RateLimitDeferred");
+    assert.is(deps.github.requestsSent(), sent, "an ordinary call sent nothing");
+    const beat = await refSha(t, hostRef("testhost"));
+    assert.equal(await atTimeAsync("2026-01-15T10:15:00Z", () => heartbeatPass(hb)), { beats: 1, lost: 0, failed: 0 });
+    assert.not.equal(await refSha(t, hostRef("testhost")), beat, "the heartbeat moved on");
+    const { held } = await takeClaim(deps, { ...getItem(store, 1)!, state: "ready" }, "dispatch");
+    assert.ok(held, "the claim was taken");
+    assert.is(await refSha(t, claimRef(1)), claimOf(store, 1)!.sha);
+
+    // A used-up limit holds back the reserve too: GitHub would refuse it.
+    await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 0 });
+    await atTimeAsync("2026-01-15T10:20:00Z", () => heartbeatPass(hb));
+    const spent = deps.github.requestsSent();
+    assert.equal(await atTimeAsync("2026-01-15T10:25:00Z", () => heartbeatPass(hb)), { beats: 0, lost: 0, failed: 1 });
+    assert.is(deps.github.requestsSent(), spent, "nothing sent once it is used up");
+  }));
+
 test("below live nothing is asked or written", () =>
   withWorld(template, async ({ t, deps }) => {
     const effects = wireEffects("no-remote", { github: deps.effects.github });

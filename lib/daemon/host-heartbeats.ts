@@ -22,6 +22,7 @@ import type { Config } from "../config.ts";
 import type { Effects } from "../effects.ts";
 import type { DaemonEvent } from "../events.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
+import { rateLimitTight } from "../boundaries/rate-budget.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
 import { actionRecords, auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -37,9 +38,13 @@ export function hostRef(host: string): string {
   return `${HOSTS_NAMESPACE}/${host}`;
 }
 
-/** How often this host's heartbeat is advanced: a third of the lease, so two missed beats still keep it alive. */
-export function heartbeatEveryMs(config: Config): number {
-  return Math.max(1000, Math.floor(leaseMs(config) / 3));
+/**
+ * How often this host's heartbeat is advanced: a third of the lease, so two missed beats
+ * still keep it alive; half of it while the rate limit is tight (lib/boundaries/rate-budget.ts),
+ * which still moves it twice within every lease another host judges it by.
+ */
+export function heartbeatEveryMs(config: Config, tight = false): number {
+  return Math.max(1000, Math.floor(leaseMs(config) / (tight ? 2 : 3)));
 }
 
 /** A host as its heartbeats show it to this store: when it last moved, where, and whether it is past the lease. */
@@ -96,13 +101,14 @@ export interface HeartbeatResult {
 /**
  * Advances this host's heartbeat and reads the others' and this host's claims, in each
  * onboarded repository where this store's last beat (its own row in `hosts_seen`) is older
- * than the interval: one `run --once` after another beats no more often than a daemon
- * running on. Below `live` nothing.
+ * than the interval (stretched while the rate limit is tight): one `run --once` after
+ * another beats no more often than a daemon running on. Below `live` nothing.
  */
 export async function heartbeatPass(deps: HeartbeatDeps): Promise<HeartbeatResult> {
   const result: HeartbeatResult = { beats: 0, lost: 0, failed: 0 };
   if (deps.effects.github.simulated) return result;
-  const every = heartbeatEveryMs(deps.config);
+  const tight = rateLimitTight(deps.github.rateLimit(), now());
+  const every = heartbeatEveryMs(deps.config, tight);
   const at = now().getTime();
   for (const repo of Object.keys(deps.config.repos)) {
     if (getRepoRecord(deps.store, repo) === undefined) continue;

@@ -89,8 +89,8 @@ export interface TickResult {
   silent: { raised: number; retracted: number };
   /** Effects a crash cut short: given an outcome from evidence, newly reported as anomalies, waited for. */
   unfinished: { settled: number; reported: number; waiting: number };
-  /** The pull requests of active and recently done items: requests sent (304s among them), rows written, repositories that failed. */
-  pulls: { repos: number; requests: number; not_modified: number; stored: number; failed: number };
+  /** The pull requests of active and recently done items: requests sent (304s among them), rows written, repositories that failed, repositories left for a later pass while the rate limit is tight. */
+  pulls: { repos: number; requests: number; not_modified: number; stored: number; failed: number; slowed: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
   /** Workers of done items retired, left running, and the `orphan_session` anomalies raised, retracted and gone. */
   retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
@@ -127,7 +127,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   openNotificationCursor(deps, passStartedAfter);
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 }, silent: { raised: 0, retracted: 0 },
-    unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 },
+    unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0, slowed: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
     tabs: { closed: 0, unknown: 0 }, hosts: { beats: 0, lost: 0, failed: 0 }, claims: { released: 0, not_ours: 0, failed: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
     disk: { raised: 0, retracted: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
@@ -310,7 +310,7 @@ async function poll(deps: TickDeps, state: DaemonState, result: TickResult): Pro
  */
 async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
   const refresh = await refreshPullRequests(deps);
-  result.pulls = { repos: refresh.repos, requests: refresh.requests, not_modified: refresh.notModified, stored: refresh.stored, failed: refresh.failed.length };
+  result.pulls = { repos: refresh.repos, requests: refresh.requests, not_modified: refresh.notModified, stored: refresh.stored, failed: refresh.failed.length, slowed: refresh.slowed };
   if (refresh.events.length) {
     // A first refresh may find hundreds: the line names a few, the event carries them all.
     const named = refresh.events.slice(0, 10).map((e) => `${e.repo}#${e.number} ${e.change} (item ${e.item})`);

@@ -77,6 +77,35 @@ test("200 active items cost one request per repository, answered 304 while nothi
     }
   }));
 
+test("while under a quarter of the rate limit all hosts spend is left, a repository's pull requests are asked at most every five minutes; a merge is still seen", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const item = itemWith(store, { issue: 7, branches: ["robot-army/issue-7-work"] });
+      const [number] = addPullRequests(t, [{ head: "robot-army/issue-7-work", updated_at: "2026-02-01T01:00:00Z" }]);
+      const config = await forgeConfig(t);
+      const github = await connectGitHub(config, store, quickOptions());
+      await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 1200 });
+      const first = await at("2026-02-02T00:00:00Z", () => refreshPullRequests({ store, github, config }));
+      assert.equal([first.repos, first.slowed, first.stored], [1, 0, 1], "the answer tells this host that the limit is tight");
+      await t.hook("POST", "/_forge/reset-stats");
+      changePullRequest(t, number, { merged: true }, "2026-02-02T00:01:00Z");
+      const slowed = await at("2026-02-02T00:04:59Z", () => refreshPullRequests({ store, github, config }));
+      assert.equal([slowed.repos, slowed.slowed, slowed.requests], [0, 1, 0]);
+      assert.is((await stats(t)).total, 0, "nothing was asked");
+      const later = await at("2026-02-02T00:05:00Z", () => refreshPullRequests({ store, github, config }));
+      assert.equal([later.repos, later.slowed, later.events.map((e) => e.change)], [1, 0, ["merged"]]);
+      assert.is(mergedPullRequest(store, item.id)?.merged_at, "2026-02-02T00:01:00Z");
+      // Plenty left again, as the next answer to any request tells: every pass asks.
+      await t.hook("POST", "/_forge/rate-limit", { login: "owner", remaining: 4000 });
+      await github.whoami();
+      const plenty = await at("2026-02-02T00:05:30Z", () => refreshPullRequests({ store, github, config }));
+      assert.equal([plenty.repos, plenty.slowed], [1, 0]);
+    } finally {
+      store.close();
+    }
+  }));
+
 test("an item's pull requests are those of its sessions' branches; none once GitHub answered, not checked before, or for a repository that failed", () =>
   template.use(async (t) => {
     const store = await testStore(t);
@@ -140,16 +169,16 @@ test("a tick refreshes pull requests after settling and before polling, and says
   withDaemon(template, async ({ t, store, deps, lines }) => {
     const state = initialState();
     const first = await runTick(deps, state);
-    assert.equal(first.pulls, { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0 }, "before dispatch no item has a branch: nothing is asked");
+    assert.equal(first.pulls, { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0, slowed: 0 }, "before dispatch no item has a branch: nothing is asked");
     const [session] = sessionsOf(store, 1);
     const [number] = addPullRequests(t, [{ head: session.branch, updated_at: isoSeconds(new Date()), merged_at: isoSeconds(new Date()) }]);
     const before = lines().length;
     const second = await runTick(deps, state);
-    assert.equal(second.pulls, { repos: 1, requests: 1, not_modified: 0, stored: 1, failed: 0 });
+    assert.equal(second.pulls, { repos: 1, requests: 1, not_modified: 0, stored: 1, failed: 0, slowed: 0 });
     assert.equal(second.failed, []);
     assert.equal(lines().slice(before).filter((l) => l.startsWith("pull requests")), [`pull requests: demo/widgets#${number} merged (item 1)`]);
     const third = await runTick(deps, state);
-    assert.equal(third.pulls, { repos: 1, requests: 1, not_modified: 1, stored: 0, failed: 0 });
+    assert.equal(third.pulls, { repos: 1, requests: 1, not_modified: 1, stored: 0, failed: 0, slowed: 0 });
     assert.is(lines().filter((l) => l.startsWith("pull requests")).length, 1, "nothing changed: nothing said");
     const passes = queryAudit(store, { kind: "reconcile.pass" });
     assert.equal((passes.at(-1)!.body as { pulls: unknown }).pulls, third.pulls);

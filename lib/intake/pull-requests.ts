@@ -2,7 +2,8 @@
  * Pull requests tracked: each pass refreshes the pull requests of active and recently done
  * work items (the one opened from the item's branch, its state, whether and when it merged,
  * its head SHA) with one conditional list request per repository, never one per item, and
- * one 304 per repository when nothing changed. A pull request is an item's when its head
+ * one 304 per repository when nothing changed; while the rate limit all hosts share is
+ * tight, a repository at most every five minutes. A pull request is an item's when its head
  * branch is one of the item's sessions' branches. The rows live in `pull_requests`; when
  * GitHub last answered for a repository lives in `pull_request_refreshes`, so an item can
  * tell `none` (GitHub answered there is none) from `not checked` (never asked, or it
@@ -14,6 +15,7 @@
  */
 import { RateLimitDeferred } from "../boundaries/github.ts";
 import type { GitHubPullRequest, GitHubReader } from "../boundaries/github-types.ts";
+import { TIGHT_PULL_REFRESH_MS, rateLimitTight } from "../boundaries/rate-budget.ts";
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../store/open.ts";
@@ -26,7 +28,7 @@ import type { StoredSession } from "../work-items/sessions.ts";
 /** What a refresh works with. */
 export interface PullRequestDeps {
   store: Store;
-  github: Pick<GitHubReader, "pullChanges">;
+  github: Pick<GitHubReader, "pullChanges" | "rateLimit">;
   config: Pick<Config, "repos">;
 }
 
@@ -57,6 +59,8 @@ export interface PullRequestRefresh {
   stored: number;
   /** Each repository that could not be read, with why: `owner/name: reason`. */
   failed: string[];
+  /** Repositories not asked this pass because the rate limit is tight and they were refreshed less than five minutes ago. */
+  slowed: number;
   /** Set when GitHub calls were held back for the rate limit: those repositories were not asked, and are asked after it. */
   deferredUntil: string | null;
   events: PullRequestChange[];
@@ -73,9 +77,15 @@ export const RECENTLY_DONE_MS = 7 * 24 * 3600 * 1000;
  * refresh of a repository reads back to its oldest tracked item's first session start.
  */
 export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRequestRefresh> {
-  const result: PullRequestRefresh = { repos: 0, requests: 0, notModified: 0, stored: 0, failed: [], deferredUntil: null, events: [] };
+  const result: PullRequestRefresh = { repos: 0, requests: 0, notModified: 0, stored: 0, slowed: 0, failed: [], deferredUntil: null, events: [] };
   const tracked = trackedBranches(deps.store, Object.keys(deps.config.repos));
+  // An optional request: while the hosts' shared rate limit is tight, each repository is asked at most every five minutes.
+  const tight = rateLimitTight(deps.github.rateLimit(), now());
   for (const [repo, { branches, since }] of tracked) {
+    if (tight && refreshedWithin(deps.store, repo, TIGHT_PULL_REFRESH_MS)) {
+      result.slowed++;
+      continue;
+    }
     result.repos++;
     // Recorded as the time of the question, not of the answer: a session started while it was asked was not covered.
     const askedAt = isoSeconds(now());
@@ -106,6 +116,12 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
     }
   }
   return result;
+}
+
+/** Whether GitHub answered for the repository's pull requests less than `ms` ago. */
+function refreshedWithin(store: Store, repo: string, ms: number): boolean {
+  const row = store.statement("SELECT refreshed_at FROM pull_request_refreshes WHERE repo = ?").get(repo) as { refreshed_at: string } | undefined;
+  return row !== undefined && now().getTime() - Date.parse(row.refreshed_at) < ms;
 }
 
 /**

@@ -11,7 +11,7 @@ import type { AuditRecord } from "../store/audit.ts";
 
 /** The counts of a pass that are reads or things left as they were, not changes. */
 const READS = new Set([
-  "tick", "pulls.repos", "pulls.requests", "pulls.not_modified", "settled.unknown", "unfinished.waiting",
+  "tick", "pulls.repos", "pulls.requests", "pulls.not_modified", "pulls.slowed", "settled.unknown", "unfinished.waiting",
   "retire.left", "tabs.unknown", "cleanup.skipped", "dispatch.waiting", "spool.kept",
 ]);
 

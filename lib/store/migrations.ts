@@ -369,6 +369,14 @@ export const MIGRATIONS: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    name: "why GitHub calls are deferred",
+    sql: `
+      -- 'floor' (too little left: claims and heartbeats may spend the rest), 'used up', or 'slow down' (GitHub's
+      -- secondary rate limit); NULL while nothing is deferred, and for a deferral recorded before this column.
+      ALTER TABLE github_rate_limit ADD COLUMN deferred_for TEXT CHECK (deferred_for IN ('floor', 'used up', 'slow down'));
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */
