@@ -10,7 +10,6 @@
  */
 import { stillClaimedElsewhere, takeClaim } from "../work-items/issue-claims.ts";
 import type { ClaimAnswer, Takeover } from "../work-items/issue-claims.ts";
-import { commentOnIssue } from "../effects.ts";
 import { BRANCH_PREFIX } from "../work-items/branch-name.ts";
 import { createWorktree, runPostCreate, worktreePath } from "../boundaries/worktrees.ts";
 import { vetAgentFiles } from "../repos/onboard.ts";
@@ -24,7 +23,7 @@ import { dispatchComment, takeoverComment } from "./comments.ts";
 import { describeWait } from "./controls.ts";
 import { gateForAll, gateForItem } from "./gate.ts";
 import type { DispatchDeps } from "./dispatch-deps.ts";
-import { startWorker } from "./start-worker.ts";
+import { startWorker, tellIssue } from "./start-worker.ts";
 import { worktreeLeftByCut } from "./requeued-worktree.ts";
 import { worktreeRoot } from "../work-items/worktree-root.ts";
 import { baseBranchOf } from "../repos/base-branch.ts";
@@ -84,7 +83,8 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
       outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: claim.reason, session: null });
       continue;
     }
-    if (takeover) await commentOnIssue(deps.store, deps.effects, { repo: item.repo, issue: item.issue, item: item.id, purpose: "takeover", body: takeoverComment(deps.host, takeover.host) });
+    // Told, not waited on: the claim is this host's now, and a comment GitHub refuses is on record as failed.
+    if (takeover) await tellIssue(deps, item, "takeover", takeoverComment(deps.host, takeover.host));
     outcomes.push(await dispatchItem(deps, item));
   }
   return { withheld: null, outcomes };

@@ -268,6 +268,30 @@ test("a gone host's claim, with nothing of it pushed, is taken over by a fast-fo
     assert.equal([intent.body.from, intent.body.replaces], [stale, "deadhost"]);
   }));
 
+test("a takeover comment GitHub refuses is on record as failed, and the start goes on: the claim taken over is used", () =>
+  withWorld(template, async ({ t, store, deps: narrow }) => {
+    const deps = { ...narrow, config: roomy(narrow.config) };
+    await claimAs(t, "deadhost");
+    await heartbeatAs(t, "deadhost");
+    const hb = { ...deps, report: () => {} };
+    await atTimeAsync("2026-01-15T10:00:00Z", async () => {
+      await heartbeatPass(hb);
+      await dispatchReady(deps);
+    });
+    await t.hook("POST", "/_forge/faults", { method: "POST", path: "/repos/demo/widgets/issues/1/comments", status: 422 });
+    await atTimeAsync("2026-01-15T10:11:00Z", async () => {
+      await heartbeatPass(hb);
+      const { outcomes } = await dispatchReady(deps);
+      assert.equal(outcomes.map((o) => [o.issue, o.result]), [[1, "active"]]);
+    });
+    const said = await comments(t, 1);
+    assert.equal([said.filter((c) => c.includes("takes this issue over")).length, said.filter((c) => c.startsWith("robot-army dispatched")).length], [0, 1], "the dispatch comment, not the refused one");
+    const records = queryAudit(store, { kind: "github.comment", item: 1 });
+    const intent = records.find((r) => r.body.purpose === "takeover")!;
+    assert.equal(records.filter((r) => r.actionId === intent.actionId).map((r) => [r.phase, r.body.ok ?? null]), [["intent", null], ["outcome", false]]);
+    assert.is((await claimOnForge(t, 1))!.words.host, "testhost");
+  }));
+
 test("a gone host whose branch of the issue is on GitHub is not taken over: the item waits, interrupted on that host, for the owner", () =>
   withWorld(template, async ({ t, deps }) => {
     await claimAs(t, "deadhost");
