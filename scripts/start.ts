@@ -268,6 +268,10 @@ export function robotArmyHere(env: Record<string, string | undefined> = process.
 export interface RehearsalPace {
   tickSeconds?: number;
   launcher?: "process" | "tmux";
+  /** `[daemon] host` (default: none, the machine's hostname). */
+  host?: string;
+  /** `[claims] lease` (default: none, 10m). */
+  lease?: string;
 }
 
 /** Writes the rehearsal's config.toml in `dir` (the daemon at live on the forge, the demo worker, cleanup on close); returns its path. */
@@ -275,7 +279,8 @@ export function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: st
   const file = join(dir, "config.toml");
   writeFileSync(file, [
     "# The rehearsal's config, written by robot-army start, which runs the daemon on it at the live level.",
-    "[daemon]", `tick_seconds = ${pace.tickSeconds ?? 2}`, "poll_seconds = 10", "",
+    "[daemon]", `tick_seconds = ${pace.tickSeconds ?? 2}`, "poll_seconds = 10", ...(pace.host ? [`host = ${JSON.stringify(pace.host)}`] : []), "",
+    ...(pace.lease ? ["[claims]", `lease = ${JSON.stringify(pace.lease)}`, ""] : []),
     "[github]", `api_base = ${JSON.stringify(apiBase)}`, `token_file = ${JSON.stringify(tokenFile)}`, `author = ${JSON.stringify(author)}`, "",
     "[worker]", 'binary = "demo-worker"',
     `launcher = ${JSON.stringify(pace.launcher ?? (process.env.TMUX ? "tmux" : "process"))}`, "max_sessions = 2", "",

@@ -346,6 +346,15 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
+test("every request names robot-army and this host in its user agent, so the requests of an owner's machines are told apart", () =>
+  template.use(async (t) => {
+    const config = await forgeConfig(t);
+    const github = await connectGitHub({ ...config, daemon: { ...config.daemon, host: "alpha" } }, null, quickOptions());
+    await github.getRepository("demo/widgets");
+    const { by_agent } = (await t.hook("GET", "/_forge/stats")).body as { by_agent: Record<string, { requests: number }> };
+    assert.equal(Object.entries(by_agent).filter(([agent]) => agent.startsWith("robot-army (host alpha) ")).map(([, n]) => n.requests), [1]);
+  }));
+
 test("repository metadata, an issue, and who the token is", () =>
   template.use(async (t) => {
     const github = await connectGitHub(await forgeConfig(t), null, quickOptions());

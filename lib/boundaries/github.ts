@@ -16,6 +16,7 @@
  */
 import { sha256Hex } from "../sha256.ts";
 import type { Octokit } from "@octokit/rest";
+import { hostName } from "../config.ts";
 import type { Config } from "../config.ts";
 import { now as clockNow } from "../clock.ts";
 import type { Store } from "../store/open.ts";
@@ -63,7 +64,8 @@ export async function connectGitHub(config: Config, store: Store | null, options
   // What is remembered of a token is keyed by a fingerprint of it, never the token itself.
   const tokenKey = token === null ? "anonymous" : `token sha256:${sha256Hex(token).slice(0, 16)}`;
   const { Octokit } = await import("@octokit/rest");
-  const octokit: Octokit = new Octokit({ baseUrl: apiBase, auth: token ?? undefined, userAgent: "robot-army", log: SILENT });
+  // The host in the user agent: the requests of each machine an owner runs are told apart (GitHub's logs, the forge's counts).
+  const octokit: Octokit = new Octokit({ baseUrl: apiBase, auth: token ?? undefined, userAgent: `robot-army (host ${hostName(config)})`, log: SILENT });
   const transport = makeTransport(memory, (call) => octokit.request.endpoint.parse(call as never), {
     timeoutMs: options.timeoutMs ?? 30_000,
     maxAttempts: options.maxAttempts ?? 4,

@@ -7,8 +7,9 @@
  * commit its heartbeat stood at and when this store first saw it there, so a heartbeat still
  * at the same commit past the lease means its host is gone, whatever the host's own clock says.
  *
- * In the same pass the claims this store holds there are listed (one request): a claim whose
- * reference another host moved, or deleted, is lost (fencing). Its item's worker is left
+ * In the same pass every claim there is listed (one request): a claim of this host whose
+ * reference another host moved, or deleted, is lost (fencing); one of another host's still
+ * standing spares dispatch its own read of it. Its item's worker is left
  * alone (nothing is killed), nothing more is started for it here (its record now names the
  * holder), and the owner is told by the `claim_lost` anomaly. A heartbeat of this host that
  * another writer advanced means two robot-army daemons use this host's name: the owner is
@@ -26,7 +27,9 @@ import { rateLimitTight } from "../boundaries/rate-budget.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
 import { actionRecords, auditEffect } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
-import { CLAIM_NAMESPACE, HOST_NAME, heartbeatMessage, heldClaimsIn, leaseMs, markClaimLost, readClaimMessage, readHeartbeatMessage } from "../work-items/issue-claims.ts";
+import {
+  CLAIM_NAMESPACE, HOST_NAME, confirmClaim, doubtClaim, heartbeatMessage, heldClaimsIn, leaseMs, markClaimLost, othersClaimsIn, readClaimMessage, readHeartbeatMessage,
+} from "../work-items/issue-claims.ts";
 import { getRepoRecord } from "../repos/records.ts";
 import { issuesAtWork } from "../work-items/sessions.ts";
 
@@ -204,11 +207,20 @@ async function madeHere(deps: HeartbeatDeps, repo: string, sha: string): Promise
   return action !== undefined && actionRecords(deps.store, action).some((record) => record.phase === "intent" && record.kind === "host.heartbeat");
 }
 
-/** This host's claims in `repo` as GitHub lists them: one another host moved, or someone deleted, is lost. */
+/**
+ * Every claim in `repo` as GitHub lists them, in one request, when this store knows of any:
+ * one of this host's another host moved, or someone deleted, is lost; one another host held,
+ * still at its commit, is confirmed (dispatch asks nothing about it for a lease), and one
+ * moved or gone is marked to be read again by the next pass that needs it.
+ */
 async function fence(deps: HeartbeatDeps, repo: string, result: HeartbeatResult): Promise<void> {
   const held = heldClaimsIn(deps.store, repo);
-  if (!held.length) return;
+  const others = othersClaimsIn(deps.store, repo);
+  if (!held.length && !others.length) return;
   const listed = new Map((await deps.github.matchingRefs(repo, `${CLAIM_NAMESPACE}/`)).map(({ ref, sha }) => [ref, sha]));
+  deps.store.transaction(() => {
+    for (const claim of others) (listed.get(claim.ref) === claim.sha ? confirmClaim : doubtClaim)(deps.store, claim);
+  });
   for (const claim of held) {
     const sha = listed.get(claim.ref) ?? null;
     if (sha === claim.sha) continue;

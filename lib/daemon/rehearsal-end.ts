@@ -174,7 +174,8 @@ export interface CleanupProgress {
 
 /**
  * Reads each done item's latest cleanup decision from the store: the rehearsal is reclaimed
- * once every one has a decision other than `skipped` (the one state the pass comes back to).
+ * once every one that had a worker has a decision other than `skipped` (the one state the
+ * pass comes back to).
  * @example
  * const reclaimed = cleanupProgress(store, rehearsalProgress(store, repo, issues, keptSession));
  * if (!reclaimed.finished) console.log(reclaimed.waiting.join("; "));
@@ -182,8 +183,9 @@ export interface CleanupProgress {
 export function cleanupProgress(store: Store, progress: RehearsalProgress): CleanupProgress {
   const items: ItemCleanup[] = [];
   const waiting: string[] = [];
-  for (const { issue, item } of progress.issues) {
-    if (item?.state !== "done") continue;
+  for (const { issue, item, sessions } of progress.issues) {
+    // An item done before any worker started for it (its issue closed first, or another host worked it) has nothing to reclaim.
+    if (item?.state !== "done" || sessions.length === 0) continue;
     const cleanup = latestCleanup(store, item.id);
     items.push({ issue, item, cleanup });
     if (!cleanup) waiting.push(`item ${item.id} (${progress.repo}#${issue}) has no cleanup decision yet`);

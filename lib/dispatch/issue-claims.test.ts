@@ -94,14 +94,21 @@ test("two hosts dispatching the same issues at the same moment start each exactl
         assert.is(waiting.result, "waiting");
         assert.match(waiting.reason!, `claimed by ${host} on GitHub (refs/robot-army/claims/${issue} in demo/widgets)`);
       }
-      // Asked again, each host starts nothing: the other's claims stand, its own items run. Each item waiting for the
-      // other host costs one request, a read of its claim's reference, and none of the gate's questions.
-      const sentBefore = [first.github.requestsSent(), second.github.requestsSent()];
+      // Asked again, each host starts nothing: the other's claims stand, its own items run. A claim GitHub showed
+      // less than a lease ago costs no request, and none of the gate's questions.
+      const sent = () => [first.github.requestsSent(), second.github.requestsSent()];
+      const spent = (before: number[]) => sent().map((n, i) => n - before[i]);
+      let before = sent();
       const [again, againOther] = [await dispatchReady(first), await dispatchReady(second)];
       assert.equal([...again.outcomes, ...againOther.outcomes].filter((o) => o.result === "active"), []);
       const waitingFor = (outcomes: typeof again.outcomes) => outcomes.filter((o) => /^claimed by/.test(o.reason ?? "")).length;
-      assert.equal([first.github.requestsSent() - sentBefore[0], second.github.requestsSent() - sentBefore[1]], [waitingFor(again.outcomes), waitingFor(againOther.outcomes)]);
+      assert.equal(spent(before), [0, 0]);
       assert.is(waitingFor(again.outcomes) + waitingFor(againOther.outcomes), 3, "every issue waits on the host that did not start it");
+      // A lease later, with no listing since, each item waiting for the other host costs one read of its claim's reference.
+      const later = new Date(Date.now() + 11 * 60_000).toISOString();
+      before = sent();
+      const [late, lateOther] = await atTimeAsync(later, async () => [await dispatchReady(first), await dispatchReady(second)]);
+      assert.equal(spent(before), [waitingFor(late.outcomes), waitingFor(lateOther.outcomes)]);
       for (const issue of [1, 2, 3]) {
         assert.is(queryAudit(store, { kind: "claim.create", item: issue }).filter((r) => r.phase === "intent").length + queryAudit(second.store, { kind: "claim.create", item: issue }).filter((r) => r.phase === "intent").length, 2, `#${issue}: one claim asked by each host, none again`);
       }
@@ -266,6 +273,34 @@ test("a gone host's claim, with nothing of it pushed, is taken over by a fast-fo
     assert.is(said.filter((c) => c.startsWith("robot-army dispatched")).length, 1);
     const [intent] = queryAudit(store, { kind: "claim.create", item: 1 }).filter((r) => r.body.purpose === "takeover");
     assert.equal([intent.body.from, intent.body.replaces], [stale, "deadhost"]);
+  }));
+
+test("another host's claims are confirmed by the heartbeat's one listing, so dispatch asks nothing of them; one released there is read again and started here", () =>
+  withWorld(template, async ({ t, deps: narrow }) => {
+    const deps = { ...narrow, config: roomy(narrow.config) };
+    await claimAs(t, "laptop", 1);
+    await claimAs(t, "laptop", 2);
+    await heartbeatAs(t, "laptop");
+    const hb = { ...deps, report: () => {} };
+    const reads = async () => {
+      const { by_route } = (await t.hook("GET", "/_forge/stats")).body as { by_route: Record<string, { requests: number }> };
+      return [by_route["GET /repos/{owner}/{repo}/git/ref/{ref+}"]?.requests ?? 0, by_route["GET /repos/{owner}/{repo}/git/matching-refs/{ref+}"]?.requests ?? 0];
+    };
+    const waits = (outcomes: Array<{ issue: number; reason: string | null }>) => outcomes.filter((o) => /^claimed by laptop/.test(o.reason ?? "")).map((o) => o.issue);
+    await atTimeAsync("2026-01-15T10:00:00Z", async () => assert.equal(waits((await dispatchReady(deps)).outcomes), [1, 2]));
+    // A lease later, the heartbeat lists every claim in one request: both still stand, and dispatch reads neither.
+    await atTimeAsync("2026-01-15T10:11:00Z", () => heartbeatPass(hb));
+    await t.hook("POST", "/_forge/reset-stats");
+    await atTimeAsync("2026-01-15T10:12:00Z", async () => assert.equal(waits((await dispatchReady(deps)).outcomes), [1, 2]));
+    assert.equal(await reads(), [0, 0], "no claim read, nothing listed");
+    // laptop releases #2. The next listing marks it to be read again; the pass after reads it alone, and starts it here.
+    await t.owner.rest.git.deleteRef({ owner: "demo", repo: "widgets", ref: claimRef(2).replace(/^refs\//, "") });
+    await atTimeAsync("2026-01-15T10:15:00Z", () => heartbeatPass(hb));
+    await t.hook("POST", "/_forge/reset-stats");
+    const { outcomes } = await atTimeAsync("2026-01-15T10:16:00Z", () => dispatchReady(deps));
+    assert.equal([waits(outcomes), outcomes.find((o) => o.issue === 2)?.result], [[1], "active"]);
+    assert.is((await claimOnForge(t, 2))!.words.host, "testhost");
+    assert.ok((await reads())[0] >= 1, "#2's claim was read again");
   }));
 
 test("a takeover comment GitHub refuses is on record as failed, and the start goes on: the claim taken over is used", () =>

@@ -133,6 +133,8 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     target.pathname = byRepositoryId(data, asked.pathname);
     const found = matchRoute(method, target.pathname);
     const routeName = `${method} ${found?.route.template ?? "(no route)"}`;
+    const agent = String(req.headers["user-agent"] ?? "");
+    const count = (status: number, how: { faulted?: boolean; rateLimited?: boolean } = {}) => counter.count(routeName, status, { ...how, agent });
     // GitHub names the API version it answered with: the one asked for, else its default (none for a version it refuses).
     const asking = req.headers["x-github-api-version"];
     const selected = asking === undefined ? API_VERSIONS[0] : (API_VERSIONS as readonly string[]).includes(String(asking)) ? String(asking) : undefined;
@@ -149,14 +151,14 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     if (fault?.delay_ms) await sleep(fault.delay_ms);
     const faulted = fault && faultAnswer(fault, requestId);
     if (faulted) {
-      counter.count(routeName, faulted.status, { faulted: true });
+      count(faulted.status, { faulted: true });
       writeStats();
       return send(res, faulted.status, faulted.body, { ...base, ...faulted.headers, ...rateHeaders(rate) });
     }
 
     const version = req.headers["x-github-api-version"];
     if (version !== undefined && !(API_VERSIONS as readonly string[]).includes(String(version))) {
-      counter.count(routeName, 400);
+      count(400);
       writeStats();
       const message = `Unsupported 'X-GitHub-Api-Version' header value: '${version}'. The supported versions are: ${API_VERSIONS.join(", ")}`;
       const body = { message, documentation_url: "https://docs.github.com/rest/about-the-rest-api/api-versions", status: "400" };
@@ -164,12 +166,12 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
     }
 
     if (!user) {
-      counter.count(routeName, 401);
+      count(401);
       writeStats();
       return send(res, 401, { message: req.headers.authorization === undefined ? "Requires authentication" : "Bad credentials", documentation_url: "https://docs.github.com/rest", status: "401" }, { ...base, ...rateHeaders(rate) });
     }
     if (rate.remaining === 0) {
-      counter.count(routeName, 403, { rateLimited: true });
+      count(403, { rateLimited: true });
       writeStats();
       const message = anonymous ? `API rate limit exceeded for ${req.socket.remoteAddress}. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)` : `API rate limit exceeded for user ID ${user.id}. If you reach out to GitHub Support for help, please include the request ID ${requestId}.`;
       const body = { message, documentation_url: "https://docs.github.com/rest/overview/rate-limits-for-the-rest-api", status: "403" };
@@ -178,7 +180,7 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
 
     const wait = found?.route.writes ? content.take(user.login) : undefined;
     if (wait !== undefined) {
-      counter.count(routeName, 403, { rateLimited: true });
+      count(403, { rateLimited: true });
       writeStats();
       const refused = secondaryLimitAnswer(requestId, wait);
       return send(res, refused.status, refused.body, { ...base, ...refused.headers, ...rateHeaders(rate) });
@@ -193,14 +195,14 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
       headers["cache-control"] = "private, max-age=60, s-maxage=60";
       headers.vary = "Accept, Authorization, Cookie, X-GitHub-OTP, Accept-Encoding";
       if (etagMatches(req.headers["if-none-match"], headers.etag)) {
-        counter.count(routeName, 304);
+        count(304);
         writeStats();
         return send(res, 304, undefined, { ...headers, ...rateHeaders(rate) });
       }
     }
     // /rate_limit costs nothing on GitHub either.
     if (found?.route.template !== "/rate_limit") rate = bucket.spend(who);
-    counter.count(routeName, reply.status);
+    count(reply.status);
     writeStats();
     send(res, reply.status, json === "" ? undefined : json, { ...headers, ...rateHeaders(rate), "x-oauth-scopes": "repo" });
   }

@@ -62,11 +62,11 @@ test("a malformed fault is refused with what was wrong", () => {
   }
 });
 
-test("the counter counts by route and status, 304s apart, and starts over on reset", () => {
+test("the counter counts by route, status and user agent, 304s apart, and starts over on reset", () => {
   const counter = new RequestCounter(() => new Date("2026-01-15T10:00:00Z"));
-  counter.count("GET /x", 200);
-  counter.count("GET /x", 304);
-  counter.count("GET /y", 502, { faulted: true });
+  counter.count("GET /x", 200, { agent: "robot-army (host alpha)" });
+  counter.count("GET /x", 304, { agent: "robot-army (host alpha)" });
+  counter.count("GET /y", 502, { faulted: true, agent: "robot-army (host beta)" });
   const stats = counter.snapshot();
   assert.equal(stats, {
     started_at: "2026-01-15T10:00:00.000Z",
@@ -76,6 +76,7 @@ test("the counter counts by route and status, 304s apart, and starts over on res
     faulted: 1,
     by_route: { "GET /x": { requests: 2, not_modified: 1 }, "GET /y": { requests: 1, not_modified: 0 } },
     by_status: { "200": 1, "304": 1, "502": 1 },
+    by_agent: { "robot-army (host alpha)": { requests: 2, by_route: { "GET /x": 2 } }, "robot-army (host beta)": { requests: 1, by_route: { "GET /y": 1 } } },
   });
   counter.reset();
   assert.is(counter.snapshot().total, 0);

@@ -18,6 +18,8 @@ export interface ForgeStats {
   faulted: number;
   by_route: Record<string, { requests: number; not_modified: number }>;
   by_status: Record<string, number>;
+  /** Requests per `User-Agent` header (robot-army's names its host), and per route within each. */
+  by_agent: Record<string, { requests: number; by_route: Record<string, number> }>;
 }
 
 /** Counts requests; `/_forge/*` calls are not counted. */
@@ -31,9 +33,12 @@ export class RequestCounter {
   }
 
   /** Counts one answered request. */
-  count(route: string, status: number, how: { faulted?: boolean; rateLimited?: boolean } = {}): void {
+  count(route: string, status: number, how: { faulted?: boolean; rateLimited?: boolean; agent?: string } = {}): void {
     const stats = this.#stats;
     stats.total++;
+    const agent = (stats.by_agent[how.agent ?? ""] ??= { requests: 0, by_route: {} });
+    agent.requests++;
+    agent.by_route[route] = (agent.by_route[route] ?? 0) + 1;
     const entry = (stats.by_route[route] ??= { requests: 0, not_modified: 0 });
     entry.requests++;
     if (status === 304) {
@@ -56,7 +61,7 @@ export class RequestCounter {
   }
 
   #fresh(): ForgeStats {
-    return { started_at: this.#now().toISOString(), total: 0, not_modified: 0, rate_limited: 0, faulted: 0, by_route: {}, by_status: {} };
+    return { started_at: this.#now().toISOString(), total: 0, not_modified: 0, rate_limited: 0, faulted: 0, by_route: {}, by_status: {}, by_agent: {} };
   }
 }
 

@@ -377,6 +377,15 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE github_rate_limit ADD COLUMN deferred_for TEXT CHECK (deferred_for IN ('floor', 'used up', 'slow down'));
     `,
   },
+  {
+    name: "claims confirmed by a listing",
+    sql: `
+      -- When GitHub last showed the claim at its commit: read by itself, or in the heartbeat's one listing of every
+      -- claim of the repository. An item another host holds is asked about again only once this is a lease old.
+      -- NULL: the listing found it moved or gone, so the next pass reads it again.
+      ALTER TABLE issue_claims ADD COLUMN checked_at TEXT;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

@@ -64,6 +64,78 @@ export async function checkSoakEnd(end: SoakEnd): Promise<SoakVerdict> {
   return verdict;
 }
 
+/** One host of a soak of several (scripts/dev/bench-soak-hosts.ts): its name, state and worktree root. */
+export interface SoakHost {
+  host: string;
+  stateDir: string;
+  worktreeRoot: string;
+}
+
+/**
+ * What must hold once a soak of several hosts has ended: on each host, every issue's item
+ * done, every worker it started retired, every worktree it made reclaimed, no intent left
+ * unreported and the store sound; across them, every issue dispatched exactly once (one
+ * dispatch comment, and one host's sessions), no claim left on the forge, and no comment
+ * said more often than there are hosts (each host tells the issue of its own item once).
+ */
+export async function checkHostsEnd(end: { hosts: readonly SoakHost[]; forgeUrl: string; token: string; repo: string; issues: readonly number[] }): Promise<SoakVerdict & { workedBy: Map<number, string[]> }> {
+  const verdict: SoakVerdict = { figures: [], broken: [] };
+  const workedBy = new Map<number, string[]>(end.issues.map((issue) => [issue, []]));
+  for (const host of end.hosts) {
+    const store = await openExistingStore(host.stateDir);
+    if (!store) {
+      verdict.broken.push(`no store in ${host.stateDir}`);
+      continue;
+    }
+    const own: SoakVerdict = { figures: [], broken: [] };
+    try {
+      const hostEnd = { ...end, stateDir: host.stateDir, worktreeRoot: host.worktreeRoot, keptSessions: [], webhook: [], writes: {} };
+      checkIssues(store, hostEnd, own);
+      checkWorktrees(store, hostEnd, own);
+      checkIntents(store, own);
+      own.broken.push(...integrityProblems(store));
+      for (const issue of rehearsalProgress(store, end.repo, end.issues, keptSession).issues) {
+        if (issue.sessions.length) workedBy.get(issue.issue)!.push(host.host);
+      }
+    } finally {
+      store.close();
+    }
+    verdict.figures.push(...own.figures.map((f) => `${host.host}: ${f}`));
+    verdict.broken.push(...own.broken.map((b) => `${host.host}: ${b}`));
+  }
+  const twice = [...workedBy].filter(([, hosts]) => hosts.length !== 1);
+  verdict.figures.push(`issues worked by exactly one host: ${end.issues.length - twice.length} of ${end.issues.length} (${end.hosts.map((h) => `${h.host} ${[...workedBy.values()].filter((w) => w.length === 1 && w[0] === h.host).length}`).join(", ")})`);
+  for (const [issue, hosts] of twice) verdict.broken.push(`${end.repo}#${issue} was worked by ${hosts.length ? hosts.join(" and ") : "no host"}`);
+  let dispatched = 0;
+  for (const issue of end.issues) {
+    const bodies = await issueComments(end, issue, verdict);
+    if (!bodies) continue;
+    const dispatches = bodies.filter((b) => b.startsWith("robot-army dispatched")).length;
+    dispatched += dispatches;
+    if (dispatches !== 1) verdict.broken.push(`${end.repo}#${issue} was told of ${dispatches} dispatches`);
+    for (const [body, n] of counted(bodies)) {
+      if (n > end.hosts.length) verdict.broken.push(`${end.repo}#${issue} has ${n} comments saying ${JSON.stringify(body.split("\n")[0])}`);
+    }
+  }
+  verdict.figures.push(`dispatch comments on the forge: ${dispatched} for ${end.issues.length} issues`);
+  const response = await fetch(`${end.forgeUrl}/repos/${end.repo}/git/matching-refs/robot-army/claims/`, { headers: { authorization: `token ${end.token}` } });
+  const claims = (await response.json()) as Array<{ ref: string }>;
+  verdict.figures.push(`claims left on the forge: ${claims.length}`);
+  for (const claim of claims) verdict.broken.push(`the claim ${claim.ref} was never released`);
+  return { ...verdict, workedBy };
+}
+
+/** The bodies of an issue's comments on the forge without their action markers, or null (said in `verdict`) when they cannot be read. */
+async function issueComments(end: { forgeUrl: string; token: string; repo: string }, issue: number, verdict: SoakVerdict): Promise<string[] | null> {
+  try {
+    const response = await fetch(`${end.forgeUrl}/repos/${end.repo}/issues/${issue}/comments?per_page=100`, { headers: { authorization: `token ${end.token}` } });
+    return ((await response.json()) as Array<{ body: string }>).map((c) => c.body.replace(ACTION_MARKER, "").trimEnd());
+  } catch (error) {
+    verdict.broken.push(`the comments of ${end.repo}#${issue} could not be read: ${(error as Error).message}`);
+    return null;
+  }
+}
+
 /** Every issue's item done, and every one of its workers retired or kept. */
 function checkIssues(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
   const progress = rehearsalProgress(store, end.repo, end.issues, keptSession);
@@ -87,8 +159,9 @@ function checkWorktrees(store: Store, end: SoakEnd, verdict: SoakVerdict): void 
   let reclaimed = 0;
   let recorded = 0;
   const claimed = new Set<string>();
-  for (const { item } of progress.issues) {
-    if (item?.state !== "done") continue;
+  for (const { item, sessions } of progress.issues) {
+    // Nothing to reclaim for an item no worker of which ever started (another host worked its issue).
+    if (item?.state !== "done" || sessions.length === 0) continue;
     const cleanup = latestCleanup(store, item.id);
     if (!cleanup) {
       verdict.broken.push(`item ${item.id}'s worktree has no cleanup decision`);
@@ -178,16 +251,10 @@ function checkWrites(store: Store, end: SoakEnd, verdict: SoakVerdict): void {
 async function checkComments(end: SoakEnd, verdict: SoakVerdict): Promise<void> {
   let count = 0;
   for (const issue of end.issues) {
-    let comments: Array<{ body: string }>;
-    try {
-      const response = await fetch(`${end.forgeUrl}/repos/${end.repo}/issues/${issue}/comments?per_page=100`, { headers: { authorization: `token ${end.token}` } });
-      comments = (await response.json()) as Array<{ body: string }>;
-    } catch (error) {
-      verdict.broken.push(`the comments of ${end.repo}#${issue} could not be read: ${(error as Error).message}`);
-      continue;
-    }
-    count += comments.length;
-    for (const [body, n] of counted(comments.map((c) => c.body.replace(ACTION_MARKER, "").trimEnd()))) {
+    const bodies = await issueComments(end, issue, verdict);
+    if (!bodies) continue;
+    count += bodies.length;
+    for (const [body, n] of counted(bodies)) {
       verdict.broken.push(`${end.repo}#${issue} has ${n} comments saying ${JSON.stringify(body.split("\n")[0])}`);
     }
   }

@@ -94,6 +94,8 @@ export interface ClaimRow {
   action_id: string | null;
   seen_at: string;
   released_at: string | null;
+  /** When GitHub last showed it at `sha` (read alone, or listed with the repository's claims); null once a listing found it moved or gone. */
+  checked_at: string | null;
 }
 
 /** The item's claim on record; undefined when it has none. */
@@ -118,13 +120,16 @@ export interface Takeover {
 export type ElsewhereAnswer = { waits: string } | { takeover: Takeover } | null;
 
 /**
- * For an item another host held when last asked: one read of its claim's reference. Still
- * there, the item waits, unless the host is gone (its heartbeat, as this machine saw it, has
- * stood still past the lease, and this machine listed it lately) and no branch of the issue
- * is on GitHub (`branchOnGitHub`, asked only then): the claim may then be taken over. A
- * branch there is work the gone host may have left: the owner decides. Null when the
- * reference moved or went (the gate and `takeClaim` then ask the rest), or when the item was
- * not claimed elsewhere.
+ * For an item another host held when last asked: where its claim's reference stands. GitHub
+ * is asked nothing while the claim was shown unchanged less than a lease ago (the heartbeat
+ * lists every claim of the repository in one request, every third of the lease, and marks
+ * one moved or gone to be read again); otherwise one read of the reference. Still there, the
+ * item waits, unless the host is gone (its heartbeat, as this machine saw it, has stood
+ * still past the lease, and this machine listed it lately) and no branch of the issue is on
+ * GitHub (`branchOnGitHub`, asked only then): the claim may then be taken over. A branch
+ * there is work the gone host may have left: the owner decides. Null when the reference
+ * moved or went (the gate and `takeClaim` then ask the rest), or when the item was not
+ * claimed elsewhere.
  */
 export async function stillClaimedElsewhere(
   deps: Pick<ClaimDeps, "store" | "github" | "host"> & { config: Config },
@@ -133,8 +138,12 @@ export async function stillClaimedElsewhere(
 ): Promise<ElsewhereAnswer> {
   const known = claimOf(deps.store, item.id);
   if (!known || known.mine || known.released_at !== null) return null;
-  const sha = await deps.github.readRef(item.repo, known.ref);
-  if (sha !== known.sha) return null;
+  const fresh = known.checked_at !== null && now().getTime() - Date.parse(known.checked_at) < leaseMs(deps.config);
+  if (!fresh) {
+    const sha = await deps.github.readRef(item.repo, known.ref);
+    if (sha !== known.sha) return null;
+    confirmClaim(deps.store, known);
+  }
   const held = describeHeld(item, known.host, known.host === deps.host);
   if (known.host === null || known.host === deps.host) return { waits: held };
   const holder = known.host;
@@ -211,6 +220,21 @@ export function markClaimLost(store: Store, claim: ClaimRow, sha: string | null,
   }
   store.statement("UPDATE issue_claims SET sha = ?, host = ?, mine = 0, action_id = NULL, seen_at = ? WHERE item = ? AND sha = ?")
     .run(sha, holder, isoSeconds(now()), claim.item, claim.sha);
+}
+
+/** Keeps on record that GitHub showed the claim at its commit now. */
+export function confirmClaim(store: Store, claim: ClaimRow): void {
+  store.statement("UPDATE issue_claims SET checked_at = ? WHERE item = ? AND sha = ?").run(isoSeconds(now()), claim.item, claim.sha);
+}
+
+/** Keeps on record that a listing found the claim moved or gone: the next pass that needs it reads it again. */
+export function doubtClaim(store: Store, claim: ClaimRow): void {
+  store.statement("UPDATE issue_claims SET checked_at = NULL WHERE item = ? AND sha = ?").run(claim.item, claim.sha);
+}
+
+/** The claims other hosts held when this store last asked, in `repo`, not released. */
+export function othersClaimsIn(store: Store, repo: string): ClaimRow[] {
+  return (store.statement("SELECT * FROM issue_claims WHERE mine = 0 AND released_at IS NULL AND repo = ? ORDER BY item").all(repo) as Array<Record<string, unknown>>).map(toRow);
 }
 
 /** What `takeClaim` needs. */
@@ -343,10 +367,10 @@ export function rememberSettledClaim(store: Store, intent: { item: number | null
 
 function record(store: Store, item: Pick<WorkItem, "id" | "repo" | "issue">, claim: { ref: string; sha: string; host: string | null; mine: boolean; action_id: string | null }): void {
   store.statement(
-    `INSERT INTO issue_claims (item, repo, issue, ref, sha, host, mine, action_id, seen_at, released_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+    `INSERT INTO issue_claims (item, repo, issue, ref, sha, host, mine, action_id, seen_at, released_at, checked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?)
      ON CONFLICT (item) DO UPDATE SET repo = excluded.repo, issue = excluded.issue, ref = excluded.ref, sha = excluded.sha, host = excluded.host,
-       mine = excluded.mine, action_id = excluded.action_id, seen_at = excluded.seen_at, released_at = NULL`,
-  ).run(item.id, item.repo, item.issue, claim.ref, claim.sha, claim.host, claim.mine ? 1 : 0, claim.action_id, isoSeconds(now()));
+       mine = excluded.mine, action_id = excluded.action_id, seen_at = excluded.seen_at, released_at = NULL, checked_at = excluded.checked_at`,
+  ).run(item.id, item.repo, item.issue, claim.ref, claim.sha, claim.host, claim.mine ? 1 : 0, claim.action_id, isoSeconds(now()), isoSeconds(now()));
 }
 
 /** What the release step did. */
@@ -466,5 +490,6 @@ function toRow(row: Record<string, unknown>): ClaimRow {
     item: Number(row.item), repo: String(row.repo), issue: Number(row.issue), ref: String(row.ref), sha: String(row.sha),
     host: row.host === null ? null : String(row.host), mine: row.mine === 1, action_id: row.action_id === null ? null : String(row.action_id),
     seen_at: String(row.seen_at), released_at: row.released_at === null ? null : String(row.released_at),
+    checked_at: row.checked_at === null || row.checked_at === undefined ? null : String(row.checked_at),
   };
 }

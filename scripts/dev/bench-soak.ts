@@ -217,7 +217,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
  * second until `stopped`; a command that fails is a problem, one refused (exit 3: paused by
  * the other owner loop, say) is asked again while the item is still interrupted.
  */
-async function resumeWhatACutLeft(store: Store, repo: string, env: Record<string, string | undefined>, cwd: string, stopped: () => boolean): Promise<{ tried: CliAnswer[]; problems: string[] }> {
+export async function resumeWhatACutLeft(store: Store, repo: string, env: Record<string, string | undefined>, cwd: string, stopped: () => boolean): Promise<{ tried: CliAnswer[]; problems: string[] }> {
   const tried: CliAnswer[] = [];
   const problems: string[] = [];
   // Resume at the daemon's effect level: the soak's config leaves it at plan, where resume refuses (exit 3) for good.
@@ -242,7 +242,7 @@ async function resumeWhatACutLeft(store: Store, repo: string, env: Record<string
 }
 
 /** How many of each command, and how each ended: `resume exit 3 x2, retry exit 0 x1`. */
-function tally(answers: CliAnswer[]): string {
+export function tally(answers: CliAnswer[]): string {
   const counts = new Map<string, number>();
   for (const a of answers) counts.set(`${a.argv[0]} ${a.argv[1]} exit ${a.code}`, (counts.get(`${a.argv[0]} ${a.argv[1]} exit ${a.code}`) ?? 0) + 1);
   return [...counts].map(([what, n]) => `${what} x${n}`).join(", ") || "none needed";
@@ -268,7 +268,7 @@ function mergeCliFigures(each: CliFigures[]): CliFigures {
 class SoakGaveUp extends Error {}
 
 /** The environment of everything the soak starts: its own HOME, state dir, session root and config, and no tmux. */
-function soakEnv(dir: string, configFile: string): Record<string, string | undefined> {
+export function soakEnv(dir: string, configFile: string): Record<string, string | undefined> {
   const env: Record<string, string | undefined> = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith("RA_") || key === "TMUX") delete env[key];
   return {

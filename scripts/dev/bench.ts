@@ -36,6 +36,11 @@
  * prints each invariant's figure and any broken, and what became of each dispatch a kill cut
  * short (scripts/dev/bench-soak.ts). `--runs N` runs N soaks in a row, stopping at the first
  * that broke an invariant. Not run when no name is given: it takes minutes.
+ *
+ * `soak-hosts`: the rehearsal on two hosts against one forge, either daemon SIGKILLed at
+ * random moments (`--kills N`, default 20): every issue dispatched exactly once, none lost,
+ * and the requests each host spent per hour on claims and heartbeats
+ * (scripts/dev/bench-soak-hosts.ts). Not run when no name is given either.
  */
 import { spawnSync } from "node:child_process";
 import { readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
@@ -49,17 +54,18 @@ import { appendAudit, intentsWithoutOutcome, lastAuditId } from "../../lib/store
 import { openStore } from "../../lib/store/open.ts";
 import { benchPass } from "./bench-pass.ts";
 import { benchSoak } from "./bench-soak.ts";
+import { benchHostsSoak } from "./bench-soak-hosts.ts";
 import { benchWeb } from "./bench-web.ts";
 
 export const command: CommandDef = {
   name: "bench",
   summary: "Print benchmark figures (start-up cost of the CLI, requests of a poll)",
-  usage: "bench [cli|poll|store|pass|web|soak] [--runs N] [--warmups N] [--kills N] [--seed S]",
+  usage: "bench [cli|poll|store|pass|web|soak|soak-hosts] [--runs N] [--warmups N] [--kills N] [--seed S]",
   options: {
     runs: { type: "string", value: "N", description: "Timed runs of each command (default 15); soak: soaks in a row, seeds S, S+1, ... (default 1)" },
     warmups: { type: "string", value: "N", description: "Untimed runs first (default 2)" },
-    kills: { type: "string", value: "N", description: "soak: how many times the daemon is SIGKILLed (default 50)" },
-    seed: { type: "string", value: "S", description: "soak: the seed of its random moments (default: a new one, printed)" },
+    kills: { type: "string", value: "N", description: "soak: how many times the daemon is SIGKILLed (default 50; soak-hosts: either daemon, 20)" },
+    seed: { type: "string", value: "S", description: "soak, soak-hosts: the seed of its random moments (default: a new one, printed)" },
   },
   positionals: { max: 1 },
 };
@@ -72,9 +78,12 @@ const BENCHMARKS: Record<string, (runs: Runs) => Promise<void>> = {
   soak: async ({ kills, seed, soakRuns }) => {
     if (await benchSoak({ kills, seed, runs: soakRuns })) process.exitCode = 1;
   },
+  "soak-hosts": async ({ kills, seed }) => {
+    if (await benchHostsSoak({ kills, seed })) process.exitCode = 1;
+  },
 };
 
-/** The benchmarks run when none is named: all but the soak, which takes minutes. */
+/** The benchmarks run when none is named: all but the soaks, which take minutes. */
 const BY_DEFAULT = ["cli", "poll", "store", "pass", "web"];
 
 interface Runs {
