@@ -284,7 +284,7 @@ test("another host's claims are confirmed by the heartbeat's one listing, so dis
     const hb = { ...deps, report: () => {} };
     const reads = async () => {
       const { by_route } = (await t.hook("GET", "/_forge/stats")).body as { by_route: Record<string, { requests: number }> };
-      return [by_route["GET /repos/{owner}/{repo}/git/ref/{ref+}"]?.requests ?? 0, by_route["GET /repos/{owner}/{repo}/git/matching-refs/{ref+}"]?.requests ?? 0];
+      return ["git/ref/{ref+}", "git/matching-refs/{ref+}", "git/commits/{commit_sha}"].map((route) => by_route[`GET /repos/{owner}/{repo}/${route}`]?.requests ?? 0);
     };
     const waits = (outcomes: Array<{ issue: number; reason: string | null }>) => outcomes.filter((o) => /^claimed by laptop/.test(o.reason ?? "")).map((o) => o.issue);
     await atTimeAsync("2026-01-15T10:00:00Z", async () => assert.equal(waits((await dispatchReady(deps)).outcomes), [1, 2]));
@@ -292,7 +292,7 @@ test("another host's claims are confirmed by the heartbeat's one listing, so dis
     await atTimeAsync("2026-01-15T10:11:00Z", () => heartbeatPass(hb));
     await t.hook("POST", "/_forge/reset-stats");
     await atTimeAsync("2026-01-15T10:12:00Z", async () => assert.equal(waits((await dispatchReady(deps)).outcomes), [1, 2]));
-    assert.equal(await reads(), [0, 0], "no claim read, nothing listed");
+    assert.equal(await reads(), [0, 0, 0], "no claim read, nothing listed, no heartbeat read of a host alive");
     // laptop releases #2. The next listing marks it to be read again; the pass after reads it alone, and starts it here.
     await t.owner.rest.git.deleteRef({ owner: "demo", repo: "widgets", ref: claimRef(2).replace(/^refs\//, "") });
     await atTimeAsync("2026-01-15T10:15:00Z", () => heartbeatPass(hb));

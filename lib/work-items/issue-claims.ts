@@ -147,6 +147,8 @@ export async function stillClaimedElsewhere(
   const held = describeHeld(item, known.host, known.host === deps.host);
   if (known.host === null || known.host === deps.host) return { waits: held };
   const holder = known.host;
+  // Gone by this machine's lease first, which asks nothing: a host alive by it is alive by any longer lease its heartbeat names.
+  if (goneSince(deps.store, deps.config, item.repo, holder, known.seen_at) === null) return { waits: held };
   const beat = await lastHeartbeat(deps, item.repo, holder);
   const gone = beat === null ? null : goneSince(deps.store, deps.config, item.repo, holder, known.seen_at, beat.leaseMs);
   if (gone === null || beat === null) return { waits: held };
