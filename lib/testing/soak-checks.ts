@@ -75,7 +75,7 @@ export interface SoakHost {
  * What must hold once a soak of several hosts has ended: on each host, every issue's item
  * done, every worker it started retired, every worktree it made reclaimed, no intent left
  * unreported and the store sound; across them, every issue dispatched exactly once (one
- * dispatch comment, and one host's sessions), no claim left on the forge, and no comment
+ * host's sessions, and never two dispatch comments), no claim left on the forge, and no comment
  * said more often than there are hosts (each host tells the issue of its own item once).
  */
 export async function checkHostsEnd(end: { hosts: readonly SoakHost[]; forgeUrl: string; token: string; repo: string; issues: readonly number[] }): Promise<SoakVerdict & { workedBy: Map<number, string[]> }> {
@@ -112,7 +112,8 @@ export async function checkHostsEnd(end: { hosts: readonly SoakHost[]; forgeUrl:
     if (!bodies) continue;
     const dispatches = bodies.filter((b) => b.startsWith("robot-army dispatched")).length;
     dispatched += dispatches;
-    if (dispatches !== 1) verdict.broken.push(`${end.repo}#${issue} was told of ${dispatches} dispatches`);
+    // None when a kill cut its dispatch short before the comment and the issue closed before the daemon came back.
+    if (dispatches > 1) verdict.broken.push(`${end.repo}#${issue} was told of ${dispatches} dispatches`);
     for (const [body, n] of counted(bodies)) {
       if (n > end.hosts.length) verdict.broken.push(`${end.repo}#${issue} has ${n} comments saying ${JSON.stringify(body.split("\n")[0])}`);
     }
