@@ -2,7 +2,7 @@
  * Setup `forge-with-two-hosts`: one sandbox forge watched by two robot-army hosts, `alpha`
  * (the scenario's own config and state) and `beta` (a second clone, config and state
  * directory), each with a headless worker (`sh -c 'echo working; sleep 30'`) and four
- * sessions. demo/widgets holds eight issues labelled by `owner` (#1-#3 seeded, #6-#10 added
+ * sessions. demo/widgets holds twelve issues labelled by `owner` (#1-#3 seeded, #6-#14 added
  * here), besides the seed's #4 (labelled by a stranger) and #5 (unlabelled). Workers of both
  * hosts still running at the end are stopped before the forge goes.
  *
@@ -17,8 +17,11 @@ import { git } from "../../testing/fixtures.ts";
 import type { SetupContext, SetupResult } from "../setup.ts";
 import { SLEEPING_WORKER, thenRun, withWorker } from "./forge-with-worker.ts";
 
-/** The titles of the issues added to the seed's three: eight labelled by the owner in all. */
-const MORE_ISSUES = ["Document the widget sizes", "Cache the widget catalogue", "Add a --quiet flag", "Log each build's duration", "Reject empty widget names"];
+/** The titles of the issues added to the seed's three: twelve labelled by the owner in all. */
+const MORE_ISSUES = [
+  "Document the widget sizes", "Cache the widget catalogue", "Add a --quiet flag", "Log each build's duration", "Reject empty widget names",
+  "Sort the widget list by name", "Show the widget count", "Trim spaces from widget names", "Explain the exit codes in --help",
+];
 
 export async function setup(ctx: SetupContext): Promise<SetupResult> {
   const made = await withWorker(ctx, { ...SLEEPING_WORKER, maxSessions: 4 });
