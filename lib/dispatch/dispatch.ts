@@ -78,22 +78,24 @@ export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: str
       continue;
     }
     // Its issue's claim on GitHub, before the item is claimed here: a host that does not hold it starts nothing.
-    const claim = await claimOrWait(deps, item, takeover);
+    // The claim names the session it is for, chosen now.
+    const session = globalThis.crypto.randomUUID();
+    const claim = await claimOrWait(deps, item, { session, takeover });
     if (!claim.held) {
       outcomes.push({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason: claim.reason, session: null });
       continue;
     }
     // Told, not waited on: the claim is this host's now, and a comment GitHub refuses is on record as failed.
     if (takeover) await tellIssue(deps, item, "takeover", takeoverComment(deps.host, takeover.host));
-    outcomes.push(await dispatchItem(deps, item));
+    outcomes.push(await dispatchItem(deps, item, session));
   }
   return { withheld: null, outcomes };
 }
 
 /** The item's claim on GitHub, or why it waits: held by another host, or GitHub could not be asked (a start never goes ahead on a claim not proven). */
-async function claimOrWait(deps: DispatchDeps, item: WorkItem, takeover?: Takeover): Promise<ClaimAnswer> {
+async function claimOrWait(deps: DispatchDeps, item: WorkItem, start: { session: string; takeover?: Takeover }): Promise<ClaimAnswer> {
   try {
-    return await takeClaim(deps, item, "dispatch", takeover);
+    return await takeClaim(deps, item, "dispatch", start);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return { held: false, reason: `its claim on GitHub could not be made or read (${why}); the start waits until it can be` };
@@ -109,13 +111,14 @@ async function issueBranchOnGitHub(deps: DispatchDeps, item: WorkItem): Promise<
   return (await deps.github.readRef(item.repo, `refs/heads/${stem}`)) === null ? null : stem;
 }
 
-/** Claims one ready item and starts its worker in a new worktree; any failure after the claim fails the item. */
-export async function dispatchItem(deps: DispatchDeps, item: WorkItem): Promise<DispatchOutcome> {
+/** Claims one ready item and starts its worker in a new worktree (its session `sessionId` when given); any failure after the claim fails the item. */
+export async function dispatchItem(deps: DispatchDeps, item: WorkItem, sessionId?: string): Promise<DispatchOutcome> {
   const { config } = deps;
   // The claim: the transition reads and writes the state in one transaction, so two passes never both win.
   transition(deps.store, item.id, "dispatching", { reason: "a slot is free", details: { ...claimDetails(), [FRESH_CLAIM]: true } });
   const repo = config.repos[item.repo];
   const started = await startWorker(deps, item, {
+    sessionId,
     worktree: async () => {
       const root = worktreeRoot(config, deps.stateDir);
       const branch = branchName(item.issue, item.title);

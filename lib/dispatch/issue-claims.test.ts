@@ -115,7 +115,7 @@ test("two hosts dispatching the same issues at the same moment start each exactl
     });
   }));
 
-test("a claim is held in a commit naming host, item and action; a host that holds it starts in it again without a new claim, and a finished item's claim is released for the next host", () =>
+test("a claim is held in a commit naming host, item, session and action; a host that holds it starts in it again without a new claim, and a finished item's claim is released for the next host", () =>
   withWorld(template, async ({ t, store, deps }) => {
     const { outcomes } = await dispatchReady(deps);
     assert.is(outcomes[0].result, "active");
@@ -124,6 +124,7 @@ test("a claim is held in a commit naming host, item and action; a host that hold
     assert.equal([intent.phase, intent.body.ref, intent.body.host, intent.body.purpose], ["intent", "refs/robot-army/claims/1", "testhost", "dispatch"]);
     assert.equal([outcome.phase, outcome.body.ok, outcome.body.created, outcome.body.sha], ["outcome", true, true, claim!.sha]);
     assert.equal([claim!.words.host, claim!.words.item, claim!.words.action, claim!.words.purpose], ["testhost", 1, intent.actionId, "dispatch"]);
+    assert.is(claim!.words.session, outcomes[0].session!.id, "the claim names the session it was made for");
     assert.equal([claimOf(store, 1)?.sha, claimOf(store, 1)?.mine], [claim!.sha, true]);
 
     // A copy of this state taken now holds the same record of the claim.
@@ -398,7 +399,7 @@ test("two hosts taking over the same gone host's claim at the same moment: exact
         const stale = await claimAs(t, "deadhost");
         // Each host has seen the gone host's claim (and is refused it).
         for (const host of [deps, second]) assert.equal((await takeClaim(host, getItem(host.store, 1)!, "dispatch")).held, false);
-        const answers = await Promise.all([deps, second].map((host) => takeClaim(host, getItem(host.store, 1)!, "dispatch", { from: stale, host: "deadhost" })));
+        const answers = await Promise.all([deps, second].map((host) => takeClaim(host, getItem(host.store, 1)!, "dispatch", { takeover: { from: stale, host: "deadhost" } })));
         assert.equal(answers.filter((a) => a.held).length, 1, `round ${round}: one winner`);
         const winner = answers[0].held ? "testhost" : "otherhost";
         assert.is((await claimOnForge(t, 1))?.words.host, winner);

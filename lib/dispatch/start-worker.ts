@@ -46,6 +46,8 @@ import { baseBranchOf } from "../repos/base-branch.ts";
 
 /** What differs between the starts of a dispatch, a resume and a restart. */
 export interface WorkerStart {
+  /** The session's id, chosen before the start so that its claim on GitHub names it (default: a new one). */
+  sessionId?: string;
   /** The worktree the worker runs in: made now (dispatch) or the one the item has. */
   worktree: () => Promise<{ path: string; branch: string }>;
   /**
@@ -71,7 +73,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
   const { store } = deps;
   const attempt = nextAttempt(store, item.id);
   // Chosen before the launch, so the worker's argv can carry them (Claude Code's --session-id, its hooks' key).
-  const sessionId = randomUUID();
+  const sessionId = start.sessionId ?? randomUUID();
   const key = episodeKey(item.id, attempt);
   let launched: Awaited<ReturnType<DispatchDeps["launcher"]["launch"]>>;
   let worktree: { path: string; branch: string };

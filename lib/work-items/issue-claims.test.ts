@@ -18,7 +18,7 @@ function heldHere(store: Store, item: number, issue: number, repo = "demo/widget
 }
 
 test("a claim's message reads back as written; words in shapes robot-army never writes are not taken", () => {
-  const words = { host: "laptop.local", item: 12, action: "0b7e0a52-1111-4222-8333-444455556666", purpose: "dispatch", at: "2026-01-15T10:00:00.000Z" };
+  const words = { host: "laptop.local", item: 12, session: "5d0c7f7e-aaaa-4bbb-8ccc-dddddddddddd", action: "0b7e0a52-1111-4222-8333-444455556666", purpose: "dispatch", at: "2026-01-15T10:00:00.000Z" };
   assert.equal(readClaimMessage(claimMessage("demo/widgets", 3, words)), words);
   assert.equal(readClaimMessage("Merge branch 'main'\n\nhost: laptop\n"), {}, "not a claim");
   const hostile = "robot-army claim demo/widgets#3\n\nhost: la\u001b[31mptop\nitem: 0\naction: x\npurpose: $(rm -rf)\n";

@@ -52,11 +52,14 @@ export interface ClaimWords {
   action: string;
   purpose: string;
   at: string;
+  /** The worker session the start that made or moved it is for (absent in claims written before it was named). */
+  session?: string;
 }
 
 /** The commit message of a claim. */
 export function claimMessage(repo: string, issue: number, words: ClaimWords): string {
-  return `robot-army claim ${repo}#${issue}\n\nhost: ${words.host}\nitem: ${words.item}\naction: ${words.action}\npurpose: ${words.purpose}\nat: ${words.at}\n`;
+  const session = words.session === undefined ? "" : `session: ${words.session}\n`;
+  return `robot-army claim ${repo}#${issue}\n\nhost: ${words.host}\nitem: ${words.item}\n${session}action: ${words.action}\npurpose: ${words.purpose}\nat: ${words.at}\n`;
 }
 
 /** A host's name as `daemon.host` allows it (schema/config.schema.json); any other is not taken from a claim. */
@@ -67,7 +70,7 @@ export function readClaimMessage(message: string): Partial<ClaimWords> {
   if (!message.startsWith("robot-army claim ")) return {};
   const words: Partial<ClaimWords> = {};
   for (const line of message.split("\n")) {
-    const match = /^(host|item|action|purpose|at): (\S+)$/.exec(line);
+    const match = /^(host|item|session|action|purpose|at): (\S+)$/.exec(line);
     if (!match) continue;
     const [, key, value] = match;
     // Written by whoever can push to the repository: taken only as the shapes robot-army writes.
@@ -75,7 +78,7 @@ export function readClaimMessage(message: string): Partial<ClaimWords> {
       if (/^[1-9][0-9]{0,15}$/.test(value)) words.item = Number(value);
     } else if (key === "host") {
       if (HOST_NAME.test(value)) words.host = value;
-    } else if (/^[A-Za-z0-9:._-]{1,64}$/.test(value)) words[key as "action" | "purpose" | "at"] = value;
+    } else if (/^[A-Za-z0-9:._-]{1,64}$/.test(value)) words[key as "session" | "action" | "purpose" | "at"] = value;
   }
   return words;
 }
@@ -252,13 +255,15 @@ export interface ClaimDeps {
 export type ClaimAnswer = { held: true } | { held: false; reason: string };
 
 /**
- * Holds the item's claim before a worker starts for it: the one this store holds when the
- * reference still points at it, else a new one. Any other claim (another host's, or one
+ * Holds the item's claim before a worker starts for it (its commit naming `session`, the
+ * session the start is for): the one this store holds, moved on, when the reference still
+ * points at it, else a new one. Any other claim (another host's, or one
  * this store released) keeps the worker from starting: the answer says who holds it.
  * GitHub that cannot be asked throws: a start never goes ahead on a claim not proven.
  */
-export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimPurpose, takeover?: Takeover): Promise<ClaimAnswer> {
+export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimPurpose, start: { session?: string; takeover?: Takeover } = {}): Promise<ClaimAnswer> {
   const { store, effects } = deps;
+  const { session, takeover } = start;
   const ref = claimRef(item.issue);
   if (effects.github.simulated) {
     await auditEffect(store, { kind: "claim.create", repo: item.repo, item: item.id, simulated: true, body: { issue: item.issue, ref, host: deps.host, purpose } }, () => effects.github.createClaim(item.repo, ref, ""));
@@ -278,7 +283,7 @@ export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimP
         store,
         { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose: taking ? "takeover" : purpose, from: known.sha, ...(taking ? { replaces: takeover!.host } : {}) } },
         async (action) => {
-          const answer = await effects.github.advanceClaim(item.repo, ref, known.sha, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose: taking ? "takeover" : purpose, at: isoSeconds(now()) }));
+          const answer = await effects.github.advanceClaim(item.repo, ref, known.sha, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, session, action, purpose: taking ? "takeover" : purpose, at: isoSeconds(now()) }));
           // Kept before the outcome: a crash after it leaves the claim on record, never held by nobody.
           if (answer.moved && answer.sha) record(store, item, { ref, sha: answer.sha, host: deps.host, mine: true, action_id: action });
           return answer;
@@ -296,7 +301,7 @@ export async function takeClaim(deps: ClaimDeps, item: WorkItem, purpose: ClaimP
     store,
     { kind: "claim.create", repo: item.repo, item: item.id, body: { issue: item.issue, ref, host: deps.host, purpose } },
     async (action) => {
-      const answer = await effects.github.createClaim(item.repo, ref, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, action, purpose, at: isoSeconds(now()) }));
+      const answer = await effects.github.createClaim(item.repo, ref, claimMessage(item.repo, item.issue, { host: deps.host, item: item.id, session, action, purpose, at: isoSeconds(now()) }));
       // Kept before the outcome: a crash after it leaves the claim on record, never held by nobody.
       if (answer.created && answer.sha) record(store, item, { ref, sha: answer.sha, host: deps.host, mine: true, action_id: action });
       return answer;

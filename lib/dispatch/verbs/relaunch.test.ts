@@ -34,6 +34,10 @@ test("resume starts the worker with its resume option in the same worktree; the 
     assert.equal([launch.body.active_details, launch.body.settle_after_seconds], [{ earlier: first.id }, 15]);
     // The first session's row is closed from its own exit record, not left open for the daemon.
     assert.equal(sessionsOf(store, 1).map((r) => [r.attempt, r.end_reason]), [[1, "killed"], [2, null]]);
+    // The claim on GitHub moved on to a commit naming the new session.
+    const { data: claim } = await t.owner.rest.git.getRef({ owner: "demo", repo: "widgets", ref: "robot-army/claims/1" });
+    const { data: commit } = await t.owner.rest.git.getCommit({ owner: "demo", repo: "widgets", commit_sha: claim.object.sha });
+    assert.match(commit.message, `\nsession: ${session.id}\n`);
     const body = (await comments(t, 1)).find((c) => c.startsWith("robot-army reassigned"))!;
     assert.equal(body.split("\n"), [
       "robot-army reassigned this issue to a new session (attempt 2).", "",

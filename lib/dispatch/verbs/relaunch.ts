@@ -87,7 +87,8 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   if (closed) throw new PreconditionError(`Work item ${itemId}: ${closed.reason}; ${closed.brake ? "--force starts it anyway" : "nothing was started"}`);
 
   // Its issue's claim on GitHub, held before anything starts: another host holding it starts nothing here.
-  const claim = await takeClaim(deps, item, options.how);
+  const session = globalThis.crypto.randomUUID();
+  const claim = await takeClaim(deps, item, options.how, { session });
   if (!claim.held) throw new PreconditionError(`Work item ${itemId}: ${claim.reason}; nothing was started`);
   // No session of the item runs, so each row still open ended: close it from its own exit record now.
   closeEndedRows(deps, item.id);
@@ -96,6 +97,7 @@ export async function relaunchItem(deps: DispatchDeps, itemId: number, options: 
   const earlierId = earlier?.id ?? null;
   const agentSession = resume && earlier ? await agentSessionOf(worktree.path, earlier.episode_key) : undefined;
   const started = await startWorker(deps, item, {
+    sessionId: session,
     worktree: async () => worktree,
     // A resume brings the earlier session back as the profile says (Claude Code: its transcript by id; others: resume_args).
     resume: resume ? { earlier: earlierId, ...(agentSession ? { agentSession } : {}) } : null,
