@@ -57,7 +57,7 @@ test("counts by state, then the queue in dispatch order with positions, prioriti
       "  active      1",
       "  failed      1",
       "needs you: 1",
-      "  demo/widgets#4  item 5  failed: worktree could not be made: disk full  (robot-army retry 5)",
+      "  demo/widgets#4  item 5  failed: worktree could not be made: disk full  (robot-army show 5; robot-army retry 5)",
       "queue: 3 ready, in dispatch order",
       '  1. demo/urgent#9  item 3  "Urgent"  priority 3',
       '  2. demo/widgets#1  item 1  "Oldest"  priority 0',
@@ -88,7 +88,7 @@ test("--state and --repo narrow the counts, the queue and what needs you to thos
       '  demo/widgets#1  item 1  "Oldest"  ready: repository onboarded',
       '  demo/widgets#4  item 3  "Broken"  failed: worktree could not be made: disk full',
       "needs you: 1",
-      "  demo/widgets#4  item 3  failed: worktree could not be made: disk full  (robot-army retry 3)",
+      "  demo/widgets#4  item 3  failed: worktree could not be made: disk full  (robot-army show 3; robot-army retry 3)",
       // Its place in the whole queue: demo/urgent#9 goes first.
       "queue: 1 ready, in dispatch order",
       '  2. demo/widgets#1  item 1  "Oldest"  priority 0',
@@ -98,14 +98,14 @@ test("--state and --repo narrow the counts, the queue and what needs you to thos
     ].join("\n"));
     const json = JSON.parse(await status(store, { json: true, filter: ["--state", "failed"] })) as StatusReport & { items: Array<{ id: number; state: string }>; filter: unknown };
     assert.equal([json.total, json.items.map((i) => [i.id, i.state]), json.queue, json.filter], [2, [[3, "failed"], [4, "failed"]], [], { states: ["failed"], repo: null }]);
-    assert.equal(json.needs_you.map((n) => n.id), [3, 4]);
+    assert.equal(json.needs_you.map((n) => n.item?.id), [3, 4]);
     // Without a filter, the report is whole and lists no items.
     assert.not.ok("items" in (JSON.parse(await status(store, { json: true })) as object));
     assert.throws(() => statusFilter(parse(command, ["--state", "faild"])), (e: Error) => e instanceof UsageError && e.message.startsWith('Unknown state "faild" (did you mean failed?)'));
     assert.throws(() => statusFilter(parse(command, ["--repo", "widgets"])), (e: Error) => e instanceof UsageError && e.message.includes('--repo must be written owner/name, got "widgets"'));
   }));
 
-test("needs you: items whose worker asked something, with the question and attach, then failed ones with retry; --json has them", () =>
+test("needs you: items whose worker asked something, with the question and attach, then failed ones with show and retry; --json has them", () =>
   withStore(async (store) => {
     const asking = makeItem(store, { issue: 3, state: "active", at: "2026-01-15T08:00:00Z" });
     atTime("2026-01-15T09:30:00Z", () => transition(store, asking.id, "needs_info", { reason: "worker asks: which database?\u001b[2J" }));
@@ -115,18 +115,18 @@ test("needs you: items whose worker asked something, with the question and attac
     const text = await status(store);
     assert.match(text, [
       "needs you: 2",
-      "  demo/widgets#3  item 1  needs_info: worker asks: which database?\\u001b[2J  (robot-army attach 1)",
-      "  demo/widgets#4  item 2  failed: worktree could not be made: disk full  (robot-army retry 2)",
+      "  demo/widgets#3  item 1  the worker asks you: which database?\\u001b[2J  (robot-army attach 1; robot-army show 1)",
+      "  demo/widgets#4  item 2  failed: worktree could not be made: disk full  (robot-army show 2; robot-army retry 2)",
       "queue: empty",
     ].join("\n"));
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
-    assert.equal(json.needs_you.map((n) => [n.id, n.state, n.reason, n.since, n.command]), [
-      [1, "needs_info", "worker asks: which database?\u001b[2J", "2026-01-15T09:30:00Z", "robot-army attach 1"],
-      [2, "failed", "worktree could not be made: disk full", "2026-01-15T09:00:00Z", "robot-army retry 2"],
+    assert.equal(json.needs_you.map((n) => [n.item?.id, n.kind, n.what, n.since, n.commands]), [
+      [1, "needs_info", "which database?\u001b[2J", "2026-01-15T09:30:00Z", ["robot-army attach 1", "robot-army show 1"]],
+      [2, "failed", "worktree could not be made: disk full", "2026-01-15T09:00:00Z", ["robot-army show 2", "robot-army retry 2"]],
     ]);
     assert.is((JSON.parse(await status(store, { json: true, includeSimulated: true })) as StatusReport).needs_you.length, 3);
     transition(store, asking.id, "active", { reason: "the worker is at work again" });
-    assert.not.match(await status(store), "needs_info:");
+    assert.not.match(await status(store), "the worker asks you:");
   }));
 
 test("needs you: an interrupted item with how its worker ended and resume, an item awaiting review with its pull request to review", () =>
@@ -144,11 +144,11 @@ test("needs you: an interrupted item with how its worker ended and resume, an it
     atTime("2026-01-15T09:30:00Z", () => transition(store, reviewed.id, "awaiting_review", { reason: "worker exited 0; pull request #12 is open" }));
     assert.match(await status(store), [
       "needs you: 2",
-      "  demo/widgets#3  item 1  interrupted: worker ended by SIGTERM (exit code 143)  (robot-army resume 1)",
-      "  demo/widgets#4  item 2  awaiting_review: worker exited 0; pull request #12 is open  (review https://github.example/demo/widgets/pull/12; robot-army show 2)",
+      "  demo/widgets#3  item 1  interrupted: worker ended by SIGTERM (exit code 143)  (robot-army resume 1; robot-army restart 1; robot-army show 1)",
+      "  demo/widgets#4  item 2  awaiting your review: worker exited 0; pull request #12 is open  (review https://github.example/demo/widgets/pull/12; robot-army show 2; robot-army resume 2)",
     ].join("\n"));
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
-    assert.equal(json.needs_you.map((n) => [n.id, n.state, n.command, n.pull_request ?? null]), [
+    assert.equal(json.needs_you.map((n) => [n.item?.id, n.kind, n.commands[0], n.review ?? null]), [
       [1, "interrupted", "robot-army resume 1", null],
       [2, "awaiting_review", "robot-army show 2", { number: 12, url: "https://github.example/demo/widgets/pull/12", merged: false }],
     ]);
@@ -205,7 +205,7 @@ test("ready items of a repository that is not trusted here are untrusted, apart,
     ]);
   }));
 
-test("the queue is what dispatch takes: items you held and the pause are shown apart, each with the way out", () =>
+test("the queue is what dispatch takes: items you held and the pause are shown apart, each with the way out, and under \"needs you\"", () =>
   withStore(async (store) => {
     onboard(store, "demo/widgets", "demo/urgent");
     makeItem(store, { issue: 1, at: "2026-01-15T07:00:00Z", title: "Oldest" });
@@ -221,6 +221,10 @@ test("the queue is what dispatch takes: items you held and the pause are shown a
     assert.match(text, [
       "work items: 4",
       "  ready  4",
+      "needs you: 3",
+      "  dispatch paused: release freeze  (robot-army unpause)",
+      "  demo/urgent#9  item 3  held by you: held  (robot-army unhold --repo demo/urgent)",
+      "  demo/widgets#1  item 1  held by you: waiting on the design  (robot-army unhold 1)",
       'paused: since 2026-01-15T09:40:00Z (release freeze); nothing is dispatched until "robot-army unpause"',
       "queue: 2 ready, in dispatch order",
       '  1. demo/widgets#2  item 2  "Newer"  priority 0',
@@ -238,6 +242,9 @@ test("the queue is what dispatch takes: items you held and the pause are shown a
       [1, { on: "item", reason: "waiting on the design", set_at: "2026-01-15T09:40:00Z" }, "robot-army unhold 1"],
     ]);
     assert.equal(json.untrusted, []);
+    assert.equal(json.needs_you.map((n) => [n.kind, n.item?.id ?? null, n.commands]), [
+      ["paused", null, ["robot-army unpause"]], ["held", 3, ["robot-army unhold --repo demo/urgent"]], ["held", 1, ["robot-army unhold 1"]],
+    ]);
     unpause(store);
     assert.not.match(await status(store), "paused");
   }));
@@ -302,14 +309,16 @@ test("rows written before the redactor existed are shown redacted, as text and a
     }
   }));
 
-test("open anomalies are counted with the command that lists them, and in --json; acknowledged ones are not", () =>
+test("open anomalies are under \"needs you\" with what acknowledges them, counted, and in --json; acknowledged ones are not", () =>
   withStore(async (store) => {
     raiseAnomaly(store, { kind: "effect_unfinished", actionId: "a-1", repo: "demo/widgets", item: 1, detail: "a comment was never posted" });
-    assert.match(await status(store), "\n1 anomaly needs you: robot-army anomalies\n");
+    assert.match(await status(store), "\nneeds you: 1\n  anomaly 1: effect_unfinished: a comment was never posted  (robot-army anomalies --acknowledge 1; robot-army show 1)\n");
+    assert.match(await status(store), '\nanomalies: 1 open, each under "needs you" (robot-army anomalies)\n');
     raiseAnomaly(store, { kind: "spool_damaged", actionId: "a-2", detail: "a file set aside" });
-    assert.match(await status(store), "\n2 anomalies need you: robot-army anomalies\n");
+    assert.match(await status(store), '\nanomalies: 2 open, each under "needs you" (robot-army anomalies)\n');
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal(json.anomalies.map((a) => [a.id, a.kind, a.item]), [[1, "effect_unfinished", 1], [2, "spool_damaged", null]]);
+    assert.equal(json.needs_you.map((n) => [n.kind, n.anomaly, n.what]), [["anomaly", 1, "effect_unfinished: a comment was never posted"], ["anomaly", 2, "spool_damaged: a file set aside"]]);
     acknowledgeAnomaly(store, 1);
     acknowledgeAnomaly(store, 2);
     assert.match(await status(store), "\nanomalies: none\n");

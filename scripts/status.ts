@@ -22,6 +22,7 @@ import { reasonText } from "../lib/dispatch/controls.ts";
 import { printable, quoted } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
 import { QUICK_EXIT_LINES_SHOWN, filterStatus, statusReport } from "../lib/reports/status.ts";
+import { NEED_LABELS } from "../lib/reports/needs-you.ts";
 import { describeQuickExit } from "../lib/work-items/quick-exit.ts";
 import type { QuickExit } from "../lib/work-items/quick-exit.ts";
 import type { FilteredItem, ItemJson, StatusFilter, StatusReport } from "../lib/reports/status.ts";
@@ -53,16 +54,17 @@ the ready items held by you ("robot-army hold", by item or repository); the untr
 ones, whose repository may not receive work on this machine (not in the config, not
 onboarded, or needing reapproval); and those held for you, whose label someone else added
 or whose body someone else edited ("robot-army approve <id>" once you have read it).
-Under "needs you", the items that wait for you: those whose worker asked you something
-(needs_info, with its question and "robot-army attach <id>" to answer it), the failed
-ones, with why ("robot-army retry <id>" once it is mended), the interrupted ones, with how
-their worker ended ("robot-army resume <id>"), and those awaiting your review, whose worker
-exited 0 with a pull request open (its address, and "robot-army show <id>"). A worker that
-ended by itself within 10 seconds of its start is shown with its last output lines. Then why the last tick dispatched nothing when it
-withheld dispatch (paused, capacity not observable, worker program missing), the rate limit
-GitHub last reported, and how many anomalies are open ("robot-army anomalies"), with
-the words of each worker waiting before its first hook (worker_silent: its agent, Claude
-Code at its folder-trust question or a login, has not reported starting).
+Under "needs you", everything that waits for you, as the dashboard's first page and your
+notifications have it, each with why, since when and the commands that help in the order to
+try them: the items whose worker asked you something (its question; "robot-army attach
+<id>" answers it), the failed ones ("robot-army retry <id>" once it is mended), the
+interrupted ones, with how their worker ended ("robot-army resume <id>" or "restart"), those
+awaiting your review (the pull request's address), every open anomaly ("robot-army
+anomalies --acknowledge <n>"), the pause, and the held, untrusted and held-for-you items.
+A worker that ended by itself within 10 seconds of its start is shown with its last output
+lines. Then why the last tick dispatched nothing when it withheld dispatch (paused,
+capacity not observable, worker program missing), the rate limit GitHub last reported, and
+how many anomalies are open ("robot-army anomalies").
 
 Items made below the live effect level are simulated and left out unless
 --include-simulated; the output says how many were left out.
@@ -182,9 +184,11 @@ export function formatStatus(report: StatusReport & { workers?: WorkerLine[]; fi
   for (const w of report.workers ?? []) lines.push(`  ${w.repo}#${w.issue}  item ${w.item}  ${w.name} on ${w.host}: ${describeActivity(w.activity)}`);
   if (report.needs_you.length) lines.push(`needs you: ${report.needs_you.length}`);
   for (const n of report.needs_you) {
-    const help = n.pull_request ? `review ${printable(n.pull_request.url)}; ${n.command}` : n.command;
-    lines.push(`  ${n.repo}#${n.issue}  item ${n.id}  ${n.state}: ${printable(n.reason ?? "no reason was recorded")}  (${help})`);
-    if (n.quick_exit) lines.push(...quickExitLines(n.id, n.quick_exit));
+    const help = [...(n.review ? [`review ${printable(n.review.url)}`] : []), ...n.commands].join("; ");
+    const about = n.item ? `${n.item.repo}#${n.item.issue}  item ${n.item.id}  ` : "";
+    const label = n.anomaly !== null ? `anomaly ${n.anomaly}` : NEED_LABELS[n.kind];
+    lines.push(`  ${about}${label}: ${printable(n.what)}${help ? `  (${help})` : ""}`);
+    if (n.quick_exit && n.item) lines.push(...quickExitLines(n.item.id, n.quick_exit));
   }
   const pulls = report.pull_requests;
   if (pulls.open + pulls.merged + pulls.closed) {
@@ -216,12 +220,8 @@ export function formatStatus(report: StatusReport & { workers?: WorkerLine[]; fi
   }
   lines.push(rateLimitLine(report.rate_limit));
   const open = report.anomalies.length;
-  lines.push(open === 0 ? "anomalies: none" : `${open} anomal${open === 1 ? "y needs" : "ies need"} you: robot-army anomalies`);
-  // A worker waiting before its first hook is a worker the owner must go to, and a config the daemon refused is a
-  // file the owner must fix: their words (the command, the file's line) here too.
-  for (const a of report.anomalies.filter((anomaly) => anomaly.kind === "worker_silent" || anomaly.kind === "config_refused")) {
-    lines.push(`  anomaly ${a.id} ${a.kind}: ${printable(a.detail)}`);
-  }
+  // Each open anomaly is under "needs you", with its words and what acknowledges it.
+  lines.push(open === 0 ? "anomalies: none" : `anomalies: ${open} open, each under "needs you" (robot-army anomalies)`);
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;

@@ -10,6 +10,9 @@
  *   or `interrupted` because its worker was lost or ended by a signal;
  * - `needs_info`: an item `needs_info` (its worker asks for the owner);
  * - `anomaly`: an anomaly raised.
+ *
+ * The commands a message suggests for an item or an anomaly that needs the owner are those
+ * `status` and the dashboard list for it (lib/work-items/owner-commands.ts).
  */
 import type { NotificationEvent } from "../config.ts";
 import { printable } from "../printable.ts";
@@ -20,6 +23,7 @@ import { latestSession } from "../work-items/sessions.ts";
 import { ENDED_BY_SIGNAL } from "../work-items/exit-verdict.ts";
 import { LOST_REASON } from "../ending/worker-ended.ts";
 import type { Message } from "../boundaries/notifier/message.ts";
+import { anomalyCommands, itemCommands } from "../work-items/owner-commands.ts";
 
 /** A record the owner may be told of: its event and the message it makes. */
 export interface Notifiable {
@@ -84,16 +88,16 @@ function notifiableOf(store: Store, record: AuditRecord, options: { host: string
     return make("completion", `${at} done (item ${item})`, [`item ${item} (${at}) is done ${on}${worker}`], [show]);
   }
   if (to === "failed") {
-    return make("failure", `${at} failed (item ${item})`, [`item ${item} (${at}) failed ${on}: ${reason}`], [show]);
+    return make("failure", `${at} failed (item ${item})`, [`item ${item} (${at}) failed ${on}: ${reason}`], itemCommands("failed", item));
   }
   if (to === "interrupted" && (reason === LOST_REASON || reason.startsWith(ENDED_BY_SIGNAL))) {
-    return make("failure", `${at} lost its worker (item ${item})`, [`item ${item} (${at}) is interrupted ${on}: ${reason}`], [show, `robot-army resume ${item}`]);
+    return make("failure", `${at} lost its worker (item ${item})`, [`item ${item} (${at}) is interrupted ${on}: ${reason}`], itemCommands("interrupted", item));
   }
   if (to === "interrupted" && from === "needs_info") {
-    return make("failure", `${at} stopped waiting for you (item ${item})`, [`item ${item} (${at}) is interrupted ${on}: ${reason}; its worker ended while it waited for you`], [show, `robot-army resume ${item}`]);
+    return make("failure", `${at} stopped waiting for you (item ${item})`, [`item ${item} (${at}) is interrupted ${on}: ${reason}; its worker ended while it waited for you`], itemCommands("interrupted", item));
   }
   if (to === "needs_info") {
-    return make("needs_info", `${at} needs you (item ${item})`, [`item ${item} (${at}) needs you ${on}: ${reason}`], [attach, show]);
+    return make("needs_info", `${at} needs you (item ${item})`, [`item ${item} (${at}) needs you ${on}: ${reason}`], itemCommands("needs_info", item));
   }
   return undefined;
 }
@@ -108,10 +112,8 @@ function anomalyOf(record: AuditRecord, host: string): Notifiable {
   const kind = String(record.body.kind ?? "anomaly");
   const where = record.repo ? ` (${record.repo}${record.item !== null ? `, item ${record.item}` : ""})` : "";
   const agentFiles = kind === "agent_files_changed" && record.repo !== null;
-  const commands = [
-    ...(agentFiles ? [`robot-army onboard ${record.repo} --diff`, `robot-army onboard ${record.repo} --reapprove`] : []),
-    "robot-army anomalies", ...(record.item !== null ? [`robot-army show ${record.item}`] : []),
-  ];
+  // What helps, as status and the dashboard list it under "needs you".
+  const commands = anomalyCommands({ id: Number(record.body.anomaly), kind, repo: record.repo, item: record.item });
   const files = agentFiles && Array.isArray(record.body.files) ? record.body.files.map((f) => printable(String(f))) : [];
   const named = files.length > 5 ? [...files.slice(0, 5), `and ${files.length - 5} more`] : files;
   const lines = [

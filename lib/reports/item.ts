@@ -5,6 +5,7 @@
  * sessions (one that ended within seconds of its start with its last output lines), its pull requests, the latest cleanup decision and the episode records archived
  * when its worktree was removed.
  */
+import { ownerQuestion } from "../work-items/owner-commands.ts";
 import { claimOf } from "../work-items/issue-claims.ts";
 import type { ClaimRow } from "../work-items/issue-claims.ts";
 import { bundleKept } from "../cleanup/cleanup.ts";
@@ -24,6 +25,9 @@ import { quickExitsOf } from "../work-items/quick-exit.ts";
 import type { QuickExit } from "../work-items/quick-exit.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
+
+/** What a needs_info item's worker asks (lib/work-items/owner-commands.ts), for `show`. */
+export { ownerQuestion };
 
 /** Which item: by id, or by its issue. */
 export type ItemRef = { id: number } | { repo: string; issue: number };
@@ -102,20 +106,6 @@ export function historyOf(store: Store, id: number): HistoryEntry[] {
     reason: typeof record.body.reason === "string" ? record.body.reason : null,
     simulated: record.simulated,
   }));
-}
-
-/** The prefix the needs_info step gives a worker's question in the item's reason. */
-const WORKER_ASKS = "worker asks: ";
-
-/**
- * What a needs_info item's worker asks, since when (the item's move to needs_info), and the
- * command that opens the worker to answer it; null for an item in any other state.
- */
-export function ownerQuestion(item: Pick<WorkItem, "id" | "state" | "reason" | "updated_at">): { question: string; asked_at: string; answer: string } | null {
-  if (item.state !== "needs_info") return null;
-  const reason = item.reason ?? "no question was recorded";
-  const question = reason.startsWith(WORKER_ASKS) ? reason.slice(WORKER_ASKS.length) : reason;
-  return { question, asked_at: item.updated_at, answer: `robot-army attach ${item.id}` };
 }
 
 /**

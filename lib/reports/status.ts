@@ -22,9 +22,10 @@ import type { Anomaly } from "../store/anomalies.ts";
 import type { Store } from "../store/open.ts";
 import { WORK_ITEM_STATES, countSimulated, listItems } from "../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../work-items/queries.ts";
-import { quickExitsOf } from "../work-items/quick-exit.ts";
-import type { QuickExit } from "../work-items/quick-exit.ts";
-import { latestSession } from "../work-items/sessions.ts";
+import { itemOf, needsOf } from "./needs-you.ts";
+import type { ItemJson, Need } from "./needs-you.ts";
+import { NEEDS_YOU_STATES } from "../work-items/owner-commands.ts";
+import type { NeedsYouState } from "../work-items/owner-commands.ts";
 
 /** Everything `status` reports, as `--json` prints it. */
 export interface StatusReport {
@@ -45,11 +46,12 @@ export interface StatusReport {
   /** Ready items whose issue another host held on GitHub when last asked (its claim), who, and why each waits. */
   claimed_elsewhere: Array<ItemJson & { priority: number; host: string | null; reason: string }>;
   /**
-   * What waits for the owner: items whose worker asked something (needs_info), failed items,
-   * interrupted items, then items awaiting review, each with why and what to run (and, awaiting review, the pull request;
-   * one whose worker ended within seconds of its start, its last output lines).
+   * Everything that needs the owner, as the dashboard's first page shows it (lib/reports/needs-you.ts): items whose
+   * worker asked something, failed, interrupted and awaiting review items (with the pull request to review; one whose
+   * worker ended within seconds of its start, its last output lines), the open anomalies, the pause, and ready items
+   * held, held for the owner and untrusted; each with why, since when and the commands that help.
    */
-  needs_you: NeedsYou[];
+  needs_you: Need[];
   /** The work items' pull requests as last refreshed: open, merged, and closed unmerged. */
   pull_requests: { open: number; merged: number; closed: number };
   rate_limit: RateLimitState | null;
@@ -58,34 +60,10 @@ export interface StatusReport {
   simulated_hidden: number;
 }
 
-export type ItemJson = { id: number; repo: string; issue: number; title: string; created_at: string; simulated: boolean };
-
-/**
- * An item that waits for its owner: its state, why (the worker's question, the failure, how
- * its worker ended), since when, and the command that helps; an item awaiting review has the
- * pull request to review, when one is known.
- */
-export type NeedsYou = ItemJson & {
-  state: NeedsYouState;
-  reason: string | null;
-  since: string;
-  command: string;
-  pull_request?: { number: number; url: string; merged: boolean };
-  /** How its latest worker ended when that was within seconds of its start, with its last output lines. */
-  quick_exit?: QuickExit;
-};
+export type { ItemJson, Need };
 
 /** How many of a quick exit's last lines `status` and the needs page show; `show` and the item page show all. */
 export const QUICK_EXIT_LINES_SHOWN = 5;
-
-/** The states that wait for the owner, in the order status lists them. */
-const NEEDS_YOU_STATES = ["needs_info", "failed", "interrupted", "awaiting_review"] as const;
-
-/** A state that waits for the owner. */
-export type NeedsYouState = (typeof NEEDS_YOU_STATES)[number];
-
-/** What helps an item in each state: answer its worker, put it back in the queue, bring its worker back, look at its work. */
-const NEEDS_YOU_VERB: Record<NeedsYouState, string> = { needs_info: "attach", failed: "retry", interrupted: "resume", awaiting_review: "show" };
 
 /** What the store says now; an absent store is an empty one. */
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
@@ -95,24 +73,31 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
   const { paused, queue, held, untrusted, held_for_owner, claimed_elsewhere }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
+  const waiting = {
+    paused,
+    held: held.map(({ item, priority, hold }) => ({
+      ...itemJson(item), priority, hold: { on: hold.repo !== null ? "repository" as const : "item" as const, reason: hold.reason, set_at: hold.set_at }, unhold: unholdCommand(hold),
+    })),
+    untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
+    held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
+    anomalies: listAnomalies(store, { open: true }),
+  };
   return {
     daemon,
     counts,
     total: Object.values(counts).reduce((sum, n) => sum + n, 0),
     paused,
     queue: queue.map((q) => ({ position: q.position, ...itemJson(q.item), priority: q.priority })),
-    held: held.map(({ item, priority, hold }) => ({
-      ...itemJson(item), priority, hold: { on: hold.repo !== null ? "repository" : "item", reason: hold.reason, set_at: hold.set_at }, unhold: unholdCommand(hold),
-    })),
-    untrusted: untrusted.map((u) => ({ ...itemJson(u.item), priority: u.priority, reason: u.reason, remedy: trustRemedy(u.item.repo, u.reason) })),
-    held_for_owner: held_for_owner.map((h) => ({ ...itemJson(h.item), priority: h.priority, reason: h.reason })),
+    held: waiting.held,
+    untrusted: waiting.untrusted,
+    held_for_owner: waiting.held_for_owner,
     claimed_elsewhere: claimed_elsewhere.map((c) => ({ ...itemJson(c.item), priority: c.priority, host: c.host, reason: c.reason })),
     hosts: hostsSeen(store, config, hostName(config)),
-    needs_you: needsYou(store, includeSimulated),
+    needs_you: needsOf(store, waiting, { includeSimulated, pullToReview: (item) => pullToReview(store, item) }),
     pull_requests: countPullRequests(store),
     // The boundary keys its records by the API base without a trailing slash.
     rate_limit: readRateLimitState(store, config.github.api_base.replace(/\/+$/, "")),
-    anomalies: listAnomalies(store, { open: true }),
+    anomalies: waiting.anomalies,
     simulated_hidden: includeSimulated ? 0 : countSimulated(store),
   };
 }
@@ -146,37 +131,19 @@ export function filterStatus(report: StatusReport, store: Store | undefined, fil
     untrusted: report.untrusted.filter((u) => keep(u, "ready")),
     held_for_owner: report.held_for_owner.filter((h) => keep(h, "ready")),
     claimed_elsewhere: report.claimed_elsewhere.filter((c) => keep(c, "ready")),
-    needs_you: report.needs_you.filter((n) => keep(n, n.state)),
+    // An item's need by its item's state (a held one is ready); an anomaly by its repository; the pause only unnarrowed by state.
+    needs_you: report.needs_you.filter((n) =>
+      n.item !== null ? keep(n.item, NEEDS_YOU_STATES.includes(n.kind as NeedsYouState) ? n.kind as NeedsYouState : "ready")
+      : n.kind === "anomaly" ? states === null && (repo === null || report.anomalies.find((a) => a.id === n.anomaly)?.repo == null || report.anomalies.find((a) => a.id === n.anomaly)?.repo === repo)
+      : states === null),
     anomalies: report.anomalies.filter((a) => repo === null || a.repo === null || a.repo === repo),
     filter,
     items: items.map((item) => ({ ...itemJson(item), state: item.state, reason: item.reason, since: item.updated_at })),
   };
 }
 
-/** The items that wait for the owner: needs_info first (a worker is waiting), then failed, interrupted, awaiting review, each oldest change first. */
-function needsYou(store: Store, includeSimulated: boolean): NeedsYou[] {
-  const waiting = NEEDS_YOU_STATES.flatMap((state) =>
-    listItems(store, { states: [state], includeSimulated })
-      .sort((a, b) => a.updated_at.localeCompare(b.updated_at) || a.id - b.id)
-      .map((item) => {
-        const pull = state === "awaiting_review" ? pullToReview(store, item.id) : undefined;
-        return {
-          ...itemJson(item), state, reason: item.reason, since: item.updated_at, command: `robot-army ${NEEDS_YOU_VERB[state]} ${item.id}`,
-          ...(pull ? { pull_request: pull } : {}),
-        };
-      })
-  );
-  // Its newest worker's quick exit: a worker that ended at once is never reported without what it printed.
-  const latest = waiting.flatMap((n) => latestSession(store, n.id) ?? []);
-  const quick = quickExitsOf(store, latest);
-  return waiting.map((n) => {
-    const exit = quick.get(latest.find((session) => session.item === n.id)?.id ?? "");
-    return exit ? { ...n, quick_exit: exit } : n;
-  });
-}
-
 /** The pull request an item awaiting review waits on: its newest open one, else its newest merged one. */
-function pullToReview(store: Store, item: number): NeedsYou["pull_request"] {
+function pullToReview(store: Store, item: number): Need["review"] {
   const pulls = pullRequestsOf(store, item);
   if (pulls === "not checked") return undefined;
   const pull = pulls.findLast((p) => p.state === "open" && p.merged_at === null) ?? pulls.findLast((p) => p.merged_at !== null);
@@ -189,6 +156,4 @@ export function unholdCommand(hold: Hold): string {
 }
 
 /** The fields of an item every list shows. */
-export function itemJson(item: WorkItem): ItemJson {
-  return { id: item.id, repo: item.repo, issue: item.issue, title: item.title, created_at: item.created_at, simulated: item.simulated };
-}
+export const itemJson: (item: WorkItem) => ItemJson = itemOf;

@@ -12,6 +12,9 @@ import type { Store } from "../store/open.ts";
 import { atTime, makeItem, withStore } from "../testing/items.ts";
 import { recordSession } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
+import { pause } from "../dispatch/controls.ts";
+import { notifiableSince } from "../notify/events.ts";
+import { statusReport } from "../reports/status.ts";
 import { webApp } from "./app.ts";
 import { webContext } from "./context.ts";
 import { LOG_PAGE_SIZE } from "./pages/log.ts";
@@ -88,6 +91,29 @@ test("what needs you: the failed item with its reason, the interrupted one, the 
       assert.not.match(page, /<b>build/);
       assert.match(page, /<p id="freshness" data-live/);
     });
+  }));
+
+test("one \"needs you\": status's JSON, the dashboard's cards and the commands notifications suggest are the same, anomalies and the pause included", () =>
+  withStore(async (store, stateDir) => {
+    world(store);
+    atTime("2026-01-15T10:05:00Z", () => {
+      // A worker lost as the daemon finds one: its item interrupted, which notifications tell.
+      const lost = makeItem(store, { issue: 7, state: "active" });
+      transition(store, lost.id, "interrupted", { reason: "worker lost: no exit record" });
+      pause(store, { reason: "release freeze" });
+    });
+    const shown = (needs: Array<{ kind: string; item: { id: number } | null; what: string; commands: string[] }>) => needs.map((n) => [n.kind, n.item?.id ?? null, n.what, n.commands]);
+    const report = statusReport(store, config, false, stateDir);
+    assert.equal(shown(report.needs_you).map(([kind, item]) => [kind, item]), [["failed", 1], ["interrupted", 2], ["interrupted", 4], ["anomaly", null], ["paused", null]], "the anomaly and the pause are in status's needs too");
+    await withDashboard(stateDir, async (base) => {
+      const data = await json(`${base}/api/needs`) as { cards: Array<{ kind: string; item: { id: number } | null; what: string; commands: string[] }> };
+      assert.equal(shown(data.cards), shown(report.needs_you));
+    });
+    // What the owner's notifications suggest for the interrupted item and the anomaly is what status lists for them.
+    const { found } = notifiableSince(store, 0, { host: "testhost", simulated: false });
+    const lost = found.find((n) => n.message.about.item === 4 && n.event === "failure")!;
+    const anomaly = found.find((n) => n.event === "anomaly")!;
+    assert.equal([lost.message.commands, anomaly.message.commands], [report.needs_you[2].commands, report.needs_you[3].commands]);
   }));
 
 test("what needs you: an item awaiting review is a card with its pull request linked, and what to run", () =>

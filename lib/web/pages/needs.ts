@@ -3,23 +3,24 @@
  * (needs_info, with the question), interrupted items, items awaiting review (with the pull
  * request to review), open anomalies, the pause, and ready
  * items held (by the owner, for the owner's approval, or for their repository's trust or
- * reapproval). Each card says what to do: the command to run, or a button where one is safe
- * (acknowledging an anomaly).
+ * reapproval): `status`'s "needs you", computed once for both (lib/reports/needs-you.ts). Each
+ * card says what to do: the commands to run, or a button where one is safe (acknowledging an
+ * anomaly).
  */
 import { html } from "hono/html";
-import { ownerQuestion } from "../../reports/item.ts";
 import { QUICK_EXIT_LINES_SHOWN, statusReport } from "../../reports/status.ts";
+import { NEED_LABELS } from "../../reports/needs-you.ts";
+import type { NeedKind } from "../../reports/needs-you.ts";
 import { describeQuickExit } from "../../work-items/quick-exit.ts";
-import type { NeedsYou } from "../../reports/status.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
-import { command, itemLink, none, postButton, remedyOf, safeUrl } from "./_parts.ts";
+import { command, itemLink, none, postButton, safeUrl } from "./_parts.ts";
 import type { ItemName } from "./_parts.ts";
 
-/** What a card is about. */
-export type CardKind = "failed" | "needs_info" | "interrupted" | "awaiting_review" | "anomaly" | "paused" | "held" | "held_for_owner" | "untrusted";
+/** What a card is about: the kind of need (lib/reports/needs-you.ts). */
+export type CardKind = NeedKind;
 
-/** One thing that needs the owner. */
+/** One thing that needs the owner, as `status` reports it, with its quick exit said in words. */
 export interface Card {
   kind: CardKind;
   item: ItemName | null;
@@ -41,34 +42,6 @@ export interface NeedsMe {
   cards: Card[];
 }
 
-const HEADINGS: Record<CardKind, string> = {
-  failed: "failed", needs_info: "the worker asks you", interrupted: "interrupted", awaiting_review: "awaiting your review", anomaly: "anomaly",
-  paused: "dispatch paused", held: "held by you", held_for_owner: "held for your approval", untrusted: "repository not trusted",
-};
-
-/** The card of an item that waits for the owner, with the commands that help in the order to try them. */
-function cardOf(n: NeedsYou, item: ItemName): Card {
-  const card = {
-    item, since: n.since, anomaly: null,
-    ...(n.quick_exit ? { quick_exit: { line: describeQuickExit(n.quick_exit), last_lines: n.quick_exit.last_lines.slice(-QUICK_EXIT_LINES_SHOWN) } } : {}),
-  };
-  switch (n.state) {
-    case "failed":
-      return { ...card, kind: "failed", what: n.reason ?? "no reason was recorded", commands: [`robot-army show ${n.id}`, `robot-army retry ${n.id}`] };
-    case "needs_info":
-      return { ...card, kind: "needs_info", what: questionOf(n), commands: [n.command] };
-    case "interrupted":
-      return {
-        ...card, kind: "interrupted", what: n.reason ?? "its session ended without an exit record",
-        commands: [`robot-army resume ${n.id}`, `robot-army restart ${n.id}`, `robot-army show ${n.id}`],
-      };
-    case "awaiting_review":
-      return {
-        ...card, kind: "awaiting_review", what: n.reason ?? "its worker exited 0 with a pull request open",
-        commands: [`robot-army show ${n.id}`, `robot-army resume ${n.id}`], ...(n.pull_request ? { review: n.pull_request } : {}),
-      };
-  }
-}
 
 /** The pull request to review, linked when its address is a web address. */
 function reviewLine(review: NonNullable<Card["review"]>) {
@@ -77,35 +50,17 @@ function reviewLine(review: NonNullable<Card["review"]>) {
   return html`<p class="review">review ${url ? html`<a href="${url}" rel="noreferrer noopener">${label}</a>` : label}</p>`;
 }
 
-/** What a needs_info item's worker asks, without the prefix its reason carries. */
-function questionOf(n: NeedsYou): string {
-  return ownerQuestion({ id: n.id, state: "needs_info", reason: n.reason, updated_at: n.since })!.question;
-}
-
 export const needsPage: Page<NeedsMe> = {
   path: "/",
   api: "/api/needs",
   nav: "needs me",
   title: (data) => data.cards.length ? `${data.cards.length} need${data.cards.length === 1 ? "s" : ""} you` : "nothing needs you",
   async read(ctx: WebContext): Promise<NeedsMe> {
-    const store = await ctx.store();
-    const report = statusReport(store, ctx.config, false, ctx.stateDir);
-    const name = (i: ItemName): ItemName => ({ id: i.id, repo: i.repo, issue: i.issue, title: i.title });
-    const cards: Card[] = [];
-    for (const n of report.needs_you) cards.push(cardOf(n, name(n)));
-    for (const a of report.anomalies) {
-      cards.push({ kind: "anomaly", item: null, what: `${a.kind}: ${a.detail}`, since: a.raised_at, commands: [`robot-army anomalies --acknowledge ${a.id}`], anomaly: a.id });
-    }
-    if (report.paused) cards.push({ kind: "paused", item: null, what: report.paused.reason ?? "paused", since: report.paused.since, commands: ["robot-army unpause"], anomaly: null });
-    for (const h of report.held) cards.push({ kind: "held", item: name(h), what: h.hold.reason ?? "held", since: h.hold.set_at, commands: [h.unhold], anomaly: null });
-    for (const h of report.held_for_owner) cards.push({ kind: "held_for_owner", item: name(h), what: h.reason, since: h.created_at, commands: [`robot-army show ${h.id}`], anomaly: null });
-    for (const u of report.untrusted) {
-      const remedy = remedyOf(u.remedy);
-      cards.push({
-        kind: "untrusted", item: name(u), what: "step" in remedy ? `${u.repo} ${u.reason}: ${remedy.step}` : `${u.repo} ${u.reason}`,
-        since: u.created_at, commands: "command" in remedy ? [remedy.command] : [], anomaly: null,
-      });
-    }
+    const report = statusReport(await ctx.store(), ctx.config, false, ctx.stateDir);
+    const cards = report.needs_you.map(({ item, quick_exit, ...need }): Card => ({
+      ...need, item: item && { id: item.id, repo: item.repo, issue: item.issue, title: item.title },
+      ...(quick_exit ? { quick_exit: { line: describeQuickExit(quick_exit), last_lines: quick_exit.last_lines.slice(-QUICK_EXIT_LINES_SHOWN) } } : {}),
+    }));
     return { cards };
   },
   render(data, view) {
@@ -113,7 +68,7 @@ export const needsPage: Page<NeedsMe> = {
     if (!data.cards.length) return html`<div id="cards" data-live><h1>Nothing needs you</h1>${none("No failed, waiting, interrupted, awaiting review or held items, and no open anomalies.")}</div>`;
     return html`<div id="cards" data-live><h1>Needs you</h1>
 ${data.cards.map((card) => html`<article class="card ${card.kind}" ${card.item ? html`data-item="${String(card.item.id)}"` : ""} ${card.anomaly !== null ? html`data-anomaly="${String(card.anomaly)}"` : ""}>
-<h2>${HEADINGS[card.kind]}${card.item ? html` · ${itemLink(card.item)} <span class="ref">${card.item.repo}#${card.item.issue}</span>` : ""}</h2>
+<h2>${NEED_LABELS[card.kind]}${card.item ? html` · ${itemLink(card.item)} <span class="ref">${card.item.repo}#${card.item.issue}</span>` : ""}</h2>
 <p class="what">${card.what}</p>
 ${card.review ? reviewLine(card.review) : ""}
 ${card.quick_exit ? html`<p class="quick-exit">${card.quick_exit.line}</p>${card.quick_exit.last_lines.length ? html`<pre class="last-lines">${card.quick_exit.last_lines.join("\n")}</pre>` : ""}` : ""}
