@@ -313,9 +313,9 @@ test("open anomalies are under \"needs you\" with what acknowledges them, counte
   withStore(async (store) => {
     raiseAnomaly(store, { kind: "effect_unfinished", actionId: "a-1", repo: "demo/widgets", item: 1, detail: "a comment was never posted" });
     assert.match(await status(store), "\nneeds you: 1\n  anomaly 1: effect_unfinished: a comment was never posted  (robot-army anomalies --acknowledge 1; robot-army show 1)\n");
-    assert.match(await status(store), '\nanomalies: 1 open, each under "needs you" (robot-army anomalies)\n');
+    assert.match(await status(store), "\n1 anomaly needs you: robot-army anomalies\n");
     raiseAnomaly(store, { kind: "spool_damaged", actionId: "a-2", detail: "a file set aside" });
-    assert.match(await status(store), '\nanomalies: 2 open, each under "needs you" (robot-army anomalies)\n');
+    assert.match(await status(store), "\n2 anomalies need you: robot-army anomalies\n");
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal(json.anomalies.map((a) => [a.id, a.kind, a.item]), [[1, "effect_unfinished", 1], [2, "spool_damaged", null]]);
     assert.equal(json.needs_you.map((n) => [n.kind, n.anomaly, n.what]), [["anomaly", 1, "effect_unfinished: a comment was never posted"], ["anomaly", 2, "spool_damaged: a file set aside"]]);

@@ -220,8 +220,8 @@ export function formatStatus(report: StatusReport & { workers?: WorkerLine[]; fi
   }
   lines.push(rateLimitLine(report.rate_limit));
   const open = report.anomalies.length;
-  // Each open anomaly is under "needs you", with its words and what acknowledges it.
-  lines.push(open === 0 ? "anomalies: none" : `anomalies: ${open} open, each under "needs you" (robot-army anomalies)`);
+  // Each open anomaly is also under "needs you", with its words and what acknowledges it.
+  lines.push(open === 0 ? "anomalies: none" : `${open} anomal${open === 1 ? "y needs" : "ies need"} you: robot-army anomalies`);
   const hidden = report.simulated_hidden;
   if (hidden) lines.push(`${hidden} simulated item${hidden === 1 ? "" : "s"} hidden; --include-simulated shows them`);
   return lines;
