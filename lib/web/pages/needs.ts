@@ -57,8 +57,9 @@ export const needsPage: Page<NeedsMe> = {
   title: (data) => data.cards.length ? `${data.cards.length} need${data.cards.length === 1 ? "s" : ""} you` : "nothing needs you",
   async read(ctx: WebContext): Promise<NeedsMe> {
     const report = statusReport(await ctx.store(), ctx.config, false, ctx.stateDir);
-    const cards = report.needs_you.map(({ item, quick_exit, ...need }): Card => ({
-      ...need, item: item && { id: item.id, repo: item.repo, issue: item.issue, title: item.title },
+    const cards = report.needs_you.map(({ kind, item, what, since, commands, anomaly, review, quick_exit }): Card => ({
+      kind, item: item && { id: item.id, repo: item.repo, issue: item.issue, title: item.title }, what, since, commands, anomaly,
+      ...(review ? { review } : {}),
       ...(quick_exit ? { quick_exit: { line: describeQuickExit(quick_exit), last_lines: quick_exit.last_lines.slice(-QUICK_EXIT_LINES_SHOWN) } } : {}),
     }));
     return { cards };
