@@ -281,6 +281,8 @@ test("the rate limit the GitHub boundary recorded is shown, with the optional re
     assert.match(await status(store), "rate limit: 1249 of 5000 left, resets at 2026-01-15T10:30:00Z; under a quarter left: pull requests and heartbeats slowed\n");
     memory.saveRateLimit({ limit: 5000, remaining: 10, reset: "2026-01-15T10:30:00Z", deferredUntil: "2026-01-15T10:30:00Z", deferredFor: "floor" });
     assert.match(await status(store), "rate limit: 10 of 5000 left, resets at 2026-01-15T10:30:00Z; calls deferred until 2026-01-15T10:30:00Z, but claims and heartbeats\n");
+    memory.saveRateLimit({ limit: 5000, remaining: 0, reset: "2026-01-15T10:30:00Z", deferredUntil: "2026-01-15T10:30:00Z", deferredFor: "used up" });
+    assert.match(await status(store), "rate limit: 0 of 5000 left, resets at 2026-01-15T10:30:00Z; calls deferred until 2026-01-15T10:30:00Z\n", "a used-up limit holds back claims and heartbeats too");
     memory.saveRateLimit({ limit: 5000, remaining: 10, reset: "2026-01-15T09:30:00Z", deferredUntil: "2026-01-15T09:30:00Z", deferredFor: "floor" });
     assert.not.match(await status(store), "deferred", "a deferral that has run out is not shown");
   }));
@@ -319,6 +321,11 @@ test("open anomalies are under \"needs you\" with what acknowledges them, counte
     const json = JSON.parse(await status(store, { json: true })) as StatusReport;
     assert.equal(json.anomalies.map((a) => [a.id, a.kind, a.item]), [[1, "effect_unfinished", 1], [2, "spool_damaged", null]]);
     assert.equal(json.needs_you.map((n) => [n.kind, n.anomaly, n.what]), [["anomaly", 1, "effect_unfinished: a comment was never posted"], ["anomaly", 2, "spool_damaged: a file set aside"]]);
+    // Narrowed by state, every anomaly of the repository (or of none) is still there, with its words; another repository's is not.
+    const narrowed = await status(store, { filter: ["--state", "active", "--repo", "demo/widgets"] });
+    assert.match(narrowed, "  anomaly 1: effect_unfinished: a comment was never posted");
+    assert.match(narrowed, "  anomaly 2: spool_damaged: a file set aside");
+    assert.not.match(await status(store, { filter: ["--state", "active", "--repo", "demo/other"] }), "anomaly 1:");
     acknowledgeAnomaly(store, 1);
     acknowledgeAnomaly(store, 2);
     assert.match(await status(store), "\nanomalies: none\n");

@@ -12,7 +12,7 @@
 import type { CommandDef, ParsedArgs, Write } from "../lib/cli.ts";
 import { JSON_OPTION, asJson, asLines, helpText, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { RateLimitState } from "../lib/boundaries/github-types.ts";
-import { rateLimitTight } from "../lib/boundaries/rate-budget.ts";
+import { rateLimitTight, reserveLeft } from "../lib/boundaries/rate-budget.ts";
 import { now, parseTimestamp } from "../lib/clock.ts";
 import { formatAge } from "../lib/duration.ts";
 import type { Config } from "../lib/config.ts";
@@ -251,7 +251,7 @@ function rateLimitLine(rate: RateLimitState | null): string {
   if (!rate) return "rate limit: not yet seen";
   // A deferral that has run out is history, not state.
   const until = rate.deferredUntil ? parseTimestamp(rate.deferredUntil) : undefined;
-  const deferred = until && until > now() ? `; calls deferred until ${rate.deferredUntil}, but claims and heartbeats`
+  const deferred = until && until > now() ? `; calls deferred until ${rate.deferredUntil}${reserveLeft(rate) ? ", but claims and heartbeats" : ""}`
     : rateLimitTight(rate, now()) ? "; under a quarter left: pull requests and heartbeats slowed" : "";
   return `rate limit: ${rate.remaining} of ${rate.limit} left, resets at ${rate.reset}${deferred}`;
 }

@@ -294,6 +294,9 @@ test("another host's claims are confirmed by the heartbeat's one listing, so dis
     await t.hook("POST", "/_forge/reset-stats");
     await atTimeAsync("2026-01-15T10:12:00Z", async () => assert.equal(waits((await dispatchReady(deps)).outcomes), [1, 2]));
     assert.equal(await reads(), [0, 0, 0], "no claim read, nothing listed, no heartbeat read of a host alive");
+    // A confirmation ahead of this clock (the clock stepped back since) is not taken for fresh: the claim is read.
+    await atTimeAsync("2026-01-15T10:00:00Z", async () => assert.equal(waits((await dispatchReady(deps)).outcomes), [1, 2]));
+    assert.equal((await reads())[0], 2, "both claims read again");
     // laptop releases #2. The next listing marks it to be read again; the pass after reads it alone, and starts it here.
     await t.owner.rest.git.deleteRef({ owner: "demo", repo: "widgets", ref: claimRef(2).replace(/^refs\//, "") });
     await atTimeAsync("2026-01-15T10:15:00Z", () => heartbeatPass(hb));

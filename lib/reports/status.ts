@@ -131,11 +131,14 @@ export function filterStatus(report: StatusReport, store: Store | undefined, fil
     untrusted: report.untrusted.filter((u) => keep(u, "ready")),
     held_for_owner: report.held_for_owner.filter((h) => keep(h, "ready")),
     claimed_elsewhere: report.claimed_elsewhere.filter((c) => keep(c, "ready")),
-    // An item's need by its item's state (a held one is ready); an anomaly by its repository; the pause only unnarrowed by state.
-    needs_you: report.needs_you.filter((n) =>
-      n.item !== null ? keep(n.item, NEEDS_YOU_STATES.includes(n.kind as NeedsYouState) ? n.kind as NeedsYouState : "ready")
-      : n.kind === "anomaly" ? states === null && (repo === null || report.anomalies.find((a) => a.id === n.anomaly)?.repo == null || report.anomalies.find((a) => a.id === n.anomaly)?.repo === repo)
-      : states === null),
+    // An item's need by its item's state (a held one is ready); an anomaly, as the anomalies below, by its repository
+    // alone (one of no repository kept); the pause, which governs every item, always.
+    needs_you: report.needs_you.filter((n) => {
+      if (n.item !== null) return keep(n.item, NEEDS_YOU_STATES.includes(n.kind as NeedsYouState) ? n.kind as NeedsYouState : "ready");
+      if (n.anomaly === null) return true;
+      const about = report.anomalies.find((a) => a.id === n.anomaly)?.repo ?? null;
+      return repo === null || about === null || about === repo;
+    }),
     anomalies: report.anomalies.filter((a) => repo === null || a.repo === null || a.repo === repo),
     filter,
     items: items.map((item) => ({ ...itemJson(item), state: item.state, reason: item.reason, since: item.updated_at })),

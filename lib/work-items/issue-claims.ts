@@ -141,7 +141,9 @@ export async function stillClaimedElsewhere(
 ): Promise<ElsewhereAnswer> {
   const known = claimOf(deps.store, item.id);
   if (!known || known.mine || known.released_at !== null) return null;
-  const fresh = known.checked_at !== null && now().getTime() - Date.parse(known.checked_at) < leaseMs(deps.config);
+  // Shown less than a lease ago; a time ahead of this clock (stepped back since) is not taken for fresh.
+  const age = known.checked_at === null ? Infinity : now().getTime() - Date.parse(known.checked_at);
+  const fresh = age >= 0 && age < leaseMs(deps.config);
   if (!fresh) {
     const sha = await deps.github.readRef(item.repo, known.ref);
     if (sha !== known.sha) return null;
