@@ -98,7 +98,7 @@ test("a hook added on the base branch withholds dispatch, forced or not, with an
     assert.equal([anomaly.kind, anomaly.action_id, anomaly.repo], ["agent_files_changed", "demo/widgets", "demo/widgets"]);
     assert.match(anomaly.detail, /\.claude\/settings\.json added/);
     const told = notifiableSince(w.store, 0, { host: "testhost", simulated: false }).found.find((n) => n.event === "anomaly")!;
-    assert.equal(told.message.commands, ["robot-army onboard demo/widgets --diff", "robot-army onboard demo/widgets --reapprove", "robot-army anomalies"]);
+    assert.equal(told.message.commands, ["robot-army onboard demo/widgets --diff", "robot-army onboard demo/widgets --reapprove", `robot-army anomalies --acknowledge ${anomaly.id}`]);
     assert.match(told.message.text, /agent files changed on its base branch: \.claude\/settings\.json; nothing is dispatched to it until you approve them/);
     const [flagged] = queryAudit(w.store, { kind: "repo.needs_reapproval" });
     assert.is(flagged.body.commit, commit);

@@ -74,7 +74,7 @@ test("the first page has a card for each thing that waits for you, each with why
     ]);
     const by = (kind: string) => cards.find((c) => c.kind === kind)!;
     assert.is(by("needs_info").what, "which database, Postgres or SQLite?", "the worker's question, as it asked it");
-    assert.equal(by("needs_info").commands, ["robot-army attach 2"]);
+    assert.equal(by("needs_info").commands, ["robot-army attach 2", "robot-army show 2"]);
     assert.is(by("paused").what, "release freeze");
     assert.is(by("held").what, "after the release");
     assert.match(by("held_for_owner").what, 'its body was edited by mallory; "robot-army approve 5" after reading it');
