@@ -19,7 +19,17 @@ export function makeTempDir(prefix = "robot-army-"): string {
  * listing and the last rmdir: the removal is tried again a few times rather than failing.
  */
 export function removeTempDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      return;
+    } catch (error) {
+      // Deno's node:fs does not retry as maxRetries asks ("ENOTEMPTY: directory not empty, rm"): the same retries, here.
+      const code = (error as { code?: string }).code ?? /^(ENOTEMPTY|EBUSY|EPERM)\b/.exec((error as Error).message)?.[1];
+      if (attempt >= 20 || (code !== "ENOTEMPTY" && code !== "EBUSY" && code !== "EPERM")) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+    }
+  }
 }
 
 /** Runs `fn` in a fresh temp dir and removes the dir afterwards, whether `fn` fails or not. */
