@@ -80,8 +80,8 @@ export function needsOf(
   for (const h of sources.held) needs.push({ kind: "held", item: itemOf(h), what: h.hold.reason ?? "held", since: h.hold.set_at, commands: [h.unhold], anomaly: null });
   for (const h of sources.held_for_owner) needs.push({ kind: "held_for_owner", item: itemOf(h), what: h.reason, since: h.created_at, commands: [`robot-army show ${h.id}`], anomaly: null });
   for (const u of sources.untrusted) {
-    const command = /^"(robot-army [^"]+)"$/.exec(u.remedy)?.[1];
-    needs.push({ kind: "untrusted", item: itemOf(u), what: command ? `${u.repo} ${u.reason}` : `${u.repo} ${u.reason}: ${u.remedy}`, since: u.created_at, commands: command ? [command] : [], anomaly: null });
+    const remedy = remedyOf(u.remedy);
+    needs.push({ kind: "untrusted", item: itemOf(u), what: "step" in remedy ? `${u.repo} ${u.reason}: ${remedy.step}` : `${u.repo} ${u.reason}`, since: u.created_at, commands: "command" in remedy ? [remedy.command] : [], anomaly: null });
   }
   return needs;
 }
@@ -104,6 +104,15 @@ function itemNeeds(store: Store, options: { includeSimulated: boolean; pullToRev
     const exit = quick.get(latest.find((session) => session.item === n.item!.id)?.id ?? "");
     return exit ? { ...n, quick_exit: exit } : n;
   });
+}
+
+/**
+ * What trusts a repository again (lib/dispatch/queue.ts trustRemedy), taken apart: the
+ * command to run, unquoted, or the step to take when it is not a command.
+ */
+export function remedyOf(remedy: string): { command: string } | { step: string } {
+  const command = /^"(robot-army [^"]+)"$/.exec(remedy)?.[1];
+  return command ? { command } : { step: remedy };
 }
 
 /** An item's fields as every list shows them. */

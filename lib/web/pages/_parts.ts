@@ -41,15 +41,6 @@ export function postButton(action: string, label: string, view: View, cls = ""):
   return html`<form method="post" action="${action}" class="inline"><input type="hidden" name="csrf" value="${view.csrf}"><input type="hidden" name="back" value="${view.here}"><button type="submit" class="${cls}">${label}</button></form>` as HtmlEscapedString;
 }
 
-/**
- * What trusts a repository again (lib/dispatch/queue.ts trustRemedy) as the dashboard shows it:
- * the command to run, unquoted, or the step to take when it is not a command.
- */
-export function remedyOf(remedy: string): { command: string } | { step: string } {
-  const command = /^"(robot-army [^"]+)"$/.exec(remedy)?.[1];
-  return command ? { command } : { step: remedy };
-}
-
 /** A section's empty state. */
 export function none(text: string): HtmlEscapedString {
   return html`<p class="none">${text}</p>` as HtmlEscapedString;

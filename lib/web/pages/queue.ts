@@ -9,7 +9,8 @@ import { statusReport } from "../../reports/status.ts";
 import type { StatusReport } from "../../reports/status.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
-import { command, itemLink, none, remedyOf } from "./_parts.ts";
+import { command, itemLink, none } from "./_parts.ts";
+import { remedyOf } from "../../reports/needs-you.ts";
 
 /** The page's data: the queue and what stands apart from it, as `status --json` gives them. */
 export type Queue = Pick<StatusReport, "paused" | "queue" | "held" | "held_for_owner" | "untrusted" | "claimed_elsewhere">;
