@@ -26,6 +26,7 @@ import { atTimeAsync } from "../lib/testing/items.ts";
 import { run as runStatus } from "./status.ts";
 import { run as runShow } from "./show.ts";
 import { ANSWERED_WAITING_REASON } from "../lib/work-items/needs-info.ts";
+import { sendToWorker } from "../lib/dispatch/verbs/send.ts";
 
 const template = forgeTemplate();
 test.after(() => template.remove());
@@ -88,7 +89,7 @@ test("a killed Claude Code worker, resumed, keeps its registry: its hooks open t
   });
 });
 
-test("a real permission prompt makes the item needs_info in the hook's own words, and the owner's answer brings it back", async () => {
+test("a real permission prompt makes the item needs_info in the hook's own words, and the owner's answer, sent without attaching, brings it back", async () => {
   const outside = join(makeTempDir("robot-army-outside-"), "notes.txt");
   writeFileSync(outside, "notes kept outside the worktree\n");
   const script: ModelScript = (request) => {
@@ -108,8 +109,9 @@ test("a real permission prompt makes the item needs_info in the hook's own words
       await runTick(w.deps, initialState());
       assert.equal([getItem(w.store, 1)!.state, getItem(w.store, 1)!.reason], ["needs_info", `worker asks: ${words}`]);
       assert.match(await w.pane(), "Allow this read outside the working directories?");
-      // The owner attaches and allows the read once.
-      await w.type("4");
+      // The owner answers from afar (robot-army send, the item page's text box): the prompt's option, then Enter, typed into its window.
+      const sent = await sendToWorker({ store: w.store, host: w.deps.host }, 1, "4");
+      assert.equal([sent.session, sent.launcher, sent.length], [session.name, "tmux", 1]);
       await waitWorker(w, "the read to reach the model", () => w.api.requests.some((request) => toolResults(request).length === 2));
       await waitWorker(w, "the worker idle once its turn ended", async () => (await episodeStatus(session)) === "idle");
       const [, read] = toolResults(w.api.requests.find((request) => toolResults(request).length === 2)!);

@@ -173,6 +173,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     setup: "notifying", cross: TICK, unchangedByRecovery: true,
     concludes: { intent: { settle: "reported", world: "not received" }, outcome: done("received") },
   },
+  // No terminal keeps what was typed: a send cut short is reported, and never typed again (the world stays as the crash left it).
+  "session.send": {
+    setup: "tmux-worker", cross: ["send", "1", "yes, go ahead"], unchangedByRecovery: true,
+    concludes: { intent: { settle: "reported", world: "not received" }, outcome: done("received") },
+  },
   "tab.close": { setup: "tab-left", cross: TICK, at: "2026-01-15T10:05:00Z", concludes: { intent: notDone(/^not closed/, "open"), outcome: done("closed") } },
   // The owner's yes to Claude Code's folder trust: cut after its intent the file holds no answer; after it, the clone is trusted.
   "agent.trust": {

@@ -5,6 +5,7 @@
  * that worker ended, its exit record damaged, a stranded episode, the managed sessions
  * each step of `session gc` acts on, and a worker's tmux tab left after its session ended.
  */
+import { spawnSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { listRecords } from "../sessions/records.ts";
@@ -20,7 +21,7 @@ export type CrashSetupName =
   | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
   | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left"
   | "worktree-vanished"
-  | "cleanable" | "record-left" | "bundle-old" | "notifying" | "claude-untrusted";
+  | "cleanable" | "record-left" | "bundle-old" | "notifying" | "claude-untrusted" | "tmux-worker";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
@@ -139,6 +140,27 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
     await lab.mustRun(["run", "--once", "--effect-level", "live"]);
     await killWorker(lab);
     await lab.api("PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });
+  },
+  /**
+   * Issue 1's worker runs in a tmux window, waiting at its prompt for a line, which it writes to
+   * `typed.txt` in its worktree (what `robot-army send` types reaches it there).
+   */
+  "tmux-worker": async (lab) => {
+    lab.env.TMUX_TMPDIR = join(lab.dir, "tmux");
+    mkdirSync(lab.env.TMUX_TMPDIR, { mode: 0o700 });
+    lab.useWorker(["sh", "-c", 'IFS= read -r line; printf "%s\\n" "$line" > typed.txt; exec sleep 30']);
+    // The worker's tmux server is the lab's own (its TMUX_TMPDIR): ended with the lab, window and all.
+    const close = lab.close;
+    lab.close = async () => {
+      try {
+        spawnSync("tmux", ["kill-server"], { env: { ...lab.env, TMUX: "" }, stdio: "ignore" });
+      } finally {
+        await close();
+      }
+    };
+    writeFileSync(lab.configFile, readFileSync(lab.configFile, "utf8").replace('launcher = "process"', 'launcher = "tmux"\ntmux_session = "ra-workers"'));
+    await onboardAndPoll(lab);
+    await lab.mustRun(["run", "--once", "--effect-level", "live"]);
   },
   /** demo/widgets onboarded and polled, and a worktree of its clone whose directory was deleted by hand: git still lists it, prunable. */
   "worktree-vanished": async (lab) => {

@@ -70,6 +70,8 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
       return undefined;
     case "tab.close":
       return tabOnServer(lab, intent);
+    case "session.send":
+      return await typedInto(lab, intent);
     case "bundle.write":
     case "bundle.remove":
       return existsSync(String(body.file)) ? "bundle written" : "no bundle";
@@ -161,6 +163,18 @@ function tabOnServer(lab: Lab, intent: AuditRecord): WorldFact {
     throw new Error(`tmux cannot list the lab's windows: ${listed.stderr.trim()}`);
   }
   return listed.stdout.split("\n").includes(`${intent.body.tab} ${intent.item}`) ? "open" : "closed";
+}
+
+/**
+ * Whether the `tmux-worker` setup's worker got a line: it writes what it reads to `typed.txt` in
+ * its worktree. A send's outcome is written once Enter is pressed, so a line on its way is
+ * waited for a moment before "not received" is concluded.
+ */
+async function typedInto(lab: Lab, intent: AuditRecord): Promise<WorldFact> {
+  const file = join(lab.stateDir, "worktrees", "demo", "widgets", `issue-${intent.item}`, "typed.txt");
+  const deadline = Date.now() + 2000;
+  while (!existsSync(file) && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+  return existsSync(file) ? "received" : "not received";
 }
 
 /**

@@ -103,7 +103,7 @@ export async function closeFinishedTabs(deps: TabsDeps): Promise<TabsSweep> {
  * store marker this store's file (the same path, or one resolving to the same file). A tab
  * with no store marker (launched before stores were marked) is never taken for ours.
  */
-function isOurs(store: Store, item: number, tab: TabRef): boolean {
+export function isOurs(store: Store, item: number, tab: TabRef): boolean {
   if (tab.item !== item || tab.store === null) return false;
   return samePath(tab.store, store.path);
 }

@@ -6,7 +6,9 @@
  * var:K=RE` fails when no tab matches (matching the way kitty does: a regular expression
  * search, so an unanchored `7` would also match `17`), and `close-window --match` closes the
  * windows matching every `id:N` and `var:K=RE` term joined by `and` (hanging up on the
- * program it started, as kitty does), failing as kitty does when none matches.
+ * program it started, as kitty does), failing as kitty does when none matches; `send-text
+ * --match ... --stdin` appends what it reads on stdin to the matching windows' typed text (`typed`),
+ * failing the same way when none matches.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -36,6 +38,8 @@ export interface KittyStandIn {
   calls(): KittyCall[];
   /** The tabs it knows now. */
   tabs(): StandInTab[];
+  /** What `send-text` typed into a window so far ("" when nothing). */
+  typed(id: number): string;
   /** Adds tabs that exist before the test launches anything (the owner's, another item's). */
   seed(tabs: Array<{ id: number; title: string; vars: Record<string, string> }>): void;
 }
@@ -66,6 +70,13 @@ export function writeKittyStandIn(dir: string): KittyStandIn {
       }
     },
     tabs: readTabs,
+    typed(id) {
+      try {
+        return readFileSync(join(dir, `typed-${id}.txt`), "utf8");
+      } catch {
+        return "";
+      }
+    },
     seed(tabs) {
       writeFileSync(tabsFile, JSON.stringify([...readTabs(), ...tabs.map((t) => ({ ...t, pid: null, startTicks: null }))]));
     },
@@ -140,6 +151,12 @@ if (verb === "launch") {
   }
   tabs = tabs.filter((t) => !closing.includes(t));
   save();
+} else if (verb === "send-text") {
+  if (!args.includes("--stdin")) fail("the stand-in only sends text read from stdin");
+  const typing = matching(args);
+  if (typing.length === 0) fail("No matching windows for expression: " + args[args.indexOf("--match") + 1]);
+  const text = readFileSync(0, "utf8");
+  for (const t of typing) appendFileSync(join(dir, "typed-" + t.id + ".txt"), text);
 } else {
   fail("the stand-in does not act out " + verb);
 }

@@ -153,6 +153,26 @@ test("closeTab closes a window only while its ra_store is the store it was liste
   assert.equal(kitty.tabs().map((t) => t.id), [61, 62, 63]);
 }));
 
+test("sendText types into a window only while its id and both markers match, the text as it is on stdin, then a carriage return", kittyTest("send", async (dirs, kitty, launcher) => {
+  kitty.seed([
+    { id: 70, title: "ra-demo-7", vars: { ra_item: "7", ra_store: STORE } },
+    { id: 71, title: "ra-demo-17", vars: { ra_item: "17", ra_store: STORE } },
+    { id: 72, title: "ra-old-7", vars: { ra_item: "7" } },
+  ]);
+  const [mine, old] = await launcher.tabs(7) as TabRef[];
+  const text = String.raw`yes, use \e[31m and 'quotes' $HOME; élan`;
+  assert.is(await launcher.sendText(mine, text), "sent");
+  assert.is(kitty.typed(70), text + "\r", "typed as it is (no escape read), then Enter");
+  const sends = kitty.calls().filter((call) => call.argv.includes("send-text"));
+  assert.equal(sends.map((call) => call.argv), [0, 1].map(() => ["@", "--to", TO, "send-text", "--match", "id:70 and var:ra_item=^7$ and var:ra_store=^/var/lib/robot\\x2darmy/robot\\x2darmy\\x2edb$", "--stdin"]));
+  // Window 71 is item 17's: listed as item 7's (a reused id), nothing is typed into it.
+  assert.is(await launcher.sendText({ ...mine, id: "71" }, "no"), "gone");
+  assert.is(await launcher.sendText({ ...mine, store: "/elsewhere/robot-army.db" }, "no"), "gone", "another store's window");
+  assert.match((await rejection(launcher.sendText(old, "no"))).message, "carries no ra_store");
+  assert.is(kitty.typed(71) + kitty.typed(72), "");
+  assert.is(kitty.typed(70), text + "\r");
+}));
+
 test("a kitty that cannot be reached: tabs unknown, never none; closeTab throws", tests.in("tabs-unreachable", async (dirs) => {
   const launcher = new KittyLauncher({ env: dirs.env, binary: writeUnreachableKitty(dirs.dir) });
   assert.is(await launcher.tabs(7), "unknown");

@@ -13,7 +13,7 @@ import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeLaunchEnv } from "../../sessions/launch-env.ts";
 import { STORE_TAG } from "../../sessions/worker-tags.ts";
-import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, ENTER_AFTER_MS, failureLine, launched, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import { runCommand } from "../../run-command.ts";
 import type { Env, LauncherBaseOptions } from "./session-run.ts";
 import type { CommandResult } from "../../run-command.ts";
@@ -129,6 +129,26 @@ export class KittyLauncher implements Launcher {
     throw new Error(`kitty @ close-window failed: ${failureLine(result.stderr) || `exit ${result.code}`}`);
   }
 
+  /**
+   * `kitty @ send-text --stdin` into the window matching its id and both its markers together
+   * (the text on stdin, which kitty sends as it is: its argv form would read escapes), then a
+   * carriage return a moment later, matched the same way: "gone" when no window matches.
+   */
+  async sendText(ref: TabRef, text: string): Promise<"sent" | "gone"> {
+    if (!/^\d+$/.test(ref.id)) throw new TypeError(`kitty window id "${ref.id}" is not a number`);
+    if (ref.store === null) throw new TypeError(`kitty window ${ref.id} carries no ra_store, so whose it is cannot be told: nothing is typed into it`);
+    const match = ["--match", `id:${ref.id} and ${matchOf(ref.item)} and var:ra_store=^${regexLiteral(ref.store)}$`];
+    const typed = await this.#kitty(["send-text", ...match, "--stdin"], text);
+    if (typed.code !== 0) {
+      if (/No matching windows/i.test(typed.stderr)) return "gone";
+      throw new Error(`kitty @ send-text failed: ${failureLine(typed.stderr) || `exit ${typed.code}`}`);
+    }
+    await new Promise((done) => setTimeout(done, ENTER_AFTER_MS));
+    const enter = await this.#kitty(["send-text", ...match, "--stdin"], "\r");
+    if (enter.code !== 0) throw new Error(`kitty typed into window ${ref.id} but did not press Enter: ${failureLine(enter.stderr) || `exit ${enter.code}`}`);
+    return "sent";
+  }
+
   /** `kitty @ focus-tab` on the item's tab. */
   async attachCommand(item: number): Promise<string[] | null> {
     const ref = await this.find(item);
@@ -156,8 +176,8 @@ export class KittyLauncher implements Launcher {
     }
   }
 
-  #kitty(args: string[]): Promise<CommandResult> {
-    return runCommand([this.#binary, "@", ...this.#toArgs(), ...args], this.#env, { timeoutMs: 10_000 });
+  #kitty(args: string[], stdin?: string): Promise<CommandResult> {
+    return runCommand([this.#binary, "@", ...this.#toArgs(), ...args], this.#env, { timeoutMs: 10_000, stdin });
   }
 
   #toArgs(): string[] {

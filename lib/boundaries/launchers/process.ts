@@ -71,6 +71,11 @@ export class ProcessLauncher implements Launcher {
     return "gone";
   }
 
+  /** A headless worker has no terminal to type into. */
+  async sendText(_ref: TabRef, _text: string): Promise<"gone"> {
+    return "gone";
+  }
+
   /** A headless session has no terminal to attach to (`robot-army session peek <name>` shows its output). */
   async attachCommand(_item: number): Promise<string[] | null> {
     return null;

@@ -31,6 +31,12 @@ export const PROMPT_FILE_VARIABLE = "RA_PROMPT_FILE";
 export const DEFAULT_LAUNCH_TIMEOUT_MS = 30_000;
 
 /**
+ * How long after typing a message into a worker's terminal its Enter is pressed (a launcher's
+ * `sendText`): an agent that detects a paste (Codex) takes a key sent with the text for part of it.
+ */
+export const ENTER_AFTER_MS = 300;
+
+/**
  * The argv that runs the worker in a managed session. Options take the `--opt=value` form,
  * so a value starting with `-` is never read as an option.
  */

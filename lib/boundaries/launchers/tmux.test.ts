@@ -250,6 +250,31 @@ test("a window whose @ra_store changes between closeTab's look and its kill is n
   assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => [t.id, t.store]), [[launched.window, join(dirs.dir, "a")]], "the window stays");
 }));
 
+test("sendText types the text as it is into the window, then Enter, only while both its markers hold; a buffer not pasted is not left behind", tmuxTest("send", async (dirs, launcher) => {
+  const typed = join(dirs.work, "typed.txt");
+  const reader = ["sh", "-c", 'while IFS= read -r line; do printf "%s\\n" "$line" >> typed.txt; done'];
+  const launched = await launcher.launch(spec(7, dirs.work, reader, { tags: { ra_store: STORE } }));
+  const other = await launcher.launch(spec(17, dirs.work, ["sleep", "30"], { tags: { ra_store: STORE } }));
+  tests.note(dirs.root);
+  const [ref] = await launcher.tabs(7) as TabRef[];
+  // What tmux's own parser would read as syntax, were the text ever given to it as a command: a trailing ";", a format, an option.
+  const text = `-t @0 "yes" it's fine; #{pane_id} $HOME \\ élan ;`;
+  assert.is(await launcher.sendText(ref, text), "sent");
+  await waitFor("the worker to read the line", () => existsSync(typed) && readFileSync(typed, "utf8") === text + "\n");
+  // Listed as item 7's, window `other` is item 17's (a reused id): nothing is typed into it; nor into another store's.
+  assert.is(await launcher.sendText({ ...ref, id: other.window! }, "no"), "gone");
+  assert.is(await launcher.sendText({ ...ref, store: "/elsewhere/robot-army.db" }, "no"), "gone");
+  assert.match((await rejection(launcher.sendText({ ...ref, store: null }, "no"))).message, "carries no @ra_store");
+  // The store marker changes between the look and the paste: the guarded paste types nothing, and its buffer is deleted.
+  const racing = join(dirs.dir, "tmux-racing");
+  writeFileSync(racing, `#!/bin/sh\nfor a in "$@"; do [ "$a" = if-shell ] && tmux -L "$2" set-option -w -t "$RACE_WINDOW" @ra_store "$RACE_STORE"; done\nexec tmux "$@"\n`, { mode: 0o755 });
+  const racer = new TmuxLauncher({ env: { ...dirs.env, RACE_WINDOW: launched.window!, RACE_STORE: join(dirs.dir, "a") }, session: SESSION, socket: SOCKET, binary: racing });
+  assert.is(await racer.sendText(ref, "raced"), "gone");
+  await new Promise((done) => setTimeout(done, 500));
+  assert.is(readFileSync(typed, "utf8"), text + "\n", "only the first text was typed");
+  assert.is(await tmux(dirs, "list-buffers", "-F", "#{buffer_name}"), "", "no buffer of robot-army's is left");
+}));
+
 test("the terminal a launch returns reaches its server by socket path, whatever socket name or TMUX_TMPDIR is used later", tmuxTest("terminal", async (dirs, launcher) => {
   const launched = await launcher.launch(spec(7, dirs.work, ["sleep", "30"], { tags: { ra_store: STORE } }));
   tests.note(dirs.root);

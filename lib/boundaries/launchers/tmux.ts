@@ -19,7 +19,7 @@ import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { writeLaunchEnv } from "../../sessions/launch-env.ts";
 import { STORE_TAG } from "../../sessions/worker-tags.ts";
-import { DEFAULT_LAUNCH_TIMEOUT_MS, failureLine, launched, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
+import { DEFAULT_LAUNCH_TIMEOUT_MS, ENTER_AFTER_MS, failureLine, launched, sessionEnv, sessionRunArgv, watchLaunch } from "./session-run.ts";
 import { runCommand } from "../../run-command.ts";
 import type { Env, LauncherBaseOptions } from "./session-run.ts";
 import type { CommandResult } from "../../run-command.ts";
@@ -163,6 +163,34 @@ export class TmuxLauncher implements Launcher {
     if (after === null) return "closed";
     if (after !== listed) return "gone";
     throw new Error(`tmux did not close window ${ref.id}: ${failureLine(result.stderr) || `tmux exited with ${result.code}`}`);
+  }
+
+  /**
+   * Types `text` into the window by its id, then presses Enter, each only while its `@ra_item` and
+   * `@ra_store` still name the item and store it was listed with. The text goes in through a
+   * buffer of robot-army's own name (`set-buffer`, then `paste-buffer` inside one `if-shell -F`
+   * that checks both markers), so it never passes tmux's command parser and is pasted with
+   * nothing between the check and the paste. Enter is pressed `ENTER_AFTER_MS` later, on its own,
+   * under the same check.
+   */
+  async sendText(ref: TabRef, text: string): Promise<"sent" | "gone"> {
+    if (!WINDOW_ID.test(ref.id)) throw new TypeError(`tmux window id "${ref.id}" is not of the form @N`);
+    if (ref.store === null) throw new TypeError(`tmux window ${ref.id} carries no @ra_store, so whose it is cannot be told: nothing is typed into it`);
+    if ((await this.#markersOf(ref.id)) !== `${ref.item} ${ref.store}`) return "gone";
+    const guard = `#{&&:#{==:#{@ra_item},${ref.item}},#{==:#{@ra_store},${formatArgument(ref.store)}}}`;
+    const buffer = `ra-send-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+    const paste = await this.#tmux([["set-buffer", "-b", buffer, "--", text], ["if-shell", "-F", "-t", ref.id, guard, `paste-buffer -d -b ${buffer} -t ${ref.id}`]]);
+    // The paste deletes its buffer: one still there was not pasted (the markers had changed), and nothing was typed.
+    const left = await this.#tmux([["show-buffer", "-b", buffer]]);
+    if (left.code === 0) {
+      await this.#tmux([["delete-buffer", "-b", buffer]]);
+      if (paste.code === 0) return "gone";
+    }
+    if (paste.code !== 0) throw new Error(`tmux did not type into window ${ref.id}: ${failureLine(paste.stderr) || `tmux exited with ${paste.code}`}`);
+    await new Promise((done) => setTimeout(done, ENTER_AFTER_MS));
+    const enter = await this.#tmux([["if-shell", "-F", "-t", ref.id, guard, `send-keys -t ${ref.id} Enter`]]);
+    if (enter.code !== 0) throw new Error(`tmux typed into window ${ref.id} but did not press Enter: ${failureLine(enter.stderr) || `tmux exited with ${enter.code}`}`);
+    return "sent";
   }
 
   /**
