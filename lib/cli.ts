@@ -51,6 +51,12 @@ export interface Subcommand {
   run: (args: ParsedArgs) => Promise<number | void>;
 }
 
+/** Writes what an owner's verb said (lib/dispatch/verbs/owner-verbs.ts), a line each, and returns its exit code. */
+export function writeSaid(write: Write, said: { lines: string[]; code: number }): number {
+  write(asLines(...said.lines));
+  return said.code;
+}
+
 /** Parsed options and positionals of one invocation. */
 export interface ParsedArgs {
   values: Record<string, string | boolean | string[] | undefined>;

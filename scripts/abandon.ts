@@ -1,7 +1,7 @@
 /** `robot-army abandon <id> [--reason TEXT]`: the owner gives up on a work item; abandoned is final. */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { asLines, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
-import { abandonItem, describeLeftWorker } from "../lib/dispatch/verbs/abandon.ts";
+import { parse, runMain, stringOption, writeSaid, writeStdout } from "../lib/cli.ts";
+import { abandonSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import { sessionRoot } from "../lib/sessions/records.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { withStore } from "../lib/store/open.ts";
@@ -38,10 +38,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Moves the item and says so, and names the worker it left running. */
 export function run(opts: { item: number; reason?: string }, deps: { store: Store; sessionRoot: string; write: Write }): number {
-  const { item, before, worker } = abandonItem(deps.store, deps.sessionRoot, opts.item, opts.reason);
-  const left = describeLeftWorker(worker, item.id);
-  deps.write(asLines(`work item ${item.id} (${item.repo}#${item.issue}): ${before} -> abandoned (${item.reason})`, ...(left ? [left] : [])));
-  return 0;
+  return writeSaid(deps.write, abandonSaid(deps.store, deps.sessionRoot, opts.item, opts.reason));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -13,10 +13,11 @@ import { JSON_OPTION, asJson, asLines, parse, runMain, stringOption, withHelp, w
 import { now } from "../lib/clock.ts";
 import { sinceTime } from "../lib/duration.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
-import { PreconditionError, UsageError } from "../lib/errors.ts";
+import { UsageError } from "../lib/errors.ts";
 import { printable } from "../lib/printable.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
-import { acknowledgeAnomaly, listAnomalies } from "../lib/store/anomalies.ts";
+import { anomalyItemText, listAnomalies } from "../lib/store/anomalies.ts";
+import { acknowledgeSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import type { Anomaly } from "../lib/store/anomalies.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -74,11 +75,8 @@ export function run(opts: AnomaliesOptions, deps: { store: Store | undefined; wr
   // Anomalies raised before their detail was redacted may hold a secret: it is caught on the way out too.
   const out: Write = (text) => deps.write(redact(text));
   if ("ack" in opts) {
-    if (!store) throw new PreconditionError(`No anomaly ${opts.ack} is on record; "robot-army anomalies --all" lists them`);
-    const before = listAnomalies(store).find((a) => a.id === opts.ack);
-    const anomaly = acknowledgeAnomaly(store, opts.ack);
-    const already = before?.acknowledged_at != null;
-    out(opts.json ? asJson({ anomaly }) : asLines(`${already ? "already acknowledged" : "acknowledged"}: anomaly ${anomaly.id} (${anomaly.kind}${itemOf(anomaly)})`));
+    const { said, anomaly } = acknowledgeSaid(store, opts.ack);
+    out(opts.json ? asJson({ anomaly }) : asLines(...said.lines));
     return 0;
   }
   const since = opts.list.since;
@@ -90,7 +88,7 @@ export function run(opts: AnomaliesOptions, deps: { store: Store | undefined; wr
 /** The anomalies as lines: one per anomaly with what to check, then how to acknowledge. */
 export function formatAnomalies(anomalies: Anomaly[], all: boolean): string[] {
   if (anomalies.length === 0) return [all ? "no anomalies" : "no open anomalies"];
-  const lines = anomalies.map((a) => `${a.id}  ${a.kind}${itemOf(a)}  raised ${a.raised_at}  ${stateOf(a)}\n    ${printable(a.detail)}`);
+  const lines = anomalies.map((a) => `${a.id}  ${a.kind}${anomalyItemText(a)}  raised ${a.raised_at}  ${stateOf(a)}\n    ${printable(a.detail)}`);
   if (anomalies.some(isOpen)) lines.push("", 'Once you have looked: "robot-army anomalies --acknowledge <id>"');
   return lines;
 }
@@ -120,8 +118,5 @@ function anomalyId(id: string | undefined): number {
   return Number(id);
 }
 
-function itemOf(anomaly: Anomaly): string {
-  return anomaly.item === null ? "" : `, item ${anomaly.item}${anomaly.repo ? ` of ${anomaly.repo}` : ""}`;
-}
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -4,11 +4,12 @@
  * wrong answer stops with nothing signalled, and says so in the audit log.
  */
 import { hostname } from "node:os";
-import { ask, parse, runMain, writeStdout } from "../lib/cli.ts";
+import { ask, parse, runMain, writeSaid, writeStdout } from "../lib/cli.ts";
 import type { Ask, CommandDef, Write } from "../lib/cli.ts";
-import { cancelSession, cancelTarget, describeCancel, recordGaveUp } from "../lib/dispatch/verbs/cancel.ts";
+import { cancelTarget, recordGaveUp } from "../lib/dispatch/verbs/cancel.ts";
+import { cancelSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import type { CancelDeps, Confirmation } from "../lib/dispatch/verbs/cancel.ts";
-import { EXIT, PreconditionError } from "../lib/errors.ts";
+import { PreconditionError } from "../lib/errors.ts";
 import { ensureSessionRoot } from "../lib/sessions/records.ts";
 import { spoolDir } from "../lib/sessions/spool.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
@@ -66,10 +67,8 @@ export async function run(opts: CancelOptions, deps: CancelCommandDeps): Promise
     recordGaveUp(deps.store, target, answer);
     throw new PreconditionError(`Not cancelled (${answer}): nothing was signalled`);
   }
-  const result = await cancelSession(deps.store, deps, target);
-  deps.write(`${describeCancel(target.session.name, opts.item, result)}\n`);
-  // What it started runs on in the worktree: the cancel did not end everything, and says so by its code too.
-  return result.did === "left-running" ? EXIT.failed : EXIT.ok;
+  // What it started runs on in the worktree: the cancel did not end everything, and says so by its code too (exit 1).
+  return writeSaid(deps.write, await cancelSaid(deps.store, deps, opts.item));
 }
 
 /** The item's id typed (or piped in) confirms; anything else gives up. */

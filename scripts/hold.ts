@@ -3,8 +3,9 @@
  * repository, alone until `robot-army unhold`. Kept in the store and audited.
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
-import { describeHold, hold, parseHoldTarget, reasonText } from "../lib/dispatch/controls.ts";
+import { parse, runMain, stringOption, withHelp, writeSaid, writeStdout } from "../lib/cli.ts";
+import { parseHoldTarget } from "../lib/dispatch/controls.ts";
+import { holdSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { withStore } from "../lib/store/open.ts";
@@ -43,14 +44,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Holds the target and says so, or says it already was. */
 export function run(opts: { target: HoldTarget; reason?: string }, deps: { store: Store; write: Write }): number {
-  const { changed, current } = hold(deps.store, opts.target, { reason: opts.reason });
-  const what = describeHold(deps.store, current);
-  const why = reasonText(current.reason);
-  const unhold = "item" in opts.target ? `robot-army unhold ${opts.target.item}` : `robot-army unhold --repo ${opts.target.repo}`;
-  deps.write(changed
-    ? `held: ${what}${why}: not dispatched until "${unhold}"\n`
-    : `already held since ${current.set_at}: ${what}${why}\n`);
-  return 0;
+  return writeSaid(deps.write, holdSaid(deps.store, opts.target, opts.reason));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

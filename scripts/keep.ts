@@ -4,15 +4,14 @@
  * its tab. Starts, stops and signals nothing (lib/ending/keeps.ts holds the rules).
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { parse, runMain, writeStdout } from "../lib/cli.ts";
+import { parse, runMain, writeSaid, writeStdout } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
-import { describeKeep, placeKeep } from "../lib/ending/keeps.ts";
+import { keepSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
-import { noSuchItem } from "../lib/work-items/queries.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -49,10 +48,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Places the keep and says what it covers, or that it was already placed. */
 export function run(opts: { item: number }, deps: { config: Config; store: Store | undefined; write: Write }): number {
-  if (!deps.store) throw noSuchItem(opts.item);
-  const { placed, keep } = placeKeep(deps.store, opts.item, { worker: deps.config.worker });
-  deps.write(placed ? `kept: ${describeKeep(keep)}\n` : `already kept since ${keep.placed_at}: ${describeKeep(keep)}\n`);
-  return 0;
+  return writeSaid(deps.write, keepSaid(deps.store, deps.config, opts.item));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

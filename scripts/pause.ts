@@ -3,8 +3,8 @@
  * The pause lives in the store, so it outlives the daemon and a restart of the machine.
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
-import { pause, reasonText } from "../lib/dispatch/controls.ts";
+import { parse, runMain, stringOption, writeSaid, writeStdout } from "../lib/cli.ts";
+import { pauseSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { withStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -36,12 +36,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Pauses dispatch and says so, or says it already was. */
 export function run(opts: { reason?: string }, deps: { store: Store; write: Write }): number {
-  const { changed, current } = pause(deps.store, opts);
-  const why = reasonText(current.reason);
-  deps.write(changed
-    ? `paused${why}: no worker session is dispatched until "robot-army unpause"\n`
-    : `already paused since ${current.since}${why}\n`);
-  return 0;
+  return writeSaid(deps.write, pauseSaid(deps.store, opts.reason));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

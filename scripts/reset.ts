@@ -4,13 +4,13 @@
  * only when typed at a terminal.
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
+import { parse, runMain, writeSaid, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION } from "../lib/config.ts";
 import { EFFECT_LEVEL_OPTIONS } from "../lib/effects.ts";
-import { EXIT, PreconditionError } from "../lib/errors.ts";
+import { PreconditionError } from "../lib/errors.ts";
 import type { DispatchDeps } from "../lib/dispatch/dispatch-deps.ts";
 import { withDispatchDeps } from "../lib/dispatch/verbs/command-deps.ts";
-import { resetItem } from "../lib/dispatch/verbs/reset.ts";
+import { resetSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 
 /** How the command is called; its help is generated from this. */
@@ -53,16 +53,7 @@ export async function main(argv: string[]): Promise<number> {
 /** Resets the item and says what became of the worktree and branch; exit 3 when a guard kept them. */
 export async function run(opts: { item: number; force: boolean }, deps: ResetDeps): Promise<number> {
   if (opts.force && !deps.atTerminal) throw forceNeedsTerminal();
-  const { removal, reset, item, held } = await resetItem(deps, opts.item, { force: opts.force });
-  const say = (o: { status: string; reason?: string }) =>
-    o.status === "kept" ? `kept (${o.reason})` : o.status === "not_attempted" ? "kept (its worktree was kept)" : o.status;
-  const lines = [`worktree: ${say(removal.worktree)}`, `branch  : ${say(removal.branch)}`];
-  if (removal.branch.status === "deleted" && removal.bundle) lines.push(`bundle  : ${removal.bundle} (bring the branch back: ${removal.restore})`);
-  if (!reset) lines.push(`work item ${item.id} stays ${item.state}; "robot-army reset ${item.id} --force" at a terminal discards the work`);
-  else lines.push(`work item ${item.id} (${item.repo}#${item.issue}): ready`);
-  if (held) lines.push(`work item ${item.id} is held for you: ${held}`);
-  deps.write(asLines(...lines));
-  return reset ? EXIT.ok : EXIT.precondition;
+  return writeSaid(deps.write, await resetSaid(deps, opts.item, opts.force));
 }
 
 function forceNeedsTerminal(): PreconditionError {

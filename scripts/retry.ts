@@ -1,8 +1,8 @@
 /** `robot-army retry <id>`: a failed work item goes back to ready, so dispatch starts it afresh. */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { asLines, parse, runMain, writeStdout } from "../lib/cli.ts";
+import { parse, runMain, writeSaid, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
-import { retryItem } from "../lib/dispatch/verbs/retry.ts";
+import { retrySaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import type { RetryDeps } from "../lib/dispatch/verbs/retry.ts";
 import { ensureStateDir } from "../lib/state-dir.ts";
 import { withStore } from "../lib/store/open.ts";
@@ -38,9 +38,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Moves the item and says so; a refusal is a PreconditionError (exit 3). */
 export async function run(opts: { item: number }, deps: RetryDeps & { write: Write }): Promise<number> {
-  const item = await retryItem(deps, opts.item);
-  deps.write(asLines(`work item ${item.id} (${item.repo}#${item.issue}): failed -> ready`));
-  return 0;
+  return writeSaid(deps.write, await retrySaid(deps, opts.item));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

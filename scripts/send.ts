@@ -3,9 +3,10 @@
  * owner would at its prompt, and press Enter (lib/dispatch/verbs/send.ts holds the rules).
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { parse, runMain, writeStdout } from "../lib/cli.ts";
+import { parse, runMain, writeSaid, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION, configFromArgs, hostName } from "../lib/config.ts";
-import { describeSent, SEND_LIMIT, sendToWorker } from "../lib/dispatch/verbs/send.ts";
+import { SEND_LIMIT } from "../lib/dispatch/verbs/send.ts";
+import { sendSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import type { SendDeps } from "../lib/dispatch/verbs/send.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -49,9 +50,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Types the message and says where. */
 export async function run(opts: { item: number; text: string }, deps: SendDeps & { write: Write }): Promise<number> {
-  const sent = await sendToWorker(deps, opts.item, opts.text);
-  deps.write(`${describeSent(sent)}\n`);
-  return 0;
+  return writeSaid(deps.write, await sendSaid(deps, opts.item, opts.text));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

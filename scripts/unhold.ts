@@ -1,12 +1,12 @@
 /** `robot-army unhold <id> | --repo R`: lifts a hold, so dispatch may take the item or repository again. */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { parse, runMain, stringOption, withHelp, writeStdout } from "../lib/cli.ts";
-import { describeHold, parseHoldTarget, unhold } from "../lib/dispatch/controls.ts";
+import { parse, runMain, stringOption, withHelp, writeSaid, writeStdout } from "../lib/cli.ts";
+import { parseHoldTarget } from "../lib/dispatch/controls.ts";
+import { unholdSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import type { HoldTarget } from "../lib/dispatch/controls.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
-import { noSuchItem } from "../lib/work-items/queries.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
 
 /** How the command is called; its help is generated from this. */
@@ -33,16 +33,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Lifts the hold and says so, or says there was none. */
 export function run(opts: { target: HoldTarget }, deps: { store: Store | undefined; write: Write }): number {
-  const { store } = deps;
-  if (!store) {
-    if ("item" in opts.target) throw noSuchItem(opts.target.item);
-    deps.write(`not held: repository ${opts.target.repo}\n`);
-    return 0;
-  }
-  const lifted = unhold(store, opts.target);
-  const what = describeHold(store, "item" in opts.target ? { item: opts.target.item, repo: null } : { item: null, repo: opts.target.repo });
-  deps.write(lifted ? `unheld: ${what} (held since ${lifted.current.set_at})\n` : `not held: ${what}\n`);
-  return 0;
+  return writeSaid(deps.write, unholdSaid(deps.store, opts.target));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

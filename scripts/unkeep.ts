@@ -3,15 +3,13 @@
  * the ordinary rules. Starts, stops and signals nothing; the next pass applies the rules.
  */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { parse, runMain, writeStdout } from "../lib/cli.ts";
+import { parse, runMain, writeSaid, writeStdout } from "../lib/cli.ts";
 import { CONFIG_OPTION, checkConfigOption } from "../lib/config-path.ts";
-import { releaseKeep } from "../lib/ending/keeps.ts";
-import type { KeepEntry } from "../lib/ending/keeps.ts";
+import { unkeepSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
-import { getItem, noSuchItem } from "../lib/work-items/queries.ts";
 
 /** How the command is called; its help is generated from this. */
 export const command: CommandDef = {
@@ -40,23 +38,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Releases the keep and says what happens now, or says there was none. */
 export function run(opts: { item: number }, deps: { store: Store | undefined; write: Write }): number {
-  if (!deps.store) throw noSuchItem(opts.item);
-  const released = releaseKeep(deps.store, opts.item);
-  if (!released) {
-    const item = getItem(deps.store, opts.item)!;
-    deps.write(`not kept: item ${item.id} (${item.repo}#${item.issue})\n`);
-    return 0;
-  }
-  deps.write(`unkept: item ${released.item} (${released.repo}#${released.issue}, ${released.state}): ${whatNow(released)}\n`);
-  return 0;
-}
-
-/** What the ordinary rules do with the worker the keep covered. */
-function whatNow(keep: KeepEntry): string {
-  if (!keep.session) return "its keep covered no live session";
-  const worker = `${keep.session.name} (${keep.session.id})`;
-  if (keep.state !== "done") return `${worker} is retired by the ordinary rules once the item is done`;
-  return `${worker} goes back to the ordinary rules: with a merged pull request it is retired on the next pass that finds it idle, otherwise once it has been idle 30 minutes`;
+  return writeSaid(deps.write, unkeepSaid(deps.store, opts.item));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

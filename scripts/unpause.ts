@@ -1,7 +1,7 @@
 /** `robot-army unpause`: lifts `robot-army pause`, so dispatch starts worker sessions again. */
 import type { CommandDef, Write } from "../lib/cli.ts";
-import { parse, runMain, writeStdout } from "../lib/cli.ts";
-import { unpause } from "../lib/dispatch/controls.ts";
+import { parse, runMain, writeSaid, writeStdout } from "../lib/cli.ts";
+import { unpauseSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -28,9 +28,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** Lifts the pause and says so, or says there was none. */
 export function run(_opts: Record<string, never>, deps: { store: Store | undefined; write: Write }): number {
-  const lifted = deps.store ? unpause(deps.store) : undefined;
-  deps.write(lifted ? `unpaused: dispatch runs again (it was paused since ${lifted.current.since})\n` : "not paused\n");
-  return 0;
+  return writeSaid(deps.write, unpauseSaid(deps.store));
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -186,3 +186,8 @@ function fromRow(row: unknown): Anomaly {
   // node:sqlite rows have a null prototype.
   return { ...(row as Anomaly) };
 }
+
+/** The item an anomaly is about, as its one-line forms name it: `, item 3 of demo/widgets`, or "" when it names none. */
+export function anomalyItemText(anomaly: Pick<Anomaly, "item" | "repo">): string {
+  return anomaly.item === null ? "" : `, item ${anomaly.item}${anomaly.repo ? ` of ${anomaly.repo}` : ""}`;
+}

@@ -1,14 +1,13 @@
 /** What `resume` and `restart` share as commands: options, the run, and what they print. */
 import type { CommandDef, Write } from "../../cli.ts";
-import { asLines, parse, writeStdout } from "../../cli.ts";
+import { parse, writeSaid, writeStdout } from "../../cli.ts";
 import { CONFIG_OPTION } from "../../config.ts";
 import { EFFECT_LEVEL_OPTIONS } from "../../effects.ts";
-import { EXIT } from "../../errors.ts";
 import { itemIdArgument } from "../../work-items/argument.ts";
 import type { Relaunch } from "../comments.ts";
 import type { DispatchDeps } from "../dispatch-deps.ts";
 import { withDispatchDeps } from "./command-deps.ts";
-import { RelaunchFailedError, relaunchItem } from "./relaunch.ts";
+import { relaunchSaid } from "./owner-verbs.ts";
 
 const REFUSALS = `
 It refuses while a session works for the item or in its worktree (or one cannot be
@@ -37,16 +36,7 @@ export function relaunchCommand(how: Relaunch, summary: string, description: str
 
   /** Starts the new session and says where it runs; a worker that could not start throws RelaunchFailedError (exit 1). */
   async function run(opts: { item: number; force: boolean }, deps: DispatchDeps & { write: Write }): Promise<number> {
-    const outcome = await relaunchItem(deps, opts.item, { how, force: opts.force });
-    if (outcome.result === "failed") throw new RelaunchFailedError(outcome);
-    const s = outcome.session!;
-    deps.write(asLines(
-      `work item ${opts.item}: ${how === "resume" ? "resumed" : "restarted"} as attempt ${outcome.attempt} in session ${s.name} (${s.id})`,
-      `  worktree: ${s.worktree}`,
-      `  branch  : ${s.branch}`,
-      outcome.earlier ? `  earlier : ${outcome.earlier}` : "  earlier : none on record",
-    ));
-    return EXIT.ok;
+    return writeSaid(deps.write, await relaunchSaid(deps, how, opts.item, opts.force));
   }
 
   /** Parses argv, wires dispatch's dependencies, and runs it. */
