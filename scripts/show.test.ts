@@ -18,6 +18,11 @@ import { openJournal } from "../lib/episodes/journal.ts";
 import { cleanupItem } from "../lib/cleanup/cleanup.ts";
 import { endSession, sessionsOf } from "../lib/work-items/sessions.ts";
 import { command, run, showOptions } from "./show.ts";
+import { writeFileSync } from "node:fs";
+import { git, originCloneTemplate } from "../lib/testing/fixtures.ts";
+
+const repos = originCloneTemplate();
+test.after(() => repos.remove());
 
 async function show(store: Store | undefined, ...argv: string[]): Promise<string> {
   return await showWith(await configWithRepos({ "demo/widgets": 0 }), store, ...argv);
@@ -270,6 +275,38 @@ test("show lists the episode records cleanup archived, each copy under the state
     const json = JSON.parse(await showWith(w.config, w.store, String(id), "--json", "--include-simulated"));
     assert.is(json.archived_records.length, 1);
     assert.is(json.archived_records[0].kept, true);
+  }));
+
+test("an interrupted item's show says what to decide by: how it ended, what its worktree holds, its pull request, when it last worked; a done one does not", () =>
+  withTempDir(async (dir) => {
+    const { clone } = repos.copy(join(dir, "repos"));
+    const worktree = join(dir, "issue-12");
+    git(clone, "worktree", "add", "--quiet", "-b", "ra/12-fix", worktree, "origin/main");
+    writeFileSync(join(worktree, "notes.md"), "untracked\n");
+    await withStore(async (store) => {
+      const config = await configWithRepos({ "demo/widgets": 0 });
+      const id = makeItem(store, { issue: 12, state: "active" }).id;
+      recordSession(store, {
+        id: "s-1", item: id, name: "ra-widgets-12", host: "testhost", launcher: "tmux", marker: "@ra_item=1",
+        worktree, branch: "ra/12-fix", started_at: "2026-01-15T09:00:00Z", simulated: false, terminal: null,
+      });
+      endSession(store, "s-1", "crashed", { code: 1, at: "2026-01-15T09:40:00Z" });
+      transition(store, id, "interrupted", { reason: "worker crashed" });
+      const shown = await showWith(config, store, String(id));
+      assert.match(shown, [
+        "decide  : what it ended with and holds",
+        "  ended    crashed (exit 1) at 2026-01-15T09:40:00Z, session ra-widgets-12",
+        "  uncommitted 1 file (notes.md)",
+        "  commits  0 not on main, the branch not on origin",
+        "  pull     none open",
+        "  worked   last at 2026-01-15T09:40:00Z",
+        "  choices  resume carries on in its worktree with the worker's context; restart starts a fresh worker there; reset is refused over 1 uncommitted file (only --force at a terminal discards them)",
+      ].join("\n"));
+      assert.equal(JSON.parse(await showWith(config, store, String(id), "--json")).decision.work.uncommitted, 1);
+      transition(store, id, "done", { reason: "issue closed", issueClosedObserved: true });
+      assert.not.match(await showWith(config, store, String(id)), "decide  :");
+      assert.is(JSON.parse(await showWith(config, store, String(id), "--json")).decision, null);
+    });
   }));
 
 test.run();

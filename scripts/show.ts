@@ -26,6 +26,7 @@ import type { Store } from "../lib/store/open.ts";
 import { noSuchItem } from "../lib/work-items/queries.ts";
 import type { WorkItem } from "../lib/work-items/queries.ts";
 import { describeQuickExit } from "../lib/work-items/quick-exit.ts";
+import { decisionLines, decisionOf, DECIDING_STATES } from "../lib/reports/decision.ts";
 import { activityOf, describeActivity, readRegistry } from "../lib/work-items/idleness.ts";
 import type { Activity } from "../lib/work-items/idleness.ts";
 import { readRecord, sessionRoot } from "../lib/sessions/records.ts";
@@ -116,10 +117,12 @@ export async function run(opts: ShowOptions, deps: ShowDeps): Promise<number> {
   }
   const report = itemReport(deps.store!, deps.config, item);
   const workers = await liveWorkers(report.sessions, deps.config, deps.sessionRoot ?? sessionRoot());
+  // An interrupted or failed item waits for the owner's choice: what it would be decided by.
+  const decision = DECIDING_STATES.has(item.state) ? await decisionOf(deps.store!, deps.config, report) : null;
   // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
   const write = (text: string) => deps.write(redact(text));
   if (opts.json) {
-    write(JSON.stringify({ ...report, workers: Object.fromEntries(workers) }, null, 2) + "\n");
+    write(JSON.stringify({ ...report, workers: Object.fromEntries(workers), decision }, null, 2) + "\n");
   } else {
     const { url, history, sessions, trust, pull_requests: pulls, cleanup, archived_records: archived, claim } = report;
     const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined, archived, workers, claim);
@@ -127,6 +130,7 @@ export async function run(opts: ShowOptions, deps: ShowDeps): Promise<number> {
     // As the profile it was started with brings it back (the config's for rows from before that was recorded).
     const resume = latest ? resumeCommand({ ...deps.config.worker, profile: latest.profile ?? deps.config.worker.profile }, latest.id) : null;
     if (resume) lines.push(`resume  : ${resume}  (in ${latest!.worktree})`);
+    if (decision) lines.push("decide  : what it ended with and holds", ...decisionLines(decision));
     const unobservable = noRegistryLine(deps.config.worker.profile);
     if (unobservable !== null) lines.push(`registry: ${unobservable}`);
     write(lines.map((line) => line + "\n").join(""));

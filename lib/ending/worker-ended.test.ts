@@ -185,4 +185,19 @@ test("an item already interrupted or done stays as it is whatever the exit says"
   }
 });
 
+
+test("every end keeps the worker's last lines for the owner's decision: a quick exit as one, a later end as session.last_lines; none when it printed nothing", () =>
+  withStore((store) => {
+    const item = activeItem(store);
+    closeFromExit(store, { id: "s1", item }, { ...exited(1), ended: "crashed", ran_seconds: 600, last_lines: ["Error: out of memory"] });
+    assert.equal(queryAudit(store, { kind: "session.last_lines", item }).map((r) => [r.sessionId, r.body.code, r.body.last_lines]), [["s1", 1, ["Error: out of memory"]]]);
+    assert.equal(queryAudit(store, { kind: "session.quick_exit", item }), []);
+    recordSession(store, {
+      id: "s2", item, name: "ra-widgets-7", host: "testhost", launcher: "process", marker: "m", worktree: "/w/7", branch: BRANCH,
+      started_at: "2026-01-15T12:30:00Z", simulated: false,
+    });
+    closeFromExit(store, { id: "s2", item }, { ...exited(0), ran_seconds: 900, last_lines: [] });
+    assert.equal(queryAudit(store, { kind: "session.last_lines", item }).length, 1, "nothing kept of an end that printed nothing");
+  }));
+
 test.run();

@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
 import { runtimeArgv } from "../runtime.ts";
 import { identify, liveness } from "../processes.ts";
-import { advanceCursor, appendAudit, auditEffect, intentsWithoutOutcome, lastAuditId, newLogCursor, queryAudit, writerOf } from "./audit.ts";
+import { advanceCursor, appendAudit, asActor, auditEffect, intentsWithoutOutcome, lastAuditId, newLogCursor, queryAudit, writerOf } from "./audit.ts";
 import { fullScans } from "../testing/query-plans.ts";
 import type { AuditRecord } from "./audit.ts";
 import { openStore } from "./open.ts";
@@ -82,6 +82,28 @@ test("an appended record comes back as stored: plain object, typed fields", asyn
     assert.equal(record, expected);
     assert.equal(queryAudit(store), [expected]);
     assert.is(Object.getPrototypeOf(queryAudit(store)[0]), Object.prototype);
+  });
+});
+
+test("records written inside asActor name the actor, through every await of an effect; records outside it name none", async () => {
+  await withStore(async (store) => {
+    appendAudit(store, { at: AT, kind: "keep.placed", item: 1, body: { by: "terminal" } });
+    await asActor("web session 1a2b3c4d from 127.0.0.1", async () => {
+      appendAudit(store, { at: AT, kind: "state.work_item", item: 1, body: { to: "ready" } });
+      await auditEffect(store, { kind: "session.send", item: 1, body: { length: 3 } }, async () => {
+        await new Promise((done) => setTimeout(done, 10));
+        return "sent";
+      }, (result) => ({ result }));
+    });
+    // Another caller at the same time, outside it: not the web session's.
+    appendAudit(store, { at: AT, kind: "keep.released", item: 1 });
+    assert.equal(queryAudit(store).map((r) => [r.kind, r.phase, r.body.actor ?? null]), [
+      ["keep.placed", "fact", null],
+      ["state.work_item", "fact", "web session 1a2b3c4d from 127.0.0.1"],
+      ["session.send", "intent", "web session 1a2b3c4d from 127.0.0.1"],
+      ["session.send", "outcome", "web session 1a2b3c4d from 127.0.0.1"],
+      ["keep.released", "fact", null],
+    ]);
   });
 });
 

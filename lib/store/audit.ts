@@ -7,8 +7,13 @@
  * Every intent names the process that wrote it (`writer`: pid plus start time, as
  * lib/processes.ts knows processes): an intent whose writer is proven gone was cut short.
  *
+ * A record written on someone's behalf other than the command's caller at the terminal (the
+ * dashboard's web session that pressed a button) names them as `actor` in its body: every
+ * record written inside `asActor`, the verb's state changes and effects alike.
+ *
  * The table's triggers refuse UPDATE and DELETE, so nothing here can rewrite history.
  */
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { SQLInputValue, SQLOutputValue } from "node:sqlite";
 import { isoSeconds, now, parseTimestamp } from "../clock.ts";
 import { faultAfter } from "./fault.ts";
@@ -102,6 +107,7 @@ const INSERT = `INSERT INTO audit (at, kind, phase, repo, item, session_id, epis
  */
 export function appendAudit(store: Store, record: AuditInput): AuditRecord {
   const phase = record.phase ?? "fact";
+  const actor = actors.getStore();
   if (!record.kind) throw new TypeError("An audit record needs a kind");
   if (phase !== "fact" && !record.actionId) throw new TypeError(`An audit ${phase} needs an action id`);
   const row = store.statement(INSERT).get(
@@ -115,11 +121,23 @@ export function appendAudit(store: Store, record: AuditInput): AuditRecord {
     record.actionId ?? null,
     record.simulated ? 1 : 0,
     // The log can never be purged: a secret in outside text (an error, a step's output) is redacted before it lands.
-    JSON.stringify(redactAll(record.body ?? {})),
+    JSON.stringify(redactAll(actor === undefined ? record.body ?? {} : { ...record.body, actor })),
   );
   // The crash suite's fault point (RA_FAULT): inert unless set.
   faultAfter({ kind: record.kind, phase });
   return fromRow(row);
+}
+
+/** Who the records being written are written for, where it is not the terminal's caller (asActor). */
+const actors = new AsyncLocalStorage<string>();
+
+/**
+ * Runs `fn` with every audit record it writes, through every await, naming `actor` (`web session
+ * 1a2b3c4d from 127.0.0.1`) in its body: the dashboard runs each button's verb inside it.
+ * @example await asActor("web session 1a2b3c4d from 127.0.0.1", () => retrySaid(deps, 12));
+ */
+export function asActor<T>(actor: string, fn: () => T): T {
+  return actors.run(actor, fn);
 }
 
 /** The newest record's id (0 for an empty log): where "what happened since" starts. */

@@ -1,22 +1,27 @@
 /**
  * What every part of the dashboard reads: the config, the state dir, the managed sessions'
- * root, the store (opened on first need and kept: the dashboard only reads, but for the few
- * writes the CLI's own functions make, audited as the CLI audits them) and the daemon's
- * health verdict. The Hono app's variables are typed here too.
+ * root, the store (opened on first need and kept: the dashboard reads, and its buttons act
+ * through the functions the commands run, audited as the commands audit them, naming the web
+ * session), whether it may act at all (`serve --read-only`), what the verbs that start or remove
+ * work need (wired on first need, as the commands wire them) and the daemon's health verdict.
+ * The Hono app's variables are typed here too.
  */
 import type { Config } from "../config.ts";
 import { checkHealth } from "../daemon/health.ts";
 import type { Health } from "../daemon/health.ts";
 import { parseDuration } from "../duration.ts";
+import type { DispatchDeps } from "../dispatch/dispatch-deps.ts";
+import { dispatchDepsFor } from "../dispatch/verbs/command-deps.ts";
 import { openExistingStore } from "../store/open.ts";
 import type { Store } from "../store/open.ts";
+import { PreconditionError } from "../errors.ts";
 
 /**
  * The Hono environment of the dashboard's app: the CSRF token the guard set for this request's
  * forms, and, on a login form's POST, the wrong-token try the guard counted before its body was
  * read (taken back when the token is right).
  */
-export type WebEnv = { Variables: { csrf: string; loginTry?: number } };
+export type WebEnv = { Variables: { csrf: string; loginTry?: number; actor: string } };
 
 /** What the dashboard's pages read. */
 export interface WebContext {
@@ -28,11 +33,16 @@ export interface WebContext {
   store(): Promise<Store | undefined>;
   /** The daemon's health verdict, as `robot-army health` judges it. */
   health(): Health;
+  /** True when the dashboard only shows (`serve --read-only`): no buttons, and every action refused. */
+  readonly readOnly: boolean;
+  /** What resume, restart and reset use, at the daemon's effect level: wired on first need. */
+  dispatchDeps(): Promise<DispatchDeps>;
 }
 
 /** The context of a dashboard reading `stateDir`: the store opened on first need, and closed by `close`. */
-export function webContext(config: Config, stateDir: string, sessionRoot: string): WebContext & { close(): void } {
+export function webContext(config: Config, stateDir: string, sessionRoot: string, options: { readOnly?: boolean } = {}): WebContext & { close(): void } {
   let store: Store | undefined;
+  let deps: Promise<DispatchDeps> | undefined;
   let opening: Promise<Store | undefined> | undefined;
   const maxAgeMs = parseDuration(config.health.max_age, "health.max_age");
   return {
@@ -47,7 +57,19 @@ export function webContext(config: Config, stateDir: string, sessionRoot: string
       return store;
     },
     health: () => checkHealth(stateDir, maxAgeMs),
+    readOnly: options.readOnly ?? false,
+    async dispatchDeps() {
+      const opened = await this.store();
+      if (!opened) throw new PreconditionError(`Nothing is recorded in ${stateDir} yet, so there is nothing to start`);
+      deps ??= dispatchDepsFor(config, opened, stateDir, config.daemon.effect_level).then((wired) => ({ ...wired, sessionRoot }));
+      // A connection that failed is tried again on the next press.
+      return await deps.catch((error) => {
+        deps = undefined;
+        throw error;
+      });
+    },
     close() {
+      deps = undefined;
       store?.close();
       store = undefined;
     },

@@ -201,10 +201,15 @@ async function admit(c: Context<WebEnv>, access: WebAccess, hosts: HostRule, log
       return c.text(`Refused: this request came through a proxy (it carries ${proxied}), so from beyond this machine, and this dashboard has no token: set [web] token_file\n`, 403);
     }
     c.set("csrf", csrfToken(access.secret, "loopback"));
+    c.set("actor", `web (no login) from ${clientOf(c)}`);
   } else {
     const answer = authenticate(c, access, login);
     if (answer instanceof Response) return answer;
     by = answer;
+    // Who acts, as the audit log names them: the login session by a digest of its cookie (never the cookie), or the API's token.
+    const cookie = getCookie(c, SESSION_COOKIE);
+    const who = by === "bearer" ? "web api (bearer token)" : by === "cookie" && cookie ? `web session ${createHash("sha256").update(cookie).digest("hex").slice(0, 8)}` : "web (not logged in)";
+    c.set("actor", `${who} from ${clientOf(c)}`);
   }
   if (c.req.method === "GET" || c.req.method === "HEAD") return undefined;
   // No request that changes something carries more than a form: its size is known, and judged, before a byte of it is read.

@@ -5,7 +5,9 @@
  * exit record (its holder read them from its log or its tmux pane), are kept in a
  * `session.quick_exit` audit record (redacted as every audit body is). Its session's files may be gone
  * by then (a session that ends by itself is reaped), so this is where `show`, `status`'s
- * "needs you" and the dashboard read them.
+ * "needs you" and the dashboard read them. Any other end keeps its last lines too, as
+ * `session.last_lines`, for the facts an interrupted or failed item shows the owner
+ * (lib/reports/decision.ts): how its worker ended, in its own words.
  */
 import { appendAudit, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -16,6 +18,9 @@ export const QUICK_EXIT_SECONDS = 10;
 
 /** The audit kind that keeps a quick exit. */
 export const QUICK_EXIT_KIND = "session.quick_exit";
+
+/** The audit kind that keeps the last lines of any other end. */
+export const LAST_LINES_KIND = "session.last_lines";
 
 /** A quick exit as the reports show it. */
 export interface QuickExit {
@@ -34,11 +39,12 @@ export function isQuickExit(exit: Exit): boolean {
   return exit.ran_seconds !== undefined && exit.ran_seconds <= QUICK_EXIT_SECONDS && exit.ended !== "killed";
 }
 
-/** Records a quick exit of the session (inside the caller's transaction); nothing for any other exit. */
+/** Records how the session's worker ended (inside the caller's transaction): a quick exit as one, any other end with its last lines. */
 export function recordQuickExit(store: Store, session: { id: string; item: number; simulated?: boolean }, exit: Exit): void {
-  if (!isQuickExit(exit)) return;
+  const quick = isQuickExit(exit);
+  if (!quick && !exit.last_lines?.length) return;
   appendAudit(store, {
-    kind: QUICK_EXIT_KIND, item: session.item, sessionId: session.id, simulated: session.simulated ?? false,
+    kind: quick ? QUICK_EXIT_KIND : LAST_LINES_KIND, item: session.item, sessionId: session.id, simulated: session.simulated ?? false,
     body: { ran_seconds: exit.ran_seconds, ended: exit.ended, code: exit.code, signal: exit.signal, last_lines: exit.last_lines ?? [] },
   });
 }
@@ -58,6 +64,17 @@ export function quickExitsOf(store: Store, sessions: ReadonlyArray<{ id: string;
     }
   }
   return found;
+}
+
+/** How the session's worker ended, with its last lines, whether quickly or not; undefined when no exit of it kept any. */
+export function endingOf(store: Store, session: { id: string; item: number }): QuickExit | undefined {
+  const record = queryAudit(store, { kinds: [QUICK_EXIT_KIND, LAST_LINES_KIND], item: session.item }).filter((r) => r.sessionId === session.id).at(-1);
+  if (!record) return undefined;
+  const body = record.body as Partial<Omit<QuickExit, "session">>;
+  return {
+    session: session.id, ran_seconds: body.ran_seconds ?? 0, ended: body.ended ?? "exited", code: body.code ?? null, signal: body.signal ?? null,
+    last_lines: Array.isArray(body.last_lines) ? body.last_lines : [],
+  };
 }
 
 /**
