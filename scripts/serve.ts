@@ -20,17 +20,28 @@ import { listen } from "../lib/web/serve.ts";
 export const command: CommandDef = {
   name: "serve",
   summary: "Serve the web dashboard: what runs, what needs you, each item's live terminal",
-  usage: "serve [--bind ADDR] [--port N] [--render PATH] [--config FILE]",
+  usage: "serve [--bind ADDR] [--port N] [--read-only] [--render PATH] [--config FILE]",
   description: `\
 Serves the dashboard at http://<bind>:<port>/ (default 127.0.0.1:8787, or [web] bind and
 port) until interrupted, and prints its address. Its pages: / what needs you (failed items
 with why, workers that asked you something, interrupted items, open anomalies, held
-items), /active (every worker session, idle or busy and for how long, its pull request,
-a keep button, and the keeps in force with their release buttons), /items/<id> (an item's
-state, history, sessions, pull requests, cleanup, the commands that apply, and its worker's
-terminal, live and read-only), /queue, /anomalies (with acknowledge) and /log (the audit
-log, newest first). Each page's data is JSON under /api (/api/needs, /api/active, ...).
-Pages update themselves and say when their data was read and whether the daemon is alive.
+items, the pause), /active (every worker session, idle or busy and for how long, its pull
+request, a keep button, and the keeps in force with their release buttons), /items/<id> (an
+item's state, history, sessions, pull requests, cleanup, what an interrupted or failed item
+is decided by, the verbs that apply, and its worker's terminal, live), /queue, /anomalies
+and /log (the audit log, newest first). Each page's data is JSON under /api (/api/needs,
+/api/active, ...). Pages update themselves and say when their data was read and whether
+the daemon is alive.
+
+The owner's verbs are buttons where they apply: resume, restart, retry, reset, cancel,
+abandon, keep and release, hold and unhold (an item or its repository), pause and unpause,
+acknowledge an anomaly, and a box that types a line into an interactive worker's window
+(as "robot-army send" does). Each runs the function its command runs, under the same caps,
+pauses, holds and refusals, answers with the command's own words, and is written to the
+audit log naming the web session that pressed it. Cancel, abandon, reset and restart open a
+confirmation first, saying what the worktree holds that could be lost; reset never forces.
+A form pressed twice (a double tap, a resubmission) acts once. --read-only shows no buttons
+and refuses every action.
 
 On a loopback address no login is needed. Bound to any other address, or with [web]
 allowed_hosts naming a host that is not loopback, it refuses to start without [web]
@@ -39,7 +50,6 @@ carries a proxy's headers (X-Forwarded-For, Forwarded, Via, ...). The login form
 token once and sets a cookie, good until serve restarts; the JSON API takes
 "Authorization: Bearer <token>". Every request's Host must be the address bound or one of
 [web] allowed_hosts; buttons post with a CSRF token and the dashboard's own Origin.
-Nothing typed in the dashboard ever reaches a worker.
 
 --render PATH prints the page at PATH (HTML, or JSON under /api) as the dashboard would
 serve it, and exits: 0 when it was found, 1 when not.
@@ -47,10 +57,11 @@ serve it, and exits: 0 when it was found, 1 when not.
   options: {
     bind: { type: "string", value: "ADDR", description: "The address to listen on (default [web] bind, 127.0.0.1)" },
     port: { type: "string", value: "N", description: "The port to listen on, 0 for any free one (default [web] port, 8787)" },
+    "read-only": { type: "boolean", description: "Show, and change nothing: no buttons, and every action refused" },
     render: { type: "string", value: "PATH", description: "Print the page at PATH (such as / or /api/active) and exit" },
     config: CONFIG_OPTION,
   },
-  examples: ["robot-army serve", "robot-army serve --port 9000", "robot-army serve --render /api/needs"],
+  examples: ["robot-army serve", "robot-army serve --port 9000", "robot-army serve --read-only", "robot-army serve --render /api/needs"],
 };
 
 /** What `serve` was asked for; unset: the config's. */
@@ -58,6 +69,8 @@ export interface ServeOptions {
   bind?: string;
   port?: number;
   render?: string;
+  /** Show, and change nothing (`--read-only`). */
+  readOnly?: boolean;
 }
 
 /** What `serve` reads and where it writes; `stop` ends serving. */
@@ -75,7 +88,7 @@ export async function main(argv: string[]): Promise<number> {
   const opts = withHelp(command, (): ServeOptions => {
     const render = stringOption(args, "render");
     if (render !== undefined && !render.startsWith("/")) throw new UsageError(`--render takes a path that starts with "/", such as /active; got "${render}"`);
-    return { bind: stringOption(args, "bind"), port: integerOption(args, "port", 0, 65535), render };
+    return { bind: stringOption(args, "bind"), port: integerOption(args, "port", 0, 65535), render, readOnly: args.values["read-only"] === true };
   });
   const config = await configFromArgs(args);
   if (opts.render === undefined) smallAndSteady();
@@ -95,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
 export async function run(opts: ServeOptions, deps: ServeDeps): Promise<number> {
   const bind = opts.bind ?? deps.config.web.bind;
   const port = opts.port ?? deps.config.web.port;
-  const ctx = webContext(deps.config, deps.stateDir, deps.sessionRoot);
+  const ctx = webContext(deps.config, deps.stateDir, deps.sessionRoot, { readOnly: opts.readOnly });
   try {
     if (opts.render !== undefined) {
       // The owner at the terminal reads the store already: a rendered page needs no login.

@@ -271,10 +271,10 @@ test("an item's page: state, failure, history, the commands that apply; an unkno
       assert.is(data.item.state, "failed");
       assert.is(data.item.failure, "worktree could not be made: disk full");
       assert.is(data.item.history.length, 4);
-      assert.equal(data.commands.map((c) => c.command), ["robot-army retry 1", "robot-army reset 1", "robot-army abandon 1"]);
+      assert.equal(data.commands.map((c) => c.command), ["robot-army retry 1", "robot-army reset 1", "robot-army abandon 1", "robot-army hold 1", "robot-army hold --repo demo/widgets"]);
       assert.is(data.terminal, null);
       const active = await json(`${base}/api/items/3`) as { terminal: { session: string; stream: string } };
-      assert.equal(active.terminal, { session: "ra-widgets-3", open: true, stream: "/api/items/3/terminal" });
+      assert.equal(active.terminal, { session: "ra-widgets-3", open: true, stream: "/api/items/3/terminal", send: false }, "a headless worker has no window to type into");
       const page = await (await fetch(`${base}/items/3`, { headers: { Accept: "text/html" } })).text();
       assert.match(page, /<div id="terminal" data-stream="\/api\/items\/3\/terminal">/);
       assert.match(page, /<script src="\/static\/xterm.js"><\/script>/);

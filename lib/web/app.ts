@@ -3,24 +3,22 @@
  * Origin, the security headers), then is a page (HTML, or with `?fragment=1` only its live
  * parts, which static/dashboard.js fetches to keep the page current), a page's data as JSON
  * under `/api/...`, an item's live terminal (server-sent events), one of the dashboard's own
- * files, or one of the three writes a button makes: keep, release a keep, acknowledge an
- * anomaly, each through the function the CLI's verb uses, audited as that verb audits it.
- * No input is ever sent to a worker from here.
+ * files, a confirmation of a verb that could lose work (confirm.ts), or one of the owner's
+ * verbs a button posts (actions.ts: through the function the command runs, as the web session).
+ * A read-only dashboard (`serve --read-only`) shows no buttons and refuses every action.
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { html } from "hono/html";
 import { writeStderr } from "../cli.ts";
-import { isoSeconds, now } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
 import { redact, redactAll } from "../redact.ts";
-import { acknowledgeAnomaly } from "../store/anomalies.ts";
-import { placeKeep, releaseKeep } from "../ending/keeps.ts";
 import { latestSession } from "../work-items/sessions.ts";
+import { actionRoutes, Answers } from "./actions.ts";
+import { confirmRoutes } from "./confirm.ts";
 import type { WebContext, WebEnv } from "./context.ts";
-import { layout, freshnessLine } from "./layout.ts";
-import type { Freshness } from "./layout.ts";
-import { NotFound, localPath, wholeNumber } from "./page.ts";
+import { freshnessLine, freshnessOf, layout } from "./layout.ts";
+import { NotFound, wholeNumber } from "./page.ts";
 import type { AnyPage, PageRequest } from "./page.ts";
 import { PAGES } from "./pages/index.ts";
 import { clientOf, guard } from "./security.ts";
@@ -35,9 +33,13 @@ import { feedHub, sharedFeed } from "./shared-feed.ts";
 export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
   const app = new Hono<WebEnv>();
   app.use("*", guard(access));
+  if (ctx.readOnly) app.use("*", readOnly);
   loginRoutes(app, access);
   staticRoutes(app);
-  for (const page of PAGES) mountPage(app, ctx, page);
+  const answers = new Answers();
+  for (const page of PAGES) mountPage(app, ctx, page, answers);
+  confirmRoutes(app, ctx);
+  actionRoutes(app, ctx, answers);
   const slots = streamSlots();
   // Pages streaming the same session share one feed: one poll of its log or pane, however many watch.
   const feeds = feedHub();
@@ -54,19 +56,6 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
     const feed = sharedFeed(feeds, session.id, (signal) => terminalFeed(session, { sessionRoot: ctx.sessionRoot, signal }), c.req.raw.signal);
     return terminalEvents(c, feed, release);
   });
-  app.post("/items/:id/keep", (c) => write(c, ctx, async (store) => {
-    const { placed, keep } = placeKeep(store, itemId(c.req.param("id")), { worker: ctx.config.worker });
-    return placed ? `kept item ${keep.item}` : `item ${keep.item} was already kept since ${keep.placed_at}`;
-  }));
-  app.post("/items/:id/unkeep", (c) => write(c, ctx, async (store) => {
-    const id = itemId(c.req.param("id"));
-    return releaseKeep(store, id) ? `released the keep on item ${id}` : `item ${id} was not kept`;
-  }));
-  app.post("/anomalies/:id/acknowledge", (c) => write(c, ctx, async (store) => {
-    // An anomaly not on record is refused by the acknowledgement itself, as `anomalies --acknowledge` is.
-    const anomaly = acknowledgeAnomaly(store, itemId(c.req.param("id"), "anomaly"));
-    return `acknowledged anomaly ${anomaly.id} (${anomaly.kind})`;
-  }));
   app.notFound((c) => c.text("Not found\n", 404));
   app.onError((error, c) => {
     const status = error instanceof NotFound ? 404 : error instanceof PreconditionError ? 409 : 500;
@@ -78,8 +67,15 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
   return app;
 }
 
-/** A page at its path (HTML, or its live parts) and its data at its API path. */
-function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage): void {
+/** What a read-only dashboard answers anything but a read, the login and the logout. */
+async function readOnly(c: Context<WebEnv>, next: () => Promise<void>): Promise<Response | void> {
+  if (c.req.method === "GET" || c.req.method === "HEAD" || c.req.path === "/login" || c.req.path === "/logout") return await next();
+  const message = "Refused: this dashboard is read-only (serve --read-only): it shows, and changes nothing";
+  return accepts(c, "text/html") ? c.text(`${message}\n`, 403) : c.json({ error: message }, 403);
+}
+
+/** A page at its path (HTML, or its live parts) and its data at its API path; an action's answer on the page it came back to. */
+function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage, answers: Answers): void {
   const readData = async (c: Context<WebEnv>) => {
     const request: PageRequest = { params: c.req.param() as Record<string, string>, query: new URL(c.req.url).searchParams };
     // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
@@ -90,31 +86,20 @@ function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage): void {
     const data = await readData(c);
     const url = new URL(c.req.url);
     url.searchParams.delete("fragment");
-    const view = { csrf: c.get("csrf"), here: url.pathname + url.search };
+    const said = answers.said(url.searchParams.get("said"));
+    // A form comes back to the page as it was, not to the answer of the last action.
+    url.searchParams.delete("said");
+    const view = { csrf: c.get("csrf"), here: url.pathname + url.search, actions: !ctx.readOnly };
     const body = await page.render(data, view);
     const fresh = freshness(ctx);
     // The live parts, and the page's title in a header (dashboard.js sets it, so a tab's name follows the page).
     if (c.req.query("fragment") === "1") return c.html(html`${freshnessLine(fresh)}${body}`, 200, { "X-Page-Title": encodeURIComponent(page.title(data)) });
-    return c.html(layout(page.title(data), page.nav, fresh, body, page.terminal ? ["terminal"] : []));
+    return c.html(layout(page.title(data), page.nav, fresh, body, page.terminal ? ["terminal"] : [], said));
   });
 }
 
 /** When the data was read and the daemon's verdict. */
-function freshness(ctx: WebContext): Freshness {
-  const health = ctx.health();
-  return { read_at: isoSeconds(now()), daemon: { verdict: health.verdict, detail: health.detail } };
-}
-
-/** Runs one write a button asked for, then sends the browser back where it was (or answers JSON). */
-async function write(c: Context<WebEnv>, ctx: WebContext, change: (store: NonNullable<Awaited<ReturnType<WebContext["store"]>>>) => Promise<string>): Promise<Response> {
-  const store = await ctx.store();
-  // With no store yet, nothing has been recorded: no item to keep, no anomaly to acknowledge.
-  if (!store) throw new PreconditionError(`Nothing is recorded in ${ctx.stateDir} yet, so there is nothing to change`);
-  const message = await change(store);
-  if (!accepts(c, "text/html")) return c.json({ ok: true, message });
-  const body = await c.req.parseBody();
-  return c.redirect(localPath(body.back), 303);
-}
+const freshness = freshnessOf;
 
 function accepts(c: Context<WebEnv>, type: string): boolean {
   return (c.req.header("Accept") ?? "").includes(type);

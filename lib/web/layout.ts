@@ -7,7 +7,9 @@
  */
 import { html } from "hono/html";
 import type { HtmlEscapedString } from "hono/utils/html";
+import { isoSeconds, now } from "../clock.ts";
 import type { Health } from "../daemon/health.ts";
+import type { WebContext } from "./context.ts";
 
 /** The navigation, in order: its label and path. */
 export const NAV: ReadonlyArray<readonly [string, string]> = [
@@ -20,6 +22,17 @@ export interface Freshness {
   daemon: { verdict: Health["verdict"]; detail: string };
 }
 
+/** When the data was read and the daemon's verdict. */
+export function freshnessOf(ctx: Pick<WebContext, "health">): Freshness {
+  const health = ctx.health();
+  return { read_at: isoSeconds(now()), daemon: { verdict: health.verdict, detail: health.detail } };
+}
+
+/** What an action answered (lib/web/actions.ts): the command's own lines, in the box a page shows them in. */
+export function saidLines(said: { ok: boolean; lines: string[] }): HtmlEscapedString {
+  return html`<pre class="said-lines ${said.ok ? "ok" : "refused"}">${said.lines.join("\n")}</pre>` as HtmlEscapedString;
+}
+
 /** The freshness line, live: it is replaced with every refresh. */
 export function freshnessLine(f: Freshness): HtmlEscapedString {
   const good = f.daemon.verdict === "ok";
@@ -27,7 +40,10 @@ export function freshnessLine(f: Freshness): HtmlEscapedString {
 }
 
 /** A whole page: head, navigation (with `nav` marked), the freshness line and the body. */
-export function layout(title: string, nav: string | null, freshness: Freshness, body: HtmlEscapedString | Promise<HtmlEscapedString>, extraScripts: string[] = []): HtmlEscapedString | Promise<HtmlEscapedString> {
+export function layout(
+  title: string, nav: string | null, freshness: Freshness, body: HtmlEscapedString | Promise<HtmlEscapedString>, extraScripts: string[] = [],
+  said?: { ok: boolean; lines: string[] },
+): HtmlEscapedString | Promise<HtmlEscapedString> {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -44,6 +60,7 @@ ${extraScripts.includes("terminal") ? html`<link rel="stylesheet" href="/static/
 ${freshnessLine(freshness)}
 </header>
 <main id="page">
+<div id="said" role="status" aria-live="polite">${said ? saidLines(said) : ""}</div>
 ${body}
 </main>
 <script src="/static/dashboard.js"></script>

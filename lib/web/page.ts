@@ -18,6 +18,8 @@ export interface View {
   readonly csrf: string;
   /** The page's path and query, as a form's `back`. */
   readonly here: string;
+  /** Whether buttons are drawn: false on a read-only dashboard (`serve --read-only`), which refuses every action. */
+  readonly actions: boolean;
 }
 
 /** One page of the dashboard. */

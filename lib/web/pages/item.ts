@@ -1,12 +1,20 @@
 /**
  * `/items/<id>`: one work item: its state and history (from the audit log), its sessions and
  * how each ended (one that ended within seconds of its start with its last output lines), its pull requests, its claim on GitHub (this host's, or who holds it), its cleanup state, its failure or its worker's question,
- * keep or release, the commands that apply to it for the owner to run, and the worker's
- * terminal, live and read-only: its latest session's output drawn by xterm.js as it writes
- * (static/terminal.js reads `/api/items/<id>/terminal`). No input is ever sent to a worker.
+ * what an interrupted or failed item is decided by (lib/reports/decision.ts), the owner's verbs
+ * that apply to it as buttons beside their commands (keep or release, resume, restart, retry,
+ * reset, cancel, abandon, hold; those that could lose work through their confirmation), and the
+ * worker's terminal: its latest session's output drawn by xterm.js as it writes
+ * (static/terminal.js reads `/api/items/<id>/terminal`), with a box that types a line into an
+ * interactive worker's window as `robot-army send` does (the only way anything reaches a worker
+ * from here).
  */
-import { html } from "hono/html";
+import { html, raw } from "hono/html";
 import { keepOfItem } from "../../ending/keeps.ts";
+import { listHolds } from "../../dispatch/controls.ts";
+import { SEND_LIMIT } from "../../dispatch/verbs/send.ts";
+import { adviceOf, decisionOf, DECIDING_STATES, describeEnding } from "../../reports/decision.ts";
+import type { Decision } from "../../reports/decision.ts";
 import { itemReport } from "../../reports/item.ts";
 import type { ItemReport } from "../../reports/item.ts";
 import { getItem } from "../../work-items/queries.ts";
@@ -14,8 +22,8 @@ import { describeQuickExit } from "../../work-items/quick-exit.ts";
 import type { WorkItemState } from "../../work-items/queries.ts";
 import type { WebContext } from "../context.ts";
 import { NotFound, wholeNumber } from "../page.ts";
-import type { Page } from "../page.ts";
-import { command, issueLink, none, postButton, safeUrl } from "./_parts.ts";
+import type { Page, View } from "../page.ts";
+import { command, commandButton, issueLink, none, postButton, safeUrl } from "./_parts.ts";
 
 /** The page's data: the item's report, its keep, the commands that apply, and where its terminal streams from. */
 export interface ItemPage {
@@ -24,8 +32,10 @@ export interface ItemPage {
   /** Whether a keep would take: the item is not finished, or its current session is still open. */
   keepable: boolean;
   commands: Array<{ command: string; does: string }>;
-  /** The latest session's terminal (null: the item never had a session). */
-  terminal: { session: string; open: boolean; stream: string } | null;
+  /** The latest session's terminal (null: the item never had a session); `send` when a line can be typed into it (open, interactive, on this host). */
+  terminal: { session: string; open: boolean; stream: string; send: boolean } | null;
+  /** What an interrupted or failed item is decided by; null in any other state. */
+  decision: (Decision & { advice: string }) | null;
 }
 
 export const itemPage: Page<ItemPage> = {
@@ -43,12 +53,17 @@ export const itemPage: Page<ItemPage> = {
     const report = itemReport(store, ctx.config, item);
     const keep = keepOfItem(store, item.id);
     const latest = report.sessions.at(-1);
+    const holds = listHolds(store);
+    const held = { item: holds.some((h) => h.item === item.id), repo: holds.some((h) => h.item === null && h.repo === item.repo) };
+    const decision = DECIDING_STATES.has(item.state) ? await decisionOf(store, ctx.config, report) : null;
+    const open = latest !== undefined && latest.ended_at === null;
     return {
       item: report,
       keep: keep ? { placed_at: keep.placed_at } : null,
       keepable: item.state !== "abandoned" && (item.state !== "done" || latest?.ended_at === null),
-      commands: commandsFor(item.id, item.state, latest !== undefined && latest.ended_at === null),
-      terminal: latest ? { session: latest.name, open: latest.ended_at === null, stream: `/api/items/${item.id}/terminal` } : null,
+      commands: commandsFor(item.id, item.repo, item.state, open, held),
+      terminal: latest ? { session: latest.name, open, stream: `/api/items/${item.id}/terminal`, send: open && latest.launcher !== "process" } : null,
+      decision: decision && { ...decision, advice: adviceOf(decision) },
     };
   },
   render(data, view) {
@@ -66,12 +81,13 @@ ${i.needs_info ? html`<dt>asks</dt><dd class="asks">${i.needs_info.question} ${c
 ${i.claim ? html`<dt>claim</dt><dd>${!i.claim.mine ? html`held by ${i.claim.host ?? "a claim that names no host"} on GitHub, seen <time>${i.claim.seen_at}</time>: nothing starts here while it stands ${command(`robot-army unclaim ${i.id}`)}` : i.claim.released_at ? html`released on GitHub <time>${i.claim.released_at}</time>` : html`held by this host on GitHub since <time>${i.claim.seen_at}</time>`} <code>${i.claim.ref}</code></dd>` : ""}
 <dt>cleanup</dt><dd>${i.cleanup ? html`${i.cleanup.state}, <time>${i.cleanup.at}</time>: ${i.cleanup.reason}${i.cleanup.restorable && i.cleanup.restore ? html` ${command(i.cleanup.restore)}` : ""}` : "not decided"}</dd>
 </dl>
-<h2>What you can run</h2>
-${data.commands.length ? html`<ul class="commands">${data.commands.map((c) => html`<li>${command(c.command)} <span>${c.does}</span></li>`)}</ul>` : none("Nothing: the item is finished.")}
+${data.decision ? decisionSection(data.decision) : ""}
+<h2>What you can do</h2>
+${data.commands.length ? html`<ul class="commands">${data.commands.map((c) => html`<li>${commandButton(c.command, view)}${command(c.command)} <span>${c.does}</span></li>`)}</ul>` : none("Nothing: the item is finished.")}
 </section>
 <section id="terminal-section">
 <h2>Terminal${data.terminal ? html` · <code>${data.terminal.session}</code>${data.terminal.open ? "" : html` <span class="none">(ended)</span>`}` : ""}</h2>
-${data.terminal ? html`<p class="note" data-terminal-note role="status" aria-live="polite"></p><div id="terminal" data-stream="${data.terminal.stream}"></div><p class="none">read-only: nothing typed here reaches the worker; ${command(`robot-army attach ${i.id}`)} opens it</p>` : none("No session yet.")}
+${data.terminal ? html`<p class="note" data-terminal-note role="status" aria-live="polite"></p><div id="terminal" data-stream="${data.terminal.stream}"></div>${data.terminal.send && view.actions ? sendBox(i.id, view) : ""}<p class="none">the terminal shows what the worker writes; ${data.terminal.send ? "the box above types one line at its prompt, as " : ""}${command(data.terminal.send ? `robot-army send ${i.id} TEXT` : `robot-army attach ${i.id}`)}${data.terminal.send ? html` does; ${command(`robot-army attach ${i.id}`)} opens it` : " opens it"}</p>` : none("No session yet.")}
 </section>
 <section id="item-history" data-live>
 <h2>Sessions</h2>
@@ -88,8 +104,26 @@ ${i.history.length ? html`<ol class="history">${i.history.map((h) => html`<li><t
   },
 };
 
+/** What an interrupted or failed item is decided by: how it ended, its worktree, its pull request, when it last worked. */
+function decisionSection(d: NonNullable<ItemPage["decision"]>) {
+  return html`<h2>What to decide by</h2>
+<dl class="facts decision">
+${d.ended ? html`<dt>ended</dt><dd>${describeEnding(d.ended)}${d.ended.last_lines.length ? html`<pre class="last-lines">${d.ended.last_lines.join("\n")}</pre>` : ""}</dd>` : ""}
+<dt>worktree</dt><dd>${d.work ? html`${d.work.lines.map((line) => html`<span class="work-line">${line}</span>`)}` : "none"}</dd>
+<dt>pull request</dt><dd>${d.pull_request ? html`${safeUrl(d.pull_request.url) ? html`<a href="${safeUrl(d.pull_request.url)!}" rel="noreferrer noopener">#${String(d.pull_request.number)}</a>` : `#${d.pull_request.number}`} open` : "none open"}</dd>
+<dt>last worked</dt><dd>${d.last_worked_at ? html`<time>${d.last_worked_at}</time>` : "never, as far as is recorded"}</dd>
+<dt>choices</dt><dd>${d.advice}</dd>
+</dl>`;
+}
+
+/** The box that types one line into the worker's window, as `robot-army send` does (outside the live parts: a refresh never clears what is being typed). */
+function sendBox(id: number, view: View) {
+  const field = raw(`<input type="text" name="text" maxlength="${SEND_LIMIT}" required autocomplete="off" aria-label="a line to type at the worker's prompt" placeholder="answer the worker">`);
+  return html`<div class="send">${postButton(`/items/${id}/send`, "send", view, "", field)}</div>`;
+}
+
 /** The verbs that apply to an item in `state`, with what each does. */
-function commandsFor(id: number, state: WorkItemState, open: boolean): Array<{ command: string; does: string }> {
+function commandsFor(id: number, repo: string, state: WorkItemState, open: boolean, held: { item: boolean; repo: boolean }): Array<{ command: string; does: string }> {
   const verb = (name: string, does: string) => ({ command: `robot-army ${name} ${id}`, does });
   const list: Array<{ command: string; does: string }> = [];
   if (open) list.push(verb("attach", "opens its worker where its launcher put it"));
@@ -99,6 +133,12 @@ function commandsFor(id: number, state: WorkItemState, open: boolean): Array<{ c
   if (state === "failed") list.push(verb("retry", "puts it back in the queue"));
   if (state === "interrupted" || state === "failed") list.push(verb("reset", "discards its unfinished worktree and branch, back to the queue"));
   if (open) list.push(verb("cancel", "stops its session, after you confirm"));
-  if (state !== "done" && state !== "abandoned") list.push(verb("abandon", "gives up on it for good"));
+  if (state !== "done" && state !== "abandoned") {
+    list.push(verb("abandon", "gives up on it for good"));
+    list.push(held.item ? verb("unhold", "lets dispatch start it again") : verb("hold", "keeps dispatch from starting it"));
+    list.push(held.repo
+      ? { command: `robot-army unhold --repo ${repo}`, does: `lets dispatch start ${repo}'s items again` }
+      : { command: `robot-army hold --repo ${repo}`, does: `keeps dispatch from starting any of ${repo}'s items` });
+  }
   return list;
 }

@@ -4,8 +4,9 @@
  * request to review), open anomalies, the pause, and ready
  * items held (by the owner, for the owner's approval, or for their repository's trust or
  * reapproval): `status`'s "needs you", computed once for both (lib/reports/needs-you.ts). Each
- * card says what to do: the commands to run, or a button where one is safe (acknowledging an
- * anomaly).
+ * card says what to do: the commands to run, each with its button where the dashboard has one
+ * (lib/web/verbs.ts; those that could lose work open their confirmation first); below the
+ * cards, a button that pauses dispatch.
  */
 import { html } from "hono/html";
 import { QUICK_EXIT_LINES_SHOWN, statusReport } from "../../reports/status.ts";
@@ -14,7 +15,7 @@ import type { NeedKind } from "../../reports/needs-you.ts";
 import { describeQuickExit } from "../../work-items/quick-exit.ts";
 import type { WebContext } from "../context.ts";
 import type { Page } from "../page.ts";
-import { command, itemLink, none, postButton, safeUrl } from "./_parts.ts";
+import { command, commandButton, itemLink, none, postButton, safeUrl } from "./_parts.ts";
 import type { ItemName } from "./_parts.ts";
 
 /** What a card is about: the kind of need (lib/reports/needs-you.ts). */
@@ -66,7 +67,9 @@ export const needsPage: Page<NeedsMe> = {
   },
   render(data, view) {
     // The heading is live with the cards: a page opened empty says so no longer once a card comes.
-    if (!data.cards.length) return html`<div id="cards" data-live><h1>Nothing needs you</h1>${none("No failed, waiting, interrupted, awaiting review or held items, and no open anomalies.")}</div>`;
+    const paused = data.cards.some((card) => card.kind === "paused");
+    const pauseBox = paused ? "" : html`<p class="pause">${postButton("/dispatch/pause", "pause dispatch", view)} <span class="none">no new worker starts until you unpause (${command("robot-army pause")})</span></p>`;
+    if (!data.cards.length) return html`<div id="cards" data-live><h1>Nothing needs you</h1>${none("No failed, waiting, interrupted, awaiting review or held items, and no open anomalies.")}${pauseBox}</div>`;
     return html`<div id="cards" data-live><h1>Needs you</h1>
 ${data.cards.map((card) => html`<article class="card ${card.kind}" ${card.item ? html`data-item="${String(card.item.id)}"` : ""} ${card.anomaly !== null ? html`data-anomaly="${String(card.anomaly)}"` : ""}>
 <h2>${NEED_LABELS[card.kind]}${card.item ? html` · ${itemLink(card.item)} <span class="ref">${card.item.repo}#${card.item.issue}</span>` : ""}</h2>
@@ -74,7 +77,7 @@ ${data.cards.map((card) => html`<article class="card ${card.kind}" ${card.item ?
 ${card.review ? reviewLine(card.review) : ""}
 ${card.quick_exit ? html`<p class="quick-exit">${card.quick_exit.line}</p>${card.quick_exit.last_lines.length ? html`<pre class="last-lines">${card.quick_exit.last_lines.join("\n")}</pre>` : ""}` : ""}
 <p class="since">since <time>${card.since}</time></p>
-<p class="do">${card.commands.map((c) => command(c))}${card.anomaly !== null ? postButton(`/anomalies/${card.anomaly}/acknowledge`, "acknowledge", view) : ""}</p>
-</article>`)}</div>`;
+<p class="do">${card.commands.map((c) => html`<span class="verb">${commandButton(c, view)}${command(c)}</span>`)}</p>
+</article>`)}${pauseBox}</div>`;
   },
 };

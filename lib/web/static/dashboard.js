@@ -1,15 +1,22 @@
 // robot-army's dashboard: keeps the page current without a reload. Every few seconds it
 // fetches the page's live parts (the same URL with fragment=1: HTML the server escaped)
-// and replaces each element marked data-live with the one of the same id. Nothing else
-// runs here, and nothing is ever sent to a worker.
+// and replaces each element marked data-live with the one of the same id. A button's form
+// (marked data-action) is sent from here, its answer (the command's own words) shown in the
+// page's answer box and the live parts fetched at once; its buttons are disabled while it is
+// on its way, and its one-time key makes a second press act no more on the server anyway.
+// Without this script every form still works, by a plain POST and a redirect back. Times are
+// shown in the browser's own zone, the UTC time on hover, and a tap on one switches it.
 "use strict";
 (function () {
   var EVERY_MS = 3000;
   var timer = null;
+  var ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+  var local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
   function fragmentUrl() {
     var url = new URL(window.location.href);
     url.searchParams.set("fragment", "1");
+    url.searchParams.delete("said");
     return url.toString();
   }
 
@@ -21,7 +28,26 @@
     }
   }
 
+  // Every <time> holding a UTC time shows it in the browser's zone; the UTC time stays in its title and datetime.
+  function localTimes(root) {
+    root.querySelectorAll("time").forEach(function (time) {
+      var utc = time.getAttribute("datetime") || time.textContent.trim();
+      if (!ISO.test(utc) || time.dataset.local) return;
+      time.setAttribute("datetime", utc);
+      time.title = utc.replace("T", " ").replace("Z", " UTC");
+      time.dataset.local = local.format(new Date(utc));
+      time.textContent = time.dataset.local;
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var time = event.target.closest && event.target.closest("time[data-local]");
+    if (!time) return;
+    time.textContent = time.textContent === time.dataset.local ? time.title : time.dataset.local;
+  });
+
   function refresh() {
+    clearTimeout(timer);
     fetch(fragmentUrl(), { credentials: "same-origin", headers: { Accept: "text/html" }, redirect: "manual" })
       .then(function (response) {
         // Logged out (the cookie gone, the token changed): the page itself goes to the login.
@@ -36,7 +62,12 @@
         var doc = new DOMParser().parseFromString("<!doctype html><body>" + text, "text/html");
         doc.querySelectorAll("[data-live][id]").forEach(function (fresh) {
           var old = document.getElementById(fresh.id);
-          if (old && old.innerHTML !== fresh.innerHTML) old.replaceWith(document.importNode(fresh, true));
+          if (old && old.dataset.html !== fresh.innerHTML) {
+            var copy = document.importNode(fresh, true);
+            copy.dataset.html = fresh.innerHTML;
+            localTimes(copy);
+            old.replaceWith(copy);
+          }
         });
       })
       .catch(function (error) { unreachable(String(error && error.message || error)); })
@@ -48,6 +79,44 @@
     if (!document.hidden) timer = setTimeout(refresh, EVERY_MS);
   }
 
+  function say(ok, lines) {
+    var box = document.getElementById("said");
+    if (!box) return;
+    var pre = document.createElement("pre");
+    pre.className = "said-lines " + (ok ? "ok" : "refused");
+    pre.textContent = lines.join("\n");
+    box.replaceChildren(pre);
+  }
+
+  // A confirmation's form goes the plain way: its answer is shown on the page it came from.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form[data-action]") || form.closest(".confirm")) return;
+    event.preventDefault();
+    var buttons = form.querySelectorAll("button");
+    buttons.forEach(function (b) { b.disabled = true; });
+    fetch(form.action, { method: "POST", credentials: "same-origin", headers: { Accept: "application/json" }, body: new URLSearchParams(new FormData(form)) })
+      .then(function (response) {
+        return response.json().then(function (answer) { return { status: response.status, answer: answer }; });
+      })
+      .then(function (r) {
+        if (r.status === 409 && r.answer.confirm) { window.location.assign(r.answer.confirm); return; }
+        say(r.status === 200 && r.answer.ok, r.answer.lines || [r.answer.error || "status " + r.status]);
+        var text = form.querySelector("input[name=text]");
+        if (text && r.status === 200) text.value = "";
+        // A form sent once is spent: its key has acted. A fresh one comes with the refreshed live parts.
+        var once = form.querySelector("input[name=once]");
+        if (once) once.value = (window.crypto && crypto.randomUUID) ? crypto.randomUUID() : String(Math.random()).slice(2) + String(Date.now());
+      })
+      .catch(function (error) { say(false, ["not sent: " + String(error && error.message || error)]); })
+      .finally(function () {
+        buttons.forEach(function (b) { b.disabled = false; });
+        refresh();
+      });
+  });
+
+  document.querySelectorAll("[data-live][id]").forEach(function (part) { part.dataset.html = part.innerHTML; });
+  localTimes(document);
   document.addEventListener("visibilitychange", function () { if (!document.hidden) refresh(); else clearTimeout(timer); });
   schedule();
 })();
