@@ -15,7 +15,7 @@ import { PreconditionError } from "../errors.ts";
 import { redact, redactAll } from "../redact.ts";
 import { latestSession } from "../work-items/sessions.ts";
 import { actionRoutes, Answers } from "./actions.ts";
-import { confirmRoutes } from "./confirm.ts";
+import { confirmRoutes } from "./pages/confirm.ts";
 import type { WebContext, WebEnv } from "./context.ts";
 import { freshnessLine, freshnessOf, layout } from "./layout.ts";
 import { NotFound, wholeNumber } from "./page.ts";

@@ -8,14 +8,14 @@
  */
 import type { Hono } from "hono";
 import { html, raw } from "hono/html";
-import { decisionOf, describeEnding } from "../reports/decision.ts";
-import { itemReport } from "../reports/item.ts";
-import { getItem } from "../work-items/queries.ts";
-import type { WebContext, WebEnv } from "./context.ts";
-import { freshnessOf, layout } from "./layout.ts";
-import { localPath, NotFound, wholeNumber } from "./page.ts";
-import { issueLink, postButton } from "./pages/_parts.ts";
-import { CONFIRMED, isItemVerb } from "./verbs.ts";
+import { decisionOf, describeEnding } from "../../reports/decision.ts";
+import { itemReport } from "../../reports/item.ts";
+import { getItem } from "../../work-items/queries.ts";
+import type { WebContext, WebEnv } from "../context.ts";
+import { freshnessOf, layout } from "../layout.ts";
+import { localPath, NotFound, wholeNumber } from "../page.ts";
+import { issueLink, postButton } from "./_parts.ts";
+import { CONFIRMED, isItemVerb } from "../verbs.ts";
 
 /** Mounts the confirmation pages. */
 export function confirmRoutes(app: Hono<WebEnv>, ctx: WebContext): void {
