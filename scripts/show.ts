@@ -83,6 +83,8 @@ export interface ShowDeps {
   store: Store | undefined;
   /** Where the workers' session records are (default: the session root of this environment). */
   sessionRoot?: string;
+  /** The state dir, where a worktree with no session on record would be (default: this environment's). */
+  stateDir?: string;
   write: Write;
 }
 
@@ -118,7 +120,7 @@ export async function run(opts: ShowOptions, deps: ShowDeps): Promise<number> {
   const report = itemReport(deps.store!, deps.config, item);
   const workers = await liveWorkers(report.sessions, deps.config, deps.sessionRoot ?? sessionRoot());
   // An interrupted or failed item waits for the owner's choice: what it would be decided by.
-  const decision = DECIDING_STATES.has(item.state) ? await decisionOf(deps.store!, deps.config, report) : null;
+  const decision = DECIDING_STATES.has(item.state) ? await decisionOf(deps.store!, deps.config, report, deps.stateDir ?? stateDirPath()) : null;
   // Rows written before the redactor existed may hold a secret: it is caught on the way out too.
   const write = (text: string) => deps.write(redact(text));
   if (opts.json) {

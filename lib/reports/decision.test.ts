@@ -61,7 +61,7 @@ test("an interrupted item's decision: how its worker ended in its own last lines
     // What the holder read from its pane as the worker ended, kept when its end was recorded (lib/work-items/quick-exit.ts).
     appendAudit(store, { kind: "session.last_lines", item: id, sessionId: "s-1", body: { ran_seconds: 2400, ended: "killed", code: null, signal: "SIGKILL", last_lines: ["Running the tests...", "\u001b[31mkilled\u001b[0m"] } });
     transition(store, id, "interrupted", { reason: "worker killed" });
-    const decision = await decisionOf(store, config, itemReport(store, config, getItem(store, id)!));
+    const decision = await decisionOf(store, config, itemReport(store, config, getItem(store, id)!), dir);
     assert.equal(decision.ended, { session: "ra-widgets-12", at: "2026-01-15T09:40:00Z", reason: "killed", code: null, signal: "SIGKILL", last_lines: ["Running the tests...", "\u001b[31mkilled\u001b[0m"] });
     assert.equal([decision.work?.uncommitted, decision.work?.ahead_of_base, decision.work?.unpushed], [2, 2, 1]);
     assert.is(decision.pull_request, null);

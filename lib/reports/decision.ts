@@ -5,7 +5,11 @@
  * holds (uncommitted changes, commits on its branch not on the base, how many origin lacks:
  * lib/boundaries/work-facts.ts), its open pull request, and when its worker last worked.
  */
+import { existsSync } from "node:fs";
 import { describeWork, workFacts } from "../boundaries/work-facts.ts";
+import { worktreePath } from "../boundaries/worktrees.ts";
+import { branchName } from "../work-items/branch-name.ts";
+import { worktreeRoot } from "../work-items/worktree-root.ts";
 import type { WorkFacts } from "../boundaries/work-facts.ts";
 import type { Config } from "../config.ts";
 import { printable } from "../printable.ts";
@@ -41,14 +45,16 @@ export interface Decision {
  * Reads the facts of the item in `report` (its worktree with git, its ending from the audit
  * log). The same whatever the item's state; the callers show them for DECIDING_STATES.
  */
-export async function decisionOf(store: Store, config: Pick<Config, "repos">, report: ItemReport): Promise<Decision> {
+export async function decisionOf(store: Store, config: Pick<Config, "repos" | "worktrees">, report: ItemReport, stateDir: string): Promise<Decision> {
   const latest = report.sessions.at(-1);
   const ending: QuickExit | undefined = latest?.quick_exit ?? (latest ? endingOf(store, latest) : undefined);
   const ended = latest && latest.ended_at !== null
     ? { session: latest.name, at: latest.ended_at, reason: latest.end_reason, code: latest.exit_code ?? ending?.code ?? null, signal: ending?.signal ?? null, last_lines: ending?.last_lines ?? [] }
     : null;
   const base = knownBaseBranch(store, config, report.repo) ?? "main";
-  const facts = latest ? await workFacts(latest.worktree, latest.branch, base) : null;
+  // With no session (its start failed), the worktree and branch a dispatch made for it, when they are there.
+  const path = latest?.worktree ?? worktreePath(worktreeRoot(config, stateDir), report.repo, report.issue);
+  const facts = latest || existsSync(path) ? await workFacts(path, latest?.branch ?? branchName(report.issue, report.title), base) : null;
   const open = report.pull_requests === "not checked" ? undefined : report.pull_requests.find((p) => p.state === "open" && !p.merged_at);
   // The branch's own last commit only: a branch with none of its own shows the base's.
   const committed = facts?.ahead_of_base ? facts.last_commit_at : null;

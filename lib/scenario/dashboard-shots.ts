@@ -22,4 +22,5 @@ export const DASHBOARD_SHOTS: readonly DashboardShot[] = [
   { page: "/active", file: "active.png", caption: "Active sessions: two demo workers, each with its keep button; the kept section below" },
   { page: "/items/<id>", file: "item.png", caption: "An item's page, its worker's terminal drawn live by xterm.js" },
   { page: "/log", file: "log.png", caption: "The audit log, newest first, filterable by kind and item" },
+  { page: "/items/<id> (phone)", file: "item-phone.png", caption: "A failed item's page on a phone (390 x 844): what to decide by, and its buttons" },
 ];

@@ -35,6 +35,9 @@ const CACHE = join(PROJECT_ROOT, "node_modules", ".cache", "robot-army");
 /** The page size every test and screenshot sees, so screenshots read the same each run. */
 export const VIEWPORT = { width: 1280, height: 800 } as const;
 
+/** A phone's screen (an iPhone 14's 390 x 844 CSS pixels), touch and all: what the dashboard must work on. */
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 } as const;
+
 /**
  * Chromium's switches: headless, no sandbox (CI runs as root in a container), and nothing that
  * talks to the network on its own (updates, sync, QUIC probes), since tests reach loopback only.
@@ -175,8 +178,10 @@ export async function launchBrowser(env: Record<string, string | undefined> = pr
 export interface PageOptions {
   /** A browser from `launchBrowser` to open the page in; by default one is launched and closed. */
   browser?: Browser;
-  /** More context options (a base URL, extra headers); the viewport is always `VIEWPORT`. */
+  /** More context options (a base URL, extra headers, a time zone); the viewport is `VIEWPORT` unless `phone`. */
   context?: Omit<BrowserContextOptions, "viewport">;
+  /** A phone's screen and touch (`PHONE`) instead of a laptop's. */
+  phone?: boolean;
 }
 
 /**
@@ -192,7 +197,7 @@ export interface PageOptions {
 export async function withPage<T>(fn: (page: Page) => Promise<T>, options: PageOptions = {}): Promise<T> {
   const browser = options.browser ?? (await launchBrowser());
   try {
-    const context = await browser.newContext({ ...options.context, viewport: VIEWPORT });
+    const context = await browser.newContext(options.phone ? { ...options.context, ...PHONE } : { ...options.context, viewport: VIEWPORT });
     try {
       return await fn(await context.newPage());
     } finally {

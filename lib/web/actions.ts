@@ -153,7 +153,7 @@ async function answer(c: Context<WebEnv>, ctx: WebContext, answers: Answers, for
   // Refused, or acted with a code that is not 0 (a reset that kept the work): the answer on a page of its own.
   if (done.status !== 200 || (!done.ok && key === null)) {
     const body = html`<section class="${done.ok ? "said" : "error"}"><h1>${done.ok ? "Done" : "Not done"}</h1>${saidLines(done)}<p><a href="${localPath(form.back)}">back</a></p></section>`;
-    return c.html(layout(done.ok ? "done" : "not done", null, freshnessOf(ctx), body), done.status);
+    return c.html(layout(done.ok ? "done" : "not done", null, freshnessOf(ctx), body, [], undefined, { still: true }), done.status);
   }
   const back = new URL(localPath(form.back), "http://here");
   if (key !== null) back.searchParams.set("said", key);

@@ -113,5 +113,5 @@ function itemId(text: string, what = "work item"): number {
 }
 
 function errorPage(message: string, ctx: WebContext) {
-  return layout("not done", null, freshness(ctx), html`<section class="error"><h1>Not done</h1><p class="why">${message}</p><p><a href="/">back to what needs you</a></p></section>`);
+  return layout("not done", null, freshness(ctx), html`<section class="error"><h1>Not done</h1><p class="why">${message}</p><p><a href="/">back to what needs you</a></p></section>`, [], undefined, { still: true });
 }

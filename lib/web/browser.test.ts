@@ -19,6 +19,7 @@ import { setup as dashboardWorkers, useWorker } from "../scenario/setups/forge-w
 import { HTML_TITLE } from "../scenario/setups/forge-with-html-title.ts";
 import type { SetupContext, SetupResult } from "../scenario/setup.ts";
 import { browserTest, browserUnavailable, launchBrowser, withPage } from "../testing/browser.ts";
+import type { PageOptions } from "../testing/browser.ts";
 import { startDashboard } from "../testing/dashboard.ts";
 import type { Dashboard } from "../testing/dashboard.ts";
 import { raiseAnomaly } from "../store/anomalies.ts";
@@ -68,12 +69,15 @@ test.after(async () => {
   if (world) removeTempDir(world.dir);
 });
 
-/** A fresh page in the shared browser; a wait that does not end fails in ten seconds, not playwright's thirty. */
-const page = <T>(fn: (page: Page) => Promise<T>) =>
+/** A fresh page in the shared browser (a phone's, when asked); a wait that does not end fails in ten seconds, not playwright's thirty. */
+const page = <T>(fn: (page: Page) => Promise<T>, options: Omit<PageOptions, "browser"> = {}) =>
   withPage((p) => {
     p.setDefaultTimeout(10_000);
     return fn(p);
-  }, { browser });
+  }, { ...options, browser });
+
+/** A phone in Auckland: a small touch screen, and a zone far from UTC. */
+const PHONE_IN_AUCKLAND: Omit<PageOptions, "browser"> = { phone: true, context: { timezoneId: "Pacific/Auckland" } };
 
 inBrowser("needs me lists the item whose worker could not start, with its reason", () =>
   page(async (p) => {
@@ -258,6 +262,124 @@ inBrowser("with a token: the login, a wrong token refused, a POST without its CS
   } finally {
     await guarded.stop();
   }
+});
+
+inBrowser("on a phone (390 x 844) every page fits the screen's width, every button is a finger's size, and times read in the phone's zone", () =>
+  page(async (p) => {
+    const paths = ["/", "/active", `/items/${FAILED_ITEM}`, `/items/${DEMO_ITEMS[0]}`, `/items/${PACED_ITEM}`, "/queue", "/anomalies", "/log", `/items/${FAILED_ITEM}/confirm/reset`];
+    for (const path of paths) {
+      await p.goto(dashboard.url + path);
+      await p.locator("#page").waitFor();
+      // Measured in the page (a string: this file's types have no DOM).
+      const fit = await p.evaluate(`({
+        wide: document.documentElement.scrollWidth,
+        screen: window.innerWidth,
+        small: [...document.querySelectorAll("button, a.button")].filter((b) => b.offsetParent !== null)
+          .map((b) => [b.textContent, b.getBoundingClientRect().height, b.getBoundingClientRect().width]).filter(([, h, w]) => h < 44 || w < 44),
+      })`) as { wide: number; screen: number; small: unknown[] };
+      assert.ok(fit.wide <= fit.screen, `${path} is ${fit.wide} px wide on a ${fit.screen} px screen`);
+      assert.equal(fit.small, [], `${path}: buttons smaller than 44 px`);
+    }
+    await p.goto(`${dashboard.url}/items/${FAILED_ITEM}`);
+    const time = p.locator("#item-state time").first();
+    const utc = await time.getAttribute("datetime");
+    assert.match(utc ?? "", /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    const shown = await time.innerText();
+    assert.not.match(shown, /Z$/, `shown in the phone's zone: ${shown}`);
+    assert.is(await time.getAttribute("title"), utc!.replace("T", " ").replace("Z", " UTC"));
+    // The headless browser's locale is en-US: the time as that locale writes it in Auckland.
+    const auckland = new Intl.DateTimeFormat("en-US", { timeZone: "Pacific/Auckland", year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
+    assert.is(shown, auckland.format(new Date(utc!)), `${utc} in Auckland`);
+    await time.tap();
+    assert.is(await time.innerText(), utc!.replace("T", " ").replace("Z", " UTC"), "a tap shows the UTC time");
+    assert.match(await p.locator("#item-state").innerText(), /What to decide by[\s\S]*worktree[\s\S]*uncommitted: /);
+    await screenshot(p, "/items/<id> (phone)");
+  }, PHONE_IN_AUCKLAND));
+
+inBrowser("from a phone, a button answers in its command's words without a reload, the same form sent twice acts once, and unpause undoes it", () =>
+  page(async (p) => {
+    await p.goto(dashboard.url + "/");
+    await p.evaluate(() => ((globalThis as unknown as { stillThisPage: boolean }).stillThisPage = true));
+    // A double tap that gets through: the same form sent twice before either is answered.
+    await p.locator('form[action="/dispatch/pause"]').evaluate((form) => {
+      const submit = form as unknown as { requestSubmit(): void };
+      submit.requestSubmit();
+      submit.requestSubmit();
+    });
+    await p.locator("#said pre").waitFor();
+    assert.match(await p.locator("#said").innerText(), /^paused: no worker session is dispatched until "robot-army unpause"/);
+    const pauses = JSON.parse(await world.must(["log", "--kind", "control.pause", "--json"])) as Array<{ body: { actor?: string } }>;
+    assert.is(pauses.length, 1, "paused once");
+    assert.match(pauses[0].body.actor ?? "", /^web \(no login\) from 127\.0\.0\.1$/);
+    const card = p.locator("article.card.paused");
+    await card.waitFor();
+    await card.getByRole("button", { name: "unpause" }).tap();
+    await waitFor("the answer to unpause", async () => /^unpaused: dispatch runs again/.test(await p.locator("#said").innerText()));
+    await card.waitFor({ state: "detached" });
+    assert.ok(await p.evaluate(() => (globalThis as unknown as { stillThisPage?: boolean }).stillThisPage === true), "the page was not reloaded");
+    assert.match(await world.must(["status"]), /^(?![\s\S]*paused since)/, "status no longer says paused");
+  }, PHONE_IN_AUCKLAND));
+
+inBrowser("from a phone, reset goes through its confirmation, which says what the worktree holds; refused at the daemon's plan level, done at live, the item's page showing the answer", async () => {
+  // At the config's level (plan, as the world's daemon would run), reset removes nothing, and says so as the command does.
+  await page(async (p) => {
+    await p.goto(`${dashboard.url}/items/${FAILED_ITEM}/confirm/reset`);
+    await p.getByRole("button", { name: `yes, reset item ${FAILED_ITEM}` }).tap();
+    await p.locator("section.error").waitFor();
+    assert.match(await p.locator("section.error").innerText(), /Reset removes a real worktree and branch: run it with --effect-level local or above \(now plan\); nothing was removed/);
+    // The answer stays as it is: nothing on it refreshes from the address the form was posted to.
+    await p.waitForTimeout(3500);
+    assert.not.match(await p.locator("#freshness").innerText(), /cannot be reached/);
+  }, PHONE_IN_AUCKLAND);
+  const config = join(world.dir, "config-live.toml");
+  writeFileSync(config, readFileSync(world.config, "utf8") + '\n[daemon]\neffect_level = "live"\n');
+  const live = await startDashboard({ env: { ...world.env, RA_CONFIG: config }, cwd: world.cwd });
+  try {
+    await page(async (p) => {
+    await p.goto(`${live.url}/items/${FAILED_ITEM}`);
+    await p.getByRole("link", { name: "reset…" }).first().tap();
+    await p.waitForURL(new RegExp(`/items/${FAILED_ITEM}/confirm/reset`));
+    const confirm = await p.locator("section.confirm").innerText();
+    assert.match(confirm, new RegExp(`reset item ${FAILED_ITEM}\\?`));
+    assert.match(confirm, /What its worktree holds now\s+uncommitted: none\s+commits: 0 not on main/, confirm);
+    assert.is((await world.robotArmy(["show", String(FAILED_ITEM), "--json"])).stdout.includes('"state": "failed"'), true, "nothing acted before the confirmation");
+    await p.getByRole("button", { name: `yes, reset item ${FAILED_ITEM}` }).tap();
+    await p.waitForURL(new RegExp(`/items/${FAILED_ITEM}\\?said=`)).catch(async (error) => {
+      throw new Error(`${error.message}: ${await p.locator("#page").innerText()}`);
+    });
+    const said = await p.locator("#said").innerText();
+    const state = (JSON.parse(await world.must(["show", String(FAILED_ITEM), "--json"])) as { state: string }).state;
+    assert.match(said, state === "ready" ? `work item ${FAILED_ITEM} (demo/widgets#${FAILED_ITEM}): ready` : `work item ${FAILED_ITEM} stays ${state}`);
+    const moved = JSON.parse(await world.must(["log", "--kind", "worktree.remove", "--item", String(FAILED_ITEM), "--json"])) as Array<{ body: { actor?: string } }>;
+    assert.ok(moved.length > 0 && moved.every((r) => /^web \(no login\)/.test(r.body.actor ?? "")), "the removal is the web session's");
+    }, PHONE_IN_AUCKLAND);
+  } finally {
+    await live.stop();
+  }
+});
+
+inBrowser("a form whose CSRF token is wrong is refused from the page's own origin, nothing changed; a read-only dashboard has no buttons and refuses", async () => {
+  await page(async (p) => {
+    await p.goto(`${dashboard.url}/items/${DEMO_ITEMS[0]}`);
+    const status = await p.evaluate(async (item) => (await fetch(`/items/${item}/keep`, { method: "POST", body: new URLSearchParams({ csrf: "wrong", once: crypto.randomUUID() }) })).status, DEMO_ITEMS[0]);
+    assert.is(status, 403);
+    assert.equal(await keptItems(), []);
+  });
+  const readOnly = await startDashboard({ env: world.env, cwd: world.cwd, args: ["--read-only"] });
+  try {
+    await page(async (p) => {
+      for (const path of ["/", `/items/${DEMO_ITEMS[0]}`, "/active"]) {
+        await p.goto(readOnly.url + path);
+        await p.locator("#page").waitFor();
+        assert.is(await p.locator("form, a.button").count(), 0, `${path}: nothing to press`);
+      }
+      const status = await p.evaluate(async (item) => (await fetch(`/items/${item}/keep`, { method: "POST", body: new URLSearchParams({ once: crypto.randomUUID() }) })).status, DEMO_ITEMS[0]);
+      assert.is(status, 403);
+    }, PHONE_IN_AUCKLAND);
+  } finally {
+    await readOnly.stop();
+  }
+  assert.equal(await keptItems(), []);
 });
 
 /** The items `robot-army keeps --json` lists. */

@@ -2,7 +2,8 @@
  * The frame around every page: the navigation, the line saying when the data was read and
  * whether the daemon is alive (its health verdict), and the scripts that keep the page
  * current (static/dashboard.js: each part marked `data-live` is fetched again every few
- * seconds and replaced). No inline script or style: the Content-Security-Policy allows
+ * seconds and replaced; not on a page marked still, an answer or an error at an address that
+ * is no page). No inline script or style: the Content-Security-Policy allows
  * only the dashboard's own files.
  */
 import { html } from "hono/html";
@@ -42,7 +43,7 @@ export function freshnessLine(f: Freshness): HtmlEscapedString {
 /** A whole page: head, navigation (with `nav` marked), the freshness line and the body. */
 export function layout(
   title: string, nav: string | null, freshness: Freshness, body: HtmlEscapedString | Promise<HtmlEscapedString>, extraScripts: string[] = [],
-  said?: { ok: boolean; lines: string[] },
+  said?: { ok: boolean; lines: string[] }, options: { still?: boolean } = {},
 ): HtmlEscapedString | Promise<HtmlEscapedString> {
   return html`<!doctype html>
 <html lang="en">
@@ -59,7 +60,7 @@ ${extraScripts.includes("terminal") ? html`<link rel="stylesheet" href="/static/
 <nav>${NAV.map(([label, path]) => html`<a href="${path}"${label === nav ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>
 ${freshnessLine(freshness)}
 </header>
-<main id="page">
+<main id="page"${options.still ? html` data-still` : ""}>
 <div id="said" role="status" aria-live="polite">${said ? saidLines(said) : ""}</div>
 ${body}
 </main>

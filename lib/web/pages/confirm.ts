@@ -26,7 +26,7 @@ export function confirmRoutes(app: Hono<WebEnv>, ctx: WebContext): void {
     const item = id !== null && store ? getItem(store, id) : undefined;
     if (!item || !store || !isItemVerb(verb) || !CONFIRMED[verb]) throw new NotFound(`No confirmation of "${verb}" for work item ${c.req.param("id")}`);
     const report = itemReport(store, ctx.config, item);
-    const decision = await decisionOf(store, ctx.config, report);
+    const decision = await decisionOf(store, ctx.config, report, ctx.stateDir);
     const back = localPath(c.req.query("back") ?? `/items/${item.id}`);
     const latest = report.sessions.at(-1);
     const view = { csrf: c.get("csrf"), here: back, actions: !ctx.readOnly };

@@ -55,7 +55,7 @@ export const itemPage: Page<ItemPage> = {
     const latest = report.sessions.at(-1);
     const holds = listHolds(store);
     const held = { item: holds.some((h) => h.item === item.id), repo: holds.some((h) => h.item === null && h.repo === item.repo) };
-    const decision = DECIDING_STATES.has(item.state) ? await decisionOf(store, ctx.config, report) : null;
+    const decision = DECIDING_STATES.has(item.state) ? await decisionOf(store, ctx.config, report, ctx.stateDir) : null;
     const open = latest !== undefined && latest.ended_at === null;
     return {
       item: report,

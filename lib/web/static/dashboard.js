@@ -74,9 +74,12 @@
       .finally(schedule);
   }
 
+  // An answer or an error shown at an address that is no page has nothing to refresh.
+  var still = document.querySelector("[data-still]") !== null;
+
   function schedule() {
     clearTimeout(timer);
-    if (!document.hidden) timer = setTimeout(refresh, EVERY_MS);
+    if (!document.hidden && !still) timer = setTimeout(refresh, EVERY_MS);
   }
 
   function say(ok, lines) {
@@ -117,6 +120,6 @@
 
   document.querySelectorAll("[data-live][id]").forEach(function (part) { part.dataset.html = part.innerHTML; });
   localTimes(document);
-  document.addEventListener("visibilitychange", function () { if (!document.hidden) refresh(); else clearTimeout(timer); });
+  document.addEventListener("visibilitychange", function () { if (still) return; if (!document.hidden) refresh(); else clearTimeout(timer); });
   schedule();
 })();
