@@ -92,6 +92,15 @@ test("a wrong type names the file, the key and the line", async () => {
   assert.is(error.exitCode, EXIT.precondition);
 });
 
+test("[web] public_url is an address without a path, query or credentials", async () => {
+  assert.is((await parseConfig('[web]\npublic_url = "https://robot.lan:8443"\n', PATH)).web.public_url, "https://robot.lan:8443");
+  for (const bad of ["https://robot.lan/dash", "https://robot.lan/?t=1", "robot.lan", "ftp://robot.lan"]) {
+    const error = await configError(`[web]\npublic_url = "${bad}"\n`);
+    assert.is(error.key, "web.public_url", bad);
+  }
+  assert.match((await configError('[web]\npublic_url = "https://me:secret@robot.lan"\n')).message, "credentials");
+});
+
 test("a duration that sets a timer is bounded by the longest a timer can wait; the others by 100 years", async () => {
   const timer = await configError('[daemon]\nconfirm_timeout = "30d"\n');
   assert.is(timer.message, 'Cannot read config "/x/config.toml": key "daemon.confirm_timeout" must be a duration such as 30s or 10m, at most 24d 20h (the longest a timer can wait) (line 2)');

@@ -121,6 +121,8 @@ export interface Config {
     readonly token_file?: string;
     /** Host names a request's Host header may carry besides the address bound. */
     readonly allowed_hosts: readonly string[];
+    /** Where the owner reaches the dashboard (`https://robot.lan:8443`): notifications link to an item's page there. */
+    readonly public_url?: string;
   };
 }
 

@@ -51,7 +51,7 @@ export function notifiedThrough(store: Store, simulated: boolean): number | null
  * was looked at and not told). `simulated` picks the records of this effect level (an item
  * made below `live` is told as `would notify` only by a daemon below `live`).
  */
-export function notifiableSince(store: Store, afterId: number, options: { host: string; simulated: boolean }): { found: Notifiable[]; lastId: number } {
+export function notifiableSince(store: Store, afterId: number, options: NotifyOptions): { found: Notifiable[]; lastId: number } {
   const records = SOURCE_KINDS.flatMap((kind) => queryAudit(store, { kind, afterId })).sort((a, b) => a.id - b.id);
   const found: Notifiable[] = [];
   for (const record of records) {
@@ -61,8 +61,20 @@ export function notifiableSince(store: Store, afterId: number, options: { host: 
   return { found, lastId: records.at(-1)?.id ?? afterId };
 }
 
-function notifiableOf(store: Store, record: AuditRecord, options: { host: string; simulated: boolean }): Notifiable | undefined {
-  if (record.kind === "anomaly.raised") return anomalyOf(record, options.host);
+/** Who tells (this host), of which records (simulated or real), and where the dashboard is (`[web] public_url`, for links). */
+export interface NotifyOptions {
+  host: string;
+  simulated: boolean;
+  dashboard?: string;
+}
+
+/** The dashboard's page at `path` on the owner's public address, when one is set. */
+function pageUrl(options: NotifyOptions, path: string): { url?: string } {
+  return options.dashboard ? { url: `${options.dashboard.replace(/\/$/, "")}${path}` } : {};
+}
+
+function notifiableOf(store: Store, record: AuditRecord, options: NotifyOptions): Notifiable | undefined {
+  if (record.kind === "anomaly.raised") return anomalyOf(record, options);
   if (record.phase !== "fact" || record.item === null || record.repo === null) return undefined;
   if (record.simulated !== options.simulated) return undefined;
   const from = String(record.body.from ?? "");
@@ -75,9 +87,13 @@ function notifiableOf(store: Store, record: AuditRecord, options: { host: string
   const show = `robot-army show ${item}`;
   const attach = `robot-army attach ${item}`;
   const on = `on ${options.host}`;
+  const page = pageUrl(options, `/items/${item}`);
   const make = (event: NotificationEvent, title: string, lines: string[], commands: string[]): Notifiable => ({
     id: record.id, event,
-    message: { kind: event, title: `robot-army: ${title}`, text: [...lines, ...commands.map((c) => `run: ${c}${c === attach ? ` (${on})` : ""}`)].join("\n"), urgency: "normal", about, commands },
+    message: {
+      kind: event, title: `robot-army: ${title}`, urgency: "normal", about, commands, ...page,
+      text: [...lines, ...commands.map((c) => `run: ${c}${c === attach ? ` (${on})` : ""}`), ...(page.url ? [`open: ${page.url}`] : [])].join("\n"),
+    },
   });
   if (to === "active" && from === "dispatching") {
     return make("dispatch", `${at} dispatched (item ${item})`, [`item ${item} (${at}) is active ${on}${session ? `, in session ${session.name}` : ""}`], [attach, show]);
@@ -108,7 +124,9 @@ function notifiableOf(store: Store, record: AuditRecord, options: { host: string
  * the two commands that review and approve them. One about a config the daemon refused says
  * why, as the daemon's own line does (the owner's file, its key and line; escaped).
  */
-function anomalyOf(record: AuditRecord, host: string): Notifiable {
+function anomalyOf(record: AuditRecord, options: NotifyOptions): Notifiable {
+  const host = options.host;
+  const page = pageUrl(options, record.item !== null ? `/items/${record.item}` : "/anomalies");
   const kind = String(record.body.kind ?? "anomaly");
   const where = record.repo ? ` (${record.repo}${record.item !== null ? `, item ${record.item}` : ""})` : "";
   const agentFiles = kind === "agent_files_changed" && record.repo !== null;
@@ -125,9 +143,9 @@ function anomalyOf(record: AuditRecord, host: string): Notifiable {
     id: record.id, event: "anomaly",
     message: {
       kind: "anomaly", title: `robot-army: anomaly ${kind}${where}`, urgency: "normal",
-      text: [...lines, ...commands.map((c) => `run: ${c}`)].join("\n"),
+      text: [...lines, ...commands.map((c) => `run: ${c}`), ...(page.url ? [`open: ${page.url}`] : [])].join("\n"),
       about: { host, anomaly: kind, ...(record.repo ? { repo: record.repo } : {}), ...(record.item !== null ? { item: record.item } : {}) },
-      commands,
+      commands, ...page,
     },
   };
 }

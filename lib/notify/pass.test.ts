@@ -62,6 +62,29 @@ test("both channels get each message of the pass; what came before the first cha
   });
 });
 
+test("with [web] public_url set, each message links to the item's page (an anomaly's to /anomalies): Pushover's url, the webhook's url, a line in the text", async () => {
+  await withChannels('[notifications]\nevents = ["failure", "anomaly"]\n\n[web]\npublic_url = "https://robot.lan:8443/"\n', async (store, config, receivers) => {
+    const before = lastAuditId(store);
+    makeItem(store, { issue: 2, state: "failed" });
+    raiseAnomaly(store, { kind: "orphan_worktree", detail: "a worktree no item claims: /w/x", repo: "demo/widgets" });
+    assert.is((await notifyPass(deps(store, config), { passStartedAfter: before })).sent, 2);
+    const { webhook, pushover } = receivers.received();
+    const hooks = webhook.map((w) => w.body as Record<string, unknown>);
+    assert.equal(hooks.map((h) => h.url), ["https://robot.lan:8443/items/1", "https://robot.lan:8443/anomalies"]);
+    assert.match(String(hooks[0].message), /\nopen: https:\/\/robot\.lan:8443\/items\/1$/);
+    const form = pushover[0].body as Record<string, string>;
+    assert.equal([form.url, form.url_title], ["https://robot.lan:8443/items/1", "open in the dashboard"]);
+  });
+  // Without it, no link: the dashboard is on loopback, where a phone cannot reach it.
+  await withChannels('[notifications]\nevents = ["failure"]\n', async (store, config, receivers) => {
+    const before = lastAuditId(store);
+    makeItem(store, { issue: 2, state: "failed" });
+    await notifyPass(deps(store, config), { passStartedAfter: before });
+    assert.is((receivers.received().webhook[0].body as Record<string, unknown>).url, undefined);
+    assert.is((receivers.received().pushover[0].body as Record<string, string>).url, undefined);
+  });
+});
+
 test("a transition is told once: the next pass, and a restarted daemon's, send nothing again", async () => {
   await withChannels('[notifications]\nevents = ["failure", "needs_info"]\n', async (store, config, receivers) => {
     const item = makeItem(store, { issue: 1, state: "active" });

@@ -72,7 +72,7 @@ export async function notifyPass(deps: NotifyDeps, options: { passStartedAfter?:
   const simulated = !deps.effects.notifications;
   const through = openNotificationCursor(deps, options.passStartedAfter ?? lastAuditId(deps.store))!;
   const wanted = new Set<NotificationEvent>(deps.config.notifications.events);
-  const scan = notifiableSince(deps.store, through, { host: deps.host, simulated: deps.effects.simulated });
+  const scan = notifiableSince(deps.store, through, { host: deps.host, simulated: deps.effects.simulated, dashboard: deps.config.web.public_url });
   const due = scan.found.filter((n) => wanted.has(n.event));
   // What was looked at and is not to be told is passed for good, so a quiet pass never reads it again.
   const passOver = () => {

@@ -33,6 +33,8 @@ export interface Message {
   };
   /** The commands that say more or fix it, each whole (`robot-army show 3`). */
   commands: string[];
+  /** The dashboard's page about it, when `[web] public_url` is set (`https://robot.lan:8443/items/3`). */
+  url?: string;
 }
 
 /** The channels robot-army can send to. */

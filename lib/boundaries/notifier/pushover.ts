@@ -22,13 +22,19 @@ export interface PushoverCredentials {
 
 /** The form Pushover is sent for a message. */
 export function pushoverForm(message: Message, credentials: Pick<PushoverCredentials, "token" | "user">): URLSearchParams {
-  return new URLSearchParams({
+  const form = new URLSearchParams({
     token: credentials.token,
     user: credentials.user,
     title: cut(message.title, LIMITS.title),
     message: cut(message.text || message.title, LIMITS.message),
     priority: String(PUSHOVER_PRIORITY[message.urgency]),
   });
+  // Pushover shows it as a link under the message: one tap opens the item's page.
+  if (message.url) {
+    form.set("url", message.url);
+    form.set("url_title", "open in the dashboard");
+  }
+  return form;
 }
 
 /** A channel that sends to Pushover; its target is the API's host. */

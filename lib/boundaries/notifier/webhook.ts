@@ -37,6 +37,7 @@ export function webhookBody(message: Message): Record<string, unknown> {
     urgency: message.urgency,
     ...message.about,
     commands: message.commands,
+    ...(message.url ? { url: message.url } : {}),
   };
 }
 
