@@ -76,11 +76,11 @@ export async function sendToWorker(deps: SendDeps, id: number, text: string): Pr
     const how = session.end_reason ? ` (${session.end_reason}${session.exit_code !== null ? `, exit ${session.exit_code}` : ""})` : "";
     throw new PreconditionError(`The session ${session.name} of work item ${id} ended at ${session.ended_at}${how}: nothing is typed into an ended worker; robot-army resume ${id} starts it again`);
   }
-  if (session.host !== deps.host) throw new PreconditionError(`The session ${session.name} of work item ${id} runs on host ${session.host}: send from there`);
   const terminal = session.terminal;
   if (session.launcher === "process" || terminal?.launcher === "process") {
     throw new PreconditionError(`The worker of work item ${id} runs headless (launcher "process"): it has no terminal to type into`);
   }
+  if (session.host !== deps.host) throw new PreconditionError(`The session ${session.name} of work item ${id} runs on host ${session.host}: send from there`);
   if (terminal === null) throw new PreconditionError(`The session ${session.name} of work item ${id} has no terminal on record: where it runs cannot be told, so nothing is typed`);
   const launcher = (deps.terminalLauncher ?? ((t: Terminal) => launcherForTerminal(t)))(terminal);
   const tab = await workerTab(deps.store, launcher, id, session.name);
