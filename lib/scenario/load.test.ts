@@ -94,4 +94,15 @@ test("step ids are unique within a scenario", async () => {
   assert.equal(problems, [`${FILE}:18: /steps/1/id "help" is used by an earlier step`]);
 });
 
+test("a step runs a command or presses a button, never both nor neither, and a press is never repeated", async () => {
+  const both = VALID.replace("then:", "  - id: both\n    run: [status]\n    press: { path: /dispatch/pause }\n    expect: { exit: 0 }\nthen:");
+  assert.equal((await parseScenario(both, FILE)).problems, [`${FILE}:18: /steps/1 needs run (a command) or press (a button), not both`]);
+  const neither = VALID.replace("then:", "  - id: neither\n    expect: { exit: 0 }\nthen:");
+  assert.equal((await parseScenario(neither, FILE)).problems, [`${FILE}:18: /steps/1 needs run (a command) or press (a button), not neither`]);
+  const again = VALID.replace("then:", "  - id: again\n    press: { path: /dispatch/pause }\n    eventually: 5\n    expect: { exit: 0 }\nthen:");
+  assert.equal((await parseScenario(again, FILE)).problems, [`${FILE}:20: /steps/1 presses a button, which is never pressed again: no eventually`]);
+  const press = VALID.replace("then:", "  - id: press\n    press: { path: /items/1/abandon, form: { confirm: \"1\" } }\n    expect: { exit: 0 }\nthen:");
+  assert.equal((await parseScenario(press, FILE)).problems, []);
+});
+
 test.run();

@@ -25,10 +25,23 @@ export interface Expectation {
   files_contain?: Record<string, string[]>;
 }
 
-/** One command a scenario runs: argv after `robot-army`, never a shell string. */
+/**
+ * A button pressed on the dashboard (`robot-army serve`, started for the scenario on its first
+ * press): a POST to `path` with the form's fields, its CSRF token and one-time key added as the
+ * page's form carries them; its answer is the command's own lines (stdout, or stderr when
+ * refused) and exit code.
+ */
+export interface Press {
+  path: string;
+  form?: Record<string, string>;
+}
+
+/** One step a scenario takes: a command (argv after `robot-army`, never a shell string), or a button pressed. */
 export interface Step {
   id: string;
-  run: string[];
+  /** Absent on a step that presses a button. */
+  run?: string[];
+  press?: Press;
   stdin?: string;
   env?: Record<string, string>;
   note?: string;
@@ -126,6 +139,9 @@ function checkMeaning(scenario: Scenario, at: (path: string) => string): string[
   scenario.steps.forEach((step, index) => {
     if (seen.has(step.id)) problems.push(`${at(`/steps/${index}/id`)}: /steps/${index}/id "${step.id}" is used by an earlier step`);
     seen.add(step.id);
+    if ((step.run === undefined) === (step.press === undefined)) problems.push(`${at(`/steps/${index}`)}: /steps/${index} needs run (a command) or press (a button), not ${step.run ? "both" : "neither"}`);
+    // A press acts: pressed again it would act again.
+    if (step.press && step.eventually) problems.push(`${at(`/steps/${index}/eventually`)}: /steps/${index} presses a button, which is never pressed again: no eventually`);
   });
   return problems;
 }

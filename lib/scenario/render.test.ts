@@ -32,6 +32,18 @@ const RESULT: ScenarioResult = {
   ],
 };
 
+test("a pressed button reads as the request its form posts, and the code the command would exit with", () => {
+  const press = { id: "abandon", press: { path: "/items/1/abandon", form: { confirm: "1", reason: "done by hand" } }, expect: { exit: 0 } };
+  const page = renderPage({ scenario: { ...SCENARIO, steps: [press] }, steps: [{ step: press, code: 0, stdout: "work item 1: ready -> abandoned\n", stderr: "" }] });
+  assert.match(page, [
+    "### 1. abandon", "",
+    "On the dashboard (`robot-army serve`), the button that posts:", "",
+    "```text", "POST /items/1/abandon  confirm=1 reason='done by hand'", "```", "",
+    "Answered as the command would exit: 0", "",
+    "stdout:",
+  ].join("\n"));
+});
+
 test("a page reads as the scenario, then each step's command, exit code and output", () => {
   assert.fixture(renderPage(RESULT), [
     "# Close an episode",

@@ -23,9 +23,15 @@ export function renderPage(result: ScenarioResult): string {
     out.push(`### ${index + 1}. ${step.id}`, "");
     if (step.note) out.push(paragraph(step.note), "");
     if (step.eventually) out.push(`*Run again until its expectations hold, for up to ${step.eventually} s: what it waits for happens in the background.*`, "");
-    const command = `$ ${commandLine(step.run, step.env)}`;
-    if (step.stdin !== undefined) out.push("With this on standard input:", "", ...fenced(step.stdin, "text"), "");
-    out.push(...fenced(command, "console"), "", `Exit code: ${code}`, "");
+    if (step.press) {
+      // A button: the request the dashboard's form makes, and the code the command would have returned.
+      const fields = Object.entries(step.press.form ?? {}).map(([k, v]) => `${k}=${shellQuote(v)}`).join(" ");
+      out.push("On the dashboard (`robot-army serve`), the button that posts:", "", ...fenced(`POST ${step.press.path}${fields ? `  ${fields}` : ""}`, "text"), "", `Answered as the command would exit: ${code}`, "");
+    } else {
+      const command = `$ ${commandLine(step.run!, step.env)}`;
+      if (step.stdin !== undefined) out.push("With this on standard input:", "", ...fenced(step.stdin, "text"), "");
+      out.push(...fenced(command, "console"), "", `Exit code: ${code}`, "");
+    }
     if (stdout === "" && stderr === "") out.push("No output.", "");
     if (stdout !== "") out.push("stdout:", "", ...fenced(stdout, "text"), "");
     if (stderr !== "") out.push("stderr:", "", ...fenced(stderr, "text"), "");

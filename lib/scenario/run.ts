@@ -8,6 +8,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { makeTempDir, removeTempDir } from "../testing/fixtures.ts";
+import { startDashboard } from "../testing/dashboard.ts";
+import type { Dashboard } from "../testing/dashboard.ts";
 import { listRecords, sessionRoot } from "../sessions/records.ts";
 import { checkExpectation } from "./expect.ts";
 import type { StepOutcome } from "./expect.ts";
@@ -79,6 +81,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
   const result: ScenarioResult = { scenario, steps: [] };
   let current = "setup";
   let made: SetupResult | undefined;
+  let dashboard: Dashboard | undefined;
   const fail = (step: string, messages: string[], more: Partial<NonNullable<ScenarioResult["failure"]>> = {}) => {
     result.failure = { step, messages, ...more };
   };
@@ -116,12 +119,27 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
     knowSessions();
     for (const step of scenario.steps) {
       current = step.id;
+      if (step.press) {
+        // A button on the dashboard: serve started once, on the scenario's runtime, for every press.
+        dashboard ??= await startDashboard({ env: stepsEnv, cwd, command: robotArmyCommand(options.runtime, root) });
+        const expect = substituteFilePaths(step.expect, vars);
+        const raw = await pressButton(dashboard.url, { path: substitute(step.press.path, vars), form: mapValues(step.press.form ?? {}, (value) => substitute(value, vars)) });
+        knowSessions();
+        const outcome = { code: raw.code, stdout: normaliser.normalise(raw.stdout), stderr: normaliser.normalise(raw.stderr) };
+        result.steps.push({ step, ...outcome });
+        const messages = [...raw.problems, ...checkExpectation(expect, outcome, cwd, (text) => normaliser.normalise(text, { record: false }))];
+        if (messages.length) {
+          fail(step.id, messages, { expect, outcome, argv: [`press ${step.press.path}`] });
+          return result;
+        }
+        continue;
+      }
       let argv: string[];
       let stepEnv: Record<string, string>;
       let expect: Expectation;
       let stdin: string | undefined;
       try {
-        argv = step.run.map((arg) => substitute(arg, vars));
+        argv = step.run!.map((arg) => substitute(arg, vars));
         stdin = step.stdin === undefined ? undefined : substitute(step.stdin, vars);
         stepEnv = { ...stepsEnv, ...mapValues(step.env ?? {}, (value) => substitute(value, vars)) };
         expect = substituteFilePaths(step.expect, vars);
@@ -149,7 +167,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
       result.steps.push({ step, ...outcome });
       const messages = check(outcome, raw.problems);
       if (messages.length) {
-        fail(step.id, messages, { expect, outcome, argv: step.run });
+        fail(step.id, messages, { expect, outcome, argv: step.run! });
         return result;
       }
     }
@@ -159,6 +177,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions & { ca
     fail(current, [`unexpected error: ${error instanceof Error ? error.stack : String(error)}`]);
     return result;
   } finally {
+    await dashboard?.stop();
     // What the setup started (a sandbox forge) stops before its folder goes.
     await made?.cleanup?.().catch((error) => fail(current, [`setup cleanup failed: ${(error as Error).message}`]));
     if (options.keep) result.kept = dir;
@@ -232,6 +251,34 @@ function compileCache(runtime: Runtime, dir: string | undefined): Record<string,
 
 function mapValues(record: Record<string, string>, f: (value: string) => string): Record<string, string> {
   return Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value)]));
+}
+
+/**
+ * Presses a button on the dashboard at `url` as its page's form does: the CSRF token from the
+ * page's forms (`/`, which always has one), a fresh one-time key, and the press's fields, posted
+ * for a JSON answer. What the command says goes to stdout, a refusal to stderr; the exit code
+ * is the one the command would have returned (3 for a refusal with none).
+ */
+async function pressButton(url: string, press: { path: string; form: Record<string, string> }): Promise<{ code: number; stdout: string; stderr: string; problems: string[] }> {
+  const page = await (await fetch(`${url}/`, { headers: { Accept: "text/html" } })).text();
+  const csrf = /name="csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (!csrf) return { code: 127, stdout: "", stderr: "", problems: ["the dashboard's first page has no form to take a CSRF token from"] };
+  const response = await fetch(url + press.path, {
+    method: "POST", redirect: "manual",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: url, Accept: "application/json" },
+    body: new URLSearchParams({ ...press.form, csrf, once: globalThis.crypto.randomUUID() }).toString(),
+  });
+  const text = await response.text();
+  let answer: { code?: number; lines?: string[]; error?: string };
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    answer = { error: text.trim() };
+  }
+  const said = (answer.lines ?? [answer.error ?? `HTTP ${response.status}`]).join("\n") + "\n";
+  return response.status === 200
+    ? { code: answer.code ?? 0, stdout: said, stderr: "", problems: [] }
+    : { code: answer.code ?? 3, stdout: "", stderr: said, problems: [] };
 }
 
 /** Runs `robot-army argv` as a child of this process and collects what it wrote. */

@@ -26,6 +26,8 @@ export interface DashboardOptions {
   cwd?: string;
   /** Arguments after `serve`; `--port 0` is added unless a port is among them. */
   args?: string[];
+  /** The command that runs robot-army (default: this process's runtime, as below); a scenario names its own runtime's. */
+  command?: string[];
 }
 
 /** The line `robot-army serve` prints once it listens. */
@@ -42,7 +44,8 @@ const ROBOT_ARMY = isDeno() ? runtimeArgv(join(PROJECT_ROOT, "scripts", "robot-a
 export async function startDashboard(options: DashboardOptions): Promise<Dashboard> {
   const args = options.args ?? [];
   const argv = ["serve", ...args, ...(args.includes("--port") ? [] : ["--port", "0"])];
-  const child = spawn(ROBOT_ARMY[0], [...ROBOT_ARMY.slice(1), ...argv], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+  const [bin, ...prefix] = options.command ?? ROBOT_ARMY;
+  const child = spawn(bin, [...prefix, ...argv], { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
   child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));

@@ -48,6 +48,7 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-hostile-title": () => import("./forge-with-hostile-title.ts"),
   "forge-with-html-title": () => import("./forge-with-html-title.ts"),
   "forge-with-dashboard-workers": () => import("./forge-with-dashboard-workers.ts"),
+  "forge-with-dashboard-actions": () => import("./forge-with-dashboard-actions.ts"),
   "web-configs": () => import("./web-configs.ts"),
   "forge-with-rebuilt-store": () => import("./forge-with-rebuilt-store.ts"),
   "forge-with-emptied-store": () => import("./forge-with-emptied-store.ts"),
