@@ -15,7 +15,8 @@ import { UsageError } from "../lib/errors.ts";
 import { agentFilesDiff } from "../lib/repos/agent-diff.ts";
 import type { AgentFilesDiff } from "../lib/repos/agent-diff.ts";
 import { summariseAgentFiles } from "../lib/repos/agent-summary.ts";
-import { AGENT_FILE_KEY, describeChanges } from "../lib/repos/fingerprint.ts";
+import { AGENT_FILE_KEY } from "../lib/repos/fingerprint.ts";
+import { reapprovedLine } from "../lib/dispatch/verbs/owner-verbs.ts";
 import type { Fingerprint } from "../lib/repos/fingerprint.ts";
 import { onboardRepository } from "../lib/repos/onboard.ts";
 import type { OnboardResult } from "../lib/repos/onboard.ts";
@@ -208,8 +209,7 @@ function nextStep(result: OnboardResult, config: Config): string[] {
 function describe(result: OnboardResult): string[] {
   const lines: string[] = [];
   if (result.outcome === "onboarded") lines.push(`onboarded   ${result.name}`);
-  if (result.outcome === "reapproved") lines.push(`reapproved  ${result.name}: ${describeChanges(result.changes) || "nothing differs now"}`);
-  if (result.outcome === "unchanged") lines.push(`unchanged   ${result.name}: onboarded at ${result.record.onboarded_at}, settings as approved`);
+  if (result.outcome !== "onboarded") lines.push(reapprovedLine(result));
   lines.push(`clone       ${result.path}`, `origin      ${result.origin}`, `settings    ${settingsLine(result.fingerprint)}`);
   if (result.outcome !== "unchanged") lines.push(`recorded    at ${result.record.onboarded_at}; "robot-army log --kind repo." shows it`);
   return lines;

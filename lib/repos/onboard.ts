@@ -64,14 +64,16 @@ export class ReapprovalNeededError extends PreconditionError {
 /**
  * Checks the clone and records the repository's fingerprint (a first onboarding, or with
  * `reapprove` an approval of changed settings). Without `reapprove`, changed settings mark
- * the repository `needs_reapproval` and throw `ReapprovalNeededError`.
+ * the repository `needs_reapproval` and throw `ReapprovalNeededError`. With `agentCommit`, a
+ * reapproval approves the agent files of that commit of the base branch only (the one the owner
+ * was shown): origin's base branch at another refuses it, approving nothing.
  */
 export async function onboardRepository(
   store: Store,
   github: Pick<GitHubReader, "getRepository">,
   config: Config,
   name: string,
-  options: { reapprove?: boolean } = {},
+  options: { reapprove?: boolean; agentCommit?: string } = {},
 ): Promise<OnboardResult> {
   const path = configuredPath(config, name);
   const clone = await checkClone(name, path);
@@ -92,6 +94,9 @@ export async function onboardRepository(
   if (!before) return result("onboarded", recordApproval(store, name, path, fingerprint, agent.commit));
   const changes = fingerprintChanges(before.fingerprint, fingerprint);
   if (before.state === "onboarded" && changes.length === 0) return result("unchanged", before);
+  if (options.reapprove && options.agentCommit !== undefined && options.agentCommit !== agent.commit) {
+    throw new PreconditionError(`origin/${base} of ${name} is at ${agent.commit} now, not at ${options.agentCommit} whose agent files you were shown: nothing was approved; look at the changes again`);
+  }
   if (options.reapprove) return result("reapproved", recordApproval(store, name, path, fingerprint, agent.commit), changes);
   const waiting = recordSeen(store, before, { name, path, base }, settings, agent);
   throw new ReapprovalNeededError(name, waiting.changes, before.onboarded_at);

@@ -15,6 +15,11 @@ function normaliser(places = [{ path: "/tmp/ra-x/repo", placeholder: "<repo>" },
   return new Normaliser(places, "build-host", REAL_NOW);
 }
 
+test("a dashboard form's CSRF token, new with every serve, reads as <csrf>", () => {
+  const n = new Normaliser([]);
+  assert.is(n.normalise('<input type="hidden" name="csrf" value="8YUf7ZPzz8fhWzlNTnVyfBoMG2OGkhJ_cBa_m_uMoWE">'), '<input type="hidden" name="csrf" value="<csrf>">');
+});
+
 test("the longest path wins, whatever order the places come in", () => {
   const n = normaliser([{ path: "/tmp/ra-x", placeholder: "<tmp>" }, { path: "/tmp/ra-x/home", placeholder: "<home>" }, { path: "/tmp/ra-x/repo", placeholder: "<repo>" }]);
   assert.is(n.normalise("/tmp/ra-x/repo/.ai and /tmp/ra-x/home/.config and /tmp/ra-x/other"), "<repo>/.ai and <home>/.config and <tmp>/other");

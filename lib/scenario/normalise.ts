@@ -1,6 +1,6 @@
 /**
  * Output normalisation: what varies between two runs of one scenario (temp paths, ids,
- * SHAs, the host, elapsed times, pids) becomes a placeholder, so a scenario's recorded
+ * SHAs, the host, elapsed times, pids, a form's CSRF token) becomes a placeholder, so a scenario's recorded
  * output is byte-identical run after run and expectations can name `<repo>` or `<id-1>`.
  */
 import { realpathSync } from "node:fs";
@@ -37,6 +37,8 @@ const CAMEL_PID = /\b([a-z]\w*(?:Pid|Pgid))("\s*:\s*)\d+\b/g;
 // starts, whichever is seen first. Eight decimal digits are taken for an id only once its
 // full form was seen, or once the runner has said an id on record starts with them.
 const SHORT_ID = /(?<![\w-])[0-9a-f]{8}(?![\w-])/g;
+// A dashboard form's CSRF token, keyed by a secret that is new with every serve (`serve --render` prints the forms).
+const CSRF = /(name="csrf" value=")[A-Za-z0-9_-]+"/g;
 
 /**
  * Normalises every output of one scenario; ids and SHAs are numbered by first appearance
@@ -89,6 +91,7 @@ export class Normaliser {
     const record = options.record ?? true;
     let out = this.#places ? text.replace(this.#places, (path) => this.#placeholders.get(path)!) : text;
     out = out.replace(START_ID, "<start-id>");
+    out = out.replace(CSRF, '$1<csrf>"');
     out = out.replace(UUID, (id) => this.#number(this.#ids, id.toLowerCase().slice(0, 8), "id", record));
     out = out.replace(SHORT_ID, (id) => (/[a-f]/.test(id) || this.#ids.has(id) || this.#known.has(id) ? this.#number(this.#ids, id, "id", record) : id));
     out = out.replace(SHA, (sha) => this.#number(this.#shas, sha, "sha", record));

@@ -21,7 +21,7 @@ import { atTime, makeItem, withStore } from "../testing/items.ts";
 import { getItem } from "../work-items/queries.ts";
 import { recordSession } from "../work-items/sessions.ts";
 import { transition } from "../work-items/transition.ts";
-import { run as runRetry } from "../../scripts/retry.ts";
+import { retrySaid } from "../dispatch/verbs/owner-verbs.ts";
 import { webApp } from "./app.ts";
 import { webContext } from "./context.ts";
 import { webAccess } from "./security.ts";
@@ -88,10 +88,8 @@ test("a button does what its command does, answers in its words, and the audit l
       assert.is(getItem(store, 1)!.state, "ready");
       const moved = queryAudit(store, { kind: "state.work_item", item: 1 }).at(-1)!;
       assert.equal([moved.body.to, moved.body.actor], ["ready", WEB]);
-      // The command says the same of item 4, and its records name no web session.
-      let said = "";
-      await runRetry({ item: 4 }, { store, config, stateDir, write: (text) => (said += text) });
-      assert.is(said, "work item 4 (demo/widgets#4): failed -> ready\n");
+      // What `robot-army retry` prints (the same function) says the same of item 4, and its records name no web session.
+      assert.equal((await retrySaid({ store, config, stateDir }, 4)).lines, ["work item 4 (demo/widgets#4): failed -> ready"]);
       assert.is(queryAudit(store, { kind: "state.work_item", item: 4 }).at(-1)!.body.actor, undefined);
       // A refusal is the command's own, with its status: nothing moved.
       const refused = await post(base, "/items/3/retry", { csrf, once: key() });

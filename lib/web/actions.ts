@@ -25,7 +25,7 @@ import { redact } from "../redact.ts";
 import { asActor } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import {
-  abandonSaid, acknowledgeSaid, cancelSaid, holdSaid, keepSaid, pauseSaid, relaunchSaid, resetSaid, retrySaid, sendSaid, unholdSaid,
+  abandonSaid, acknowledgeSaid, cancelSaid, holdSaid, keepSaid, pauseSaid, reapproveSaid, relaunchSaid, resetSaid, retrySaid, sendSaid, unholdSaid,
   unkeepSaid, unpauseSaid,
 } from "../dispatch/verbs/owner-verbs.ts";
 import type { Said } from "../dispatch/verbs/owner-verbs.ts";
@@ -105,6 +105,20 @@ export function actionRoutes(app: Hono<WebEnv>, ctx: WebContext, answers: Answer
     return await answer(c, ctx, answers, form, async () => pauseSaid(await mustStore(ctx), text(form.reason)));
   });
   app.post("/dispatch/unpause", async (c) => answer(c, ctx, answers, await formOf(c), async () => unpauseSaid(await ctx.store())));
+  app.post("/repos/:owner/:name/reapprove", async (c) => {
+    const repo = `${c.req.param("owner")}/${c.req.param("name")}`;
+    const form = await formOf(c);
+    // Only what the approval page showed: the commit of the agent files the owner read.
+    if (typeof form.commit !== "string" || !/^[0-9a-f]{40,64}$/.test(form.commit)) {
+      if (wantsJson(c)) return c.json({ error: `Approving ${repo} needs the commit its approval page showed: send commit=<sha>`, confirm: `/repos/${repo}/approve` }, 409);
+      return c.redirect(`/repos/${repo}/approve?back=${encodeURIComponent(localPath(form.back))}`, 303);
+    }
+    const commit = form.commit;
+    return await answer(c, ctx, answers, form, async () => {
+      const deps = await ctx.dispatchDeps();
+      return await reapproveSaid(deps.store, deps.github, ctx.config, repo, commit);
+    });
+  });
   app.post("/repos/:owner/:name/:verb{hold|unhold}", async (c) => {
     const repo = `${c.req.param("owner")}/${c.req.param("name")}`;
     const form = await formOf(c);

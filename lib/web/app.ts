@@ -16,6 +16,7 @@ import { redact, redactAll } from "../redact.ts";
 import { latestSession } from "../work-items/sessions.ts";
 import { actionRoutes, Answers } from "./actions.ts";
 import { confirmRoutes } from "./pages/confirm.ts";
+import { approveRoutes } from "./pages/approve.ts";
 import type { WebContext, WebEnv } from "./context.ts";
 import { freshnessLine, freshnessOf, layout } from "./layout.ts";
 import { NotFound, wholeNumber } from "./page.ts";
@@ -39,6 +40,7 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
   const answers = new Answers();
   for (const page of PAGES) mountPage(app, ctx, page, answers);
   confirmRoutes(app, ctx);
+  approveRoutes(app, ctx);
   actionRoutes(app, ctx, answers);
   const slots = streamSlots();
   // Pages streaming the same session share one feed: one poll of its log or pane, however many watch.

@@ -50,6 +50,8 @@ export function buttonFor(command: string): Button | null {
   const ack = /^robot-army anomalies --acknowledge ([1-9]\d*)$/.exec(command);
   if (ack) return { post: `/anomalies/${ack[1]}/acknowledge`, label: "acknowledge" };
   if (command === "robot-army unpause") return { post: "/dispatch/unpause", label: "unpause" };
+  const approve = /^robot-army onboard ([\w.-]+)\/([\w.-]+) --reapprove$/.exec(command);
+  if (approve) return { confirm: `/repos/${approve[1]}/${approve[2]}/approve`, label: "review and approve…" };
   const repo = /^robot-army (hold|unhold) --repo ([\w.-]+)\/([\w.-]+)$/.exec(command);
   if (repo) return { post: `/repos/${repo[2]}/${repo[3]}/${repo[1]}`, label: `${repo[1]} repository` };
   return null;

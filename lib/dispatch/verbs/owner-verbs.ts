@@ -13,6 +13,10 @@ import { PreconditionError } from "../../errors.ts";
 import { describeKeep, placeKeep, releaseKeep } from "../../ending/keeps.ts";
 import type { KeepEntry } from "../../ending/keeps.ts";
 import type { Config } from "../../config.ts";
+import type { GitHubReader } from "../../boundaries/github-types.ts";
+import { describeChanges } from "../../repos/fingerprint.ts";
+import { onboardRepository } from "../../repos/onboard.ts";
+import type { OnboardResult } from "../../repos/onboard.ts";
 import { acknowledgeAnomaly, anomalyItemText, listAnomalies } from "../../store/anomalies.ts";
 import type { Anomaly } from "../../store/anomalies.ts";
 import type { Store } from "../../store/open.ts";
@@ -147,6 +151,21 @@ export async function cancelSaid(store: Store, deps: CancelDeps, id: number): Pr
   const target = cancelTarget(store, id);
   const result = await cancelSession(store, deps, target);
   return { lines: [describeCancel(target.session.name, id, result)], code: result.did === "left-running" ? 1 : 0 };
+}
+
+/**
+ * `onboard <repo> --reapprove`, as the dashboard's approval asks it: the settings and agent files as
+ * they are now approved, the agent files only at the commit the owner was shown (`agentCommit`).
+ */
+export async function reapproveSaid(store: Store, github: Pick<GitHubReader, "getRepository">, config: Config, name: string, agentCommit?: string): Promise<Said> {
+  const result = await onboardRepository(store, github, config, name, { reapprove: true, agentCommit });
+  return ok(reapprovedLine(result), `recorded    at ${result.record.onboarded_at}; "robot-army log --kind repo." shows it`);
+}
+
+/** What a reapproval says first, as `onboard` prints it. */
+export function reapprovedLine(result: OnboardResult): string {
+  if (result.outcome === "unchanged") return `unchanged   ${result.name}: onboarded at ${result.record.onboarded_at}, settings as approved`;
+  return `reapproved  ${result.name}: ${describeChanges(result.changes) || "nothing differs now"}`;
 }
 
 /** `send`: a line typed into the worker's window. */
