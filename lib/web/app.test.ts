@@ -17,7 +17,7 @@ import { notifiableSince } from "../notify/events.ts";
 import { statusReport } from "../reports/status.ts";
 import { webApp } from "./app.ts";
 import { webContext } from "./context.ts";
-import { LOG_PAGE_SIZE } from "./pages/log.ts";
+import { BODY_SHOWN, LOG_PAGE_SIZE } from "./pages/log.ts";
 import { webAccess } from "./security.ts";
 import { listen } from "./serve.ts";
 import type { Listening } from "./serve.ts";
@@ -243,6 +243,11 @@ test("the audit log, newest first, a page at a time, filtered by kind and item",
       const page = await (await fetch(`${base}/log?kind=state&item=1`)).text();
       assert.match(page, /<table id="log">/);
       assert.match(page, /value="state"/);
+      // A long body shows its start, the whole a tap away: fifty of them keep a phone's page short.
+      appendAudit(store, { kind: "session.last_lines", body: { note: "x".repeat(400) } });
+      const long = await (await fetch(`${base}/log?kind=session.last_lines`)).text();
+      // The start is the body's first BODY_SHOWN characters: `{"note":"` and then the x's.
+      assert.match(long, new RegExp(`<details><summary><code>\\{&quot;note&quot;:&quot;x{${BODY_SHOWN - 9}}…</code></summary><code>\\{&quot;note&quot;:&quot;x{400}&quot;\\}</code></details>`));
     });
   }));
 

@@ -24,6 +24,15 @@ export interface Log {
   older: number | null;
 }
 
+/** A body longer than this is folded to its start, the whole of it a tap away: a page of long bodies stays short on a phone. */
+export const BODY_SHOWN = 120;
+
+/** A record's body: whole when short, else its start with the whole under a <details>. */
+function bodyCell(body: string) {
+  if (body.length <= BODY_SHOWN) return html`<code>${body}</code>`;
+  return html`<details><summary><code>${body.slice(0, BODY_SHOWN)}…</code></summary><code>${body}</code></details>`;
+}
+
 /** A run of the daemon's passes that changed nothing, newest first: one row (lib/reports/quiet-passes.ts; /api/log has each). */
 function quietRow(run: AuditRecord[]) {
   const [newest, oldest] = [run[0], run.at(-1)!];
@@ -67,7 +76,7 @@ export const logPage: Page<Log> = {
 <div id="log-body"${f.before === null ? html` data-live` : ""}>${data.records.length === 0 ? none("No audit records match.") : html`<table id="log"><thead><tr><th>id</th><th>at</th><th>phase</th><th>kind</th><th>about</th><th>action</th><th>body</th></tr></thead><tbody>${foldQuietPasses(data.records).map((entry) => "quiet" in entry ? quietRow(entry.quiet) : html`<tr data-record="${String(entry.record.id)}" class="${entry.record.phase}">
 <td>${String(entry.record.id)}</td><td><time>${entry.record.at}</time></td><td>${entry.record.phase}</td><td>${entry.record.kind}</td>
 <td>${entry.record.item !== null ? html`<a href="/items/${String(entry.record.item)}">item ${String(entry.record.item)}</a>` : ""} ${entry.record.repo ?? ""}</td>
-<td>${entry.record.actionId ? html`<code title="${entry.record.actionId}">${entry.record.actionId.slice(0, 8)}</code>` : ""}</td><td class="body"><code>${JSON.stringify(entry.record.body)}</code>${entry.record.simulated ? html` <span class="none">(simulated)</span>` : ""}</td></tr>`)}</tbody></table>`}
+<td>${entry.record.actionId ? html`<code title="${entry.record.actionId}">${entry.record.actionId.slice(0, 8)}</code>` : ""}</td><td class="body">${bodyCell(JSON.stringify(entry.record.body))}${entry.record.simulated ? html` <span class="none">(simulated)</span>` : ""}</td></tr>`)}</tbody></table>`}
 ${data.older !== null ? html`<p><a class="older" href="/log?${next.toString()}">older records</a></p>` : ""}</div>`;
   },
 };
