@@ -14,7 +14,9 @@ import { writeStderr } from "../cli.ts";
 import { PreconditionError } from "../errors.ts";
 import { redact, redactAll } from "../redact.ts";
 import { latestSession } from "../work-items/sessions.ts";
+import { lastAuditId } from "../store/audit.ts";
 import { actionRoutes, Answers } from "./actions.ts";
+import { ChangeWatch } from "./changes.ts";
 import { confirmRoutes } from "./pages/confirm.ts";
 import { approveRoutes } from "./pages/approve.ts";
 import type { WebContext, WebEnv } from "./context.ts";
@@ -43,6 +45,9 @@ export function webApp(ctx: WebContext, access: WebAccess): Hono<WebEnv> {
   approveRoutes(app, ctx);
   actionRoutes(app, ctx, answers);
   const slots = streamSlots();
+  // What tells an open page to fetch its live parts now: the audit log grew.
+  const changes = new ChangeWatch(ctx);
+  app.get("/api/changes", (c) => changes.events(c));
   // Pages streaming the same session share one feed: one poll of its log or pane, however many watch.
   const feeds = feedHub();
   app.get("/api/items/:id/terminal", async (c) => {
@@ -85,6 +90,9 @@ function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage, answers: A
   };
   app.get(page.api, async (c) => c.json({ ...freshness(ctx), ...(await readData(c)) }));
   app.get(page.path, async (c) => {
+    // The log's newest id before the data: a change after it, the page hears of (changes.ts); one before, it shows.
+    const store = await ctx.store();
+    const logId = store ? lastAuditId(store) : 0;
     const data = await readData(c);
     const url = new URL(c.req.url);
     url.searchParams.delete("fragment");
@@ -95,8 +103,8 @@ function mountPage(app: Hono<WebEnv>, ctx: WebContext, page: AnyPage, answers: A
     const body = await page.render(data, view);
     const fresh = freshness(ctx);
     // The live parts, and the page's title in a header (dashboard.js sets it, so a tab's name follows the page).
-    if (c.req.query("fragment") === "1") return c.html(html`${freshnessLine(fresh)}${body}`, 200, { "X-Page-Title": encodeURIComponent(page.title(data)) });
-    return c.html(layout(page.title(data), page.nav, fresh, body, page.terminal ? ["terminal"] : [], said));
+    if (c.req.query("fragment") === "1") return c.html(html`${freshnessLine(fresh)}${body}`, 200, { "X-Page-Title": encodeURIComponent(page.title(data)), "X-Log-Id": String(logId) });
+    return c.html(layout(page.title(data), page.nav, fresh, body, page.terminal ? ["terminal"] : [], said, { logId }));
   });
 }
 

@@ -43,7 +43,7 @@ export function freshnessLine(f: Freshness): HtmlEscapedString {
 /** A whole page: head, navigation (with `nav` marked), the freshness line and the body. */
 export function layout(
   title: string, nav: string | null, freshness: Freshness, body: HtmlEscapedString | Promise<HtmlEscapedString>, extraScripts: string[] = [],
-  said?: { ok: boolean; lines: string[] }, options: { still?: boolean } = {},
+  said?: { ok: boolean; lines: string[] }, options: { still?: boolean; logId?: number } = {},
 ): HtmlEscapedString | Promise<HtmlEscapedString> {
   return html`<!doctype html>
 <html lang="en">
@@ -60,7 +60,7 @@ ${extraScripts.includes("terminal") ? html`<link rel="stylesheet" href="/static/
 <nav>${NAV.map(([label, path]) => html`<a href="${path}"${label === nav ? html` aria-current="page"` : ""}>${label}</a>`)}</nav>
 ${freshnessLine(freshness)}
 </header>
-<main id="page"${options.still ? html` data-still` : ""}>
+<main id="page"${options.still ? html` data-still` : ""}${options.logId !== undefined ? html` data-log-id="${String(options.logId)}"` : ""}>
 <div id="said" role="status" aria-live="polite">${said ? saidLines(said) : ""}</div>
 ${body}
 </main>

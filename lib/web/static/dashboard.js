@@ -8,7 +8,13 @@
 // shown in the browser's own zone, the UTC time on hover, and a tap on one switches it.
 "use strict";
 (function () {
+  // Fetched every few seconds; far less often while the server's change stream is open, which says when.
   var EVERY_MS = 3000;
+  var WITH_STREAM_MS = 30000;
+  var streaming = false;
+  // The audit log's newest id when the page's data was read: a change event past it means the page is behind.
+  var page = document.getElementById("page");
+  var seenId = Number(page && page.dataset.logId || 0);
   var timer = null;
   var ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
   var local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
@@ -53,6 +59,8 @@
         // Logged out (the cookie gone, the token changed): the page itself goes to the login.
         if (response.type === "opaqueredirect" || response.status === 401) { window.location.reload(); return null; }
         if (!response.ok) { unreachable("status " + response.status); return null; }
+        var logId = Number(response.headers.get("X-Log-Id"));
+        if (logId > seenId) seenId = logId;
         var title = response.headers.get("X-Page-Title");
         if (title) document.title = decodeURIComponent(title) + " · robot-army";
         return response.text();
@@ -79,7 +87,17 @@
 
   function schedule() {
     clearTimeout(timer);
-    if (!document.hidden && !still) timer = setTimeout(refresh, EVERY_MS);
+    if (!document.hidden && !still) timer = setTimeout(refresh, streaming ? WITH_STREAM_MS : EVERY_MS);
+  }
+
+  // The server's `change` events (/api/changes): the page's live parts are fetched at once.
+  function listen() {
+    if (still || typeof EventSource !== "function") return;
+    var source = new EventSource("/api/changes");
+    function heard(event) { if (Number(event.data) > seenId && !document.hidden) refresh(); }
+    source.addEventListener("hello", function (event) { streaming = true; schedule(); heard(event); });
+    source.addEventListener("change", heard);
+    source.onerror = function () { streaming = false; schedule(); };
   }
 
   function say(ok, lines) {
@@ -120,6 +138,7 @@
 
   document.querySelectorAll("[data-live][id]").forEach(function (part) { part.dataset.html = part.innerHTML; });
   localTimes(document);
+  listen();
   document.addEventListener("visibilitychange", function () { if (still) return; if (!document.hidden) refresh(); else clearTimeout(timer); });
   schedule();
 })();
