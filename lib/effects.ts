@@ -52,7 +52,12 @@ export function effectsFor(args: ParsedArgs, config: Config, boundaries: { githu
  * claims that need push): for a check that speaks of the daemon without wiring its effects.
  */
 export function daemonWritesToGitHub(config: Config): boolean {
-  return wireEffects(config.daemon.effect_level, { github: SIMULATED_GITHUB }).simulated === false;
+  return wireEffects(daemonLevel(config), { github: SIMULATED_GITHUB }).simulated === false;
+}
+
+/** The level the daemon runs at, as its config names it: what acts for the owner outside a command (the dashboard's buttons) acts at. */
+export function daemonLevel(config: Config): EffectLevel {
+  return config.daemon.effect_level;
 }
 
 /** What is real at a level; every field is decided here, once. */

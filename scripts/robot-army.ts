@@ -35,8 +35,8 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
   retry: { summary: "Put a failed work item back in the dispatch queue", load: () => import("./retry.ts") },
   abandon: { summary: "Give up on a work item for good", load: () => import("./abandon.ts") },
   cancel: { summary: "Stop the session working on a work item, after you confirm", load: () => import("./cancel.ts") },
-  send: { summary: "Type a message into a worker's terminal, as you would at its prompt", load: () => import("./send.ts") },
   reset: { summary: "Discard a work item's unfinished worktree and branch and put it back in the queue", load: () => import("./reset.ts") },
+  send: { summary: "Type a message into a worker's terminal, as you would at its prompt", load: () => import("./send.ts") },
   keep: { summary: "Keep a work item's worker session running after its issue closes", load: () => import("./keep.ts") },
   unkeep: { summary: "Release a work item's keep: its worker goes back to the ordinary rules", load: () => import("./unkeep.ts") },
   keeps: { summary: "List every keep in force, including those with no live session", load: () => import("./keeps.ts") },
@@ -70,7 +70,7 @@ export const COMMANDS: Record<string, { summary: string; load: () => Promise<Com
 /** The overview's groups, everyday commands first; every command is in exactly one (scripts/robot-army.test.ts). */
 export const COMMAND_GROUPS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ["Every day", ["start", "status", "show", "run", "serve", "attach", "log", "doctor"]],
-  ["When an item needs you", ["send", "resume", "restart", "retry", "abandon", "cancel", "reset", "keep", "unkeep", "keeps", "approve", "unclaim", "prompt"]],
+  ["When an item needs you", ["resume", "restart", "retry", "abandon", "cancel", "reset", "send", "keep", "unkeep", "keeps", "approve", "unclaim", "prompt"]],
   ["What is dispatched", ["pause", "unpause", "hold", "unhold", "holds", "capacity", "poll"]],
   ["Repositories", ["onboard", "repos", "trust"]],
   ["Health and records", ["health", "anomalies", "cleanup", "worktree", "purge-simulated", "session", "episode", "ledger", "continuity", "recover"]],

@@ -10,6 +10,7 @@ import type { Config } from "../config.ts";
 import { checkHealth } from "../daemon/health.ts";
 import type { Health } from "../daemon/health.ts";
 import { parseDuration } from "../duration.ts";
+import { daemonLevel } from "../effects.ts";
 import type { DispatchDeps } from "../dispatch/dispatch-deps.ts";
 import { dispatchDepsFor } from "../dispatch/verbs/command-deps.ts";
 import { openExistingStore } from "../store/open.ts";
@@ -61,7 +62,7 @@ export function webContext(config: Config, stateDir: string, sessionRoot: string
     async dispatchDeps() {
       const opened = await this.store();
       if (!opened) throw new PreconditionError(`Nothing is recorded in ${stateDir} yet, so there is nothing to start`);
-      deps ??= dispatchDepsFor(config, opened, stateDir, config.daemon.effect_level).then((wired) => ({ ...wired, sessionRoot }));
+      deps ??= dispatchDepsFor(config, opened, stateDir, daemonLevel(config)).then((wired) => ({ ...wired, sessionRoot }));
       // A connection that failed is tried again on the next press.
       return await deps.catch((error) => {
         deps = undefined;
