@@ -110,7 +110,7 @@ test("a real permission prompt makes the item needs_info in the hook's own words
       assert.equal([getItem(w.store, 1)!.state, getItem(w.store, 1)!.reason], ["needs_info", `worker asks: ${words}`]);
       assert.match(await w.pane(), "Allow this read outside the working directories?");
       // The owner answers from afar (robot-army send, the item page's text box): the prompt's option, then Enter, typed into its window.
-      const sent = await sendToWorker({ store: w.store, host: w.deps.host }, 1, "4");
+      const sent = await sendToWorker({ store: w.store, sessionRoot: w.deps.sessionRoot, host: w.deps.host }, 1, "4");
       assert.equal([sent.session, sent.launcher, sent.length], [session.name, "tmux", 1]);
       await waitWorker(w, "the read to reach the model", () => w.api.requests.some((request) => toolResults(request).length === 2));
       await waitWorker(w, "the worker idle once its turn ended", async () => (await episodeStatus(session)) === "idle");

@@ -9,6 +9,7 @@ import { SEND_LIMIT } from "../lib/dispatch/verbs/send.ts";
 import { sendSaid } from "../lib/dispatch/verbs/owner-verbs.ts";
 import type { SendDeps } from "../lib/dispatch/verbs/send.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
+import { sessionRoot } from "../lib/sessions/records.ts";
 import { withExistingStore } from "../lib/store/open.ts";
 import { itemIdArgument } from "../lib/work-items/argument.ts";
 import { noSuchItem } from "../lib/work-items/queries.ts";
@@ -44,7 +45,7 @@ export async function main(argv: string[]): Promise<number> {
   // With no store there is no item, and nothing is created to say so.
   return await withExistingStore(stateDirPath(), async (store) => {
     if (!store) throw noSuchItem(item);
-    return await run({ item, text }, { store, host: hostName(config), write: writeStdout });
+    return await run({ item, text }, { store, sessionRoot: sessionRoot(), host: hostName(config), write: writeStdout });
   });
 }
 

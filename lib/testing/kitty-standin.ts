@@ -5,7 +5,7 @@
  * program), `ls` answers kitty's JSON shape from the tabs it knows, `focus-tab --match
  * var:K=RE` fails when no tab matches (matching the way kitty does: a regular expression
  * search, so an unanchored `7` would also match `17`), and `close-window --match` closes the
- * windows matching every `id:N` and `var:K=RE` term joined by `and` (hanging up on the
+ * windows matching every `id:N`, `pid:N` and `var:K=RE` term joined by `and` (hanging up on the
  * program it started, as kitty does), failing as kitty does when none matches; `send-text
  * --match ... --stdin` appends what it reads on stdin to the matching windows' typed text (`typed`),
  * failing the same way when none matches.
@@ -114,8 +114,11 @@ function matching(args) {
   const terms = (at >= 0 ? args[at + 1] : "").split(" and ").map((term) => {
     const id = /^id:(\d+)$/.exec(term);
     if (id) return (t) => t.id === Number(id[1]);
+    // The window's process, as kitty matches pid: one this stand-in started, still running as it was.
+    const pid = /^pid:(\d+)$/.exec(term);
+    if (pid) return (t) => t.pid === Number(pid[1]) && t.startTicks !== null && startTicks(t.pid) === t.startTicks;
     const m = /^var:([^=]+)=(.*)$/.exec(term);
-    if (!m) fail("the stand-in only matches id:N and var:KEY=REGEX, joined by and");
+    if (!m) fail("the stand-in only matches id:N, pid:N and var:KEY=REGEX, joined by and");
     const re = new RegExp(m[2]);
     return (t) => t.vars[m[1]] !== undefined && re.test(t.vars[m[1]]);
   });

@@ -9,7 +9,7 @@ import * as assert from "uvu/assert";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostName } from "../config.ts";
-import { runCommand } from "../run-command.ts";
+import { withTmuxWorkers } from "../testing/tmux-workers.ts";
 import { waitFor } from "../testing/wait.ts";
 import { defaultConfig } from "../config.ts";
 import type { Config } from "../config.ts";
@@ -208,29 +208,27 @@ test("a read-only dashboard draws no buttons and refuses every action, nothing c
     }, { readOnly: true, secret });
   }));
 
-test("the send box types a line into an interactive worker's window as `robot-army send` does, as the web session; a headless worker has no box and is refused", () =>
-  withStore(async (store, stateDir) => {
-    world(store);
-    const socket = join(stateDir, "tmux.sock");
-    const env = { ...process.env, TMUX: undefined, TMUX_TMPDIR: stateDir };
-    const tmux = async (...args: string[]) => (await runCommand(["tmux", "-S", socket, ...args], env)).stdout.trim();
-    try {
-      const typed = join(stateDir, "typed.txt");
-      const window = await tmux("new-session", "-d", "-s", "ra-workers", "-P", "-F", "#{window_id}", "--", "sh", "-c", `IFS= read -r line; printf '%s\\n' "$line" > '${typed}'; exec sleep 30`);
-      await tmux("set-option", "-w", "-t", window, "@ra_item", "5");
-      await tmux("set-option", "-w", "-t", window, "@ra_store", store.path);
+test("the send box types a line into an interactive worker's pane as `robot-army send` does, as the web session; a headless worker has no box and is refused", () =>
+  withTmuxWorkers(async (w) => {
+    await withStore(async (store, stateDir) => {
+      world(store);
+      const typed = join(w.dir, "typed.txt");
+      const launched = await w.launch(5, "ra-widgets-5", ["sh", "-c", `IFS= read -r line; printf '%s\\n' "$line" > '${typed}'; exec sleep 30`], store.path);
       const item = makeItem(store, { issue: 5, state: "active" });
       recordSession(store, {
-        id: "5e551011-0000-4000-8000-000000000005", item: item.id, name: "ra-widgets-5", host: hostName(config), launcher: "tmux", marker: "@ra_item=5",
-        worktree: "/nonexistent/worktree-5", branch: "robot-army/issue-5", started_at: "2026-01-15T10:00:00Z", simulated: false,
-        terminal: { launcher: "tmux", socket: null, socket_path: socket, session: "ra-workers" },
+        id: launched.sessionId, item: item.id, name: launched.sessionName, host: hostName(config), launcher: "tmux", marker: launched.marker,
+        worktree: "/nonexistent/worktree-5", branch: "robot-army/issue-5", started_at: "2026-01-15T10:00:00Z", simulated: false, terminal: launched.terminal,
       });
-      await withDashboard(stateDir, async (base) => {
+      // The dashboard reads the workers' records where they are, and reaches their terminal as the launch recorded it.
+      const ctx = webContext(config, stateDir, w.sessionRoot);
+      const server = await listen(webApp(ctx, webAccess(config, "127.0.0.1", 0)), "127.0.0.1", 0);
+      const base = server.url.replace(/\/$/, "");
+      try {
         const page = await (await fetch(`${base}/items/5`, { headers: { Accept: "text/html" } })).text();
         assert.match(page, /<form method="post" action="\/items\/5\/send"[^>]*>.*<input type="text" name="text" maxlength="2000"/);
         const csrf = await csrfOf(base);
         const sent = await post(base, "/items/5/send", { csrf, once: key(), text: "yes, the second option" });
-        assert.equal((await sent.json() as { lines: string[] }).lines, [`typed 22 characters into ra-widgets-5 (tmux window ${window}) for work item 5, and pressed Enter`]);
+        assert.equal((await sent.json() as { lines: string[] }).lines, [`typed 22 characters into ra-widgets-5 (tmux window ${launched.window}) for work item 5, and pressed Enter`]);
         await waitFor("the worker to read the line", () => existsSync(typed) && readFileSync(typed, "utf8") === "yes, the second option\n");
         const audited = queryAudit(store, { kind: "session.send", item: 5 });
         assert.equal(audited.map((r) => [r.phase, r.body.length, r.body.actor]), [["intent", 22, WEB], ["outcome", undefined, WEB]]);
@@ -240,10 +238,11 @@ test("the send box types a line into an interactive worker's window as `robot-ar
         assert.is(refused.status, 409);
         const why = (await refused.json() as { lines: string[] }).lines[0];
         assert.match(why, 'runs headless (launcher "process")', why);
-      });
-    } finally {
-      await runCommand(["tmux", "-S", socket, "kill-server"], env);
-    }
+      } finally {
+        await server.close();
+        ctx.close();
+      }
+    });
   }));
 
 test.run();

@@ -153,7 +153,7 @@ async function itemAction(ctx: WebContext, verb: ItemVerb, id: number, form: For
     case "unhold":
       return unholdSaid(store, { item: id });
     case "send":
-      return await sendSaid({ store, host: hostName(ctx.config) }, id, typeof form.text === "string" ? form.text : "");
+      return await sendSaid({ store, sessionRoot: ctx.sessionRoot, host: hostName(ctx.config) }, id, typeof form.text === "string" ? form.text : "");
   }
 }
 

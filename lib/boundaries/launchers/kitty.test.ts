@@ -153,24 +153,31 @@ test("closeTab closes a window only while its ra_store is the store it was liste
   assert.equal(kitty.tabs().map((t) => t.id), [61, 62, 63]);
 }));
 
-test("sendText types into a window only while its id and both markers match, the text as it is on stdin, then a carriage return", kittyTest("send", async (dirs, kitty, launcher) => {
+test("sendText types into a window only while its id, its process (the session's holder) and both markers match, the text as it is on stdin, then a carriage return", kittyTest("send", async (dirs, kitty, launcher) => {
   kitty.seed([
-    { id: 70, title: "ra-demo-7", vars: { ra_item: "7", ra_store: STORE } },
     { id: 71, title: "ra-demo-17", vars: { ra_item: "17", ra_store: STORE } },
     { id: 72, title: "ra-old-7", vars: { ra_item: "7" } },
   ]);
-  const [mine, old] = await launcher.tabs(7) as TabRef[];
+  const launched = await launcher.launch(spec(7, dirs, { tags: { ra_store: STORE }, argv: ["sleep", "30"] }));
+  tests.note(dirs.root);
+  const holder = kitty.tabs().find((t) => String(t.id) === launched.window)!.pid!;
+  const mine = (await launcher.tabs(7) as TabRef[]).find((t) => t.id === launched.window)!;
+  const old = (await launcher.tabs(7) as TabRef[]).find((t) => t.id === "72")!;
   const text = String.raw`yes, use \e[31m and 'quotes' $HOME; élan`;
-  assert.is(await launcher.sendText(mine, text), "sent");
-  assert.is(kitty.typed(70), text + "\r", "typed as it is (no escape read), then Enter");
+  assert.is(await launcher.sendText(mine, text, holder), "sent");
+  assert.is(kitty.typed(Number(mine.id)), text + "\r", "typed as it is (no escape read), then Enter");
   const sends = kitty.calls().filter((call) => call.argv.includes("send-text"));
-  assert.equal(sends.map((call) => call.argv), [0, 1].map(() => ["@", "--to", TO, "send-text", "--match", "id:70 and var:ra_item=^7$ and var:ra_store=^/var/lib/robot\\x2darmy/robot\\x2darmy\\x2edb$", "--stdin"]));
+  const match = `id:${mine.id} and pid:${holder} and var:ra_item=^7$ and var:ra_store=^/var/lib/robot\\x2darmy/robot\\x2darmy\\x2edb$`;
+  assert.equal(sends.map((call) => call.argv), [0, 1].map(() => ["@", "--to", TO, "send-text", "--match", match, "--stdin"]));
   // Window 71 is item 17's: listed as item 7's (a reused id), nothing is typed into it.
-  assert.is(await launcher.sendText({ ...mine, id: "71" }, "no"), "gone");
-  assert.is(await launcher.sendText({ ...mine, store: "/elsewhere/robot-army.db" }, "no"), "gone", "another store's window");
-  assert.match((await rejection(launcher.sendText(old, "no"))).message, "carries no ra_store");
+  assert.is(await launcher.sendText({ ...mine, id: "71" }, "no", holder), "gone");
+  assert.is(await launcher.sendText({ ...mine, store: "/elsewhere/robot-army.db" }, "no", holder), "gone", "another store's window");
+  // A pid no window runs (the worker's holder ended and its window, held open by --hold, runs nothing of it): nothing is typed.
+  assert.is(await launcher.sendText(mine, "no", holder + 100000), "gone", "a window whose process is not the worker's holder");
+  assert.match((await rejection(launcher.sendText(old, "no", holder))).message, "carries no ra_store");
   assert.is(kitty.typed(71) + kitty.typed(72), "");
-  assert.is(kitty.typed(70), text + "\r");
+  assert.is(kitty.typed(Number(mine.id)), text + "\r");
+  await stopSession(dirs.root, readRecord(dirs.root, launched.sessionId)!, { graceMs: 2_000 });
 }));
 
 test("a kitty that cannot be reached: tabs unknown, never none; closeTab throws", tests.in("tabs-unreachable", async (dirs) => {

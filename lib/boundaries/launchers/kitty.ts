@@ -130,14 +130,17 @@ export class KittyLauncher implements Launcher {
   }
 
   /**
-   * `kitty @ send-text --stdin` into the window matching its id and both its markers together
-   * (the text on stdin, which kitty sends as it is: its argv form would read escapes), then a
-   * carriage return a moment later, matched the same way: "gone" when no window matches.
+   * `kitty @ send-text --stdin` into the window matching its id, its process (the worker's
+   * session holder, pid `holder`: a window whose worker ended, held open by --hold, no longer
+   * matches) and both its markers together (the text on stdin, which kitty sends as it is: its
+   * argv form would read escapes), then a carriage return a moment later, matched the same way:
+   * "gone" when no window matches.
    */
-  async sendText(ref: TabRef, text: string): Promise<"sent" | "gone"> {
+  async sendText(ref: TabRef, text: string, holder: number): Promise<"sent" | "gone"> {
     if (!/^\d+$/.test(ref.id)) throw new TypeError(`kitty window id "${ref.id}" is not a number`);
     if (ref.store === null) throw new TypeError(`kitty window ${ref.id} carries no ra_store, so whose it is cannot be told: nothing is typed into it`);
-    const match = ["--match", `id:${ref.id} and ${matchOf(ref.item)} and var:ra_store=^${regexLiteral(ref.store)}$`];
+    if (!Number.isSafeInteger(holder) || holder <= 1) throw new TypeError(`pid ${holder} is no session holder's`);
+    const match = ["--match", `id:${ref.id} and pid:${holder} and ${matchOf(ref.item)} and var:ra_store=^${regexLiteral(ref.store)}$`];
     const typed = await this.#kitty(["send-text", ...match, "--stdin"], text);
     if (typed.code !== 0) {
       if (/No matching windows/i.test(typed.stderr)) return "gone";

@@ -72,7 +72,7 @@ export class ProcessLauncher implements Launcher {
   }
 
   /** A headless worker has no terminal to type into. */
-  async sendText(_ref: TabRef, _text: string): Promise<"gone"> {
+  async sendText(_ref: TabRef, _text: string, _holder: number): Promise<"gone"> {
     return "gone";
   }
 

@@ -250,26 +250,34 @@ test("a window whose @ra_store changes between closeTab's look and its kill is n
   assert.equal((await launcher.tabs(7) as TabRef[]).map((t) => [t.id, t.store]), [[launched.window, join(dirs.dir, "a")]], "the window stays");
 }));
 
-test("sendText types the text as it is into the window, then Enter, only while both its markers hold; a buffer not pasted is not left behind", tmuxTest("send", async (dirs, launcher) => {
+test("sendText types the text as it is into the worker's own pane, then Enter, only while it runs and both markers hold; never into an owner's split; no buffer left behind", tmuxTest("send", async (dirs, launcher) => {
   const typed = join(dirs.work, "typed.txt");
   const reader = ["sh", "-c", 'while IFS= read -r line; do printf "%s\\n" "$line" >> typed.txt; done'];
   const launched = await launcher.launch(spec(7, dirs.work, reader, { tags: { ra_store: STORE } }));
   const other = await launcher.launch(spec(17, dirs.work, ["sleep", "30"], { tags: { ra_store: STORE } }));
   tests.note(dirs.root);
+  const holder = recordNamed(dirs.root, "ra-demo-7")!.holderPid!;
+  // The owner split the worker's window and left their own shell's pane active: a line typed there would run as a command.
+  const owners = join(dirs.work, "owners.txt");
+  await tmux(dirs, "split-window", "-t", launched.window!, "--", "sh", "-c", `IFS= read -r line; printf '%s\\n' "$line" > '${owners}'; exec sleep 30`);
   const [ref] = await launcher.tabs(7) as TabRef[];
   // What tmux's own parser would read as syntax, were the text ever given to it as a command: a trailing ";", a format, an option.
   const text = `-t @0 "yes" it's fine; #{pane_id} $HOME \\ élan ;`;
-  assert.is(await launcher.sendText(ref, text), "sent");
+  assert.is(await launcher.sendText(ref, text, holder), "sent");
   await waitFor("the worker to read the line", () => existsSync(typed) && readFileSync(typed, "utf8") === text + "\n");
+  await new Promise((done) => setTimeout(done, 300));
+  assert.not.ok(existsSync(owners), "the owner's pane got nothing");
   // Listed as item 7's, window `other` is item 17's (a reused id): nothing is typed into it; nor into another store's.
-  assert.is(await launcher.sendText({ ...ref, id: other.window! }, "no"), "gone");
-  assert.is(await launcher.sendText({ ...ref, store: "/elsewhere/robot-army.db" }, "no"), "gone");
-  assert.match((await rejection(launcher.sendText({ ...ref, store: null }, "no"))).message, "carries no @ra_store");
+  assert.is(await launcher.sendText({ ...ref, id: other.window! }, "no", holder), "gone");
+  assert.is(await launcher.sendText({ ...ref, store: "/elsewhere/robot-army.db" }, "no", holder), "gone");
+  assert.match((await rejection(launcher.sendText({ ...ref, store: null }, "no", holder))).message, "carries no @ra_store");
+  // Another process's pid (item 17's holder runs in another window): no pane of this window runs it.
+  assert.is(await launcher.sendText(ref, "no", recordNamed(dirs.root, "ra-demo-17")!.holderPid!), "gone");
   // The store marker changes between the look and the paste: the guarded paste types nothing, and its buffer is deleted.
   const racing = join(dirs.dir, "tmux-racing");
   writeFileSync(racing, `#!/bin/sh\nfor a in "$@"; do [ "$a" = if-shell ] && tmux -L "$2" set-option -w -t "$RACE_WINDOW" @ra_store "$RACE_STORE"; done\nexec tmux "$@"\n`, { mode: 0o755 });
   const racer = new TmuxLauncher({ env: { ...dirs.env, RACE_WINDOW: launched.window!, RACE_STORE: join(dirs.dir, "a") }, session: SESSION, socket: SOCKET, binary: racing });
-  assert.is(await racer.sendText(ref, "raced"), "gone");
+  assert.is(await racer.sendText(ref, "raced", holder), "gone");
   await new Promise((done) => setTimeout(done, 500));
   assert.is(readFileSync(typed, "utf8"), text + "\n", "only the first text was typed");
   assert.is(await tmux(dirs, "list-buffers", "-F", "#{buffer_name}"), "", "no buffer of robot-army's is left");

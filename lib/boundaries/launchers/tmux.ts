@@ -166,20 +166,25 @@ export class TmuxLauncher implements Launcher {
   }
 
   /**
-   * Types `text` into the window by its id, then presses Enter, each only while its `@ra_item` and
-   * `@ra_store` still name the item and store it was listed with. The text goes in through a
-   * buffer of robot-army's own name (`set-buffer`, then `paste-buffer` inside one `if-shell -F`
-   * that checks both markers), so it never passes tmux's command parser and is pasted with
-   * nothing between the check and the paste. Enter is pressed `ENTER_AFTER_MS` later, on its own,
-   * under the same check.
+   * Types `text` into the worker's pane of the window, then presses Enter: the pane whose process
+   * is the session holder `holder` (an owner's split beside it is never typed into), each only
+   * while that pane is alive and the window's `@ra_item` and `@ra_store` still name the item and
+   * store it was listed with. The text goes in through a buffer of robot-army's own name
+   * (`set-buffer`, then `paste-buffer` inside one `if-shell -F` that checks the pane and both
+   * markers), so it never passes tmux's command parser and is pasted with nothing between the
+   * check and the paste. Enter is pressed `ENTER_AFTER_MS` later, on its own, under the same check.
    */
-  async sendText(ref: TabRef, text: string): Promise<"sent" | "gone"> {
+  async sendText(ref: TabRef, text: string, holder: number): Promise<"sent" | "gone"> {
     if (!WINDOW_ID.test(ref.id)) throw new TypeError(`tmux window id "${ref.id}" is not of the form @N`);
     if (ref.store === null) throw new TypeError(`tmux window ${ref.id} carries no @ra_store, so whose it is cannot be told: nothing is typed into it`);
+    if (!Number.isSafeInteger(holder) || holder <= 1) throw new TypeError(`pid ${holder} is no session holder's`);
     if ((await this.#markersOf(ref.id)) !== `${ref.item} ${ref.store}`) return "gone";
-    const guard = `#{&&:#{==:#{@ra_item},${ref.item}},#{==:#{@ra_store},${formatArgument(ref.store)}}}`;
+    const pane = await this.#workerPane(ref.id, holder);
+    if (pane === null) return "gone";
+    const markers = `#{&&:#{==:#{@ra_item},${ref.item}},#{==:#{@ra_store},${formatArgument(ref.store)}}}`;
+    const guard = `#{&&:#{&&:#{==:#{pane_pid},${holder}},#{==:#{pane_dead},0}},${markers}}`;
     const buffer = `ra-send-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-    const paste = await this.#tmux([["set-buffer", "-b", buffer, "--", text], ["if-shell", "-F", "-t", ref.id, guard, `paste-buffer -d -b ${buffer} -t ${ref.id}`]]);
+    const paste = await this.#tmux([["set-buffer", "-b", buffer, "--", text], ["if-shell", "-F", "-t", pane, guard, `paste-buffer -d -b ${buffer} -t ${pane}`]]);
     // The paste deletes its buffer: one still there was not pasted (the markers had changed), and nothing was typed.
     const left = await this.#tmux([["show-buffer", "-b", buffer]]);
     if (left.code === 0) {
@@ -188,9 +193,20 @@ export class TmuxLauncher implements Launcher {
     }
     if (paste.code !== 0) throw new Error(`tmux did not type into window ${ref.id}: ${failureLine(paste.stderr) || `tmux exited with ${paste.code}`}`);
     await new Promise((done) => setTimeout(done, ENTER_AFTER_MS));
-    const enter = await this.#tmux([["if-shell", "-F", "-t", ref.id, guard, `send-keys -t ${ref.id} Enter`]]);
+    const enter = await this.#tmux([["if-shell", "-F", "-t", pane, guard, `send-keys -t ${pane} Enter`]]);
     if (enter.code !== 0) throw new Error(`tmux typed into window ${ref.id} but did not press Enter: ${failureLine(enter.stderr) || `tmux exited with ${enter.code}`}`);
     return "sent";
+  }
+
+  /** The id (`%N`) of the window's live pane whose process is `holder`, or null when none is (the worker ended, the window changed). */
+  async #workerPane(window: string, holder: number): Promise<string | null> {
+    const result = await this.#tmux([["list-panes", "-t", window, "-F", "#{pane_id} #{pane_pid} #{pane_dead}"]]);
+    if (result.code !== 0) {
+      if (NO_WINDOW.test(result.stderr) || NO_SESSION.test(result.stderr)) return null;
+      throw new Error(`tmux cannot list the panes of window ${window}: ${failureLine(result.stderr) || `tmux exited with ${result.code}`}`);
+    }
+    const row = result.stdout.split("\n").map((line) => line.split(" ")).find(([id, pid, dead]) => /^%\d+$/.test(id) && pid === String(holder) && dead === "0");
+    return row ? row[0] : null;
   }
 
   /**

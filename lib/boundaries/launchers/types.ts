@@ -129,14 +129,16 @@ export interface Launcher {
    */
   closeTab(ref: TabRef): Promise<"closed" | "gone">;
   /**
-   * Types `text` into one place as its owner would at the worker's prompt, then presses Enter,
-   * only while the place still carries the item and store markers it was listed with (never into
-   * a reused window id, never into another store's window; one listed with no store is refused):
-   * "gone" when it no longer does, and nothing was typed. The text is typed literally: the caller
-   * has refused control characters, so no key beyond it is ever sent. Throws when the terminal
-   * cannot be asked or refuses.
+   * Types `text` into the worker's own pane of one place as its owner would at the worker's
+   * prompt, then presses Enter: the pane (tmux) or window (kitty) whose process is the worker's
+   * session holder, pid `holder` (never a shell the owner split beside it), only while it still
+   * runs there and the place still carries the item and store markers it was listed with (never
+   * into a reused window id, never into another store's window; one listed with no store is
+   * refused): "gone" when it no longer does, and nothing was typed. The text is typed
+   * literally: the caller has refused control characters, so no key beyond it is ever sent.
+   * Throws when the terminal cannot be asked or refuses.
    */
-  sendText(ref: TabRef, text: string): Promise<"sent" | "gone">;
+  sendText(ref: TabRef, text: string, holder: number): Promise<"sent" | "gone">;
   /** The argv that shows the item's worker to the owner (attach, switch, focus); null when there is nothing to show. */
   attachCommand(item: number): Promise<string[] | null>;
   /** The PATH a worker launched now would look its program up on, or why that cannot be told from here. */

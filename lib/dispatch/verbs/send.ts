@@ -5,10 +5,11 @@
  * typed: a control character (an escape sequence, a newline, Ctrl-C) is refused, so nothing
  * beyond the text ever reaches the worker.
  *
- * It reaches only the item's latest session, only while that session is open on this host,
- * and only through the place its launch marked (the item and this store's markers, on the
- * terminal server its session row recorded; lib/ending/tabs.ts `isOurs`), with the worker's
- * command still running there. A headless worker (`launcher = "process"`) has no terminal and
+ * It reaches only the item's latest session, only while that session is open on this host and
+ * its process (the session's holder, by pid and start time) runs, and only through the place its
+ * launch marked (the item and this store's markers, on the terminal server its session row
+ * recorded; lib/ending/tabs.ts `isOurs`), into the pane or window that process runs in: never a
+ * shell the owner split beside the worker. A headless worker (`launcher = "process"`) has no terminal and
  * is refused, as is an ended session. Each send is audited `session.send` with the text's
  * length, never the text: what the owner answers may be private.
  */
@@ -20,6 +21,8 @@ import { auditEffect } from "../../store/audit.ts";
 import type { Store } from "../../store/open.ts";
 import { requireItem } from "../../work-items/queries.ts";
 import { latestSession } from "../../work-items/sessions.ts";
+import { liveness } from "../../processes.ts";
+import { readRecord } from "../../sessions/records.ts";
 
 /** The longest message sent, in characters: an answer, never a file. */
 export const SEND_LIMIT = 2000;
@@ -27,6 +30,8 @@ export const SEND_LIMIT = 2000;
 /** What a send works with. */
 export interface SendDeps {
   store: Store;
+  /** Where the sessions' records are: the worker's process is read from its session's. */
+  sessionRoot: string;
   /** This machine: a session on another host is typed into there. */
   host: string;
   /** Builds the launcher that reaches a recorded terminal server (default: `launcherForTerminal`). */
@@ -82,16 +87,38 @@ export async function sendToWorker(deps: SendDeps, id: number, text: string): Pr
   }
   if (session.host !== deps.host) throw new PreconditionError(`The session ${session.name} of work item ${id} runs on host ${session.host}: send from there`);
   if (terminal === null) throw new PreconditionError(`The session ${session.name} of work item ${id} has no terminal on record: where it runs cannot be told, so nothing is typed`);
+  const holder = holderOf(deps.sessionRoot, session.id, session.name);
   const launcher = (deps.terminalLauncher ?? ((t: Terminal) => launcherForTerminal(t)))(terminal);
   const tab = await workerTab(deps.store, launcher, id, session.name);
   const sent = await auditEffect(
     deps.store,
     { kind: "session.send", repo: item.repo, item: id, sessionId: session.id, body: { session: session.name, tab: tab.id, terminal, length: [...text].length } },
-    () => launcher.sendText(tab, text),
+    () => launcher.sendText(tab, text, holder),
     (outcome) => ({ result: outcome }),
   );
-  if (sent === "gone") throw new PreconditionError(`The window of ${session.name} closed or changed as the message was typed: nothing was typed`);
+  if (sent === "gone") throw new PreconditionError(`The worker of ${session.name} is no longer in its window (it ended, or the window closed or changed): nothing was typed`);
   return { item: id, session: session.name, tab: tab.id, launcher: terminal.launcher, length: [...text].length };
+}
+
+/**
+ * The pid of the session's holder, the process its window runs (the worker's own pane is the one
+ * running it), while it runs: its record read, and the process checked by pid and start time.
+ * Unknown is refused, never taken for running.
+ */
+function holderOf(sessionRoot: string, id: string, name: string): number {
+  let record;
+  try {
+    record = readRecord(sessionRoot, id);
+  } catch (error) {
+    throw new PreconditionError(`The record of session ${name} cannot be read (${(error as Error).message}): whether its worker runs cannot be told, so nothing is typed`);
+  }
+  // A session that ends by itself is reaped as it ends: no record is how an ended worker looks until the daemon's pass reads its exit.
+  if (!record) throw new PreconditionError(`The worker of ${name} no longer runs (its session's record is gone: it ended, and the daemon's next pass will say how): nothing is typed`);
+  if (!record.holderPid) throw new PreconditionError(`Session ${name} has no process on record: whether its worker runs cannot be told, so nothing is typed`);
+  const state = liveness({ pid: record.holderPid, started_at: record.holderStartedAt, start_id: record.holderStartId ?? null });
+  if (state === "exited") throw new PreconditionError(`The worker of ${name} no longer runs (its session's process ${record.holderPid} has ended): nothing is typed`);
+  if (state !== "running") throw new PreconditionError(`Whether the worker of ${name} still runs cannot be told (its process ${record.holderPid} cannot be checked): nothing is typed`);
+  return record.holderPid;
 }
 
 /** The newest of the item's places on its recorded server whose worker still runs, or why there is none. */
