@@ -114,6 +114,9 @@ test("a browser's form comes back to its page, which shows the answer; a refusal
       const page = await (await fetch(base + pressed.headers.get("location")!, { headers: { Accept: "text/html" } })).text();
       assert.match(page, /<pre class="said-lines ok">kept: item 3 \(demo\/widgets#3/);
       assert.match(page, `name="back" value="/items/3"`, "the page's forms come back to it without the answer");
+      // A back that resolves elsewhere (a dot segment before a second slash) comes back to the first page instead.
+      const tricked = await post(base, "/items/3/unkeep", { csrf, once: key(), back: "/.//evil.example" }, { html: true });
+      assert.equal([tricked.status, tricked.headers.get("location")?.replace(/\?said=.*$/, "")], [303, "/"]);
       const refused = await post(base, "/items/3/retry", { csrf, once: key(), back: "/items/3" }, { html: true });
       assert.is(refused.status, 409);
       assert.match(await refused.text(), /<h1>Not done<\/h1><pre class="said-lines refused">Work item 3 is active, not failed/);

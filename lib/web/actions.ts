@@ -171,7 +171,8 @@ async function answer(c: Context<WebEnv>, ctx: WebContext, answers: Answers, for
   }
   const back = new URL(localPath(form.back), "http://here");
   if (key !== null) back.searchParams.set("said", key);
-  return c.redirect(back.pathname + back.search, 303);
+  // What the URL made of it is followed only while it is still a path on this site.
+  return c.redirect(localPath(back.pathname + back.search), 303);
 }
 
 /** The verb's answer, or its refusal in its own words. */

@@ -108,9 +108,12 @@ test("a wrong token shows the form again with \"wrong token\" and 401, and sets 
 test("success goes to next when it is a path on this server, never to another host", () =>
   withTokenApp(async (app) => {
     assert.is((await logIn(app, TEST_TOKEN, { next: "/items/3?tab=log" })).headers.location, "/items/3?tab=log");
-    for (const next of ["//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)", "/\n/evil.example", ""]) {
+    for (const next of ["//evil.example/", "https://evil.example/", "/\\evil.example", "javascript:alert(1)", "/\n/evil.example", "", "/.//evil.example", "/a/..//evil.example", "/%2e//evil.example", "/%2E%2e/x", "/a//b"]) {
       assert.is((await logIn(app, TEST_TOKEN, { next })).headers.location, "/", JSON.stringify(next));
     }
+    // Once resolved as a browser resolves it, a path with a dot segment could name another host: never followed.
+    assert.is(new URL("/.//evil.example", "http://robot.lan").host, "robot.lan");
+    assert.is(new URL("/.//evil.example", "http://robot.lan").pathname, "//evil.example");
   }));
 
 test("the login POST needs its CSRF token and this server's Origin like every POST, even with the right token", () =>

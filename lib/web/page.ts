@@ -50,11 +50,16 @@ export function wholeNumber(text: string | null | undefined): number | null {
 
 /**
  * `next` when it is a path on this site (a form's `back`, the login's `next`), else `/`: a
- * second slash or a backslash after the first (`//evil.example`), a scheme, or a character a
- * browser would drop (a tab that turns `/\t/evil` into `//evil`) is never followed.
+ * second slash or a backslash after the first (`//evil.example`), a scheme, a character a
+ * browser would drop (a tab that turns `/\t/evil` into `//evil`), or a `.` or `..` segment
+ * (plain or percent-encoded: `/.//evil.example` is `//evil.example` once resolved) is never
+ * followed.
  */
 export function localPath(next: unknown): string {
-  return typeof next === "string" && /^\/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/.test(next) ? next : "/";
+  if (typeof next !== "string" || !/^\/(?![/\\])[A-Za-z0-9\-._~!$&'()*+,;=:@%/?]*$/.test(next)) return "/";
+  const path = next.split("?")[0];
+  if (/(^|\/)(\.|%2e){1,2}(\/|$)/i.test(path) || path.includes("//")) return "/";
+  return next;
 }
 
 /** A page of any data (the list the app mounts). */
