@@ -295,12 +295,12 @@ test("an interrupted item's show says what to decide by: how it ended, what its 
       const shown = await showWith(config, store, String(id));
       assert.match(shown, [
         "decide  : what it ended with and holds",
-        "  ended    crashed (exit 1) at 2026-01-15T09:40:00Z, session ra-widgets-12",
+        "  ended       crashed (exit 1) at 2026-01-15T09:40:00Z, session ra-widgets-12",
         "  uncommitted 1 file (notes.md)",
-        "  commits  0 not on main, the branch not on origin",
-        "  pull     none open",
-        "  worked   last at 2026-01-15T09:40:00Z",
-        "  choices  resume carries on in its worktree with the worker's context; restart starts a fresh worker there; reset is refused over 1 uncommitted file (only --force at a terminal discards them)",
+        "  commits     0 not on main, the branch not on origin",
+        "  pull        none open",
+        "  worked      last at 2026-01-15T09:40:00Z",
+        "  choices     resume carries on in its worktree with the worker's context; restart starts a fresh worker there; reset is refused over 1 uncommitted file (only --force at a terminal discards them)",
       ].join("\n"));
       assert.equal(JSON.parse(await showWith(config, store, String(id), "--json")).decision.work.uncommitted, 1);
       transition(store, id, "done", { reason: "issue closed", issueClosedObserved: true });

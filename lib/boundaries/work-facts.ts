@@ -62,8 +62,14 @@ export async function workFacts(worktree: string, branch: string, base: string):
     ahead_of_base: ahead,
     unpushed,
     on_origin: status === undefined ? null : onOrigin !== undefined,
-    last_commit_at: last?.trim() ? new Date(last.trim()).toISOString().replace(/\.\d{3}Z$/, "Z") : null,
+    last_commit_at: isoOrNull(last),
   };
+}
+
+/** git's committer date as an ISO time, or null when there is none or it is no time a Date can hold (a worker may set any date). */
+function isoOrNull(text: string | undefined): string | null {
+  const date = text?.trim() ? new Date(text.trim()) : undefined;
+  return date && Number.isFinite(date.getTime()) && date.getUTCFullYear() <= 9999 ? date.toISOString().replace(/\.\d{3}Z$/, "Z") : null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describeWork, workFacts } from "../boundaries/work-facts.ts";
@@ -43,6 +44,11 @@ test("a worktree's facts: uncommitted files, commits not on the base, and how ma
   const other = await workFacts(worktree, "ra/12-other", "main");
   assert.equal([other.unpushed, other.on_origin], [2, false]);
   assert.equal(describeWork(other, "main")[1], "commits: 2 not on main, the branch not on origin");
+  // A commit a worker dated where no Date can go: no time, and no throw.
+  writeFileSync(join(worktree, "c.txt"), "third\n");
+  git(worktree, "add", "c.txt");
+  execFileSync("git", ["commit", "--quiet", "-m", "Far off"], { cwd: worktree, env: { ...process.env, GIT_COMMITTER_DATE: "@9999999999999 +0000" } });
+  assert.is((await workFacts(worktree, "ra/12-other", "main")).last_commit_at, null);
   const gone = await workFacts(join(dir, "nowhere"), "ra/12-fix", "main");
   assert.equal([gone.present, gone.uncommitted], [false, null]);
   assert.equal(describeWork(gone, "main"), [`worktree: gone (${join(dir, "nowhere")})`]);
@@ -69,14 +75,20 @@ test("an interrupted item's decision: how its worker ended in its own last lines
     assert.is(adviceOf(decision), "resume carries on in its worktree with the worker's context; restart starts a fresh worker there; reset is refused over 2 uncommitted files and 1 commit origin does not have (only --force at a terminal discards them)");
     const lines = decisionLines(decision);
     assert.equal(lines.slice(0, 5), [
-      "  ended    killed (signal SIGKILL) at 2026-01-15T09:40:00Z, session ra-widgets-12",
+      "  ended       killed (signal SIGKILL) at 2026-01-15T09:40:00Z, session ra-widgets-12",
       "    | Running the tests...",
       "    | \\u001b[31mkilled\\u001b[0m",
       "  uncommitted 2 files (a.txt, notes.md)",
-      "  commits  2 not on main, 1 not pushed",
+      "  commits     2 not on main, 1 not pushed",
     ]);
-    assert.is(lines[5], "  pull     none open");
+    assert.is(lines[5], "  pull        none open");
   });
 }));
+
+test("what reset would discard is never said to be nothing when git could not tell", () => {
+  const unknown = { ended: null, pull_request: null, last_worked_at: null, work: { worktree: "/w", present: true, uncommitted: null, uncommitted_files: [], ahead_of_base: null, unpushed: null, on_origin: null, last_commit_at: null, base: "main", lines: [] } };
+  assert.match(adviceOf(unknown), "what reset would discard cannot be told");
+  assert.not.match(adviceOf(unknown), "discards nothing");
+});
 
 test.run();

@@ -80,6 +80,10 @@ export function describeEnding(ended: NonNullable<Decision["ended"]>): string {
 export function adviceOf(decision: Decision): string {
   const work = decision.work;
   if (!work || !work.present) return "its worktree is gone: retry starts it afresh";
+  // Unknown is never taken for nothing to lose.
+  if (work.uncommitted === null || work.unpushed === null) {
+    return "resume carries on in its worktree with the worker's context; restart starts a fresh worker there; what reset would discard cannot be told (git could not read the worktree or its branch)";
+  }
   const lost: string[] = [];
   if (work.uncommitted) lost.push(`${work.uncommitted} uncommitted file${work.uncommitted === 1 ? "" : "s"}`);
   if (work.unpushed) lost.push(`${work.unpushed} commit${work.unpushed === 1 ? "" : "s"} origin does not have`);
@@ -89,14 +93,18 @@ export function adviceOf(decision: Decision): string {
 
 /** The facts as `show` prints them, one line each, indented under `decide :`. */
 export function decisionLines(decision: Decision): string[] {
+  const field = (key: string, value: string) => `  ${key.padEnd(11)} ${value}`;
   const lines: string[] = [];
   if (decision.ended) {
-    lines.push(`  ended    ${describeEnding(decision.ended)}`);
+    lines.push(field("ended", describeEnding(decision.ended)));
     for (const line of decision.ended.last_lines) lines.push(`    | ${printable(line)}`);
   }
-  for (const line of decision.work?.lines ?? []) lines.push(`  ${line.replace(/^(\w+): /, (_, key: string) => `${key.padEnd(8)} `)}`);
-  lines.push(`  pull     ${decision.pull_request ? `#${decision.pull_request.number} open  ${decision.pull_request.url}` : "none open"}`);
-  lines.push(`  worked   ${decision.last_worked_at ? `last at ${decision.last_worked_at}` : "never, as far as is recorded"}`);
-  lines.push(`  choices  ${adviceOf(decision)}`);
+  for (const line of decision.work?.lines ?? []) {
+    const [, key, value] = /^(\w+): (.*)$/.exec(line) ?? [line, "worktree", line];
+    lines.push(field(key, value));
+  }
+  lines.push(field("pull", decision.pull_request ? `#${decision.pull_request.number} open  ${decision.pull_request.url}` : "none open"));
+  lines.push(field("worked", decision.last_worked_at ? `last at ${decision.last_worked_at}` : "never, as far as is recorded"));
+  lines.push(field("choices", adviceOf(decision)));
   return lines;
 }

@@ -139,6 +139,11 @@ test("the same form sent twice, one after the other or at once, acts once and an
       assert.equal(both.map((b) => (b as { repeated: boolean }).repeated).sort(), [false, true]);
       assert.is(queryAudit(store, { kind: "keep.placed" }).length, 1);
       assert.is(listKeeps(store).length, 1);
+      // A key answers only the action it was made for: sent to another, it is another press.
+      const shared = key();
+      await post(base, "/items/2/hold", { csrf, once: shared });
+      const other = await (await post(base, "/items/2/unhold", { csrf, once: shared })).json() as { lines: string[]; repeated: boolean };
+      assert.equal([other.repeated, other.lines[0].startsWith("unheld: item 2")], [false, true]);
       // A new press (a new key) acts again, and says what is so now.
       const later = await (await post(base, "/items/3/keep", { csrf, once: key() })).json() as { lines: string[] };
       assert.match(later.lines[0], /^already kept since /);

@@ -52,6 +52,7 @@ export interface Answer {
 export class Answers {
   readonly #byKey = new Map<string, Promise<Answer>>();
   readonly #settled = new Map<string, Answer>();
+  readonly #names = new Map<string, string>();
 
   /** The answer to `key`: the first request's, whether it is still running or done; `act` runs only for a key not seen. */
   once(key: string | null, act: () => Promise<Answer>): { answer: Promise<Answer>; repeated: boolean } {
@@ -66,13 +67,22 @@ export class Answers {
       const oldest = this.#byKey.keys().next().value!;
       this.#byKey.delete(oldest);
       this.#settled.delete(oldest);
+      this.#names.delete(oldest.slice(oldest.lastIndexOf(" ") + 1));
     }
     return { answer, repeated: false };
   }
 
-  /** The settled answer to `key`, for the page the browser came back to. */
-  said(key: string | null | undefined): Answer | undefined {
+  /** The settled answer a page's `?said=` names (`name`), for the page the browser came back to. */
+  said(name: string | null | undefined): Answer | undefined {
+    const key = name ? this.#names.get(name) : undefined;
     return key ? this.#settled.get(key) : undefined;
+  }
+
+  /** A key's name for a page's address: its one-time key alone, never the path it was posted to. */
+  name(key: string): string {
+    const name = key.slice(key.lastIndexOf(" ") + 1);
+    this.#names.set(name, key);
+    return name;
   }
 }
 
@@ -159,7 +169,9 @@ async function itemAction(ctx: WebContext, verb: ItemVerb, id: number, form: For
 
 /** Runs the action once per key, as the web session, and answers the way the request asked. */
 async function answer(c: Context<WebEnv>, ctx: WebContext, answers: Answers, form: Form, run: () => Promise<Said>): Promise<Response> {
-  const key = onceKey(form.once);
+  // A key answers only the action it was made for: the same key sent to another is another press.
+  const once = onceKey(form.once);
+  const key = once === null ? null : `${c.req.path} ${once}`;
   const actor = c.get("actor");
   const { answer: pending, repeated } = answers.once(key, () => asActor(actor, () => settle(run)));
   const done = await pending;
@@ -170,7 +182,7 @@ async function answer(c: Context<WebEnv>, ctx: WebContext, answers: Answers, for
     return c.html(layout(done.ok ? "done" : "not done", null, freshnessOf(ctx), body, [], undefined, { still: true }), done.status);
   }
   const back = new URL(localPath(form.back), "http://here");
-  if (key !== null) back.searchParams.set("said", key);
+  if (key !== null) back.searchParams.set("said", answers.name(key));
   // What the URL made of it is followed only while it is still a path on this site.
   return c.redirect(localPath(back.pathname + back.search), 303);
 }

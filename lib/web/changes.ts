@@ -24,6 +24,8 @@ export class ChangeWatch {
   readonly #slots = streamSlots();
   #timer: ReturnType<typeof setInterval> | undefined;
   #last: number | undefined;
+  /** The reader's first read, which every stream opening waits for: its hello says where the log is. */
+  #ready: Promise<void> | undefined;
 
   readonly #ctx: WebContext;
 
@@ -41,28 +43,32 @@ export class ChangeWatch {
     return streamSSE(c, async (stream) => {
       let wake: () => void = () => {};
       let pending: number | undefined;
+      let gone = false;
       const listener = (id: number) => {
         pending = id;
         wake();
       };
-      await this.#listen(listener);
-      const heartbeat = setInterval(() => void stream.write(": heartbeat\n\n"), HEARTBEAT_MS);
-      const gone = new Promise<void>((resolve) => {
-        stream.onAbort(resolve);
-        c.req.raw.signal.addEventListener("abort", () => resolve(), { once: true });
-      });
+      // One wake for a change and for the client going: nothing piles up on the stream while it is open.
+      const leave = () => {
+        gone = true;
+        wake();
+      };
+      stream.onAbort(leave);
+      c.req.raw.signal.addEventListener("abort", leave, { once: true });
+      const heartbeat = setInterval(() => void stream.write(": heartbeat\n\n").catch(() => undefined), HEARTBEAT_MS);
       try {
+        await this.#listen(listener);
         await stream.writeSSE({ event: "hello", data: String(this.#last ?? 0) });
-        while (!stream.aborted) {
-          const woken = new Promise<void>((resolve) => (wake = resolve));
-          if (pending === undefined) await Promise.race([woken, gone]);
-          if (stream.aborted || pending === undefined) break;
+        while (!gone && !stream.aborted) {
+          if (pending === undefined) await new Promise<void>((resolve) => (wake = resolve));
+          if (gone || stream.aborted || pending === undefined) continue;
           const id = pending;
           pending = undefined;
           await stream.writeSSE({ event: "change", data: String(id) });
         }
       } finally {
         clearInterval(heartbeat);
+        c.req.raw.signal.removeEventListener("abort", leave);
         this.#unlisten(listener);
         release();
       }
@@ -72,9 +78,11 @@ export class ChangeWatch {
   /** Adds a page; the first one starts the reader, with a read at once, so `hello` says where the log is now. */
   async #listen(listener: (id: number) => void): Promise<void> {
     this.#listeners.add(listener);
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => void this.#read(), CHANGES_EVERY_MS);
-    await this.#read();
+    if (this.#timer === undefined) {
+      this.#timer = setInterval(() => void this.#read(), CHANGES_EVERY_MS);
+      this.#ready = this.#read();
+    }
+    await this.#ready;
   }
 
   #unlisten(listener: (id: number) => void): void {
@@ -83,14 +91,23 @@ export class ChangeWatch {
       clearInterval(this.#timer);
       this.#timer = undefined;
       this.#last = undefined;
+      this.#ready = undefined;
     }
   }
 
-  /** Reads the newest id; a move tells every page. The first read only sets where changes start. */
+  /**
+   * Reads the newest id; a move tells every page. The first read only sets where changes start.
+   * Never throws: a store that cannot be read now (closing, locked) is read again a second later.
+   */
   async #read(): Promise<void> {
     const store = await this.#ctx.store().catch(() => undefined);
     if (!store) return;
-    const id = lastAuditId(store);
+    let id: number;
+    try {
+      id = lastAuditId(store);
+    } catch {
+      return;
+    }
     const before = this.#last;
     this.#last = id;
     if (before !== undefined && id !== before) for (const listener of this.#listeners) listener(id);

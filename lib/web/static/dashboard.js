@@ -19,6 +19,11 @@
   var ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
   var local = new Intl.DateTimeFormat(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit", second: "2-digit" });
 
+  // What a part shows, its forms' one-time keys aside (each rendering makes new ones): a part is replaced only when that changed.
+  function comparable(html) {
+    return html.replace(/name="once" value="[^"]*"/g, "");
+  }
+
   function fragmentUrl() {
     var url = new URL(window.location.href);
     url.searchParams.set("fragment", "1");
@@ -70,9 +75,12 @@
         var doc = new DOMParser().parseFromString("<!doctype html><body>" + text, "text/html");
         doc.querySelectorAll("[data-live][id]").forEach(function (fresh) {
           var old = document.getElementById(fresh.id);
-          if (old && old.dataset.html !== fresh.innerHTML) {
+          // A part whose form is on its way is left as it is: its button stays disabled until the answer comes.
+          if (!old || old.querySelector("form[data-sending]")) return;
+          var seen = comparable(fresh.innerHTML);
+          if (old.dataset.html !== seen) {
             var copy = document.importNode(fresh, true);
-            copy.dataset.html = fresh.innerHTML;
+            copy.dataset.html = seen;
             localTimes(copy);
             old.replaceWith(copy);
           }
@@ -114,6 +122,9 @@
     var form = event.target;
     if (!form.matches || !form.matches("form[data-action]") || form.closest(".confirm")) return;
     event.preventDefault();
+    // One send at a time: a second press while it is on its way does nothing (the server would answer it with the first's answer anyway).
+    if (form.dataset.sending) return;
+    form.dataset.sending = "1";
     var buttons = form.querySelectorAll("button");
     buttons.forEach(function (b) { b.disabled = true; });
     fetch(form.action, { method: "POST", credentials: "same-origin", headers: { Accept: "application/json" }, body: new URLSearchParams(new FormData(form)) })
@@ -131,12 +142,13 @@
       })
       .catch(function (error) { say(false, ["not sent: " + String(error && error.message || error)]); })
       .finally(function () {
+        delete form.dataset.sending;
         buttons.forEach(function (b) { b.disabled = false; });
         refresh();
       });
   });
 
-  document.querySelectorAll("[data-live][id]").forEach(function (part) { part.dataset.html = part.innerHTML; });
+  document.querySelectorAll("[data-live][id]").forEach(function (part) { part.dataset.html = comparable(part.innerHTML); });
   localTimes(document);
   listen();
   document.addEventListener("visibilitychange", function () { if (still) return; if (!document.hidden) refresh(); else clearTimeout(timer); });
