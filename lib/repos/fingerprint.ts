@@ -7,6 +7,7 @@
  */
 import type { GitHubRepository } from "../boundaries/github-types.ts";
 import { printable } from "../printable.ts";
+import { sha256Hex } from "../sha256.ts";
 
 /** The approved settings, keys sorted; values are JSON. */
 export type Fingerprint = Record<string, unknown>;
@@ -41,6 +42,16 @@ export function fingerprintOf(repository: GitHubRepository, path: string): Finge
 export function sortedFingerprint(...parts: Fingerprint[]): Fingerprint {
   const all: Fingerprint = Object.assign({}, ...parts);
   return Object.fromEntries(Object.keys(all).sort().map((key) => [key, canonical(all[key])]));
+}
+
+/**
+ * A digest of a fingerprint's settings (every key but the agent files'), the same whichever way
+ * its keys came: what an approval page shows and the approval it posts are held to the same
+ * settings by it (lib/repos/onboard.ts `settingsDigest`).
+ */
+export function settingsDigest(fingerprint: Fingerprint): string {
+  const settings = Object.fromEntries(Object.entries(sortedFingerprint(fingerprint)).filter(([key]) => !key.startsWith(AGENT_FILE_KEY)));
+  return sha256Hex(JSON.stringify(settings));
 }
 
 /** The agent files among the changes, by path, in key order. */

@@ -16,7 +16,7 @@ import { raiseAnomaly } from "../store/anomalies.ts";
 import type { Store } from "../store/open.ts";
 import { AgentFilesUnreadable, agentFingerprint, agentKeysOf, readAgentFiles, settingsKeysOf } from "./agent-files.ts";
 import type { AgentFiles } from "./agent-files.ts";
-import { AGENT_FILE_KEY, agentFileChanges, describeChanges, fingerprintChanges, fingerprintOf, sortedFingerprint } from "./fingerprint.ts";
+import { AGENT_FILE_KEY, agentFileChanges, describeChanges, fingerprintChanges, fingerprintOf, settingsDigest, sortedFingerprint } from "./fingerprint.ts";
 import type { Fingerprint, SettingChange } from "./fingerprint.ts";
 import { originMatches, redactedRemote } from "./origin.ts";
 import { getRepoRecord, pendingChanges, recordApproval, recordChangedSettings } from "./records.ts";
@@ -66,14 +66,15 @@ export class ReapprovalNeededError extends PreconditionError {
  * `reapprove` an approval of changed settings). Without `reapprove`, changed settings mark
  * the repository `needs_reapproval` and throw `ReapprovalNeededError`. With `agentCommit`, a
  * reapproval approves the agent files of that commit of the base branch only (the one the owner
- * was shown): origin's base branch at another refuses it, approving nothing.
+ * was shown): origin's base branch at another refuses it, approving nothing; with
+ * `settingsDigest`, the settings only as shown (fingerprint.ts `settingsDigest`).
  */
 export async function onboardRepository(
   store: Store,
   github: Pick<GitHubReader, "getRepository">,
   config: Config,
   name: string,
-  options: { reapprove?: boolean; agentCommit?: string } = {},
+  options: { reapprove?: boolean; agentCommit?: string; settingsDigest?: string } = {},
 ): Promise<OnboardResult> {
   const path = configuredPath(config, name);
   const clone = await checkClone(name, path);
@@ -96,6 +97,9 @@ export async function onboardRepository(
   if (before.state === "onboarded" && changes.length === 0) return result("unchanged", before);
   if (options.reapprove && options.agentCommit !== undefined && options.agentCommit !== agent.commit) {
     throw new PreconditionError(`origin/${base} of ${name} is at ${agent.commit} now, not at ${options.agentCommit} whose agent files you were shown: nothing was approved; look at the changes again`);
+  }
+  if (options.reapprove && options.settingsDigest !== undefined && options.settingsDigest !== settingsDigest(fingerprint)) {
+    throw new PreconditionError(`${name}'s settings on GitHub are not the ones you were shown (${describeChanges(fingerprintChanges(before.fingerprint, fingerprint).filter((c) => !c.setting.startsWith(AGENT_FILE_KEY))) || "as approved"} now): nothing was approved; look at the changes again`);
   }
   if (options.reapprove) return result("reapproved", recordApproval(store, name, path, fingerprint, agent.commit), changes);
   const waiting = recordSeen(store, before, { name, path, base }, settings, agent);

@@ -118,15 +118,17 @@ export function actionRoutes(app: Hono<WebEnv>, ctx: WebContext, answers: Answer
   app.post("/repos/:owner/:name/reapprove", async (c) => {
     const repo = `${c.req.param("owner")}/${c.req.param("name")}`;
     const form = await formOf(c);
-    // Only what the approval page showed: the commit of the agent files the owner read.
+    // Only what the approval page showed: the commit of the agent files the owner read, and a digest of the settings.
     if (typeof form.commit !== "string" || !/^[0-9a-f]{40,64}$/.test(form.commit)) {
       if (wantsJson(c)) return c.json({ error: `Approving ${repo} needs the commit its approval page showed: send commit=<sha>`, confirm: `/repos/${repo}/approve` }, 409);
       return c.redirect(`/repos/${repo}/approve?back=${encodeURIComponent(localPath(form.back))}`, 303);
     }
-    const commit = form.commit;
+    // The page's form sends the settings' digest; a script that sends none approves the settings as they are, as `onboard --reapprove` does.
+    const settings = typeof form.settings !== "string" ? undefined : /^[0-9a-f]{64}$/.test(form.settings) ? form.settings : "not a digest";
+    const shown = { agentCommit: form.commit, settingsDigest: settings };
     return await answer(c, ctx, answers, form, async () => {
       const deps = await ctx.dispatchDeps();
-      return await reapproveSaid(deps.store, deps.github, ctx.config, repo, commit);
+      return await reapproveSaid(deps.store, deps.github, ctx.config, repo, shown);
     });
   });
   app.post("/repos/:owner/:name/:verb{hold|unhold}", async (c) => {

@@ -155,10 +155,10 @@ export async function cancelSaid(store: Store, deps: CancelDeps, id: number): Pr
 
 /**
  * `onboard <repo> --reapprove`, as the dashboard's approval asks it: the settings and agent files as
- * they are now approved, the agent files only at the commit the owner was shown (`agentCommit`).
+ * they are now approved, only as the owner was shown them (`agentCommit`, `settingsDigest`).
  */
-export async function reapproveSaid(store: Store, github: Pick<GitHubReader, "getRepository">, config: Config, name: string, agentCommit?: string): Promise<Said> {
-  const result = await onboardRepository(store, github, config, name, { reapprove: true, agentCommit });
+export async function reapproveSaid(store: Store, github: Pick<GitHubReader, "getRepository">, config: Config, name: string, shown: { agentCommit?: string; settingsDigest?: string } = {}): Promise<Said> {
+  const result = await onboardRepository(store, github, config, name, { reapprove: true, ...shown });
   return ok(reapprovedLine(result), `recorded    at ${result.record.onboarded_at}; "robot-army log --kind repo." shows it`);
 }
 

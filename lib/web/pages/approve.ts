@@ -1,16 +1,17 @@
 /**
  * `/repos/<owner>/<name>/approve`: what changed in a repository since the owner approved it, before
  * they approve it again (as `robot-army onboard <repo> --diff`, then `--reapprove`): its settings
- * that differ, and git's diff of its agent files (hooks and settings that run code in a worker)
- * from the approved commit of the base branch to the one now. Its one button approves the agent
- * files of exactly that commit (`commit`), so what was shown is what is approved: origin moved on
- * meanwhile, the approval is refused (lib/repos/onboard.ts). The page itself fetches the base
- * branch, as `--diff` does, and changes nothing.
+ * that differ, as GitHub says them now, and git's diff of its agent files (hooks and settings that
+ * run code in a worker) from the approved commit of the base branch to the one now. Its one
+ * button approves the agent files of exactly that commit (`commit`) and the settings shown (a
+ * digest, `settings`), so what was shown is what is approved: anything moved on meanwhile, the
+ * approval is refused (lib/repos/onboard.ts). The page itself fetches the base branch, as
+ * `--diff` does, and changes nothing.
  */
 import type { Hono } from "hono";
 import { html, raw } from "hono/html";
 import { agentFilesDiff } from "../../repos/agent-diff.ts";
-import { AGENT_FILE_KEY, describeChanges, fingerprintChanges } from "../../repos/fingerprint.ts";
+import { AGENT_FILE_KEY, describeChanges, fingerprintChanges, fingerprintOf, settingsDigest } from "../../repos/fingerprint.ts";
 import { getRepoRecord } from "../../repos/records.ts";
 import type { WebContext, WebEnv } from "../context.ts";
 import { freshnessOf, layout } from "../layout.ts";
@@ -25,11 +26,14 @@ export function approveRoutes(app: Hono<WebEnv>, ctx: WebContext): void {
     const record = store ? getRepoRecord(store, name) : undefined;
     if (!store || !record) throw new NotFound(`Repository ${name} is not onboarded: "robot-army onboard ${name}" shows its agent files and approves them`);
     const found = await agentFilesDiff(store, ctx.config, name);
-    const settings = record.seen ? describeChanges(fingerprintChanges(record.fingerprint, record.seen).filter((change) => !change.setting.startsWith(AGENT_FILE_KEY))) : "";
+    // The settings as GitHub says them now, as an approval would record them: shown, and held to by their digest.
+    const repository = await (await ctx.dispatchDeps()).github.getRepository(name);
+    const now = fingerprintOf(repository, ctx.config.repos[name].path);
+    const settings = describeChanges(fingerprintChanges(record.fingerprint, now).filter((change) => !change.setting.startsWith(AGENT_FILE_KEY)));
     const back = localPath(c.req.query("back") ?? "/");
     const view = { csrf: c.get("csrf"), here: back, actions: !ctx.readOnly };
     // A commit id: 40 or 64 hex digits, nothing to escape.
-    const fields = raw(`<input type="hidden" name="commit" value="${/^[0-9a-f]{40,64}$/.test(found.commit) ? found.commit : ""}">`);
+    const fields = raw(`<input type="hidden" name="commit" value="${/^[0-9a-f]{40,64}$/.test(found.commit) ? found.commit : ""}"><input type="hidden" name="settings" value="${settingsDigest(now)}">`);
     const nothing = found.changed.length === 0 && !settings;
     const body = html`<section class="confirm approve">
 <h1>approve ${name} again?</h1>
