@@ -1,10 +1,10 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
-import { writeFileSync } from "node:fs";
+import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withTempDir } from "../testing/fixtures.ts";
 import type { SessionRecord } from "./records.ts";
-import { exitOf, readExitRecord, spoolExit } from "./spool.ts";
+import { exitOf, readExitRecord, spooledExits, spoolExit } from "./spool.ts";
 
 const A = "aaaaaaaa-0000-4000-8000-000000000001";
 const B = "bbbbbbbb-0000-4000-8000-000000000002";
@@ -18,6 +18,18 @@ test("an exit record under another session's or generation's file name is a prob
   }
   writeFileSync(join(dir, `${B}.1.json`), JSON.stringify(EXIT));
   assert.equal(await readExitRecord(join(dir, `${B}.1.json`)), { exit: EXIT });
+}));
+
+test("the spool's records are read in the order they were written, whatever their names: a drain tells of exits as they happened, every run alike", () => withTempDir(async (dir) => {
+  // B's name sorts after A's, but B's record was written first.
+  writeFileSync(join(dir, `${B}.1.json`), JSON.stringify(EXIT));
+  writeFileSync(join(dir, `${A}.1.json`), JSON.stringify({ ...EXIT, session_id: A, name: "ra-widgets-1", item: "1" }));
+  utimesSync(join(dir, `${B}.1.json`), new Date("2026-01-15T09:00:00Z"), new Date("2026-01-15T09:00:00Z"));
+  utimesSync(join(dir, `${A}.1.json`), new Date("2026-01-15T09:05:00Z"), new Date("2026-01-15T09:05:00Z"));
+  assert.equal((await spooledExits(dir)).map((e) => e.file), [`${B}.1.json`, `${A}.1.json`]);
+  // Written at the same moment: by name.
+  utimesSync(join(dir, `${B}.1.json`), new Date("2026-01-15T09:05:00Z"), new Date("2026-01-15T09:05:00Z"));
+  assert.equal((await spooledExits(dir)).map((e) => e.file), [`${A}.1.json`, `${B}.1.json`]);
 }));
 
 test("an exit record names the command its session ran, what an exit 126 or 127 is about; one written before it was kept still reads", () => withTempDir(async (dir) => {

@@ -5,7 +5,7 @@
  * one `<session id>.<generation>.json` per exit, written atomically here and read only
  * through the functions below.
  */
-import { existsSync, linkSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, linkSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { writeFileAtomic } from "../atomic.ts";
 import { parseTimestamp } from "../clock.ts";
@@ -81,15 +81,30 @@ export function spoolFiles(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.endsWith(".json") && !name.startsWith(".")).sort();
 }
 
-/** Every exit record in the spool, oldest name first, each read and checked against its schema. */
+/**
+ * Every exit record in the spool, in the order they were written (by the file's time, then its
+ * name: a drain tells of exits as they happened, the same way every run), each read and checked
+ * against its schema.
+ */
 export async function spooledExits(dir: string, files: string[] = spoolFiles(dir)): Promise<SpooledExit[]> {
   const exits: SpooledExit[] = [];
-  for (const file of files) {
+  const written = new Map(files.map((file) => [file, writtenAt(join(dir, file))]));
+  const ordered = [...files].sort((a, b) => written.get(a)! - written.get(b)! || (a < b ? -1 : a > b ? 1 : 0));
+  for (const file of ordered) {
     const path = join(dir, file);
     const { exit, problem } = await readExitRecord(path);
     exits.push({ file, path, exit, ...(problem === undefined ? {} : { problem }) });
   }
   return exits;
+}
+
+/** When a spool file was written (its modification time, in ms); a file gone meanwhile sorts last. */
+function writtenAt(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Number.MAX_SAFE_INTEGER;
+  }
 }
 
 /** The ids of the sessions with an exit record in the spool; undefined when the spool cannot be read (unknown is not "none"). */
