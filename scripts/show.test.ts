@@ -5,7 +5,7 @@ import { parse } from "../lib/cli.ts";
 import type { Config } from "../lib/config.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { withTempDir } from "../lib/testing/fixtures.ts";
-import { atTime, configWithRepos, makeItem, withStore } from "../lib/testing/items.ts";
+import { atTime, configWithRepos, interruptedItem, makeItem, withStore } from "../lib/testing/items.ts";
 import { appendAudit } from "../lib/store/audit.ts";
 import { openExistingStore } from "../lib/store/open.ts";
 import type { Store } from "../lib/store/open.ts";
@@ -285,13 +285,7 @@ test("an interrupted item's show says what to decide by: how it ended, what its 
     writeFileSync(join(worktree, "notes.md"), "untracked\n");
     await withStore(async (store) => {
       const config = await configWithRepos({ "demo/widgets": 0 });
-      const id = makeItem(store, { issue: 12, state: "active" }).id;
-      recordSession(store, {
-        id: "s-1", item: id, name: "ra-widgets-12", host: "testhost", launcher: "tmux", marker: "@ra_item=1",
-        worktree, branch: "ra/12-fix", started_at: "2026-01-15T09:00:00Z", simulated: false, terminal: null,
-      });
-      endSession(store, "s-1", "crashed", { code: 1, at: "2026-01-15T09:40:00Z" });
-      transition(store, id, "interrupted", { reason: "worker crashed" });
+      const id = interruptedItem(store, { issue: 12, worktree, branch: "ra/12-fix", ended: { reason: "crashed", code: 1, at: "2026-01-15T09:40:00Z" } });
       const shown = await showWith(config, store, String(id));
       assert.match(shown, [
         "decide  : what it ended with and holds",

@@ -6,9 +6,7 @@ import { join } from "node:path";
 import { describeWork, workFacts } from "../boundaries/work-facts.ts";
 import { appendAudit } from "../store/audit.ts";
 import { git, originCloneTemplate, withTempDir } from "../testing/fixtures.ts";
-import { configWithRepos, makeItem, withStore } from "../testing/items.ts";
-import { endSession, recordSession } from "../work-items/sessions.ts";
-import { transition } from "../work-items/transition.ts";
+import { configWithRepos, interruptedItem, withStore } from "../testing/items.ts";
 import { getItem } from "../work-items/queries.ts";
 import { adviceOf, decisionLines, decisionOf } from "./decision.ts";
 import { itemReport } from "./item.ts";
@@ -58,15 +56,9 @@ test("an interrupted item's decision: how its worker ended in its own last lines
   const { worktree } = worktreeWithWork(dir);
   await withStore(async (store) => {
     const config = await configWithRepos({ "demo/widgets": 0 });
-    const id = makeItem(store, { issue: 12, state: "active" }).id;
-    recordSession(store, {
-      id: "s-1", item: id, name: "ra-widgets-12", host: "testhost", launcher: "tmux", marker: "@ra_item=1",
-      worktree, branch: "ra/12-fix", started_at: "2026-01-15T09:00:00Z", simulated: false, terminal: null,
-    });
-    endSession(store, "s-1", "killed", { code: null, at: "2026-01-15T09:40:00Z" });
+    const id = interruptedItem(store, { issue: 12, worktree, branch: "ra/12-fix", ended: { reason: "killed", code: null, at: "2026-01-15T09:40:00Z" } });
     // What the holder read from its pane as the worker ended, kept when its end was recorded (lib/work-items/quick-exit.ts).
     appendAudit(store, { kind: "session.last_lines", item: id, sessionId: "s-1", body: { ran_seconds: 2400, ended: "killed", code: null, signal: "SIGKILL", last_lines: ["Running the tests...", "\u001b[31mkilled\u001b[0m"] } });
-    transition(store, id, "interrupted", { reason: "worker killed" });
     const decision = await decisionOf(store, config, itemReport(store, config, getItem(store, id)!), dir);
     assert.equal(decision.ended, { session: "ra-widgets-12", at: "2026-01-15T09:40:00Z", reason: "killed", code: null, signal: "SIGKILL", last_lines: ["Running the tests...", "\u001b[31mkilled\u001b[0m"] });
     assert.equal([decision.work?.uncommitted, decision.work?.ahead_of_base, decision.work?.unpushed], [2, 2, 1]);

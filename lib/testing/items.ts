@@ -12,6 +12,8 @@ import type { Store } from "../store/open.ts";
 import { createItem } from "../work-items/queries.ts";
 import type { WorkItem, WorkItemState } from "../work-items/queries.ts";
 import { transition } from "../work-items/transition.ts";
+import { endSession, recordSession } from "../work-items/sessions.ts";
+import type { EndReason } from "../work-items/sessions.ts";
 import { recordApproval } from "../repos/records.ts";
 
 /** Runs `fn` with a fresh store in a temp dir (`stateDir` is where it lives). */
@@ -102,4 +104,19 @@ export async function configWithRepos(priorities: Record<string, number>): Promi
 /** Marks repositories onboarded with a minimal fingerprint. */
 export function onboard(store: Store, ...names: string[]): void {
   for (const name of names) recordApproval(store, name, `/src/${name.split("/")[1]}`, { path: `/src/${name.split("/")[1]}`, private: false });
+}
+
+/**
+ * An item of demo/widgets interrupted after its one session (`s-1`, in `worktree` on `branch`)
+ * ended as `ended` says: what an interrupted item's decision facts are read from; its id.
+ */
+export function interruptedItem(store: Store, spec: { issue: number; worktree: string; branch: string; ended: { reason: EndReason; code: number | null; at: string } }): number {
+  const id = makeItem(store, { issue: spec.issue, state: "active" }).id;
+  recordSession(store, {
+    id: "s-1", item: id, name: `ra-widgets-${spec.issue}`, host: "testhost", launcher: "tmux", marker: `@ra_item=${id}`,
+    worktree: spec.worktree, branch: spec.branch, started_at: "2026-01-15T09:00:00Z", simulated: false, terminal: null,
+  });
+  endSession(store, "s-1", spec.ended.reason, { code: spec.ended.code, at: spec.ended.at });
+  transition(store, id, "interrupted", { reason: `worker ${spec.ended.reason}` });
+  return id;
 }
