@@ -10,7 +10,7 @@ import { makeTempDir, removeTempDir } from "./testing/fixtures.ts";
 const DEFAULTS: Config = {
   daemon: { tick_seconds: 60, effect_level: "plan", poll_seconds: 60, max_concurrent_sessions: 4, confirm_timeout: "30s", host: "" },
   claims: { lease: "10m" },
-  github: { api_base: "https://api.github.com", label: "robot-army" },
+  github: { api_base: "https://api.github.com", reviewers: [], label: "robot-army" },
   repos: {},
   worker: { binary: "demo-worker", profile: "demo", args: [], resume_args: [], launcher: "tmux", tmux_session: "robot-army", max_sessions: 2 },
   dispatch: { order: "priority" },

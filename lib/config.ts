@@ -55,6 +55,8 @@ export interface Config {
     readonly token_file?: string;
     /** The name of the environment variable holding the token, never the token. */
     readonly token_env?: string;
+    /** Besides the author, whose reviews and comments reach a worker (lib/intake/feedback.ts). */
+    readonly reviewers: readonly string[];
     readonly label: string;
   };
   /** The repositories robot-army works on, keyed by `owner/name`; empty when the file names none. */

@@ -18,7 +18,7 @@ import { CONFIG_OPTION, configFromArgs } from "../lib/config.ts";
 import { PreconditionError, UsageError } from "../lib/errors.ts";
 import { printable, quoted } from "../lib/printable.ts";
 import { redact } from "../lib/redact.ts";
-import { findItem, itemReport, ownerQuestion } from "../lib/reports/item.ts";
+import { feedbackState, findItem, itemReport, ownerQuestion } from "../lib/reports/item.ts";
 import type { HistoryEntry, ItemRef, ItemReport } from "../lib/reports/item.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { withExistingStore } from "../lib/store/open.ts";
@@ -127,7 +127,7 @@ export async function run(opts: ShowOptions, deps: ShowDeps): Promise<number> {
     write(JSON.stringify({ ...report, workers: Object.fromEntries(workers), decision }, null, 2) + "\n");
   } else {
     const { url, history, sessions, trust, pull_requests: pulls, cleanup, archived_records: archived, claim } = report;
-    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined, archived, workers, claim);
+    const lines = formatItem(item, url, history, sessions, trust, pulls, cleanup ?? undefined, archived, workers, claim, report.feedback);
     const latest = sessions.at(-1);
     // As the profile it was started with brings it back (the config's for rows from before that was recorded).
     const resume = latest ? resumeCommand({ ...deps.config.worker, profile: latest.profile ?? deps.config.worker.profile }, latest.id) : null;
@@ -188,6 +188,7 @@ export function formatItem(
   archived: ItemReport["archived_records"] = [],
   workers: ReadonlyMap<string, LiveWorker> = new Map(),
   claim: ClaimRow | null = null,
+  feedback: ItemReport["feedback"] = [],
 ): string[] {
   const field = (key: string, value: string) => `${key.padEnd(7)} : ${value}`;
   const issueState = `${item.issue_state}${item.issue_updated_at ? `, updated ${item.issue_updated_at}` : ""}`;
@@ -235,6 +236,14 @@ export function formatItem(
   for (const p of pulls === "not checked" ? [] : pulls) {
     const state = p.merged_at ? `merged ${p.merged_at}` : p.state === "open" ? "open" : "closed unmerged";
     lines.push(`  #${p.number}  ${state}  head ${p.head_sha.slice(0, SHORT_SHA)} (${p.head_branch})  ${p.html_url}`);
+  }
+  // What the owner and the reviewers they list said since its worker started, and how it reached the worker.
+  if (feedback.length) lines.push(field("feedback", `${feedback.length} (${feedback.filter((f) => f.delivered_at === null && f.delivery_action === null).length} waiting)`));
+  for (const f of feedback) {
+    lines.push(`  ${f.created_at}  @${printable(f.author)} ${printable(f.what)}: ${feedbackState(f)}`);
+    const words = f.body.replace(/\s+/g, " ").trim();
+    if (words) lines.push(`    | ${printable(words.length > 200 ? `${words.slice(0, 199)}…` : words)}`);
+    lines.push(`    ${printable(f.url)}`);
   }
   // The latest decision about the item's disk; the path and branch stay after a removal.
   if (!cleanup) lines.push(field("cleanup", "not decided"));

@@ -5,7 +5,7 @@
  * issues and pull requests of GitHub's JSON as robot-army sees them.
  */
 import type { Octokit } from "@octokit/rest";
-import type { GitHubIssue, GitHubMemory, GitHubPullRequest, IssueChanges, ListMark, OwnIssueChanges, PullChanges } from "./github-types.ts";
+import type { CommentChanges, GitHubIssue, GitHubIssueComment, GitHubMemory, GitHubPullRequest, GitHubReviewComment, IssueChanges, ListMark, OwnIssueChanges, PullChanges } from "./github-types.ts";
 
 /** The page size of lists: GitHub's largest. */
 export const PER_PAGE = 100;
@@ -117,6 +117,51 @@ export async function readPullChanges(
   return { changed: true, pulls: own.map(toPullRequest), commit: list.commit };
 }
 
+type RawComment = { id: number; body?: string | null; user: { login: string } | null; html_url: string; created_at: string; updated_at: string };
+type RawIssueComment = RawComment & { issue_url: string };
+type RawReviewComment = RawComment & { pull_request_url: string; pull_request_review_id?: number | null; path: string; line?: number | null };
+
+/**
+ * A repository's conversation comments (`GET /repos/{owner}/{repo}/issues/comments`) and line
+ * comments (`GET /repos/{owner}/{repo}/pulls/comments`) made or edited since the last
+ * committed read, each list read as `readChangedList` reads one (sorted by last update, newest
+ * first; a 304 when nothing changed).
+ */
+export async function readCommentChanges(
+  octokit: Octokit,
+  memory: GitHubMemory,
+  apiBase: string,
+  repo: string,
+  since: string | undefined,
+): Promise<Omit<CommentChanges, "requests" | "notModified">> {
+  const issues = await readChangedList<RawIssueComment>(octokit, memory, {
+    route: "GET /repos/{owner}/{repo}/issues/comments", params: split(repo), key: `${apiBase}/repos/${repo}/issues/comments?sort=updated&direction=desc&per_page=${PER_PAGE}`, since, state: false,
+  });
+  const lines = await readChangedList<RawReviewComment>(octokit, memory, {
+    route: "GET /repos/{owner}/{repo}/pulls/comments", params: split(repo), key: `${apiBase}/repos/${repo}/pulls/comments?sort=updated&direction=desc&per_page=${PER_PAGE}`, since, state: false,
+  });
+  const fresh = <T extends { updated_at: string }>(list: typeof issues | typeof lines, items: T[]) =>
+    list.changed ? items.filter((item) => list.since === undefined || Date.parse(item.updated_at) >= list.since) : [];
+  const author = (raw: RawComment) => raw.user?.login ?? "ghost";
+  const lastNumber = (url: string) => Number(/\/(\d+)$/.exec(url)?.[1] ?? NaN);
+  const comments: GitHubIssueComment[] = fresh(issues, issues.changed ? issues.items : []).map((raw) => ({
+    id: Number(raw.id), issue: lastNumber(raw.issue_url), author: author(raw), body: raw.body ?? "", html_url: raw.html_url, created_at: raw.created_at, updated_at: raw.updated_at,
+  })).filter((c) => Number.isInteger(c.issue));
+  const reviewComments: GitHubReviewComment[] = fresh(lines, lines.changed ? lines.items : []).map((raw) => ({
+    id: Number(raw.id), pull_request: lastNumber(raw.pull_request_url), review: raw.pull_request_review_id ?? null, author: author(raw), body: raw.body ?? "",
+    path: raw.path, line: raw.line ?? null, html_url: raw.html_url, created_at: raw.created_at, updated_at: raw.updated_at,
+  })).filter((c) => Number.isInteger(c.pull_request));
+  return {
+    changed: issues.changed || lines.changed,
+    comments,
+    reviewComments,
+    commit() {
+      if (issues.changed) issues.commit();
+      if (lines.changed) lines.commit();
+    },
+  };
+}
+
 /** A pull request from GitHub's JSON. */
 export function toPullRequest(raw: RawPull): GitHubPullRequest {
   return {
@@ -140,11 +185,12 @@ export function toPullRequest(raw: RawPull): GitHubPullRequest {
 async function readChangedList<T extends { updated_at: string }>(
   octokit: Octokit,
   memory: GitHubMemory,
-  list: { route: string; params: Record<string, unknown>; key: string; since?: string },
+  list: { route: string; params: Record<string, unknown>; key: string; since?: string; state?: false },
 ): Promise<{ changed: false } | { changed: true; items: T[]; since: number | undefined; commit(): void }> {
   const mark = memory.mark(list.key);
+  // Comment lists have no state to filter by.
   const first = await octokit.request(list.route, {
-    ...list.params, state: "all", sort: "updated", direction: "desc", per_page: PER_PAGE,
+    ...list.params, ...(list.state === false ? {} : { state: "all" }), sort: "updated", direction: "desc", per_page: PER_PAGE,
     headers: mark ? { "if-none-match": mark.etag } : {},
   });
   if ((first.status as number) === 304) {

@@ -114,6 +114,58 @@ export interface PullChanges {
   commit(): void;
 }
 
+/** A comment on an issue or a pull request's conversation, as the feedback pass reads it (lib/intake/feedback.ts). */
+export interface GitHubIssueComment {
+  id: number;
+  /** The number of the issue or pull request it is on. */
+  issue: number;
+  author: string;
+  body: string;
+  html_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A comment on a pull request's lines (a review comment). */
+export interface GitHubReviewComment {
+  id: number;
+  pull_request: number;
+  /** The review it belongs to; null when GitHub names none. */
+  review: number | null;
+  author: string;
+  body: string;
+  path: string;
+  /** The line it is on; null for a comment on a whole file or an outdated line. */
+  line: number | null;
+  html_url: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A pull request's review, as GitHub lists it. */
+export interface GitHubReview {
+  id: number;
+  author: string;
+  state: "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED" | "DISMISSED" | "PENDING";
+  body: string;
+  html_url: string;
+  /** Null while pending (never submitted). */
+  submitted_at: string | null;
+  commit_id: string | null;
+}
+
+/** The comments of a repository that changed since the last read: its issues' and pull requests' conversations, and its pull requests' lines. */
+export interface CommentChanges {
+  /** False when GitHub answered 304 to both lists. */
+  changed: boolean;
+  comments: GitHubIssueComment[];
+  reviewComments: GitHubReviewComment[];
+  requests: number;
+  notModified: number;
+  /** Remembers both lists' answers; call it once their comments are stored. */
+  commit(): void;
+}
+
 /** A comment on an issue, as the unfinished-effect sweep reads it (to find a comment's marker). */
 export interface GitHubComment {
   id: number;
@@ -141,6 +193,14 @@ export interface GitHubReader {
    * every page without it).
    */
   pullChanges(repo: string, options?: { since?: string }): Promise<PullChanges>;
+  /**
+   * The comments made or edited on this repository's issues and pull requests, and on its pull
+   * requests' lines, since the previous call: one conditional request per list, 304 when none
+   * changed. With no previous call, read back to `since` (an ISO time).
+   */
+  commentChanges(repo: string, options?: { since?: string }): Promise<CommentChanges>;
+  /** Every review of a pull request, oldest first (one request per hundred). */
+  pullReviews(repo: string, number: number): Promise<GitHubReview[]>;
   /**
    * When this repository's own issue list (`issueChanges`) was last read, a 304 or a read it
    * committed; undefined when it never was.

@@ -23,12 +23,12 @@ import type { Store } from "../store/open.ts";
 import { gitHubMemory } from "./github-state.ts";
 import { readToken } from "./github-token.ts";
 import { GitHubError, RateLimitDeferred, makeTransport } from "./_github-transport.ts";
-import { PER_PAGE, issueListKey, nextLink, oldestMark, readIssueChanges, readOwnIssueChanges, readPullChanges, split, toIssue, toPullRequest } from "./_github-lists.ts";
+import { PER_PAGE, issueListKey, nextLink, oldestMark, readCommentChanges, readIssueChanges, readOwnIssueChanges, readPullChanges, split, toIssue, toPullRequest } from "./_github-lists.ts";
 import type { RawIssue } from "./_github-lists.ts";
 import { BODY_AUTHORSHIP_QUERY, authorshipOf, issuesTrustQuery, trustAnswers } from "./_github-trust.ts";
 import type { RawAuthorship } from "./_github-trust.ts";
 import type { RetryNotice, TransportOptions } from "./_github-transport.ts";
-import type { BodyAuthorship, GitHubComment, GitHubReader, GitHubRepository, GitHubWriter, IssueEvent, IssueTrustAnswer } from "./github-types.ts";
+import type { BodyAuthorship, GitHubComment, GitHubReader, GitHubRepository, GitHubReview, GitHubWriter, IssueEvent, IssueTrustAnswer } from "./github-types.ts";
 
 export { GitHubError, RateLimitDeferred, toIssue, toPullRequest };
 export type { RetryNotice };
@@ -98,6 +98,8 @@ export async function connectGitHub(config: Config, store: Store | null, options
     },
     issueChanges: (repo, options = {}) => counted(() => readIssueChanges(octokit, memory, apiBase, repo, options.simulated === true)),
     pullChanges: (repo, options = {}) => counted(() => readPullChanges(octokit, memory, apiBase, repo, options.since)),
+    commentChanges: (repo, options = {}) => counted(() => readCommentChanges(octokit, memory, apiBase, repo, options.since)),
+    pullReviews: (repo, number) => readReviews(octokit, repo, number),
     issueListReadAt: (repo, options = {}) => memory.mark(issueListKey(apiBase, repo, options.simulated === true))?.readAt,
     ownIssueChanges: (repos, options = {}) => {
       const simulated = options.simulated === true;
@@ -222,6 +224,24 @@ async function readComments(octokit: Octokit, repo: string, issue: number, since
 }
 
 type RawComment = { id: number; body?: string | null; user: { login: string } | null; html_url: string; created_at: string };
+
+type RawReview = { id: number; user: { login: string } | null; state: string; body?: string | null; html_url: string; submitted_at?: string | null; commit_id?: string | null };
+
+/** Every review of a pull request, oldest first. */
+async function readReviews(octokit: Octokit, repo: string, number: number): Promise<GitHubReview[]> {
+  const first = await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", { ...split(repo), pull_number: number, per_page: PER_PAGE });
+  const raw = [...(first.data as unknown as RawReview[])];
+  for (let next = nextLink(first.headers.link), link = first.headers.link; next; next = nextLink(link)) {
+    const response = await octokit.request({ method: "GET", url: next });
+    raw.push(...(response.data as unknown as RawReview[]));
+    link = response.headers.link;
+  }
+  const states = new Set(["APPROVED", "CHANGES_REQUESTED", "COMMENTED", "DISMISSED", "PENDING"]);
+  return raw.map((r) => ({
+    id: Number(r.id), author: r.user?.login ?? "ghost", state: (states.has(r.state) ? r.state : "COMMENTED") as GitHubReview["state"],
+    body: r.body ?? "", html_url: r.html_url, submitted_at: r.submitted_at ?? null, commit_id: r.commit_id ?? null,
+  }));
+}
 
 function realWriter(octokit: Octokit): GitHubWriter {
   return {

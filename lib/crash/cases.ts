@@ -178,6 +178,11 @@ export const CRASH_CASES: Record<EffectKindName, CrashCase> = {
     setup: "tmux-worker", cross: ["send", "1", "yes, go ahead"], unchangedByRecovery: true,
     concludes: { intent: { settle: "reported", world: "not received" }, outcome: done("received") },
   },
+  // Feedback typed into an idle worker by the daemon's pass: as for a send, cut short it is reported, and its feedback never typed again.
+  "feedback.delivered": {
+    setup: "tmux-worker-feedback", cross: TICK, unchangedByRecovery: true,
+    concludes: { intent: { settle: "reported", world: "not received" }, outcome: done("received") },
+  },
   "tab.close": { setup: "tab-left", cross: TICK, at: "2026-01-15T10:05:00Z", concludes: { intent: notDone(/^not closed/, "open"), outcome: done("closed") } },
   // The owner's yes to Claude Code's folder trust: cut after its intent the file holds no answer; after it, the clone is trusted.
   "agent.trust": {

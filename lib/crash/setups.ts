@@ -21,7 +21,7 @@ export type CrashSetupName =
   | "polled" | "working" | "merged" | "worker-ended" | "spool-damaged" | "episode-stranded"
   | "session-ended" | "session-orphaned" | "session-cwd-gone" | "permanent-ended" | "permanent-flapping" | "tab-left"
   | "worktree-vanished"
-  | "cleanable" | "record-left" | "bundle-old" | "notifying" | "claude-untrusted" | "tmux-worker";
+  | "cleanable" | "record-left" | "bundle-old" | "notifying" | "claude-untrusted" | "tmux-worker" | "tmux-worker-feedback";
 
 /** Every setup, by name: it brings a fresh lab to the moment before the crossing. */
 export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> = {
@@ -145,22 +145,17 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
    * Issue 1's worker runs in a tmux window, waiting at its prompt for a line, which it writes to
    * `typed.txt` in its worktree (what `robot-army send` types reaches it there).
    */
-  "tmux-worker": async (lab) => {
-    lab.env.TMUX_TMPDIR = join(lab.dir, "tmux");
-    mkdirSync(lab.env.TMUX_TMPDIR, { mode: 0o700 });
-    lab.useWorker(["sh", "-c", 'IFS= read -r line; printf "%s\\n" "$line" > typed.txt; exec sleep 30']);
-    // The worker's tmux server is the lab's own (its TMUX_TMPDIR): ended with the lab, window and all.
-    const close = lab.close;
-    lab.close = async () => {
-      try {
-        spawnSync("tmux", ["kill-server"], { env: { ...lab.env, TMUX: "" }, stdio: "ignore" });
-      } finally {
-        await close();
-      }
-    };
-    writeFileSync(lab.configFile, readFileSync(lab.configFile, "utf8").replace('launcher = "process"', 'launcher = "tmux"\ntmux_session = "ra-workers"'));
-    await onboardAndPoll(lab);
-    await lab.mustRun(["run", "--once", "--effect-level", "live"]);
+  "tmux-worker": (lab) => tmuxWorker(lab, ["sh", "-c", 'IFS= read -r line; printf "%s\\n" "$line" > typed.txt; exec sleep 30']),
+  /**
+   * `tmux-worker`, its worker idle at its prompt (its episode open and idle, as an agent's hooks
+   * keep it), and the owner's comment on issue 1 since: the next pass takes it and types it in.
+   */
+  "tmux-worker-feedback": async (lab) => {
+    await tmuxWorker(lab, ["sh", "-c", 'robot-army episode start --client-pid $$ >/dev/null && robot-army episode idle >/dev/null; IFS= read -r line; printf "%s\\n" "$line" > typed.txt; exec sleep 30']);
+    const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
+    await waitUntil(lab, "the worker's episode to be idle", async () => existsSync(join(worktree, ".ai", "local", "state", "sessions-open", "item-1.yaml")) &&
+      readFileSync(join(worktree, ".ai", "local", "state", "sessions-open", "item-1.yaml"), "utf8").includes("status: idle"));
+    await lab.api("POST", "/repos/demo/widgets/issues/1/comments", { body: "Please also update the README." });
   },
   /** demo/widgets onboarded and polled, and a worktree of its clone whose directory was deleted by hand: git still lists it, prunable. */
   "worktree-vanished": async (lab) => {
@@ -235,4 +230,23 @@ export async function waitUntil(lab: Lab, what: string, done: () => Promise<bool
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (lab ${lab.dir})`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Issue 1's worker, `worker`, launched in a tmux window of the lab's own tmux server (ended with the lab). */
+async function tmuxWorker(lab: Lab, worker: string[]): Promise<void> {
+  lab.env.TMUX_TMPDIR = join(lab.dir, "tmux");
+  mkdirSync(lab.env.TMUX_TMPDIR, { mode: 0o700 });
+  lab.useWorker(worker);
+  // The worker's tmux server is the lab's own (its TMUX_TMPDIR): ended with the lab, window and all.
+  const close = lab.close;
+  lab.close = async () => {
+    try {
+      spawnSync("tmux", ["kill-server"], { env: { ...lab.env, TMUX: "" }, stdio: "ignore" });
+    } finally {
+      await close();
+    }
+  };
+  writeFileSync(lab.configFile, readFileSync(lab.configFile, "utf8").replace('launcher = "process"', 'launcher = "tmux"\ntmux_session = "ra-workers"'));
+  await onboardAndPoll(lab);
+  await lab.mustRun(["run", "--once", "--effect-level", "live"]);
 }

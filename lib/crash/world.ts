@@ -71,6 +71,7 @@ export async function worldOf(lab: Lab, kind: EffectKindName, intent: AuditRecor
     case "tab.close":
       return tabOnServer(lab, intent);
     case "session.send":
+    case "feedback.delivered":
       return await typedInto(lab, intent);
     case "bundle.write":
     case "bundle.remove":

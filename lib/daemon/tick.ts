@@ -20,6 +20,8 @@ import type { TabsDeps } from "../ending/tabs.ts";
 import { pollRepositories } from "../intake/poll.ts";
 import { refreshPullRequests } from "../intake/pull-requests.ts";
 import { followPullRequests } from "../intake/review.ts";
+import { gatherFeedback } from "../intake/feedback.ts";
+import { deliverFeedback } from "../dispatch/feedback-delivery.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
 import { appendAudit, lastAuditId, newLogCursor, queryAudit } from "../store/audit.ts";
@@ -91,6 +93,11 @@ export interface TickResult {
   unfinished: { settled: number; reported: number; waiting: number };
   /** The pull requests of active and recently done items: requests sent (304s among them), rows written, repositories that failed, repositories left for a later pass while the rate limit is tight. */
   pulls: { repos: number; requests: number; not_modified: number; stored: number; failed: number; slowed: number };
+  /**
+   * Feedback from the owner and listed reviewers: pieces taken this pass, pieces by strangers left out, messages typed
+   * into idle workers and the pieces they carried, and items whose feedback waits (their worker at work, ended, headless).
+   */
+  feedback: { taken: number; strangers: number; messages: number; delivered: number; held: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
   /** Workers of done items retired, left running, and the `orphan_session` anomalies raised, retracted and gone. */
   retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
@@ -128,6 +135,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
   const result: TickResult = {
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 }, silent: { raised: 0, retracted: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0, slowed: 0 },
+    feedback: { taken: 0, strangers: 0, messages: 0, delivered: 0, held: 0 },
     poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
     tabs: { closed: 0, unknown: 0 }, hosts: { beats: 0, lost: 0, failed: 0 }, claims: { released: 0, not_ours: 0, failed: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
     disk: { raised: 0, retracted: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
@@ -184,6 +192,14 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     silent.events.forEach(deps.report);
   });
   await step("pull requests", () => pullRequests(deps, result));
+  // After the pull requests and their feedback are read, so what came this pass is given this pass.
+  if (deps.effects.sessions) {
+    await step("feedback", async () => {
+      const given = await deliverFeedback(deps);
+      result.feedback = { ...result.feedback, messages: given.messages, delivered: given.pieces, held: given.held };
+      given.events.forEach(deps.report);
+    });
+  }
   if (pollDue(state, deps.config.daemon.poll_seconds)) await step("poll", () => poll(deps, state, result));
   // Before dispatch, so a slot a retirement frees is taken on the same pass. Pauses and holds do not reach it.
   await step("retire", async () => {
@@ -317,11 +333,21 @@ async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
     const more = refresh.events.length - named.length;
     deps.report({ event: "pull_requests", line: `pull requests: ${named.join(", ")}${more ? ` and ${more} more` : ""}`, changes: refresh.events });
   }
+  // What the owner and the reviewers they trust said, for the repositories just asked; what it takes is given by the feedback step.
+  const gathered = await gatherFeedback(deps, refresh.asked);
+  result.feedback = { ...result.feedback, taken: gathered.taken.length, strangers: gathered.strangers };
+  if (gathered.taken.length || gathered.strangers) {
+    const named = gathered.taken.slice(0, 10).map((f) => `item ${f.item}: @${f.author} ${f.what}${f.delivered_how === "not delivered" ? " (the item is finished: shown, not given)" : ""}`);
+    const more = gathered.taken.length - named.length;
+    const strangers = gathered.strangers ? `${named.length ? "; " : ""}${gathered.strangers} by someone neither the owner nor a listed reviewer, left out` : "";
+    deps.report({ event: "feedback", line: `feedback: ${named.join(", ")}${more ? ` and ${more} more` : ""}${strangers}`, taken: gathered.taken.map((f) => f.id), strangers: gathered.strangers });
+  }
   // Followed even when a repository failed: what the store holds of the others is known.
   for (const move of followPullRequests(deps.store)) {
     deps.report({ event: "review", line: `item ${move.item} is ${move.to}: ${move.reason}`, ...move });
   }
-  if (refresh.failed.length) throw new Error(refresh.failed.join("; "));
+  const failed = [...refresh.failed, ...gathered.failed.map((f) => `feedback of ${f}`)];
+  if (failed.length) throw new Error(failed.join("; "));
 }
 
 async function dispatch(deps: TickDeps, result: TickResult, state: DaemonState): Promise<void> {

@@ -36,6 +36,11 @@ test("claude starts with the session's own id; a resume forks the earlier transc
   assert.equal(workerArgv(claude, { ...START, resume: { earlier: EARLIER } }), ["claude", "--model", "opus", "--resume", EARLIER, "--fork-session", "--session-id", ID]);
   assert.equal(workerArgv(claude, { ...START, resume: { earlier: null } }), ["claude", "--model", "opus", "--continue", "--fork-session", "--session-id", ID]);
   assert.is(resumeCommand(claude, ID), `claude --resume ${ID}`);
+  // Feedback that came while it was stopped: its first message points at the file, the words stay out of argv.
+  const resumed = workerArgv(claude, { ...START, resume: { earlier: EARLIER }, feedbackFile: "/state/prompts/item-4/feedback-x.md" });
+  assert.equal(resumed.slice(0, -1), ["claude", "--model", "opus", "--resume", EARLIER, "--fork-session", "--session-id", ID]);
+  assert.match(resumed.at(-1)!, /^robot-army resumed this session: feedback came .* in the file \/state\/prompts\/item-4\/feedback-x\.md: read it/);
+  assert.equal(workerArgv(claude, { ...START, feedbackFile: "/f.md" }), ["claude", "--model", "opus", "--session-id", ID], "a fresh start has it in its prompt");
 });
 
 test("codex runs with no shared server and robot-army's hooks, each trusted by its own hash, and the git folders a commit writes; a resume names Codex's own session", async () => {

@@ -44,6 +44,8 @@ export interface ProfileStart {
   robotArmy: string;
   /** The file holding the worker's prompt, when it is given one (a fresh start). */
   promptFile?: string;
+  /** On a resume, the file holding the feedback that came while no worker ran (lib/intake/feedback.ts): its first message points at it. */
+  feedbackFile?: string;
 }
 
 /** The agent whose own hooks keep its worker's episode, so its prompt need not ask it to; undefined for the others. */
@@ -63,13 +65,15 @@ export function workerArgv(worker: WorkerConfig, start: ProfileStart): string[] 
       // the issue's words out of argv (the process list) as every worker's prompt is kept.
       if (!start.resume) return [...base, "--session-id", start.sessionId, ...(start.promptFile ? [taskPointerMessage(start.promptFile)] : [])];
       // Without an earlier id on record, the newest conversation of the worktree is the one to continue.
-      return [...base, ...(start.resume.earlier ? ["--resume", start.resume.earlier] : ["--continue"]), "--fork-session", "--session-id", start.sessionId];
+      return [...base, ...(start.resume.earlier ? ["--resume", start.resume.earlier] : ["--continue"]), "--fork-session", "--session-id", start.sessionId,
+        ...(start.feedbackFile ? [feedbackPointerMessage(start.feedbackFile)] : [])];
     case "codex": {
       const added = codexWorkerArgs({ robotArmy: start.robotArmy, episodeKey: start.episodeKey, sessionId: start.sessionId, worktree: start.worktree, env: start.env ?? process.env });
       // Codex reads its first message from argv, as Claude Code does: a pointer to the prompt file, never the issue's words.
       if (!start.resume) return [...base, ...added, ...(start.promptFile ? [taskPointerMessage(start.promptFile)] : [])];
       // Codex reports no start until it is given a prompt: a resumed worker is told to go on, so its hooks see it at once.
-      return [worker.binary, "resume", ...worker.args, ...added, start.resume.agentSession ?? "--last", codexResumeMessage(start.promptFile)];
+      return [worker.binary, "resume", ...worker.args, ...added, start.resume.agentSession ?? "--last",
+        start.feedbackFile ? feedbackPointerMessage(start.feedbackFile) : codexResumeMessage(start.promptFile)];
     }
     default:
       return [...base, ...(start.resume ? worker.resume_args : [])];
@@ -79,6 +83,11 @@ export function workerArgv(worker: WorkerConfig, start: ProfileStart): string[] 
 /** What a resumed Codex worker is told first: that it was resumed, and where its task is. */
 export function codexResumeMessage(promptFile: string | undefined): string {
   return `robot-army resumed this session after its worker stopped: go on with your task where you left off${promptFile ? ` (it is in the file ${promptFile})` : ""}.`;
+}
+
+/** The first message of a resumed Claude Code or Codex worker when feedback came while it was stopped: where the feedback is (its words stay out of argv). */
+export function feedbackPointerMessage(feedbackFile: string): string {
+  return `robot-army resumed this session: feedback came on your work while it was stopped. It is in the file ${feedbackFile}: read it, address it, commit and push as before.`;
 }
 
 /** The first message a Claude Code or Codex worker is started with: where its prompt is. */

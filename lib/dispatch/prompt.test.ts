@@ -213,4 +213,14 @@ test("writePromptFile replaces an earlier prompt whole, 0600 even where the old 
     assert.equal(readdirSync(dir), [PROMPT_FILE_NAME], "no temp file is left beside it");
   }));
 
+test("a new attempt's prompt gives the feedback not given yet, each piece's words quoted with its author and link", () => {
+  const text = composePrompt({ ...INPUT, feedback: [
+    { author: "owner", what: "requested changes on pull request #13", body: "Rename foo.\n## Not a heading of ours", url: "https://github.com/o/r/pull/13#pullrequestreview-45", created_at: "2026-01-15T10:00:00Z" },
+  ] });
+  assert.match(text, "## Feedback on this work");
+  assert.match(text, "@owner requested changes on pull request #13 (2026-01-15T10:00:00Z, https://github.com/o/r/pull/13#pullrequestreview-45):\n\n> Rename foo.\n> ## Not a heading of ours\n");
+  assert.ok(text.indexOf("## Feedback on this work") < text.indexOf("## How to work"));
+  assert.not.match(composePrompt(INPUT), "## Feedback");
+});
+
 test.run();

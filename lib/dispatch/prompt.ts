@@ -39,6 +39,8 @@ export interface PromptInput {
   level: EffectLevel;
   /** The repository's own instructions, as committed on its base branch. */
   instructions: RepoInstructions;
+  /** Feedback on this work from the owner or a reviewer they list, not given to a worker yet (lib/intake/feedback.ts): a new attempt starts with it. */
+  feedback?: ReadonlyArray<{ author: string; what: string; body: string; url: string; created_at: string }>;
 }
 
 /** Whose words a title and body are: who other than their author changed them, and why the item is held for the owner, if it is. */
@@ -88,6 +90,7 @@ export function composePrompt(input: PromptInput): string {
     "",
     quote(input.body),
     "",
+    ...feedbackSection(input.feedback ?? []),
     "## How to work",
     "",
     `Your worktree is ${worktree}, with branch ${branch} checked out. Work there and`,
@@ -212,10 +215,10 @@ export function promptHeader(text: string): PromptHeader {
  * exists (mode 0600; the folder is made 0700 when missing), replacing any earlier one
  * whole; returns the file's path.
  */
-export function writePromptFile(dir: string, text: string): string {
+export function writePromptFile(dir: string, text: string, name = PROMPT_FILE_NAME): string {
   makePrivateDir(dir);
-  const path = join(dir, PROMPT_FILE_NAME);
-  const temp = join(dir, `.${PROMPT_FILE_NAME}.${randomUUID().slice(0, 8)}.tmp`);
+  const path = join(dir, name);
+  const temp = join(dir, `.${name}.${randomUUID().slice(0, 8)}.tmp`);
   try {
     writeFileSync(temp, text, { mode: 0o600, flag: "wx" });
     // The umask can only take bits away; this makes sure nothing else was granted either.
@@ -298,6 +301,22 @@ function oneLine(text: string): string {
 }
 
 /** The body as a Markdown quotation, every line of it, so no line of it stands outside the quote. */
+/**
+ * The feedback given since an earlier attempt (its owner's or a listed reviewer's words, each
+ * quoted), with where each is read in full; nothing when there is none.
+ */
+export function feedbackSection(feedback: NonNullable<PromptInput["feedback"]>): string[] {
+  if (!feedback.length) return [];
+  return [
+    "## Feedback on this work",
+    "",
+    "Since an earlier attempt, the owner (or a reviewer they trust) said the following. Address",
+    "it as part of the task; each is read in full at its link.",
+    "",
+    ...feedback.flatMap((f) => [`@${oneLine(f.author)} ${oneLine(f.what)} (${f.created_at}, ${oneLine(f.url)}):`, "", quote(f.body), ""]),
+  ];
+}
+
 function quote(body: string): string {
   const text = body.replace(/\r\n?/g, "\n").trimEnd();
   if (!text.trim()) return "> (the issue has no description)";

@@ -36,13 +36,16 @@ import { failureComment } from "./comments.ts";
 import type { SessionPlace } from "./comments.ts";
 import type { DispatchDeps } from "./dispatch-deps.ts";
 import { editorsOf } from "../intake/issue-trust.ts";
-import { composePrompt, writePromptFile } from "./prompt.ts";
+import { composePrompt, feedbackSection, writePromptFile } from "./prompt.ts";
 import { readRepoInstructions, startingCommit } from "./repo-instructions.ts";
 import type { RepoInstructions } from "./repo-instructions.ts";
 import { freeSessionName } from "./session-name.ts";
 import { hooksOf, prepareWorktree, workerArgv } from "./profiles.ts";
 import { workerBinDir, writeWorkerLauncher } from "../boundaries/launchers/worker-bin.ts";
 import { baseBranchOf } from "../repos/base-branch.ts";
+import { waitingFeedback } from "../intake/feedback.ts";
+import type { FeedbackRow } from "../intake/feedback.ts";
+import { claimFeedback, markDelivered, releaseFeedback } from "./feedback-delivery.ts";
 
 /** What differs between the starts of a dispatch, a resume and a restart. */
 export interface WorkerStart {
@@ -79,9 +82,12 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
   let worktree: { path: string; branch: string };
   let name: string;
   let comment: { purpose: string; body: string };
+  // The feedback not given yet, which this start gives: in a fresh start's prompt, or at a resume.
+  let feedback: FeedbackRow[] = [];
   try {
     worktree = await start.worktree();
     name = freeSessionName(deps.sessionRoot, item, attempt);
+    feedback = waitingFeedback(store, item.id);
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
       branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: hooksOf(deps.config.worker.profile),
@@ -89,8 +95,14 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       words: { editedBy: editorsOf(store, item.id), held: null },
       level: deps.effects.level,
       instructions: await worktreeInstructions(worktree.path, baseBranchOf(deps.store, deps.config, item.repo)),
+      feedback,
     })) : undefined;
-    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile, worktree: worktree.path, env: deps.launcher.workerEnv() };
+    // A resumed agent that takes a first message is pointed at the feedback that came while it was stopped; any other is typed it once idle.
+    const feedbackFile = !start.prompt && start.resume && hooksOf(deps.config.worker.profile) && feedback.length
+      ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), feedbackSection(feedback).join("\n"), `feedback-${sessionId}.md`)
+      : undefined;
+    if (!promptFile && !feedbackFile) feedback = [];
+    const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile, feedbackFile, worktree: worktree.path, env: deps.launcher.workerEnv() };
     const spec = workerSpec(deps, item, {
       name, sessionId, episodeKey: key, cwd: worktree.path, argv: workerArgv(deps.config.worker, profile), promptFile,
     });
@@ -114,13 +126,16 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
         },
       },
       // The profile readies the worktree as part of the launch (Claude Code's hooks: the owner's settings file, merged).
-      async () => {
+      async (actionId) => {
+        // Carried by this launch before it starts: a crash that cuts it short never gives them twice.
+        claimFeedback(store, feedback, actionId);
         await prepareWorktree(deps.config.worker, worktree.path, profile);
         return await deps.launcher.launch(spec);
       },
       (started) => ({ session_id: started.sessionId, launcher: started.launcher, marker: started.marker, terminal: started.terminal }),
     );
   } catch (error) {
+    releaseFeedback(store, feedback);
     return await failStart(deps, item, attempt, errorText(error), { tellIssue: true });
   }
   let row;
@@ -136,6 +151,8 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     const why = `its worker started as session ${name} (${launched.sessionId}) but could not be recorded: ${errorText(error)}; ${stopped.line}`;
     return await failStart(deps, item, attempt, why, { tellIssue: stopped.ok });
   }
+  // Given: in its prompt, or at its resume. (A worker stopped as unrecorded gave them to no one: they stay carried by its launch, never given twice.)
+  markDelivered(store, feedback, start.prompt ? "prompt" : "resume", launched.sessionId);
   const session = { name, id: launched.sessionId, branch: worktree.branch, worktree: worktree.path };
   await tellIssue(deps, item, comment.purpose, comment.body);
   return { result: "active", attempt: row.attempt, session, reason: null };

@@ -53,6 +53,8 @@ export interface PullRequestChange {
 export interface PullRequestRefresh {
   /** Repositories asked (those with items to refresh). */
   repos: number;
+  /** Their names: what the feedback pass asks about after it (lib/intake/feedback.ts). */
+  asked: string[];
   requests: number;
   notModified: number;
   /** Pull requests of items written (new or changed). */
@@ -77,7 +79,7 @@ export const RECENTLY_DONE_MS = 7 * 24 * 3600 * 1000;
  * refresh of a repository reads back to its oldest tracked item's first session start.
  */
 export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRequestRefresh> {
-  const result: PullRequestRefresh = { repos: 0, requests: 0, notModified: 0, stored: 0, slowed: 0, failed: [], deferredUntil: null, events: [] };
+  const result: PullRequestRefresh = { repos: 0, asked: [], requests: 0, notModified: 0, stored: 0, slowed: 0, failed: [], deferredUntil: null, events: [] };
   const tracked = trackedBranches(deps.store, Object.keys(deps.config.repos));
   // An optional request: while the hosts' shared rate limit is tight, each repository is asked at most every five minutes.
   const tight = rateLimitTight(deps.github.rateLimit(), now());
@@ -87,6 +89,7 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
       continue;
     }
     result.repos++;
+    result.asked.push(repo);
     // Recorded as the time of the question, not of the answer: a session started while it was asked was not covered.
     const askedAt = isoSeconds(now());
     try {

@@ -16,6 +16,8 @@ import type { Config } from "../config.ts";
 import { trustSummary, trustRulesOf } from "../intake/issue-trust.ts";
 import type { TrustSummary } from "../intake/issue-trust.ts";
 import { pullRequestsOf } from "../intake/pull-requests.ts";
+import { feedbackOf } from "../intake/feedback.ts";
+import type { FeedbackRow } from "../intake/feedback.ts";
 import type { PullRequestRow } from "../intake/pull-requests.ts";
 import { queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
@@ -51,12 +53,30 @@ export type ItemReport = WorkItem & {
   /** Its sessions, oldest first; one that ended by itself within seconds of its start with its last output lines. */
   sessions: ItemSession[];
   pull_requests: PullRequestRow[] | "not checked";
+  /** What its owner and listed reviewers said since its worker started, oldest first, each with how it reached the worker (lib/intake/feedback.ts). */
+  feedback: FeedbackRow[];
   cleanup: (CleanupRecord & { restorable: boolean }) | null;
   /** The episode records robot-army wrote that cleanup archived (`kept`: the copy is still on disk). */
   archived_records: ReturnType<typeof archivedRecords>;
   /** Its issue's claim on GitHub as last seen (lib/work-items/issue-claims.ts): this host's, or who else holds it; null when never claimed at live. */
   claim: ClaimRow | null;
 };
+
+/** How a piece of feedback reached the worker, in words: `typed into <session> at <time>`, `waiting: ...`. */
+export function feedbackState(piece: FeedbackRow): string {
+  switch (piece.delivered_how) {
+    case "typed":
+      return `typed into its worker at ${piece.delivered_at}`;
+    case "resume":
+      return `given at its resume, ${piece.delivered_at}`;
+    case "prompt":
+      return `in its next attempt's prompt, ${piece.delivered_at}`;
+    case "not delivered":
+      return "not given: the item is finished";
+    default:
+      return piece.delivery_action ? "its typing was cut short: it may have reached the worker, and is not typed again" : "waiting for its worker to be idle (or to be resumed)";
+  }
+}
 
 /** A session of the item, with its quick exit when it ended so (lib/work-items/quick-exit.ts). */
 export type ItemSession = StoredSession & { quick_exit?: QuickExit };
@@ -80,6 +100,7 @@ export function itemReport(store: Store, config: Config, item: WorkItem): ItemRe
     history: historyOf(store, item.id),
     sessions: itemSessions(store, item.id),
     pull_requests: pullRequestsOf(store, item.id),
+    feedback: feedbackOf(store, item.id),
     cleanup: cleanup ? { ...cleanup, restorable: cleanup.branch_outcome === "deleted" && bundleKept(cleanup) } : null,
     archived_records: archivedRecords(store, item.id),
     claim: claimOf(store, item.id) ?? null,

@@ -92,6 +92,9 @@ export const EFFECT_KINDS = {
   "notification.send": { what: "a notification delivered to one channel", timeoutSeconds: 120, evidence: "none" },
   // What the owner typed at a worker's prompt from afar (`robot-army send`): no terminal keeps what was typed into it, so one cut short is reported.
   "session.send": { what: "a message typed into a worker's terminal for the owner", timeoutSeconds: 60, evidence: "none" },
+  // Feedback from the owner or a listed reviewer typed into its worker (lib/dispatch/feedback-delivery.ts): as for
+  // session.send, no terminal keeps it, so one cut short is reported, and its feedback is never typed again.
+  "feedback.delivered": { what: "feedback on a work item typed into its worker's terminal", timeoutSeconds: 60, evidence: "none" },
   "tab.close": { what: "a finished item's tab closed", timeoutSeconds: 60, evidence: "terminal" },
   // The owner's yes written where the agent keeps it (Claude Code's folder trust): the file is read back to settle it.
   "agent.trust": { what: "the owner's trust in a clone recorded for the workers' agent", timeoutSeconds: 60, evidence: "agent-trust" },

@@ -386,6 +386,41 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE issue_claims ADD COLUMN checked_at TEXT;
     `,
   },
+  {
+    name: "feedback for workers",
+    sql: `
+      -- What came back on a work item from its owner or a listed reviewer (lib/intake/feedback.ts): a review of
+      -- its pull request, a comment on its lines, a comment on its issue or pull request, a failed check, a
+      -- conflict with the base. One row per GitHub id and source, so a piece is taken and given once, across
+      -- restarts. body is its text (the owner's or a listed reviewer's, never a stranger's); url where it is
+      -- read in full. How it reached the worker (lib/dispatch/feedback-delivery.ts): delivery_action is the
+      -- feedback.deliver effect that carries it (set before anything is typed, so one cut short is never typed
+      -- again), delivered_at and delivered_how once it is given ('typed', 'resume', 'prompt'), or 'not delivered'
+      -- for an item already finished, which shows it and gives it to no one.
+      CREATE TABLE feedback (
+        id INTEGER PRIMARY KEY,
+        item INTEGER NOT NULL REFERENCES work_items (id),
+        repo TEXT NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('review', 'review_comment', 'comment', 'check', 'conflict')),
+        github_id TEXT NOT NULL,
+        pull_request INTEGER,
+        author TEXT NOT NULL,
+        what TEXT NOT NULL,
+        body TEXT NOT NULL,
+        url TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        seen_at TEXT NOT NULL,
+        delivery_action TEXT,
+        delivered_at TEXT,
+        delivered_how TEXT CHECK (delivered_how IN ('typed', 'resume', 'prompt', 'not delivered')),
+        delivered_session TEXT,
+        UNIQUE (repo, source, github_id)
+      ) STRICT;
+      CREATE INDEX feedback_waiting ON feedback (item) WHERE delivered_at IS NULL;
+      -- The pull request's updated_at its reviews were last read at: they are asked again only once it moves.
+      ALTER TABLE pull_requests ADD COLUMN reviews_read_for TEXT;
+    `,
+  },
 ];
 
 /** The schema version a database has (its `PRAGMA user_version`). */

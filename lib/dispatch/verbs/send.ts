@@ -72,6 +72,22 @@ export function unsendable(text: string): string | null {
  * a headless worker, and a worker whose window is gone or whose command no longer runs there.
  */
 export async function sendToWorker(deps: SendDeps, id: number, text: string): Promise<Sent> {
+  return typeIntoWorker(deps, id, text, { kind: "session.send", body: {} });
+}
+
+/**
+ * How a typing is audited: `session.send` for the owner's own words, `feedback.delivered` for
+ * feedback (lib/dispatch/feedback-delivery.ts), with what its body adds, and what is done
+ * once the intent is written and before anything is typed (`typing`, given the action's id).
+ */
+export interface TypingAudit {
+  kind: "session.send" | "feedback.delivered";
+  body: Record<string, unknown>;
+  typing?: (actionId: string) => void;
+}
+
+/** `sendToWorker`, audited as `audit` says: every refusal of it stands. */
+export async function typeIntoWorker(deps: SendDeps, id: number, text: string, audit: TypingAudit): Promise<Sent> {
   const why = unsendable(text);
   if (why) throw new PreconditionError(why);
   const item = requireItem(deps.store, id);
@@ -92,8 +108,11 @@ export async function sendToWorker(deps: SendDeps, id: number, text: string): Pr
   const tab = await workerTab(deps.store, launcher, id, session.name);
   const sent = await auditEffect(
     deps.store,
-    { kind: "session.send", repo: item.repo, item: id, sessionId: session.id, body: { session: session.name, tab: tab.id, terminal, length: [...text].length } },
-    () => launcher.sendText(tab, text, holder),
+    { kind: audit.kind, repo: item.repo, item: id, sessionId: session.id, body: { ...audit.body, session: session.name, tab: tab.id, terminal, length: [...text].length } },
+    (actionId) => {
+      audit.typing?.(actionId);
+      return launcher.sendText(tab, text, holder);
+    },
     (outcome) => ({ result: outcome }),
   );
   if (sent === "gone") throw new PreconditionError(`The worker of ${session.name} is no longer in its window (it ended, or the window closed or changed): nothing was typed`);

@@ -15,7 +15,7 @@ import { listHolds } from "../../dispatch/controls.ts";
 import { SEND_LIMIT } from "../../dispatch/verbs/send.ts";
 import { adviceOf, decisionOf, DECIDING_STATES, describeEnding } from "../../reports/decision.ts";
 import type { Decision } from "../../reports/decision.ts";
-import { itemReport } from "../../reports/item.ts";
+import { feedbackState, itemReport } from "../../reports/item.ts";
 import type { ItemReport } from "../../reports/item.ts";
 import { getItem } from "../../work-items/queries.ts";
 import { describeQuickExit } from "../../work-items/quick-exit.ts";
@@ -98,6 +98,11 @@ ${i.pull_requests === "not checked" ? none("not checked") : i.pull_requests.leng
       const label = `#${p.number}`;
       return html`<li>${url ? html`<a href="${url}" rel="noreferrer noopener">${label}</a>` : label} ${p.merged_at ? html`merged <time>${p.merged_at}</time>` : p.state === "open" ? "open" : "closed unmerged"} · ${p.head_branch}</li>`;
     })}</ul>`}
+<h2>Feedback</h2>
+${i.feedback.length ? html`<ul class="feedback">${i.feedback.map((f) => {
+      const url = safeUrl(f.url);
+      return html`<li><time>${f.created_at}</time> @${f.author} ${url ? html`<a href="${url}" rel="noreferrer noopener">${f.what}</a>` : f.what} <span class="reason">${feedbackState(f)}</span>${f.body.trim() ? html`<blockquote>${f.body.length > 600 ? `${f.body.slice(0, 599)}…` : f.body}</blockquote>` : ""}</li>`;
+    })}</ul>` : none("none from the owner or a listed reviewer")}
 <h2>History</h2>
 ${i.history.length ? html`<ol class="history">${i.history.map((h) => html`<li><time>${h.at}</time> ${h.from ?? "(new)"} → <strong>${h.to}</strong>${h.reason ? html` <span class="reason">${h.reason}</span>` : ""}</li>`)}</ol>` : none("none recorded")}
 </section>`;

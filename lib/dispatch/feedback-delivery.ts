@@ -1,0 +1,132 @@
+/**
+ * Feedback reaches the worker that wrote the code (lib/intake/feedback.ts gathers it). An
+ * interactive worker (tmux, kitty) idle at its prompt has it typed in, as one line that says
+ * what came, from whom, and where it is read in full, each piece's words quoted (never a key, a
+ * newline or a command: lib/dispatch/verbs/send.ts refuses them); the worker then works on it
+ * as on anything its owner types. A worker at work, or waiting on its owner's answer, has it
+ * held until it is idle. A worker whose session ended has nothing typed: the item shows it
+ * waiting and `resume` gives it (lib/dispatch/feedback-message.ts); a headless worker
+ * (`launcher = "process"`) gets it in its next attempt's prompt.
+ *
+ * Each piece is given once: its row names the `feedback.delivered` effect that carries it as
+ * soon as the intent is written and before anything is typed, so a typing a crash cut short is
+ * reported (the effect's evidence is none) and never typed again. An item gets at most
+ * FEEDBACK_PER_MESSAGE pieces a message and a message at most every FEEDBACK_SPACING_MS, so a
+ * long review never floods its terminal: the rest waits for the next turn the worker is idle.
+ */
+import { now, isoSeconds } from "../clock.ts";
+import type { Config } from "../config.ts";
+import { PreconditionError } from "../errors.ts";
+import type { DaemonEvent } from "../events.ts";
+import { itemsWithWaitingFeedback, waitingFeedback } from "../intake/feedback.ts";
+import type { FeedbackRow } from "../intake/feedback.ts";
+import type { Store } from "../store/open.ts";
+import { getItem } from "../work-items/queries.ts";
+import { latestSession } from "../work-items/sessions.ts";
+import { workerIdleness } from "../work-items/idleness.ts";
+import { transition } from "../work-items/transition.ts";
+import { feedbackMessage } from "./feedback-message.ts";
+import { typeIntoWorker } from "./verbs/send.ts";
+import type { SendDeps } from "./verbs/send.ts";
+
+/** The most pieces one message gives. */
+export const FEEDBACK_PER_MESSAGE = 5;
+
+/** The least time between two messages to one item's worker. */
+export const FEEDBACK_SPACING_MS = 60_000;
+
+/** What delivery works with. */
+export interface FeedbackDeliveryDeps extends SendDeps {
+  config: Pick<Config, "worker">;
+}
+
+/** What one pass of delivery did. */
+export interface FeedbackDelivery {
+  /** Messages typed, and the pieces they carried. */
+  messages: number;
+  pieces: number;
+  /** Items whose feedback waits: the worker at work, ended, headless, on another host, or typed to less than a minute ago. */
+  held: number;
+  events: DaemonEvent[];
+}
+
+/** Types the waiting feedback of every item whose interactive worker is idle at its prompt on this host. */
+export async function deliverFeedback(deps: FeedbackDeliveryDeps): Promise<FeedbackDelivery> {
+  const result: FeedbackDelivery = { messages: 0, pieces: 0, held: 0, events: [] };
+  for (const id of itemsWithWaitingFeedback(deps.store)) {
+    const item = getItem(deps.store, id);
+    if (!item) continue;
+    const waiting = waitingFeedback(deps.store, id);
+    if (item.state === "done" || item.state === "abandoned") {
+      // Finished since it came: shown, given to no one.
+      markDelivered(deps.store, waiting, "not delivered", null);
+      continue;
+    }
+    const session = latestSession(deps.store, id);
+    const why = await heldBecause(deps, session, id);
+    if (why) {
+      result.held++;
+      continue;
+    }
+    const pieces = waiting.slice(0, FEEDBACK_PER_MESSAGE);
+    const text = feedbackMessage(item, pieces, waiting.length - pieces.length);
+    try {
+      const sent = await typeIntoWorker(deps, id, text, {
+        kind: "feedback.delivered",
+        body: { feedback: pieces.map((p) => p.id), github_ids: pieces.map((p) => `${p.source}:${p.github_id}`) },
+        typing: (actionId) => claimFeedback(deps.store, pieces, actionId),
+      });
+      markDelivered(deps.store, pieces, "typed", session!.id);
+      if (item.state === "awaiting_review") transition(deps.store, id, "active", { reason: `feedback given to its worker: ${pieces.map((p) => `@${p.author} ${p.what}`).join("; ")}` });
+      result.messages++;
+      result.pieces += pieces.length;
+      result.events.push({
+        event: "feedback_delivered", line: `item ${id} (${item.repo}#${item.issue}): ${pieces.length} piece${pieces.length === 1 ? "" : "s"} of feedback typed into ${sent.session}`,
+        item: id, session: sent.session, feedback: pieces.map((p) => p.id),
+      });
+    } catch (error) {
+      // Nothing was typed (a refusal comes before the typing): the pieces wait for the next pass.
+      releaseFeedback(deps.store, pieces);
+      if (!(error instanceof PreconditionError)) throw error;
+      result.held++;
+      result.events.push({ event: "feedback_held", line: `item ${id}: feedback not typed: ${error.message}`, item: id });
+    }
+  }
+  return result;
+}
+
+/** Why the item's feedback waits this pass, or null when its worker can be typed into now. */
+async function heldBecause(deps: FeedbackDeliveryDeps, session: ReturnType<typeof latestSession>, id: number): Promise<string | null> {
+  if (!session || session.ended_at !== null) return "its worker's session has ended: resume gives it";
+  if (session.launcher === "process" || session.terminal?.launcher === "process") return "its worker runs headless: its next attempt's prompt gives it";
+  if (session.host !== deps.host) return `its worker runs on ${session.host}`;
+  const idle = await workerIdleness(session, session.profile ?? deps.config.worker.profile, now());
+  if (!idle.idle) return idle.why;
+  const last = deps.store.statement("SELECT max(delivered_at) AS at FROM feedback WHERE item = ? AND delivered_how = 'typed'").get(id) as { at: string | null };
+  if (last.at !== null && now().getTime() - Date.parse(last.at) < FEEDBACK_SPACING_MS) return "its worker was given feedback less than a minute ago";
+  return null;
+}
+
+/** The pieces carried by the effect `actionId` (a typing, or a launch that gives them), written before it acts: one cut short never gives them again. */
+export function claimFeedback(store: Store, pieces: readonly FeedbackRow[], actionId: string): void {
+  store.transaction(() => {
+    for (const piece of pieces) store.statement("UPDATE feedback SET delivery_action = ? WHERE id = ?").run(actionId, piece.id);
+  });
+}
+
+/** The pieces back to waiting: nothing was given. */
+export function releaseFeedback(store: Store, pieces: readonly FeedbackRow[]): void {
+  store.transaction(() => {
+    for (const piece of pieces) store.statement("UPDATE feedback SET delivery_action = NULL WHERE id = ? AND delivered_at IS NULL").run(piece.id);
+  });
+}
+
+/** Records how the pieces were given (or that they are given to no one), and to which session. */
+export function markDelivered(store: Store, pieces: readonly FeedbackRow[], how: "typed" | "resume" | "prompt" | "not delivered", session: string | null): void {
+  const at = isoSeconds(now());
+  store.transaction(() => {
+    for (const piece of pieces) {
+      store.statement("UPDATE feedback SET delivered_at = ?, delivered_how = ?, delivered_session = ? WHERE id = ? AND delivered_at IS NULL").run(at, how, session, piece.id);
+    }
+  });
+}

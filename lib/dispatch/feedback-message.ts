@@ -1,0 +1,46 @@
+/**
+ * What a worker is told of its feedback: one line that can be typed at its prompt (no newline,
+ * no control character, at most SEND_LIMIT characters), naming what came from whom, each
+ * piece's words quoted and cut short, and where each is read in full. The words are the
+ * owner's or a listed reviewer's (lib/intake/feedback.ts keeps no one else's); they are quoted
+ * as data, so the line is never a command of robot-army's.
+ *
+ * @example
+ * feedbackMessage(item, pieces, 0)
+ * // 'robot-army: feedback came on your work for demo/widgets#12. 1) @octocat requested changes on pull request #13: "Rename foo." (in full: https://…) Address it, commit and push as before.'
+ */
+import type { FeedbackRow } from "../intake/feedback.ts";
+import type { WorkItem } from "../work-items/queries.ts";
+import { SEND_LIMIT } from "./verbs/send.ts";
+
+/** The most characters quoted of one piece's words. */
+export const QUOTED_LIMIT = 280;
+
+/** The message for `pieces` of the item's feedback; `more` pieces wait for a later one. */
+export function feedbackMessage(item: Pick<WorkItem, "id" | "repo" | "issue">, pieces: readonly Pick<FeedbackRow, "author" | "what" | "body" | "url">[], more: number): string {
+  const head = `robot-army: feedback came on your work for ${item.repo}#${item.issue} from its owner or a reviewer they trust.`;
+  const tail = `${more > 0 ? ` ${more} more piece${more === 1 ? "" : "s"} will follow once you are idle again.` : ""} Read each in full at its link, address it, commit and push as before.`;
+  let quoteLimit = QUOTED_LIMIT;
+  for (;;) {
+    const listed = pieces.map((piece, index) => {
+      const words = quoted(piece.body, quoteLimit);
+      return ` ${index + 1}) @${oneLine(piece.author, 40)} ${oneLine(piece.what, 120)}${words ? `: ${words}` : ""} (in full: ${oneLine(piece.url, 300)})`;
+    }).join("");
+    const message = `${head}${listed}${tail}`;
+    if ([...message].length <= SEND_LIMIT || quoteLimit <= 20) return [...message].slice(0, SEND_LIMIT).join("");
+    quoteLimit = Math.floor(quoteLimit / 2);
+  }
+}
+
+/** A piece's words as one quoted line: whitespace runs made one space, control characters dropped, cut to `limit` characters. */
+function quoted(text: string, limit: number): string {
+  const line = oneLine(text, limit);
+  return line === "" ? "" : JSON.stringify(line);
+}
+
+/** Text as one printable line of at most `limit` characters (an ellipsis where it was cut). */
+function oneLine(text: string, limit: number): string {
+  const flat = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\s]+/gu, " ").trim();
+  const chars = [...flat];
+  return chars.length <= limit ? flat : `${chars.slice(0, limit - 1).join("")}…`;
+}
