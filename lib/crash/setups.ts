@@ -147,11 +147,12 @@ export const CRASH_SETUPS: Record<CrashSetupName, (lab: Lab) => Promise<void>> =
    */
   "tmux-worker": (lab) => tmuxWorker(lab, ["sh", "-c", 'IFS= read -r line; printf "%s\\n" "$line" > typed.txt; exec sleep 30']),
   /**
-   * `tmux-worker`, its worker idle at its prompt (its episode open and idle, as an agent's hooks
-   * keep it), and the owner's comment on issue 1 since: the next pass takes it and types it in.
+   * `tmux-worker`, its worker idle at its prompt (its episode open and idle, as the demo worker's
+   * profile keeps it, whose registry is read), and the owner's comment on issue 1 since: the next
+   * pass takes it and types it in.
    */
   "tmux-worker-feedback": async (lab) => {
-    await tmuxWorker(lab, ["sh", "-c", 'robot-army episode start --client-pid $$ >/dev/null && robot-army episode idle >/dev/null; IFS= read -r line; printf "%s\\n" "$line" > typed.txt; exec sleep 30']);
+    await tmuxWorker(lab, ["sh", "-c", 'robot-army episode start --client-pid $$ >/dev/null && robot-army episode idle >/dev/null; IFS= read -r line; printf "%s\\n" "$line" > typed.txt; exec sleep 30'], "demo");
     const worktree = join(lab.stateDir, "worktrees", "demo", "widgets", "issue-1");
     await waitUntil(lab, "the worker's episode to be idle", async () => existsSync(join(worktree, ".ai", "local", "state", "sessions-open", "item-1.yaml")) &&
       readFileSync(join(worktree, ".ai", "local", "state", "sessions-open", "item-1.yaml"), "utf8").includes("status: idle"));
@@ -233,7 +234,7 @@ export async function waitUntil(lab: Lab, what: string, done: () => Promise<bool
 }
 
 /** Issue 1's worker, `worker`, launched in a tmux window of the lab's own tmux server (ended with the lab). */
-async function tmuxWorker(lab: Lab, worker: string[]): Promise<void> {
+async function tmuxWorker(lab: Lab, worker: string[], profile?: string): Promise<void> {
   lab.env.TMUX_TMPDIR = join(lab.dir, "tmux");
   mkdirSync(lab.env.TMUX_TMPDIR, { mode: 0o700 });
   lab.useWorker(worker);
@@ -246,7 +247,7 @@ async function tmuxWorker(lab: Lab, worker: string[]): Promise<void> {
       await close();
     }
   };
-  writeFileSync(lab.configFile, readFileSync(lab.configFile, "utf8").replace('launcher = "process"', 'launcher = "tmux"\ntmux_session = "ra-workers"'));
+  writeFileSync(lab.configFile, readFileSync(lab.configFile, "utf8").replace('launcher = "process"', `launcher = "tmux"\ntmux_session = "ra-workers"${profile ? `\nprofile = "${profile}"` : ""}`));
   await onboardAndPoll(lab);
   await lab.mustRun(["run", "--once", "--effect-level", "live"]);
 }

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { openJournal } from "../episodes/journal.ts";
 import { setStatus, startEpisode } from "../episodes/lifecycle.ts";
 import { feedbackOf, keepFeedback, waitingFeedback } from "../intake/feedback.ts";
-import { queryAudit } from "../store/audit.ts";
+import { appendAudit, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { git } from "../testing/fixtures.ts";
 import { atTimeAsync, makeItem, withStore } from "../testing/items.ts";
@@ -114,6 +114,28 @@ test("a long review reaches the worker five pieces a message, a message at most 
     assert.match(lines(worker.typed)[1], "(7)");
     assert.equal(feedbackOf(store, worker.item).filter((f) => f.delivered_how === "typed").length, 7);
     assert.is(feedbackOf(store, worker.item).find((f) => f.id === cut.id)!.delivered_at, null);
+  });
+}));
+
+test("a claim a crash left before its effect began is released a minute on (nothing was typed); one an intent names is never typed again", () => withTmuxWorkers(async (w) => {
+  await withStore(async (store) => {
+    const d = { ...(await deps(w, store)), config: await configFrom('[worker]\nbinary = "demo-worker"\n') };
+    const worker = await liveWorker(w, store, 5, "idle");
+    const orphan = piece(store, worker.item, 21);
+    const begun = piece(store, worker.item, 22);
+    store.statement("UPDATE feedback SET delivery_action = 'pending 2026-01-15T09:58:00Z 1111' WHERE id = ?").run(orphan.id);
+    store.statement("UPDATE feedback SET delivery_action = 'pending 2026-01-15T09:58:00Z 2222' WHERE id = ?").run(begun.id);
+    appendAudit(store, { kind: "feedback.delivered", phase: "intent", actionId: "action-2222", item: worker.item, body: { feedback_claim: "pending 2026-01-15T09:58:00Z 2222" } });
+
+    const early = await atTimeAsync("2026-01-15T09:58:30Z", () => deliverFeedback(d));
+    assert.is(early.messages, 0, "a claim less than a minute old may be a start still on its way");
+    assert.is(feedbackOf(store, worker.item).find((f) => f.id === begun.id)!.delivery_action, "action-2222", "bound to the intent that names it");
+
+    const later = await atTimeAsync(T0, () => deliverFeedback(d));
+    assert.equal({ messages: later.messages, pieces: later.pieces }, { messages: 1, pieces: 1 });
+    const typed = await waitFor("the released piece typed", () => lines(worker.typed).length === 1 && lines(worker.typed)[0]);
+    assert.match(typed, "(21)");
+    assert.not.match(typed, "(22)");
   });
 }));
 

@@ -53,6 +53,7 @@ export interface FeedbackDelivery {
 /** Types the waiting feedback of every item whose interactive worker is idle at its prompt on this host. */
 export async function deliverFeedback(deps: FeedbackDeliveryDeps): Promise<FeedbackDelivery> {
   const result: FeedbackDelivery = { messages: 0, pieces: 0, held: 0, events: [] };
+  settleFeedbackClaims(deps.store);
   for (const id of itemsWithWaitingFeedback(deps.store)) {
     const item = getItem(deps.store, id);
     if (!item) continue;
@@ -70,11 +71,12 @@ export async function deliverFeedback(deps: FeedbackDeliveryDeps): Promise<Feedb
     }
     const pieces = waiting.slice(0, FEEDBACK_PER_MESSAGE);
     const text = feedbackMessage(item, pieces, waiting.length - pieces.length);
+    const claim = claimFeedback(deps.store, pieces);
     try {
       const sent = await typeIntoWorker(deps, id, text, {
         kind: "feedback.delivered",
-        body: { feedback: pieces.map((p) => p.id), github_ids: pieces.map((p) => `${p.source}:${p.github_id}`) },
-        typing: (actionId) => claimFeedback(deps.store, pieces, actionId),
+        body: { feedback: pieces.map((p) => p.id), github_ids: pieces.map((p) => `${p.source}:${p.github_id}`), feedback_claim: claim },
+        typing: (actionId) => bindFeedback(deps.store, claim, actionId),
       });
       markDelivered(deps.store, pieces, "typed", session!.id);
       if (item.state === "awaiting_review") transition(deps.store, id, "active", { reason: `feedback given to its worker: ${pieces.map((p) => `@${p.author} ${p.what}`).join("; ")}` });
@@ -86,7 +88,7 @@ export async function deliverFeedback(deps: FeedbackDeliveryDeps): Promise<Feedb
       });
     } catch (error) {
       // Nothing was typed (a refusal comes before the typing): the pieces wait for the next pass.
-      releaseFeedback(deps.store, pieces);
+      releaseFeedback(deps.store, claim);
       if (!(error instanceof PreconditionError)) throw error;
       result.held++;
       result.events.push({ event: "feedback_held", line: `item ${id}: feedback not typed: ${error.message}`, item: id });
@@ -107,18 +109,51 @@ async function heldBecause(deps: FeedbackDeliveryDeps, session: ReturnType<typeo
   return null;
 }
 
-/** The pieces carried by the effect `actionId` (a typing, or a launch that gives them), written before it acts: one cut short never gives them again. */
-export function claimFeedback(store: Store, pieces: readonly FeedbackRow[], actionId: string): void {
+/** How a claim is written before its effect's intent: `pending <time> <uuid>`, the time this process claimed them. */
+const PENDING = "pending ";
+
+/** A claim older than this with no intent naming it was cut short before its effect began, by a crash: nothing was given. */
+const CLAIM_SETTLE_MS = 60_000;
+
+/**
+ * Claims the pieces for an effect about to give them (a typing, or a launch that gives them in
+ * its prompt), before its intent is written, and returns the claim the intent names
+ * (`feedback_claim`); null when there are none. A claimed piece is not given by anything else.
+ */
+export function claimFeedback(store: Store, pieces: readonly FeedbackRow[]): string | null {
+  if (!pieces.length) return null;
+  const claim = `${PENDING}${isoSeconds(now())} ${globalThis.crypto.randomUUID()}`;
   store.transaction(() => {
-    for (const piece of pieces) store.statement("UPDATE feedback SET delivery_action = ? WHERE id = ?").run(actionId, piece.id);
+    for (const piece of pieces) store.statement("UPDATE feedback SET delivery_action = ? WHERE id = ? AND delivered_at IS NULL").run(claim, piece.id);
   });
+  return claim;
 }
 
-/** The pieces back to waiting: nothing was given. */
-export function releaseFeedback(store: Store, pieces: readonly FeedbackRow[]): void {
-  store.transaction(() => {
-    for (const piece of pieces) store.statement("UPDATE feedback SET delivery_action = NULL WHERE id = ? AND delivered_at IS NULL").run(piece.id);
-  });
+/** The claimed pieces carried by the effect `actionId`, once its intent is written and before it acts: one cut short never gives them again. */
+export function bindFeedback(store: Store, claim: string | null, actionId: string): void {
+  if (claim !== null) store.statement("UPDATE feedback SET delivery_action = ? WHERE delivery_action = ?").run(actionId, claim);
+}
+
+/** The claimed pieces back to waiting: nothing was given. */
+export function releaseFeedback(store: Store, claim: string | null): void {
+  if (claim !== null) store.statement("UPDATE feedback SET delivery_action = NULL WHERE delivery_action = ? AND delivered_at IS NULL").run(claim);
+}
+
+/**
+ * Claims a crash left before their effect was bound, from the log's evidence: an intent that
+ * names the claim carries them (whether they reached the worker is then unknown, and they are
+ * not given again); none, a minute on, means the effect never began, so nothing was given and
+ * they wait again.
+ */
+function settleFeedbackClaims(store: Store): void {
+  const claims = store.statement("SELECT DISTINCT delivery_action AS claim FROM feedback WHERE delivered_at IS NULL AND delivery_action LIKE 'pending %'").all() as Array<{ claim: string }>;
+  for (const { claim } of claims) {
+    const intent = store.statement(
+      "SELECT action_id FROM audit WHERE kind IN ('feedback.delivered', 'session.launch') AND phase = 'intent' AND json_extract(body, '$.feedback_claim') = ? LIMIT 1",
+    ).get(claim) as { action_id: string } | undefined;
+    if (intent) bindFeedback(store, claim, intent.action_id);
+    else if (now().getTime() - Date.parse(claim.split(" ")[1]) > CLAIM_SETTLE_MS) releaseFeedback(store, claim);
+  }
 }
 
 /** Records how the pieces were given (or that they are given to no one), and to which session. */

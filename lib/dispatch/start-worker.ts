@@ -45,7 +45,7 @@ import { workerBinDir, writeWorkerLauncher } from "../boundaries/launchers/worke
 import { baseBranchOf } from "../repos/base-branch.ts";
 import { waitingFeedback } from "../intake/feedback.ts";
 import type { FeedbackRow } from "../intake/feedback.ts";
-import { claimFeedback, markDelivered, releaseFeedback } from "./feedback-delivery.ts";
+import { bindFeedback, claimFeedback, markDelivered, releaseFeedback } from "./feedback-delivery.ts";
 
 /** What differs between the starts of a dispatch, a resume and a restart. */
 export interface WorkerStart {
@@ -84,6 +84,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
   let comment: { purpose: string; body: string };
   // The feedback not given yet, which this start gives: in a fresh start's prompt, or at a resume.
   let feedback: FeedbackRow[] = [];
+  let claim: string | null = null;
   try {
     worktree = await start.worktree();
     name = freeSessionName(deps.sessionRoot, item, attempt);
@@ -111,6 +112,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     comment = { purpose: start.comment.purpose, body: start.comment.body({ host: deps.host, name, id: sessionId, branch: worktree.branch, worktree: worktree.path }, attempt) };
     // Audited (DESIGN rule 3): a crash mid-launch is settled from the managed session's record and the process table.
     // The intent holds all its row needs (lib/daemon/adopt-worker.ts adopts the worker from it when the crash came before the row).
+    claim = claimFeedback(store, feedback);
     launched = await auditEffect(
       store,
       {
@@ -118,6 +120,8 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
         body: {
           session: name, session_id: sessionId, cwd: worktree.path, branch: worktree.branch, attempt, profile: deps.config.worker.profile, episode_key: key,
           ...deps.launcher.placeOf({ item: item.id, name }), comment,
+          // The feedback its prompt or first message gives (lib/dispatch/feedback-delivery.ts): never given twice.
+          ...(claim ? { feedback_claim: claim } : {}),
           // What the item's move to active records beside the session (a resume's earlier session), so an adopted worker's does too.
           ...(start.becameActive.details ? { active_details: start.becameActive.details } : {}),
           // A child still starting when this process dies may write its record until the launch would have given up:
@@ -128,14 +132,14 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       // The profile readies the worktree as part of the launch (Claude Code's hooks: the owner's settings file, merged).
       async (actionId) => {
         // Carried by this launch before it starts: a crash that cuts it short never gives them twice.
-        claimFeedback(store, feedback, actionId);
+        bindFeedback(store, claim, actionId);
         await prepareWorktree(deps.config.worker, worktree.path, profile);
         return await deps.launcher.launch(spec);
       },
       (started) => ({ session_id: started.sessionId, launcher: started.launcher, marker: started.marker, terminal: started.terminal }),
     );
   } catch (error) {
-    releaseFeedback(store, feedback);
+    releaseFeedback(store, claim);
     return await failStart(deps, item, attempt, errorText(error), { tellIssue: true });
   }
   let row;

@@ -72,6 +72,9 @@ export interface FeedbackGathered {
   deferredUntil: string | null;
 }
 
+/** How long after a pull request last moved its reviews are still asked each pass: its time is to the second, and clocks differ. */
+export const REVIEWS_SETTLE_MS = 60_000;
+
 /** The longest text kept of one piece: a review's words, not a file. */
 export const FEEDBACK_BODY_LIMIT = 20_000;
 
@@ -157,7 +160,8 @@ export async function gatherFeedback(deps: FeedbackDeps, repos: readonly string[
       // Reviews have no list of a repository's own: asked per pull request, and only of one that moved since they were last read.
       const reviewsRead: Array<{ number: number; updated_at: string }> = [];
       for (const [number, pull] of pulls) {
-        if (pull.reviews_read_for === pull.updated_at) continue;
+        // GitHub's times are to the second: a review in the same second as the read is caught by asking again for a minute.
+        if (pull.reviews_read_for === pull.updated_at && now().getTime() - Date.parse(pull.updated_at) > REVIEWS_SETTLE_MS) continue;
         for (const review of await deps.github.pullReviews(repo, number)) {
           const what = reviewWhat(review, number);
           if (!what || review.submitted_at === null) continue;
