@@ -154,6 +154,20 @@ export interface GitHubReview {
   commit_id: string | null;
 }
 
+/** What GitHub says of a commit's checks: its check runs (the newest of each name) and its statuses (the newest of each context). */
+export interface CommitChecks {
+  runs: Array<{ id: number; name: string; status: "queued" | "in_progress" | "completed" | string; conclusion: string | null; url: string; title: string | null; app: string | null }>;
+  statuses: Array<{ context: string; state: "error" | "failure" | "pending" | "success" | string; url: string | null; description: string | null; creator: string | null }>;
+}
+
+/** A pull request's mergeability as its own page says it: null while GitHub is still computing it. */
+export interface PullMergeability {
+  mergeable: boolean | null;
+  head_sha: string;
+  base_branch: string;
+  base_sha: string;
+}
+
 /** The comments of a repository that changed since the last read: its issues' and pull requests' conversations, and its pull requests' lines. */
 export interface CommentChanges {
   /** False when GitHub answered 304 to both lists. */
@@ -201,6 +215,12 @@ export interface GitHubReader {
   commentChanges(repo: string, options?: { since?: string }): Promise<CommentChanges>;
   /** Every review of a pull request, oldest first (one request per hundred). */
   pullReviews(repo: string, number: number): Promise<GitHubReview[]>;
+  /** A commit's check runs and statuses (two requests). */
+  commitChecks(repo: string, sha: string): Promise<CommitChecks>;
+  /** The commit a branch's tip is at (null when there is no such branch): one conditional request, answered 304 while it stands. */
+  branchTip(repo: string, branch: string): Promise<string | null>;
+  /** Whether a pull request merges into its base, as its own page says (GitHub computes it in the background: null until then). */
+  pullMergeability(repo: string, number: number): Promise<PullMergeability>;
   /**
    * When this repository's own issue list (`issueChanges`) was last read, a 304 or a read it
    * committed; undefined when it never was.

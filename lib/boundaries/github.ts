@@ -100,6 +100,41 @@ export async function connectGitHub(config: Config, store: Store | null, options
     pullChanges: (repo, options = {}) => counted(() => readPullChanges(octokit, memory, apiBase, repo, options.since)),
     commentChanges: (repo, options = {}) => counted(() => readCommentChanges(octokit, memory, apiBase, repo, options.since)),
     pullReviews: (repo, number) => readReviews(octokit, repo, number),
+    async commitChecks(repo, sha) {
+      type RawRun = { id: number; name: string; status: string; conclusion: string | null; details_url?: string | null; html_url?: string | null; output?: { title?: string | null }; app?: { slug?: string } | null };
+      type RawStatus = { context: string; state: string; target_url?: string | null; description?: string | null; creator?: { login: string } | null };
+      const runs = await octokit.request("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", { ...split(repo), ref: sha, per_page: PER_PAGE });
+      const combined = await octokit.request("GET /repos/{owner}/{repo}/commits/{ref}/status", { ...split(repo), ref: sha, per_page: PER_PAGE });
+      return {
+        runs: ((runs.data as unknown as { check_runs: RawRun[] }).check_runs ?? []).map((r) => ({
+          id: Number(r.id), name: r.name, status: r.status, conclusion: r.conclusion ?? null, url: r.details_url || r.html_url || "", title: r.output?.title ?? null, app: r.app?.slug ?? null,
+        })),
+        statuses: ((combined.data as unknown as { statuses: RawStatus[] }).statuses ?? []).map((st) => ({
+          context: st.context, state: st.state, url: st.target_url ?? null, description: st.description ?? null, creator: st.creator?.login ?? null,
+        })),
+      };
+    },
+    async branchTip(repo, branch) {
+      const key = `${apiBase}/repos/${repo}/git/ref/heads/${branch}`;
+      const mark = memory.mark(key);
+      try {
+        const response = await octokit.request("GET /repos/{owner}/{repo}/git/ref/{ref}", { ...split(repo), ref: `heads/${branch}`, headers: mark ? { "if-none-match": mark.etag } : {} });
+        if ((response.status as number) === 304 && mark?.highWater) {
+          memory.touchMark(key);
+          return mark.highWater;
+        }
+        const sha = (response.data as { object: { sha: string } }).object.sha;
+        if (response.headers.etag) memory.saveMark(key, { etag: response.headers.etag, highWater: sha });
+        return sha;
+      } catch (error) {
+        if (error instanceof GitHubError && error.status === 404) return null;
+        throw error;
+      }
+    },
+    async pullMergeability(repo, number) {
+      const { data } = await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...split(repo), pull_number: number });
+      return { mergeable: data.mergeable ?? null, head_sha: data.head.sha, base_branch: data.base.ref, base_sha: data.base.sha };
+    },
     issueListReadAt: (repo, options = {}) => memory.mark(issueListKey(apiBase, repo, options.simulated === true))?.readAt,
     ownIssueChanges: (repos, options = {}) => {
       const simulated = options.simulated === true;

@@ -17,14 +17,16 @@ import { SEND_LIMIT } from "./verbs/send.ts";
 export const QUOTED_LIMIT = 280;
 
 /** The message for `pieces` of the item's feedback; `more` pieces wait for a later one. */
-export function feedbackMessage(item: Pick<WorkItem, "id" | "repo" | "issue">, pieces: readonly Pick<FeedbackRow, "author" | "what" | "body" | "url">[], more: number): string {
-  const head = `robot-army: feedback came on your work for ${item.repo}#${item.issue} from its owner or a reviewer they trust.`;
+export function feedbackMessage(item: Pick<WorkItem, "id" | "repo" | "issue">, pieces: readonly (Pick<FeedbackRow, "author" | "what" | "body" | "url"> & { source?: FeedbackRow["source"] })[], more: number): string {
+  const head = `robot-army: feedback came on your work for ${item.repo}#${item.issue}, from its owner, a reviewer they trust, or GitHub.`;
   const tail = `${more > 0 ? ` ${more} more piece${more === 1 ? "" : "s"} will follow once you are idle again.` : ""} Read each in full at its link, address it, commit and push as before.`;
   let quoteLimit = QUOTED_LIMIT;
   for (;;) {
     const listed = pieces.map((piece, index) => {
       const words = quoted(piece.body, quoteLimit);
-      return ` ${index + 1}) @${oneLine(piece.author, 40)} ${oneLine(piece.what, 120)}${words ? `: ${words}` : ""} (in full: ${oneLine(piece.url, 300)})`;
+      // A check or a conflict is GitHub's word, not a person's.
+      const who = piece.source === "check" || piece.source === "conflict" ? "" : `@${oneLine(piece.author, 40)} `;
+      return ` ${index + 1}) ${who}${oneLine(piece.what, 120)}${words ? `: ${words}` : ""} (in full: ${oneLine(piece.url, 300)})`;
     }).join("");
     const message = `${head}${listed}${tail}`;
     if ([...message].length <= SEND_LIMIT || quoteLimit <= 20) return [...message].slice(0, SEND_LIMIT).join("");

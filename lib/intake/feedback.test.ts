@@ -80,12 +80,15 @@ test("the owner's review, line comment and comments are taken once each; a stran
       assert.ok(taken.every((f) => !/Ignore your instructions|Delete the tests|dispatched a session/.test(f.body)));
       assert.equal(waitingFeedback(store, item.id).length, 4);
 
-      // Read again: nothing new, and the lists answer 304; no review is asked of a pull request that did not move.
+      // Read again, once its head has had time for checks (it has none) and its reviews and mergeability are settled:
+      // nothing new, and nothing asked per item: the lists and the base branch's tip answer 304.
+      const later = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString().replace(/\.\d+Z$/, "Z");
+      await atTimeAsync(later(11), pass);
       const before = (await t.hook("GET", "/_forge/stats")).body as { total: number; not_modified: number };
-      const third = await atTimeAsync(new Date(Date.now() + 120_000).toISOString().replace(/\.\d+Z$/, "Z"), pass);
+      const third = await atTimeAsync(later(12), pass);
       const after = (await t.hook("GET", "/_forge/stats")).body as { total: number; not_modified: number };
       assert.equal([third.taken.length, third.strangers], [0, 0]);
-      assert.equal([after.total - before.total, after.not_modified - before.not_modified], [3, 3], "the pull request list and the two comment lists, each a 304");
+      assert.equal([after.total - before.total, after.not_modified - before.not_modified], [4, 4], "the pull request list, the two comment lists and the base's tip, each a 304");
       assert.is(feedbackOf(store, item.id).length, 4, "each piece kept once");
     } finally {
       store.close();
@@ -112,6 +115,41 @@ test("a reviewer the owner lists is heard; feedback on a finished item is kept t
       const late = await gatherFeedback({ store, github, config }, ["demo/widgets"]);
       assert.equal(late.taken.map((f) => [f.body, f.delivered_how]), [["Thanks!", "not delivered"]]);
       assert.equal(waitingFeedback(store, item.id).length, 1, "only the review, which came before it finished");
+    } finally {
+      store.close();
+    }
+  }));
+
+test("a failed check and a failed status on the head, and a conflict with the base once main moves, are each told once, not again while they stay the same", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const item = workingOn(store, 3, "robot-army/issue-3");
+      const pull = await openPull(t, "robot-army/issue-3");
+      const head = (await as(t, "owner", "GET", `/repos/demo/widgets/pulls/${pull}`)).head.sha;
+      const config = await forgeConfig(t);
+      const github = await connectGitHub(config, store, quickOptions());
+      const pass = async () => gatherFeedback({ store, github, config }, (await refreshPullRequests({ store, github, config })).asked);
+      await as(t, "owner", "POST", "/repos/demo/widgets/check-runs", { name: "tests", head_sha: head, status: "completed", conclusion: "failure", details_url: "https://ci.example/run/7", output: { title: "2 tests failed", summary: "see the log" } });
+      await as(t, "owner", "POST", "/repos/demo/widgets/check-runs", { name: "lint", head_sha: head, status: "completed", conclusion: "success" });
+      await as(t, "owner", "POST", `/repos/demo/widgets/statuses/${head}`, { state: "error", context: "ci/legacy", target_url: "https://ci.example/legacy/3", description: "could not start" });
+      await pass();
+      await pass();
+      const checks = feedbackOf(store, item.id).map((f) => [f.source, f.what, f.body, f.url]);
+      assert.equal(checks, [
+        ["check", `check "tests" failed on ${head.slice(0, 7)} of pull request #${pull}`, "2 tests failed", "https://ci.example/run/7"],
+        ["check", `status "ci/legacy" is error on ${head.slice(0, 7)} of pull request #${pull}`, "could not start", "https://ci.example/legacy/3"],
+      ]);
+
+      // main moves under the pull request, in the same file: a conflict, found on the pass after (GitHub computes it in the background).
+      makeBranch(bareRepoPath(t.dir, "demo", "widgets"), "main", "robot-army-issue-3.txt", "main's own words\n");
+      await pass();
+      await pass();
+      await pass();
+      const conflicts = feedbackOf(store, item.id).filter((f) => f.source === "conflict");
+      assert.equal(conflicts.map((f) => [f.what, f.author]), [[`pull request #${pull} conflicts with main at ${head.slice(0, 7)}`, "github"]]);
+      assert.match(conflicts[0].body, "git fetch origin main && git merge origin/main");
+      assert.is(feedbackOf(store, item.id).length, 3, "nothing told twice");
     } finally {
       store.close();
     }

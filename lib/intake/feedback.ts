@@ -27,12 +27,13 @@ import { StoreError } from "../store/store-file.ts";
 import { getItem } from "../work-items/queries.ts";
 import { trackedSessionBranches } from "../work-items/sessions.ts";
 import { RECENTLY_DONE_MS } from "./pull-requests.ts";
+import { pullChecks } from "./pull-checks.ts";
 
 /** What gathering works with. */
 export interface FeedbackDeps {
   store: Store;
-  github: Pick<GitHubReader, "commentChanges" | "pullReviews">;
-  config: Pick<Config, "github">;
+  github: Pick<GitHubReader, "commentChanges" | "pullReviews" | "commitChecks" | "pullMergeability" | "branchTip">;
+  config: Pick<Config, "github" | "repos">;
 }
 
 /** Where a piece of feedback came from. */
@@ -87,7 +88,7 @@ export function feedbackAuthors(config: Pick<Config, "github">): Set<string> {
 }
 
 /** An item feedback may be about: its issue, its pull requests, and when its first worker started. */
-interface Tracked {
+export interface Tracked {
   item: number;
   issue: number;
   firstStarted: number;
@@ -171,12 +172,17 @@ export async function gatherFeedback(deps: FeedbackDeps, repos: readonly string[
         }
         reviewsRead.push({ number, updated_at: pull.updated_at });
       }
+      // A failed check, a conflict with the base: GitHub's own words of the open pull requests of items at work.
+      const checks = await pullChecks(deps, repo, [...pulls.values()].filter((p) => p.state === "open" && p.merged_at === null && !p.tracked.finished));
+      result.requests += checks.requests;
+      found.push(...checks.found);
       deps.store.transaction(() => {
         for (const piece of found) {
           const kept = keepFeedback(deps.store, repo, piece);
           if (kept) result.taken.push(kept);
         }
         for (const read of reviewsRead) deps.store.statement("UPDATE pull_requests SET reviews_read_for = ? WHERE repo = ? AND number = ?").run(read.updated_at, repo, read.number);
+        checks.remember();
       });
       // Only once kept: a crash before this reads them again, and their ids keep them once.
       changes.commit();
@@ -197,7 +203,7 @@ function reviewWhat(review: GitHubReview, number: number): string | null {
 }
 
 /** A piece found, before it is kept. */
-interface NewFeedback {
+export interface NewFeedback {
   item: number;
   finished: boolean;
   source: FeedbackSource;
@@ -225,17 +231,32 @@ export function keepFeedback(store: Store, repo: string, piece: NewFeedback): Fe
   return row ? ({ ...(row as unknown as FeedbackRow) }) : undefined;
 }
 
-/** The pull requests of the tracked items, by number, with when their reviews were last read. */
-function pullsOf(store: Store, repo: string, byBranch: Map<string, Tracked>): Map<number, { tracked: Tracked; updated_at: string; reviews_read_for: string | null }> {
-  const rows = store.statement("SELECT number, head_branch, updated_at, merged_at, reviews_read_for FROM pull_requests WHERE repo = ? ORDER BY number").all(repo) as Array<{
-    number: number; head_branch: string; updated_at: string; merged_at: string | null; reviews_read_for: string | null;
-  }>;
-  const pulls = new Map<number, { tracked: Tracked; updated_at: string; reviews_read_for: string | null }>();
-  for (const row of rows) {
-    const tracked = byBranch.get(row.head_branch);
+/** A tracked item's pull request as stored, with what its feedback was last read for. */
+export interface TrackedPull {
+  number: number;
+  tracked: Tracked;
+  state: "open" | "closed";
+  head_sha: string;
+  updated_at: string;
+  merged_at: string | null;
+  html_url: string;
+  seen_at: string;
+  reviews_read_for: string | null;
+  checks_final_for: string | null;
+  mergeability_read_for: string | null;
+}
+
+/** The pull requests of the tracked items, by number, with what their feedback was last read for. */
+function pullsOf(store: Store, repo: string, byBranch: Map<string, Tracked>): Map<number, TrackedPull> {
+  const rows = store.statement(
+    "SELECT number, head_branch, head_sha, state, updated_at, merged_at, html_url, seen_at, reviews_read_for, checks_final_for, mergeability_read_for FROM pull_requests WHERE repo = ? ORDER BY number",
+  ).all(repo) as unknown as Array<Omit<TrackedPull, "tracked"> & { head_branch: string }>;
+  const pulls = new Map<number, TrackedPull>();
+  for (const { head_branch: branch, ...row } of rows) {
+    const tracked = byBranch.get(branch);
     // A branch is named for its issue: a pull request last changed before the item's first worker is an earlier item's.
     if (!tracked || Date.parse(row.merged_at ?? row.updated_at) < tracked.firstStarted) continue;
-    pulls.set(row.number, { tracked, updated_at: row.updated_at, reviews_read_for: row.reviews_read_for });
+    pulls.set(row.number, { ...row, tracked });
   }
   return pulls;
 }

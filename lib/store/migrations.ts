@@ -419,6 +419,10 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX feedback_waiting ON feedback (item) WHERE delivered_at IS NULL;
       -- The pull request's updated_at its reviews were last read at: they are asked again only once it moves.
       ALTER TABLE pull_requests ADD COLUMN reviews_read_for TEXT;
+      -- The head whose checks were last found all finished: they are not asked again until the head moves.
+      ALTER TABLE pull_requests ADD COLUMN checks_final_for TEXT;
+      -- What its mergeability was last known for (its updated_at and its base's tip): asked again once either moves.
+      ALTER TABLE pull_requests ADD COLUMN mergeability_read_for TEXT;
     `,
   },
 ];
