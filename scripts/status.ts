@@ -207,6 +207,8 @@ export function formatStatus(report: StatusReport & { workers?: WorkerLine[]; fi
   const forOwner = report.held_for_owner.length;
   if (forOwner) lines.push(`held for you: ${forOwner} ready, not dispatched: ${forOwner === 1 ? "its issue's words may not be" : "their issues' words may not be"} yours`);
   for (const h of report.held_for_owner) lines.push(`  ${itemLine(h)}  ${h.reason}`);
+  if (report.blocked.length) lines.push(`blocked: ${report.blocked.length} ready, waiting for other issues to close`);
+  for (const b of report.blocked) lines.push(`  ${itemLine(b)}  ${printable(b.reason)}`);
   const elsewhere = report.claimed_elsewhere.length;
   if (elsewhere) lines.push(`claimed elsewhere: ${elsewhere} ready, not dispatched here while another host holds ${elsewhere === 1 ? "its issue" : "their issues"} on GitHub`);
   for (const c of report.claimed_elsewhere) lines.push(`  ${itemLine(c)}  ${printable(c.reason)}`);

@@ -15,6 +15,7 @@ export type RawIssue = {
   number: number; title: string; body?: string | null; state: string; user: { login: string } | null;
   labels: Array<string | { name?: string }>; created_at: string; updated_at: string; closed_at: string | null;
   html_url: string; pull_request?: unknown; repository?: { full_name?: string };
+  issue_dependencies_summary?: { blocked_by?: number; total_blocked_by?: number } | null;
 };
 
 /**
@@ -245,6 +246,9 @@ export function toIssue(raw: RawIssue): GitHubIssue {
     updated_at: raw.updated_at,
     closed_at: raw.closed_at,
     html_url: raw.html_url,
+    ...(raw.issue_dependencies_summary && typeof raw.issue_dependencies_summary.total_blocked_by === "number"
+      ? { blocked_by: { open: Number(raw.issue_dependencies_summary.blocked_by ?? 0), total: raw.issue_dependencies_summary.total_blocked_by } }
+      : {}),
   };
 }
 

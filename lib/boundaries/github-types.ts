@@ -17,6 +17,19 @@ export interface GitHubIssue {
   updated_at: string;
   closed_at: string | null;
   html_url: string;
+  /**
+   * What GitHub's issue dependencies say blocks it (`issue_dependencies_summary`): the issues
+   * blocking it that are open, and all of them; absent when GitHub does not say.
+   */
+  blocked_by?: { open: number; total: number };
+}
+
+/** An issue blocking another, as GitHub's dependencies list it. */
+export interface BlockingIssue {
+  repo: string;
+  number: number;
+  state: "open" | "closed";
+  html_url: string;
 }
 
 /** A repository's metadata: what onboarding fingerprints and dispatch needs. */
@@ -215,6 +228,8 @@ export interface GitHubReader {
   commentChanges(repo: string, options?: { since?: string }): Promise<CommentChanges>;
   /** Every review of a pull request, oldest first (one request per hundred). */
   pullReviews(repo: string, number: number): Promise<GitHubReview[]>;
+  /** The issues GitHub's issue dependencies say block an issue, with their states (one request per hundred). */
+  issueBlockers(repo: string, number: number): Promise<BlockingIssue[]>;
   /** A commit's check runs and statuses (two requests). */
   commitChecks(repo: string, sha: string): Promise<CommitChecks>;
   /** The commit a branch's tip is at (null when there is no such branch): one conditional request, answered 304 while it stands. */

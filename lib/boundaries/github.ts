@@ -100,6 +100,19 @@ export async function connectGitHub(config: Config, store: Store | null, options
     pullChanges: (repo, options = {}) => counted(() => readPullChanges(octokit, memory, apiBase, repo, options.since)),
     commentChanges: (repo, options = {}) => counted(() => readCommentChanges(octokit, memory, apiBase, repo, options.since)),
     pullReviews: (repo, number) => readReviews(octokit, repo, number),
+    async issueBlockers(repo, number) {
+      type RawBlocking = { number: number; state: string; html_url: string; repository_url?: string; repository?: { full_name?: string } };
+      const first = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", { ...split(repo), issue_number: number, per_page: PER_PAGE });
+      const raw = [...(first.data as unknown as RawBlocking[])];
+      for (let next = nextLink(first.headers.link), link = first.headers.link; next; next = nextLink(link)) {
+        const response = await octokit.request({ method: "GET", url: next });
+        raw.push(...(response.data as unknown as RawBlocking[]));
+        link = response.headers.link;
+      }
+      // A blocking issue may be another repository's: its own address says which.
+      const repoOf = (r: RawBlocking) => r.repository?.full_name ?? (/\/repos\/([^/]+\/[^/]+)$/.exec(r.repository_url ?? "")?.[1] ?? repo);
+      return raw.map((r) => ({ repo: repoOf(r), number: Number(r.number), state: r.state === "closed" ? "closed" : "open", html_url: r.html_url }));
+    },
     async commitChecks(repo, sha) {
       type RawRun = { id: number; name: string; status: string; conclusion: string | null; details_url?: string | null; html_url?: string | null; output?: { title?: string | null }; app?: { slug?: string } | null };
       type RawStatus = { context: string; state: string; target_url?: string | null; description?: string | null; creator?: { login: string } | null };

@@ -229,7 +229,7 @@ test("a running daemon prints a tick's summary only when the tick did something 
 test("the summary counts what a level without sessions would dispatch, and says when a tick was stopped early", () => {
   const result = {
     tick: 4, failed: ["poll", "heartbeat"], stopped: true, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 }, silent: { raised: 0, retracted: 0 },
-    unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0, slowed: 0 }, feedback: { taken: 0, strangers: 0, messages: 0, delivered: 0, held: 0 },
+    unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0, slowed: 0 }, feedback: { taken: 0, strangers: 0, messages: 0, delivered: 0, held: 0 }, dependencies: { asked: 0, blocked: 0, released: 0 },
     poll: { ran: true, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } }, tabs: { closed: 0, unknown: 0 }, hosts: { beats: 0, lost: 0, failed: 0 }, claims: { released: 0, not_ours: 0, failed: 0 },
     cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 }, disk: { raised: 0, retracted: 0 },
     dispatch: { withheld: null, would_dispatch: 2, active: 0, failed: 0, waiting: 1 }, notify: { sent: 0, held_back: 0, failed_deliveries: 0 },

@@ -21,6 +21,7 @@ import { pollRepositories } from "../intake/poll.ts";
 import { refreshPullRequests } from "../intake/pull-requests.ts";
 import { followPullRequests } from "../intake/review.ts";
 import { gatherFeedback } from "../intake/feedback.ts";
+import { refreshBlockers } from "../intake/dependencies.ts";
 import { deliverFeedback } from "../dispatch/feedback-delivery.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
@@ -99,6 +100,8 @@ export interface TickResult {
    */
   feedback: { taken: number; strangers: number; messages: number; delivered: number; held: number };
   poll: { ran: boolean; new: number; done: number; abandoned: number };
+  /** Ready items whose blockers were asked, those still waiting on one, and those whose blockers closed this pass. */
+  dependencies: { asked: number; blocked: number; released: number };
   /** Workers of done items retired, left running, and the `orphan_session` anomalies raised, retracted and gone. */
   retire: { retired: number; left: number; orphans: { raised: number; retracted: number; gone: number } };
   /** Finished items' tabs closed, and items whose tabs could not be told this pass. */
@@ -136,7 +139,7 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     tick: state.tick, failed: [], stopped: false, spool: { processed: 0, kept: 0 }, settled: { lost: 0, ended: 0, unknown: 0, cut_short: 0 }, needs_info: { asked: 0, answered: 0 }, silent: { raised: 0, retracted: 0 },
     unfinished: { settled: 0, reported: 0, waiting: 0 }, pulls: { repos: 0, requests: 0, not_modified: 0, stored: 0, failed: 0, slowed: 0 },
     feedback: { taken: 0, strangers: 0, messages: 0, delivered: 0, held: 0 },
-    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
+    poll: { ran: false, new: 0, done: 0, abandoned: 0 }, dependencies: { asked: 0, blocked: 0, released: 0 }, retire: { retired: 0, left: 0, orphans: { raised: 0, retracted: 0, gone: 0 } },
     tabs: { closed: 0, unknown: 0 }, hosts: { beats: 0, lost: 0, failed: 0 }, claims: { released: 0, not_ours: 0, failed: 0 }, cleanup: { done: 0, branch_retained: 0, retained: 0, skipped: 0, failed: 0, bundles_removed: 0 },
     disk: { raised: 0, retracted: 0 }, dispatch: { withheld: null, would_dispatch: 0, active: 0, failed: 0, waiting: 0 },
     notify: { sent: 0, held_back: 0, failed_deliveries: 0 },
@@ -243,6 +246,13 @@ export async function runTick(deps: TickDeps, state: DaemonState, nextAt: (at: D
     const disk = await reportDiskAnomalies({ ...deps, worktreeLists: state.worktreeLists });
     result.disk = { raised: disk.raised, retracted: disk.retracted };
     disk.events.forEach(deps.report);
+  });
+  // Right before dispatch, so an item whose blockers closed goes on this pass, and one a new blocker holds does not.
+  await step("dependencies", async () => {
+    const refreshed = await refreshBlockers(deps, { includeSimulated: deps.effects.simulated });
+    result.dependencies = { asked: refreshed.asked, blocked: refreshed.blocked, released: refreshed.released };
+    refreshed.events.forEach(deps.report);
+    if (refreshed.failed.length) throw new Error(refreshed.failed.join("; "));
   });
   if (!result.stopped) {
     if (drained && settled) await step("dispatch", () => dispatch(deps, result, state));

@@ -43,12 +43,13 @@ export interface DispatchOutcome {
 export async function dispatchReady(deps: DispatchDeps): Promise<{ withheld: string | null; outcomes: DispatchOutcome[] }> {
   const closed = await gateForAll(deps);
   if (closed) return { withheld: closed.reason, outcomes: [] };
-  const { queue, held, held_for_owner, claimed_elsewhere } = dispatchQueue(deps.store, deps.config, { includeSimulated: deps.effects.simulated });
+  const { queue, held, held_for_owner, blocked, claimed_elsewhere } = dispatchQueue(deps.store, deps.config, { includeSimulated: deps.effects.simulated });
   // The queue holds no item the owner held, nor one held for the owner (its words may not be
   // theirs): those wait, each with why.
   const waiting = [
     ...held_for_owner.map(({ item, reason }) => ({ item, reason })),
     ...held.map(({ item, hold }) => ({ item, reason: describeWait(hold) })),
+    ...blocked.map(({ item, reason }) => ({ item, reason })),
   ].filter(({ item }) => item.simulated === deps.effects.simulated);
   const outcomes: DispatchOutcome[] = waiting.map(({ item, reason }) => ({ item: item.id, repo: item.repo, issue: item.issue, result: "waiting", reason, session: null }));
   // Those another host held when last asked come after the queue, each asked again with one read of its claim's

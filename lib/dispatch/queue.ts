@@ -14,6 +14,9 @@
  * - **held**: the owner held the item, or its repository (`robot-army hold`).
  * - **paused**: the owner's pause stops every dispatch; the queue keeps its order, and
  *   dispatch takes nothing from it until `robot-army unpause`.
+ * - **blocked**: the item's issue is blocked by another issue still open (GitHub's issue
+ *   dependencies, or "blocked by #N" in the owner's words; lib/intake/dependencies.ts): it is
+ *   dispatched once they close. A cycle of them is reported, not waited on.
  * - **claimed elsewhere**: another host (or another copy of this state) held the issue's
  *   claim on GitHub when it was last asked (lib/work-items/issue-claims.ts). Dispatch asks
  *   again after the queue, one request each: a claim released since lets the item start.
@@ -28,6 +31,7 @@ import type { WorkItem } from "../work-items/queries.ts";
 import { describeDoubt, storedDoubt, trustRulesOf } from "../intake/issue-trust.ts";
 import type { IssueDoubt } from "../intake/issue-trust.ts";
 import { getRepoRecord } from "../repos/records.ts";
+import { blockedReason } from "../intake/dependencies.ts";
 import { claimOf, describeHeld } from "../work-items/issue-claims.ts";
 
 /** A ready item in the queue, with its place. */
@@ -72,6 +76,13 @@ export interface ClaimedElsewhereItem {
   reason: string;
 }
 
+/** A ready item whose issue waits for other issues to close, and which. */
+export interface BlockedItem {
+  item: WorkItem;
+  priority: number;
+  reason: string;
+}
+
 /** What dispatch may take, in order, and what it passes over and why; every list in dispatch order. */
 export interface DispatchQueue {
   /** The owner's pause, when set: dispatch then takes nothing, the queue included. */
@@ -80,11 +91,12 @@ export interface DispatchQueue {
   held: HeldItem[];
   untrusted: UntrustedItem[];
   held_for_owner: HeldForOwnerItem[];
+  blocked: BlockedItem[];
   claimed_elsewhere: ClaimedElsewhereItem[];
 }
 
 /** What keeps one ready item out of the queue: its repository's trust, else its issue's, else the owner's hold. */
-export type OutOfQueue = { untrusted: UntrustedReason } | { doubt: IssueDoubt } | { held: Hold };
+export type OutOfQueue = { untrusted: UntrustedReason } | { doubt: IssueDoubt } | { held: Hold } | { blocked: string };
 
 /**
  * Ready items in dispatch order, split into the queue, the held and the untrusted, with the
@@ -99,7 +111,7 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
     .map((item) => ({ item, priority: priority(item.repo) }))
     // [dispatch] order: "priority" puts higher repository priority first; "oldest" is by age alone.
     .sort((a, b) => (config.dispatch.order === "priority" ? b.priority - a.priority : 0) || compare(a.item.created_at, b.item.created_at) || a.item.id - b.item.id);
-  const result: DispatchQueue = { paused: pauseState(store) ?? null, queue: [], held: [], untrusted: [], held_for_owner: [], claimed_elsewhere: [] };
+  const result: DispatchQueue = { paused: pauseState(store) ?? null, queue: [], held: [], untrusted: [], held_for_owner: [], blocked: [], claimed_elsewhere: [] };
   const trust = new Map<string, UntrustedReason | null>();
   for (const entry of ready) {
     const out = whyNotQueued(store, config, entry.item, trust);
@@ -109,6 +121,7 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
     } else if (!out) result.queue.push({ ...entry, position: result.queue.length + 1 });
     else if ("untrusted" in out) result.untrusted.push({ ...entry, reason: out.untrusted });
     else if ("doubt" in out) result.held_for_owner.push({ ...entry, doubt: out.doubt, reason: describeDoubt(entry.item.id, out.doubt, trustRules(config)!) });
+    else if ("blocked" in out) result.blocked.push({ ...entry, reason: out.blocked });
     else result.held.push({ ...entry, hold: out.held });
   }
   return result;
@@ -131,7 +144,9 @@ export function whyNotQueued(
   const doubt = rules && storedDoubt(store, item, rules);
   if (doubt) return { doubt };
   const hold = findHold(store, item.id, item.repo);
-  return hold ? { held: hold } : undefined;
+  if (hold) return { held: hold };
+  const blocked = blockedReason(store, item);
+  return blocked ? { blocked } : undefined;
 }
 
 /** What trusts a repository again: the config, onboarding, or reapproval. */

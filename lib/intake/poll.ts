@@ -27,6 +27,7 @@ import type { IssueSnapshot, WorkItem, WorkItemState } from "../work-items/queri
 import { transition } from "../work-items/transition.ts";
 import { decide } from "./decide.ts";
 import type { IgnoreReason, IntakeRules } from "./decide.ts";
+import { noteGitHubBlockers } from "./dependencies.ts";
 import { describeDoubt, isOwner, readManyTrustFacts, readTrustFacts, recordTrust, storedDoubt } from "./issue-trust.ts";
 import type { TrustFacts } from "./issue-trust.ts";
 
@@ -262,6 +263,7 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
         result.new++;
         result.events.push({ event: "new", issue: issue.number, item: item.id, state: item.state });
         if (result.onboarded) markReady(deps, item, "its repository is onboarded", result);
+        noteGitHubBlockers(store, item.id, issue);
         return { item, doubt: recordTrust(store, item, facts, deps.rules) };
       }));
       if (made.doubt) result.events.push({ event: "held", issue: issue.number, item: made.item.id, reason: describeDoubt(made.item.id, made.doubt, deps.rules) });
@@ -269,6 +271,7 @@ async function applyIssue(deps: PollDeps, repo: string, issue: GitHubIssue, resu
     }
     case "refresh":
       refreshSnapshot(store, live!.id, snapshot);
+      noteGitHubBlockers(store, live!.id, issue);
       await askAgainIfHeld(deps, repo, live!.id, result, asked);
       return undefined;
     case "done":

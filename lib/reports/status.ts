@@ -45,6 +45,8 @@ export interface StatusReport {
   hosts: HostSeen[];
   /** Ready items whose issue another host held on GitHub when last asked (its claim), who, and why each waits. */
   claimed_elsewhere: Array<ItemJson & { priority: number; host: string | null; reason: string }>;
+  /** Ready items waiting for other issues to close (lib/intake/dependencies.ts), with which. */
+  blocked: Array<ItemJson & { priority: number; reason: string }>;
   /**
    * Everything that needs the owner, as the dashboard's first page shows it (lib/reports/needs-you.ts): items whose
    * worker asked something, failed, interrupted and awaiting review items (with the pull request to review; one whose
@@ -69,10 +71,10 @@ export const QUICK_EXIT_LINES_SHOWN = 5;
 export function statusReport(store: Store | undefined, config: Config, includeSimulated: boolean, stateDir: string): StatusReport {
   const counts = Object.fromEntries(WORK_ITEM_STATES.map((state) => [state, 0])) as Record<WorkItemState, number>;
   const daemon = daemonStatus(stateDir, store);
-  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], claimed_elsewhere: [], hosts: [], needs_you: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
+  if (!store) return { daemon, counts, total: 0, paused: null, queue: [], held: [], untrusted: [], held_for_owner: [], claimed_elsewhere: [], blocked: [], hosts: [], needs_you: [], pull_requests: { open: 0, merged: 0, closed: 0 }, rate_limit: null, anomalies: [], simulated_hidden: 0 };
   const sql = `SELECT state, count(*) AS n FROM work_items${includeSimulated ? "" : " WHERE simulated = 0"} GROUP BY state`;
   for (const row of store.statement(sql).all() as Array<{ state: WorkItemState; n: number }>) counts[row.state] = row.n;
-  const { paused, queue, held, untrusted, held_for_owner, claimed_elsewhere }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
+  const { paused, queue, held, untrusted, held_for_owner, claimed_elsewhere, blocked }: DispatchQueue = dispatchQueue(store, config, { includeSimulated });
   const waiting = {
     paused,
     held: held.map(({ item, priority, hold }) => ({
@@ -92,6 +94,7 @@ export function statusReport(store: Store | undefined, config: Config, includeSi
     untrusted: waiting.untrusted,
     held_for_owner: waiting.held_for_owner,
     claimed_elsewhere: claimed_elsewhere.map((c) => ({ ...itemJson(c.item), priority: c.priority, host: c.host, reason: c.reason })),
+    blocked: blocked.map((b) => ({ ...itemJson(b.item), priority: b.priority, reason: b.reason })),
     hosts: hostsSeen(store, config, hostName(config)),
     needs_you: needsOf(store, waiting, { includeSimulated, pullToReview: (item) => pullToReview(store, item) }),
     pull_requests: countPullRequests(store),
@@ -131,6 +134,7 @@ export function filterStatus(report: StatusReport, store: Store | undefined, fil
     untrusted: report.untrusted.filter((u) => keep(u, "ready")),
     held_for_owner: report.held_for_owner.filter((h) => keep(h, "ready")),
     claimed_elsewhere: report.claimed_elsewhere.filter((c) => keep(c, "ready")),
+    blocked: report.blocked.filter((b) => keep(b, "ready")),
     // An item's need by its item's state (a held one is ready); an anomaly, as the anomalies below, by its repository
     // alone (one of no repository kept); the pause, which governs every item, always.
     needs_you: report.needs_you.filter((n) => {

@@ -36,11 +36,12 @@ import type { Store } from "./open.ts";
  * path as action id (lib/daemon/config-reload.ts); `claim_lost` (a claim on GitHub this host
  * held, moved or deleted by someone else) has the claim's reference and commit, and
  * `host_name_shared` (this host's heartbeat advanced by another writer) the repository and
- * host, as action id (lib/daemon/host-heartbeats.ts).
+ * host, as action id (lib/daemon/host-heartbeats.ts); `dependency_cycle` (ready items whose
+ * issues block each other, not waited on) the issues of the cycle (lib/intake/dependencies.ts).
  */
 export type AnomalyKind =
   | "effect_unfinished" | "spool_damaged" | "orphan_session" | "orphan_worktree" | "prunable_worktree" | "agent_files_changed" | "worker_silent"
-  | "config_refused" | "claim_lost" | "host_name_shared";
+  | "config_refused" | "claim_lost" | "host_name_shared" | "dependency_cycle";
 
 /** How the pass resolved an anomaly: its condition no longer holds, or its worker died. */
 export type Resolution = "retracted" | "gone";

@@ -387,7 +387,7 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
-    name: "feedback for workers",
+    name: "feedback for workers, and what blocks an item",
     sql: `
       -- What came back on a work item from its owner or a listed reviewer (lib/intake/feedback.ts): a review of
       -- its pull request, a comment on its lines, a comment on its issue or pull request, a failed check, a
@@ -423,6 +423,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE pull_requests ADD COLUMN checks_final_for TEXT;
       -- What its mergeability was last known for (its updated_at and its base's tip): asked again once either moves.
       ALTER TABLE pull_requests ADD COLUMN mergeability_read_for TEXT;
+      -- How many issues GitHub's issue dependencies said block the item's issue, as the poll last read it (NULL: GitHub
+      -- did not say); the blocking issues themselves are asked only of an item with some (lib/intake/dependencies.ts).
+      ALTER TABLE work_items ADD COLUMN blocked_by_total INTEGER;
+      -- What blocks a ready item, and whether it is open as last asked: GitHub's issue dependencies ('github') and
+      -- "blocked by #N" or "depends on #N" in the owner's own words ('text'). An item with an open one waits in ready.
+      CREATE TABLE item_blockers (
+        item INTEGER NOT NULL REFERENCES work_items (id),
+        repo TEXT NOT NULL,
+        issue INTEGER NOT NULL,
+        source TEXT NOT NULL CHECK (source IN ('github', 'text')),
+        state TEXT NOT NULL CHECK (state IN ('open', 'closed', 'unknown')),
+        checked_at TEXT NOT NULL,
+        PRIMARY KEY (item, repo, issue, source)
+      ) STRICT;
     `,
   },
 ];

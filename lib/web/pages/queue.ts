@@ -13,7 +13,7 @@ import { command, itemLink, none } from "./_parts.ts";
 import { remedyOf } from "../../reports/needs-you.ts";
 
 /** The page's data: the queue and what stands apart from it, as `status --json` gives them. */
-export type Queue = Pick<StatusReport, "paused" | "queue" | "held" | "held_for_owner" | "untrusted" | "claimed_elsewhere">;
+export type Queue = Pick<StatusReport, "paused" | "queue" | "held" | "held_for_owner" | "untrusted" | "claimed_elsewhere" | "blocked">;
 
 export const queuePage: Page<Queue> = {
   path: "/queue",
@@ -21,8 +21,8 @@ export const queuePage: Page<Queue> = {
   nav: "queue",
   title: (data) => `queue: ${data.queue.length} ready`,
   async read(ctx: WebContext): Promise<Queue> {
-    const { paused, queue, held, held_for_owner, untrusted, claimed_elsewhere } = statusReport(await ctx.store(), ctx.config, false, ctx.stateDir);
-    return { paused, queue, held, held_for_owner, untrusted, claimed_elsewhere };
+    const { paused, queue, held, held_for_owner, untrusted, claimed_elsewhere, blocked } = statusReport(await ctx.store(), ctx.config, false, ctx.stateDir);
+    return { paused, queue, held, held_for_owner, untrusted, claimed_elsewhere, blocked };
   },
   render(data) {
     return html`<h1>Queue</h1>
@@ -31,6 +31,7 @@ ${data.paused ? html`<p class="paused">Paused since <time>${data.paused.since}</
 ${data.queue.length === 0 ? none("No ready item waits.") : html`<table id="queue"><thead><tr><th>#</th><th>item</th><th>issue</th><th>priority</th><th>since</th></tr></thead><tbody>${data.queue.map((q) => html`<tr data-item="${String(q.id)}"><td>${String(q.position)}</td><td>${itemLink(q)}</td><td>${q.repo}#${String(q.issue)}</td><td>${String(q.priority)}</td><td><time>${q.created_at}</time></td></tr>`)}</tbody></table>`}
 ${apart("Held by you", data.held.map((h) => ({ item: h, why: `${h.hold.on === "repository" ? "repository " : ""}held${h.hold.reason ? `: ${h.hold.reason}` : ""}`, command: h.unhold })))}
 ${apart("Held for your approval", data.held_for_owner.map((h) => ({ item: h, why: h.reason, command: `robot-army show ${h.id}` })))}
+${apart("Waiting for other issues", data.blocked.map((b) => ({ item: b, why: b.reason, command: null })))}
 ${apart("Claimed by another host", data.claimed_elsewhere.map((c) => ({ item: c, why: c.reason, command: null })))}
 ${apart("Repository not trusted here", data.untrusted.map((u) => {
       const remedy = remedyOf(u.remedy);
