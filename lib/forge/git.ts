@@ -309,3 +309,25 @@ function person(line: string | undefined): GitIdentity {
   if (!match) return { name: "", email: "", date: isoSeconds(new Date(0)) };
   return { name: match[1], email: match[2], date: isoSeconds(new Date(Number(match[3]) * 1000)) };
 }
+
+/**
+ * The commit a `{ref}` of GitHub's commit endpoints names: a commit's sha (or a prefix of
+ * 7 or more of its hex digits), a branch or tag name, or a reference named from `heads/`,
+ * `tags/` or `refs/`; undefined when it names none. No revision expressions (`main~1`).
+ */
+export async function resolveCommit(path: string, ref: string): Promise<string | undefined> {
+  const candidates = /^[0-9a-f]{7,40}$/.test(ref) ? [ref] : [];
+  if (!ref.startsWith("-") && !/[\s~^:?*[\\]|\.\.|@\{/.test(ref)) {
+    candidates.push(...(ref.startsWith("refs/") ? [ref] : [`refs/heads/${ref}`, `refs/tags/${ref}`, `refs/${ref}`]));
+  }
+  for (const name of candidates) {
+    const result = await runGit(path, ["rev-parse", "-q", "--verify", `${name}^{commit}`]);
+    if (result.code === 0) return result.stdout.trim();
+  }
+  return undefined;
+}
+
+/** One file's unified diff from where `head` left `base` to `head` (`git diff base...head -- file`); empty when it is unchanged. */
+export async function fileDiff(path: string, base: string, head: string, file: string): Promise<string> {
+  return git(path, ["diff", "--no-color", "--no-ext-diff", `${base}...${head}`, "--", file]);
+}

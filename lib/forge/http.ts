@@ -1,6 +1,7 @@
 /**
  * What the forge's route handlers are given and answer with, GitHub's error shapes, the
- * checks of request bodies, and pagination with GitHub's `Link` header.
+ * checks of request bodies, the order of GitHub's comment lists, and pagination with
+ * GitHub's `Link` header.
  */
 import type { ShapeContext } from "./repo-shapes.ts";
 import type { ForgeData, ForgeRepo, ForgeUser } from "./state.ts";
@@ -168,6 +169,21 @@ export function querySince(ctx: RouteContext): number | undefined {
   const time = Date.parse(value);
   if (Number.isNaN(time)) throw validationFailed({ resource: "Search", code: "invalid", field: "since", value });
   return time;
+}
+
+/**
+ * Comments as GitHub's comment lists give them: updated at or after `since`, in ascending
+ * order of id unless `sort` (created or updated) is given; `direction` counts only beside
+ * `sort`, as GitHub documents, and is then descending unless it says otherwise.
+ */
+export function commentOrder<T extends { id: number; created_at: string; updated_at: string }>(ctx: RouteContext, items: readonly T[]): T[] {
+  const asked = ctx.query.get("sort");
+  const sort = queryChoice(ctx, "sort", ["created", "updated"] as const, "created");
+  const direction = queryChoice(ctx, "direction", ["asc", "desc"] as const, asked ? "desc" : "asc");
+  const since = querySince(ctx);
+  const key = (item: T) => (asked ? Date.parse(sort === "created" ? item.created_at : item.updated_at) : 0);
+  const sign = asked && direction === "desc" ? -1 : 1;
+  return items.filter((item) => since === undefined || Date.parse(item.updated_at) >= since).sort((a, b) => sign * (key(a) - key(b) || a.id - b.id));
 }
 
 /**

@@ -2,7 +2,7 @@ import { test } from "uvu";
 import { seedForge } from "./seed.ts";
 import * as assert from "uvu/assert";
 import { failure, forgeTemplate, SEED_TIME } from "../testing/forge.ts";
-import { pushBranch } from "../testing/forge-git.ts";
+import { makeBranch, pushBranch } from "../testing/forge-git.ts";
 
 // Seeded: #1..#7 labelled by owner, #8 labelled by stranger, #9 unlabelled by owner.
 const template = forgeTemplate({ issues: 7 });
@@ -281,5 +281,110 @@ test("issue events are paginated with GitHub's Link header", () =>
     assert.is((page.data as unknown[]).length, 2);
     assert.match(page.headers.link ?? "", /rel="next"/);
   }));
+
+test("GET /issues/comments lists the comments of every issue and pull request: ascending id unless sorted, newest first when sorted; since; paginated; a new comment changes the answer", () =>
+  template.use(
+    async ({ owner, stranger, seeded }) => {
+      clock = new Date("2026-03-01T10:00:00Z");
+      await owner.rest.issues.createComment({ ...repo, issue_number: 3, body: "on three" });
+      clock = new Date("2026-03-02T10:00:00Z");
+      await stranger.rest.issues.createComment({ ...repo, issue_number: 1, body: "on one" });
+      makeBranch(seeded.repository.clone_url, "ra/talk", "talk.txt");
+      const pull = (await owner.rest.pulls.create({ ...repo, title: "Talk", head: "ra/talk", base: "main" })).data.number;
+      clock = new Date("2026-03-03T10:00:00Z");
+      await owner.rest.issues.createComment({ ...repo, issue_number: pull, body: "on the pull request" });
+      const bodies = async (params: Record<string, string> = {}) => (await owner.rest.issues.listCommentsForRepo({ ...repo, ...params })).data.map((c) => c.body);
+      assert.equal(await bodies(), ["on three", "on one", "on the pull request"]);
+      assert.equal(await bodies({ sort: "created" }), ["on the pull request", "on one", "on three"], "sorted without a direction: newest first");
+      assert.equal(await bodies({ sort: "updated", direction: "asc" }), ["on three", "on one", "on the pull request"]);
+      assert.equal(await bodies({ direction: "desc" }), ["on three", "on one", "on the pull request"], "direction is ignored without sort, as GitHub documents");
+      assert.equal(await bodies({ since: "2026-03-02T00:00:00Z" }), ["on one", "on the pull request"]);
+      assert.is((await failure(owner.rest.issues.listCommentsForRepo({ ...repo, sort: "sideways" as "created" }))).status, 422);
+      const page = await owner.rest.issues.listCommentsForRepo({ ...repo, per_page: 2, page: 2 });
+      assert.equal(page.data.map((c) => c.body), ["on the pull request"]);
+      assert.match(page.data[0].html_url, new RegExp(`/demo/widgets/pull/${pull}#issuecomment-${page.data[0].id}$`));
+      assert.match(page.headers.link ?? "", /\/repositories\/\d+\/issues\/comments\?.*rel="prev"/);
+
+      const before = await owner.rest.issues.listCommentsForRepo(repo);
+      assert.is((await failure(owner.rest.issues.listCommentsForRepo({ ...repo, headers: { "if-none-match": before.headers.etag } }))).status, 304);
+      await stranger.rest.issues.createComment({ ...repo, issue_number: 2, body: "on two" });
+      const after = await owner.rest.issues.listCommentsForRepo({ ...repo, headers: { "if-none-match": before.headers.etag } });
+      assert.equal([after.status, after.data.length], [200, 4]);
+    },
+    { now: () => clock },
+  ));
+
+const DEPENDENCIES = "/repos/{owner}/{repo}/issues/{issue_number}/dependencies";
+
+test("issue dependencies: an issue blocked by others (named by id) lists them, they list it as blocking, and issue_dependencies_summary counts the open ones apart from all", () =>
+  template.use(
+    async ({ owner }) => {
+      clock = new Date("2026-03-01T10:00:00Z");
+      const idOf = async (n: number) => (await owner.rest.issues.get({ ...repo, issue_number: n })).data.id;
+      const one = await idOf(1);
+      const three = await idOf(3);
+      const summary = async (n: number) => (await owner.rest.issues.get({ ...repo, issue_number: n })).data.issue_dependencies_summary;
+      const numbers = async (which: "blocked_by" | "blocking", n: number) => ((await owner.request(`GET ${DEPENDENCIES}/${which}`, { ...repo, issue_number: n })).data as Array<{ number: number }>).map((i) => i.number);
+      assert.equal(await summary(2), { blocked_by: 0, total_blocked_by: 0, blocking: 0, total_blocking: 0 });
+
+      const added = await owner.request(`POST ${DEPENDENCIES}/blocked_by`, { ...repo, issue_number: 2, issue_id: one });
+      assert.is(added.status, 201);
+      assert.is((added.data as { number: number }).number, 1, "the answer is the blocking issue");
+      assert.match(added.headers.location ?? "", /\/repos\/demo\/widgets\/issues\/2\/dependencies\/blocked_by$/);
+      await owner.request(`POST ${DEPENDENCIES}/blocked_by`, { ...repo, issue_number: 2, issue_id: three });
+      assert.equal(await numbers("blocked_by", 2), [1, 3]);
+      assert.equal(await numbers("blocking", 1), [2]);
+      assert.equal(await numbers("blocking", 2), []);
+      assert.equal(await summary(2), { blocked_by: 2, total_blocked_by: 2, blocking: 0, total_blocking: 0 });
+      assert.equal(await summary(1), { blocked_by: 0, total_blocked_by: 0, blocking: 1, total_blocking: 1 });
+      const paged = await owner.request(`GET ${DEPENDENCIES}/blocked_by`, { ...repo, issue_number: 2, per_page: 1 });
+      assert.match(paged.headers.link ?? "", /rel="next"/);
+
+      clock = new Date("2026-03-02T10:00:00Z");
+      await owner.rest.issues.update({ ...repo, issue_number: 3, state: "closed" });
+      assert.equal(await summary(2), { blocked_by: 1, total_blocked_by: 2, blocking: 0, total_blocking: 0 }, "a closed blocker blocks no more, and still counts in the total");
+      assert.is((await owner.rest.issues.get({ ...repo, issue_number: 2 })).data.updated_at, "2026-03-02T10:00:00Z", "closing its blocker updated the blocked issue");
+      await owner.rest.issues.update({ ...repo, issue_number: 2, state: "closed" });
+      assert.equal(await summary(1), { blocked_by: 0, total_blocked_by: 0, blocking: 0, total_blocking: 1 });
+
+      const removed = await owner.request(`DELETE ${DEPENDENCIES}/blocked_by/{issue_id}`, { ...repo, issue_number: 2, issue_id: three });
+      assert.equal([removed.status, (removed.data as { number: number }).number], [200, 3]);
+      assert.equal(await numbers("blocked_by", 2), [1]);
+      assert.equal((await summary(2))?.total_blocked_by, 1);
+      assert.is((await failure(owner.request(`DELETE ${DEPENDENCIES}/blocked_by/{issue_id}`, { ...repo, issue_number: 2, issue_id: three }))).status, 404);
+    },
+    { now: () => clock },
+  ));
+
+test("adding a dependency needs push access and updates both issues, so a list asked since then finds them; itself, twice, an unknown id or a number are refused", () =>
+  template.use(
+    async ({ owner, stranger }) => {
+      clock = new Date("2026-03-01T10:00:00Z");
+      const idOf = async (n: number) => (await owner.rest.issues.get({ ...repo, issue_number: n })).data.id;
+      const add = (client: typeof owner, n: number, body: Record<string, unknown>) => client.request(`POST ${DEPENDENCIES}/blocked_by`, { ...repo, issue_number: n, ...body } as never);
+      const four = await idOf(4);
+      const denied = await failure(add(stranger, 5, { issue_id: four }));
+      assert.equal([denied.status, denied.data.message], [403, "Must have push access to repository"]);
+      assert.is((await failure(add(owner, 5, { issue_id: await idOf(5) }))).status, 422, "an issue cannot block itself");
+      assert.is((await failure(add(owner, 5, { issue_id: 4 }))).status, 404, "an issue's number is not its id");
+      assert.is((await failure(add(owner, 5, {}))).status, 422);
+      assert.is((await failure(add(owner, 5, { issue_id: String(four) }))).status, 422);
+      assert.is((await failure(add(owner, 99, { issue_id: four }))).status, 404);
+
+      const since = { ...repo, since: "2026-03-15T00:00:00Z" };
+      const before = await owner.rest.issues.listForRepo(since);
+      assert.equal(before.data, []);
+      clock = new Date("2026-04-01T10:00:00Z");
+      await add(owner, 5, { issue_id: four });
+      assert.is((await failure(add(owner, 5, { issue_id: four }))).status, 422, "a dependency already there");
+      const after = await owner.rest.issues.listForRepo({ ...since, headers: { "if-none-match": before.headers.etag } });
+      assert.equal([after.status, after.data.map((i) => [i.number, i.updated_at])], [200, [[5, "2026-04-01T10:00:00Z"], [4, "2026-04-01T10:00:00Z"]]]);
+      assert.is((await failure(stranger.request(`DELETE ${DEPENDENCIES}/blocked_by/{issue_id}`, { ...repo, issue_number: 5, issue_id: four }))).status, 403);
+      clock = new Date("2026-04-02T10:00:00Z");
+      await owner.request(`DELETE ${DEPENDENCIES}/blocked_by/{issue_id}`, { ...repo, issue_number: 5, issue_id: four });
+      assert.is((await owner.rest.issues.get({ ...repo, issue_number: 4 })).data.updated_at, "2026-04-02T10:00:00Z", "removing it updates both too");
+    },
+    { now: () => clock },
+  ));
 
 test.run();

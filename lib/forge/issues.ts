@@ -1,7 +1,8 @@
 /**
  * The forge's issue endpoints: list (with `labels`, `state`, `since`, `creator`, `sort`,
  * `direction` and pagination), the user's issues across repositories (`/user/issues`), get, create, update, labels add/replace/remove, the
- * issue's events (who added and removed each label, who renamed it), and comments list/create. Pull
+ * issue's events (who added and removed each label, who renamed it), comments list/create, and the
+ * repository's comments in one list (`/issues/comments`). Pull
  * requests are issues here too, as on GitHub. A body changed by PATCH keeps its revision
  * and editor, which the GraphQL endpoint (graphql.ts) reports.
  */
@@ -11,6 +12,7 @@ import type { Reply, Route, RouteContext } from "./http.ts";
 import {
   bodyObject,
   choiceField,
+  commentOrder,
   labelNames,
   mustHavePush,
   notFound,
@@ -34,6 +36,8 @@ export const issueRoutes: Route[] = [
   { method: "GET", template: ISSUES, handler: listIssues },
   { method: "GET", template: "/user/issues", handler: listOwnIssues },
   { method: "POST", template: ISSUES, writes: true, handler: createIssue },
+  // Before `{number}`, which `comments` would otherwise be taken for.
+  { method: "GET", template: `${ISSUES}/comments`, handler: listRepoComments },
   { method: "GET", template: ISSUE, handler: getIssue },
   { method: "PATCH", template: ISSUE, writes: true, handler: updateIssue },
   { method: "GET", template: `${ISSUE}/labels`, handler: listIssueLabels },
@@ -132,7 +136,7 @@ function updateIssue(ctx: RouteContext): Reply {
   if (title !== undefined) renameIssue(ctx.data, issue, title, ctx.user.login, at);
   if (text !== undefined) editBody(ctx.data, issue, text, ctx.user.login, at);
   if (labels !== undefined && pusher) setLabels(ctx.data, issue, labels.map((name) => ensureLabel(ctx.data, repo, name, at).name), ctx.user.login, at);
-  if (state !== undefined) setIssueState(issue, state, ctx.user.login, at, state === "closed" ? (reason ?? "completed") : undefined);
+  if (state !== undefined) setIssueState(ctx.data, issue, state, ctx.user.login, at, state === "closed" ? (reason ?? "completed") : undefined);
   else if (reason !== undefined && issue.state === "closed" && reason !== "reopened") issue.state_reason = reason;
   if (JSON.stringify(issue) !== before) issue.updated_at = at;
   return { status: 200, body: issueJson(ctx.shapes, repo, issue) };
@@ -189,6 +193,13 @@ function listComments(ctx: RouteContext): Reply {
     .filter((comment) => since === undefined || Date.parse(comment.updated_at) >= since)
     .sort((a, b) => a.id - b.id);
   const { page, headers } = paginate(ctx, comments);
+  return { status: 200, body: page.map((comment) => commentJson(ctx.shapes, repo, comment)), headers };
+}
+
+/** Every issue and pull request comment of the repository, in GitHub's order (`commentOrder`), paginated. */
+function listRepoComments(ctx: RouteContext): Reply {
+  const repo = repoOf(ctx);
+  const { page, headers } = paginate(ctx, commentOrder(ctx, repo.comments));
   return { status: 200, body: page.map((comment) => commentJson(ctx.shapes, repo, comment)), headers };
 }
 

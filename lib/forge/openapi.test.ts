@@ -122,6 +122,23 @@ async function exerciseEveryRoute(t: TestForge, owner: Octokit, stranger: Octoki
   await fails(owner.request("POST /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...issue } as never), 422);
   await owner.paginate(owner.rest.issues.listComments, { ...issue, per_page: 2 });
   await conditional("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", { ...issue, per_page: 2 });
+  await owner.paginate(owner.rest.issues.listCommentsForRepo, { ...repo, per_page: 2 });
+  await conditional("GET /repos/{owner}/{repo}/issues/comments", { ...repo, sort: "updated", direction: "desc", per_page: 2 });
+  await fails(owner.request("GET /repos/{owner}/{repo}/issues/comments", { ...repo, sort: "sideways" } as never), 422);
+
+  // Issue dependencies: the new issue blocked by #1 and #2 (by their ids, not their numbers).
+  const deps = "/repos/{owner}/{repo}/issues/{issue_number}/dependencies";
+  const blockers = await Promise.all([1, 2].map(async (n) => (await owner.rest.issues.get({ ...repo, issue_number: n })).data.id));
+  for (const id of blockers) await owner.request(`POST ${deps}/blocked_by`, { ...issue, issue_id: id });
+  await fails(owner.request(`POST ${deps}/blocked_by`, { ...issue, issue_id: blockers[0] }), 422);
+  await fails(owner.request(`POST ${deps}/blocked_by`, { ...issue, issue_id: 999999 }), 404);
+  await fails(stranger.request(`POST ${deps}/blocked_by`, { ...issue, issue_id: blockers[0] }), 403);
+  await owner.paginate(`GET ${deps}/blocked_by`, { ...issue, per_page: 1 });
+  await conditional(`GET ${deps}/blocked_by`, { ...issue, per_page: 1 });
+  await conditional(`GET ${deps}/blocking`, { ...repo, issue_number: 1 });
+  await owner.request(`DELETE ${deps}/blocked_by/{issue_id}`, { ...issue, issue_id: blockers[1] });
+  await fails(owner.request(`DELETE ${deps}/blocked_by/{issue_id}`, { ...issue, issue_id: blockers[1] }), 404);
+  await fails(stranger.request(`DELETE ${deps}/blocked_by/{issue_id}`, { ...issue, issue_id: blockers[0] }), 403);
 
   // Branches and pull requests.
   const bare = t.seeded.repository.clone_url;
@@ -142,6 +159,43 @@ async function exerciseEveryRoute(t: TestForge, owner: Octokit, stranger: Octoki
   await conditional("GET /repos/{owner}/{repo}/pulls/{pull_number}", { ...repo, pull_number: one });
   await fails(owner.rest.pulls.get({ ...repo, pull_number: 1 }), 404);
   await owner.rest.pulls.update({ ...repo, pull_number: two, title: "Two, renamed", body: "Edited" });
+
+  // Reviews and review comments: the stranger reviews the owner's pull request, which its author may not approve.
+  const pull = { ...repo, pull_number: two };
+  await stranger.rest.pulls.createReview({ ...pull, event: "REQUEST_CHANGES", body: "Not yet", comments: [{ path: "two.txt", line: 1, body: "Why two?" }] });
+  await stranger.rest.pulls.createReview({ ...pull, event: "APPROVE" });
+  await owner.rest.pulls.createReview({ ...pull, event: "COMMENT", body: "Thanks" });
+  await fails(owner.rest.pulls.createReview({ ...pull, event: "APPROVE" }), 422);
+  await fails(stranger.rest.pulls.createReview({ ...pull, event: "COMMENT" }), 422);
+  await owner.paginate(owner.rest.pulls.listReviews, { ...pull, per_page: 2 });
+  await conditional("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", { ...pull, per_page: 2 });
+  const head = (await owner.rest.pulls.get(pull)).data.head.sha;
+  await owner.rest.pulls.createReviewComment({ ...pull, body: "One line", commit_id: head, path: "two.txt", line: 1 });
+  await fails(owner.rest.pulls.createReviewComment({ ...pull, body: "Nowhere", commit_id: head, path: "two.txt", line: 9 }), 422);
+  await owner.paginate(owner.rest.pulls.listReviewComments, { ...pull, per_page: 1 });
+  await conditional("GET /repos/{owner}/{repo}/pulls/{pull_number}/comments", { ...pull, per_page: 1 });
+  await owner.paginate(owner.rest.pulls.listReviewCommentsForRepo, { ...repo, sort: "updated", direction: "desc", per_page: 1 });
+  await conditional("GET /repos/{owner}/{repo}/pulls/comments", { ...repo, per_page: 1 });
+
+  // Check runs and commit statuses on the draft's head, which an open pull request names.
+  const checked = (await owner.rest.git.getRef({ ...repo, ref: "heads/ra/three" })).data.object.sha;
+  const run = (await owner.rest.checks.create({ ...repo, name: "build", head_sha: checked, details_url: "https://ci.invalid/1", output: { title: "Building", summary: "Started" } })).data;
+  await owner.rest.checks.update({ ...repo, check_run_id: run.id, status: "in_progress" });
+  await owner.rest.checks.update({ ...repo, check_run_id: run.id, conclusion: "success", output: { title: "Built", summary: "All good", text: "Details" } });
+  await owner.rest.checks.create({ ...repo, name: "lint", head_sha: checked, status: "completed", conclusion: "failure" });
+  await fails(stranger.rest.checks.create({ ...repo, name: "x", head_sha: checked }), 403);
+  await conditional("GET /repos/{owner}/{repo}/check-runs/{check_run_id}", { ...repo, check_run_id: run.id });
+  await owner.paginate(owner.rest.checks.listForRef, { ...repo, ref: "ra/three", per_page: 1 });
+  await conditional("GET /repos/{owner}/{repo}/commits/{ref}/check-runs", { ...repo, ref: checked, filter: "all" });
+  await owner.rest.repos.createCommitStatus({ ...repo, sha: checked, state: "pending", context: "ci/build" });
+  await owner.rest.repos.createCommitStatus({ ...repo, sha: checked, state: "success", context: "ci/build", target_url: "https://ci.invalid/2", description: "Built" });
+  await owner.rest.repos.createCommitStatus({ ...repo, sha: checked, state: "failure" });
+  await fails(stranger.rest.repos.createCommitStatus({ ...repo, sha: checked, state: "success" }), 403);
+  await owner.paginate(owner.rest.repos.listCommitStatusesForRef, { ...repo, ref: checked, per_page: 2 });
+  await conditional("GET /repos/{owner}/{repo}/commits/{ref}/statuses", { ...repo, ref: "ra/three" });
+  await owner.paginate(owner.rest.repos.getCombinedStatusForRef, { ...repo, ref: checked, per_page: 1 });
+  await conditional("GET /repos/{owner}/{repo}/commits/{ref}/status", { ...repo, ref: checked });
+  await fails(owner.rest.repos.getCombinedStatusForRef({ ...repo, ref: "nothing" }), 404);
   await fails(owner.rest.pulls.checkIfMerged({ ...repo, pull_number: one }), 404);
   await fails(owner.rest.pulls.merge({ ...repo, pull_number: one, sha: "0".repeat(40) }), 409);
   await fails(owner.rest.pulls.merge({ ...repo, pull_number: three }), 405);

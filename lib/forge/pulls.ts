@@ -105,7 +105,7 @@ async function updatePull(ctx: RouteContext): Promise<Reply> {
   if (text !== undefined) issue.body = text;
   if (base) issue.pull!.base = base;
   if (state === "closed" && issue.state === "open") await freezeHeads(ctx, repo, issue);
-  if (state !== undefined) setIssueState(issue, state, ctx.user.login, at);
+  if (state !== undefined) setIssueState(ctx.data, issue, state, ctx.user.login, at);
   if (JSON.stringify(issue) !== before) issue.updated_at = at;
   return { status: 200, body: await pullDetail(ctx, repo, issue) };
 }
@@ -150,11 +150,11 @@ async function mergePull(ctx: RouteContext): Promise<Reply> {
   pull.merged_at = at;
   pull.merge_commit_sha = result.sha;
   pull.merged_by = ctx.user.login;
-  setIssueState(issue, "closed", ctx.user.login, at);
+  setIssueState(ctx.data, issue, "closed", ctx.user.login, at);
   if (pull.base === repo.default_branch) {
     for (const number of closingReferences(repo, issue.body ?? "")) {
       const closed = findIssue(repo, number);
-      if (closed && !closed.pull && closed.state === "open") setIssueState(closed, "closed", ctx.user.login, at, "completed");
+      if (closed && !closed.pull && closed.state === "open") setIssueState(ctx.data, closed, "closed", ctx.user.login, at, "completed");
     }
   }
   return { status: 200, body: { sha: result.sha, merged: true, message: "Pull Request successfully merged" } };
@@ -247,7 +247,8 @@ function headFilter(repo: ForgeRepo, value: string | null | undefined): string |
   return value.slice(0, colon).toLowerCase() === repo.owner.toLowerCase() ? value.slice(colon + 1) : "\0no-such-branch";
 }
 
-function pullOf(ctx: RouteContext, repo: ForgeRepo): ForgeIssue {
+/** The pull request the route's `{number}` names; an issue, or nothing, is Not Found. */
+export function pullOf(ctx: RouteContext, repo: ForgeRepo): ForgeIssue {
   const issue = findIssue(repo, numberParam(ctx));
   if (!issue?.pull) throw notFound();
   return issue;

@@ -123,7 +123,7 @@ async function deleteRef(ctx: RouteContext): Promise<Reply> {
   for (const issue of closing) await freezeHeads(ctx, repo, issue);
   if (!(await deleteGitRef(path, ref, current.sha))) throw updateFailed();
   const at = ctx.now();
-  for (const issue of closing) setIssueState(issue, "closed", ctx.user.login, at);
+  for (const issue of closing) setIssueState(ctx.data, issue, "closed", ctx.user.login, at);
   return { status: 204 };
 }
 

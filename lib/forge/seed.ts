@@ -140,6 +140,11 @@ function makeRepo(data: ForgeData, owner: string, name: string, collaborator: st
     labels: [],
     issues: [],
     comments: [],
+    reviews: [],
+    review_comments: [],
+    check_runs: [],
+    statuses: [],
+    dependencies: [],
   };
   data.repos.push(repo);
   return repo;

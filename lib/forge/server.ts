@@ -23,6 +23,9 @@ import { graphqlRoutes } from "./graphql.ts";
 import { issueRoutes } from "./issues.ts";
 import { commitRoutes } from "./commits.ts";
 import { pullRoutes } from "./pulls.ts";
+import { reviewRoutes } from "./reviews.ts";
+import { checkRoutes } from "./checks.ts";
+import { dependencyRoutes } from "./dependencies.ts";
 import { refRoutes } from "./refs.ts";
 import { repoRoutes } from "./repos.ts";
 import { makeRouter } from "./router.ts";
@@ -101,7 +104,11 @@ export async function startForge(options: ForgeOptions): Promise<Forge> {
   const routes: Route[] = [
     ...repoRoutes,
     ...issueRoutes,
+    ...dependencyRoutes,
+    // Before the pull requests': their `/pulls/{number}` would take `/pulls/comments`.
+    ...reviewRoutes,
     ...pullRoutes,
+    ...checkRoutes,
     ...refRoutes,
     ...commitRoutes,
     ...graphqlRoutes,

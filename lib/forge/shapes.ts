@@ -5,7 +5,7 @@
  * `<base>/<owner>/<repo>/...`), with every field GitHub's OpenAPI description requires.
  */
 import type { ForgeComment, ForgeIssue, ForgeIssueEvent, ForgeLabel, ForgeRepo } from "./state.ts";
-import { canPush, findLabel } from "./state.ts";
+import { canPush, findLabel, issueById } from "./state.ts";
 import { nodeId, repoApi, repoJson, userJson } from "./repo-shapes.ts";
 import type { ShapeContext } from "./repo-shapes.ts";
 
@@ -56,7 +56,19 @@ export function issueJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue)
     body: issue.body,
     closed_by: issue.closed_by ? userJson(ctx, issue.closed_by) : null,
     state_reason: issue.pull ? null : issue.state_reason,
+    issue_dependencies_summary: dependenciesSummary(ctx, repo, issue),
   };
+}
+
+/**
+ * How many issues block this one and how many it blocks, as GitHub counts them: `blocked_by`
+ * and `blocking` count the open issues on the other end, `total_*` all of them.
+ */
+function dependenciesSummary(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue): Json {
+  const blockers = (repo.dependencies ?? []).filter((d) => d.blocked === issue.id).flatMap((d) => issueById(ctx.data, d.blocking) ?? []);
+  const blocked = ctx.data.repos.flatMap((r) => (r.dependencies ?? []).filter((d) => d.blocking === issue.id).flatMap((d) => r.issues.find((i) => i.id === d.blocked) ?? []));
+  const open = (list: ForgeIssue[]) => list.filter((i) => i.state === "open").length;
+  return { blocked_by: open(blockers.map((found) => found.issue)), total_blocked_by: blockers.length, blocking: open(blocked), total_blocking: blocked.length };
 }
 
 /** A comment on an issue or pull request. */
@@ -163,7 +175,7 @@ export function pullJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, 
     mergeable_state: detail.mergeable === null ? "unknown" : detail.mergeable ? "clean" : "dirty",
     merged_by: pull.merged_by ? userJson(ctx, pull.merged_by) : null,
     comments: repo.comments.filter((comment) => comment.issue === issue.number).length,
-    review_comments: 0,
+    review_comments: (repo.review_comments ?? []).filter((comment) => comment.pull === issue.number).length,
     maintainer_can_modify: false,
     commits: detail.commits,
     additions: detail.additions,
@@ -197,7 +209,8 @@ function pullLinksJson(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue, he
   };
 }
 
-function repoHtml(ctx: ShapeContext, repo: ForgeRepo): string {
+/** A repository's web address, `<base>/<owner>/<repo>`. */
+export function repoHtml(ctx: ShapeContext, repo: ForgeRepo): string {
   return `${ctx.base}/${repo.owner}/${repo.name}`;
 }
 
@@ -219,7 +232,8 @@ function pullLinks(ctx: ShapeContext, repo: ForgeRepo, issue: ForgeIssue): Json 
   };
 }
 
-function association(repo: ForgeRepo, login: string): string {
+/** What a user is to a repository, as GitHub's `author_association` says it. */
+export function association(repo: ForgeRepo, login: string): string {
   if (login.toLowerCase() === repo.owner.toLowerCase()) return "OWNER";
   return canPush(repo, login) ? "COLLABORATOR" : "NONE";
 }

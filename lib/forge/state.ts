@@ -1,8 +1,9 @@
 /**
  * The sandbox forge's state on disk: users with their tokens, repositories, labels,
  * issues (pull requests are issues with a `pull` part, sharing their numbers, as on
- * GitHub) with who labelled them and who edited their bodies, and comments, kept as one
- * JSON file written atomically after every change.
+ * GitHub) with who labelled them and who edited their bodies, comments, pull request
+ * reviews and review comments, check runs and commit statuses, and which issue blocks
+ * which, kept as one JSON file written atomically after every change.
  */
 import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -103,6 +104,76 @@ export interface ForgeComment {
   updated_at: string;
 }
 
+/** A submitted pull request review (the forge keeps no pending ones). */
+export interface ForgeReview {
+  id: number;
+  /** The pull request's number. */
+  pull: number;
+  user: string;
+  /** Empty when none was given, as GitHub keeps it. */
+  body: string;
+  state: "APPROVED" | "CHANGES_REQUESTED" | "COMMENTED";
+  /** The commit reviewed: the pull request's head when it was submitted, unless another was named. */
+  commit_id: string;
+  submitted_at: string;
+}
+
+/** A comment on a line of a pull request's diff, always part of a review (a lone one gets a COMMENTED review, as on GitHub). */
+export interface ForgeReviewComment {
+  id: number;
+  pull: number;
+  review_id: number;
+  user: string;
+  body: string;
+  path: string;
+  /** The line in the file: the new file's on the RIGHT side, the old file's on the LEFT. */
+  line: number;
+  side: "LEFT" | "RIGHT";
+  /** The line's place in the file's diff, counted from below its first hunk header (GitHub's `position`). */
+  position: number;
+  /** The diff's lines up to and including the commented one, from its hunk's header. */
+  diff_hunk: string;
+  commit_id: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A check run on a commit, as a CI app reports it. */
+export interface ForgeCheckRun {
+  id: number;
+  head_sha: string;
+  name: string;
+  status: "queued" | "in_progress" | "completed";
+  conclusion: "action_required" | "cancelled" | "failure" | "neutral" | "success" | "skipped" | "stale" | "timed_out" | null;
+  details_url: string | null;
+  external_id: string | null;
+  started_at: string | null;
+  completed_at: string | null;
+  output: { title: string | null; summary: string | null; text: string | null };
+  /** The check suite it belongs to: one per commit, as one app's runs on one commit share a suite on GitHub. */
+  suite_id: number;
+}
+
+/** A commit status, as `POST /repos/{o}/{r}/statuses/{sha}` sets one. */
+export interface ForgeStatus {
+  id: number;
+  sha: string;
+  state: "error" | "failure" | "pending" | "success";
+  target_url: string | null;
+  description: string | null;
+  context: string;
+  creator: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One issue blocked by another (GitHub's issue dependencies), kept by the blocked issue's repository; issues by their ids. */
+export interface ForgeDependency {
+  blocked: number;
+  blocking: number;
+  created_at: string;
+}
+
 /** A repository: its metadata, who may push, and its issues. Its git objects live in the bare repository. */
 export interface ForgeRepo {
   id: number;
@@ -118,6 +189,11 @@ export interface ForgeRepo {
   labels: ForgeLabel[];
   issues: ForgeIssue[];
   comments: ForgeComment[];
+  reviews: ForgeReview[];
+  review_comments: ForgeReviewComment[];
+  check_runs: ForgeCheckRun[];
+  statuses: ForgeStatus[];
+  dependencies: ForgeDependency[];
 }
 
 /** Everything the forge keeps. */
@@ -163,7 +239,17 @@ export function loadForgeData(dir: string): ForgeData {
     throw new PreconditionError(`Cannot read forge state "${statePath(dir)}": not a version 1 forge state`);
   }
   keepLabelEvents(data);
+  for (const repo of data.repos) fillNewLists(repo);
   return data;
+}
+
+/** Gives a repository of a state written before reviews, checks, statuses and dependencies were kept empty lists of them. */
+function fillNewLists(repo: ForgeRepo): void {
+  repo.reviews ??= [];
+  repo.review_comments ??= [];
+  repo.check_runs ??= [];
+  repo.statuses ??= [];
+  repo.dependencies ??= [];
 }
 
 /**
@@ -321,8 +407,11 @@ export function renameIssue(data: ForgeData, issue: ForgeIssue, title: string, a
   return true;
 }
 
-/** Closes or reopens an issue, keeping closed_at, closed_by and state_reason as GitHub does. */
-export function setIssueState(issue: ForgeIssue, state: "open" | "closed", by: string, at: string, reason?: ForgeIssue["state_reason"]): void {
+/**
+ * Closes or reopens an issue, keeping closed_at, closed_by and state_reason as GitHub does;
+ * each issue it blocks is changed too (its count of open blockers moved), so it is updated at `at`.
+ */
+export function setIssueState(data: ForgeData, issue: ForgeIssue, state: "open" | "closed", by: string, at: string, reason?: ForgeIssue["state_reason"]): void {
   if (issue.state === state) {
     if (state === "closed" && reason !== undefined) issue.state_reason = reason;
     return;
@@ -338,4 +427,20 @@ export function setIssueState(issue: ForgeIssue, state: "open" | "closed", by: s
     issue.state_reason = "reopened";
   }
   issue.updated_at = at;
+  for (const repo of data.repos) {
+    for (const dependency of repo.dependencies ?? []) {
+      if (dependency.blocking !== issue.id) continue;
+      const blocked = repo.issues.find((other) => other.id === dependency.blocked);
+      if (blocked) blocked.updated_at = at;
+    }
+  }
+}
+
+/** An issue anywhere in the forge by its id (not its number), with its repository. */
+export function issueById(data: ForgeData, id: number): { repo: ForgeRepo; issue: ForgeIssue } | undefined {
+  for (const repo of data.repos) {
+    const issue = repo.issues.find((candidate) => candidate.id === id);
+    if (issue) return { repo, issue };
+  }
+  return undefined;
 }
