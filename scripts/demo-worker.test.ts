@@ -12,6 +12,9 @@ import { git, signalChild } from "../lib/testing/fixtures.ts";
 import { forgeTemplate } from "../lib/testing/forge.ts";
 import type { TestForge } from "../lib/testing/forge.ts";
 import { PROJECT_ROOT, runtimeArgv } from "../lib/runtime.ts";
+import { PassThrough } from "node:stream";
+import { waitFor } from "../lib/testing/wait.ts";
+import { run } from "./demo-worker.ts";
 
 // Seeded: #1..#3 labelled by owner; #1 is "Add a --verbose flag to the widget builder".
 const template = forgeTemplate();
@@ -207,6 +210,28 @@ test("a prompt below live asks for commits only, and the demo worker follows it:
     assert.is(git(t.seeded.repository.clone_url, "branch", "--list", BRANCH), "", "the branch never reached the forge");
     assert.is((await t.owner.rest.pulls.list({ owner: "demo", repo: "widgets", state: "all" })).data.length, 0);
     assert.is(record(clone).outcome, "done");
+  }));
+
+test("at its prompt it takes what is typed a line at a time, notes each in its ledger as a prompt hook would, and answers feedback with a commit", () =>
+  template.use(async (t) => {
+    const { clone, env } = prepare(t, "no-remote");
+    const input = new PassThrough();
+    const stop = new AbortController();
+    const said: string[] = [];
+    const saw = (text: string) => waitFor(`"${text}" printed`, () => said.some((line) => line.includes(text)), 30_000);
+    const running = run({ once: false }, { cwd: clone, stop: stop.signal, input, out: (line) => said.push(line), err: (line) => said.push(`ERR ${line}`) }, { ...process.env, ...env });
+    await saw("waiting at the prompt");
+    input.write("what are you doing?\n");
+    await saw("read a prompt of 19 characters; nothing to do");
+    const feedback = 'robot-army: feedback came on your work for demo/widgets#1, from its owner, a reviewer they trust, or GitHub. 1) @owner requested changes on pull request #3: "Rename foo." (in full: http://x)';
+    input.write(`${feedback}\n`);
+    await saw("addressed the feedback: committed");
+    stop.abort("SIGTERM");
+    assert.is(await running, 0, said.join("\n"));
+    assert.equal(ledger(clone).filter((e) => e.kind === "prompt").map((e) => [e.data.from, e.data.text]), [["owner", undefined], ["robot-army", feedback]]);
+    assert.is(git(clone, "log", "-1", "--skip=1", "--format=%s"), "Address the feedback on issue #1", "the commit before the episode's record");
+    assert.match(git(clone, "show", "HEAD~1:notes/issue-1.md"), '## Feedback addressed\n\nfeedback came on your work for demo/widgets#1');
+    assert.not.ok(said.some((line) => line.startsWith("ERR")), said.join("\n"));
   }));
 
 test("missing settings are one line on stderr and exit 1, before any episode is opened", () =>

@@ -9,12 +9,14 @@
  *
  * Every git and robot-army call goes through dax, each argument escaped by dax.
  */
-import { readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, readFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { createInterface } from "node:readline";
 import { join } from "node:path";
 import type { CommandDef } from "../lib/cli.ts";
 import { parse, runMain, writeStderr, writeStdoutVerbatim } from "../lib/cli.ts";
 import { readTokenFile } from "../lib/boundaries/github-token.ts";
 import { promptHeader } from "../lib/dispatch/prompt.ts";
+import { ROBOT_ARMY_PROMPT, promptNote } from "../lib/episodes/hook.ts";
 import type { PromptHeader } from "../lib/dispatch/prompt.ts";
 import { PROJECT_ROOT, isDeno, ownScript, runtimeArgv } from "../lib/runtime.ts";
 import { isoSeconds, now } from "../lib/clock.ts";
@@ -57,6 +59,8 @@ export interface DemoSetup {
 /** What the demo worker works with: where, how it reports, and the signal that stops it. */
 export interface DemoDeps {
   cwd: string;
+  /** What is typed at its prompt (a terminal's), read a line at a time while it waits; none when it runs headless. */
+  input?: NodeJS.ReadableStream;
   stop: AbortSignal;
   out: (line: string) => void;
   err: (line: string) => void;
@@ -76,6 +80,8 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await run({ once }, {
       cwd: process.cwd(), stop: stopper.signal,
+      // Only a terminal is a prompt: a headless worker's stdin is its prompt file, already read.
+      ...(process.stdin.isTTY ? { input: process.stdin } : {}),
       out: (line) => writeStdoutVerbatim(line + "\n"),
       err: (line) => writeStderr(line + "\n"),
     });
@@ -146,7 +152,8 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
       if (!opts.once) {
         const name = env.RA_SESSION_NAME;
         out(`waiting at the prompt (Ctrl-C${name ? ` or "robot-army session kill ${name}"` : ""} stops it)`);
-        await new Promise((resolve) => stop.aborted ? resolve(undefined) : stop.addEventListener("abort", resolve, { once: true }));
+        const stopped = new Promise((resolve) => stop.aborted ? resolve(undefined) : stop.addEventListener("abort", resolve, { once: true }));
+        await (deps.input ? atPrompt(deps.input, stopped, { cwd, setup, key, out, note }) : stopped);
       }
     }
   } catch (error) {
@@ -168,6 +175,53 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
     }
   }
   return 0;
+}
+
+/**
+ * Reads what is typed at the prompt until `stopped`, one line at a time, as an agent takes
+ * prompts: each is noted in the ledger (event `prompt`, as an agent's prompt hook notes it),
+ * then worked on, busy meanwhile. Feedback robot-army typed in is answered with a commit that
+ * says what it addressed (pushed when the prompt asks for pushes); anything else is noted.
+ */
+async function atPrompt(
+  input: NodeJS.ReadableStream,
+  stopped: Promise<unknown>,
+  work: { cwd: string; setup: DemoSetup; key: string; out: (line: string) => void; note: (text: string, data?: Record<string, unknown>) => Promise<unknown> },
+): Promise<void> {
+  const { cwd, setup, key, out, note } = work;
+  const lines = createInterface({ input, terminal: false });
+  let queue = Promise.resolve();
+  lines.on("line", (line) => {
+    queue = queue.then(async () => {
+      await robotArmy(cwd, ["ledger", "append", "prompt", "--key", key, "--data", JSON.stringify(promptNote(line))]);
+      await robotArmy(cwd, ["episode", "busy", "--key", key]);
+      const done = line.startsWith(ROBOT_ARMY_PROMPT) && line.includes("feedback came") ? await answerFeedback(cwd, setup, line) : `read a prompt of ${[...line].length} characters; nothing to do`;
+      out(done);
+      await note(done);
+      await robotArmy(cwd, ["episode", "idle", "--key", key]);
+      out("idle");
+    }).catch((error: unknown) => out(`demo worker: ${(error as Error).message}`));
+  });
+  await stopped;
+  lines.close();
+  await queue;
+}
+
+/** Answers feedback: the note says what was asked, committed on the branch (and pushed when the prompt asks for pushes). */
+async function answerFeedback(cwd: string, setup: DemoSetup, line: string): Promise<string> {
+  const { header, github } = setup;
+  const path = `notes/issue-${header.issue}.md`;
+  const asked = line.slice(ROBOT_ARMY_PROMPT.length).replace(/\s+/g, " ").slice(0, 300);
+  appendFileSync(join(cwd, path), `\n## Feedback addressed\n\n${asked}\n`);
+  await sh(cwd, ["git", "add", "--", path]);
+  const at = isoSeconds(now());
+  await sh(cwd, ["git", ...(await identity(cwd)), "commit", "--quiet", "-m", `Address the feedback on issue #${header.issue}`, "--", path], {
+    env: { GIT_AUTHOR_DATE: at, GIT_COMMITTER_DATE: at },
+  });
+  const sha = (await sh(cwd, ["git", "rev-parse", "--short", "HEAD"])).stdout.trim();
+  if (github === null) return `addressed the feedback: committed ${sha} on ${header.branch}`;
+  await sh(cwd, ["git", "push", "--quiet", "origin", `HEAD:refs/heads/${header.branch}`]);
+  return `addressed the feedback: committed ${sha} and pushed it to ${header.branch}`;
 }
 
 /** Commits the journal's records (`.ai/repo/sessions/`), and pushes them when the prompt asks for pushes; undefined when there were none to commit. */

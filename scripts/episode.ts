@@ -231,7 +231,7 @@ export async function runHook(args: ReturnType<typeof parse>, deps: HookDeps): P
     const journal = await openJournal(cwd, { forWrite: event.action !== "none" });
     const agentSession = worker !== undefined && event.sessionId !== undefined && event.sessionId !== worker ? event.sessionId : undefined;
     const line = await applyHook(journal, {
-      key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, atPrompt: event.atPrompt, vague: event.vague, agentSession,
+      key, action: event.action, reason: event.reason, turnEnded: event.turnEnded, atPrompt: event.atPrompt, vague: event.vague, agentSession, prompt: event.prompt,
       clientPid: session?.childPid ?? CALLER_PID, now: now(),
     });
     // On stderr: an agent reads a hook's stdout (both add a SessionStart's to the model's context, and Codex wants JSON of its Stop).

@@ -9,6 +9,7 @@
  * feedbackMessage(item, pieces, 0)
  * // 'robot-army: feedback came on your work for demo/widgets#12. 1) @octocat requested changes on pull request #13: "Rename foo." (in full: https://…) Address it, commit and push as before.'
  */
+import { ROBOT_ARMY_PROMPT } from "../episodes/hook.ts";
 import type { FeedbackRow } from "../intake/feedback.ts";
 import type { WorkItem } from "../work-items/queries.ts";
 import { SEND_LIMIT } from "./verbs/send.ts";
@@ -18,7 +19,7 @@ export const QUOTED_LIMIT = 280;
 
 /** The message for `pieces` of the item's feedback; `more` pieces wait for a later one. */
 export function feedbackMessage(item: Pick<WorkItem, "id" | "repo" | "issue">, pieces: readonly (Pick<FeedbackRow, "author" | "what" | "body" | "url"> & { source?: FeedbackRow["source"] })[], more: number): string {
-  const head = `robot-army: feedback came on your work for ${item.repo}#${item.issue}, from its owner, a reviewer they trust, or GitHub.`;
+  const head = `${ROBOT_ARMY_PROMPT}feedback came on your work for ${item.repo}#${item.issue}, from its owner, a reviewer they trust, or GitHub.`;
   const tail = `${more > 0 ? ` ${more} more piece${more === 1 ? "" : "s"} will follow once you are idle again.` : ""} Read each in full at its link, address it, commit and push as before.`;
   let quoteLimit = QUOTED_LIMIT;
   for (;;) {

@@ -9,6 +9,7 @@ import { repoTemplate, withTempDir } from "../testing/fixtures.ts";
 import { rejects } from "../testing/rejects.ts";
 import { applyHook, claudeHookEvent, codexHookEvent, permissionWords } from "./hook.ts";
 import { openJournal } from "./journal.ts";
+import { readLedger } from "./ledger.ts";
 import type { Journal } from "./journal.ts";
 import { findOpen, openFile } from "./open-episodes.ts";
 
@@ -68,6 +69,19 @@ test("Codex's hooks, as Codex 0.171 sends them: start, busy on a prompt or a too
   assert.is(codexHookEvent({ type: "agent-turn-complete" }).action, "none", "the notify argument of older versions is no hook event");
   assert.is(codexHookEvent("Stop").action, "none");
 });
+
+test("a prompt a worker is given is noted in its ledger: robot-army's own message with its words, the owner's by length and hash only", () =>
+  inRepo(async (_repo, journal) => {
+    const feedback = "robot-army: feedback came on your work for demo/widgets#1. 1) @owner requested changes";
+    const event = claudeHookEvent({ hook_event_name: "UserPromptSubmit", session_id: "s", cwd: "/w", prompt: feedback });
+    assert.equal([event.action, event.prompt], ["busy", feedback]);
+    assert.is(codexHookEvent({ hook_event_name: "UserPromptSubmit", prompt: "hi" }).prompt, "hi");
+    await applyHook(journal, { key: "item-1", action: "busy", prompt: feedback, clientPid: process.pid, now: T(1) });
+    await applyHook(journal, { key: "item-1", action: "busy", prompt: "my password is hunter2", clientPid: process.pid, now: T(2) });
+    const prompts = (await readLedger(journal)).events.filter((e) => e.kind === "prompt").map((e) => e.data);
+    assert.equal(prompts.map((p) => [p.from, p.text, p.length]), [["robot-army", feedback, [...feedback].length], ["owner", undefined, 22]]);
+    assert.match(String(prompts[1].sha256), /^[0-9a-f]{64}$/);
+  }));
 
 test("an idle or busy report with no episode open opens one; an end with none open does nothing", () =>
   inRepo(async (_repo, journal) => {

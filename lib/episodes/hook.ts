@@ -9,7 +9,10 @@
  * question waits for its answer) leaves the file as it is, so `status_changed_at` stays the
  * moment the status really changed. The end of a turn does answer the agent's blocking prompt.
  */
+import { isoSeconds } from "../clock.ts";
 import { PreconditionError } from "../errors.ts";
+import { sha256Hex } from "../sha256.ts";
+import { appendEvent } from "./ledger.ts";
 import type { Journal } from "./journal.ts";
 import { endEpisode, setStatus, startEpisode } from "./lifecycle.ts";
 import { findOpen, rewriteOpen } from "./open-episodes.ts";
@@ -46,6 +49,21 @@ export interface HookEvent {
    * never replace a question already waiting.
    */
   vague?: boolean;
+  /** For a prompt the agent was given (UserPromptSubmit): its text, which the ledger notes (`promptNote`). */
+  prompt?: string;
+}
+
+/** The start of robot-army's own messages to a worker (lib/dispatch/feedback-message.ts): the ledger keeps their words. */
+export const ROBOT_ARMY_PROMPT = "robot-army: ";
+
+/**
+ * What the ledger keeps of a prompt a worker was given (event `prompt`): its length and
+ * SHA-256, and its words only when robot-army wrote them (feedback it typed in), never the
+ * owner's own: what they type may be private, and the hash still tells one prompt from another.
+ */
+export function promptNote(text: string): Record<string, unknown> {
+  const ours = text.startsWith(ROBOT_ARMY_PROMPT);
+  return { length: [...text].length, sha256: sha256Hex(text), from: ours ? "robot-army" : "owner", ...(ours ? { text: [...text].slice(0, 2000).join("") } : {}) };
 }
 
 /** The longest command or path a permission's words quote; the rest is cut with an ellipsis. */
@@ -106,6 +124,7 @@ export function claudeHookEvent(input: unknown): HookEvent {
     ...(event === "SessionStart" && AT_PROMPT_SOURCES.has(String(data.source)) ? { atPrompt: true } : {}),
     // Claude Code's permission notification ("Claude needs your permission") follows its PermissionRequest, which said what for.
     ...(event === "Notification" && type === "permission_prompt" ? { vague: true } : {}),
+    ...(event === "UserPromptSubmit" && typeof data.prompt === "string" ? { prompt: data.prompt } : {}),
   };
 }
 
@@ -125,6 +144,7 @@ export function codexHookEvent(input: unknown): HookEvent {
     ...(event === "PermissionRequest" ? { reason: permissionWords(data.tool_name, data.tool_input, "codex") } : {}),
     ...(action === "idle" ? { turnEnded: true } : {}),
     ...(event === "SessionStart" && AT_PROMPT_SOURCES.has(String(data.source)) ? { atPrompt: true } : {}),
+    ...(event === "UserPromptSubmit" && typeof data.prompt === "string" ? { prompt: data.prompt } : {}),
   };
 }
 
@@ -151,6 +171,22 @@ function hookFields(input: unknown): { data: Record<string, unknown>; event: str
  * agent's turn (`turnEnded`) shows answered.
  */
 export async function applyHook(
+  journal: Journal,
+  options: {
+    key: string; action: HookAction; reason?: string; turnEnded?: boolean; atPrompt?: boolean; vague?: boolean; agentSession?: string; clientPid: number; now: Date;
+    prompt?: string;
+  },
+): Promise<string> {
+  const line = await applyAction(journal, options);
+  // The prompt it was given, once its episode is open and busy with it: what came in, in the worker's own ledger.
+  if (options.prompt !== undefined) {
+    const episode = (await findOpen(journal, options.key))?.episode;
+    if (episode) await appendEvent(journal, { at: isoSeconds(options.now), episode: episode.id, key: options.key, kind: "prompt", data: promptNote(options.prompt) });
+  }
+  return line;
+}
+
+async function applyAction(
   journal: Journal,
   options: {
     key: string; action: HookAction; reason?: string; turnEnded?: boolean; atPrompt?: boolean; vague?: boolean; agentSession?: string; clientPid: number; now: Date;

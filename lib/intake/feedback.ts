@@ -28,6 +28,9 @@ import { getItem } from "../work-items/queries.ts";
 import { trackedSessionBranches } from "../work-items/sessions.ts";
 import { RECENTLY_DONE_MS } from "./pull-requests.ts";
 import { pullChecks } from "./pull-checks.ts";
+import type { FeedbackRow, FeedbackSource, NewFeedback, Tracked, TrackedPull } from "./feedback-types.ts";
+
+export type { FeedbackRow, FeedbackSource, NewFeedback, Tracked, TrackedPull };
 
 /** What gathering works with. */
 export interface FeedbackDeps {
@@ -36,29 +39,7 @@ export interface FeedbackDeps {
   config: Pick<Config, "github" | "repos">;
 }
 
-/** Where a piece of feedback came from. */
-export type FeedbackSource = "review" | "review_comment" | "comment" | "check" | "conflict";
 
-/** A piece of feedback as kept. */
-export interface FeedbackRow {
-  id: number;
-  item: number;
-  repo: string;
-  source: FeedbackSource;
-  github_id: string;
-  pull_request: number | null;
-  author: string;
-  /** What it is, in a few words: `requested changes on pull request #13`, `commented on src/a.ts line 4`. */
-  what: string;
-  body: string;
-  url: string;
-  created_at: string;
-  seen_at: string;
-  delivery_action: string | null;
-  delivered_at: string | null;
-  delivered_how: "typed" | "resume" | "prompt" | "not delivered" | null;
-  delivered_session: string | null;
-}
 
 /** What a gathering did, over the repositories it asked. */
 export interface FeedbackGathered {
@@ -87,13 +68,6 @@ export function feedbackAuthors(config: Pick<Config, "github">): Set<string> {
   return new Set([config.github.author, ...(config.github.reviewers ?? [])].filter((login): login is string => !!login).map((login) => login.toLowerCase()));
 }
 
-/** An item feedback may be about: its issue, its pull requests, and when its first worker started. */
-export interface Tracked {
-  item: number;
-  issue: number;
-  firstStarted: number;
-  finished: boolean;
-}
 
 /**
  * Gathers the feedback of the items of `repos` (those the pull request refresh just asked):
@@ -202,19 +176,6 @@ function reviewWhat(review: GitHubReview, number: number): string | null {
   return null;
 }
 
-/** A piece found, before it is kept. */
-export interface NewFeedback {
-  item: number;
-  finished: boolean;
-  source: FeedbackSource;
-  github_id: string;
-  pull_request: number | null;
-  author: string;
-  what: string;
-  body: string;
-  url: string;
-  created_at: string;
-}
 
 /**
  * Keeps a piece unless it is kept already (by repository, source and GitHub id); an item
@@ -231,20 +192,6 @@ export function keepFeedback(store: Store, repo: string, piece: NewFeedback): Fe
   return row ? ({ ...(row as unknown as FeedbackRow) }) : undefined;
 }
 
-/** A tracked item's pull request as stored, with what its feedback was last read for. */
-export interface TrackedPull {
-  number: number;
-  tracked: Tracked;
-  state: "open" | "closed";
-  head_sha: string;
-  updated_at: string;
-  merged_at: string | null;
-  html_url: string;
-  seen_at: string;
-  reviews_read_for: string | null;
-  checks_final_for: string | null;
-  mergeability_read_for: string | null;
-}
 
 /** The pull requests of the tracked items, by number, with what their feedback was last read for. */
 function pullsOf(store: Store, repo: string, byBranch: Map<string, Tracked>): Map<number, TrackedPull> {

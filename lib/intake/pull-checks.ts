@@ -13,7 +13,7 @@ import { now } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { knownBaseBranch } from "../repos/base-branch.ts";
 import type { Store } from "../store/open.ts";
-import type { NewFeedback, TrackedPull } from "./feedback.ts";
+import type { NewFeedback, TrackedPull } from "./feedback-types.ts";
 
 /** How long a head with no check at all is asked about: CI may be slow to start. */
 export const NO_CHECKS_SETTLE_MS = 10 * 60_000;
