@@ -163,6 +163,17 @@ test("start runs the whole story on its own: merges said as the owner, every ite
   const squashed = merged && deleted && merged[1] === deleted[2] ? merged : null;
   assert.ok(squashed, `the squashed pull request's branch is deleted on the forge:\n${out}`);
   assert.match(out, `owner (rehearsal): kept item 2 before merging ${pullOf(out, 2)}: its worker stays after the merge\n`);
+  // Review comes back to the worker: the owner's review of the first pull request is typed into its worker, which
+  // answers with a commit on it before the owner merges it.
+  const first = pullOf(out, 1)!;
+  assert.match(out, `owner (rehearsal): reviewed ${first}, asking for a change: "Please also say in the note how to try this out."; it is merged once the worker answers\n`);
+  assert.match(out, `feedback: item 1: @owner reviewed pull request #${first.split("#")[1]} with comments\n`);
+  assert.match(out, "item 1 (demo/widgets#1): 1 piece of feedback typed into ra-widgets-1\n");
+  const answered = out.indexOf(`owner (rehearsal): ${first} has a new commit, `);
+  assert.ok(answered >= 0 && answered < out.indexOf(`owner (rehearsal): merged ${first} `), `the worker answered before the merge:\n${out}`);
+  const note = git(join(dir!, "forge", "git", "demo", "widgets.git"), "show", "main:notes/issue-1.md");
+  assert.match(note, "## Feedback addressed\n\nfeedback came on your work for demo/widgets#1", "the answer is in what was merged");
+  assert.match(note, "Please also say in the note how to try this out.");
   assert.match(out, "dispatched demo/widgets#3 as ra-widgets-3 (item 3)");
   assert.match(out, "item 2 (demo/widgets#2) is done and kept: its worker ra-widgets-2 is still running; the rehearsal stops it now, so its worktree can be reclaimed too\n");
   assert.match(out, "rehearsal finished: 3 items done, 2 workers retired, 1 kept (stopped now), nothing left running\n");

@@ -14,7 +14,8 @@
  */
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { basename, delimiter, join } from "node:path";
+import { spawnSync } from "node:child_process";
 import { asLines, parse, runMain, stringOption, writeStdout } from "../lib/cli.ts";
 import type { CommandDef, Write } from "../lib/cli.ts";
 import { UsageError } from "../lib/errors.ts";
@@ -25,7 +26,7 @@ import type { Report } from "../lib/events.ts";
 import { cleanupProgress, issueLines, notFinished, rehearsalProgress, summaryCounts, waitForTheEnd } from "../lib/daemon/rehearsal-end.ts";
 import type { CleanupProgress, WaitResult } from "../lib/daemon/rehearsal-end.ts";
 import { keptSession, placeKeep } from "../lib/ending/keeps.ts";
-import { METHOD_WORDS, playTheOwner } from "../lib/forge/rehearsal-owner.ts";
+import { METHOD_WORDS, OWNER_PREFIX, playTheOwner } from "../lib/forge/rehearsal-owner.ts";
 import type { OwnerPlay, SeenPull } from "../lib/forge/rehearsal-owner.ts";
 import { stopSwitch } from "../lib/daemon/loop.ts";
 import { cloneRepository } from "../lib/boundaries/git.ts";
@@ -44,6 +45,10 @@ import { latestSession, sessionsOf } from "../lib/work-items/sessions.ts";
 export const REHEARSAL_LIMIT_SECONDS = 150;
 /** About how long after a pull request opens the rehearsal's owner merges it. */
 const OWNER_MERGE_SECONDS = 3;
+/** What the rehearsal's owner asks of the first pull request, as a review, before merging it. */
+export const REHEARSAL_REVIEW = "Please also say in the note how to try this out.";
+/** How long the owner waits for the worker to answer the review before merging as it is. */
+const REVIEW_WAIT_SECONDS = 60;
 /** The reason the rehearsal gives its daemon's stop switch when it ends the run itself. */
 const REHEARSAL_END = "the rehearsal's end";
 
@@ -57,8 +62,11 @@ export const command: CommandDef = {
     "~/.config/robot-army/config.toml) it runs the daemon on it, as robot-army run does. With none, it\n" +
     "rehearses: it starts a sandbox forge seeded with demo/widgets and three labelled issues in a new\n" +
     "temporary folder, clones it, and runs the daemon at the live effect level against it with the demo\n" +
-    "worker (the process launcher, or tmux when run inside tmux), two sessions at a time. Every step is\n" +
-    "printed as it happens. The rehearsal plays the owner, and says so on each line it plays: it merges\n" +
+    "worker (in tmux: on its server when run inside tmux, else on a tmux server of the rehearsal's own;\n" +
+    "headless when tmux is not installed), two sessions at a time. Every step is\n" +
+    "printed as it happens. The rehearsal plays the owner, and says so on each line it plays: it reviews\n" +
+    "the first pull request, asking for a change, which robot-army types into its worker, and merges it\n" +
+    "once the worker has answered with a commit (or after " + REVIEW_WAIT_SECONDS + " seconds); it merges\n" +
     "each pull request a worker opens about " + OWNER_MERGE_SECONDS + " seconds after it opens, in turn with a merge commit and\n" +
     "squashed (deleting a squashed pull request's branch on the forge), and keeps the second issue's\n" +
     "item just before its merge, so that worker stays while the others are retired and the waiting issue\n" +
@@ -139,6 +147,7 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
   write(asLines(`sandbox forge at ${forge.url}: ${repo} with labelled issues ${issues.map((n) => `#${n}`).join(", ")}`));
   const stop = stopSwitch(["SIGTERM", "SIGINT"]);
   let owner: OwnerPlay | undefined;
+  let privateTmux: string | undefined;
   let dashboard: { close(): Promise<void> } | undefined;
   let store: Store | undefined;
   let end: WaitResult | undefined;
@@ -149,7 +158,10 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     const clone = join(dir, "widgets");
     await cloneRepository(dir, seeded.repository.clone_url, clone);
     const token = seeded.users.find((u) => u.trusted)!;
-    const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone, options.webhookUrl);
+    // Workers in tmux, so review can be typed into them: inside tmux on its server, else on a tmux server of the rehearsal's own.
+    const terminal = rehearsalTerminal(dir);
+    privateTmux = terminal.tmuxSocket;
+    const configFile = writeRehearsalConfig(dir, forge.url, token.token_file, token.login, clone, options.webhookUrl, terminal);
     // What the rehearsal starts reads its config, never the owner's (--rehearsal runs though one exists).
     process.env.RA_CONFIG = configFile;
     const config = await loadConfig({ path: configFile });
@@ -161,7 +173,10 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     owner = playTheOwner({
       apiBase: forge.url, token: readFileSync(token.token_file, "utf8").trim(), repo, write, mergeAfterMs: OWNER_MERGE_SECONDS * 1000,
       beforeMerge: keepBeforeMerge(opened, config, repo, issues[1]),
+      // A headless worker has no prompt to type review into: then the owner merges without one.
+      ...(config.worker.launcher === "tmux" ? { review: { body: REHEARSAL_REVIEW, waitMs: REVIEW_WAIT_SECONDS * 1000 } } : {}),
     });
+    if (config.worker.launcher !== "tmux") write(asLines(`${OWNER_PREFIX}no review this time: the workers run headless (tmux is not installed), so there is no prompt to type it at`));
     const report = rehearsalReport(reporter(write, false));
     const daemon = await import("./run.ts");
     let daemonEnded = false;
@@ -210,6 +225,8 @@ async function rehearse(write: Write, options: { watch: boolean; limitSeconds: n
     for (const record of listRecords(root)) await stopSession(root, record).catch(() => {});
     const left = listRecords(root).filter((r) => STILL_THERE.has(sessionState(root, r))).map((r) => r.name);
     await forge.close();
+    // The rehearsal's own tmux server, its windows with it (each worker in them is stopped above).
+    if (privateTmux) spawnSync("tmux", ["-L", privateTmux, "kill-server"], { stdio: "ignore", env: { ...process.env, TMUX: "" } });
     if (left.length) code = 1;
     if (end?.how === "finished") {
       write(asLines(`rehearsal finished: ${summaryCounts(end.progress!, { stoppedNow: true, leftRunning: left })}`));
@@ -264,10 +281,23 @@ export function robotArmyHere(env: Record<string, string | undefined> = process.
   return bin;
 }
 
+/**
+ * Where the rehearsal's workers run: in tmux when run inside it (its server), else in tmux on
+ * a server of the rehearsal's own (`tmux -L`, never the owner's) when tmux is installed, else
+ * headless. In tmux a worker has a prompt, so the owner's review reaches it.
+ */
+function rehearsalTerminal(dir: string): Pick<RehearsalPace, "launcher" | "tmuxSocket"> {
+  if (process.env.TMUX) return { launcher: "tmux" };
+  if (spawnSync("tmux", ["-V"], { stdio: "ignore" }).status !== 0) return { launcher: "process" };
+  return { launcher: "tmux", tmuxSocket: `robot-army-rehearsal-${basename(dir).replace(/[^\w-]/g, "")}` };
+}
+
 /** What a rehearsal's config may change from the rehearsal's own: the soak (scripts/dev/bench-soak.ts) ticks faster and never uses tmux. */
 export interface RehearsalPace {
   tickSeconds?: number;
   launcher?: "process" | "tmux";
+  /** `[worker] tmux_socket`: a tmux server of the rehearsal's own (default: none, tmux's own choice). */
+  tmuxSocket?: string;
   /** `[daemon] host` (default: none, the machine's hostname). */
   host?: string;
   /** `[claims] lease` (default: none, 10m). */
@@ -283,7 +313,8 @@ export function writeRehearsalConfig(dir: string, apiBase: string, tokenFile: st
     ...(pace.lease ? ["[claims]", `lease = ${JSON.stringify(pace.lease)}`, ""] : []),
     "[github]", `api_base = ${JSON.stringify(apiBase)}`, `token_file = ${JSON.stringify(tokenFile)}`, `author = ${JSON.stringify(author)}`, "",
     "[worker]", 'binary = "demo-worker"',
-    `launcher = ${JSON.stringify(pace.launcher ?? (process.env.TMUX ? "tmux" : "process"))}`, "max_sessions = 2", "",
+    `launcher = ${JSON.stringify(pace.launcher ?? (process.env.TMUX ? "tmux" : "process"))}`, "max_sessions = 2",
+    ...(pace.tmuxSocket ? [`tmux_socket = ${JSON.stringify(pace.tmuxSocket)}`] : []), "",
     "[worktrees]", `root = ${JSON.stringify(join(dir, "worktrees"))}`, "",
     "[cleanup]", "on_issue_close = true", "",
     ...(webhookUrl ? ["[health]", `webhook_url = ${JSON.stringify(webhookUrl)}`, "", "[notifications]", `events = ${JSON.stringify(NOTIFICATION_EVENTS)}`, ""] : []),

@@ -11,6 +11,12 @@
  * commit)`), so a newcomer watching can tell what robot-army did from what the rehearsal
  * did for them.
  *
+ * Asked to (`review`), it first reviews the first pull request it sees, asking for a change,
+ * and merges that one only once its head has moved (the worker's answer) or the wait is over:
+ * the loop of review coming back to the worker, as robot-army types the review into it. The
+ * review is a comment review: GitHub lets no one request changes on their own pull request,
+ * and a rehearsal's worker opens its pull requests with the owner's token.
+ *
  * It is the rehearsal's stand-in for a person, not one of robot-army's effects: robot-army
  * only sees what it does the way it would see a real owner's merge, on its next poll.
  */
@@ -29,7 +35,7 @@ export interface SeenPull {
   body: string | null;
   state: string;
   merged_at: string | null;
-  head: { ref: string };
+  head: { ref: string; sha: string };
 }
 
 /** What the owner plays on, and how fast. */
@@ -49,6 +55,8 @@ export interface OwnerPlayOptions {
    * The rehearsal keeps one item here, so its worker is still there after the merge.
    */
   beforeMerge?: (pull: SeenPull) => Promise<string | undefined> | string | undefined;
+  /** The review the first pull request gets before its merge, and how long its head is waited on to move. */
+  review?: { body: string; waitMs: number };
   write: Write;
 }
 
@@ -89,6 +97,8 @@ export function playTheOwner(options: OwnerPlayOptions): OwnerPlay {
   const firstSeen = new Map<number, number>();
   const merged = new Map<number, OwnerMerge>();
   const refusals = new Map<number, string>();
+  /** The pull request reviewed (the first one seen), the head it had, and when. */
+  let reviewed: { number: number; head: string; at: number; answered: boolean } | undefined;
   let stopped = false;
   let wake: (() => void) | undefined;
   const say = (line: string) => write(asLines(line));
@@ -102,6 +112,22 @@ export function playTheOwner(options: OwnerPlayOptions): OwnerPlay {
       }
       if (stopped || merged.has(pull.number) || pull.state !== "open" || pull.merged_at) continue;
       if (Date.now() - firstSeen.get(pull.number)! < mergeAfterMs) continue;
+      if (options.review && !reviewed) {
+        await github.rest.pulls.createReview({ owner, repo: name, pull_number: pull.number, event: "COMMENT", body: options.review.body });
+        reviewed = { number: pull.number, head: pull.head.sha, at: Date.now(), answered: false };
+        say(`${OWNER_PREFIX}reviewed ${repo}#${pull.number}, asking for a change: ${quoted(options.review.body)}; it is merged once the worker answers`);
+        continue;
+      }
+      if (reviewed?.number === pull.number && !reviewed.answered) {
+        if (pull.head.sha !== reviewed.head) {
+          reviewed.answered = true;
+          say(`${OWNER_PREFIX}${repo}#${pull.number} has a new commit, ${pull.head.sha.slice(0, 7)}: the worker answered the review`);
+        } else if (Date.now() - reviewed.at < options.review!.waitMs) continue;
+        else {
+          reviewed.answered = true;
+          say(`${OWNER_PREFIX}no answer to the review of ${repo}#${pull.number} within ${Math.round(options.review!.waitMs / 1000)}s; merging it as it is`);
+        }
+      }
       const before = await options.beforeMerge?.(pull);
       if (before) say(OWNER_PREFIX + before);
       const method: MergeMethod = merged.size % 2 === 0 ? "merge" : "squash";
