@@ -35,6 +35,7 @@ import { listAnomalies } from "../lib/store/anomalies.ts";
 import { queryAudit } from "../lib/store/audit.ts";
 import { parse } from "../lib/cli.ts";
 import { run as runCleanup } from "./cleanup.ts";
+import { run as runShow } from "./show.ts";
 import { command as onboardCommand, onboardOptions, run as runOnboard } from "./onboard.ts";
 
 const template = forgeTemplate();
@@ -178,6 +179,59 @@ test("a merged pull request retires the worker at once and closes its tab; clean
     assert.equal(more, []);
     assert.match(record, /^[^/]+--[0-9a-f-]{36}\.md$/);
     assert.match(readFileSync(join(archiveDir(w.deps.stateDir, 1), record), "utf8"), "item-1");
+  });
+});
+
+/** What the worker does with the owner's review: a changelog line for its issue, committed and pushed. */
+const ANSWER_REVIEW = [
+  "echo 'Widgets can be fixed (#1).' > CHANGELOG-1.md",
+  "git add CHANGELOG-1.md",
+  "git commit -m 'Add a changelog line, as the review asked (#1)'",
+  "git push",
+];
+
+test("the owner's review, typed into the idle Claude Code worker, is seen by its prompt hook and answered with a new commit", async () => {
+  const first = workingWorker(COMMIT_AND_PUSH);
+  const script: ModelScript = (request) => {
+    if (!request.withTools || !lastPrompt(request).startsWith("robot-army: feedback came")) return first(request);
+    // The review's turn: each command in turn, after the first turn's read and four commands.
+    const done = answersTool(request) ? toolResults(request).length - (COMMIT_AND_PUSH(1).length + 1) : 0;
+    const next = ANSWER_REVIEW[done];
+    if (next !== undefined && !(answersTool(request) && toolResults(request).at(-1)!.isError)) return { tool: "Bash", input: { command: next, description: `Run ${next.split(" ").slice(0, 2).join(" ")}` } };
+    return { text: "Done: the changelog line is committed and pushed." };
+  };
+  await withClaude(script, async (w) => {
+    ownerHome(w.home);
+    await runTick(w.deps, initialState());
+    const session = await waitWorker(w, "item 1's worker", () => sessionOf(w, 1), 30_000);
+    await idleWorker(w, session, () => w.api.requests.some((r) => toolResults(r).length === COMMIT_AND_PUSH(1).length + 1));
+    pause(w.store, { reason: "the test follows item 1 alone" });
+    const pushed = git(session.worktree, "rev-parse", "HEAD");
+
+    // The owner opens the pull request and reviews it: GitHub lets no one request changes on their own, so a comment review.
+    const pull = await w.t.owner.rest.pulls.create({ owner: "demo", repo: "widgets", head: session.branch, base: "main", title: "Fix the widget", body: "Closes #1" });
+    const review = "Please also add a changelog line.";
+    await w.t.owner.rest.pulls.createReview({ owner: "demo", repo: "widgets", pull_number: pull.data.number, event: "COMMENT", body: review });
+
+    // The daemon's pass takes the review and types it into the idle worker, as one line.
+    await tickUntil(w, "the review typed into the worker", () => queryAudit(w.store, { kind: "feedback.delivered", item: 1 }).some((r) => r.phase === "outcome" && r.body.ok === true));
+    const asked = await waitWorker(w, "the review to reach the model", () => w.api.requests.find((r) => lastPrompt(r).startsWith("robot-army: feedback came")));
+    assert.match(lastPrompt(asked), `@owner reviewed pull request #${pull.data.number} with comments: "${review}"`);
+    assert.match(lastPrompt(asked), `pullrequestreview-`);
+
+    // Claude Code's own prompt hook saw it: the ledger notes robot-army's message in full.
+    const ledger = readFileSync(join(session.worktree, ".ai", "local", "state", "ledger.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));
+    const prompts = ledger.filter((e) => e.kind === "prompt" && e.key === session.episode_key);
+    assert.ok(prompts.some((e) => e.data.from === "robot-army" && String(e.data.text).includes(review)), JSON.stringify(prompts));
+
+    // The worker answers with a new commit, pushed, and waits at its prompt again.
+    await waitWorker(w, "the answering commit pushed", () => git(session.worktree, "log", "-1", "--format=%s") === "Add a changelog line, as the review asked (#1)" &&
+      git(join(w.t.dir, "git", "demo", "widgets.git"), "rev-parse", `refs/heads/${session.branch}`) === git(session.worktree, "rev-parse", "HEAD"), 60_000);
+    assert.is(git(session.worktree, "rev-parse", "HEAD~1"), pushed, "one new commit on top of what was reviewed");
+    await idleWorker(w, session);
+    assert.is(item(w, 1).state, "active");
+    const shown = await textOf((write) => runShow({ ref: { id: 1 }, includeSimulated: false, json: false }, { config: w.config, store: w.store, sessionRoot: w.deps.sessionRoot, write }));
+    assert.match(shown, `@owner reviewed pull request #${pull.data.number} with comments: typed into its worker at `);
   });
 });
 

@@ -54,6 +54,8 @@ export interface DemoSetup {
   /** Where and as whom the pull request is opened; null when the prompt asks for commits only. */
   github: { apiBase: string; token: string } | null;
   baseBranch: string | undefined;
+  /** The prompt's "Feedback on this work" section (feedback given since an earlier attempt), when it has one. */
+  feedback: string | null;
 }
 
 /** What the demo worker works with: where, how it reports, and the signal that stops it. */
@@ -121,7 +123,7 @@ export async function run(opts: { once: boolean }, deps: DemoDeps, env: Record<s
         await robotArmy(cwd, ["episode", "busy", "--key", key]);
         return ["busy"];
       },
-      async () => [`wrote ${writeNote(cwd, setup)}`],
+      async () => [`wrote ${writeNote(cwd, setup)}${setup.feedback ? ", with the feedback its prompt gives addressed" : ""}`],
       () => commit(cwd, setup),
       ...(setup.github === null ? [
         async (): Promise<[string]> => {
@@ -252,7 +254,8 @@ export function readSetup(env: Record<string, string | undefined>): DemoSetup {
   const header = promptHeader(text);
   const repo = env.RA_REPO || header.repo;
   if (!/^[\w.-]+\/[\w.-]+$/.test(repo)) throw new Error(`RA_REPO "${repo}" is not of the form owner/name`);
-  return { header, repo, github: header.delivery === "pull-request" ? githubOf(env) : null, baseBranch: env.RA_BASE_BRANCH || undefined };
+  const feedback = /\n## Feedback on this work\n\n([\s\S]*?)(?=\n## |$)/.exec(text)?.[1].trim() ?? null;
+  return { header, repo, github: header.delivery === "pull-request" ? githubOf(env) : null, baseBranch: env.RA_BASE_BRANCH || undefined, feedback };
 }
 
 /** The API base and token a pull request is opened with; either missing is an Error naming it. */
@@ -265,7 +268,8 @@ function githubOf(env: Record<string, string | undefined>): { apiBase: string; t
 }
 
 /** Writes `notes/issue-<n>.md`; returns its path in the worktree. */
-function writeNote(cwd: string, { header, repo, github }: DemoSetup): string {
+function writeNote(cwd: string, setup: DemoSetup): string {
+  const { header, repo, github } = setup;
   const path = `notes/issue-${header.issue}.md`;
   mkdirSync(join(cwd, "notes"), { recursive: true });
   writeFileSync(join(cwd, path), [
@@ -280,6 +284,8 @@ function writeNote(cwd: string, { header, repo, github }: DemoSetup): string {
       "request that closes the issue.",
     ]),
     "",
+    // Feedback its prompt gives (since an earlier attempt) is answered in the note, as feedback typed at its prompt is.
+    ...(setup.feedback ? ["## Feedback addressed", "", setup.feedback.replace(/\s+/g, " ").slice(0, 300), ""] : []),
   ].join("\n"));
   return path;
 }

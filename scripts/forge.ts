@@ -1,7 +1,8 @@
 /**
- * `robot-army forge serve|seed|issue`: the sandbox forge, a GitHub-REST-compatible server
- * on loopback for rehearsals, scenarios, tests and benchmarks, the demo data it serves,
- * and a reader for what was said on an issue there.
+ * `robot-army forge serve|seed|issue|comment|review|check|close|block`: the sandbox forge, a
+ * GitHub-REST-compatible server on loopback for rehearsals, scenarios, tests and benchmarks,
+ * the demo data it serves, a reader for what was said on an issue there, and its users' acts
+ * (a comment, a review, a check's result, a close, a dependency) for a scenario to play them.
  */
 import { join, resolve } from "node:path";
 import { JSON_OPTION, asJson, asLines, integerOption, runMain, runSubcommand, stringOption, writeStdout } from "../lib/cli.ts";
@@ -14,6 +15,8 @@ import { findIssue, findRepo, loadForgeData } from "../lib/forge/state.ts";
 import type { ForgeComment, ForgeIssue } from "../lib/forge/state.ts";
 import type { SeedResult } from "../lib/forge/seed.ts";
 import { startForge } from "../lib/forge/server.ts";
+import { actAs } from "../lib/forge/act.ts";
+import type { ReviewEvent } from "../lib/forge/act.ts";
 import { stateDirPath } from "../lib/state-dir.ts";
 import { printable } from "../lib/printable.ts";
 
@@ -82,6 +85,60 @@ shows what robot-army said on an issue. An unknown repository or issue is exit 3
   examples: ["robot-army forge issue demo/widgets#1", "robot-army forge issue demo/widgets#1 --json"],
 };
 
+/** Who acts, and on which forge: the options every acting subcommand takes. */
+const ACT_OPTIONS = {
+  api: { type: "string", value: "URL", description: "The running forge's address, as `forge serve` printed it (required)" },
+  as: { type: "string", value: "LOGIN", description: "Whose token acts, from D/tokens/LOGIN (default owner)" },
+  dir: DIR_OPTION,
+} as const;
+
+/** The forge's users' acts, for scenarios and rehearsals to play the owner, a reviewer or a stranger. */
+const ACTS: Record<string, CommandDef> = {
+  comment: {
+    name: "forge comment", summary: "Comment on an issue or pull request on a running sandbox forge, as one of its users",
+    usage: "forge comment <owner/name#N> TEXT --api URL [--as LOGIN] [--dir D]",
+    description: "Posts TEXT as a comment on the issue or pull request, with LOGIN's token, through the forge's API.",
+    positionals: { min: 2, max: 2 }, options: ACT_OPTIONS,
+    examples: ['robot-army forge comment demo/widgets#1 "Also update the README." --api http://127.0.0.1:8787'],
+  },
+  review: {
+    name: "forge review", summary: "Review a pull request on a running sandbox forge, as one of its users",
+    usage: "forge review <owner/name#N> TEXT --api URL [--event comment|request-changes|approve] [--as LOGIN] [--dir D]",
+    description: "Submits a review of the pull request with TEXT as its words: a comment (the default), a change request or an\napproval. As on GitHub, no one may request changes on, or approve, their own pull request.",
+    positionals: { min: 2, max: 2 },
+    options: { ...ACT_OPTIONS, event: { type: "string", value: "E", description: "comment, request-changes or approve (default comment)" } },
+    examples: ['robot-army forge review demo/widgets#6 "Rename foo." --event request-changes --as stranger --api http://127.0.0.1:8787'],
+  },
+  check: {
+    name: "forge check", summary: "Report a finished check run on a pull request's head on a running sandbox forge",
+    usage: "forge check <owner/name#N> NAME --api URL [--conclusion C] [--url U] [--title T] [--as LOGIN] [--dir D]",
+    description: "Creates a completed check run named NAME on the pull request's head commit, as the forge's CI app reports one\n(LOGIN needs push access).",
+    positionals: { min: 2, max: 2 },
+    options: {
+      ...ACT_OPTIONS,
+      conclusion: { type: "string", value: "C", description: "failure (the default), success, timed_out, cancelled, neutral, skipped or action_required" },
+      url: { type: "string", value: "U", description: "Where its log is (details_url)" },
+      title: { type: "string", value: "T", description: "Its output's title" },
+    },
+    examples: ["robot-army forge check demo/widgets#6 tests --title '2 tests failed' --api http://127.0.0.1:8787"],
+  },
+  close: {
+    name: "forge close", summary: "Close an issue or pull request on a running sandbox forge",
+    usage: "forge close <owner/name#N> --api URL [--as LOGIN] [--dir D]",
+    description: "Closes the issue (or pull request, unmerged) with LOGIN's token.",
+    positionals: { min: 1, max: 1 }, options: ACT_OPTIONS,
+    examples: ["robot-army forge close demo/widgets#3 --api http://127.0.0.1:8787"],
+  },
+  block: {
+    name: "forge block", summary: "Mark an issue as blocked by another on a running sandbox forge (issue dependencies)",
+    usage: "forge block <owner/name#N> --by M --api URL [--as LOGIN] [--dir D]",
+    description: "Records, as GitHub's issue dependencies do, that issue N is blocked by issue M of the same repository.",
+    positionals: { min: 1, max: 1 },
+    options: { ...ACT_OPTIONS, by: { type: "string", value: "M", description: "The blocking issue's number (required)" } },
+    examples: ["robot-army forge block demo/widgets#1 --by 3 --api http://127.0.0.1:8787"],
+  },
+};
+
 /** The `forge` family. */
 export const command: FamilyDef = {
   name: "forge",
@@ -91,6 +148,7 @@ export const command: FamilyDef = {
     serve: { command: serve, run: (args) => runServe(serveOptions(args), { write: writeStdout, stopped: untilSignalled }) },
     seed: { command: seed, run: (args) => runSeed(seedOptions(args), { write: writeStdout }) },
     issue: { command: issue, run: (args) => runIssue(issueOptions(args), { write: writeStdout }) },
+    ...Object.fromEntries(Object.entries(ACTS).map(([name, def]) => [name, { command: def, run: (args: ParsedArgs) => runAct(name, args, { write: writeStdout }) }])),
   },
 };
 
@@ -255,6 +313,52 @@ export function describeIssue(fullName: string, found: ForgeIssue, comments: For
     lines.push("", `comment by ${printable(comment.user)} at ${comment.created_at}:`, ...printable(comment.body, { lines: true }).split("\n").map((line) => (line ? `  ${line}` : "")));
   }
   return lines;
+}
+
+const REVIEW_EVENTS: Record<string, ReviewEvent> = { comment: "COMMENT", "request-changes": "REQUEST_CHANGES", approve: "APPROVE" };
+const REVIEW_WORDS: Record<ReviewEvent, string> = { COMMENT: "with comments", REQUEST_CHANGES: "requesting changes", APPROVE: "approving it" };
+
+/** Runs one of the forge's acts as `--as` on the forge at `--api`, and says what was done in one line. */
+export async function runAct(act: string, args: ParsedArgs, deps: { write: Write }): Promise<number> {
+  const ref = parseIssueRef(args.positionals[0]);
+  if (!ref) throw new UsageError(`An issue is owner/name#N, such as demo/widgets#1, got "${args.positionals[0]}"`);
+  const api = stringOption(args, "api");
+  if (!api) throw new UsageError(`forge ${act} needs --api URL, the running forge's address`);
+  const login = stringOption(args, "as") ?? "owner";
+  if (!/^[A-Za-z0-9-]+$/.test(login)) throw new UsageError(`--as must be a login, got "${login}"`);
+  const text = args.positionals[1] ?? "";
+  const event = act === "review" ? REVIEW_EVENTS[stringOption(args, "event") ?? "comment"] : undefined;
+  if (act === "review" && !event) throw new UsageError(`--event must be comment, request-changes or approve, got "${stringOption(args, "event")}"`);
+  const by = act === "block" ? integerOption(args, "by", 1) : undefined;
+  if (act === "block" && by === undefined) throw new UsageError("forge block needs --by M, the blocking issue's number");
+  const hand = await actAs({ apiBase: api, tokenFile: join(forgeDir(args), "tokens", login) }).catch((error: unknown) => {
+    throw new PreconditionError(`Cannot act as ${login} on the forge at ${api}: ${error instanceof Error ? error.message : String(error)}`);
+  });
+  const where = `${ref.repo}#${ref.issue}`;
+  const said = await (async () => {
+    switch (act) {
+      case "comment":
+        return `${login} commented on ${where}: ${(await hand.comment(ref.repo, ref.issue, text)).url}`;
+      case "review":
+        return `${login} reviewed ${where}, ${REVIEW_WORDS[event!]}: ${(await hand.review(ref.repo, ref.issue, { event: event!, body: text })).url}`;
+      case "check": {
+        const conclusion = stringOption(args, "conclusion") ?? "failure";
+        const made = await hand.check(ref.repo, ref.issue, { name: text, conclusion, url: stringOption(args, "url"), title: stringOption(args, "title") });
+        return `check "${text}" on ${where}'s head ${made.sha.slice(0, 7)}: ${conclusion}`;
+      }
+      case "close":
+        await hand.close(ref.repo, ref.issue);
+        return `${login} closed ${where}`;
+      default:
+        await hand.block(ref.repo, ref.issue, by!);
+        return `${where} is blocked by ${ref.repo}#${by}`;
+    }
+  })().catch((error: unknown) => {
+    const e = error as { status?: number; message?: string };
+    throw new PreconditionError(`The forge refused: ${e.status ? `${e.status} ` : ""}${e.message ?? String(error)}`);
+  });
+  deps.write(asLines(said));
+  return 0;
 }
 
 if (import.meta.main) await runMain(main, process.argv.slice(2));

@@ -140,7 +140,7 @@ test("show lists the item's pull requests: merged and when, open, closed unmerge
     recordSession(store, { id: "s9", item: other.id, name: "ra-widgets-8", host: "here", launcher: "process", marker: "", worktree: "/w8", branch: "robot-army/issue-8", started_at: "2026-01-15T10:00:00Z", simulated: false });
     assert.match(await show(store, "1"), "\npull requests : not checked\n");
     // What a refresh writes (lib/intake/pull-requests.test.ts reads them from the forge).
-    const pull = store.statement("INSERT INTO pull_requests VALUES ('demo/widgets', ?, ?, ?, ?, ?, ?, ?, '2026-01-16T00:00:00Z')");
+    const pull = store.statement("INSERT INTO pull_requests (repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at) VALUES ('demo/widgets', ?, ?, ?, ?, ?, ?, ?, '2026-01-16T00:00:00Z')");
     pull.run(6, "robot-army/issue-7-a", "a".repeat(40), "closed", "2026-01-15T12:00:00Z", "2026-01-15T12:00:00Z", "https://github.com/demo/widgets/pull/6");
     pull.run(9, "robot-army/issue-7-b", "b".repeat(40), "open", null, "2026-01-15T13:00:00Z", "https://github.com/demo/widgets/pull/9");
     pull.run(11, "robot-army/issue-7-b", "c".repeat(40), "closed", null, "2026-01-15T14:00:00Z", "https://github.com/demo/widgets/pull/11");

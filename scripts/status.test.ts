@@ -139,7 +139,7 @@ test("needs you: an interrupted item with how its worker ended and resume, an it
       started_at: "2026-01-15T08:00:00Z", simulated: false,
     });
     // What a refresh writes (lib/intake/pull-requests.test.ts reads them from the forge).
-    store.statement("INSERT INTO pull_requests VALUES ('demo/widgets', 12, 'robot-army/issue-4', 'abc', 'open', NULL, '2026-01-15T09:00:00Z', 'https://github.example/demo/widgets/pull/12', '2026-01-15T09:00:00Z')").run();
+    store.statement("INSERT INTO pull_requests (repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at) VALUES ('demo/widgets', 12, 'robot-army/issue-4', 'abc', 'open', NULL, '2026-01-15T09:00:00Z', 'https://github.example/demo/widgets/pull/12', '2026-01-15T09:00:00Z')").run();
     store.statement("INSERT INTO pull_request_refreshes VALUES ('demo/widgets', '2026-01-15T09:00:00Z')").run();
     atTime("2026-01-15T09:30:00Z", () => transition(store, reviewed.id, "awaiting_review", { reason: "worker exited 0; pull request #12 is open" }));
     assert.match(await status(store), [
@@ -336,7 +336,7 @@ test("status counts the items' pull requests, open, merged and closed unmerged, 
     makeItem(store, { issue: 3, state: "active" });
     assert.not.match(await status(store), "pull requests");
     // What a refresh writes (lib/intake/pull-requests.test.ts reads them from the forge).
-    const pull = store.statement("INSERT INTO pull_requests VALUES ('demo/widgets', ?, ?, 'abc', ?, ?, '2026-01-15T09:00:00Z', 'u', '2026-01-15T09:00:00Z')");
+    const pull = store.statement("INSERT INTO pull_requests (repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at) VALUES ('demo/widgets', ?, ?, 'abc', ?, ?, '2026-01-15T09:00:00Z', 'u', '2026-01-15T09:00:00Z')");
     pull.run(6, "b6", "closed", "2026-01-15T09:00:00Z");
     pull.run(7, "b7", "closed", "2026-01-15T09:00:00Z");
     pull.run(8, "b8", "open", null);

@@ -156,7 +156,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     return await failStart(deps, item, attempt, why, { tellIssue: stopped.ok });
   }
   // Given: in its prompt, or at its resume. (A worker stopped as unrecorded gave them to no one: they stay carried by its launch, never given twice.)
-  markDelivered(store, feedback, start.prompt ? "prompt" : "resume", launched.sessionId);
+  markDelivered(store, feedback, start.resume ? "resume" : "prompt", launched.sessionId);
   const session = { name, id: launched.sessionId, branch: worktree.branch, worktree: worktree.path };
   await tellIssue(deps, item, comment.purpose, comment.body);
   return { result: "active", attempt: row.attempt, session, reason: null };

@@ -63,7 +63,7 @@ test("an item GitHub says is blocked by an open issue stays out of the queue, wi
       await as(t, "owner", "PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });
       const second = await refreshBlockers({ store, github, config }, { includeSimulated: false });
       assert.equal([second.blocked, second.released], [0, 1]);
-      assert.match(second.events[0].line, "is no longer blocked: demo/widgets#1 (open) closed");
+      assert.match(second.events[0].line, "is no longer blocked: demo/widgets#1 closed");
       assert.equal(dispatchQueue(store, config).queue.map((q) => q.item.id), [blocked.id, free.id]);
     } finally {
       store.close();

@@ -113,7 +113,7 @@ export async function refreshBlockers(deps: DependencyDeps, options: { includeSi
     if (blocked) result.blocked++;
     if (wasBlocked && !blocked) {
       result.released++;
-      result.events.push({ event: "unblocked", line: `item ${item.id} (${item.repo}#${item.issue}) is no longer blocked: ${describeBlockers(before.filter(blocks))} closed`, item: item.id });
+      result.events.push({ event: "unblocked", line: `item ${item.id} (${item.repo}#${item.issue}) is no longer blocked: ${[...new Set(before.filter(blocks).map((b) => `${b.repo}#${b.issue}`))].join(", ")} closed`, item: item.id });
     } else if (blocked && !wasBlocked) {
       result.events.push({ event: "blocked", line: `item ${item.id} (${item.repo}#${item.issue}) waits: ${blockedReason(deps.store, item)!}`, item: item.id });
     }

@@ -68,7 +68,7 @@ export function feedbackState(piece: FeedbackRow): string {
     case "typed":
       return `typed into its worker at ${piece.delivered_at}`;
     case "resume":
-      return `given at its resume, ${piece.delivered_at}`;
+      return `given to its worker at its resume, ${piece.delivered_at}`;
     case "prompt":
       return `in its next attempt's prompt, ${piece.delivered_at}`;
     case "not delivered":

@@ -14,6 +14,7 @@ import { listItems } from "../work-items/queries.ts";
 import { quickExitsOf } from "../work-items/quick-exit.ts";
 import type { QuickExit } from "../work-items/quick-exit.ts";
 import { latestSession } from "../work-items/sessions.ts";
+import { waitingFeedback } from "../intake/feedback.ts";
 import type { Pause } from "../dispatch/controls.ts";
 
 /** The fields of an item every list shows. */
@@ -94,6 +95,13 @@ function itemNeeds(store: Store, options: { includeSimulated: boolean; pullToRev
       .map((item): Need => {
         const review = state === "awaiting_review" ? options.pullToReview(item.id) : undefined;
         const what = state === "needs_info" ? ownerQuestion(item)!.question : item.reason ?? NO_REASON[state];
+        // Feedback that came while no worker runs waits for a resume, which gives it to the worker first.
+        const waiting = state === "awaiting_review" || state === "interrupted" ? waitingFeedback(store, item.id) : [];
+        if (waiting.length) {
+          const told = `feedback waits for its worker (${waiting.length}): ${waiting.slice(0, 3).map((f) => `@${f.author} ${f.what}`).join("; ")}${waiting.length > 3 ? "; …" : ""}; resume gives it to the worker`;
+          const commands = [`robot-army resume ${item.id}`, ...itemCommands(state, item.id).filter((c) => c !== `robot-army resume ${item.id}`)];
+          return { kind: state, item: itemOf(item), what: told, since: waiting.at(-1)!.seen_at, commands, anomaly: null, ...(review ? { review } : {}) };
+        }
         return { kind: state, item: itemOf(item), what, since: item.updated_at, commands: itemCommands(state, item.id), anomaly: null, ...(review ? { review } : {}) };
       })
   );

@@ -125,7 +125,7 @@ test("what needs you: an item awaiting review is a card with its pull request li
         marker: "", worktree: "/nonexistent/worktree", branch: "robot-army/issue-4", started_at: "2026-01-15T10:00:00Z", simulated: false,
       });
       // What a refresh writes (lib/intake/pull-requests.test.ts reads them from the forge).
-      store.statement("INSERT INTO pull_requests VALUES ('demo/widgets', 12, 'robot-army/issue-4', 'abc', 'open', NULL, '2026-01-15T10:00:00Z', 'https://github.example/demo/widgets/pull/12', '2026-01-15T10:00:00Z')").run();
+      store.statement("INSERT INTO pull_requests (repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at) VALUES ('demo/widgets', 12, 'robot-army/issue-4', 'abc', 'open', NULL, '2026-01-15T10:00:00Z', 'https://github.example/demo/widgets/pull/12', '2026-01-15T10:00:00Z')").run();
       store.statement("INSERT INTO pull_request_refreshes VALUES ('demo/widgets', '2026-01-15T10:00:00Z')").run();
       transition(store, item.id, "awaiting_review", { reason: "worker exited 0; pull request #12 is open" });
     });

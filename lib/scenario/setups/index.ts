@@ -37,6 +37,8 @@ export const SETUPS: Record<string, () => Promise<SetupModule>> = {
   "forge-with-missing-worker": () => import("./forge-with-missing-worker.ts"),
   "forge-with-tmux-worker": () => import("./forge-with-tmux-worker.ts"),
   "forge-with-tmux-asking-worker": () => import("./forge-with-tmux-asking-worker.ts"),
+  "forge-with-tmux-demo-worker": () => import("./forge-with-tmux-demo-worker.ts"),
+  "forge-with-three-slots": () => import("./forge-with-three-slots.ts"),
   "forge-with-tmux-worker-job": () => import("./forge-with-tmux-worker-job.ts"),
   "forge-with-tmux-tabs": () => import("./forge-with-tmux-tabs.ts"),
   "forge-with-tmux-running-tab": () => import("./forge-with-tmux-running-tab.ts"),
