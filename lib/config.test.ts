@@ -214,7 +214,7 @@ test("token, api_token and friends are refused wherever they are, repository tab
 
 test("github.author and github.token_env (a variable's name, not a credential) are accepted", async () => {
   const config = await parseConfig("[github]\nauthor = \"octocat\"\ntoken_env = \"GITHUB_TOKEN\"\n", PATH);
-  assert.equal(config.github, { api_base: "https://api.github.com", author: "octocat", token_env: "GITHUB_TOKEN", label: "robot-army" });
+  assert.equal(config.github, { api_base: "https://api.github.com", author: "octocat", token_env: "GITHUB_TOKEN", reviewers: [], label: "robot-army" });
   assert.is((await parseConfig("[github]\ntoken_env = \"_RA_TOKEN2\"\n", PATH)).github.token_env, "_RA_TOKEN2");
 });
 
