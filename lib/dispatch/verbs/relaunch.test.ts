@@ -1,6 +1,8 @@
 import { test } from "uvu";
 import * as assert from "uvu/assert";
+import { readFileSync } from "node:fs";
 import { listRecords } from "../../sessions/records.ts";
+import { feedbackOf, keepFeedback } from "../../intake/feedback.ts";
 import { queryAudit } from "../../store/audit.ts";
 import { rejects } from "../../testing/rejects.ts";
 import { getItem } from "../../work-items/queries.ts";
@@ -72,6 +74,31 @@ test("with no earlier session on record (a rebuilt database) it is attempt 1, as
     assert.ok(body.includes("(attempt 1)"));
     assert.is(body.split("\n").at(-1), "No earlier session is on record; the worker was started with its resume option in the same worktree.");
     assert.not.ok(body.includes("Continues:"));
+  }));
+
+test("a headless worker's feedback is given in its next attempt's prompt, once: the launch carries it and it is marked given", () =>
+  withWorld(template, async ({ store, deps }) => {
+    await dispatchReady(deps);
+    await stopAll(deps);
+    keepFeedback(store, "demo/widgets", {
+      item: 1, finished: false, source: "comment", github_id: "991", pull_request: null, author: "owner",
+      what: "commented on issue #1", body: "Use the new API, please.", url: "https://forge.test/demo/widgets/issues/1#issuecomment-991", created_at: "2026-01-15T10:00:00Z",
+    });
+    const outcome = await relaunchItem(deps, 1, { how: "restart" });
+    const record = listRecords(deps.sessionRoot).find((r) => r.id === outcome.session!.id)!;
+    assert.ok(record.env.RA_PROMPT_FILE, "a fresh attempt is given its prompt");
+    const prompt = readFileSync(record.env.RA_PROMPT_FILE, "utf8");
+    assert.match(prompt, "## Feedback on this work");
+    assert.match(prompt, "@owner commented on issue #1 (2026-01-15T10:00:00Z, https://forge.test/demo/widgets/issues/1#issuecomment-991):\n\n> Use the new API, please.");
+    const [given] = feedbackOf(store, 1);
+    assert.equal([given.delivered_how, given.delivered_session], ["prompt", outcome.session!.id]);
+    const launch = queryAudit(store, { kind: "session.launch", item: 1 }).filter((r) => r.phase === "intent").at(-1)!;
+    assert.is(given.delivery_action, launch.actionId, "carried by that launch");
+    // The next attempt does not give it again.
+    await stopAll(deps);
+    await relaunchItem(deps, 1, { how: "restart" });
+    const again = listRecords(deps.sessionRoot).at(-1)!;
+    assert.not.match(readFileSync(again.env.RA_PROMPT_FILE, "utf8"), "## Feedback on this work");
   }));
 
 test("resume and restart refuse while a live session works for the item, and change nothing", () =>
