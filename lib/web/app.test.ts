@@ -11,6 +11,7 @@ import { appendAudit, queryAudit } from "../store/audit.ts";
 import type { Store } from "../store/open.ts";
 import { atTime, makeItem, withStore } from "../testing/items.ts";
 import { recordSession } from "../work-items/sessions.ts";
+import { keepFeedback } from "../intake/feedback.ts";
 import { transition } from "../work-items/transition.ts";
 import { pause } from "../dispatch/controls.ts";
 import { notifiableSince } from "../notify/events.ts";
@@ -139,6 +140,22 @@ test("what needs you: an item awaiting review is a card with its pull request li
       assert.match(page, /<article class="card awaiting_review" data-item="1"/);
       assert.match(page, /<h2>awaiting your review · /);
       assert.match(page, /review <a href="https:\/\/github.example\/demo\/widgets\/pull\/12" rel="noreferrer noopener">pull request #12<\/a>/);
+    });
+    // Your review comes back: it waits for a worker, so the card says so and puts resume first; the item's page lists it.
+    keepFeedback(store, "demo/widgets", {
+      item: 1, finished: false, source: "review", github_id: "77", pull_request: 12, author: "owner", what: "requested changes on pull request #12",
+      body: "Rename <b>foo</b>.", url: "https://github.example/demo/widgets/pull/12#pullrequestreview-77", created_at: "2026-01-15T10:05:00Z",
+    });
+    await withDashboard(stateDir, async (base) => {
+      const data = await json(`${base}/api/needs`) as { cards: Array<{ kind: string; what: string; commands: string[] }> };
+      assert.equal(data.cards.map((c) => [c.what, c.commands]), [[
+        "feedback waits for its worker (1): @owner requested changes on pull request #12; resume gives it to the worker", ["robot-army resume 1", "robot-army show 1"],
+      ]]);
+      const page = await (await fetch(`${base}/items/1`)).text();
+      assert.match(page, '<h2>Feedback</h2>');
+      assert.match(page, '@owner <a href="https://github.example/demo/widgets/pull/12#pullrequestreview-77" rel="noreferrer noopener">requested changes on pull request #12</a>');
+      assert.match(page, "waiting for its worker to be idle (or to be resumed)");
+      assert.match(page, "<blockquote>Rename &lt;b&gt;foo&lt;/b&gt;.</blockquote>", "its words escaped");
     });
   }));
 
