@@ -25,6 +25,7 @@ import { refreshBlockers } from "../intake/dependencies.ts";
 import { deliverFeedback } from "../dispatch/feedback-delivery.ts";
 import { reportLines } from "../intake/report.ts";
 import { redact } from "../redact.ts";
+import { printable } from "../printable.ts";
 import { appendAudit, lastAuditId, newLogCursor, queryAudit } from "../store/audit.ts";
 import type { LogCursor } from "../store/audit.ts";
 import { listItems } from "../work-items/queries.ts";
@@ -346,11 +347,18 @@ async function pullRequests(deps: TickDeps, result: TickResult): Promise<void> {
   // What the owner and the reviewers they trust said, for the repositories just asked; what it takes is given by the feedback step.
   const gathered = await gatherFeedback(deps, refresh.asked);
   result.feedback = { ...result.feedback, taken: gathered.taken.length, strangers: gathered.strangers };
-  if (gathered.taken.length || gathered.strangers) {
-    const named = gathered.taken.slice(0, 10).map((f) => `item ${f.item}: @${f.author} ${f.what}${f.delivered_how === "not delivered" ? " (the item is finished: shown, not given)" : ""}`);
+  if (gathered.taken.length || gathered.strangers || gathered.edited) {
+    // Outside text (a login, a path, a check's name) is escaped for the terminal.
+    const named = gathered.taken.slice(0, 10).map((f) => `item ${f.item}: @${printable(f.author)} ${printable(f.what)}${f.delivered_how === "not delivered" ? " (the item is finished: shown, not given)" : ""}`);
     const more = gathered.taken.length - named.length;
-    const strangers = gathered.strangers ? `${named.length ? "; " : ""}${gathered.strangers} by someone neither the owner nor a listed reviewer, left out` : "";
-    deps.report({ event: "feedback", line: `feedback: ${named.join(", ")}${more ? ` and ${more} more` : ""}${strangers}`, taken: gathered.taken.map((f) => f.id), strangers: gathered.strangers });
+    const apart = [
+      ...(gathered.strangers ? [`${gathered.strangers} by someone neither the owner nor a listed reviewer, left out`] : []),
+      ...(gathered.edited ? [`${gathered.edited} edited after ${gathered.edited === 1 ? "it was" : "they were"} written, left out (who edited a comment cannot be told)`] : []),
+    ];
+    deps.report({
+      event: "feedback", line: `feedback: ${[...(named.length ? [`${named.join(", ")}${more ? ` and ${more} more` : ""}`] : []), ...apart].join("; ")}`,
+      taken: gathered.taken.map((f) => f.id), strangers: gathered.strangers, edited: gathered.edited,
+    });
   }
   // Followed even when a repository failed: what the store holds of the others is known.
   for (const move of followPullRequests(deps.store)) {

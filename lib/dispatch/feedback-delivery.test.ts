@@ -52,7 +52,14 @@ function piece(store: Store, item: number, id: number, more: { author?: string; 
 }
 
 async function deps(w: TmuxWorkers, store: Store) {
-  return { store, sessionRoot: w.sessionRoot, host: HOST, terminalLauncher: w.terminalLauncher, config: await configFrom('[worker]\nbinary = "sh"\nprofile = "generic"\n') };
+  return { store, sessionRoot: w.sessionRoot, stateDir: join(w.dir, "state"), host: HOST, terminalLauncher: w.terminalLauncher, config: await configFrom('[worker]\nbinary = "sh"\nprofile = "generic"\n') };
+}
+
+/** The file a typed line says holds its feedback in full, read. */
+function fileOf(line: string): string {
+  const path = / All of it, in full: the file (\S+\.md)\. /.exec(line)?.[1];
+  assert.ok(path, `no file named in: ${line}`);
+  return readFileSync(path!, "utf8");
 }
 
 const lines = (file: string) => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
@@ -76,7 +83,10 @@ test("feedback waits while its worker is at work, is typed once it is idle as on
     const got = await waitFor("the feedback typed", () => lines(worker.typed).length === 1 && lines(worker.typed));
     assert.match(got[0], "@owner requested changes on pull request #13");
     assert.match(got[0], '"Please rename foo to bar. And \\"quote\\" this; $(rm -rf /) [31m"', "its words quoted on one line, the escape's control character dropped");
-    assert.match(got[0], "pullrequestreview-45");
+    // In full in a file of the item's prompt folder, with where it was written.
+    const full = fileOf(got[0]);
+    assert.match(full, "pullrequestreview-45");
+    assert.match(full, "> Please rename foo to bar.\n> And \"quote\" this;");
     const row = feedbackOf(store, worker.item)[0];
     assert.equal([row.id, row.delivered_how, row.delivered_session], [first.id, "typed", worker.session]);
     const audit = queryAudit(store, { kinds: ["feedback.delivered"] });
@@ -139,6 +149,33 @@ test("a claim a crash left before its effect began is released a minute on (noth
   });
 }));
 
+test("a failed check of a head since moved on from is shown, never typed; a piece another start has claimed is left to it", () => withTmuxWorkers(async (w) => {
+  await withStore(async (store) => {
+    const d = { ...(await deps(w, store)), config: await configFrom('[worker]\nbinary = "demo-worker"\n') };
+    const worker = await liveWorker(w, store, 6, "idle");
+    store.statement(
+      `INSERT INTO pull_requests (repo, number, head_branch, head_sha, state, merged_at, updated_at, html_url, seen_at)
+       VALUES ('demo/widgets', 13, 'robot-army/issue-6', 'bbbb', 'open', NULL, '2026-01-15T09:40:00Z', 'http://forge.test/demo/widgets/pull/13', '2026-01-15T09:40:00Z')`,
+    ).run();
+    const check = (sha: string) => keepFeedback(store, "demo/widgets", {
+      item: worker.item, finished: false, source: "check", github_id: `${sha}:check:tests`, pull_request: 13, author: "forge-ci",
+      what: `check "tests" failed on ${sha} of pull request #13`, body: "", url: `https://ci.example/${sha}`, created_at: "2026-01-15T09:40:00Z",
+    })!;
+    const old = check("aaaa");
+    const current = check("bbbb");
+    const taken = piece(store, worker.item, 31);
+    store.statement("UPDATE feedback SET delivery_action = 'pending 2026-01-15T09:59:50Z 3333' WHERE id = ?").run(taken.id);
+    const pass = await atTimeAsync(T0, () => deliverFeedback(d));
+    assert.equal({ messages: pass.messages, pieces: pass.pieces }, { messages: 1, pieces: 1 });
+    const typed = await waitFor("the current check typed", () => lines(worker.typed).length === 1 && lines(worker.typed)[0]);
+    assert.match(typed, 'check "tests" failed on bbbb of pull request #13');
+    assert.not.match(typed, "aaaa");
+    assert.not.match(typed, "(31)", "claimed by another start: not typed here");
+    const rows = new Map(feedbackOf(store, worker.item).map((f) => [f.id, f.delivered_how]));
+    assert.equal([rows.get(old.id), rows.get(current.id), rows.get(taken.id)], ["superseded", "typed", null]);
+  });
+}));
+
 test("a worker whose session ended has nothing typed (resume gives it); a finished item's feedback is shown and given to no one", () => withTmuxWorkers(async (w) => {
   await withStore(async (store) => {
     const d = { ...(await deps(w, store)), config: await configFrom('[worker]\nbinary = "demo-worker"\n') };
@@ -162,10 +199,12 @@ test("a worker whose session ended has nothing typed (resume gives it); a finish
 test("the message is one line that can be typed, within the limit, however many and long the pieces", () => {
   const long = "word ".repeat(2000);
   const pieces = Array.from({ length: 5 }, (_, i) => ({ author: "owner", what: `commented on src/file${i}.ts line ${i}`, body: `${long}\n\u2028\u0085`, url: `https://github.com/o/r/pull/1#discussion_r${i}` }));
-  const message = feedbackMessage({ id: 1, repo: "o/r", issue: 7 }, pieces, 3);
+  const message = feedbackMessage({ id: 1, repo: "o/r", issue: 7 }, pieces, 3, "/state/prompts/item-1/feedback-x.md");
   assert.is(unsendable(message), null);
   assert.ok([...message].length <= SEND_LIMIT);
-  for (let i = 0; i < 5; i++) assert.match(message, `discussion_r${i}`, "every piece's link survives the cut");
+  for (let i = 0; i < 5; i++) assert.match(message, `src/file${i}.ts line ${i}`, "every piece is named, however long the words");
+  assert.match(message, "All of it, in full: the file /state/prompts/item-1/feedback-x.md.", "and the file that holds them survives the cut");
+  assert.not.match(message, "discussion_r", "no link to a page strangers may write on");
   assert.match(message, "3 more pieces");
 });
 

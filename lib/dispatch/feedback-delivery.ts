@@ -25,7 +25,8 @@ import { getItem } from "../work-items/queries.ts";
 import { latestSession } from "../work-items/sessions.ts";
 import { workerIdleness } from "../work-items/idleness.ts";
 import { transition } from "../work-items/transition.ts";
-import { feedbackMessage } from "./feedback-message.ts";
+import { feedbackMessage, writeFeedbackFile } from "./feedback-message.ts";
+import { printable } from "../printable.ts";
 import { typeIntoWorker } from "./verbs/send.ts";
 import type { SendDeps } from "./verbs/send.ts";
 
@@ -38,6 +39,8 @@ export const FEEDBACK_SPACING_MS = 60_000;
 /** What delivery works with. */
 export interface FeedbackDeliveryDeps extends SendDeps {
   config: Pick<Config, "worker">;
+  /** Where the file holding each message's feedback in full is written (the item's prompt folder). */
+  stateDir: string;
 }
 
 /** What one pass of delivery did. */
@@ -63,23 +66,37 @@ export async function deliverFeedback(deps: FeedbackDeliveryDeps): Promise<Feedb
       markDelivered(deps.store, waiting, "not delivered", null);
       continue;
     }
+    // A failed check or a conflict of a head the worker has since moved on from is old news: shown, never typed.
+    const stale = waiting.filter((piece) => superseded(deps.store, piece));
+    markDelivered(deps.store, stale, "superseded", null);
+    const current = waiting.filter((piece) => !stale.includes(piece));
+    if (!current.length) continue;
     const session = latestSession(deps.store, id);
     const why = await heldBecause(deps, session, id);
     if (why) {
       result.held++;
       continue;
     }
-    const pieces = waiting.slice(0, FEEDBACK_PER_MESSAGE);
-    const text = feedbackMessage(item, pieces, waiting.length - pieces.length);
-    const claim = claimFeedback(deps.store, pieces);
+    // Only the pieces this pass claims: another process (a resume's launch) may have claimed some since they were read.
+    const claim = claimFeedback(deps.store, current.slice(0, FEEDBACK_PER_MESSAGE));
+    if (!claim) continue;
+    const pieces = current.filter((piece) => claim.ids.includes(piece.id));
+    let bound: string | undefined;
     try {
+      const file = writeFeedbackFile(deps.stateDir, id, `feedback-${claim.token.split(" ").at(-1)}.md`, pieces);
+      const text = feedbackMessage(item, pieces, current.length - pieces.length, file);
       const sent = await typeIntoWorker(deps, id, text, {
         kind: "feedback.delivered",
-        body: { feedback: pieces.map((p) => p.id), github_ids: pieces.map((p) => `${p.source}:${p.github_id}`), feedback_claim: claim },
-        typing: (actionId) => bindFeedback(deps.store, claim, actionId),
+        body: { feedback: pieces.map((p) => p.id), github_ids: pieces.map((p) => `${p.source}:${p.github_id}`), feedback_claim: claim.token, file },
+        // The session judged idle, and no other: one started since is not typed into.
+        session: session!.id,
+        typing: (actionId) => {
+          bound = actionId;
+          bindFeedback(deps.store, claim.token, actionId);
+        },
       });
-      markDelivered(deps.store, pieces, "typed", session!.id);
-      if (item.state === "awaiting_review") transition(deps.store, id, "active", { reason: `feedback given to its worker: ${pieces.map((p) => `@${p.author} ${p.what}`).join("; ")}` });
+      markDelivered(deps.store, pieces, "typed", sent.sessionId);
+      if (item.state === "awaiting_review") transition(deps.store, id, "active", { reason: `feedback given to its worker: ${pieces.map((p) => `@${printable(p.author)} ${printable(p.what)}`).join("; ")}` });
       result.messages++;
       result.pieces += pieces.length;
       result.events.push({
@@ -87,9 +104,13 @@ export async function deliverFeedback(deps: FeedbackDeliveryDeps): Promise<Feedb
         item: id, session: sent.session, feedback: pieces.map((p) => p.id),
       });
     } catch (error) {
-      // Nothing was typed (a refusal comes before the typing): the pieces wait for the next pass.
-      releaseFeedback(deps.store, claim);
-      if (!(error instanceof PreconditionError)) throw error;
+      // A refusal (before the typing, or the worker's pane no longer there to type into) typed nothing: the pieces wait for
+      // the next pass. Any other failure may have come mid-typing: the pieces stay carried by it, never typed again.
+      if (!(error instanceof PreconditionError)) {
+        if (bound === undefined) releaseFeedback(deps.store, claim.token);
+        throw error;
+      }
+      releaseFeedback(deps.store, claim.token, bound);
       result.held++;
       result.events.push({ event: "feedback_held", line: `item ${id}: feedback not typed: ${error.message}`, item: id });
     }
@@ -120,13 +141,13 @@ const CLAIM_SETTLE_MS = 60_000;
  * its prompt), before its intent is written, and returns the claim the intent names
  * (`feedback_claim`); null when there are none. A claimed piece is not given by anything else.
  */
-export function claimFeedback(store: Store, pieces: readonly FeedbackRow[]): string | null {
+export function claimFeedback(store: Store, pieces: readonly FeedbackRow[]): { token: string; ids: number[] } | null {
   if (!pieces.length) return null;
-  const claim = `${PENDING}${isoSeconds(now())} ${globalThis.crypto.randomUUID()}`;
-  store.transaction(() => {
-    for (const piece of pieces) store.statement("UPDATE feedback SET delivery_action = ? WHERE id = ? AND delivered_at IS NULL").run(claim, piece.id);
-  });
-  return claim;
+  const token = `${PENDING}${isoSeconds(now())} ${globalThis.crypto.randomUUID()}`;
+  const ids = store.transaction(() => pieces.flatMap((piece) => (store.statement(
+    "UPDATE feedback SET delivery_action = ? WHERE id = ? AND delivered_at IS NULL AND delivery_action IS NULL RETURNING id",
+  ).get(token, piece.id) as { id: number } | undefined)?.id ?? []));
+  return ids.length ? { token, ids } : null;
 }
 
 /** The claimed pieces carried by the effect `actionId`, once its intent is written and before it acts: one cut short never gives them again. */
@@ -134,9 +155,16 @@ export function bindFeedback(store: Store, claim: string | null, actionId: strin
   if (claim !== null) store.statement("UPDATE feedback SET delivery_action = ? WHERE delivery_action = ?").run(actionId, claim);
 }
 
-/** The claimed pieces back to waiting: nothing was given. */
-export function releaseFeedback(store: Store, claim: string | null): void {
-  if (claim !== null) store.statement("UPDATE feedback SET delivery_action = NULL WHERE delivery_action = ? AND delivered_at IS NULL").run(claim);
+/** The claimed pieces back to waiting, under their claim or the action it was bound to: nothing was given. */
+export function releaseFeedback(store: Store, claim: string | null, bound?: string): void {
+  if (claim !== null) store.statement("UPDATE feedback SET delivery_action = NULL WHERE delivery_action IN (?, ?) AND delivered_at IS NULL").run(claim, bound ?? claim);
+}
+
+/** Whether a failed check or a conflict is of a head its pull request has moved on from (its GitHub id starts with the head). */
+function superseded(store: Store, piece: FeedbackRow): boolean {
+  if ((piece.source !== "check" && piece.source !== "conflict") || piece.pull_request === null) return false;
+  const pull = store.statement("SELECT head_sha FROM pull_requests WHERE repo = ? AND number = ?").get(piece.repo, piece.pull_request) as { head_sha: string } | undefined;
+  return pull !== undefined && !piece.github_id.startsWith(`${pull.head_sha}:`);
 }
 
 /**
@@ -157,7 +185,7 @@ function settleFeedbackClaims(store: Store): void {
 }
 
 /** Records how the pieces were given (or that they are given to no one), and to which session. */
-export function markDelivered(store: Store, pieces: readonly FeedbackRow[], how: "typed" | "resume" | "prompt" | "not delivered", session: string | null): void {
+export function markDelivered(store: Store, pieces: readonly FeedbackRow[], how: NonNullable<FeedbackRow["delivered_how"]>, session: string | null): void {
   const at = isoSeconds(now());
   store.transaction(() => {
     for (const piece of pieces) {

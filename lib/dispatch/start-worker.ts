@@ -36,7 +36,8 @@ import { failureComment } from "./comments.ts";
 import type { SessionPlace } from "./comments.ts";
 import type { DispatchDeps } from "./dispatch-deps.ts";
 import { editorsOf } from "../intake/issue-trust.ts";
-import { composePrompt, feedbackSection, writePromptFile } from "./prompt.ts";
+import { composePrompt, writePromptFile } from "./prompt.ts";
+import { writeFeedbackFile } from "./feedback-message.ts";
 import { readRepoInstructions, startingCommit } from "./repo-instructions.ts";
 import type { RepoInstructions } from "./repo-instructions.ts";
 import { freeSessionName } from "./session-name.ts";
@@ -84,11 +85,18 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
   let comment: { purpose: string; body: string };
   // The feedback not given yet, which this start gives: in a fresh start's prompt, or at a resume.
   let feedback: FeedbackRow[] = [];
-  let claim: string | null = null;
+  let claim: { token: string; ids: number[] } | null = null;
+  let bound: string | undefined;
   try {
     worktree = await start.worktree();
     name = freeSessionName(deps.sessionRoot, item, attempt);
-    feedback = waitingFeedback(store, item.id);
+    // Claimed before it is written anywhere, and only what this start claims: the daemon may be typing some of it meanwhile.
+    // A resumed agent that takes a first message is pointed at it; any other resumed worker is typed it once idle.
+    if (start.prompt || (start.resume && hooksOf(deps.config.worker.profile))) {
+      const waiting = waitingFeedback(store, item.id);
+      claim = claimFeedback(store, waiting);
+      feedback = claim ? waiting.filter((piece) => claim!.ids.includes(piece.id)) : [];
+    }
     const promptFile = start.prompt ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), composePrompt({
       item: item.id, repo: item.repo, issue: item.issue, title: item.title, body: item.body,
       branch: worktree.branch, worktree: worktree.path, episodeKey: key, episodeByHooks: hooksOf(deps.config.worker.profile),
@@ -98,11 +106,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       instructions: await worktreeInstructions(worktree.path, baseBranchOf(deps.store, deps.config, item.repo)),
       feedback,
     })) : undefined;
-    // A resumed agent that takes a first message is pointed at the feedback that came while it was stopped; any other is typed it once idle.
-    const feedbackFile = !start.prompt && start.resume && hooksOf(deps.config.worker.profile) && feedback.length
-      ? writePromptFile(join(deps.stateDir, "prompts", `item-${item.id}`), feedbackSection(feedback).join("\n"), `feedback-${sessionId}.md`)
-      : undefined;
-    if (!promptFile && !feedbackFile) feedback = [];
+    const feedbackFile = !start.prompt && feedback.length ? writeFeedbackFile(deps.stateDir, item.id, `feedback-${sessionId}.md`, feedback) : undefined;
     const profile = { sessionId, episodeKey: key, resume: start.resume, robotArmy: writeWorkerLauncher(deps.stateDir), promptFile, feedbackFile, worktree: worktree.path, env: deps.launcher.workerEnv() };
     const spec = workerSpec(deps, item, {
       name, sessionId, episodeKey: key, cwd: worktree.path, argv: workerArgv(deps.config.worker, profile), promptFile,
@@ -112,7 +116,6 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
     comment = { purpose: start.comment.purpose, body: start.comment.body({ host: deps.host, name, id: sessionId, branch: worktree.branch, worktree: worktree.path }, attempt) };
     // Audited (DESIGN rule 3): a crash mid-launch is settled from the managed session's record and the process table.
     // The intent holds all its row needs (lib/daemon/adopt-worker.ts adopts the worker from it when the crash came before the row).
-    claim = claimFeedback(store, feedback);
     launched = await auditEffect(
       store,
       {
@@ -121,7 +124,7 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
           session: name, session_id: sessionId, cwd: worktree.path, branch: worktree.branch, attempt, profile: deps.config.worker.profile, episode_key: key,
           ...deps.launcher.placeOf({ item: item.id, name }), comment,
           // The feedback its prompt or first message gives (lib/dispatch/feedback-delivery.ts): never given twice.
-          ...(claim ? { feedback_claim: claim } : {}),
+          ...(claim ? { feedback_claim: claim.token } : {}),
           // What the item's move to active records beside the session (a resume's earlier session), so an adopted worker's does too.
           ...(start.becameActive.details ? { active_details: start.becameActive.details } : {}),
           // A child still starting when this process dies may write its record until the launch would have given up:
@@ -132,14 +135,16 @@ export async function startWorker(deps: DispatchDeps, item: WorkItem, start: Wor
       // The profile readies the worktree as part of the launch (Claude Code's hooks: the owner's settings file, merged).
       async (actionId) => {
         // Carried by this launch before it starts: a crash that cuts it short never gives them twice.
-        bindFeedback(store, claim, actionId);
+        bound = actionId;
+        bindFeedback(store, claim?.token ?? null, actionId);
         await prepareWorktree(deps.config.worker, worktree.path, profile);
         return await deps.launcher.launch(spec);
       },
       (started) => ({ session_id: started.sessionId, launcher: started.launcher, marker: started.marker, terminal: started.terminal }),
     );
   } catch (error) {
-    releaseFeedback(store, claim);
+    // Not started: what it claimed waits again.
+    releaseFeedback(store, claim?.token ?? null, bound);
     return await failStart(deps, item, attempt, errorText(error), { tellIssue: true });
   }
   let row;

@@ -88,10 +88,45 @@ test("the owner's words name blockers, a stranger's do not; one that cannot be r
       assert.is(blockedReason(store, one), null, "in a cycle: not waited on");
       assert.is(blockedReason(store, other), null);
       const cycles = listAnomalies(store, { open: true }).filter((a) => a.kind === "dependency_cycle");
-      assert.equal(cycles.map((a) => [a.item, a.detail.split(":")[0]]), [[one.id, "issues demo/widgets#2 → demo/widgets#3 → demo/widgets#2 block each other"]]);
+      assert.equal(cycles.map((a) => [a.item, a.detail.split(":")[0]]), [[one.id, "issues demo/widgets#2, demo/widgets#3 block each other"]]);
       await refreshBlockers({ store, github, config }, { includeSimulated: false });
       assert.is(listAnomalies(store, { open: true }).filter((a) => a.kind === "dependency_cycle").length, 1, "raised once");
       assert.equal(dispatchQueue(store, config).queue.map((q) => q.item.id).sort(), [one.id, other.id, stranger.id].sort());
+
+      // A cycle lifts only its own members' wait on one another: another open blocker still counts.
+      store.statement("UPDATE work_items SET body = ? WHERE id = ?").run("Blocked by #3 and #5.", one.id);
+      await refreshBlockers({ store, github, config }, { includeSimulated: false });
+      assert.is(blockedReason(store, one), "blocked by demo/widgets#5 (open, named in its words); dispatched once it closes");
+      assert.is(blockedReason(store, other), null);
+    } finally {
+      store.close();
+    }
+  }));
+
+test("an item GitHub says is blocked stays blocked while its blockers cannot be read, and one never read is asked once", () =>
+  template.use(async (t) => {
+    const store = await testStore(t);
+    try {
+      const config = await forgeConfig(t);
+      onboard(store, "demo/widgets");
+      const github = await connectGitHub(config, store, quickOptions());
+      const blocked = readyItem(store, 2);
+      const never = readyItem(store, 3);
+      noteGitHubBlockers(store, blocked.id, { blocked_by: { open: 1, total: 1 } });
+      await t.hook("POST", "/_forge/faults", { method: "GET", path: "/repos/demo/widgets/issues/2/dependencies/blocked_by", status: 502, times: 10 });
+      const failed = await refreshBlockers({ store, github, config }, { includeSimulated: false });
+      assert.equal([failed.failed.length, failed.blocked], [1, 1]);
+      assert.is(blockedReason(store, blocked), "blocked by issues GitHub's dependencies name, not read yet; dispatched once they close");
+      assert.equal(dispatchQueue(store, config).blocked.map((b) => b.item.id), [blocked.id]);
+      // Item 3 was never read (an item from before they were kept): asked on the first pass, found free, and not asked again.
+      const before = (await t.hook("GET", "/_forge/stats")).body as { total: number };
+      await t.hook("DELETE", "/_forge/faults");
+      await refreshBlockers({ store, github, config }, { includeSimulated: false });
+      await refreshBlockers({ store, github, config }, { includeSimulated: false });
+      const after = (await t.hook("GET", "/_forge/stats")).body as { total: number };
+      assert.is(blockedReason(store, never), null);
+      assert.is(blockedReason(store, blocked), null, "its blockers read at last: none open on the forge");
+      assert.is(after.total - before.total, 1, "item 2's blockers read once they can be; nothing asked again while none is open");
     } finally {
       store.close();
     }

@@ -43,7 +43,7 @@ export interface DependencyDeps {
 
 /** Notes what GitHub says blocks the item's issue, as the poll read it (the blockers are asked only of an item with some). */
 export function noteGitHubBlockers(store: Store, item: number, issue: Pick<GitHubIssue, "blocked_by">): void {
-  store.statement("UPDATE work_items SET blocked_by_total = ? WHERE id = ?").run(issue.blocked_by?.total ?? null, item);
+  store.statement("UPDATE work_items SET blocked_by_open = ? WHERE id = ?").run(issue.blocked_by?.open ?? null, item);
 }
 
 /**
@@ -77,56 +77,79 @@ export interface BlockersRefreshed {
   events: DaemonEvent[];
 }
 
-/** Asks again what blocks each ready item that has a blocker (GitHub's or its owner's words); raises the cycles found. */
+/**
+ * Asks again what blocks each ready item that may have a blocker: GitHub says it has open ones
+ * (or was never asked: an item from before they were kept), one was open when last asked, or
+ * its owner's words name one not known closed. Raises the cycles found.
+ */
 export async function refreshBlockers(deps: DependencyDeps, options: { includeSimulated: boolean }): Promise<BlockersRefreshed> {
   const result: BlockersRefreshed = { asked: 0, blocked: 0, released: 0, failed: [], events: [] };
   const owner = deps.config.github.author?.toLowerCase();
   for (const item of listItems(deps.store, { states: ["ready"], includeSimulated: options.includeSimulated })) {
     const named = owner !== undefined && item.author.toLowerCase() === owner ? textBlockers(`${item.title}\n${item.body}`, item.repo) : [];
-    const total = (deps.store.statement("SELECT blocked_by_total AS n FROM work_items WHERE id = ?").get(item.id) as { n: number | null }).n ?? 0;
+    const open = githubOpen(deps.store, item.id);
     const before = blockersOf(deps.store, item.id);
-    if (!named.length && total === 0 && !before.length) continue;
+    const knownClosed = (b: { repo: string; issue: number }, source: Blocker["source"]) =>
+      before.some((x) => x.source === source && x.repo.toLowerCase() === b.repo.toLowerCase() && x.issue === b.issue && x.state === "closed");
+    const askGitHub = open === null || open > 0 || before.some((b) => b.source === "github" && blocks(b));
+    const askWords = named.filter((b) => !knownClosed(b, "text"));
+    if (!askGitHub && !askWords.length && named.length === before.filter((b) => b.source === "text").length) continue;
     result.asked++;
     const at = isoSeconds(now());
-    const found: Blocker[] = [];
+    let found: Blocker[] = [];
     try {
-      if (total > 0) {
-        for (const b of await deps.github.issueBlockers(item.repo, item.issue)) found.push({ repo: b.repo, issue: b.number, source: "github", state: b.state, checked_at: at });
-      }
+      if (askGitHub) {
+        const listed = await deps.github.issueBlockers(item.repo, item.issue).catch((error: unknown) => {
+          // A GitHub without issue dependencies has no such list: nothing blocks the item there.
+          if ((error as { status?: number }).status === 404) return [];
+          throw error;
+        });
+        found.push(...listed.map((b) => ({ repo: b.repo, issue: b.number, source: "github" as const, state: b.state, checked_at: at })));
+      } else found.push(...before.filter((b) => b.source === "github"));
       for (const b of named) {
-        const state = await deps.github.getIssue(b.repo, b.issue).then((issue) => issue.state, () => "unknown" as const);
+        const state = knownClosed(b, "text") ? "closed" as const : await deps.github.getIssue(b.repo, b.issue).then((issue) => issue.state, () => "unknown" as const);
         found.push({ ...b, source: "text", state, checked_at: at });
       }
     } catch (error) {
+      // Unread, an item GitHub says is blocked stays blocked (blockedReason): unknown is never taken for free.
       result.failed.push(`item ${item.id} (${item.repo}#${item.issue}): ${error instanceof Error ? error.message : String(error)}`);
+      if (blockedReason(deps.store, item)) result.blocked++;
       continue;
     }
-    const wasBlocked = before.some(blocks);
+    found = [...new Map(found.map((b) => [`${b.source} ${b.repo.toLowerCase()}#${b.issue}`, b])).values()];
+    const wasBlocked = before.some(blocks) || (open ?? 0) > 0;
     deps.store.transaction(() => {
       deps.store.statement("DELETE FROM item_blockers WHERE item = ?").run(item.id);
       for (const b of found) {
-        deps.store.statement("INSERT OR REPLACE INTO item_blockers (item, repo, issue, source, state, checked_at) VALUES (?, ?, ?, ?, ?, ?)")
+        deps.store.statement("INSERT INTO item_blockers (item, repo, issue, source, state, checked_at) VALUES (?, ?, ?, ?, ?, ?)")
           .run(item.id, b.repo, b.issue, b.source, b.state, b.checked_at);
       }
+      // What the list just said is newer than the issue the poll read.
+      if (askGitHub) deps.store.statement("UPDATE work_items SET blocked_by_open = ? WHERE id = ?").run(found.filter((b) => b.source === "github" && b.state === "open").length, item.id);
     });
-    const blocked = found.some(blocks);
+    const blocked = blockedReason(deps.store, item) !== null;
     if (blocked) result.blocked++;
-    if (wasBlocked && !blocked) {
+    if (wasBlocked && !blocked && before.some(blocks)) {
       result.released++;
       result.events.push({ event: "unblocked", line: `item ${item.id} (${item.repo}#${item.issue}) is no longer blocked: ${[...new Set(before.filter(blocks).map((b) => `${b.repo}#${b.issue}`))].join(", ")} closed`, item: item.id });
-    } else if (blocked && !wasBlocked) {
+    } else if (blocked && !before.some(blocks)) {
       result.events.push({ event: "blocked", line: `item ${item.id} (${item.repo}#${item.issue}) waits: ${blockedReason(deps.store, item)!}`, item: item.id });
     }
   }
   for (const cycle of dependencyCycles(deps.store)) {
-    const path = [...cycle, cycle[0]].map((i) => `${i.repo}#${i.issue}`).join(" → ");
+    const path = cycle.map((i) => `${i.repo}#${i.issue}`).join(", ");
     const { raised } = raiseAnomaly(deps.store, {
       kind: "dependency_cycle", actionId: cycle.map((i) => `${i.repo}#${i.issue}`).sort().join(" "), repo: cycle[0].repo, item: cycle[0].id,
-      detail: `issues ${path} block each other: robot-army does not wait on them, and dispatches them as if unblocked; check their dependencies on GitHub`,
+      detail: `issues ${path} block each other: robot-army does not wait on them for one another (other blockers still count); check their dependencies on GitHub`,
     });
-    if (raised) result.events.push({ event: "dependency_cycle", line: `dependency cycle: ${path}; not waited on`, items: cycle.map((i) => i.id) });
+    if (raised) result.events.push({ event: "dependency_cycle", line: `dependency cycle: ${path} block each other; not waited on for one another`, items: cycle.map((i) => i.id) });
   }
   return result;
+}
+
+/** How many open issues GitHub last said block the item's issue; null when never read. */
+function githubOpen(store: Store, item: number): number | null {
+  return (store.statement("SELECT blocked_by_open AS n FROM work_items WHERE id = ?").get(item) as { n: number | null } | undefined)?.n ?? null;
 }
 
 /** The item's blockers as last asked. */
@@ -141,13 +164,20 @@ function blocks(b: Pick<Blocker, "state">): boolean {
 
 /**
  * Why a ready item waits for other issues (`blocked by demo/widgets#3 (open)`), or null when
- * nothing blocks it, or when it is in a dependency cycle (reported, not waited on).
+ * nothing blocks it. Blockers in a dependency cycle with the item (reported, not waited on)
+ * do not count; any other does. GitHub saying it has open blockers not listed yet blocks it.
  */
 export function blockedReason(store: Store, item: Pick<WorkItem, "id">): string | null {
-  const open = blockersOf(store, item.id).filter(blocks);
-  if (!open.length) return null;
-  if (dependencyCycles(store).some((cycle) => cycle.some((i) => i.id === item.id))) return null;
-  return `blocked by ${describeBlockers(open)}; dispatched once ${open.length === 1 ? "it closes" : "they close"}`;
+  const rows = blockersOf(store, item.id);
+  const open = rows.filter(blocks);
+  const unread = (githubOpen(store, item.id) ?? 0) > 0 && !rows.some((b) => b.source === "github");
+  if (!open.length && !unread) return null;
+  const cycle = dependencyCycles(store).find((c) => c.some((i) => i.id === item.id)) ?? [];
+  const inCycle = (b: Blocker) => cycle.some((i) => i.repo.toLowerCase() === b.repo.toLowerCase() && i.issue === b.issue);
+  const waiting = open.filter((b) => !inCycle(b));
+  if (!waiting.length && !unread) return null;
+  const named = [...(waiting.length ? [describeBlockers(waiting)] : []), ...(unread ? ["issues GitHub's dependencies name, not read yet"] : [])].join(", ");
+  return `blocked by ${named}; dispatched once ${waiting.length + (unread ? 2 : 0) === 1 ? "it closes" : "they close"}`;
 }
 
 function describeBlockers(blockers: readonly Blocker[]): string {
@@ -156,8 +186,9 @@ function describeBlockers(blockers: readonly Blocker[]): string {
 }
 
 /**
- * The cycles among ready items: each a list of items, every one blocked (open, or unread) by
- * the next's issue, the last by the first's. Each cycle once, starting at its lowest item.
+ * The cycles among ready items: each a strongly connected set of items (of two or more, or one
+ * blocked by itself) whose issues block one another, open or unread, found in one pass
+ * (Tarjan's), lowest item first.
  */
 export function dependencyCycles(store: Store): Array<Array<{ id: number; repo: string; issue: number }>> {
   const rows = store.statement(
@@ -166,23 +197,54 @@ export function dependencyCycles(store: Store): Array<Array<{ id: number; repo: 
   ).all() as Array<{ id: number; repo: string; issue: number; blocker_repo: string; blocker: number }>;
   if (!rows.length) return [];
   const key = (repo: string, issue: number) => `${repo.toLowerCase()}#${issue}`;
-  const nodes = new Map<string, { id: number; repo: string; issue: number; next: string[] }>();
+  const nodes = new Map<string, { id: number; repo: string; issue: number; next: Set<string> }>();
   for (const row of rows) {
-    const node = nodes.get(key(row.repo, row.issue)) ?? { id: row.id, repo: row.repo, issue: row.issue, next: [] };
-    node.next.push(key(row.blocker_repo, row.blocker));
+    const node = nodes.get(key(row.repo, row.issue)) ?? { id: row.id, repo: row.repo, issue: row.issue, next: new Set<string>() };
+    node.next.add(key(row.blocker_repo, row.blocker));
     nodes.set(key(row.repo, row.issue), node);
   }
-  const cycles = new Map<string, Array<{ id: number; repo: string; issue: number }>>();
-  const walk = (start: string, at: string, path: string[]) => {
-    for (const next of nodes.get(at)?.next ?? []) {
-      if (next === start) {
-        const members = path.map((k) => nodes.get(k)!);
-        const lowest = members.reduce((low, m, i) => (m.id < members[low].id ? i : low), 0);
-        const ordered = [...members.slice(lowest), ...members.slice(0, lowest)].map(({ id, repo, issue }) => ({ id, repo, issue }));
-        cycles.set(ordered.map((m) => m.id).join(","), ordered);
-      } else if (!path.includes(next) && nodes.has(next)) walk(start, next, [...path, next]);
+  // Tarjan's strongly connected components, iteratively: no recursion to overflow on a long chain.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const cycles: Array<Array<{ id: number; repo: string; issue: number }>> = [];
+  let counter = 0;
+  for (const root of nodes.keys()) {
+    if (index.has(root)) continue;
+    const work: Array<{ node: string; next: Iterator<string> }> = [];
+    const visit = (node: string) => {
+      index.set(node, counter);
+      low.set(node, counter++);
+      stack.push(node);
+      onStack.add(node);
+      work.push({ node, next: [...(nodes.get(node)?.next ?? [])].filter((n) => nodes.has(n))[Symbol.iterator]() });
+    };
+    visit(root);
+    while (work.length) {
+      const top = work.at(-1)!;
+      const step = top.next.next();
+      if (!step.done) {
+        const next = step.value;
+        if (!index.has(next)) visit(next);
+        else if (onStack.has(next)) low.set(top.node, Math.min(low.get(top.node)!, index.get(next)!));
+        continue;
+      }
+      work.pop();
+      if (work.length) low.set(work.at(-1)!.node, Math.min(low.get(work.at(-1)!.node)!, low.get(top.node)!));
+      if (low.get(top.node) !== index.get(top.node)) continue;
+      const members: string[] = [];
+      let member: string;
+      do {
+        member = stack.pop()!;
+        onStack.delete(member);
+        members.push(member);
+      } while (member !== top.node);
+      const selfBlocked = members.length === 1 && nodes.get(members[0])!.next.has(members[0]);
+      if (members.length > 1 || selfBlocked) {
+        cycles.push(members.map((k) => nodes.get(k)!).map(({ id, repo, issue }) => ({ id, repo, issue })).sort((a, b) => a.id - b.id));
+      }
     }
-  };
-  for (const start of nodes.keys()) walk(start, start, [start]);
-  return [...cycles.values()];
+  }
+  return cycles.sort((a, b) => a[0].id - b[0].id);
 }

@@ -24,7 +24,8 @@ export interface FeedbackRow {
   seen_at: string;
   delivery_action: string | null;
   delivered_at: string | null;
-  delivered_how: "typed" | "resume" | "prompt" | "not delivered" | null;
+  /** How it reached the worker; `not delivered` for an item already finished, `superseded` for a check or conflict of a head since moved on from. */
+  delivered_how: "typed" | "resume" | "prompt" | "not delivered" | "superseded" | null;
   delivered_session: string | null;
 }
 

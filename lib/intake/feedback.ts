@@ -27,6 +27,7 @@ import { StoreError } from "../store/store-file.ts";
 import { getItem } from "../work-items/queries.ts";
 import { trackedSessionBranches } from "../work-items/sessions.ts";
 import { RECENTLY_DONE_MS } from "./pull-requests.ts";
+import { printable } from "../printable.ts";
 import { pullChecks } from "./pull-checks.ts";
 import type { FeedbackRow, FeedbackSource, NewFeedback, Tracked, TrackedPull } from "./feedback-types.ts";
 
@@ -49,6 +50,8 @@ export interface FeedbackGathered {
   taken: FeedbackRow[];
   /** Pieces by someone who is neither the owner nor a listed reviewer, left out. */
   strangers: number;
+  /** The owner's or a reviewer's comments edited after they were written, left out: who edited them cannot be told. */
+  edited: number;
   /** Each repository that could not be read, with why: `owner/name: reason`. */
   failed: string[];
   deferredUntil: string | null;
@@ -63,6 +66,18 @@ export const FEEDBACK_BODY_LIMIT = 20_000;
 /** The comments robot-army writes carry its action marker (lib/effects.ts commentMarker): never feedback. */
 const OWN_COMMENT = /<!-- robot-army:action [0-9a-f-]+ -->/;
 
+/**
+ * What a worker's prompt asks it to end each of its own comments and reviews on GitHub with
+ * (lib/dispatch/prompt.ts): a worker writes with the owner's login, and its words coming back
+ * to it as the owner's would loop. Agents mostly follow it; one that does not is still
+ * typed at most a message a minute.
+ */
+export const WORKER_SIGNATURE = "<!-- robot-army:worker -->";
+const WORKER_COMMENT = /<!-- robot-army:worker -->/;
+
+/** How long after its writing a comment's update is taken for its own saving, not an edit. */
+const EDIT_SLACK_MS = 2_000;
+
 /** Whose words reach a worker: the owner and the reviewers listed, by login, in lower case. */
 export function feedbackAuthors(config: Pick<Config, "github">): Set<string> {
   return new Set([config.github.author, ...(config.github.reviewers ?? [])].filter((login): login is string => !!login).map((login) => login.toLowerCase()));
@@ -75,7 +90,7 @@ export function feedbackAuthors(config: Pick<Config, "github">): Set<string> {
  * repository that fails is named in `failed` and the others go on; a store that fails ends it.
  */
 export async function gatherFeedback(deps: FeedbackDeps, repos: readonly string[]): Promise<FeedbackGathered> {
-  const result: FeedbackGathered = { requests: 0, notModified: 0, taken: [], strangers: 0, failed: [], deferredUntil: null };
+  const result: FeedbackGathered = { requests: 0, notModified: 0, taken: [], strangers: 0, edited: 0, failed: [], deferredUntil: null };
   if (!repos.length) return result;
   const authors = feedbackAuthors(deps.config);
   const doneSince = isoSeconds(new Date(now().getTime() - RECENTLY_DONE_MS));
@@ -107,39 +122,57 @@ export async function gatherFeedback(deps: FeedbackDeps, repos: readonly string[
       result.requests += changes.requests;
       result.notModified += changes.notModified;
       const found: NewFeedback[] = [];
-      const consider = (tracked: Tracked | undefined, author: string, at: string, piece: Omit<NewFeedback, "item" | "finished" | "author">) => {
+      const consider = (tracked: Tracked | undefined, author: string, at: string, piece: Omit<NewFeedback, "item" | "finished" | "author">, edited = false) => {
         if (!tracked || Date.parse(at) < tracked.firstStarted) return;
         if (!authors.has(author.toLowerCase())) {
           result.strangers++;
           return;
         }
+        // Anyone with write access may edit a comment, and its list does not say who did: edited, its words may not be its author's.
+        if (edited) {
+          result.edited++;
+          return;
+        }
         found.push({ ...piece, item: tracked.item, finished: tracked.finished, author });
       };
+      const edited = (c: { created_at: string; updated_at: string }) => Date.parse(c.updated_at) - Date.parse(c.created_at) > EDIT_SLACK_MS;
       for (const comment of changes.comments) {
-        if (OWN_COMMENT.test(comment.body)) continue;
+        // Robot-army's own comments, and those its workers sign as the prompt asks (they write as the owner): never feedback.
+        if (OWN_COMMENT.test(comment.body) || WORKER_COMMENT.test(comment.body)) continue;
         const pull = pulls.get(comment.issue);
         const tracked = pull?.tracked ?? byIssue.get(comment.issue);
         const where = pull ? `pull request #${comment.issue}` : `issue #${comment.issue}`;
         consider(tracked, comment.author, comment.created_at, {
           source: "comment", github_id: String(comment.id), pull_request: pull ? comment.issue : null,
           what: `commented on ${where}`, body: comment.body, url: comment.html_url, created_at: comment.created_at,
-        });
+        }, edited(comment));
       }
       for (const comment of changes.reviewComments) {
+        if (WORKER_COMMENT.test(comment.body)) continue;
         const line = comment.line === null ? "" : ` line ${comment.line}`;
         consider(pulls.get(comment.pull_request)?.tracked, comment.author, comment.created_at, {
           source: "review_comment", github_id: String(comment.id), pull_request: comment.pull_request,
-          what: `commented on ${comment.path}${line} in pull request #${comment.pull_request}`, body: comment.body, url: comment.html_url, created_at: comment.created_at,
-        });
+          what: `commented on ${printable(comment.path)}${line} in pull request #${comment.pull_request}`, body: comment.body, url: comment.html_url, created_at: comment.created_at,
+        }, edited(comment));
       }
       // Reviews have no list of a repository's own: asked per pull request, and only of one that moved since they were last read.
       const reviewsRead: Array<{ number: number; updated_at: string }> = [];
       for (const [number, pull] of pulls) {
         // GitHub's times are to the second: a review in the same second as the read is caught by asking again for a minute.
         if (pull.reviews_read_for === pull.updated_at && now().getTime() - Date.parse(pull.updated_at) > REVIEWS_SETTLE_MS) continue;
-        for (const review of await deps.github.pullReviews(repo, number)) {
+        // One pull request's reviews that cannot be read leave the others' and the comments taken; they are asked again next pass.
+        let reviews: GitHubReview[];
+        try {
+          reviews = await deps.github.pullReviews(repo, number);
+          result.requests++;
+        } catch (error) {
+          if (error instanceof RateLimitDeferred) throw error;
+          result.failed.push(`${repo}#${number} reviews: ${error instanceof Error ? error.message : String(error)}`);
+          continue;
+        }
+        for (const review of reviews) {
           const what = reviewWhat(review, number);
-          if (!what || review.submitted_at === null) continue;
+          if (!what || review.submitted_at === null || WORKER_COMMENT.test(review.body)) continue;
           consider(pull.tracked, review.author, review.submitted_at, {
             source: "review", github_id: String(review.id), pull_request: number, what, body: review.body, url: review.html_url, created_at: review.submitted_at,
           });
@@ -149,6 +182,7 @@ export async function gatherFeedback(deps: FeedbackDeps, repos: readonly string[
       // A failed check, a conflict with the base: GitHub's own words of the open pull requests of items at work.
       const checks = await pullChecks(deps, repo, [...pulls.values()].filter((p) => p.state === "open" && p.merged_at === null && !p.tracked.finished));
       result.requests += checks.requests;
+      result.failed.push(...checks.failed);
       found.push(...checks.found);
       deps.store.transaction(() => {
         for (const piece of found) {

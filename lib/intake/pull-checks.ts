@@ -8,7 +8,9 @@
  * So nothing is asked per item while nothing changes. A failure is told once per head and
  * check, a conflict once per head: neither again while it stays the same.
  */
+import { RateLimitDeferred } from "../boundaries/github.ts";
 import type { GitHubReader } from "../boundaries/github-types.ts";
+import { printable } from "../printable.ts";
 import { now } from "../clock.ts";
 import type { Config } from "../config.ts";
 import { knownBaseBranch } from "../repos/base-branch.ts";
@@ -17,6 +19,9 @@ import type { NewFeedback, TrackedPull } from "./feedback-types.ts";
 
 /** How long a head with no check at all is asked about: CI may be slow to start. */
 export const NO_CHECKS_SETTLE_MS = 10 * 60_000;
+
+/** How long a head whose checks never all finish is asked about: a check left pending for ever costs nothing past this. */
+export const PENDING_CHECKS_LIMIT_MS = 2 * 3600_000;
 
 /** The conclusions of a check run that failed. */
 const FAILED = new Set(["failure", "timed_out", "cancelled", "action_required", "startup_failure"]);
@@ -29,11 +34,12 @@ export interface PullChecksDeps {
 }
 
 /** The failed checks and conflicts found on these open pull requests, the requests it took, and what to remember of them once they are kept. */
-export async function pullChecks(deps: PullChecksDeps, repo: string, open: readonly TrackedPull[]): Promise<{ found: NewFeedback[]; requests: number; remember(): void }> {
+export async function pullChecks(deps: PullChecksDeps, repo: string, open: readonly TrackedPull[]): Promise<{ found: NewFeedback[]; requests: number; failed: string[]; remember(): void }> {
   const found: NewFeedback[] = [];
-  const updates: Array<{ number: number; column: "checks_final_for" | "mergeability_read_for"; value: string }> = [];
+  const failed: string[] = [];
+  const updates: Update[] = [];
   let requests = 0;
-  if (!open.length) return { found, requests, remember() {} };
+  if (!open.length) return { found, requests, failed, remember() {} };
   const base = knownBaseBranch(deps.store, deps.config, repo);
   let tip: string | null = null;
   if (base) {
@@ -41,31 +47,58 @@ export async function pullChecks(deps: PullChecksDeps, repo: string, open: reado
     requests++;
   }
   for (const pull of open) {
+    try {
+      requests += await onePull(deps, repo, pull, tip, found, updates);
+    } catch (error) {
+      if (error instanceof RateLimitDeferred) throw error;
+      // One pull request that cannot be read leaves the others'; it is asked again next pass.
+      failed.push(`${repo}#${pull.number} checks: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+  return {
+    found,
+    requests,
+    failed,
+    remember() {
+      for (const u of updates) deps.store.statement(`UPDATE pull_requests SET ${u.column} = ? WHERE repo = ? AND number = ?`).run(u.value, repo, u.number);
+    },
+  };
+}
+
+/** What is remembered of a pull request once its feedback is kept. */
+type Update = { number: number; column: "checks_final_for" | "mergeability_read_for"; value: string };
+
+/** Asks what one pull request's head and mergeability say; returns the requests it took. */
+async function onePull(deps: PullChecksDeps, repo: string, pull: TrackedPull, tip: string | null, found: NewFeedback[], updates: Update[]): Promise<number> {
+  let requests = 0;
+  {
     const short = pull.head_sha.slice(0, 7);
     const piece = (p: Omit<NewFeedback, "item" | "finished" | "pull_request" | "created_at">): NewFeedback =>
       ({ ...p, item: pull.tracked.item, finished: false, pull_request: pull.number, created_at: pull.updated_at });
     if (pull.checks_final_for !== pull.head_sha) {
       const checks = await deps.github.commitChecks(repo, pull.head_sha);
       requests += 2;
+      // Only the check's name and its link: what a check or a status says is anyone's who may push or any app's, never the owner's words.
       for (const run of checks.runs) {
         if (run.status !== "completed" || !FAILED.has(run.conclusion ?? "")) continue;
         found.push(piece({
-          source: "check", github_id: `${pull.head_sha}:check:${run.name}`, author: run.app ?? "checks",
-          what: `check "${run.name}" ${run.conclusion === "failure" ? "failed" : `ended ${run.conclusion}`} on ${short} of pull request #${pull.number}`,
-          body: run.title ?? "", url: run.url || pull.html_url,
+          source: "check", github_id: `${pull.head_sha}:check:${run.name}`, author: printable(run.app ?? "checks"),
+          what: `check ${JSON.stringify(printable(run.name).slice(0, 80))} ${run.conclusion === "failure" ? "failed" : `ended ${run.conclusion}`} on ${short} of pull request #${pull.number}`,
+          body: "", url: run.url || pull.html_url,
         }));
       }
       for (const status of checks.statuses) {
         if (status.state !== "failure" && status.state !== "error") continue;
         found.push(piece({
-          source: "check", github_id: `${pull.head_sha}:status:${status.context}`, author: status.creator ?? "status",
-          what: `status "${status.context}" is ${status.state} on ${short} of pull request #${pull.number}`,
-          body: status.description ?? "", url: status.url || pull.html_url,
+          source: "check", github_id: `${pull.head_sha}:status:${status.context}`, author: printable(status.creator ?? "status"),
+          what: `status ${JSON.stringify(printable(status.context).slice(0, 80))} is ${status.state} on ${short} of pull request #${pull.number}`,
+          body: "", url: status.url || pull.html_url,
         }));
       }
       const finished = checks.runs.every((run) => run.status === "completed") && checks.statuses.every((status) => status.state !== "pending");
       const none = checks.runs.length + checks.statuses.length === 0;
-      if (finished && (!none || now().getTime() - Date.parse(pull.seen_at) > NO_CHECKS_SETTLE_MS)) updates.push({ number: pull.number, column: "checks_final_for", value: pull.head_sha });
+      const age = now().getTime() - Date.parse(pull.seen_at);
+      if ((finished && (!none || age > NO_CHECKS_SETTLE_MS)) || age > PENDING_CHECKS_LIMIT_MS) updates.push({ number: pull.number, column: "checks_final_for", value: pull.head_sha });
     }
     const key = `${pull.updated_at} ${tip ?? "?"}`;
     if (pull.mergeability_read_for !== key) {
@@ -75,8 +108,8 @@ export async function pullChecks(deps: PullChecksDeps, repo: string, open: reado
         const onto = merge.base_branch;
         found.push(piece({
           source: "conflict", github_id: `${merge.head_sha}:conflict`, author: "github",
-          what: `pull request #${pull.number} conflicts with ${onto} at ${merge.head_sha.slice(0, 7)}`,
-          body: `Bring ${onto} into your branch and resolve the conflicts, then commit and push: git fetch origin ${onto} && git merge origin/${onto}`,
+          what: `pull request #${pull.number} conflicts with ${printable(onto)} at ${merge.head_sha.slice(0, 7)}`,
+          body: `Bring ${printable(onto)} into your branch and resolve the conflicts, then commit and push: git fetch origin ${printable(onto)} && git merge origin/${printable(onto)}`,
           url: pull.html_url,
         }));
       }
@@ -84,11 +117,5 @@ export async function pullChecks(deps: PullChecksDeps, repo: string, open: reado
       if (merge.mergeable !== null) updates.push({ number: pull.number, column: "mergeability_read_for", value: key });
     }
   }
-  return {
-    found,
-    requests,
-    remember() {
-      for (const u of updates) deps.store.statement(`UPDATE pull_requests SET ${u.column} = ? WHERE repo = ? AND number = ?`).run(u.value, repo, u.number);
-    },
-  };
+  return requests;
 }

@@ -73,6 +73,8 @@ export function feedbackState(piece: FeedbackRow): string {
       return `in its next attempt's prompt, ${piece.delivered_at}`;
     case "not delivered":
       return "not given: the item is finished";
+    case "superseded":
+      return "not given: its pull request's head has moved on since";
     default:
       return piece.delivery_action ? "its typing was cut short: it may have reached the worker, and is not typed again" : "waiting for its worker to be idle (or to be resumed)";
   }

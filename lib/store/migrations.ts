@@ -396,7 +396,8 @@ export const MIGRATIONS: readonly Migration[] = [
       -- read in full. How it reached the worker (lib/dispatch/feedback-delivery.ts): delivery_action is the
       -- feedback.deliver effect that carries it (set before anything is typed, so one cut short is never typed
       -- again), delivered_at and delivered_how once it is given ('typed', 'resume', 'prompt'), or 'not delivered'
-      -- for an item already finished, which shows it and gives it to no one.
+      -- for an item already finished, which shows it and gives it to no one, or 'superseded' for a failed check or a
+      -- conflict of a head the pull request has since moved on from.
       CREATE TABLE feedback (
         id INTEGER PRIMARY KEY,
         item INTEGER NOT NULL REFERENCES work_items (id),
@@ -412,7 +413,7 @@ export const MIGRATIONS: readonly Migration[] = [
         seen_at TEXT NOT NULL,
         delivery_action TEXT,
         delivered_at TEXT,
-        delivered_how TEXT CHECK (delivered_how IN ('typed', 'resume', 'prompt', 'not delivered')),
+        delivered_how TEXT CHECK (delivered_how IN ('typed', 'resume', 'prompt', 'not delivered', 'superseded')),
         delivered_session TEXT,
         UNIQUE (repo, source, github_id)
       ) STRICT;
@@ -423,9 +424,10 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE pull_requests ADD COLUMN checks_final_for TEXT;
       -- What its mergeability was last known for (its updated_at and its base's tip): asked again once either moves.
       ALTER TABLE pull_requests ADD COLUMN mergeability_read_for TEXT;
-      -- How many issues GitHub's issue dependencies said block the item's issue, as the poll last read it (NULL: GitHub
-      -- did not say); the blocking issues themselves are asked only of an item with some (lib/intake/dependencies.ts).
-      ALTER TABLE work_items ADD COLUMN blocked_by_total INTEGER;
+      -- How many open issues GitHub's issue dependencies said block the item's issue, as last read (the poll's issue, or
+      -- the list of its blockers); NULL: not read yet, asked once. The blocking issues are asked only of an item with
+      -- some (lib/intake/dependencies.ts).
+      ALTER TABLE work_items ADD COLUMN blocked_by_open INTEGER;
       -- What blocks a ready item, and whether it is open as last asked: GitHub's issue dependencies ('github') and
       -- "blocked by #N" or "depends on #N" in the owner's own words ('text'). An item with an open one waits in ready.
       CREATE TABLE item_blockers (

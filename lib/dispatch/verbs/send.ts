@@ -42,6 +42,8 @@ export interface SendDeps {
 export interface Sent {
   item: number;
   session: string;
+  /** The session's id. */
+  sessionId: string;
   /** The window it was typed into (`@3`, a kitty window id). */
   tab: string;
   launcher: Terminal["launcher"];
@@ -83,6 +85,8 @@ export async function sendToWorker(deps: SendDeps, id: number, text: string): Pr
 export interface TypingAudit {
   kind: "session.send" | "feedback.delivered";
   body: Record<string, unknown>;
+  /** The session meant: refused when the item's latest is another (one started since it was chosen). */
+  session?: string;
   typing?: (actionId: string) => void;
 }
 
@@ -93,6 +97,9 @@ export async function typeIntoWorker(deps: SendDeps, id: number, text: string, a
   const item = requireItem(deps.store, id);
   const session = latestSession(deps.store, id);
   if (!session) throw new PreconditionError(`Work item ${id} has had no session: there is no worker to type into`);
+  if (audit.session !== undefined && session.id !== audit.session) {
+    throw new PreconditionError(`Work item ${id}'s session is now ${session.name}, not the one this was meant for: nothing is typed`);
+  }
   if (session.ended_at !== null) {
     const how = session.end_reason ? ` (${session.end_reason}${session.exit_code !== null ? `, exit ${session.exit_code}` : ""})` : "";
     throw new PreconditionError(`The session ${session.name} of work item ${id} ended at ${session.ended_at}${how}: nothing is typed into an ended worker; robot-army resume ${id} starts it again`);
@@ -116,7 +123,7 @@ export async function typeIntoWorker(deps: SendDeps, id: number, text: string, a
     (outcome) => ({ result: outcome }),
   );
   if (sent === "gone") throw new PreconditionError(`The worker of ${session.name} is no longer in its window (it ended, or the window closed or changed): nothing was typed`);
-  return { item: id, session: session.name, tab: tab.id, launcher: terminal.launcher, length: [...text].length };
+  return { item: id, session: session.name, sessionId: session.id, tab: tab.id, launcher: terminal.launcher, length: [...text].length };
 }
 
 /**
