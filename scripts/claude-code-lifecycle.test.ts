@@ -194,8 +194,9 @@ test("the owner's review, typed into the idle Claude Code worker, is seen by its
   const first = workingWorker(COMMIT_AND_PUSH);
   const script: ModelScript = (request) => {
     if (!request.withTools || !lastPrompt(request).startsWith("robot-army: feedback came")) return first(request);
-    // The review's turn: each command in turn, after the first turn's read and four commands.
-    const done = answersTool(request) ? toolResults(request).length - (COMMIT_AND_PUSH(1).length + 1) : 0;
+    // The review's turn: the file that holds it in full read first, then each command in turn (after the first turn's read and four commands).
+    if (!answersTool(request)) return { tool: "Read", input: { file_path: /All of it, in full: the file (\S+\.md)\./.exec(lastPrompt(request))![1] } };
+    const done = toolResults(request).length - (COMMIT_AND_PUSH(1).length + 2);
     const next = ANSWER_REVIEW[done];
     if (next !== undefined && !(answersTool(request) && toolResults(request).at(-1)!.isError)) return { tool: "Bash", input: { command: next, description: `Run ${next.split(" ").slice(0, 2).join(" ")}` } };
     return { text: "Done: the changelog line is committed and pushed." };
@@ -217,7 +218,11 @@ test("the owner's review, typed into the idle Claude Code worker, is seen by its
     await tickUntil(w, "the review typed into the worker", () => queryAudit(w.store, { kind: "feedback.delivered", item: 1 }).some((r) => r.phase === "outcome" && r.body.ok === true));
     const asked = await waitWorker(w, "the review to reach the model", () => w.api.requests.find((r) => lastPrompt(r).startsWith("robot-army: feedback came")));
     assert.match(lastPrompt(asked), `@owner reviewed pull request #${pull.data.number} with comments: "${review}"`);
-    assert.match(lastPrompt(asked), `pullrequestreview-`);
+    // The file holding it in full is in the item's prompt folder, which Claude Code reads without asking.
+    const read = await waitWorker(w, "the feedback file read", () => w.api.requests.map((r) => toolResults(r)[COMMIT_AND_PUSH(1).length + 1]).find(Boolean));
+    assert.not.ok(read.isError, read.text);
+    assert.match(read.text, `> ${review}`);
+    assert.match(read.text, "pullrequestreview-");
 
     // Claude Code's own prompt hook saw it: the ledger notes robot-army's message in full.
     const ledger = readFileSync(join(session.worktree, ".ai", "local", "state", "ledger.jsonl"), "utf8").trim().split("\n").map((line) => JSON.parse(line));

@@ -31,7 +31,7 @@ import type { WorkItem } from "../work-items/queries.ts";
 import { describeDoubt, storedDoubt, trustRulesOf } from "../intake/issue-trust.ts";
 import type { IssueDoubt } from "../intake/issue-trust.ts";
 import { getRepoRecord } from "../repos/records.ts";
-import { blockedReason } from "../intake/dependencies.ts";
+import { blockedReason, itemsMaybeBlocked } from "../intake/dependencies.ts";
 import { claimOf, describeHeld } from "../work-items/issue-claims.ts";
 
 /** A ready item in the queue, with its place. */
@@ -113,8 +113,10 @@ export function dispatchQueue(store: Store, config: Config, options: { includeSi
     .sort((a, b) => (config.dispatch.order === "priority" ? b.priority - a.priority : 0) || compare(a.item.created_at, b.item.created_at) || a.item.id - b.item.id);
   const result: DispatchQueue = { paused: pauseState(store) ?? null, queue: [], held: [], untrusted: [], held_for_owner: [], blocked: [], claimed_elsewhere: [] };
   const trust = new Map<string, UntrustedReason | null>();
+  // Asked once for the whole queue: of thousands of ready items, only those that may be blocked are asked why.
+  const maybeBlocked = ready.length ? itemsMaybeBlocked(store) : new Set<number>();
   for (const entry of ready) {
-    const out = whyNotQueued(store, config, entry.item, trust);
+    const out = whyNotQueued(store, config, entry.item, trust, maybeBlocked);
     const claim = out ? undefined : claimOf(store, entry.item.id);
     if (!out && claim && !claim.mine && claim.released_at === null) {
       result.claimed_elsewhere.push({ ...entry, host: claim.host, reason: describeHeld(entry.item, claim.host, claim.host === hostName(config)) });
@@ -136,6 +138,7 @@ export function whyNotQueued(
   config: Config,
   item: Pick<WorkItem, "id" | "repo" | "title" | "body">,
   trust: Map<string, UntrustedReason | null> = new Map(),
+  maybeBlocked?: ReadonlySet<number>,
 ): OutOfQueue | undefined {
   if (!trust.has(item.repo)) trust.set(item.repo, untrustedReason(store, config, item.repo));
   const untrusted = trust.get(item.repo);
@@ -145,7 +148,7 @@ export function whyNotQueued(
   if (doubt) return { doubt };
   const hold = findHold(store, item.id, item.repo);
   if (hold) return { held: hold };
-  const blocked = blockedReason(store, item);
+  const blocked = maybeBlocked && !maybeBlocked.has(item.id) ? null : blockedReason(store, item);
   return blocked ? { blocked } : undefined;
 }
 

@@ -162,6 +162,14 @@ function blocks(b: Pick<Blocker, "state">): boolean {
   return b.state !== "closed";
 }
 
+/** The ready items that may be blocked (a blocker not known closed, or GitHub saying some are open): only these are asked why. */
+export function itemsMaybeBlocked(store: Store): Set<number> {
+  return new Set((store.statement(
+    `SELECT item AS id FROM item_blockers WHERE state <> 'closed'
+     UNION SELECT id FROM work_items WHERE state = 'ready' AND blocked_by_open > 0`,
+  ).all() as Array<{ id: number }>).map((row) => row.id));
+}
+
 /**
  * Why a ready item waits for other issues (`blocked by demo/widgets#3 (open)`), or null when
  * nothing blocks it. Blockers in a dependency cycle with the item (reported, not waited on)
