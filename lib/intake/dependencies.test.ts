@@ -4,9 +4,10 @@ import { connectGitHub } from "../boundaries/github.ts";
 import { dispatchQueue } from "../dispatch/queue.ts";
 import { listAnomalies } from "../store/anomalies.ts";
 import type { Store } from "../store/open.ts";
+import type { Config } from "../config.ts";
 import { forgeTemplate } from "../testing/forge.ts";
 import type { TestForge } from "../testing/forge.ts";
-import { forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
+import { forgeAs, forgeConfig, quickOptions, testStore } from "../testing/github-kit.ts";
 import { makeItem, onboard } from "../testing/items.ts";
 import { blockedReason, blockersOf, noteGitHubBlockers, refreshBlockers, textBlockers } from "./dependencies.ts";
 
@@ -14,14 +15,17 @@ import { blockedReason, blockersOf, noteGitHubBlockers, refreshBlockers, textBlo
 const template = forgeTemplate();
 test.after(() => template.remove());
 
-async function as(t: TestForge, who: "owner" | "stranger", method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(t.forge.url + path, {
-    method, headers: { authorization: `token ${t.token(who)}`, "content-type": "application/json", accept: "application/vnd.github+json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
-  return text ? JSON.parse(text) : null;
+
+/** demo/widgets onboarded in a store of the test's, and GitHub (the forge) connected, for `fn`. */
+async function withGitHub(t: TestForge, fn: (w: { store: Store; config: Config; github: Awaited<ReturnType<typeof connectGitHub>> }) => Promise<void>): Promise<void> {
+  const store = await testStore(t);
+  try {
+    const config = await forgeConfig(t);
+    onboard(store, "demo/widgets");
+    await fn({ store, config, github: await connectGitHub(config, store, quickOptions()) });
+  } finally {
+    store.close();
+  }
 }
 
 /** A ready item of issue `issue` whose body reads `body`, by `author`. */
@@ -41,13 +45,9 @@ test("the words that name a blocker: blocked by, depends on, lists, other reposi
 
 test("an item GitHub says is blocked by an open issue stays out of the queue, with why, and goes in once it closes; only it is asked", () =>
   template.use(async (t) => {
-    const store = await testStore(t);
-    try {
-      const config = await forgeConfig(t);
-      onboard(store, "demo/widgets");
-      const github = await connectGitHub(config, store, quickOptions());
-      const blocker = await as(t, "owner", "GET", "/repos/demo/widgets/issues/1");
-      await as(t, "owner", "POST", "/repos/demo/widgets/issues/2/dependencies/blocked_by", { issue_id: blocker.id });
+    await withGitHub(t, async ({ store, config, github }) => {
+      const blocker = await forgeAs(t, "owner", "GET", "/repos/demo/widgets/issues/1");
+      await forgeAs(t, "owner", "POST", "/repos/demo/widgets/issues/2/dependencies/blocked_by", { issue_id: blocker.id });
       const blocked = readyItem(store, 2);
       const free = readyItem(store, 3);
       noteGitHubBlockers(store, blocked.id, await github.getIssue("demo/widgets", 2));
@@ -60,23 +60,17 @@ test("an item GitHub says is blocked by an open issue stays out of the queue, wi
       assert.equal(queue.queue.map((q) => q.item.id), [free.id]);
       assert.equal(queue.blocked.map((b) => [b.item.id, b.reason]), [[blocked.id, "blocked by demo/widgets#1 (open); dispatched once it closes"]]);
 
-      await as(t, "owner", "PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });
+      await forgeAs(t, "owner", "PATCH", "/repos/demo/widgets/issues/1", { state: "closed" });
       const second = await refreshBlockers({ store, github, config }, { includeSimulated: false });
       assert.equal([second.blocked, second.released], [0, 1]);
       assert.match(second.events[0].line, "is no longer blocked: demo/widgets#1 closed");
       assert.equal(dispatchQueue(store, config).queue.map((q) => q.item.id), [blocked.id, free.id]);
-    } finally {
-      store.close();
-    }
+    });
   }));
 
 test("the owner's words name blockers, a stranger's do not; one that cannot be read blocks and says so; a cycle is reported and not waited on", () =>
   template.use(async (t) => {
-    const store = await testStore(t);
-    try {
-      const config = await forgeConfig(t);
-      onboard(store, "demo/widgets");
-      const github = await connectGitHub(config, store, quickOptions());
+    await withGitHub(t, async ({ store, config, github }) => {
       const waits = readyItem(store, 1, "Depends on #5 and #999.");
       const stranger = readyItem(store, 4, "Depends on #5.", "stranger");
       const one = readyItem(store, 2, "Blocked by #3.");
@@ -98,18 +92,12 @@ test("the owner's words name blockers, a stranger's do not; one that cannot be r
       await refreshBlockers({ store, github, config }, { includeSimulated: false });
       assert.is(blockedReason(store, one), "blocked by demo/widgets#5 (open, named in its words); dispatched once it closes");
       assert.is(blockedReason(store, other), null);
-    } finally {
-      store.close();
-    }
+    });
   }));
 
 test("an item GitHub says is blocked stays blocked while its blockers cannot be read, and one never read is asked once", () =>
   template.use(async (t) => {
-    const store = await testStore(t);
-    try {
-      const config = await forgeConfig(t);
-      onboard(store, "demo/widgets");
-      const github = await connectGitHub(config, store, quickOptions());
+    await withGitHub(t, async ({ store, config, github }) => {
       const blocked = readyItem(store, 2);
       const never = readyItem(store, 3);
       noteGitHubBlockers(store, blocked.id, { blocked_by: { open: 1, total: 1 } });
@@ -127,9 +115,7 @@ test("an item GitHub says is blocked stays blocked while its blockers cannot be 
       assert.is(blockedReason(store, never), null);
       assert.is(blockedReason(store, blocked), null, "its blockers read at last: none open on the forge");
       assert.is(after.total - before.total, 1, "item 2's blockers read once they can be; nothing asked again while none is open");
-    } finally {
-      store.close();
-    }
+    });
   }));
 
 test.run();

@@ -37,19 +37,8 @@ export interface Tracked {
   finished: boolean;
 }
 
-/** A piece found, before it is kept. */
-export interface NewFeedback {
-  item: number;
-  finished: boolean;
-  source: FeedbackSource;
-  github_id: string;
-  pull_request: number | null;
-  author: string;
-  what: string;
-  body: string;
-  url: string;
-  created_at: string;
-}
+/** A piece found, before it is kept: what GitHub said of it, and whether its item is finished (kept to be shown, given to no one). */
+export type NewFeedback = Pick<FeedbackRow, "item" | "source" | "github_id" | "pull_request" | "author" | "what" | "body" | "url" | "created_at"> & { finished: boolean };
 
 /** A tracked item's pull request as stored, with what its feedback was last read for. */
 export interface TrackedPull {

@@ -23,10 +23,9 @@ import type { GitHubReader, GitHubReview } from "../boundaries/github-types.ts";
 import { isoSeconds, now } from "../clock.ts";
 import type { Config } from "../config.ts";
 import type { Store } from "../store/open.ts";
-import { StoreError } from "../store/store-file.ts";
 import { getItem } from "../work-items/queries.ts";
 import { trackedSessionBranches } from "../work-items/sessions.ts";
-import { RECENTLY_DONE_MS } from "./pull-requests.ts";
+import { RECENTLY_DONE_MS, repositoryFailed } from "./pull-requests.ts";
 import { printable } from "../printable.ts";
 import { pullChecks } from "./pull-checks.ts";
 import type { FeedbackRow, FeedbackSource, NewFeedback, Tracked, TrackedPull } from "./feedback-types.ts";
@@ -195,9 +194,7 @@ export async function gatherFeedback(deps: FeedbackDeps, repos: readonly string[
       // Only once kept: a crash before this reads them again, and their ids keep them once.
       changes.commit();
     } catch (error) {
-      if (error instanceof StoreError) throw error;
-      if (error instanceof RateLimitDeferred) result.deferredUntil = error.until;
-      else result.failed.push(`${repo}: ${error instanceof Error ? error.message : String(error)}`);
+      repositoryFailed(result, repo, error);
     }
   }
   return result;

@@ -112,13 +112,21 @@ export async function refreshPullRequests(deps: PullRequestDeps): Promise<PullRe
       // Only once they are stored: a crash before this reads them again.
       changes.commit();
     } catch (error) {
-      if (error instanceof StoreError) throw error;
-      // Held back to spare the rate limit: not a failure, and the next pass after the reset asks.
-      if (error instanceof RateLimitDeferred) result.deferredUntil = error.until;
-      else result.failed.push(`${repo}: ${error instanceof Error ? error.message : String(error)}`);
+      repositoryFailed(result, repo, error);
     }
   }
   return result;
+}
+
+/**
+ * What a pass over repositories does with one repository's failure: the store's own error ends
+ * the pass; calls held back to spare the rate limit are no failure (the next pass after the
+ * reset asks, `deferredUntil`); anything else is named in `failed` and the other repositories go on.
+ */
+export function repositoryFailed(result: { failed: string[]; deferredUntil: string | null }, repo: string, error: unknown): void {
+  if (error instanceof StoreError) throw error;
+  if (error instanceof RateLimitDeferred) result.deferredUntil = error.until;
+  else result.failed.push(`${repo}: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /** Whether GitHub answered for the repository's pull requests less than `ms` ago. */

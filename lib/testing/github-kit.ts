@@ -91,3 +91,14 @@ export function changePullRequest(t: TestForge, number: number, change: { merged
   issue.updated_at = at;
   saveForgeData(t.dir, data);
 }
+
+/** A REST call to the test forge as `who`, answered as JSON; an error status throws with the forge's answer. */
+export async function forgeAs(t: TestForge, who: "owner" | "stranger", method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(t.forge.url + path, {
+    method, headers: { authorization: `token ${t.token(who)}`, "content-type": "application/json", accept: "application/vnd.github+json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${text}`);
+  return text ? JSON.parse(text) : null;
+}
