@@ -148,7 +148,7 @@ export const command: FamilyDef = {
     serve: { command: serve, run: (args) => runServe(serveOptions(args), { write: writeStdout, stopped: untilSignalled }) },
     seed: { command: seed, run: (args) => runSeed(seedOptions(args), { write: writeStdout }) },
     issue: { command: issue, run: (args) => runIssue(issueOptions(args), { write: writeStdout }) },
-    ...Object.fromEntries(Object.entries(ACTS).map(([name, def]) => [name, { command: def, run: (args: ParsedArgs) => runAct(name, args, { write: writeStdout }) }])),
+    ...Object.fromEntries(Object.entries(ACTS).map(([name, def]) => [name, { command: def, run: (args: ParsedArgs) => runAct(actOptions(name, args), { write: writeStdout }) }])),
   },
 };
 
@@ -318,40 +318,64 @@ export function describeIssue(fullName: string, found: ForgeIssue, comments: For
 const REVIEW_EVENTS: Record<string, ReviewEvent> = { comment: "COMMENT", "request-changes": "REQUEST_CHANGES", approve: "APPROVE" };
 const REVIEW_WORDS: Record<ReviewEvent, string> = { COMMENT: "with comments", REQUEST_CHANGES: "requesting changes", APPROVE: "approving it" };
 
-/** Runs one of the forge's acts as `--as` on the forge at `--api`, and says what was done in one line. */
-export async function runAct(act: string, args: ParsedArgs, deps: { write: Write }): Promise<number> {
+/** What one of the forge's acts was asked for. */
+export interface ActOptions {
+  act: string;
+  repo: string;
+  number: number;
+  /** The comment's or review's words, or the check's name. */
+  text: string;
+  api: string;
+  login: string;
+  dir: string;
+  event?: ReviewEvent;
+  by?: number;
+  conclusion: string;
+  url?: string;
+  title?: string;
+}
+
+/** An act's options: the issue as owner/name#N, `--api` required, `--as` a login, a review's event, a block's `--by`. */
+export function actOptions(act: string, args: ParsedArgs): ActOptions {
   const ref = parseIssueRef(args.positionals[0]);
   if (!ref) throw new UsageError(`An issue is owner/name#N, such as demo/widgets#1, got "${args.positionals[0]}"`);
   const api = stringOption(args, "api");
   if (!api) throw new UsageError(`forge ${act} needs --api URL, the running forge's address`);
   const login = stringOption(args, "as") ?? "owner";
   if (!/^[A-Za-z0-9-]+$/.test(login)) throw new UsageError(`--as must be a login, got "${login}"`);
-  const text = args.positionals[1] ?? "";
   const event = act === "review" ? REVIEW_EVENTS[stringOption(args, "event") ?? "comment"] : undefined;
   if (act === "review" && !event) throw new UsageError(`--event must be comment, request-changes or approve, got "${stringOption(args, "event")}"`);
   const by = act === "block" ? integerOption(args, "by", 1) : undefined;
   if (act === "block" && by === undefined) throw new UsageError("forge block needs --by M, the blocking issue's number");
-  const hand = await actAs({ apiBase: api, tokenFile: join(forgeDir(args), "tokens", login) }).catch((error: unknown) => {
-    throw new PreconditionError(`Cannot act as ${login} on the forge at ${api}: ${error instanceof Error ? error.message : String(error)}`);
+  return {
+    act, repo: ref.repo, number: ref.issue, text: args.positionals[1] ?? "", api, login, dir: forgeDir(args), event, by,
+    conclusion: stringOption(args, "conclusion") ?? "failure", url: stringOption(args, "url"), title: stringOption(args, "title"),
+  };
+}
+
+/** Runs one of the forge's acts as `--as` on the forge at `--api`, and says what was done in one line. */
+export async function runAct(opts: ActOptions, deps: { write: Write }): Promise<number> {
+  const { act, repo, number, text, login } = opts;
+  const hand = await actAs({ apiBase: opts.api, tokenFile: join(opts.dir, "tokens", login) }).catch((error: unknown) => {
+    throw new PreconditionError(`Cannot act as ${login} on the forge at ${opts.api}: ${error instanceof Error ? error.message : String(error)}`);
   });
-  const where = `${ref.repo}#${ref.issue}`;
+  const where = `${repo}#${number}`;
   const said = await (async () => {
     switch (act) {
       case "comment":
-        return `${login} commented on ${where}: ${(await hand.comment(ref.repo, ref.issue, text)).url}`;
+        return `${login} commented on ${where}: ${(await hand.comment(repo, number, text)).url}`;
       case "review":
-        return `${login} reviewed ${where}, ${REVIEW_WORDS[event!]}: ${(await hand.review(ref.repo, ref.issue, { event: event!, body: text })).url}`;
+        return `${login} reviewed ${where}, ${REVIEW_WORDS[opts.event!]}: ${(await hand.review(repo, number, { event: opts.event!, body: text })).url}`;
       case "check": {
-        const conclusion = stringOption(args, "conclusion") ?? "failure";
-        const made = await hand.check(ref.repo, ref.issue, { name: text, conclusion, url: stringOption(args, "url"), title: stringOption(args, "title") });
-        return `check "${text}" on ${where}'s head ${made.sha.slice(0, 7)}: ${conclusion}`;
+        const made = await hand.check(repo, number, { name: text, conclusion: opts.conclusion, url: opts.url, title: opts.title });
+        return `check "${text}" on ${where}'s head ${made.sha.slice(0, 7)}: ${opts.conclusion}`;
       }
       case "close":
-        await hand.close(ref.repo, ref.issue);
+        await hand.close(repo, number);
         return `${login} closed ${where}`;
       default:
-        await hand.block(ref.repo, ref.issue, by!);
-        return `${where} is blocked by ${ref.repo}#${by}`;
+        await hand.block(repo, number, opts.by!);
+        return `${where} is blocked by ${repo}#${opts.by}`;
     }
   })().catch((error: unknown) => {
     const e = error as { status?: number; message?: string };

@@ -66,7 +66,7 @@ test("a message is typed into the item's live worker's pane and Enter pressed; a
     const deps: SendDeps = { store, sessionRoot: w.sessionRoot, host: HOST, terminalLauncher: w.terminalLauncher };
     const text = "yes, go ahead: use the second option";
     const sent = await sendToWorker(deps, id, text);
-    assert.equal(sent, { item: id, session: "ra-widgets-1-2", tab: live.window!, launcher: "tmux", length: text.length });
+    assert.equal(sent, { item: id, session: "ra-widgets-1-2", sessionId: live.sessionId, tab: live.window!, launcher: "tmux", length: text.length });
     assert.is(describeSent(sent), `typed ${text.length} characters into ra-widgets-1-2 (tmux window ${live.window}) for work item 1, and pressed Enter`);
     await waitFor("the worker to read the line", () => existsSync(typed) && readFileSync(typed, "utf8") === text + "\n");
     assert.not.ok(existsSync(join(w.dir, "other.txt")), "another store's window got nothing");
