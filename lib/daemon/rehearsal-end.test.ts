@@ -3,6 +3,7 @@ import * as assert from "uvu/assert";
 import { defaultConfig } from "../config.ts";
 import { keptSession, placeKeep } from "../ending/keeps.ts";
 import type { Store } from "../store/open.ts";
+import { appendAudit } from "../store/audit.ts";
 import { atTime, makeItem, withStore } from "../testing/items.ts";
 import { transition } from "../work-items/transition.ts";
 import { endSession, recordSession } from "../work-items/sessions.ts";
@@ -55,6 +56,17 @@ test("a done item whose worker still runs, not kept, is not finished; retired, i
     assert.is(after.retired, 1);
     assert.is(after.done, 1);
     assert.is(after.issues[0].item?.id, item);
+  }));
+
+test("a done item whose worker's launch a crash cut short is not finished until that launch is settled: a worker no row records yet may run", () =>
+  withStore((store) => {
+    itemWithWorker(store, 1, "done");
+    endSession(store, "session-1-1", "retired");
+    appendAudit(store, { kind: "session.launch", phase: "intent", actionId: "launch-2", repo: REPO, item: 1, body: { session: "ra-widgets-1-2" } });
+    const cut = rehearsalProgress(store, REPO, [1], keptSession);
+    assert.is(notFinished(cut), "item 1's worker launch was cut short and is not settled yet");
+    appendAudit(store, { kind: "session.launch", phase: "outcome", actionId: "launch-2", repo: REPO, item: 1, body: { ok: false, settled_from: "record" } });
+    assert.is(rehearsalProgress(store, REPO, [1], keptSession).finished, true);
   }));
 
 test("a done item whose worker ended otherwise (exited, lost) is finished, but no worker was retired", () =>

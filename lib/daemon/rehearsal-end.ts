@@ -19,6 +19,7 @@ import { latestCleanup, worktreeGone } from "../cleanup/records.ts";
 import { printable } from "../printable.ts";
 import type { CleanupRecord } from "../cleanup/records.ts";
 import type { Store } from "../store/open.ts";
+import { intentsWithoutOutcome } from "../store/audit.ts";
 import type { StoredSession } from "../work-items/sessions.ts";
 import { sessionsOf } from "../work-items/sessions.ts";
 import { listItems } from "../work-items/queries.ts";
@@ -67,6 +68,8 @@ export interface RehearsalProgress {
 export function rehearsalProgress(store: Store, repo: string, issues: readonly number[], keptSession: KeptSession): RehearsalProgress {
   const items = listItems(store, { repo });
   const progress: RehearsalProgress = { repo, issues: [], finished: true, done: 0, failed: 0, abandoned: 0, retired: 0, kept: [], leftToTheOwner: [] };
+  // A worker's launch a crash cut short may have started a worker no row records yet: its item is not finished until it is settled.
+  const unsettled = new Set(intentsWithoutOutcome(store).filter((i) => i.kind === "session.launch" && i.item !== null).map((i) => i.item!));
   for (const issue of issues) {
     const item = items.filter((i) => i.issue === issue).at(-1);
     const sessions = item ? sessionsOf(store, item.id) : [];
@@ -74,6 +77,7 @@ export function rehearsalProgress(store: Store, repo: string, issues: readonly n
     const open = sessions.filter((s) => s.ended_at === null);
     const waiting: string[] = [];
     if (!item) waiting.push(`${repo}#${issue} is not a work item yet`);
+    else if (unsettled.has(item.id)) waiting.push(`item ${item.id}'s worker launch was cut short and is not settled yet`);
     else if (item.state === "done") {
       progress.done++;
       for (const session of open) {
