@@ -213,7 +213,8 @@ async function atPrompt(
 async function answerFeedback(cwd: string, setup: DemoSetup, line: string): Promise<string> {
   const { header, github } = setup;
   const path = `notes/issue-${header.issue}.md`;
-  const asked = line.slice(ROBOT_ARMY_PROMPT.length).replace(/\s+/g, " ").slice(0, 300);
+  // What was asked, without where it is kept in full (a file named for the typing, new each time).
+  const asked = line.slice(ROBOT_ARMY_PROMPT.length).replace(/ All of it, in full: the file \S+ .*$/, "").replace(/\s+/g, " ").slice(0, 300);
   appendFileSync(join(cwd, path), `\n## Feedback addressed\n\n${asked}\n`);
   await sh(cwd, ["git", "add", "--", path]);
   const at = isoSeconds(now());

@@ -120,4 +120,10 @@ test("sizes on disk, which depend on the file system, become placeholders in tex
   assert.is(n.normalise('"size_bytes": 53248, "total_bytes": 10, "bytes": 7'), '"size_bytes": <bytes>, "total_bytes": <bytes>, "bytes": 7');
 });
 
+test("a commit's short form where it is named (committed, head) is numbered by first appearance; other hex words are left", () => {
+  const n = new Normaliser([], "");
+  assert.is(n.normalise("committed 0a60dd7 on main; head 0a60dd7; head 1d0f0fa"), "committed <commit-1> on main; head <commit-1>; head <commit-2>");
+  assert.is(n.normalise("colour #0a60dd7 and cafe123 stay"), "colour #0a60dd7 and cafe123 stay");
+});
+
 test.run();

@@ -16,6 +16,9 @@ const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g
 // A process's start counted from boot, `<boot id>:<start ticks>`: the machine's, not an id of ours.
 const START_ID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}:\d+\b/gi;
 const SHA = /\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b/g;
+// A commit's short form where git or robot-army names one ("committed 5b8c0f8", "head 5b8c0f8"): a commit holding
+// something new every run (an episode record's id) has a new one every run.
+const SHORT_SHA = /\b(committed|head) ([0-9a-f]{7})\b/g;
 // Only elapsed run times: `12ms`, `0.4ms` and decimal seconds `1.52s`. Ages such as `12h`,
 // `30m` or `5s` come from the fixed clock and stay as they are.
 const ELAPSED = /(?<![\w.])(?:\d+(?:\.\d+)?ms|\d+\.\d+s)\b/g;
@@ -53,6 +56,7 @@ export class Normaliser {
   #host: RegExp | undefined;
   #ids = new Map<string, string>();
   #shas = new Map<string, string>();
+  #commits = new Map<string, string>();
   /** Short forms of ids known to exist (see `knowIds`), numbered only when they appear. */
   #known = new Set<string>();
   /** Numbers handed out by a `record: false` call, taken back when it ends. */
@@ -95,6 +99,7 @@ export class Normaliser {
     out = out.replace(UUID, (id) => this.#number(this.#ids, id.toLowerCase().slice(0, 8), "id", record));
     out = out.replace(SHORT_ID, (id) => (/[a-f]/.test(id) || this.#ids.has(id) || this.#known.has(id) ? this.#number(this.#ids, id, "id", record) : id));
     out = out.replace(SHA, (sha) => this.#number(this.#shas, sha, "sha", record));
+    out = out.replace(SHORT_SHA, (_, said: string, sha: string) => `${said} ${this.#number(this.#commits, sha, "commit", record)}`);
     if (!record) this.#forget();
     if (this.#host) out = out.replace(this.#host, "<host>");
     out = out.replace(ISO_TIME, (time) => (Math.abs(Date.parse(time) - this.#realNow) < REAL_TIME_WINDOW_MS ? "<real-time>" : time));
