@@ -123,7 +123,8 @@ test("sizes on disk, which depend on the file system, become placeholders in tex
 test("a commit's short form where it is named (committed, head) is numbered by first appearance; other hex words are left", () => {
   const n = new Normaliser([], "");
   assert.is(n.normalise("committed 0a60dd7 on main; head 0a60dd7; head 1d0f0fa"), "committed <commit-1> on main; head <commit-1>; head <commit-2>");
-  assert.is(n.normalise("colour #0a60dd7 and cafe123 stay"), "colour #0a60dd7 and cafe123 stay");
+  assert.is(n.normalise("check \"tests\" failed on 1d0f0fa of pull request #6"), "check \"tests\" failed on <commit-2> of pull request #6");
+  assert.is(n.normalise("colour #0a60dd7 and cafe123 stay; on deadbee today"), "colour #0a60dd7 and cafe123 stay; on deadbee today");
 });
 
 test.run();

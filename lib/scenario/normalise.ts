@@ -19,6 +19,8 @@ const SHA = /\b[0-9a-f]{40}(?:[0-9a-f]{24})?\b/g;
 // A commit's short form where git or robot-army names one ("committed 5b8c0f8", "head 5b8c0f8"): a commit holding
 // something new every run (an episode record's id) has a new one every run.
 const SHORT_SHA = /\b(committed|head) ([0-9a-f]{7})\b/g;
+// A check's failure on a head, as feedback names it: `failed on 5b8c0f8 of pull request #6`.
+const SHORT_SHA_OF_PULL = /\b(on) ([0-9a-f]{7})(?= of pull request)/g;
 // Only elapsed run times: `12ms`, `0.4ms` and decimal seconds `1.52s`. Ages such as `12h`,
 // `30m` or `5s` come from the fixed clock and stay as they are.
 const ELAPSED = /(?<![\w.])(?:\d+(?:\.\d+)?ms|\d+\.\d+s)\b/g;
@@ -99,7 +101,7 @@ export class Normaliser {
     out = out.replace(UUID, (id) => this.#number(this.#ids, id.toLowerCase().slice(0, 8), "id", record));
     out = out.replace(SHORT_ID, (id) => (/[a-f]/.test(id) || this.#ids.has(id) || this.#known.has(id) ? this.#number(this.#ids, id, "id", record) : id));
     out = out.replace(SHA, (sha) => this.#number(this.#shas, sha, "sha", record));
-    out = out.replace(SHORT_SHA, (_, said: string, sha: string) => `${said} ${this.#number(this.#commits, sha, "commit", record)}`);
+    for (const short of [SHORT_SHA, SHORT_SHA_OF_PULL]) out = out.replace(short, (_, said: string, sha: string) => `${said} ${this.#number(this.#commits, sha, "commit", record)}`);
     if (!record) this.#forget();
     if (this.#host) out = out.replace(this.#host, "<host>");
     out = out.replace(ISO_TIME, (time) => (Math.abs(Date.parse(time) - this.#realNow) < REAL_TIME_WINDOW_MS ? "<real-time>" : time));
