@@ -102,13 +102,7 @@ export async function connectGitHub(config: Config, store: Store | null, options
     pullReviews: (repo, number) => readReviews(octokit, repo, number),
     async issueBlockers(repo, number) {
       type RawBlocking = { number: number; state: string; html_url: string; repository_url?: string; repository?: { full_name?: string } };
-      const first = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", { ...split(repo), issue_number: number, per_page: PER_PAGE });
-      const raw = [...(first.data as unknown as RawBlocking[])];
-      for (let next = nextLink(first.headers.link), link = first.headers.link; next; next = nextLink(link)) {
-        const response = await octokit.request({ method: "GET", url: next });
-        raw.push(...(response.data as unknown as RawBlocking[]));
-        link = response.headers.link;
-      }
+      const raw = await allPages<RawBlocking>(octokit, "GET /repos/{owner}/{repo}/issues/{issue_number}/dependencies/blocked_by", { ...split(repo), issue_number: number, per_page: PER_PAGE });
       // A blocking issue may be another repository's: its own address says which.
       const repoOf = (r: RawBlocking) => r.repository?.full_name ?? (/\/repos\/([^/]+\/[^/]+)$/.exec(r.repository_url ?? "")?.[1] ?? repo);
       return raw.map((r) => ({ repo: repoOf(r), number: Number(r.number), state: r.state === "closed" ? "closed" : "open", html_url: r.html_url }));
@@ -259,16 +253,21 @@ export function graphqlUrl(apiBase: string): string {
 
 /** Every page of an issue's comments (the unfinished-effect sweep looks in them for a comment's marker). */
 async function readComments(octokit: Octokit, repo: string, issue: number, since?: string): Promise<GitHubComment[]> {
-  const first = await octokit.request("GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
+  const raw = await allPages<RawComment>(octokit, "GET /repos/{owner}/{repo}/issues/{issue_number}/comments", {
     ...split(repo), issue_number: issue, per_page: PER_PAGE, ...(since ? { since } : {}),
   });
-  const raw = [...(first.data as unknown as RawComment[])];
-  for (let next = nextLink(first.headers.link), link = first.headers.link; next; next = nextLink(link)) {
-    const response = await octokit.request({ method: "GET", url: next });
-    raw.push(...(response.data as unknown as RawComment[]));
-    link = response.headers.link;
-  }
   return raw.map((c) => ({ id: Number(c.id), body: c.body ?? "", author: c.user?.login ?? "ghost", html_url: c.html_url, created_at: c.created_at }));
+}
+
+/** Every page of a list: the first asked with `params`, each next one by its `Link`, as GitHub gives it. */
+async function allPages<T>(octokit: Octokit, route: string, params: Record<string, unknown>): Promise<T[]> {
+  let response = await octokit.request(route, params);
+  const items = [...(response.data as unknown as T[])];
+  for (let next = nextLink(response.headers.link); next; next = nextLink(response.headers.link)) {
+    response = await octokit.request({ method: "GET", url: next }) as typeof response;
+    items.push(...(response.data as unknown as T[]));
+  }
+  return items;
 }
 
 type RawComment = { id: number; body?: string | null; user: { login: string } | null; html_url: string; created_at: string };
@@ -277,13 +276,7 @@ type RawReview = { id: number; user: { login: string } | null; state: string; bo
 
 /** Every review of a pull request, oldest first. */
 async function readReviews(octokit: Octokit, repo: string, number: number): Promise<GitHubReview[]> {
-  const first = await octokit.request("GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", { ...split(repo), pull_number: number, per_page: PER_PAGE });
-  const raw = [...(first.data as unknown as RawReview[])];
-  for (let next = nextLink(first.headers.link), link = first.headers.link; next; next = nextLink(link)) {
-    const response = await octokit.request({ method: "GET", url: next });
-    raw.push(...(response.data as unknown as RawReview[]));
-    link = response.headers.link;
-  }
+  const raw = await allPages<RawReview>(octokit, "GET /repos/{owner}/{repo}/pulls/{pull_number}/reviews", { ...split(repo), pull_number: number, per_page: PER_PAGE });
   const states = new Set(["APPROVED", "CHANGES_REQUESTED", "COMMENTED", "DISMISSED", "PENDING"]);
   return raw.map((r) => ({
     id: Number(r.id), author: r.user?.login ?? "ghost", state: (states.has(r.state) ? r.state : "COMMENTED") as GitHubReview["state"],
